@@ -1,0 +1,89 @@
+// The command-line program. Commands are thin: parse, call the protocol, print. Errors are rendered here,
+// once: the message, the next command to run, and a stack only with FETTLE_DEBUG.
+import { Command, CommanderError, Option } from 'commander';
+import { EXIT, exitCodeFor, toFettleError } from '../errors';
+import { runHook } from '../hook/run';
+import { confirmCommand } from './confirm';
+import { demo } from './demo';
+import { discardCommand } from './discard';
+import type { Edge, Io } from './edge';
+import { info } from './info';
+import { install, uninstall } from './install';
+import { rollbackCommand } from './rollback';
+import { status } from './status';
+import { write } from './write';
+
+const VERSION = '0.1.0';
+
+const defaultIo = (): Io => ({
+  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+  stdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin as AsyncIterable<Buffer>) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  },
+  script: process.argv[1],
+  isTTY: Boolean(process.stdout.isTTY),
+});
+
+export const buildProgram = (edge: Edge, setExit: (code: number) => void): Command => {
+  const program = new Command('fettle')
+    .description('A git-backed safety net for every file an AI coding agent writes.')
+    .version(VERSION)
+    .option('-C <dir>', 'run as if fettle was started in <dir>')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => edge.io.out(s), writeErr: (s) => edge.io.err(s) })
+    .showHelpAfterError('(run `fettle --help` for the list of commands)');
+  const dir = (): string | undefined => program.opts<{ C?: string }>().C;
+  const json = new Option('--json', 'print JSON for scripts');
+
+  program.command('hook').description('run as a Claude Code hook (reads the hook JSON on stdin)').action(async () => {
+    const raw = (await edge.io.stdin()).toString('utf8');
+    const outcome = await runHook(raw, { cwd: edge.cwd, env: edge.env, script: edge.io.script });
+    if (outcome.stdout) edge.io.out(outcome.stdout);
+    if (outcome.stderr) edge.io.err(outcome.stderr);
+    setExit(outcome.exitCode);
+  });
+  program.command('write').description('write stdin to <file> through the same protocol as the hook').argument('<file>')
+    .action(async (file: string) => setExit(await write(edge, dir(), file)));
+  program.command('confirm').description('apply a staged change').argument('<id>').addOption(json)
+    .action(async (id: string, o: { json?: boolean }) => confirmCommand(edge, dir(), id, o));
+  program.command('discard').description('drop a staged change (the file is not touched)').argument('<id>').addOption(json)
+    .action(async (id: string, o: { json?: boolean }) => discardCommand(edge, dir(), id, o));
+  program.command('rollback').description('undo a change fettle recorded, restoring the previous bytes').argument('<id>').addOption(json)
+    .option('--force', 'overwrite edits made after fettle wrote the file (they are snapshotted first)')
+    .action(async (id: string, o: { json?: boolean; force?: boolean }) => rollbackCommand(edge, dir(), id, o));
+  program.command('status').description('pending staged changes and recent writes').addOption(json)
+    .action(async (o: { json?: boolean }) => status(edge, dir(), o));
+  program.command('info').description('the decision rule and the thresholds in force').addOption(json)
+    .action(async (o: { json?: boolean }) => info(edge, o));
+  const scope = new Option('--scope <scope>', 'which Claude Code settings file').choices(['user', 'project', 'local']).default('user');
+  program.command('install').description('register fettle\'s hooks in Claude Code settings').addOption(scope)
+    .action(async (o: { scope: 'user' | 'project' | 'local' }) => install(edge, dir(), o.scope));
+  program.command('uninstall').description('remove fettle\'s hooks from Claude Code settings').addOption(scope)
+    .action(async (o: { scope: 'user' | 'project' | 'local' }) => uninstall(edge, dir(), o.scope));
+  program.command('demo').description('run the whole protocol in a throwaway repository and show what happens')
+    .action(async () => setExit(await demo(edge)));
+  return program;
+};
+
+export const main = async (argv: string[], edge: Edge = { cwd: process.cwd(), env: process.env, io: defaultIo() }): Promise<number> => {
+  let code: number = EXIT.ok;
+  const program = buildProgram(edge, (c) => (code = c));
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      code = error.exitCode === 0 ? EXIT.ok : EXIT.usage; // --help and --version exit 0
+    } else {
+      const e = toFettleError(error);
+      if (argv.includes('--json')) edge.io.out(JSON.stringify({ error: { code: e.code, message: e.message, hint: e.hint } }));
+      edge.io.err(`fettle: ${e.message}${e.hint ? `\n${e.hint}` : ''}`);
+      if (edge.env.FETTLE_DEBUG && error instanceof Error) edge.io.err(String(error.stack));
+      code = exitCodeFor(e);
+    }
+  }
+  process.exitCode = code;
+  return code;
+};

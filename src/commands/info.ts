@@ -1,0 +1,37 @@
+import { DEFAULTS, loadConfig } from '../config';
+import type { Edge } from './edge';
+
+export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => {
+  const c = loadConfig(edge.env);
+  const source = (name: string) => (edge.env[name] ? `from ${name}` : 'default');
+  if (o.json) {
+    edge.io.out(JSON.stringify({ floor: c.floor, ceil: c.ceil, ratio: c.ratio, ttlSeconds: c.ttlSeconds, onError: c.onError, dataDir: c.dataDir, defaults: DEFAULTS }, null, 2));
+    return;
+  }
+  edge.io.out(
+    [
+      'How fettle decides what happens to a Write (changed = added + removed lines):',
+      '',
+      '  file does not exist            -> direct (new file; recorded)',
+      '  same bytes as on disk          -> no-op (nothing recorded)',
+      '  binary, not UTF-8, or > 5 MB   -> direct (no diff; previous bytes recorded)',
+      `  changed <= ${c.floor}${' '.repeat(Math.max(1, 19 - String(c.floor).length))}-> direct`,
+      `  changed >= ${c.ceil}${' '.repeat(Math.max(1, 19 - String(c.ceil).length))}-> staged`,
+      `  changed / old lines > ${c.ratio}${' '.repeat(Math.max(1, 8 - String(c.ratio).length))}-> staged`,
+      '  otherwise                      -> direct',
+      '',
+      'direct: the write goes through; the previous bytes are committed under refs/fettle/<id> first.',
+      'staged: nothing is written; the proposal is a commit on refs/fettle/<id> until `fettle confirm <id>`',
+      '        or `fettle discard <id>`.',
+      'Plan mode: fettle does nothing. Paths inside .git: not handled, never written.',
+      '',
+      'In force:',
+      `  FETTLE_WRITE_FLOOR      ${c.floor} (${source('FETTLE_WRITE_FLOOR')})`,
+      `  FETTLE_WRITE_CEIL       ${c.ceil} (${source('FETTLE_WRITE_CEIL')})`,
+      `  FETTLE_WRITE_RATIO      ${c.ratio} (${source('FETTLE_WRITE_RATIO')})`,
+      `  FETTLE_WRITE_STAGE_TTL  ${c.ttlSeconds} s (${source('FETTLE_WRITE_STAGE_TTL')})`,
+      `  FETTLE_ON_ERROR         ${c.onError} (${source('FETTLE_ON_ERROR')})`,
+      `  store outside repos     ${c.dataDir}`,
+    ].join('\n'),
+  );
+};

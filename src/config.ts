@@ -1,0 +1,94 @@
+// Settings come from the environment only, read once at the edge and passed down.
+// An invalid value is an error that names the variable: a silent fallback would change behaviour.
+import { join } from 'node:path';
+import { FettleError } from './errors';
+
+export interface Thresholds {
+  /** changed lines at or below this are always direct */
+  floor: number;
+  /** changed lines at or above this are always staged */
+  ceil: number;
+  /** between floor and ceil, staged when changed / old lines exceeds this */
+  ratio: number;
+}
+
+export interface Config extends Thresholds {
+  /** seconds a staged change stays confirmable */
+  ttlSeconds: number;
+  /** what the hook does when it cannot record: block the write (default) or let it through, loudly */
+  onError: 'block' | 'allow';
+  /** where the private store for files outside any repository lives */
+  dataDir: string;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export const DEFAULTS = { floor: 10, ceil: 80, ratio: 0.4, ttlSeconds: 600 } as const;
+
+const wholeNumber = (env: Env, name: string, fallback: number, min: number): number => {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw.trim());
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min) {
+    throw new FettleError('E_CONFIG', `${name} must be a whole number ${min > 0 ? `of at least ${min}` : '(0 or more)'}, got '${raw}'.`, {
+      hint: `Fix or unset ${name} (default ${fallback}), then run \`fettle info\` to check.`,
+    });
+  }
+  return value;
+};
+
+const fraction = (env: Env, name: string, fallback: number): number => {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw.trim());
+  if (!/^(\d+(\.\d*)?|\.\d+)$/.test(raw.trim()) || value > 1) {
+    throw new FettleError('E_CONFIG', `${name} must be a number from 0 to 1, got '${raw}'.`, {
+      hint: `Fix or unset ${name} (default ${fallback}), then run \`fettle info\` to check.`,
+    });
+  }
+  return value;
+};
+
+export const loadConfig = (env: Env): Config => {
+  const floor = wholeNumber(env, 'FETTLE_WRITE_FLOOR', DEFAULTS.floor, 0);
+  const ceil = wholeNumber(env, 'FETTLE_WRITE_CEIL', DEFAULTS.ceil, 1);
+  if (ceil <= floor) {
+    throw new FettleError('E_CONFIG', `FETTLE_WRITE_CEIL (${ceil}) must be greater than FETTLE_WRITE_FLOOR (${floor}).`, {
+      hint: 'Fix one of the two variables, then run `fettle info` to check.',
+    });
+  }
+  const onErrorRaw = (env.FETTLE_ON_ERROR ?? 'block').trim() || 'block';
+  if (onErrorRaw !== 'block' && onErrorRaw !== 'allow') {
+    throw new FettleError('E_CONFIG', `FETTLE_ON_ERROR must be 'block' or 'allow', got '${env.FETTLE_ON_ERROR}'.`, {
+      hint: 'Unset FETTLE_ON_ERROR to use the default (block).',
+    });
+  }
+  return {
+    floor,
+    ceil,
+    ratio: fraction(env, 'FETTLE_WRITE_RATIO', DEFAULTS.ratio),
+    ttlSeconds: wholeNumber(env, 'FETTLE_WRITE_STAGE_TTL', DEFAULTS.ttlSeconds, 1),
+    onError: onErrorRaw,
+    dataDir: dataDirFrom(env),
+  };
+};
+
+const dataDirFrom = (env: Env): string => {
+  if (env.FETTLE_DATA_DIR) return env.FETTLE_DATA_DIR;
+  if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, 'fettle');
+  return join(env.HOME ?? env.USERPROFILE ?? '.', '.local', 'share', 'fettle');
+};
+
+/**
+ * The clock. FETTLE_NOW (epoch seconds or an ISO date) pins it, so tests and reproductions can move time
+ * without sleeping; otherwise the system clock.
+ */
+export const clockFrom = (env: Env): (() => Date) => {
+  const raw = env.FETTLE_NOW;
+  if (raw === undefined || raw === '') return () => new Date();
+  const date = /^\d+$/.test(raw) ? new Date(Number(raw) * 1000) : new Date(raw);
+  if (Number.isNaN(date.getTime())) {
+    throw new FettleError('E_CONFIG', `FETTLE_NOW must be epoch seconds or an ISO date, got '${raw}'.`);
+  }
+  return () => date;
+};

@@ -1,0 +1,32 @@
+// What kind of content a file holds, decided from its bytes alone.
+
+/** Larger files are not diffed: they are recorded and written directly (DESIGN §2). */
+export const MAX_DIFF_BYTES = 5 * 1024 * 1024;
+
+export type ContentKind = 'text' | 'binary' | 'oversize';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+const isUtf8 = (bytes: Buffer): boolean => {
+  try {
+    utf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export const classifyContent = (bytes: Buffer): ContentKind => {
+  if (bytes.length > MAX_DIFF_BYTES) return 'oversize';
+  // git's heuristic: a NUL in the first 8000 bytes means binary.
+  if (bytes.subarray(0, 8000).includes(0)) return 'binary';
+  return isUtf8(bytes) ? 'text' : 'binary';
+};
+
+/** Lines as a unified diff counts them: a final line without a newline still counts. */
+export const countLines = (text: string): number => {
+  if (text.length === 0) return 0;
+  let lines = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
+  return text.endsWith('\n') ? lines : lines + 1;
+};

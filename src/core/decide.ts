@@ -1,0 +1,49 @@
+// The decision (DESIGN §2), pure: given what is on disk and what the agent wants to write, and the
+// line counts of their diff, say whether the write goes through (direct) or is held back (staged).
+import type { Thresholds } from '../config';
+import type { ContentKind } from './content';
+
+export type DirectReason = 'new-file' | 'small' | 'binary' | 'oversize';
+export type StagedReason = 'ceil' | 'ratio';
+
+export type Decision =
+  | { tier: 'noop' }
+  | { tier: 'direct'; reason: DirectReason; added: number; removed: number; oldLines: number }
+  | { tier: 'staged'; reason: StagedReason; added: number; removed: number; oldLines: number };
+
+export interface Proposal {
+  /** bytes on disk now; null when the file does not exist */
+  old: Buffer | null;
+  next: Buffer;
+  /** kind of the bytes on disk (ignored for a new file) */
+  oldKind: ContentKind;
+  /** +/- line counts of the diff, for text content */
+  counts?: { added: number; removed: number; oldLines: number };
+}
+
+/** The threshold rule alone, for a text change of `changed` lines to a file of `oldLines` lines. */
+export const tierFor = (changed: number, oldLines: number, t: Thresholds): 'direct' | StagedReason => {
+  if (changed <= t.floor) return 'direct';
+  if (changed >= t.ceil) return 'ceil';
+  // An empty file has no lines to take a share of: any change past the floor is all of it.
+  const share = oldLines === 0 ? Number.POSITIVE_INFINITY : changed / oldLines;
+  return share > t.ratio ? 'ratio' : 'direct';
+};
+
+export const decide = (p: Proposal, t: Thresholds): Decision => {
+  if (p.old === null) return { tier: 'direct', reason: 'new-file', added: 0, removed: 0, oldLines: 0 };
+  if (p.old.equals(p.next)) return { tier: 'noop' };
+  if (p.oldKind !== 'text' || !p.counts) {
+    const reason = p.oldKind === 'oversize' ? 'oversize' : 'binary';
+    return { tier: 'direct', reason, added: 0, removed: 0, oldLines: 0 };
+  }
+  const { added, removed, oldLines } = p.counts;
+  const tier = tierFor(added + removed, oldLines, t);
+  return tier === 'direct'
+    ? { tier: 'direct', reason: 'small', added, removed, oldLines }
+    : { tier: 'staged', reason: tier, added, removed, oldLines };
+};
+
+/** changed / old lines as the ratio rule computes it, in percent, capped at 100 (a rewrite counts lines twice). */
+export const shareOfFile = (changed: number, oldLines: number): number =>
+  oldLines === 0 ? 100 : Math.min(100, Math.round((changed / oldLines) * 100));

@@ -1,0 +1,67 @@
+// In-process line diff with a hard time bound. jsdiff is quadratic on heavy rewrites (a 5 MB rewrite gave no
+// result in 10 minutes), so every call carries a timeout; on `undefined` the caller falls back to git.
+import { structuredPatch, type StructuredPatchHunk } from 'diff';
+
+export interface LineDiff {
+  added: number;
+  removed: number;
+  hunks: StructuredPatchHunk[];
+}
+
+export const DIFF_TIMEOUT_MS = 300;
+
+export const diffLines = (oldText: string, newText: string, timeoutMs = DIFF_TIMEOUT_MS): LineDiff | undefined => {
+  const patch = structuredPatch('a', 'b', oldText, newText, '', '', { context: 3, timeout: timeoutMs });
+  if (!patch) return undefined;
+  let added = 0;
+  let removed = 0;
+  for (const hunk of patch.hunks) {
+    for (const line of hunk.lines) {
+      if (line.startsWith('+')) added++;
+      else if (line.startsWith('-')) removed++;
+    }
+  }
+  return { added, removed, hunks: patch.hunks };
+};
+
+export interface RenderedDiff {
+  text: string;
+  /** lines left out to respect the cap */
+  cutLines: number;
+}
+
+/** A unified diff as `git diff` prints it, capped at `maxLines` lines of hunk body. */
+export const renderUnified = (path: string, hunks: StructuredPatchHunk[], maxLines: number, oldExists = true): RenderedDiff => {
+  const out: string[] = [`--- ${oldExists ? `a/${path}` : '/dev/null'}`, `+++ b/${path}`];
+  let budget = maxLines;
+  let cut = 0;
+  for (const hunk of hunks) {
+    const header = `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`;
+    const size = hunk.lines.length + 1;
+    if (budget <= 0) {
+      cut += size;
+      continue;
+    }
+    out.push(header);
+    budget--;
+    for (const line of hunk.lines) {
+      if (budget > 0) {
+        out.push(line);
+        budget--;
+      } else cut++;
+    }
+  }
+  return { text: out.join('\n'), cutLines: cut };
+};
+
+/** Counts +/- lines of a unified diff produced by git (the fallback path). */
+export const countUnified = (patch: string): { added: number; removed: number } => {
+  let added = 0;
+  let removed = 0;
+  for (const line of patch.split('\n')) {
+    if (line.startsWith('+++') || line.startsWith('---')) continue;
+    if (line.startsWith('+')) added++;
+    else if (line.startsWith('-')) removed++;
+  }
+  return { added, removed };
+};

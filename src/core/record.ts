@@ -1,0 +1,109 @@
+// The commit messages fettle writes, and reading them back. Each change is a short chain of commits on
+// refs/fettle/<id>; the tip's `Fettle-Kind` says where the change stands. Written for people reading
+// `git log`: a subject line, one sentence of what happened, then trailers.
+
+export type RecordKind =
+  | 'before' // the file as it was before the agent's write (parent: HEAD)
+  | 'after' // a direct write, as it landed on disk
+  | 'proposal' // a staged write, not applied
+  | 'applied' // a staged write after `fettle confirm`
+  | 'discarded' // a staged write after `fettle discard`
+  | 'snapshot'; // bytes found on disk before fettle replaced them (edits made outside fettle)
+
+export type Tier = 'direct' | 'staged';
+
+export interface RecordFields {
+  id: string;
+  kind: RecordKind;
+  tier: Tier;
+  path: string;
+  /** the absolute path of the file written */
+  file: string;
+  session?: string | undefined;
+  toolUse?: string | undefined;
+  tool?: string | undefined;
+  added?: number | undefined;
+  removed?: number | undefined;
+  /** why the decision was what it was: small, ratio, ceil, new-file, binary, oversize */
+  reason?: string | undefined;
+  /** extra lines for the body */
+  note?: string | undefined;
+}
+
+const SUBJECT: Record<RecordKind, string> = {
+  before: 'before',
+  after: 'write',
+  proposal: 'stage',
+  applied: 'apply',
+  discarded: 'discard',
+  snapshot: 'snapshot',
+};
+
+const BODY: Record<RecordKind, string> = {
+  before: 'The file as it was on disk before the agent wrote it.',
+  after: 'The agent wrote this change directly; its parent holds the previous bytes.',
+  proposal: 'Proposed by the agent and held for review: nothing was written to disk.',
+  applied: 'The staged change was confirmed and written to disk.',
+  discarded: 'The staged change was discarded; the file on disk was not touched.',
+  snapshot: 'Bytes found on disk before fettle replaced them, kept so they can be restored.',
+};
+
+/** Trailer values are one line; a path with a newline or quote is written as a JSON string. */
+const encodeValue = (value: string): string => (/^[^\n\r"\\]*$/.test(value) && value.trim() === value ? value : JSON.stringify(value));
+const decodeValue = (value: string): string => {
+  if (!value.startsWith('"')) return value;
+  try {
+    return String(JSON.parse(value));
+  } catch {
+    return value;
+  }
+};
+
+export const stat = (added?: number, removed?: number): string => (added === undefined ? '' : `+${added} -${removed ?? 0}`);
+
+export const renderRecord = (f: RecordFields): string => {
+  const counts = stat(f.added, f.removed);
+  // The `before` record holds the old bytes; the counts describe the change that follows it.
+  const subject = `fettle: ${SUBJECT[f.kind]} ${f.path}${counts && f.kind !== 'before' ? ` (${counts})` : ''}`;
+  const trailers: [string, string | undefined][] = [
+    ['Fettle-Id', f.id],
+    ['Fettle-Kind', f.kind],
+    ['Fettle-Tier', f.tier],
+    ['Fettle-Path', f.path],
+    ['Fettle-File', f.file],
+    ['Fettle-Stat', counts || undefined],
+    ['Fettle-Reason', f.reason],
+    ['Fettle-Tool', f.tool],
+    ['Fettle-Session', f.session],
+    ['Fettle-Tool-Use', f.toolUse],
+  ];
+  const body = [BODY[f.kind], f.note].filter(Boolean).join('\n\n');
+  const lines = trailers.filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => `${k}: ${encodeValue(String(v))}`);
+  return `${subject}\n\n${body}\n\n${lines.join('\n')}\n`;
+};
+
+export const parseRecord = (message: string): RecordFields | null => {
+  const fields = new Map<string, string>();
+  for (const line of message.split('\n')) {
+    const match = /^(Fettle-[A-Za-z-]+): (.*)$/.exec(line);
+    if (match?.[1] && match[2] !== undefined) fields.set(match[1], decodeValue(match[2]));
+  }
+  const id = fields.get('Fettle-Id');
+  const kind = fields.get('Fettle-Kind') as RecordKind | undefined;
+  const path = fields.get('Fettle-Path');
+  if (!id || !kind || !path || !(kind in SUBJECT)) return null;
+  const statMatch = /^\+(\d+) -(\d+)$/.exec(fields.get('Fettle-Stat') ?? '');
+  return {
+    id,
+    kind,
+    tier: fields.get('Fettle-Tier') === 'staged' ? 'staged' : 'direct',
+    path,
+    file: fields.get('Fettle-File') ?? path,
+    session: fields.get('Fettle-Session'),
+    toolUse: fields.get('Fettle-Tool-Use'),
+    tool: fields.get('Fettle-Tool'),
+    added: statMatch ? Number(statMatch[1]) : undefined,
+    removed: statMatch ? Number(statMatch[2]) : undefined,
+    reason: fields.get('Fettle-Reason'),
+  };
+};

@@ -1,0 +1,81 @@
+// Claude Code settings, edited as data. Pure: the command reads and writes the file. Every key and hook
+// fettle did not put there is kept, in order; fettle's own handlers are recognised by their status message
+// or command, so install is idempotent and uninstall takes out exactly what install put in.
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Obj = { [key: string]: Json };
+
+export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse'] as const;
+/** The tools fettle handles today. */
+export const MATCHER = 'Write';
+export const STATUS_MESSAGE = 'fettle: keeping the previous version';
+
+const isObj = (v: Json | undefined): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export const isFettleHandler = (h: Json): boolean =>
+  isObj(h) &&
+  (h.statusMessage === STATUS_MESSAGE || (typeof h.command === 'string' && /(^|[\s'"/])fettle(['"]?|\/dist\/cli\.js['"]?)\s+hook\s*$/.test(h.command)));
+
+export class SettingsShapeError extends Error {}
+
+const hooksOf = (settings: Obj): Obj | undefined => {
+  const hooks = settings.hooks;
+  if (hooks === undefined) return undefined;
+  if (!isObj(hooks)) throw new SettingsShapeError('"hooks" is not an object');
+  return hooks;
+};
+
+/** Settings without any fettle handler; groups, events and `hooks` left empty by that are removed. */
+export const removeFettleHooks = (settings: Obj): Obj => {
+  const hooks = hooksOf(settings);
+  if (!hooks) return settings;
+  const nextHooks: Obj = {};
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) {
+      nextHooks[event] = groups;
+      continue;
+    }
+    const kept: Json[] = [];
+    for (const group of groups) {
+      if (!isObj(group) || !Array.isArray(group.hooks)) {
+        kept.push(group);
+        continue;
+      }
+      const handlers = group.hooks.filter((h) => !isFettleHandler(h));
+      if (handlers.length === group.hooks.length) kept.push(group);
+      else if (handlers.length > 0) kept.push({ ...group, hooks: handlers });
+    }
+    if (kept.length > 0) nextHooks[event] = kept;
+  }
+  const next: Obj = {};
+  for (const [key, value] of Object.entries(settings)) {
+    if (key !== 'hooks') next[key] = value;
+    else if (Object.keys(nextHooks).length > 0) next[key] = nextHooks;
+  }
+  return next;
+};
+
+export const addFettleHooks = (settings: Obj, command: string): Obj => {
+  const base = removeFettleHooks(settings);
+  const hooks: Obj = { ...(hooksOf(base) ?? {}) };
+  for (const event of HOOK_EVENTS) {
+    const groups = hooks[event];
+    if (groups !== undefined && !Array.isArray(groups)) throw new SettingsShapeError(`"hooks.${event}" is not an array`);
+    const handler: Obj = { type: 'command', command, timeout: 60, statusMessage: STATUS_MESSAGE };
+    hooks[event] = [...(groups ?? []), { matcher: MATCHER, hooks: [handler] }];
+  }
+  return { ...base, hooks };
+};
+
+/** Serialises the way the file was written: same indent, same trailing newline (2 spaces and one by default). */
+export const serializeLike = (original: string | null, value: Obj): string => {
+  const indent = original ? (/\n([ \t]+)"/.exec(original)?.[1] ?? '  ') : '  ';
+  const trailing = original === null || original.endsWith('\n') ? '\n' : '';
+  return JSON.stringify(value, null, indent) + trailing;
+};
+
+export const parseSettings = (text: string): Obj => {
+  const value = JSON.parse(text) as Json;
+  if (!isObj(value)) throw new SettingsShapeError('the top level is not a JSON object');
+  return value;
+};

@@ -1,0 +1,35 @@
+// Every way the hook can end, and the exit code Claude Code gives it (reference: claude-hooks.md §2.1).
+// 0 with JSON decides; 0 without output lets the call continue through Claude Code's own permission flow;
+// 2 blocks the call and shows stderr to the model; 1 is a non-blocking error: the call proceeds and the user
+// sees "hook error" with our first stderr line. fettle never answers `allow`.
+
+export interface HookOutcome {
+  exitCode: 0 | 1 | 2;
+  stdout?: string;
+  stderr?: string;
+}
+
+export const HOOK_EXIT = { pass: 0, warn: 1, block: 2 } as const;
+
+/** No opinion: Claude Code continues exactly as if fettle were not installed. */
+export const pass = (): HookOutcome => ({ exitCode: HOOK_EXIT.pass });
+
+/** A note for the model next to the tool result; no permission decision. */
+export const context = (event: 'PreToolUse' | 'PostToolUse', text: string): HookOutcome => ({
+  exitCode: HOOK_EXIT.pass,
+  stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }),
+});
+
+/** The tool does not run; the model reads `reason` as the tool's error. */
+export const deny = (reason: string): HookOutcome => ({
+  exitCode: HOOK_EXIT.pass,
+  stdout: JSON.stringify({
+    hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason },
+  }),
+});
+
+/** fettle could not do its job and stops the write so nothing is lost. */
+export const block = (message: string): HookOutcome => ({ exitCode: HOOK_EXIT.block, stderr: `${message}\n` });
+
+/** fettle could not do its job and says so; the write proceeds unprotected. */
+export const warn = (message: string): HookOutcome => ({ exitCode: HOOK_EXIT.warn, stderr: `${message}\n` });

@@ -1,0 +1,120 @@
+// Replacing a user's file so that a reader (or a crash) sees the old bytes or the new ones, never a mix:
+// temp file in the same directory (rename across filesystems fails with EXDEV), fsync it, rename over the
+// target, fsync the directory. "Without the fsync(2) a zero-length file is a valid and possible outcome after
+// the rename" (Ts'o); without the directory fsync the rename itself may not survive power loss.
+import { randomBytes } from 'node:crypto';
+import { chown, link, open, rename, stat, unlink } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, join, resolve as resolvePath } from 'node:path';
+import { FettleError } from '../errors';
+
+export interface WriteOptions {
+  /** permission bits for the file; default: the existing file's, else 0o644 */
+  mode?: number;
+  /** fail with E_CONFLICT instead of replacing a file that exists (uses link(), which never clobbers) */
+  createOnly?: boolean;
+}
+
+/** Temp files carry this marker so a later run can tell fettle's leftovers from the user's files. */
+export const TEMP_MARKER = '.fettle-';
+
+export const tempNameFor = (target: string): string =>
+  join(dirname(target), `.${basename(target)}${TEMP_MARKER}${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+
+const fsyncPath = async (path: string): Promise<void> => {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+};
+
+/** `target` must already be the real path (symlinks resolved by the caller), so a link stays a link. */
+export const replaceFile = async (target: string, bytes: Buffer, options: WriteOptions = {}): Promise<void> => {
+  let existing: { mode: number; uid: number; gid: number } | null = null;
+  try {
+    const info = await stat(target);
+    if (!info.isFile()) throw new FettleError('E_IO', `${target} is not a regular file; fettle only replaces files.`);
+    existing = { mode: info.mode & 0o7777, uid: info.uid, gid: info.gid };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (existing && options.createOnly) {
+    throw new FettleError('E_CONFLICT', `${target} appeared while fettle was writing it; nothing was overwritten.`);
+  }
+  const mode = options.mode ?? existing?.mode ?? 0o644;
+  const temp = tempNameFor(target);
+  let renamed = false;
+  try {
+    const handle = await open(temp, 'wx', mode);
+    try {
+      await handle.writeFile(bytes);
+      await handle.chmod(mode); // the umask applied at open
+      if (existing && process.getuid?.() === 0) await chown(temp, existing.uid, existing.gid).catch(() => undefined);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    if (options.createOnly) {
+      try {
+        await link(temp, target);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+          throw new FettleError('E_CONFLICT', `${target} appeared while fettle was writing it; nothing was overwritten.`);
+        }
+        throw error;
+      }
+      await unlink(temp);
+    } else {
+      await rename(temp, target);
+    }
+    renamed = true;
+    await fsyncPath(dirname(target));
+  } catch (error) {
+    // Remove the temp file only if it was not renamed: after a rename the name may belong to someone else.
+    if (!renamed) await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+};
+
+/** Removes a file durably (rollback of a change that created it). */
+export const removeFile = async (target: string): Promise<void> => {
+  await unlink(target);
+  await fsyncPath(dirname(target));
+};
+
+export interface DiskFile {
+  bytes: Buffer;
+  /** permission bits */
+  mode: number;
+}
+
+/** The bytes and mode on disk, or null when there is no file. */
+export const readDisk = async (path: string): Promise<DiskFile | null> => {
+  try {
+    const handle = await open(path, 'r');
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) throw new FettleError('E_IO', `${path} is not a regular file.`);
+      return { bytes: await handle.readFile(), mode: info.mode & 0o7777 };
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+};
+
+export const gitModeOf = (mode: number): string => (mode & 0o111 ? '100755' : '100644');
+export const fileModeOf = (gitMode: string): number => (gitMode === '100755' ? 0o755 : 0o644);
+
+/** Absolute real path of an existing file (symlinks resolved), or the absolute path as given. */
+export const resolveRealPathSync = (path: string): string => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolvePath(path);
+  }
+};

@@ -1,0 +1,88 @@
+// Reading changes back from refs: a change's state is the kind of the commit its ref points at.
+import { parseRecord, type RecordFields } from '../core/record';
+import { FettleError } from '../errors';
+import type { Store } from '../store/locate';
+import { changeRef, DISCARDED_PREFIX, discardedRef, listRefs, REF_PREFIX, type RefRecord } from '../store/refs';
+import { isId } from './ids';
+
+export type ChangeState = 'pending' | 'expired' | 'applied' | 'discarded' | 'incomplete';
+
+export interface Change {
+  id: string;
+  ref: string;
+  tip: string;
+  parents: string[];
+  fields: RecordFields;
+  state: ChangeState;
+  /** when the tip was written (staging time for a pending change) */
+  at: Date;
+  /** staged changes: when confirming stops being possible */
+  expiresAt?: Date;
+}
+
+const toChange = (r: RefRecord, ttlSeconds: number, now: Date): Change | null => {
+  const fields = parseRecord(r.message);
+  if (!fields) return null;
+  const at = new Date(r.time * 1000);
+  const id = r.ref.slice(r.ref.lastIndexOf('/') + 1);
+  const base = { id, ref: r.ref, tip: r.oid, parents: r.parents, fields, at };
+  if (r.ref.startsWith(DISCARDED_PREFIX)) return { ...base, state: 'discarded' };
+  switch (fields.kind) {
+    case 'proposal': {
+      const expiresAt = new Date(at.getTime() + ttlSeconds * 1000);
+      return { ...base, expiresAt, state: now.getTime() >= expiresAt.getTime() ? 'expired' : 'pending' };
+    }
+    case 'after':
+    case 'applied':
+      return { ...base, state: 'applied' };
+    default:
+      // a `before` record whose tool call never completed (denied at the prompt, or the tool failed)
+      return { ...base, state: 'incomplete' };
+  }
+};
+
+export const listChanges = async (store: Store, ttlSeconds: number, now: Date): Promise<Change[]> =>
+  (await listRefs(store, [REF_PREFIX, DISCARDED_PREFIX]))
+    .map((r) => toChange(r, ttlSeconds, now))
+    .filter((c): c is Change => c !== null)
+    .sort((a, b) => b.at.getTime() - a.at.getTime());
+
+export const notFound = (id: string): FettleError =>
+  new FettleError('E_NOT_FOUND', `No session '${id}'. It may have expired or been discarded.`, {
+    hint: 'Run `fettle status` to list pending changes.',
+  });
+
+/** The change with this id, whatever its state; E_NOT_FOUND when there is none. */
+export const loadChange = async (store: Store, id: string, ttlSeconds: number, now: Date): Promise<Change> => {
+  if (!isId(id)) throw notFound(id);
+  const records = await listRefs(store, [changeRef(id), discardedRef(id)]);
+  const change = records.map((r) => toChange(r, ttlSeconds, now)).find((c): c is Change => c !== null);
+  if (!change) throw notFound(id);
+  return change;
+};
+
+const minutes = (ms: number): string => {
+  const m = Math.max(1, Math.round(ms / 60000));
+  return `${m} minute${m === 1 ? '' : 's'}`;
+};
+
+/** Refuses anything but a pending staged change, with the baseline texts of the original protocol. */
+export const requirePending = (change: Change, now: Date): void => {
+  const { id } = change;
+  if (change.state === 'applied') {
+    throw new FettleError('E_ALREADY_APPLIED', `Session ${id} was already applied.`, {
+      hint: change.fields.tier === 'direct' ? `It was written directly. Undo it with \`fettle rollback ${id}\`.` : undefined,
+    });
+  }
+  if (change.state === 'discarded') throw new FettleError('E_ALREADY_DISCARDED', `Session ${id} was already discarded.`);
+  if (change.state === 'expired' && change.expiresAt) {
+    throw new FettleError('E_EXPIRED', `Session ${id} expired ${minutes(now.getTime() - change.expiresAt.getTime())} ago. Re-run the Write to try again.`, {
+      hint: `Its content stays readable with \`git show ${change.tip}\` until \`fettle gc\` removes it.`,
+    });
+  }
+  if (change.state !== 'pending') {
+    throw new FettleError('E_NOT_FOUND', `Session ${id} is not a staged change waiting for confirmation.`, {
+      hint: 'Run `fettle status` to list pending changes.',
+    });
+  }
+};

@@ -1,0 +1,16 @@
+import type { Config, Env } from '../config';
+
+/** Everything ambient, read once at the edge and passed down. */
+export interface Context {
+  cwd: string;
+  env: Env;
+  now: () => Date;
+  config: Config;
+}
+
+/** Metadata of the agent call that caused a change, recorded in its commit trailers. */
+export interface Origin {
+  session?: string | undefined;
+  toolUse?: string | undefined;
+  tool?: string | undefined;
+}

@@ -1,0 +1,37 @@
+// `fettle discard <id>`: the staged change is dropped; the file on disk is never touched. Its ref moves to
+// refs/fettle-discarded/ in one transaction, so "already discarded" stays answerable and the content stays
+// recoverable until gc.
+import { renderRecord } from '../core/record';
+import { withLock } from '../io/lock';
+import type { Store } from '../store/locate';
+import { writeCommit } from '../store/objects';
+import { discardedRef, updateRefs } from '../store/refs';
+import { removeHiddenWorktree } from '../store/worktrees';
+import { loadChange, requirePending, type Change } from './changes';
+import type { Context } from './context';
+import { fileLockPath } from './paths';
+
+const discardable = (change: Change, now: Date): void => {
+  // An expired change can still be discarded: that is how a user cleans it up.
+  if (change.state !== 'expired') requirePending(change, now);
+};
+
+export const discard = async (ctx: Context, store: Store, id: string): Promise<Change> => {
+  const first = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
+  discardable(first, ctx.now());
+  return withLock(fileLockPath(store, first.fields.path), async () => {
+    const change = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
+    discardable(change, ctx.now());
+    const marker = await writeCommit(store, `${change.tip}^{tree}`, [change.tip], renderRecord({ ...change.fields, kind: 'discarded' }), ctx.now());
+    await updateRefs(
+      store,
+      [
+        { op: 'delete', ref: change.ref, old: change.tip },
+        { op: 'create', ref: discardedRef(id), oid: marker },
+      ],
+      `fettle: discard ${id}`,
+    );
+    await removeHiddenWorktree(store, id);
+    return change;
+  });
+};

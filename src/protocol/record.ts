@@ -1,0 +1,104 @@
+// Writing changes into the store. Order matters for durability: blob, trees, commit, then the ref, each
+// fsynced, all before the caller lets the user's file change.
+import { renderRecord, type RecordFields } from '../core/record';
+import { FettleError } from '../errors';
+import { gitModeOf, type DiskFile } from '../io/atomic-write';
+import type { Store, Target } from '../store/locate';
+import { headCommit, writeBlob, writeCommit, writeTreeWith } from '../store/objects';
+import { changeRef, updateRefs } from '../store/refs';
+import { addHiddenWorktree, removeHiddenWorktree } from '../store/worktrees';
+import type { Context, Origin } from './context';
+import { newId } from './ids';
+import type { Plan } from './plan';
+
+const MAX_ID_ATTEMPTS = 5;
+
+export type Fields = Omit<RecordFields, 'kind' | 'id'>;
+
+export const fieldsOf = (plan: Plan, origin: Origin): Fields => {
+  const d = plan.decision;
+  const counted = d.tier !== 'noop' && (d.reason === 'small' || d.tier === 'staged');
+  return {
+    tier: d.tier === 'staged' ? 'staged' : 'direct',
+    path: plan.target.treePath,
+    file: plan.target.realPath,
+    reason: d.tier === 'noop' ? undefined : d.reason,
+    added: counted ? d.added : undefined,
+    removed: counted ? d.removed : undefined,
+    ...origin,
+  };
+};
+
+/** A commit on top of HEAD (none when unborn) whose tree holds the file as it is on disk now. */
+const commitBefore = async (ctx: Context, store: Store, path: string, old: DiskFile | null, record: (kind: 'before') => string) => {
+  const head = await headCommit(store);
+  const leaf = old ? { mode: gitModeOf(old.mode), oid: await writeBlob(store, old.bytes) } : null;
+  const tree = await writeTreeWith(store, head ? `${head}^{tree}` : null, path, leaf);
+  return { commit: await writeCommit(store, tree, head ? [head] : [], record('before'), ctx.now()), tree };
+};
+
+/** Creates refs/fettle/<id> for a fresh id; a taken id fails the CAS and another is drawn. */
+const withFreshId = async <T>(attempt: (id: string) => Promise<T>): Promise<T> => {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt(newId());
+    } catch (error) {
+      if (!(error instanceof FettleError && error.code === 'E_CONFLICT') || n >= MAX_ID_ATTEMPTS) throw error;
+    }
+  }
+};
+
+/** Direct change, step 1 (before the agent's tool writes): the previous bytes, durably in git. */
+export const recordBefore = async (
+  ctx: Context,
+  target: Target,
+  old: DiskFile | null,
+  fields: Fields,
+): Promise<{ id: string; tip: string; fields: RecordFields }> => {
+  const { store, treePath } = target;
+  return withFreshId(async (id) => {
+    const { commit } = await commitBefore(ctx, store, treePath, old, (kind) => renderRecord({ ...fields, id, kind }));
+    await updateRefs(store, [{ op: 'create', ref: changeRef(id), oid: commit }], `fettle: record ${treePath}`);
+    return { id, tip: commit, fields: { ...fields, id, kind: 'before' } };
+  });
+};
+
+/** Direct change, step 2 (after the write): the bytes that landed, as a commit on top of step 1. */
+export const recordAfter = async (
+  ctx: Context,
+  store: Store,
+  id: string,
+  before: { tip: string; fields: RecordFields },
+  landed: DiskFile | null,
+): Promise<string> => {
+  const { path } = before.fields;
+  const leaf = landed ? { mode: gitModeOf(landed.mode), oid: await writeBlob(store, landed.bytes) } : null;
+  const tree = await writeTreeWith(store, `${before.tip}^{tree}`, path, leaf);
+  const commit = await writeCommit(store, tree, [before.tip], renderRecord({ ...before.fields, id, kind: 'after' }), ctx.now());
+  await updateRefs(store, [{ op: 'update', ref: changeRef(id), oid: commit, old: before.tip }], `fettle: write ${path}`);
+  return commit;
+};
+
+/**
+ * Staged change: a `before` commit (HEAD plus the file as on disk) and a `proposal` commit on top, so that
+ * `git show fettle/<id>` is exactly the proposed change and `git diff HEAD fettle/<id>` a reviewable PR.
+ */
+export const stage = async (ctx: Context, plan: Plan, origin: Origin): Promise<{ id: string; worktree: string }> => {
+  const { store, treePath } = plan.target;
+  const fields = fieldsOf(plan, origin);
+  const mode = plan.old ? gitModeOf(plan.old.mode) : '100644';
+  return withFreshId(async (id) => {
+    const before = await commitBefore(ctx, store, treePath, plan.old, (kind) => renderRecord({ ...fields, id, kind }));
+    const blob = await writeBlob(store, plan.next);
+    const tree = await writeTreeWith(store, before.tree, treePath, { mode, oid: blob });
+    const proposal = await writeCommit(store, tree, [before.commit], renderRecord({ ...fields, id, kind: 'proposal' }), ctx.now());
+    const worktree = await addHiddenWorktree(store, id, proposal, treePath, plan.next, plan.old?.mode ?? 0o644);
+    try {
+      await updateRefs(store, [{ op: 'create', ref: changeRef(id), oid: proposal }], `fettle: stage ${treePath}`);
+    } catch (error) {
+      await removeHiddenWorktree(store, id).catch(() => undefined);
+      throw error;
+    }
+    return { id, worktree };
+  });
+};

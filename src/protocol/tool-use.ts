@@ -1,0 +1,37 @@
+// Links a PreToolUse record to its PostToolUse: a small file per tool call under fettle's folder in the git
+// dir, named by a hash of the tool_use_id. Losing one only means the "after" bytes go unrecorded; the
+// previous bytes are already safe in git.
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Store } from '../store/locate';
+import { fettleDir } from '../store/worktrees';
+
+export interface PendingWrite {
+  id: string;
+  /** the real path written, to check the PostToolUse is about the same file */
+  file: string;
+}
+
+const pathFor = (store: Store, toolUseId: string): string =>
+  join(fettleDir(store), 'tool-use', `${createHash('sha1').update(toolUseId).digest('hex').slice(0, 20)}.json`);
+
+export const rememberWrite = async (store: Store, toolUseId: string, pending: PendingWrite): Promise<void> => {
+  const path = pathFor(store, toolUseId);
+  await mkdir(join(fettleDir(store), 'tool-use'), { recursive: true });
+  const temp = `${path}.${process.pid}.tmp`;
+  await writeFile(temp, JSON.stringify(pending));
+  await rename(temp, path);
+};
+
+/** The record started for this tool call, removed from the list; null when there is none. */
+export const takeWrite = async (store: Store, toolUseId: string): Promise<PendingWrite | null> => {
+  const path = pathFor(store, toolUseId);
+  try {
+    const pending = JSON.parse(await readFile(path, 'utf8')) as PendingWrite;
+    await unlink(path).catch(() => undefined);
+    return typeof pending.id === 'string' && typeof pending.file === 'string' ? pending : null;
+  } catch {
+    return null;
+  }
+};

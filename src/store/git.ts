@@ -1,0 +1,116 @@
+// The single place fettle runs git. Calls are data ({args, input}); the runner adds the pinned config,
+// a scrubbed environment and a fixed identity, and returns bytes.
+import { spawn } from 'node:child_process';
+import { FettleError } from '../errors';
+import type { Env } from '../config';
+
+/**
+ * Config pinned on every call:
+ * - hooks never run for fettle's commits (the user's hooks, core.hooksPath);
+ * - git does not fsync loose objects or refs by default ("committed,-loose-object"), so ask for it;
+ * - no signing, no fsmonitor daemons, no auto-gc started by fettle, stable path quoting.
+ */
+const PINNED = [
+  '-c', 'core.hooksPath=/dev/null',
+  '-c', 'core.fsync=loose-object,reference,index',
+  '-c', 'core.fsyncMethod=fsync',
+  '-c', 'commit.gpgSign=false',
+  '-c', 'core.fsmonitor=false',
+  '-c', 'core.quotePath=false',
+  '-c', 'gc.auto=0',
+  '-c', 'maintenance.auto=false',
+  '-c', 'advice.detachedHead=false',
+];
+
+/**
+ * Variables git itself clears when it switches repository (`git rev-parse --local-env-vars`), plus the
+ * config injections. An editor or CI may export GIT_DIR/GIT_INDEX_FILE for another repository.
+ */
+const SCRUBBED = new Set([
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_CONFIG', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT',
+  'GIT_OBJECT_DIRECTORY', 'GIT_DIR', 'GIT_WORK_TREE', 'GIT_IMPLICIT_WORK_TREE', 'GIT_GRAFT_FILE',
+  'GIT_INDEX_FILE', 'GIT_NO_REPLACE_OBJECTS', 'GIT_REPLACE_REF_BASE', 'GIT_PREFIX',
+  'GIT_INTERNAL_SUPER_PREFIX', 'GIT_SHALLOW_FILE', 'GIT_COMMON_DIR', 'GIT_EXTERNAL_DIFF',
+  'GIT_DIFF_OPTS', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'GIT_PAGER', 'GIT_TRACE', 'GIT_TRACE2',
+  'GIT_TRACE2_EVENT', 'GIT_TRACE2_PERF', 'GIT_CEILING_DIRECTORIES', 'GIT_DISCOVERY_ACROSS_FILESYSTEM',
+]);
+
+export const IDENTITY = { name: 'fettle', email: 'fettle@localhost' } as const;
+
+export const gitEnv = (env: Env): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined || SCRUBBED.has(key) || /^GIT_CONFIG_(KEY|VALUE)_\d+$/.test(key)) continue;
+    if (key.startsWith('GIT_AUTHOR_') || key.startsWith('GIT_COMMITTER_')) continue;
+    out[key] = value;
+  }
+  out.GIT_TERMINAL_PROMPT = '0';
+  out.LC_ALL = 'C';
+  out.GIT_AUTHOR_NAME = IDENTITY.name;
+  out.GIT_AUTHOR_EMAIL = IDENTITY.email;
+  out.GIT_COMMITTER_NAME = IDENTITY.name;
+  out.GIT_COMMITTER_EMAIL = IDENTITY.email;
+  return out;
+};
+
+export interface GitCall {
+  args: readonly string[];
+  input?: Buffer | string;
+  /** exit codes that are answers, not failures (e.g. 1 for `merge-file` conflicts) */
+  okCodes?: readonly number[];
+  env?: Record<string, string>;
+}
+
+export interface GitResult {
+  code: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
+export class GitError extends FettleError {
+  readonly args: readonly string[];
+  readonly exitCode: number;
+  readonly stderr: string;
+  constructor(args: readonly string[], exitCode: number, stderr: string, cause?: unknown) {
+    const first = stderr.split('\n').find((l) => l.trim() !== '') ?? `exit code ${exitCode}`;
+    super('E_GIT', `git ${args[0] ?? ''} failed: ${first.replace(/^(fatal|error): /, '')}`, { cause });
+    this.args = args;
+    this.exitCode = exitCode;
+    this.stderr = stderr;
+  }
+}
+
+export interface GitRunner {
+  /** Runs git in `cwd` (a work tree or git dir); rejects with GitError unless the exit code is accepted. */
+  run(call: GitCall): Promise<GitResult>;
+  /** stdout as trimmed text */
+  text(call: GitCall): Promise<string>;
+  readonly cwd: string;
+}
+
+export const createGit = (cwd: string, env: Env, extraArgs: readonly string[] = []): GitRunner => {
+  const baseEnv = gitEnv(env);
+  const run = (call: GitCall): Promise<GitResult> =>
+    new Promise((resolve, reject) => {
+      const args = [...PINNED, ...extraArgs, ...call.args];
+      const child = spawn('git', args, { cwd, env: call.env ? { ...baseEnv, ...call.env } : baseEnv, stdio: 'pipe' });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      child.stdout.on('data', (c: Buffer) => out.push(c));
+      child.stderr.on('data', (c: Buffer) => err.push(c));
+      child.on('error', (e) => reject(new GitError(call.args, -1, `cannot run git: ${e.message}`, e)));
+      // EPIPE when git exits before reading all input is reported through the exit code instead.
+      child.stdin.on('error', () => undefined);
+      child.on('close', (code) => {
+        const result = { code: code ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') };
+        if (result.code === 0 || call.okCodes?.includes(result.code)) resolve(result);
+        else reject(new GitError(call.args, result.code, result.stderr));
+      });
+      child.stdin.end(call.input ?? '');
+    });
+  return {
+    cwd,
+    run,
+    text: async (call) => (await run(call)).stdout.toString('utf8').trim(),
+  };
+};

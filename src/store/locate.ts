@@ -1,0 +1,124 @@
+// Which store records a file: the repository whose work tree holds it (for a linked worktree, its common
+// dir; for a submodule or nested repo, that inner repo), or a private bare repository for paths outside
+// any repository. One git spawn; nothing here looks at the rest of the work tree.
+import { lstat, mkdir, readlink, realpath, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { Env } from '../config';
+import { FettleError } from '../errors';
+import { createGit, GitError, type GitRunner } from './git';
+
+export interface Store {
+  kind: 'repo' | 'private';
+  git: GitRunner;
+  /** where refs and objects live (the common dir of a linked worktree) */
+  commonDir: string;
+  /** real path of the work tree; '/' for the private store, which records absolute paths */
+  workTree: string;
+  objectFormat: 'sha1' | 'sha256';
+  zeroOid: string;
+}
+
+export interface Target {
+  store: Store;
+  /** real path of the file (symlinks followed), which is what gets read and written */
+  realPath: string;
+  /** path inside the store's trees, with '/' separators */
+  treePath: string;
+}
+
+/** True when any component of `path` is a `.git` directory (case-insensitive: macOS and Windows fold case). */
+export const isInsideDotGit = (path: string): boolean => path.split(/[\\/]/).some((part) => part.toLowerCase() === '.git');
+
+const nearestExistingDir = async (dir: string): Promise<{ existing: string; rest: string[] }> => {
+  const rest: string[] = [];
+  let current = dir;
+  for (;;) {
+    try {
+      const info = await stat(current);
+      if (info.isDirectory()) return { existing: await realpath(current), rest };
+    } catch {
+      // keep walking up
+    }
+    const parent = dirname(current);
+    if (parent === current) return { existing: current, rest };
+    rest.unshift(current.slice(parent.length).replace(/^[\\/]/, ''));
+    current = parent;
+  }
+};
+
+/** The real path a write to `abs` lands on: symlinks are followed, the link itself stays a link. */
+export const resolveRealPath = async (abs: string): Promise<string> => {
+  let target = abs;
+  for (let hops = 0; hops < 40; hops++) {
+    let info;
+    try {
+      info = await lstat(target);
+    } catch {
+      break;
+    }
+    if (!info.isSymbolicLink()) return realpath(target);
+    const link = await readlink(target);
+    target = isAbsolute(link) ? link : resolve(dirname(target), link);
+  }
+  const { existing, rest } = await nearestExistingDir(dirname(target));
+  return join(existing, ...rest, target.slice(dirname(target).length + 1));
+};
+
+export const locateTarget = async (filePath: string, cwd: string, env: Env, dataDir: string): Promise<Target> => {
+  const abs = resolve(cwd, filePath);
+  const realPath = await resolveRealPath(abs);
+  if (isInsideDotGit(abs) || isInsideDotGit(realPath)) {
+    throw new FettleError('E_FORBIDDEN_PATH', `${abs} is inside a .git directory; fettle never writes there.`);
+  }
+  const { existing } = await nearestExistingDir(dirname(realPath));
+  const store = await openStoreAt(existing, env, dataDir);
+  if (store.kind === 'private') return { store, realPath, treePath: realPath.split(sep).filter(Boolean).join('/') };
+  const rel = relative(store.workTree, realPath);
+  if (rel.startsWith('..') || isAbsolute(rel)) {
+    throw new FettleError('E_INTERNAL', `internal error: ${realPath} is not inside ${store.workTree}`);
+  }
+  return { store, realPath, treePath: rel.split(sep).join('/') };
+};
+
+/** The store for the repository containing `dir`, or the private store when there is none. */
+export const openStoreAt = async (dir: string, env: Env, dataDir: string): Promise<Store> => {
+  const probe = createGit(dir, env);
+  let lines: string[];
+  try {
+    lines = (
+      await probe.text({ args: ['rev-parse', '--is-inside-git-dir', '--show-toplevel', '--git-common-dir', '--show-object-format'] })
+    ).split('\n');
+  } catch (error) {
+    if (error instanceof GitError && /not a git repository/i.test(error.stderr)) return openPrivateStore(env, dataDir);
+    if (error instanceof GitError && /must be run in a work tree/i.test(error.stderr)) {
+      throw new FettleError('E_FORBIDDEN_PATH', `${dir} is inside a git directory; fettle never writes there.`);
+    }
+    throw error;
+  }
+  const [insideGitDir, top, common, format] = lines;
+  if (insideGitDir === 'true' || !top || !common) {
+    throw new FettleError('E_FORBIDDEN_PATH', `${dir} is inside a git directory; fettle never writes there.`);
+  }
+  const workTree = await realpath(top);
+  const commonDir = await realpath(resolve(dir, common));
+  return finishStore('repo', createGit(workTree, env), commonDir, workTree, format);
+};
+
+const openPrivateStore = async (env: Env, dataDir: string): Promise<Store> => {
+  const dir = join(dataDir, 'store.git');
+  await mkdir(dataDir, { recursive: true });
+  const git = createGit(dataDir, env, ['--git-dir', dir]);
+  try {
+    await stat(join(dir, 'HEAD'));
+  } catch {
+    // `init` on an existing repository is a no-op, so two first writers racing here is harmless.
+    await createGit(dataDir, env).run({ args: ['init', '-q', '--bare', dir] });
+  }
+  const format = await git.text({ args: ['rev-parse', '--show-object-format'] });
+  return finishStore('private', git, await realpath(dir), '/', format);
+};
+
+const finishStore = (kind: Store['kind'], git: GitRunner, commonDir: string, workTree: string, format: string | undefined): Store => {
+  const objectFormat = format === 'sha256' ? 'sha256' : 'sha1';
+  return { kind, git, commonDir, workTree, objectFormat, zeroOid: '0'.repeat(objectFormat === 'sha256' ? 64 : 40) };
+};

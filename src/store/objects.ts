@@ -1,0 +1,143 @@
+// Objects: blobs in and out as bytes (never through a string or git's filters), trees edited along one path,
+// commits with fettle's fixed identity. Everything written is durable before the call returns.
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { FettleError } from '../errors';
+import type { Store } from './locate';
+import { editTree, mktreeInput, parseTree, type TreeEntry } from './tree-codec';
+
+export interface BatchObject {
+  oid: string;
+  type: string;
+  body: Buffer;
+}
+
+/** `hash-object --stdin` implies --no-filters: the stored bytes are exactly the input. */
+export const writeBlob = async (store: Store, bytes: Buffer): Promise<string> =>
+  store.git.text({ args: ['hash-object', '-w', '--stdin'], input: bytes });
+
+/** Reads several objects in one process. `specs` are anything cat-file accepts (oid, rev:path). */
+export const readObjects = async (store: Store, specs: string[]): Promise<(BatchObject | null)[]> => {
+  if (specs.length === 0) return [];
+  const input = Buffer.concat(specs.map((s) => Buffer.from(`${s}\0`)));
+  const { stdout } = await store.git.run({ args: ['cat-file', '--batch', '-z'], input });
+  const out: (BatchObject | null)[] = [];
+  let i = 0;
+  for (let n = 0; n < specs.length; n++) {
+    const eol = stdout.indexOf(0x0a, i);
+    const header = stdout.subarray(i, eol).toString('utf8');
+    const match = /^([0-9a-f]+) (\w+) (\d+)$/.exec(header);
+    if (!match) {
+      out.push(null); // "<spec> missing" or "ambiguous"
+      i = eol + 1;
+      continue;
+    }
+    const size = Number(match[3]);
+    out.push({ oid: match[1] ?? '', type: match[2] ?? '', body: stdout.subarray(eol + 1, eol + 1 + size) });
+    i = eol + 1 + size + 1;
+  }
+  return out;
+};
+
+export interface FileEntry {
+  mode: string;
+  oid: string;
+  bytes: Buffer;
+}
+
+/** The file at `path` in `commit`, with its mode; null when the commit has no such file. */
+export const readFile = async (store: Store, commit: string, path: string): Promise<FileEntry | null> => {
+  const segments = path.split('/');
+  const parent = segments.slice(0, -1).join('/');
+  const [tree, blob] = await readObjects(store, [`${commit}:${parent}`, `${commit}:${path}`]);
+  if (!tree || tree.type !== 'tree' || !blob || blob.type !== 'blob') return null;
+  const name = Buffer.from(segments[segments.length - 1] ?? '');
+  const entry = parseTree(tree.body, oidBytes(store)).find((e) => e.name.equals(name));
+  return entry ? { mode: entry.mode, oid: blob.oid, bytes: blob.body } : null;
+};
+
+const oidBytes = (store: Store): number => store.zeroOid.length / 2;
+
+/**
+ * Writes the tree that is `baseTree` (null: empty) with `path` set to `leaf` (null: removed) and returns its oid.
+ * Reads only the trees along `path` (one cat-file) and writes the new ones in one `mktree --batch`.
+ */
+export const writeTreeWith = async (
+  store: Store,
+  baseTree: string | null,
+  path: string,
+  leaf: { mode: string; oid: string } | null,
+): Promise<string> => {
+  const segments = path.split('/');
+  let levels: TreeEntry[][] = segments.map(() => []);
+  if (baseTree) {
+    const specs = segments.map((_, depth) => `${baseTree}:${segments.slice(0, depth).join('/')}`);
+    const objects = await readObjects(store, specs);
+    levels = objects.map((o) => (o && o.type === 'tree' ? parseTree(o.body, oidBytes(store)) : []));
+  }
+  const trees = editTree(levels, segments, leaf, store.objectFormat);
+  const root = trees[trees.length - 1];
+  if (!root) throw new FettleError('E_INTERNAL', 'internal error: tree edit produced no root');
+  if (root.entries.length === 0) {
+    return store.git.text({ args: ['hash-object', '-w', '-t', 'tree', '--stdin'], input: Buffer.alloc(0) });
+  }
+  const printed = (await store.git.text({ args: ['mktree', '-z', '--batch'], input: mktreeInput(trees) })).split('\n');
+  trees.forEach((t, n) => {
+    if (printed[n] !== t.oid) throw new FettleError('E_INTERNAL', `internal error: tree hash mismatch (${printed[n]} != ${t.oid})`);
+  });
+  await fsyncLooseObjects(store, trees.map((t) => t.oid));
+  return root.oid;
+};
+
+/**
+ * `git mktree` does not fsync what it writes, even with core.fsync=all (checked on git 2.39), so do it here.
+ * An object that is not loose was already in a pack, which git fsyncs.
+ */
+const fsyncLooseObjects = async (store: Store, oids: string[]): Promise<void> => {
+  const dirs = new Set<string>();
+  for (const oid of oids) {
+    const dir = join(store.commonDir, 'objects', oid.slice(0, 2));
+    let handle;
+    try {
+      handle = await open(join(dir, oid.slice(2)), 'r');
+    } catch {
+      continue;
+    }
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    dirs.add(dir);
+  }
+  for (const dir of dirs) {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+};
+
+export const writeCommit = async (
+  store: Store,
+  tree: string,
+  parents: string[],
+  message: string,
+  when: Date,
+): Promise<string> => {
+  const date = `@${Math.floor(when.getTime() / 1000)} +0000`;
+  return store.git.text({
+    args: ['commit-tree', '--no-gpg-sign', tree, ...parents.flatMap((p) => ['-p', p])],
+    input: message,
+    env: { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+  });
+};
+
+/** The commit HEAD points at, or null for an unborn HEAD and for the private store. */
+export const headCommit = async (store: Store): Promise<string | null> => {
+  if (store.kind === 'private') return null;
+  const { code, stdout } = await store.git.run({ args: ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], okCodes: [1] });
+  return code === 0 ? stdout.toString('utf8').trim() : null;
+};

@@ -1,0 +1,78 @@
+// fettle's refs. Every update is a compare-and-swap: create only if absent, move or delete only from the
+// value last read. A lost race is an E_CONFLICT for the caller to retry or report, never a silent overwrite.
+import { FettleError } from '../errors';
+import { GitError } from './git';
+import type { Store } from './locate';
+
+export const REF_PREFIX = 'refs/fettle/';
+/** Discarded changes move here: out of `git log --glob='fettle/*'`, still recoverable until gc. */
+export const DISCARDED_PREFIX = 'refs/fettle-discarded/';
+
+export const changeRef = (id: string): string => `${REF_PREFIX}${id}`;
+export const discardedRef = (id: string): string => `${DISCARDED_PREFIX}${id}`;
+
+export type RefUpdate =
+  | { op: 'create'; ref: string; oid: string }
+  | { op: 'update'; ref: string; oid: string; old: string }
+  | { op: 'delete'; ref: string; old: string }
+  | { op: 'verify'; ref: string; old: string };
+
+const line = (u: RefUpdate): string => {
+  switch (u.op) {
+    case 'create':
+      return `create ${u.ref} ${u.oid}`;
+    case 'update':
+      return `update ${u.ref} ${u.oid} ${u.old}`;
+    case 'delete':
+      return `delete ${u.ref} ${u.old}`;
+    case 'verify':
+      return `verify ${u.ref} ${u.old}`;
+  }
+};
+
+/** Applies all updates atomically or none (`update-ref --stdin` is one transaction). */
+export const updateRefs = async (store: Store, updates: RefUpdate[], reason: string): Promise<void> => {
+  const input = `${updates.map(line).join('\n')}\n`;
+  try {
+    await store.git.run({ args: ['update-ref', '-m', reason, '--stdin'], input });
+  } catch (error) {
+    if (error instanceof GitError && /already exists|but expected|cannot lock ref|unable to resolve/i.test(error.stderr)) {
+      throw new FettleError('E_CONFLICT', `another fettle process changed ${updates.map((u) => u.ref).join(', ')} at the same time`, {
+        cause: error,
+        hint: 'Run `fettle status` to see where things stand, then retry.',
+      });
+    }
+    throw error;
+  }
+};
+
+export const readRef = async (store: Store, ref: string): Promise<string | null> => {
+  const { code, stdout } = await store.git.run({ args: ['rev-parse', '-q', '--verify', `${ref}^{commit}`], okCodes: [1] });
+  return code === 0 ? stdout.toString('utf8').trim() : null;
+};
+
+export interface RefRecord {
+  ref: string;
+  oid: string;
+  /** the tip commit's full message */
+  message: string;
+  /** committer time of the tip, in epoch seconds */
+  time: number;
+  parents: string[];
+}
+
+const SEP = '\u0001';
+const END = '\u0002';
+
+/** Every ref under the given prefixes with its tip commit; one process, cost grows with fettle's refs only. */
+export const listRefs = async (store: Store, prefixes: string[]): Promise<RefRecord[]> => {
+  const format = ['%(refname)', '%(objectname)', '%(committerdate:unix)', '%(parent)', '%(contents)'].join(SEP) + END;
+  const text = (await store.git.run({ args: ['for-each-ref', `--format=${format}`, ...prefixes] })).stdout.toString('utf8');
+  return text
+    .split(`${END}\n`)
+    .filter((chunk) => chunk.includes(SEP))
+    .map((chunk) => {
+      const [ref = '', oid = '', time = '0', parents = '', message = ''] = chunk.split(SEP);
+      return { ref, oid, time: Number(time), parents: parents.split(' ').filter(Boolean), message };
+    });
+};

@@ -1,0 +1,92 @@
+// git's tree object format, encoded and edited in memory so that changing one path rewrites only the trees
+// along that path: cost grows with the path's depth, never with the size of the repository.
+import { createHash } from 'node:crypto';
+
+export interface TreeEntry {
+  /** octal mode as git stores it: 100644, 100755, 120000, 40000, 160000 */
+  mode: string;
+  /** raw name bytes (git names are bytes, not necessarily UTF-8) */
+  name: Buffer;
+  oid: string;
+}
+
+export interface NewTree {
+  oid: string;
+  entries: TreeEntry[];
+}
+
+export const TREE_MODE = '40000';
+
+export const parseTree = (raw: Buffer, oidBytes: number): TreeEntry[] => {
+  const entries: TreeEntry[] = [];
+  let i = 0;
+  while (i < raw.length) {
+    const space = raw.indexOf(0x20, i);
+    const nul = raw.indexOf(0, space);
+    if (space < 0 || nul < 0 || nul + 1 + oidBytes > raw.length) throw new Error('malformed tree object');
+    entries.push({
+      mode: raw.subarray(i, space).toString('latin1'),
+      name: Buffer.from(raw.subarray(space + 1, nul)),
+      oid: raw.subarray(nul + 1, nul + 1 + oidBytes).toString('hex'),
+    });
+    i = nul + 1 + oidBytes;
+  }
+  return entries;
+};
+
+// git sorts tree entries by name bytes, comparing a directory as if its name ended in '/'.
+const sortKey = (e: TreeEntry): Buffer => (e.mode === TREE_MODE ? Buffer.concat([e.name, Buffer.from('/')]) : e.name);
+
+export const encodeTree = (entries: TreeEntry[]): Buffer => {
+  const sorted = [...entries].sort((a, b) => Buffer.compare(sortKey(a), sortKey(b)));
+  return Buffer.concat(
+    sorted.flatMap((e) => [Buffer.from(`${e.mode} `, 'latin1'), e.name, Buffer.from([0]), Buffer.from(e.oid, 'hex')]),
+  );
+};
+
+export const hashObject = (type: string, body: Buffer, format: 'sha1' | 'sha256'): string =>
+  createHash(format === 'sha256' ? 'sha256' : 'sha1')
+    .update(`${type} ${body.length}\0`)
+    .update(body)
+    .digest('hex');
+
+/**
+ * Replaces (or, with `leaf` null, removes) the entry at `segments` below the root.
+ * `levels[i]` holds the entries of the existing tree at depth i (empty when it does not exist).
+ * Returns the trees to write, children first; the last one is the new root.
+ * A directory left empty by a removal is dropped, as git never stores empty trees below the root.
+ */
+export const editTree = (
+  levels: TreeEntry[][],
+  segments: string[],
+  leaf: { mode: string; oid: string } | null,
+  format: 'sha1' | 'sha256',
+): NewTree[] => {
+  const written: NewTree[] = [];
+  let child: { mode: string; oid: string } | null = leaf;
+  for (let depth = segments.length - 1; depth >= 0; depth--) {
+    const name = Buffer.from(segments[depth] ?? '', 'utf8');
+    const entries = (levels[depth] ?? []).filter((e) => !e.name.equals(name));
+    if (child) entries.push({ mode: child.mode, name, oid: child.oid });
+    if (depth > 0 && entries.length === 0) {
+      child = null;
+      continue;
+    }
+    const oid = hashObject('tree', encodeTree(entries), format);
+    written.push({ oid, entries });
+    child = { mode: TREE_MODE, oid };
+  }
+  return written;
+};
+
+/** `git mktree -z --batch` input for the trees, in order; each tree ends with an empty record. */
+export const mktreeInput = (trees: NewTree[]): Buffer =>
+  Buffer.concat(
+    trees.flatMap((t) => [
+      ...t.entries.map((e) => {
+        const type = e.mode === TREE_MODE ? 'tree' : e.mode === '160000' ? 'commit' : 'blob';
+        return Buffer.concat([Buffer.from(`${e.mode} ${type} ${e.oid}\t`, 'latin1'), e.name, Buffer.from([0])]);
+      }),
+      Buffer.from([0]),
+    ]),
+  );

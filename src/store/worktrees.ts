@@ -1,0 +1,34 @@
+// The hidden worktree of a staged change: registered with git and locked (so `git worktree prune` keeps it),
+// under fettle's folder in the common git dir. Created without a checkout and holding only the changed file,
+// so its cost never grows with the repository; a full fill is done on demand, off the hook path.
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { replaceFile } from '../io/atomic-write';
+import type { Store } from './locate';
+
+export const fettleDir = (store: Store): string => join(store.commonDir, 'fettle');
+export const worktreePath = (store: Store, id: string): string => join(fettleDir(store), 'worktrees', id);
+
+export const addHiddenWorktree = async (store: Store, id: string, commit: string, treePath: string, bytes: Buffer, mode: number): Promise<string> => {
+  const dir = worktreePath(store, id);
+  await mkdir(dirname(dir), { recursive: true });
+  await store.git.run({
+    args: ['worktree', 'add', '-q', '--no-checkout', '--detach', '--lock', '--reason', `fettle staged change ${id}`, dir, commit],
+  });
+  const file = join(dir, ...treePath.split('/'));
+  await mkdir(dirname(file), { recursive: true });
+  await replaceFile(file, bytes, { mode });
+  return dir;
+};
+
+/** Unregisters and deletes the worktree; a missing one is not an error (it is disposable). */
+export const removeHiddenWorktree = async (store: Store, id: string): Promise<void> => {
+  const dir = worktreePath(store, id);
+  const exists = await stat(dir).then(() => true, () => false);
+  if (exists) {
+    // Two --force: the worktree is locked on purpose, and may hold files git does not track.
+    await store.git.run({ args: ['worktree', 'remove', '--force', '--force', dir], okCodes: [128] });
+    await rm(dir, { recursive: true, force: true });
+  }
+  await store.git.run({ args: ['worktree', 'prune'] });
+};
