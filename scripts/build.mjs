@@ -2,9 +2,12 @@
 // `commands.js` (commander and every non-hook command) is required on demand, so a hook call never
 // parses it. A bundle starts ~20 ms faster than unbundled modules (docs/PERFORMANCE.md).
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+// Built next to dist/ and swapped in, so a test run using dist/ never sees it half-written.
+const next = new URL('../dist-next/', import.meta.url);
+const dist = new URL('../dist/', import.meta.url);
+rmSync(next, { recursive: true, force: true });
 
 const common = {
   bundle: true,
@@ -19,15 +22,15 @@ const common = {
 await build({
   ...common,
   entryPoints: { cli: 'src/cli.ts', commands: 'src/commands/index.ts' },
-  outdir: 'dist',
+  outdir: 'dist-next',
   // cli.ts loads the commands bundle through a runtime require of its sibling file.
   external: ['./commands.js'],
-  banner: { js: '' },
 });
 
 // The bin entry needs a shebang and the executable bit.
-import { readFileSync, writeFileSync, chmodSync } from 'node:fs';
-const cliPath = new URL('../dist/cli.js', import.meta.url);
+const cliPath = new URL('cli.js', next);
 const body = readFileSync(cliPath, 'utf8');
 writeFileSync(cliPath, body.startsWith('#!') ? body : `#!/usr/bin/env node\n${body}`);
 chmodSync(cliPath, 0o755);
+rmSync(dist, { recursive: true, force: true });
+renameSync(next, dist);

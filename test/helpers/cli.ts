@@ -1,0 +1,71 @@
+// Runs the built CLI as a separate process, exactly as Claude Code or a script would.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+export const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export const runCli = (args: string[], opts: { cwd: string; env: Record<string, string>; input?: string | Buffer }): Run => {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: opts.cwd,
+    env: opts.env,
+    input: opts.input ?? '',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { code: r.status ?? -1, stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8') };
+};
+
+export interface HookRun extends Run {
+  /** stdout parsed as JSON, when it is JSON */
+  json?: { hookSpecificOutput?: Record<string, string> };
+}
+
+export interface WriteCall {
+  file: string;
+  content: string;
+  cwd: string;
+  event?: 'PreToolUse' | 'PostToolUse';
+  mode?: string;
+  toolUseId?: string;
+  session?: string;
+}
+
+export const writePayload = (c: WriteCall): Record<string, unknown> => ({
+  session_id: c.session ?? 'session-1',
+  transcript_path: '/dev/null',
+  cwd: c.cwd,
+  permission_mode: c.mode ?? 'default',
+  hook_event_name: c.event ?? 'PreToolUse',
+  tool_name: 'Write',
+  tool_input: { file_path: c.file, content: c.content },
+  tool_use_id: c.toolUseId ?? 'toolu_01',
+});
+
+export const runHook = (payload: unknown, opts: { cwd: string; env: Record<string, string> }): HookRun => {
+  const r = runCli(['hook'], { ...opts, input: typeof payload === 'string' ? payload : JSON.stringify(payload) });
+  let json;
+  try {
+    json = r.stdout.trim() ? JSON.parse(r.stdout) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { ...r, json };
+};
+
+/**
+ * One agent Write as Claude Code runs it: PreToolUse; if it neither denied nor blocked, the tool writes the
+ * file (as Claude Code would); then PostToolUse.
+ */
+export const agentWrite = (c: WriteCall, env: Record<string, string>, writeFile: (path: string, content: string) => void) => {
+  const pre = runHook(writePayload({ ...c, event: 'PreToolUse' }), { cwd: c.cwd, env });
+  const denied = pre.json?.hookSpecificOutput?.permissionDecision === 'deny' || pre.code === 2;
+  if (denied) return { pre, post: undefined, written: false };
+  writeFile(c.file, c.content);
+  const post = runHook(writePayload({ ...c, event: 'PostToolUse' }), { cwd: c.cwd, env });
+  return { pre, post, written: true };
+};
