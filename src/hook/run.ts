@@ -3,7 +3,7 @@
 import { clockFrom, loadConfig, type Env } from '../config';
 import { renderDirect, renderNoop, renderStaged, summarize } from '../core/messages';
 import { FettleError, toFettleError } from '../errors';
-import { readDisk } from '../io/atomic-write';
+import { entryKind, readDisk } from '../io/atomic-write';
 import { invocationFor, selfCommand } from '../io/self';
 import { loadChange } from '../protocol/changes';
 import type { Context } from '../protocol/context';
@@ -65,6 +65,8 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
 
 const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promise<HookOutcome> => {
   const target = await locateTarget(p.filePath, ctx.cwd, ctx.env, ctx.config.dataDir);
+  // Not a file (a directory, a device): the tool will fail on its own and say why.
+  if ((await entryKind(target.realPath)) === 'other') return pass();
   const plan = await planWrite(ctx, target, Buffer.from(p.content, 'utf8'));
   const origin = { session: p.sessionId, toolUse: p.toolUseId, tool: p.tool };
   const d = plan.decision;

@@ -107,6 +107,16 @@ export const readDisk = async (path: string): Promise<DiskFile | null> => {
   }
 };
 
+/** Whether `path` is a regular file, absent, or something fettle does not replace (directory, device...). */
+export const entryKind = async (path: string): Promise<'file' | 'missing' | 'other'> => {
+  try {
+    return (await stat(path)).isFile() ? 'file' : 'other';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    throw error;
+  }
+};
+
 export const gitModeOf = (mode: number): string => (mode & 0o111 ? '100755' : '100644');
 export const fileModeOf = (gitMode: string): number => (gitMode === '100755' ? 0o755 : 0o644);
 

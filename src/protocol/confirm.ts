@@ -65,8 +65,8 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
 };
 
 const mergeOrRefuse = async (store: Store, change: Change, path: string, disk: Buffer | null, base: Buffer | null, proposal: Buffer): Promise<Buffer> => {
-  const keep = `Nothing was written; the change stays pending. Compare with \`git diff ${change.tip} -- ${change.fields.path}\`` +
-    ` (or read the proposal with \`git show ${change.tip}:${change.fields.path}\`), then run \`fettle discard ${change.id}\` and re-run the Write.`;
+  const keep = `Nothing was written; the change stays pending. Compare the file with the proposal: \`git diff fettle/${change.id} -- ${change.fields.path}\`;` +
+    ` then run \`fettle discard ${change.id}\` and re-run the Write.`;
   if (disk === null) throw new FettleError('E_CONFLICT', `${path} was deleted after change ${change.id} was staged.`, { hint: keep });
   if (base === null) throw new FettleError('E_CONFLICT', `${path} was created by someone else after change ${change.id} was staged.`, { hint: keep });
   if ([disk, base, proposal].some((b) => classifyContent(b) !== 'text')) {

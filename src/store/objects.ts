@@ -19,8 +19,10 @@ export const writeBlob = async (store: Store, bytes: Buffer): Promise<string> =>
 /** Reads several objects in one process. `specs` are anything cat-file accepts (oid, rev:path). */
 export const readObjects = async (store: Store, specs: string[]): Promise<(BatchObject | null)[]> => {
   if (specs.length === 0) return [];
-  const input = Buffer.concat(specs.map((s) => Buffer.from(`${s}\0`)));
-  const { stdout } = await store.git.run({ args: ['cat-file', '--batch', '-z'], input });
+  // NUL-delimited input (-z) only when a path needs it: older git (before 2.38) lacks the option.
+  const nul = specs.some((s) => s.includes('\n'));
+  const input = Buffer.concat(specs.map((s) => Buffer.from(`${s}${nul ? '\0' : '\n'}`)));
+  const { stdout } = await store.git.run({ args: ['cat-file', '--batch', ...(nul ? ['-z'] : [])], input });
   const out: (BatchObject | null)[] = [];
   let i = 0;
   for (let n = 0; n < specs.length; n++) {
