@@ -17,6 +17,8 @@ export interface Config extends Thresholds {
   ttlSeconds: number;
   /** what the hook does when it cannot record: block the write (default) or let it through, loudly */
   onError: 'block' | 'allow';
+  /** who approves staged changes: the model runs `fettle confirm` (default), or a human answers Claude Code's prompt */
+  review: 'model' | 'human';
   /** where the private store for files outside any repository lives */
   dataDir: string;
 }
@@ -63,12 +65,19 @@ export const loadConfig = (env: Env): Config => {
       hint: 'Unset FETTLE_ON_ERROR to use the default (block).',
     });
   }
+  const review = (env.FETTLE_REVIEW ?? 'model').trim() || 'model';
+  if (review !== 'model' && review !== 'human') {
+    throw new FettleError('E_CONFIG', `FETTLE_REVIEW must be 'model' or 'human', got '${env.FETTLE_REVIEW}'.`, {
+      hint: 'Unset FETTLE_REVIEW to let the model confirm staged changes (the default).',
+    });
+  }
   return {
     floor,
     ceil,
     ratio: fraction(env, 'FETTLE_WRITE_RATIO', DEFAULTS.ratio),
     ttlSeconds: wholeNumber(env, 'FETTLE_WRITE_STAGE_TTL', DEFAULTS.ttlSeconds, 1),
     onError: onErrorRaw,
+    review,
     dataDir: dataDirFrom(env),
   };
 };

@@ -9,6 +9,7 @@ import { discardCommand } from './discard';
 import type { Edge, Io } from './edge';
 import { info } from './info';
 import { install, uninstall } from './install';
+import { read } from './read';
 import { rollbackCommand } from './rollback';
 import { status } from './status';
 import { write } from './write';
@@ -54,13 +55,17 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
   program.command('rollback').description('undo a change fettle recorded, restoring the previous bytes').argument('<id>').addOption(json)
     .option('--force', 'overwrite edits made after fettle wrote the file (they are snapshotted first)')
     .action(async (id: string, o: { json?: boolean; force?: boolean }) => rollbackCommand(edge, dir(), id, o));
+  program.command('read').description('print a text file with line numbers, past the agent\'s Read limits').argument('<file>')
+    .option('--offset <n>', 'first line to print (1-based)').option('--limit <n>', 'number of lines to print')
+    .action(async (file: string, o: { offset?: string; limit?: string }) => read(edge, dir(), file, o));
   program.command('status').description('pending staged changes and recent writes').addOption(json)
     .action(async (o: { json?: boolean }) => status(edge, dir(), o));
   program.command('info').description('the decision rule and the thresholds in force').addOption(json)
     .action(async (o: { json?: boolean }) => info(edge, o));
   const scope = new Option('--scope <scope>', 'which Claude Code settings file').choices(['user', 'project', 'local']).default('user');
   program.command('install').description('register fettle\'s hooks in Claude Code settings').addOption(scope)
-    .action(async (o: { scope: 'user' | 'project' | 'local' }) => install(edge, dir(), o.scope));
+    .option('--read', 'also serve large text Reads (a hook on every Read; off by default)')
+    .action(async (o: { scope: 'user' | 'project' | 'local'; read?: boolean }) => install(edge, dir(), o.scope, { read: o.read }));
   program.command('uninstall').description('remove fettle\'s hooks from Claude Code settings').addOption(scope)
     .action(async (o: { scope: 'user' | 'project' | 'local' }) => uninstall(edge, dir(), o.scope));
   program.command('demo').description('run the whole protocol in a throwaway repository and show what happens')

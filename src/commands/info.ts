@@ -5,7 +5,7 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
   const c = loadConfig(edge.env);
   const source = (name: string) => (edge.env[name] ? `from ${name}` : 'default');
   if (o.json) {
-    edge.io.out(JSON.stringify({ floor: c.floor, ceil: c.ceil, ratio: c.ratio, ttlSeconds: c.ttlSeconds, onError: c.onError, dataDir: c.dataDir, defaults: DEFAULTS }, null, 2));
+    edge.io.out(JSON.stringify({ floor: c.floor, ceil: c.ceil, ratio: c.ratio, ttlSeconds: c.ttlSeconds, onError: c.onError, review: c.review, dataDir: c.dataDir, defaults: DEFAULTS }, null, 2));
     return;
   }
   edge.io.out(
@@ -25,12 +25,23 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
       '        or `fettle discard <id>`.',
       'Plan mode: fettle does nothing. Paths inside .git: not handled, never written.',
       '',
+      'Per tool:',
+      '  Write         the new content as given',
+      '  Edit          old_string -> new_string applied as the tool does (exact match, unique unless replace_all);',
+      '  MultiEdit     edits in order, all or nothing. If fettle cannot be sure of the result (no match,',
+      '                several matches), it records the previous bytes and lets the tool run and report.',
+      '  NotebookEdit  changed lines of cell source count; the record keeps the whole .ipynb',
+      '  Read          only with `fettle install --read`: text files over 256 KB are served from disk',
+      '',
+      `Review: ${c.review === 'human' ? 'a human approves staged changes at Claude Code\'s prompt (FETTLE_REVIEW=human)' : 'the model may run `fettle confirm` (FETTLE_REVIEW=human hands that to you)'}`,
+      '',
       'In force:',
       `  FETTLE_WRITE_FLOOR      ${c.floor} (${source('FETTLE_WRITE_FLOOR')})`,
       `  FETTLE_WRITE_CEIL       ${c.ceil} (${source('FETTLE_WRITE_CEIL')})`,
       `  FETTLE_WRITE_RATIO      ${c.ratio} (${source('FETTLE_WRITE_RATIO')})`,
       `  FETTLE_WRITE_STAGE_TTL  ${c.ttlSeconds} s (${source('FETTLE_WRITE_STAGE_TTL')})`,
       `  FETTLE_ON_ERROR         ${c.onError} (${source('FETTLE_ON_ERROR')})`,
+      `  FETTLE_REVIEW           ${c.review} (${source('FETTLE_REVIEW')})`,
       `  store outside repos     ${c.dataDir}`,
     ].join('\n'),
   );

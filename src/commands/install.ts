@@ -3,7 +3,7 @@
 // file is still what was read.
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { addFettleHooks, HOOK_EVENTS, MATCHER, parseSettings, removeFettleHooks, serializeLike, SettingsShapeError } from '../core/settings';
+import { addFettleHooks, HOOK_EVENTS, MATCHER, READ_MATCHER, parseSettings, removeFettleHooks, serializeLike, SettingsShapeError } from '../core/settings';
 import { FettleError } from '../errors';
 import { replaceFile, resolveRealPathSync } from '../io/atomic-write';
 import { shellQuote } from '../io/self';
@@ -61,11 +61,11 @@ const edit = async (path: string, change: (settings: Record<string, never>) => o
   throw new FettleError('E_SETTINGS', `${path} kept changing while fettle tried to update it; fettle changed nothing.`, { hint: 'Run the command again.' });
 };
 
-export const install = async (edge: Edge, dir: string | undefined, scope: Scope): Promise<void> => {
+export const install = async (edge: Edge, dir: string | undefined, scope: Scope, options: { read?: boolean } = {}): Promise<void> => {
   const path = settingsPath(edge, dir, scope);
   const command = hookCommand(edge.io.script);
-  const result = await edit(path, (s) => addFettleHooks(s, command));
-  const what = `${HOOK_EVENTS.join(' and ')} hooks on ${MATCHER}`;
+  const result = await edit(path, (s) => addFettleHooks(s, command, options));
+  const what = `${HOOK_EVENTS.join(' and ')} hooks on ${MATCHER}${options.read ? ` (and PreToolUse on ${READ_MATCHER})` : ''}`;
   edge.io.out(result === 'changed' ? `Installed fettle's ${what} in ${path}.\nHook command: ${command}` : `fettle's ${what} are already installed in ${path}; nothing changed.`);
 };
 

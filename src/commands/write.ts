@@ -20,7 +20,7 @@ export const write = async (edge: Edge, dir: string | undefined, file: string): 
   const invoke = invocationFor(selfCommand(ctx.env, edge.io.script), ctx.cwd, target.store, target.realPath);
   const origin = { tool: 'fettle write', session: ctx.env.FETTLE_SESSION };
   return withLock(fileLockPath(target.store, target.treePath), async () => {
-    const plan = await planWrite(ctx, target, bytes);
+    const plan = await planWrite(ctx, target, await readDisk(target.realPath), bytes);
     const d = plan.decision;
     if (d.tier === 'noop') {
       edge.io.out(renderNoop(target.treePath));

@@ -36,6 +36,13 @@ export const renderStaged = (m: StagedMessage): string => {
   return lines.join('\n');
 };
 
+/** Human review mode: shown in Claude Code's permission prompt, to the user (not the model). */
+export const renderAsk = (m: Omit<StagedMessage, 'invoke' | 'diff'>): string => {
+  const { added, removed, oldLines } = m.decision;
+  return `fettle: large change to ${m.path} (+${added} -${removed}, ${shareOfFile(added + removed, oldLines)}% of file), staged as ${m.id}. ` +
+    `Review it with \`git diff HEAD fettle/${m.id}\`. Allow to write it; deny to leave the file as it is.`;
+};
+
 const REASON_TEXT: Record<string, string> = {
   'new-file': 'new file',
   binary: 'binary content, not diffed',
@@ -43,8 +50,8 @@ const REASON_TEXT: Record<string, string> = {
 };
 
 /** `+3 -1`, or why there are no counts (new file, binary, oversize). */
-export const summarize = (reason: string | undefined, added = 0, removed = 0): string =>
-  (reason && REASON_TEXT[reason]) || `+${added} -${removed}`;
+export const summarize = (reason: string | undefined, added?: number, removed?: number): string =>
+  (reason && REASON_TEXT[reason]) || (added === undefined ? 'changed by the tool' : `+${added} -${removed ?? 0}`);
 
 /** One line after a direct write: what changed and how to undo it. */
 export const renderDirect = (id: string, path: string, summary: string, invoke: string): string =>

@@ -5,9 +5,13 @@
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
 
+import { WRITE_TOOLS } from './tool-call';
+
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse'] as const;
-/** The tools fettle handles today. */
-export const MATCHER = 'Write';
+/** The write tools (MultiEdit is legacy; keeping it in a matcher is harmless). */
+export const MATCHER = WRITE_TOOLS.join('|');
+/** Registered only with `fettle install --read`: a hook on every Read costs start-up on the most frequent tool. */
+export const READ_MATCHER = 'Read';
 export const STATUS_MESSAGE = 'fettle: keeping the previous version';
 
 const isObj = (v: Json | undefined): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -55,14 +59,16 @@ export const removeFettleHooks = (settings: Obj): Obj => {
   return next;
 };
 
-export const addFettleHooks = (settings: Obj, command: string): Obj => {
+export const addFettleHooks = (settings: Obj, command: string, options: { read?: boolean } = {}): Obj => {
   const base = removeFettleHooks(settings);
   const hooks: Obj = { ...(hooksOf(base) ?? {}) };
+  const handler = (): Obj => ({ type: 'command', command, timeout: 60, statusMessage: STATUS_MESSAGE });
   for (const event of HOOK_EVENTS) {
     const groups = hooks[event];
     if (groups !== undefined && !Array.isArray(groups)) throw new SettingsShapeError(`"hooks.${event}" is not an array`);
-    const handler: Obj = { type: 'command', command, timeout: 60, statusMessage: STATUS_MESSAGE };
-    hooks[event] = [...(groups ?? []), { matcher: MATCHER, hooks: [handler] }];
+    const ours: Json[] = [{ matcher: MATCHER, hooks: [handler()] }];
+    if (options.read && event === 'PreToolUse') ours.push({ matcher: READ_MATCHER, hooks: [handler()] });
+    hooks[event] = [...(groups ?? []), ...ours];
   }
   return { ...base, hooks };
 };

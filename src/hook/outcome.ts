@@ -33,3 +33,11 @@ export const block = (message: string): HookOutcome => ({ exitCode: HOOK_EXIT.bl
 
 /** fettle could not do its job and says so; the write proceeds unprotected. */
 export const warn = (message: string): HookOutcome => ({ exitCode: HOOK_EXIT.warn, stderr: `${message}\n` });
+
+/** Human review mode: Claude Code shows `reason` to the user in its permission prompt. */
+export const ask = (reason: string): HookOutcome => ({
+  exitCode: HOOK_EXIT.pass,
+  stdout: JSON.stringify({
+    hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: reason },
+  }),
+});

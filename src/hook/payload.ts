@@ -1,25 +1,64 @@
 // The hook input, checked without trusting it. Claude Code sends JSON on stdin; other agents (Cursor's
 // third-party loader) may send other shapes, which fettle lets pass untouched.
+import type { EditOp } from '../core/edits';
+import type { ToolCall } from '../core/tool-call';
 
 export type HookEvent = 'PreToolUse' | 'PostToolUse';
 
-export interface WritePayload {
+export interface Payload {
   event: HookEvent;
-  tool: 'Write';
-  filePath: string;
-  content: string;
+  call: ToolCall;
   cwd: string | undefined;
   permissionMode: string | undefined;
   sessionId: string | undefined;
   toolUseId: string | undefined;
 }
 
-export type Parsed =
-  | { kind: 'write'; payload: WritePayload }
-  | { kind: 'ignore'; why: string }
-  | { kind: 'invalid'; why: string };
+export type Parsed = { kind: 'call'; payload: Payload } | { kind: 'ignore'; why: string } | { kind: 'invalid'; why: string };
 
+type Obj = Record<string, unknown>;
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const isObj = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
+const usablePath = (value: unknown): value is string => typeof value === 'string' && value !== '' && !value.includes('\0');
+
+const editOp = (v: Obj): EditOp | string => {
+  if (typeof v.old_string !== 'string' || typeof v.new_string !== 'string') return 'old_string and new_string must be strings';
+  if (v.replace_all !== undefined && typeof v.replace_all !== 'boolean') return 'replace_all must be a boolean';
+  return { oldString: v.old_string, newString: v.new_string, replaceAll: v.replace_all === true };
+};
+
+const TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Read']);
+
+const parseCall = (tool: string, input: Obj): ToolCall | string => {
+  const filePath = tool === 'NotebookEdit' ? input.notebook_path : input.file_path;
+  if (!usablePath(filePath)) return `${tool} ${tool === 'NotebookEdit' ? 'notebook_path' : 'file_path'} is missing or not a usable path`;
+  switch (tool) {
+    case 'Write':
+      return typeof input.content === 'string' ? { tool, filePath, content: input.content } : 'Write content is missing or not a string';
+    case 'Edit': {
+      const op = editOp(input);
+      return typeof op === 'string' ? `Edit ${op}` : { tool, filePath, edits: [op] };
+    }
+    case 'MultiEdit': {
+      if (!Array.isArray(input.edits) || input.edits.length === 0) return 'MultiEdit edits must be a non-empty array';
+      const ops = input.edits.map((e) => (isObj(e) ? editOp(e) : 'each edit must be an object'));
+      const bad = ops.find((o): o is string => typeof o === 'string');
+      return bad ? `MultiEdit ${bad}` : { tool, filePath, edits: ops as EditOp[] };
+    }
+    case 'NotebookEdit': {
+      const mode = input.edit_mode ?? 'replace';
+      const type = input.cell_type;
+      if (mode !== 'replace' && mode !== 'insert' && mode !== 'delete') return 'NotebookEdit edit_mode must be replace, insert or delete';
+      if (type !== undefined && type !== 'code' && type !== 'markdown') return 'NotebookEdit cell_type must be code or markdown';
+      if (typeof input.new_source !== 'string' && mode !== 'delete') return 'NotebookEdit new_source must be a string';
+      return { tool, filePath, op: { cellId: str(input.cell_id), newSource: str(input.new_source) ?? '', cellType: type, editMode: mode } };
+    }
+    default: {
+      const num = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined);
+      return { tool: 'Read', filePath, offset: num(input.offset), limit: num(input.limit) };
+    }
+  }
+};
 
 export const parsePayload = (raw: string): Parsed => {
   let data: unknown;
@@ -29,33 +68,23 @@ export const parsePayload = (raw: string): Parsed => {
     const detail = raw.trim() === '' ? 'stdin was empty' : `not JSON (${(error as Error).message})`;
     return { kind: 'invalid', why: `hook input is ${detail}; expected the JSON object Claude Code sends` };
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    return { kind: 'invalid', why: 'hook input is not a JSON object' };
-  }
-  const input = data as Record<string, unknown>;
-  const event = input.hook_event_name;
+  if (!isObj(data)) return { kind: 'invalid', why: 'hook input is not a JSON object' };
+  const event = data.hook_event_name;
   if (event !== 'PreToolUse' && event !== 'PostToolUse') return { kind: 'ignore', why: `event ${String(event)}` };
-  if (input.tool_name !== 'Write') return { kind: 'ignore', why: `tool ${String(input.tool_name)}` };
-  const toolInput = input.tool_input;
-  if (typeof toolInput !== 'object' || toolInput === null) {
-    return { kind: 'invalid', why: 'Write hook input has no tool_input object' };
-  }
-  const { file_path: filePath, content } = toolInput as Record<string, unknown>;
-  if (typeof filePath !== 'string' || filePath === '' || filePath.includes('\0')) {
-    return { kind: 'invalid', why: 'Write tool_input.file_path is missing or not a usable path' };
-  }
-  if (typeof content !== 'string') return { kind: 'invalid', why: 'Write tool_input.content is missing or not a string' };
+  const tool = data.tool_name;
+  if (typeof tool !== 'string' || !TOOLS.has(tool)) return { kind: 'ignore', why: `tool ${String(tool)}` };
+  if (!isObj(data.tool_input)) return { kind: 'invalid', why: `${tool} hook input has no tool_input object` };
+  const call = parseCall(tool, data.tool_input);
+  if (typeof call === 'string') return { kind: 'invalid', why: call };
   return {
-    kind: 'write',
+    kind: 'call',
     payload: {
       event,
-      tool: 'Write',
-      filePath,
-      content,
-      cwd: str(input.cwd),
-      permissionMode: str(input.permission_mode),
-      sessionId: str(input.session_id),
-      toolUseId: str(input.tool_use_id),
+      call,
+      cwd: str(data.cwd),
+      permissionMode: str(data.permission_mode),
+      sessionId: str(data.session_id),
+      toolUseId: str(data.tool_use_id),
     },
   };
 };

@@ -1,18 +1,25 @@
 // `fettle hook`: one Claude Code hook call. PreToolUse records the file's current bytes (direct) or stages
 // the write and denies it (large); PostToolUse records what landed. Failures map to outcomes here, once.
 import { clockFrom, loadConfig, type Env } from '../config';
-import { renderDirect, renderNoop, renderStaged, summarize } from '../core/messages';
+import { renderAsk, renderDirect, renderNoop, renderStaged, summarize } from '../core/messages';
+import type { WriteCall } from '../core/tool-call';
 import { FettleError, toFettleError } from '../errors';
-import { entryKind, readDisk } from '../io/atomic-write';
+import { classifyContent } from '../core/content';
+import { diffLines } from '../core/diff';
+import { entryKind, readDisk, type DiskFile } from '../io/atomic-write';
 import { invocationFor, selfCommand } from '../io/self';
 import { loadChange } from '../protocol/changes';
 import type { Context } from '../protocol/context';
 import { planWrite } from '../protocol/plan';
+import { propose } from '../protocol/propose';
 import { fieldsOf, recordAfter, recordBefore, stage } from '../protocol/record';
 import { rememberWrite, takeWrite } from '../protocol/tool-use';
-import { locateTarget } from '../store/locate';
-import { block, context, deny, pass, warn, type HookOutcome } from './outcome';
-import { parsePayload, type WritePayload } from './payload';
+import { locateTarget, type Store } from '../store/locate';
+import { readFile } from '../store/objects';
+import { removeHiddenWorktree } from '../store/worktrees';
+import { ask, block, context, deny, pass, warn, type HookOutcome } from './outcome';
+import { parsePayload, type Payload } from './payload';
+import { serveRead } from './read';
 
 export interface HookEdge {
   cwd: string;
@@ -20,6 +27,8 @@ export interface HookEdge {
   /** path of the running script, to print commands that run as shown */
   script: string | undefined;
 }
+
+type WritePayload = Payload & { call: WriteCall };
 
 const debug = (env: Env, error: unknown): string =>
   env.FETTLE_DEBUG && error instanceof Error && error.stack ? `\n${error.stack}` : '';
@@ -31,67 +40,98 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
     return warn(`fettle: ${parsed.why}. This tool call was not protected by fettle.`);
   }
   const payload = parsed.payload;
+  if (payload.call.tool === 'Read') {
+    return payload.event === 'PreToolUse' ? serveRead(payload.call, payload.cwd ?? edge.cwd, edge) : pass();
+  }
   // PreToolUse runs before Claude Code's permission check, in plan mode too: do nothing there.
   if (payload.event === 'PreToolUse' && payload.permissionMode === 'plan') return pass();
+  const p = payload as WritePayload;
 
   let ctx: Context;
   try {
     const config = loadConfig(edge.env);
-    ctx = { cwd: payload.cwd ?? edge.cwd, env: edge.env, now: clockFrom(edge.env), config };
+    ctx = { cwd: p.cwd ?? edge.cwd, env: edge.env, now: clockFrom(edge.env), config };
   } catch (error) {
     const e = toFettleError(error);
-    if (payload.event === 'PostToolUse') return warn(`fettle: ${e.message}`);
+    if (p.event === 'PostToolUse') return warn(`fettle: ${e.message}`);
     return block(`fettle blocked this write because its configuration is invalid; nothing was written. ${e.message}${e.hint ? ` ${e.hint}` : ''}`);
   }
 
   try {
-    return payload.event === 'PreToolUse' ? await beforeWrite(ctx, payload, edge) : await afterWrite(ctx, payload, edge);
+    return p.event === 'PreToolUse' ? await beforeWrite(ctx, p, edge) : await afterWrite(ctx, p, edge);
   } catch (error) {
     const e = toFettleError(error);
     if (e.code === 'E_FORBIDDEN_PATH') return pass(); // .git paths: not fettle's to handle, never written by it
+    const file = p.call.filePath;
     const detail = `${e.message}${e.hint ? ` ${e.hint}` : ''}${debug(edge.env, error)}`;
-    if (payload.event === 'PostToolUse') {
-      return warn(`fettle: the write to ${payload.filePath} happened, but recording its result failed: ${detail}`);
-    }
+    if (p.event === 'PostToolUse') return warn(`fettle: the write to ${file} happened, but recording its result failed: ${detail}`);
     if (ctx.config.onError === 'allow') {
-      return warn(`fettle could not save the previous content of ${payload.filePath}, so this write is NOT protected (FETTLE_ON_ERROR=allow): ${detail}`);
+      return warn(`fettle could not save the previous content of ${file}, so this write is NOT protected (FETTLE_ON_ERROR=allow): ${detail}`);
     }
     return block(
-      `fettle blocked this write because it could not save the previous content of ${payload.filePath} first; nothing was written. ` +
+      `fettle blocked this write because it could not save the previous content of ${file} first; nothing was written. ` +
         `Cause: ${detail} To let writes through unprotected until this is fixed, set FETTLE_ON_ERROR=allow.`,
     );
   }
 };
 
+/** +/- lines between the recorded bytes and what landed, when the Pre hook could not know them (an unsure edit). */
+const countsSince = async (store: Store, tip: string, path: string, landed: DiskFile | null): Promise<{ added?: number; removed?: number }> => {
+  const previous = await readFile(store, tip, path);
+  const [a, b] = [previous?.bytes ?? Buffer.alloc(0), landed?.bytes ?? Buffer.alloc(0)];
+  if (classifyContent(a) !== 'text' || classifyContent(b) !== 'text') return {};
+  const d = diffLines(a.toString('utf8'), b.toString('utf8'));
+  return d ? { added: d.added, removed: d.removed } : {};
+};
+
 const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promise<HookOutcome> => {
-  const target = await locateTarget(p.filePath, ctx.cwd, ctx.env, ctx.config.dataDir);
+  const target = await locateTarget(p.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir);
   // Not a file (a directory, a device): the tool will fail on its own and say why.
   if ((await entryKind(target.realPath)) === 'other') return pass();
-  const plan = await planWrite(ctx, target, Buffer.from(p.content, 'utf8'));
-  const origin = { session: p.sessionId, toolUse: p.toolUseId, tool: p.tool };
+  const old = await readDisk(target.realPath);
+  const origin = { session: p.sessionId, toolUse: p.toolUseId, tool: p.call.tool };
+  const remember = async (id: string) => {
+    if (p.toolUseId) await rememberWrite(target.store, p.toolUseId, { id, file: target.realPath });
+  };
+  const proposed = propose(p.call, old);
+  if (!proposed.exact) {
+    // fettle cannot reproduce the tool's result for sure: keep the previous bytes, let the tool decide.
+    if (!old) return pass();
+    const fields = { tier: 'direct' as const, path: target.treePath, file: target.realPath, reason: 'unsure', note: `fettle could not predict the result: ${proposed.why}.`, ...origin };
+    await remember((await recordBefore(ctx, target, old, fields)).id);
+    return pass();
+  }
+  const plan = await planWrite(ctx, target, old, proposed.next, proposed.counts);
   const d = plan.decision;
   if (d.tier === 'noop') return context('PreToolUse', renderNoop(target.treePath));
   if (d.tier === 'direct') {
-    const { id } = await recordBefore(ctx, plan.target, plan.old, fieldsOf(plan, origin));
-    if (p.toolUseId) await rememberWrite(target.store, p.toolUseId, { id, file: target.realPath });
+    await remember((await recordBefore(ctx, target, old, fieldsOf(plan, origin))).id);
     return pass(); // Claude Code now writes through its normal permission flow; PostToolUse reports.
   }
   const { id } = await stage(ctx, plan, origin);
+  const message = { id, path: target.treePath, decision: d, ttlSeconds: ctx.config.ttlSeconds, thresholds: ctx.config };
+  if (ctx.config.review === 'human') {
+    // The user answers Claude Code's prompt; if they allow it, the tool writes and PostToolUse marks it applied.
+    await remember(id);
+    return ask(renderAsk(message));
+  }
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);
-  return deny(renderStaged({ id, path: target.treePath, decision: d, diff: plan.diff, invoke, ttlSeconds: ctx.config.ttlSeconds, thresholds: ctx.config }));
+  return deny(renderStaged({ ...message, diff: plan.diff, invoke }));
 };
 
 const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promise<HookOutcome> => {
   if (!p.toolUseId) return pass();
-  const target = await locateTarget(p.filePath, ctx.cwd, ctx.env, ctx.config.dataDir);
+  const target = await locateTarget(p.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir);
   const pending = await takeWrite(target.store, p.toolUseId);
   if (!pending || pending.file !== target.realPath) return pass();
   const change = await loadChange(target.store, pending.id, ctx.config.ttlSeconds, ctx.now());
-  if (change.fields.kind !== 'before') {
-    throw new FettleError('E_CONFLICT', `change ${pending.id} was already completed by another process.`);
-  }
-  await recordAfter(ctx, target.store, pending.id, { tip: change.tip, fields: change.fields }, await readDisk(target.realPath));
-  const summary = summarize(change.fields.reason, change.fields.added, change.fields.removed);
+  const kind = change.fields.kind === 'before' ? 'after' : change.fields.kind === 'proposal' ? 'applied' : null;
+  if (!kind) throw new FettleError('E_CONFLICT', `change ${pending.id} was already completed by another process.`);
+  const landed = await readDisk(target.realPath);
+  const fields = change.fields.added === undefined ? { ...change.fields, ...(await countsSince(target.store, change.tip, change.fields.path, landed)) } : change.fields;
+  await recordAfter(ctx, target.store, pending.id, { tip: change.tip, fields }, landed, kind);
+  if (kind === 'applied') await removeHiddenWorktree(target.store, pending.id);
+  const { reason, added, removed } = fields;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);
-  return context('PostToolUse', renderDirect(pending.id, target.treePath, summary, invoke));
+  return context('PostToolUse', renderDirect(pending.id, target.treePath, summarize(reason, added, removed), invoke));
 };

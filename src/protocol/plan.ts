@@ -3,10 +3,11 @@
 import { classifyContent, countLines, type ContentKind } from '../core/content';
 import { decide, type Decision } from '../core/decide';
 import { countUnified, diffLines, renderUnified } from '../core/diff';
-import { readDisk, type DiskFile } from '../io/atomic-write';
+import type { DiskFile } from '../io/atomic-write';
 import type { Target } from '../store/locate';
 import { writeBlob } from '../store/objects';
 import type { Context } from './context';
+import type { SourceCounts } from './propose';
 
 /** Lines of diff shown to the agent before the rest is cut (DESIGN §3: "capped near 200 lines"). */
 export const DIFF_CAP = 200;
@@ -21,12 +22,20 @@ export interface Plan {
   diff?: { text: string; cutLines: number };
 }
 
-export const planWrite = async (ctx: Context, target: Target, next: Buffer): Promise<Plan> => {
-  const old = await readDisk(target.realPath);
+/**
+ * `old` is what is on disk now (read by the caller); `source` replaces the line counts and the shown diff when
+ * the threshold is about part of the file (a notebook cell's source).
+ */
+export const planWrite = async (ctx: Context, target: Target, old: DiskFile | null, next: Buffer, source?: SourceCounts): Promise<Plan> => {
   const nextKind = classifyContent(next);
   const kind: ContentKind = old ? (classifyContent(old.bytes) === 'text' ? nextKind : classifyContent(old.bytes)) : nextKind;
   if (!old || kind !== 'text' || old.bytes.equals(next)) {
     return { target, old, next, kind, decision: decide({ old: old?.bytes ?? null, next, oldKind: kind }, ctx.config) };
+  }
+  if (source) {
+    const decision = decide({ old: old.bytes, next, oldKind: kind, counts: source }, ctx.config);
+    const shown = diffLines(source.oldText, source.newText);
+    return { target, old, next, kind, decision, diff: shown && renderUnified(target.treePath, shown.hunks, DIFF_CAP) };
   }
   const oldText = old.bytes.toString('utf8');
   const newText = next.toString('utf8');

@@ -63,19 +63,23 @@ export const recordBefore = async (
   });
 };
 
-/** Direct change, step 2 (after the write): the bytes that landed, as a commit on top of step 1. */
+/**
+ * After the tool wrote: the bytes that landed, as a commit on top of the tip. `after` completes a direct change;
+ * `applied` completes a staged change a human approved at Claude Code's prompt (human review mode).
+ */
 export const recordAfter = async (
   ctx: Context,
   store: Store,
   id: string,
-  before: { tip: string; fields: RecordFields },
+  previous: { tip: string; fields: RecordFields },
   landed: DiskFile | null,
+  kind: 'after' | 'applied' = 'after',
 ): Promise<string> => {
-  const { path } = before.fields;
+  const { path } = previous.fields;
   const leaf = landed ? { mode: gitModeOf(landed.mode), oid: await writeBlob(store, landed.bytes) } : null;
-  const tree = await writeTreeWith(store, `${before.tip}^{tree}`, path, leaf);
-  const commit = await writeCommit(store, tree, [before.tip], renderRecord({ ...before.fields, id, kind: 'after' }), ctx.now());
-  await updateRefs(store, [{ op: 'update', ref: changeRef(id), oid: commit, old: before.tip }], `fettle: write ${path}`);
+  const tree = await writeTreeWith(store, `${previous.tip}^{tree}`, path, leaf);
+  const commit = await writeCommit(store, tree, [previous.tip], renderRecord({ ...previous.fields, id, kind }), ctx.now());
+  await updateRefs(store, [{ op: 'update', ref: changeRef(id), oid: commit, old: previous.tip }], `fettle: ${kind === 'after' ? 'write' : 'apply'} ${path}`);
   return commit;
 };
 

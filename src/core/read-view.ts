@@ -1,0 +1,32 @@
+// Numbered lines of a text file, as `cat -n` prints them, for `fettle read` and the large-Read hook.
+
+export interface ReadView {
+  text: string;
+  /** 1-based numbers of the first and last line shown (last < first when nothing is shown) */
+  first: number;
+  last: number;
+  total: number;
+  /** true when maxChars cut the view short of `limit` */
+  cut: boolean;
+}
+
+export const numberedLines = (content: string, offset = 1, limit = Number.POSITIVE_INFINITY, maxChars = Number.POSITIVE_INFINITY): ReadView => {
+  const lines = content.split('\n');
+  if (content.endsWith('\n')) lines.pop();
+  const first = Math.max(1, offset);
+  const out: string[] = [];
+  let size = 0;
+  let last = first - 1;
+  let cut = false;
+  for (let n = first; n <= lines.length && n < first + limit; n++) {
+    const line = `${String(n).padStart(6)}\t${lines[n - 1] ?? ''}`;
+    if (size + line.length + 1 > maxChars && out.length > 0) {
+      cut = true;
+      break;
+    }
+    out.push(line);
+    size += line.length + 1;
+    last = n;
+  }
+  return { text: out.join('\n'), first, last, total: lines.length, cut };
+};
