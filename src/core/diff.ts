@@ -58,9 +58,13 @@ export const renderUnified = (path: string, hunks: StructuredPatchHunk[], maxLin
 export const countUnified = (patch: string): { added: number; removed: number } => {
   let added = 0;
   let removed = 0;
+  // `---`/`+++` are file headers only before a file's first hunk; inside a hunk they are content lines.
+  let inHunk = false;
   for (const line of patch.split('\n')) {
-    if (line.startsWith('+++') || line.startsWith('---')) continue;
-    if (line.startsWith('+')) added++;
+    if (line.startsWith('diff --git ')) inHunk = false;
+    else if (line.startsWith('@@')) inHunk = true;
+    else if (!inHunk) continue;
+    else if (line.startsWith('+')) added++;
     else if (line.startsWith('-')) removed++;
   }
   return { added, removed };

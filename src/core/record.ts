@@ -64,7 +64,7 @@ export const stat = (added?: number, removed?: number): string => (added === und
 export const renderRecord = (f: RecordFields): string => {
   const counts = stat(f.added, f.removed);
   // The `before` record holds the old bytes; the counts describe the change that follows it.
-  const subject = `fettle: ${SUBJECT[f.kind]} ${f.path}${counts && f.kind !== 'before' ? ` (${counts})` : ''}`;
+  const subject = `fettle: ${SUBJECT[f.kind]} ${encodeValue(f.path)}${counts && f.kind !== 'before' ? ` (${counts})` : ''}`;
   const trailers: [string, string | undefined][] = [
     ['Fettle-Id', f.id],
     ['Fettle-Kind', f.kind],
@@ -84,14 +84,16 @@ export const renderRecord = (f: RecordFields): string => {
 
 export const parseRecord = (message: string): RecordFields | null => {
   const fields = new Map<string, string>();
-  for (const line of message.split('\n')) {
+  // Only the last paragraph holds trailers; nothing earlier (subject, note) can pose as one.
+  const paragraphs = message.trimEnd().split(/\n\s*\n/);
+  for (const line of (paragraphs[paragraphs.length - 1] ?? '').split('\n')) {
     const match = /^(Fettle-[A-Za-z-]+): (.*)$/.exec(line);
     if (match?.[1] && match[2] !== undefined) fields.set(match[1], decodeValue(match[2]));
   }
   const id = fields.get('Fettle-Id');
   const kind = fields.get('Fettle-Kind') as RecordKind | undefined;
   const path = fields.get('Fettle-Path');
-  if (!id || !kind || !path || !(kind in SUBJECT)) return null;
+  if (!id || !kind || !path || !Object.hasOwn(SUBJECT, kind)) return null;
   const statMatch = /^\+(\d+) -(\d+)$/.exec(fields.get('Fettle-Stat') ?? '');
   return {
     id,

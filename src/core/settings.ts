@@ -60,17 +60,25 @@ export const removeFettleHooks = (settings: Obj): Obj => {
 };
 
 export const addFettleHooks = (settings: Obj, command: string, options: { read?: boolean } = {}): Obj => {
-  const base = removeFettleHooks(settings);
-  const hooks: Obj = { ...(hooksOf(base) ?? {}) };
+  const current = hooksOf(settings) ?? {};
   const handler = (): Obj => ({ type: 'command', command, timeout: 60, statusMessage: STATUS_MESSAGE });
+  const hooks: Obj = { ...(hooksOf(removeFettleHooks(settings)) ?? {}) };
   for (const event of HOOK_EVENTS) {
-    const groups = hooks[event];
-    if (groups !== undefined && !Array.isArray(groups)) throw new SettingsShapeError(`"hooks.${event}" is not an array`);
+    const before = current[event];
+    if (before !== undefined && !Array.isArray(before)) throw new SettingsShapeError(`"hooks.${event}" is not an array`);
     const ours: Json[] = [{ matcher: MATCHER, hooks: [handler()] }];
     if (options.read && event === 'PreToolUse') ours.push({ matcher: READ_MATCHER, hooks: [handler()] });
-    hooks[event] = [...(groups ?? []), ...ours];
+    // Re-installing keeps fettle's groups where they were, so an unchanged install leaves the file unchanged.
+    // Every group before the first one holding a fettle handler is foreign and kept, so `at` is still valid.
+    const at = (before ?? []).findIndex((g) => isObj(g) && Array.isArray(g.hooks) && g.hooks.some(isFettleHandler));
+    const others = (hooks[event] as Json[] | undefined) ?? [];
+    const position = at < 0 ? others.length : at;
+    hooks[event] = [...others.slice(0, position), ...ours, ...others.slice(position)];
   }
-  return { ...base, hooks };
+  const next: Obj = {};
+  for (const [key, value] of Object.entries(settings)) next[key] = key === 'hooks' ? hooks : value;
+  if (!('hooks' in next)) next.hooks = hooks;
+  return next;
 };
 
 /** Serialises the way the file was written: same indent, same trailing newline (2 spaces and one by default). */

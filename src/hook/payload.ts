@@ -64,9 +64,10 @@ export const parsePayload = (raw: string): Parsed => {
   let data: unknown;
   try {
     data = JSON.parse(raw);
-  } catch (error) {
-    const detail = raw.trim() === '' ? 'stdin was empty' : `not JSON (${(error as Error).message})`;
-    return { kind: 'invalid', why: `hook input is ${detail}; expected the JSON object Claude Code sends` };
+  } catch {
+    // JSON.parse's message quotes the input, which may be large or span lines: say only what is wrong.
+    const detail = raw.trim() === '' ? 'the hook input was empty' : `the hook input is not valid JSON (${raw.length} characters)`;
+    return { kind: 'invalid', why: `${detail}; expected the JSON object Claude Code sends` };
   }
   if (!isObj(data)) return { kind: 'invalid', why: 'hook input is not a JSON object' };
   const event = data.hook_event_name;

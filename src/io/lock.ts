@@ -1,6 +1,6 @@
 // A git-style lock file: O_CREAT|O_EXCL makes a second holder fail; the file records the holder's pid so a
 // lock left behind by a killed process can be taken over, while a live holder's lock never is.
-import { mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FettleError } from '../errors';
 
@@ -15,6 +15,45 @@ const isAlive = (pid: number): boolean => {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+const holderOf = async (lockPath: string): Promise<number> => Number.parseInt(await readFile(lockPath, 'utf8').catch(() => ''), 10);
+
+const createExclusive = async (path: string): Promise<boolean> => {
+  try {
+    const handle = await open(path, 'wx');
+    try {
+      await handle.writeFile(`${process.pid}\n`);
+    } finally {
+      await handle.close();
+    }
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+};
+
+/** A breaker is held for microseconds; one older than this belongs to a process killed while holding it. */
+const BREAKER_STALE_MS = 10_000;
+
+/**
+ * Removes a lock whose holder is dead. Two waiters may both see the dead pid; without a guard the slower one
+ * would delete the lock the faster one has just taken. The breaker file serialises take-overs, and the pid is
+ * re-read under it.
+ */
+const breakStaleLock = async (lockPath: string, deadPid: number): Promise<void> => {
+  const breaker = `${lockPath}.break`;
+  if (!(await createExclusive(breaker))) {
+    const age = await stat(breaker).then((s) => Date.now() - s.mtimeMs, () => 0);
+    if (age > BREAKER_STALE_MS) await unlink(breaker).catch(() => undefined);
+    return;
+  }
+  try {
+    if ((await holderOf(lockPath)) === deadPid) await unlink(lockPath).catch(() => undefined);
+  } finally {
+    await unlink(breaker).catch(() => undefined);
+  }
+};
+
 export interface LockOptions {
   /** how long to wait for a live holder, in ms */
   timeoutMs?: number;
@@ -23,26 +62,15 @@ export interface LockOptions {
 export const withLock = async <T>(lockPath: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> => {
   const deadline = Date.now() + (options.timeoutMs ?? 5000);
   await mkdir(dirname(lockPath), { recursive: true });
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const handle = await open(lockPath, 'wx');
-      try {
-        await handle.writeFile(`${process.pid}\n`);
-      } finally {
-        await handle.close();
-      }
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const holder = Number.parseInt(await readFile(lockPath, 'utf8').catch(() => ''), 10);
+  for (let attempt = 0; !(await createExclusive(lockPath)); attempt++) {
+    const holder = await holderOf(lockPath);
     if (Number.isInteger(holder) && holder > 0 && !isAlive(holder)) {
-      // The holder died without cleaning up (SIGKILL cannot be caught). Take the lock over.
-      await unlink(lockPath).catch(() => undefined);
+      // The holder died without cleaning up (SIGKILL cannot be caught).
+      await breakStaleLock(lockPath, holder);
       continue;
     }
     if (Date.now() > deadline) {
-      throw new FettleError('E_LOCKED', `${lockPath} is held by another fettle process${holder ? ` (pid ${holder})` : ''}.`, {
+      throw new FettleError('E_LOCKED', `${lockPath} is held by another fettle process${holder > 0 ? ` (pid ${holder})` : ''}.`, {
         hint: 'Wait for it to finish and retry. If no fettle process is running, delete the lock file.',
       });
     }

@@ -36,10 +36,19 @@ export const updateRefs = async (store: Store, updates: RefUpdate[], reason: str
   try {
     await store.git.run({ args: ['update-ref', '-m', reason, '--stdin'], input });
   } catch (error) {
-    if (error instanceof GitError && /already exists|but expected|cannot lock ref|unable to resolve/i.test(error.stderr)) {
+    if (!(error instanceof GitError)) throw error;
+    // Only a stale expected value is a lost race; anything else (a held .lock, a file in the way of the ref,
+    // a read-only refs dir) is reported with git's own words.
+    if (/reference already exists|is at [0-9a-f]+ but expected|unable to resolve reference/i.test(error.stderr)) {
       throw new FettleError('E_CONFLICT', `another fettle process changed ${updates.map((u) => u.ref).join(', ')} at the same time`, {
         cause: error,
         hint: 'Run `fettle status` to see where things stand, then retry.',
+      });
+    }
+    if (/Unable to create '.*\.lock': File exists/i.test(error.stderr)) {
+      throw new FettleError('E_LOCKED', `a git lock on ${updates.map((u) => u.ref).join(', ')} is held: ${error.message}`, {
+        cause: error,
+        hint: 'Another git process is updating refs; retry. If none is running, a crashed one left the .lock file: remove it.',
       });
     }
     throw error;

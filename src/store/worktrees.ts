@@ -4,17 +4,28 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { replaceFile } from '../io/atomic-write';
+import { withLock } from '../io/lock';
 import type { Store } from './locate';
 
 export const fettleDir = (store: Store): string => join(store.commonDir, 'fettle');
 export const worktreePath = (store: Store, id: string): string => join(fettleDir(store), 'worktrees', id);
 
+/**
+ * `git worktree add` reads every registered worktree's admin files, and fails ("failed to read
+ * worktrees/<id>/commondir") on one another `worktree add` is creating at that moment. fettle's own adds and
+ * removes take this lock; the user's are rare and brief.
+ */
+const withWorktreeLock = <T>(store: Store, fn: () => Promise<T>): Promise<T> =>
+  withLock(join(fettleDir(store), 'locks', 'worktrees.lock'), fn, { timeoutMs: 20_000 });
+
 export const addHiddenWorktree = async (store: Store, id: string, commit: string, treePath: string, bytes: Buffer, mode: number): Promise<string> => {
   const dir = worktreePath(store, id);
   await mkdir(dirname(dir), { recursive: true });
-  await store.git.run({
-    args: ['worktree', 'add', '-q', '--no-checkout', '--detach', '--lock', '--reason', `fettle staged change ${id}`, dir, commit],
-  });
+  await withWorktreeLock(store, () =>
+    store.git.run({
+      args: ['worktree', 'add', '-q', '--no-checkout', '--detach', '--lock', '--reason', `fettle staged change ${id}`, dir, commit],
+    }),
+  );
   const file = join(dir, ...treePath.split('/'));
   await mkdir(dirname(file), { recursive: true });
   await replaceFile(file, bytes, { mode });
@@ -25,10 +36,9 @@ export const addHiddenWorktree = async (store: Store, id: string, commit: string
 export const removeHiddenWorktree = async (store: Store, id: string): Promise<void> => {
   const dir = worktreePath(store, id);
   const exists = await stat(dir).then(() => true, () => false);
-  if (exists) {
-    // Two --force: the worktree is locked on purpose, and may hold files git does not track.
-    await store.git.run({ args: ['worktree', 'remove', '--force', '--force', dir], okCodes: [128] });
-    await rm(dir, { recursive: true, force: true });
-  }
-  await store.git.run({ args: ['worktree', 'prune'] });
+  if (!exists) return;
+  // Two --force: the worktree is locked on purpose, and may hold files git does not track. Its admin entry
+  // goes with it; `worktree prune` is not run here, as it could race another process's `worktree add`.
+  await withWorktreeLock(store, () => store.git.run({ args: ['worktree', 'remove', '--force', '--force', dir], okCodes: [128] }));
+  await rm(dir, { recursive: true, force: true });
 };

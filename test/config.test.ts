@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { clockFrom, DEFAULTS, loadConfig, type Env } from '../src/config';
+import { FettleError } from '../src/errors';
+import { runCli, runHook, writePayload } from './helpers/cli';
+import { makeRepo } from './helpers/repo';
+
+const HOME = { HOME: '/home/u' };
+
+test('defaults: floor 10, ceil 80, ratio 0.40, ttl 600 s, block on error', () => {
+  const c = loadConfig(HOME);
+  assert.deepEqual({ floor: c.floor, ceil: c.ceil, ratio: c.ratio, ttl: c.ttlSeconds, onError: c.onError }, { floor: 10, ceil: 80, ratio: 0.4, ttl: 600, onError: 'block' });
+  assert.deepEqual(DEFAULTS, { floor: 10, ceil: 80, ratio: 0.4, ttlSeconds: 600 });
+});
+
+test('empty values mean the default', () => {
+  const c = loadConfig({ ...HOME, FETTLE_WRITE_FLOOR: '', FETTLE_WRITE_CEIL: ' ', FETTLE_WRITE_RATIO: '', FETTLE_WRITE_STAGE_TTL: '', FETTLE_ON_ERROR: '' });
+  assert.deepEqual([c.floor, c.ceil, c.ratio, c.ttlSeconds, c.onError], [10, 80, 0.4, 600, 'block']);
+});
+
+// [variable, value, expected field, expected value]
+const valid: [string, string, 'floor' | 'ceil' | 'ratio' | 'ttlSeconds' | 'onError', number | string][] = [
+  ['FETTLE_WRITE_FLOOR', '0', 'floor', 0],
+  ['FETTLE_WRITE_FLOOR', ' 12 ', 'floor', 12],
+  ['FETTLE_WRITE_CEIL', '200', 'ceil', 200],
+  ['FETTLE_WRITE_RATIO', '0', 'ratio', 0],
+  ['FETTLE_WRITE_RATIO', '1', 'ratio', 1],
+  ['FETTLE_WRITE_RATIO', '.25', 'ratio', 0.25],
+  ['FETTLE_WRITE_RATIO', '0.5', 'ratio', 0.5],
+  ['FETTLE_WRITE_STAGE_TTL', '1', 'ttlSeconds', 1],
+  ['FETTLE_WRITE_STAGE_TTL', '86400', 'ttlSeconds', 86400],
+  ['FETTLE_ON_ERROR', 'allow', 'onError', 'allow'],
+  ['FETTLE_ON_ERROR', 'block', 'onError', 'block'],
+];
+
+for (const [name, value, field, expected] of valid) {
+  test(`${name}=${JSON.stringify(value)} -> ${field} ${expected}`, () => assert.equal(loadConfig({ ...HOME, [name]: value })[field], expected));
+}
+
+const configError = (env: Env, names: string[]) => {
+  assert.throws(() => loadConfig({ ...HOME, ...env }), (e: unknown) => {
+    assert.ok(e instanceof FettleError, 'a FettleError');
+    assert.equal(e.code, 'E_CONFIG');
+    for (const name of names) assert.ok(e.message.includes(name), `message names ${name}: ${e.message}`);
+    return true;
+  });
+};
+
+// [label, env, variables the message must name]
+const invalid: [string, Env, string[]][] = [
+  ['FLOOR=-1', { FETTLE_WRITE_FLOOR: '-1' }, ['FETTLE_WRITE_FLOOR', "'-1'"]],
+  ['FLOOR=abc', { FETTLE_WRITE_FLOOR: 'abc' }, ['FETTLE_WRITE_FLOOR', "'abc'"]],
+  ['FLOOR=1.5', { FETTLE_WRITE_FLOOR: '1.5' }, ['FETTLE_WRITE_FLOOR']],
+  ['FLOOR=1e3', { FETTLE_WRITE_FLOOR: '1e3' }, ['FETTLE_WRITE_FLOOR']],
+  ['FLOOR=0x10', { FETTLE_WRITE_FLOOR: '0x10' }, ['FETTLE_WRITE_FLOOR']],
+  ['FLOOR huge', { FETTLE_WRITE_FLOOR: '99999999999999999999' }, ['FETTLE_WRITE_FLOOR']],
+  ['CEIL=0', { FETTLE_WRITE_CEIL: '0' }, ['FETTLE_WRITE_CEIL']],
+  ['CEIL=ten', { FETTLE_WRITE_CEIL: 'ten' }, ['FETTLE_WRITE_CEIL']],
+  ['RATIO=2', { FETTLE_WRITE_RATIO: '2' }, ['FETTLE_WRITE_RATIO', "'2'"]],
+  ['RATIO=x', { FETTLE_WRITE_RATIO: 'x' }, ['FETTLE_WRITE_RATIO']],
+  ['RATIO=-0.1', { FETTLE_WRITE_RATIO: '-0.1' }, ['FETTLE_WRITE_RATIO']],
+  ['RATIO=40%', { FETTLE_WRITE_RATIO: '40%' }, ['FETTLE_WRITE_RATIO']],
+  ['RATIO=1.01', { FETTLE_WRITE_RATIO: '1.01' }, ['FETTLE_WRITE_RATIO']],
+  ['TTL=0', { FETTLE_WRITE_STAGE_TTL: '0' }, ['FETTLE_WRITE_STAGE_TTL']],
+  ['TTL=10m', { FETTLE_WRITE_STAGE_TTL: '10m' }, ['FETTLE_WRITE_STAGE_TTL']],
+  ['CEIL == FLOOR', { FETTLE_WRITE_FLOOR: '80', FETTLE_WRITE_CEIL: '80' }, ['FETTLE_WRITE_CEIL', 'FETTLE_WRITE_FLOOR']],
+  ['CEIL < FLOOR', { FETTLE_WRITE_FLOOR: '50', FETTLE_WRITE_CEIL: '20' }, ['FETTLE_WRITE_CEIL', 'FETTLE_WRITE_FLOOR']],
+  ['default CEIL <= FLOOR=100', { FETTLE_WRITE_FLOOR: '100' }, ['FETTLE_WRITE_CEIL', 'FETTLE_WRITE_FLOOR']],
+  ['FETTLE_ON_ERROR=maybe', { FETTLE_ON_ERROR: 'maybe' }, ['FETTLE_ON_ERROR', 'maybe']],
+  ['FETTLE_ON_ERROR=BLOCK', { FETTLE_ON_ERROR: 'BLOCK' }, ['FETTLE_ON_ERROR']],
+];
+
+for (const [label, env, names] of invalid) {
+  test(`invalid ${label} -> E_CONFIG naming ${names.join(', ')}`, () => configError(env, names));
+}
+
+test('an invalid value carries a hint naming the variable', () => {
+  try {
+    loadConfig({ ...HOME, FETTLE_WRITE_RATIO: 'x' });
+    assert.fail('expected an error');
+  } catch (e) {
+    assert.ok(e instanceof FettleError);
+    assert.match(e.hint ?? '', /FETTLE_WRITE_RATIO/);
+  }
+});
+
+// [env, expected data dir]
+const dataDirs: [Env, string][] = [
+  [{ FETTLE_DATA_DIR: '/d/fettle-data', XDG_DATA_HOME: '/x', HOME: '/h' }, '/d/fettle-data'],
+  [{ XDG_DATA_HOME: '/x', HOME: '/h' }, join('/x', 'fettle')],
+  [{ HOME: '/h' }, join('/h', '.local', 'share', 'fettle')],
+];
+
+for (const [env, expected] of dataDirs) {
+  test(`data dir from ${Object.keys(env).join('+')} = ${expected}`, () => assert.equal(loadConfig(env).dataDir, expected));
+}
+
+// [FETTLE_NOW, expected ISO time]
+const clocks: [string, string][] = [
+  ['1700000000', '2023-11-14T22:13:20.000Z'],
+  ['0', '1970-01-01T00:00:00.000Z'],
+  ['2024-01-02T03:04:05Z', '2024-01-02T03:04:05.000Z'],
+  ['2024-01-02T03:04:05+02:00', '2024-01-02T01:04:05.000Z'],
+];
+
+for (const [raw, iso] of clocks) {
+  test(`FETTLE_NOW=${raw} pins the clock at ${iso}`, () => {
+    const now = clockFrom({ FETTLE_NOW: raw });
+    assert.equal(now().toISOString(), iso);
+    assert.equal(now().getTime(), now().getTime());
+  });
+}
+
+test('without FETTLE_NOW the clock is the system clock', () => {
+  for (const env of [{}, { FETTLE_NOW: '' }]) {
+    const t = clockFrom(env)().getTime();
+    assert.ok(Math.abs(t - Date.now()) < 5000);
+  }
+});
+
+for (const raw of ['yesterday', '12abc', 'not-a-date']) {
+  test(`FETTLE_NOW=${raw} -> E_CONFIG naming FETTLE_NOW`, () =>
+    assert.throws(() => clockFrom({ FETTLE_NOW: raw }), (e: unknown) => e instanceof FettleError && e.code === 'E_CONFIG' && e.message.includes('FETTLE_NOW')));
+}
+
+test('CLI: an invalid variable exits 2 with its name, for `fettle info`', () => {
+  const repo = makeRepo();
+  const r = runCli(['info'], { cwd: repo.dir, env: { ...repo.env, FETTLE_WRITE_RATIO: '2' } });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /FETTLE_WRITE_RATIO/);
+});
+
+test('hook: an invalid variable blocks a PreToolUse write (exit 2) and says nothing was written', () => {
+  const repo = makeRepo({ 'f.txt': 'a\n' });
+  const file = repo.path('f.txt');
+  const r = runHook(writePayload({ file, content: 'b\n', cwd: repo.dir }), { cwd: repo.dir, env: { ...repo.env, FETTLE_WRITE_FLOOR: 'abc' } });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /FETTLE_WRITE_FLOOR/);
+  assert.match(r.stderr, /nothing was written/);
+  assert.equal(repo.read('f.txt').toString(), 'a\n');
+  assert.equal(repo.git('for-each-ref', 'refs/fettle'), '');
+});

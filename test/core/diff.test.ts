@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { countUnified, diffLines, DIFF_TIMEOUT_MS, renderUnified } from '../../src/core/diff';
+import { lines } from '../helpers/repo';
+
+// [label, old, new, added, removed]
+const cases: [string, string, string, number, number][] = [
+  ['identical', 'a\nb\n', 'a\nb\n', 0, 0],
+  ['one modified line', 'a\nb\nc\n', 'a\nB\nc\n', 1, 1],
+  ['one added line', 'a\nc\n', 'a\nb\nc\n', 1, 0],
+  ['one removed line', 'a\nb\nc\n', 'a\nc\n', 0, 1],
+  ['from empty', '', 'a\nb\n', 2, 0],
+  ['to empty', 'a\nb\n', '', 0, 2],
+  ['no final newline, modified', 'a', 'b', 1, 1],
+  ['final newline added', 'a', 'a\n', 1, 1],
+  ['LF to CRLF rewrites every line', 'a\nb\n', 'a\r\nb\r\n', 2, 2],
+  ['two separate hunks', lines(20), lines(20).replace('line 2\n', 'two\n').replace('line 19\n', 'nineteen\n'), 2, 2],
+];
+
+for (const [label, oldText, newText, added, removed] of cases) {
+  test(`diffLines: ${label} -> +${added} -${removed}`, () => {
+    const d = diffLines(oldText, newText);
+    assert.ok(d);
+    assert.deepEqual({ added: d.added, removed: d.removed }, { added, removed });
+  });
+}
+
+test('diffLines uses 3 lines of context and a separate hunk for distant changes', () => {
+  const d = diffLines(lines(20), lines(20).replace('line 2\n', 'two\n').replace('line 19\n', 'nineteen\n'));
+  assert.equal(d?.hunks.length, 2);
+  assert.deepEqual(d?.hunks[0]?.lines, [' line 1', '-line 2', '+two', ' line 3', ' line 4', ' line 5']);
+});
+
+test('default timeout is bounded', () => assert.ok(DIFF_TIMEOUT_MS > 0 && DIFF_TIMEOUT_MS <= 2000));
+
+test('a large full rewrite with a tiny timeout gives up (undefined) quickly', () => {
+  const oldText = lines(30000, 'old');
+  const newText = lines(30000, 'new');
+  const started = Date.now();
+  const d = diffLines(oldText, newText, 5);
+  const took = Date.now() - started;
+  assert.equal(d, undefined);
+  assert.ok(took < 2000, `took ${took} ms`);
+});
+
+test('a full rewrite with the default timeout returns within a bound too', () => {
+  const started = Date.now();
+  diffLines(lines(30000, 'old'), lines(30000, 'new'));
+  assert.ok(Date.now() - started < 2000);
+});
+
+const bigChange = () => {
+  const d = diffLines(lines(100), lines(100, 'changed'));
+  assert.ok(d);
+  return d;
+};
+
+test('renderUnified prints git-style headers and hunks', () => {
+  const d = diffLines('a\nb\nc\n', 'a\nB\nc\n');
+  assert.ok(d);
+  const r = renderUnified('dir/f.txt', d.hunks, 200);
+  assert.equal(r.cutLines, 0);
+  assert.equal(r.text, ['--- a/dir/f.txt', '+++ b/dir/f.txt', '@@ -1,3 +1,3 @@', ' a', '-b', '+B', ' c'].join('\n'));
+});
+
+test('renderUnified for a new file uses /dev/null', () => {
+  const d = diffLines('', 'x\n');
+  assert.ok(d);
+  assert.match(renderUnified('n.txt', d.hunks, 200, false).text, /^--- \/dev\/null\n\+\+\+ b\/n\.txt\n/);
+});
+
+test('renderUnified caps the body and counts what it cut', () => {
+  const d = bigChange(); // one hunk: header + 200 lines
+  const total = d.hunks.reduce((n, h) => n + h.lines.length + 1, 0);
+  assert.equal(total, 201);
+  const r = renderUnified('f', d.hunks, 50);
+  const out = r.text.split('\n');
+  assert.equal(out.length, 2 + 50);
+  assert.equal(r.cutLines, total - 50);
+});
+
+test('renderUnified: cut lines of later hunks include their headers', () => {
+  const d = diffLines(lines(40), lines(40).replace('line 2\n', 'two\n').replace('line 39\n', 'x\n'));
+  assert.ok(d && d.hunks.length === 2);
+  const first = (d.hunks[0]?.lines.length ?? 0) + 1;
+  const second = (d.hunks[1]?.lines.length ?? 0) + 1;
+  const r = renderUnified('f', d.hunks, first);
+  assert.equal(r.cutLines, second);
+  assert.equal(r.text.split('\n').filter((l) => l.startsWith('@@')).length, 1);
+});
+
+test('renderUnified with a cap above the size cuts nothing', () => {
+  const d = bigChange();
+  const r = renderUnified('f', d.hunks, 1000);
+  assert.equal(r.cutLines, 0);
+  assert.equal(r.text.split('\n').length, 2 + 201);
+});
+
+const gitPatch = ['diff --git a/f b/f', 'index 1..2 100644', '--- a/f', '+++ b/f', '@@ -1,3 +1,3 @@', ' a', '-b', '+B', '+C', ' c', ''].join('\n');
+
+test('countUnified ignores the ---/+++ file headers', () => assert.deepEqual(countUnified(gitPatch), { added: 2, removed: 1 }));
+test('countUnified of an empty patch is zero', () => assert.deepEqual(countUnified(''), { added: 0, removed: 0 }));
+test('countUnified ignores "\\ No newline at end of file"', () =>
+  assert.deepEqual(countUnified('--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n'), { added: 1, removed: 1 }));
+test(
+  'countUnified counts removed/added lines whose content starts with -- or ++',
+  () => assert.deepEqual(countUnified('--- a/f\n+++ b/f\n@@ -1 +1 @@\n--- sql comment\n+++ counter\n'), { added: 1, removed: 1 }),
+);

@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { test } from 'node:test';
+import { parseRecord, renderRecord, stat, type RecordFields, type RecordKind } from '../../src/core/record';
+
+const full: RecordFields = {
+  id: 'a1b2c3d4',
+  kind: 'after',
+  tier: 'direct',
+  path: 'src/app.ts',
+  file: '/home/u/project/src/app.ts',
+  session: 'session-1',
+  toolUse: 'toolu_01',
+  tool: 'Write',
+  added: 3,
+  removed: 2,
+  reason: 'small',
+};
+
+const minimal = (over: Partial<RecordFields>): RecordFields => ({
+  id: 'a1b2c3d4', kind: 'proposal', tier: 'staged', path: 'f.txt', file: '/r/f.txt',
+  session: undefined, toolUse: undefined, tool: undefined, added: undefined, removed: undefined, reason: undefined, ...over,
+});
+
+test('renderRecord/parseRecord round-trip every field', () => assert.deepEqual(parseRecord(renderRecord(full)), full));
+test('round trip without optional fields', () => assert.deepEqual(parseRecord(renderRecord(minimal({}))), minimal({})));
+
+// one line each: [label, path]
+const paths: [string, string][] = [
+  ['a path with a newline and a quote', 'dir/a\nb"c.txt'],
+  ['a path with a double quote', 'say "hi".txt'],
+  ['a path with a backslash', 'win\\style.txt'],
+  ['a path with a carriage return', 'a\rb.txt'],
+  ['a path with leading and trailing spaces', '  spaced .txt '],
+  ['a path that looks like JSON', '"quoted"'],
+  ['a unicode path', 'données/日本語 😀.md'],
+  ['a path with a colon and spaces', 'a: b.txt'],
+];
+
+for (const [label, path] of paths) {
+  test(`round trip: ${label}`, () => {
+    const fields = minimal({ path, file: `/root/${path}` });
+    const parsed = parseRecord(renderRecord(fields));
+    assert.equal(parsed?.path, path);
+    assert.equal(parsed?.file, `/root/${path}`);
+  });
+}
+
+test(
+  'a path cannot inject trailers into the message',
+  () => {
+    const fields = minimal({ path: 'x\nFettle-Session: spoofed' });
+    const message = renderRecord(fields);
+    assert.equal(parseRecord(message)?.session, undefined);
+    assert.equal(message.split('\n')[1], '', 'the subject is a single line');
+  },
+);
+
+test('the message reads as a git commit: subject, blank line, sentence, blank line, trailers', () => {
+  const message = renderRecord(full);
+  const [subject, blank, sentence, blank2, ...rest] = message.split('\n');
+  assert.equal(subject, 'fettle: write src/app.ts (+3 -2)');
+  assert.equal(blank, '');
+  assert.match(sentence ?? '', /^[A-Z].*\.$/);
+  assert.equal(blank2, '');
+  assert.ok(rest.filter(Boolean).every((l) => /^Fettle-[A-Za-z-]+: /.test(l)));
+  assert.ok(message.endsWith('\n'));
+});
+
+// [kind, subject verb]
+const subjects: [RecordKind, string][] = [
+  ['before', 'fettle: before f.txt'],
+  ['after', 'fettle: write f.txt (+1 -2)'],
+  ['proposal', 'fettle: stage f.txt (+1 -2)'],
+  ['applied', 'fettle: apply f.txt (+1 -2)'],
+  ['discarded', 'fettle: discard f.txt (+1 -2)'],
+  ['snapshot', 'fettle: snapshot f.txt (+1 -2)'],
+];
+
+for (const [kind, subject] of subjects) {
+  test(`subject of a '${kind}' record: ${subject}`, () => {
+    const message = renderRecord(minimal({ kind, added: 1, removed: 2 }));
+    assert.equal(message.split('\n')[0], subject);
+    assert.equal(parseRecord(message)?.kind, kind);
+  });
+}
+
+test('no counts: no "(+n -m)" in the subject and no Fettle-Stat', () => {
+  const message = renderRecord(minimal({ kind: 'after', reason: 'binary' }));
+  assert.equal(message.split('\n')[0], 'fettle: write f.txt');
+  assert.doesNotMatch(message, /Fettle-Stat/);
+});
+
+test('a note goes in the body, before the trailers', () => {
+  const message = renderRecord({ ...minimal({ kind: 'applied' }), note: 'Merged with edits made on disk.' });
+  assert.ok(message.indexOf('Merged with edits') < message.indexOf('Fettle-Id:'));
+  assert.equal(parseRecord(message)?.kind, 'applied');
+});
+
+test('git reads the Fettle-* lines as trailers', () => {
+  const out = execFileSync('git', ['interpret-trailers', '--parse'], { input: renderRecord(full) }).toString();
+  assert.match(out, /^Fettle-Id: a1b2c3d4$/m);
+  assert.match(out, /^Fettle-Tool-Use: toolu_01$/m);
+  assert.match(out, /^Fettle-Stat: \+3 -2$/m);
+});
+
+// [label, message]
+const notRecords: [string, string][] = [
+  ['an ordinary commit', 'fix: something\n\nbody\n'],
+  ['no id', 'fettle: write f\n\nFettle-Kind: after\nFettle-Path: f\n'],
+  ['no path', 'fettle: write f\n\nFettle-Id: a1b2c3d4\nFettle-Kind: after\n'],
+  ['an unknown kind', 'x\n\nFettle-Id: a1b2c3d4\nFettle-Kind: exploded\nFettle-Path: f\n'],
+];
+
+for (const [label, message] of notRecords) {
+  test(`parseRecord(${label}) = null`, () => assert.equal(parseRecord(message), null));
+}
+
+test('parseRecord rejects a kind inherited from Object.prototype', () =>
+  assert.equal(parseRecord('x\n\nFettle-Id: a1b2c3d4\nFettle-Kind: toString\nFettle-Path: f\n'), null));
+
+test('stat formats counts', () => {
+  assert.equal(stat(4, 0), '+4 -0');
+  assert.equal(stat(undefined, 3), '');
+  assert.equal(stat(1), '+1 -0');
+});

@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { FettleError } from '../../src/errors';
+import { createGit, GitError, gitEnv, IDENTITY } from '../../src/store/git';
+import { agentWrite, runCli, runHook, writePayload } from '../helpers/cli';
+import { lines, makeRepo, tempDir, userState, type Repo } from '../helpers/repo';
+
+const REAL_GIT = execFileSync('sh', ['-c', 'command -v git']).toString().trim();
+const stagedId = (text: string) => /Staged change ([0-9a-z]{8})/.exec(text)?.[1] ?? assert.fail(`no staged id in: ${text}`);
+const fettleRefs = (repo: Repo) => repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle', 'refs/fettle-discarded');
+const countObjects = (repo: Repo) => repo.git('count-objects', '-v');
+
+test('gitEnv scrubs repository-selecting and config-injecting variables, and pins identity and locale', () => {
+  const inherited = {
+    PATH: '/bin', HOME: '/home/u', GIT_DIR: '/x/.git', GIT_WORK_TREE: '/x', GIT_INDEX_FILE: '/x/.git/index', GIT_COMMON_DIR: '/x/.git',
+    GIT_OBJECT_DIRECTORY: '/x/o', GIT_ALTERNATE_OBJECT_DIRECTORIES: '/x/alt', GIT_CONFIG_PARAMETERS: "'core.hookspath'='/evil'",
+    GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: '/evil', GIT_TRACE: '1', GIT_TRACE2_EVENT: '/tmp/t',
+    GIT_EXTERNAL_DIFF: 'evil', GIT_AUTHOR_NAME: 'Someone', GIT_AUTHOR_DATE: '@1 +0000', GIT_COMMITTER_EMAIL: 'x@y', GIT_CEILING_DIRECTORIES: '/',
+    GIT_TERMINAL_PROMPT: '1', LC_ALL: 'de_DE.UTF-8', UNDEFINED: undefined,
+  };
+  const out = gitEnv(inherited);
+  assert.deepEqual(out, {
+    PATH: '/bin', HOME: '/home/u', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C',
+    GIT_AUTHOR_NAME: IDENTITY.name, GIT_AUTHOR_EMAIL: IDENTITY.email, GIT_COMMITTER_NAME: IDENTITY.name, GIT_COMMITTER_EMAIL: IDENTITY.email,
+  });
+});
+
+test('createGit returns stdout as bytes, takes binary stdin, and rejects with GitError', async () => {
+  const repo = makeRepo();
+  const git = createGit(repo.dir, repo.env);
+  const bytes = Buffer.from([0, 1, 2, 0xff, 0x0a, 0x0d]);
+  const oid = await git.text({ args: ['hash-object', '-w', '--stdin'], input: bytes });
+  assert.ok((await git.run({ args: ['cat-file', 'blob', oid] })).stdout.equals(bytes));
+  await assert.rejects(git.run({ args: ['cat-file', 'blob', 'nope'] }), (e: unknown) => {
+    assert.ok(e instanceof GitError && e instanceof FettleError);
+    assert.equal(e.code, 'E_GIT');
+    assert.equal(e.exitCode, 128);
+    assert.match(e.message, /^git cat-file failed: /);
+    assert.doesNotMatch(e.message, /fatal:/);
+    return true;
+  });
+  assert.equal((await git.run({ args: ['rev-parse', '-q', '--verify', 'nope'], okCodes: [1] })).code, 1);
+});
+
+test('createGit ignores inherited GIT_DIR/GIT_WORK_TREE/GIT_INDEX_FILE of another repository', async () => {
+  const [a, b] = [makeRepo({ 'a.txt': 'a' }), makeRepo({ 'b.txt': 'b' })];
+  const env = { ...a.env, GIT_DIR: join(b.dir, '.git'), GIT_WORK_TREE: b.dir, GIT_INDEX_FILE: join(b.dir, '.git', 'index') };
+  const top = await createGit(a.dir, env).text({ args: ['rev-parse', '--show-toplevel'] });
+  assert.equal(top, a.dir);
+});
+
+/** A `git` on PATH that logs its arguments, then runs the real git. */
+const loggingGit = (): { path: string; log: string; calls: () => string[][] } => {
+  const dir = tempDir();
+  const log = join(dir, 'calls.log');
+  mkdirSync(join(dir, 'bin'));
+  const script = join(dir, 'bin', 'git');
+  writeFileSync(script, `#!/bin/sh\nfor a in "$@"; do printf '%s\\037' "$a"; done >> '${log}'\nprintf '\\n' >> '${log}'\nexec '${REAL_GIT}' "$@"\n`);
+  chmodSync(script, 0o755);
+  const calls = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.split('\x1f').filter(Boolean)) : []);
+  return { path: `${join(dir, 'bin')}:${process.env.PATH ?? ''}`, log, calls };
+};
+
+const PINS = ['core.hooksPath=/dev/null', 'core.fsyncMethod=fsync', 'commit.gpgSign=false'];
+const assertPinned = (calls: string[][]) => {
+  assert.ok(calls.length > 0, 'git was run');
+  for (const args of calls) {
+    const configs = args.filter((_, i) => args[i - 1] === '-c');
+    for (const pin of PINS) assert.ok(configs.includes(pin), `${pin} missing in: git ${args.join(' ')}`);
+    const fsync = configs.find((c) => c.startsWith('core.fsync='))?.slice('core.fsync='.length).split(',') ?? [];
+    assert.ok(fsync.includes('loose-object') || fsync.includes('committed') || fsync.includes('all'), `objects fsynced: ${args.join(' ')}`);
+    assert.ok(fsync.includes('reference') || fsync.includes('all'), `refs fsynced: ${args.join(' ')}`);
+  }
+};
+
+test('every git call of a runner carries the pinned config (hooks off, fsync on, no signing)', async () => {
+  const repo = makeRepo({ 'f.txt': 'f' });
+  const wrapper = loggingGit();
+  const git = createGit(repo.dir, { ...repo.env, PATH: wrapper.path });
+  await git.run({ args: ['rev-parse', 'HEAD'] });
+  await git.run({ args: ['hash-object', '-w', '--stdin'], input: 'x' });
+  assertPinned(wrapper.calls());
+  assert.deepEqual(wrapper.calls().map((c) => c.slice(-2)), [['rev-parse', 'HEAD'], ['-w', '--stdin']]);
+});
+
+test('end to end: every git process the CLI starts for a hook write and a confirm carries the pins', () => {
+  const repo = makeRepo({ 'f.txt': 'one\n', 'big.txt': lines(5) });
+  const wrapper = loggingGit();
+  const env = { ...repo.env, PATH: wrapper.path };
+  agentWrite({ file: repo.path('f.txt'), content: 'two\n', cwd: repo.dir }, env, (p, c) => writeFileSync(p, c));
+  const staged = runHook(writePayload({ file: repo.path('big.txt'), content: lines(200, 'new'), cwd: repo.dir, toolUseId: 'toolu_02' }), { cwd: repo.dir, env });
+  const id = stagedId(staged.json?.hookSpecificOutput?.permissionDecisionReason ?? '');
+  assert.equal(runCli(['confirm', id], { cwd: repo.dir, env }).code, 0);
+  assertPinned(wrapper.calls());
+  assert.ok(wrapper.calls().some((c) => c.includes('commit-tree')) && wrapper.calls().some((c) => c.includes('update-ref')));
+});
+
+test('inherited GIT_DIR / GIT_INDEX_FILE / GIT_WORK_TREE for another repo are ignored by the hook and by `fettle write`', () => {
+  const [a, b] = [makeRepo({ 'f.txt': 'a\n', 'big.txt': lines(3) }), makeRepo({ 'other.txt': 'b\n' })];
+  const gitDir = join(b.dir, '.git');
+  const hostile = {
+    ...a.env, GIT_DIR: gitDir, GIT_WORK_TREE: b.dir, GIT_INDEX_FILE: join(gitDir, 'index'), GIT_COMMON_DIR: gitDir,
+    GIT_OBJECT_DIRECTORY: join(gitDir, 'objects'), GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.bare', GIT_CONFIG_VALUE_0: 'true',
+  };
+  const [objectsBefore, stateBefore] = [countObjects(b), userState(b)];
+  const direct = agentWrite({ file: a.path('f.txt'), content: 'A\n', cwd: a.dir }, hostile, (p, c) => writeFileSync(p, c));
+  assert.equal(direct.pre.code, 0, direct.pre.stderr);
+  assert.equal(direct.post?.code, 0, direct.post?.stderr);
+  const staged = runHook(writePayload({ file: a.path('big.txt'), content: lines(100, 'x'), cwd: a.dir, toolUseId: 't2' }), { cwd: a.dir, env: hostile });
+  const id = stagedId(staged.json?.hookSpecificOutput?.permissionDecisionReason ?? '');
+  const cli = runCli(['write', 'f.txt'], { cwd: a.dir, env: hostile, input: 'AA\n' });
+  assert.equal(cli.code, 0, cli.stderr);
+  assert.equal(runCli(['confirm', id], { cwd: a.dir, env: hostile }).code, 0);
+  assert.equal(countObjects(b), objectsBefore);
+  assert.equal(fettleRefs(b), '');
+  assert.equal(userState(b), stateBefore);
+  assert.equal(fettleRefs(a).split('\n').length, 3);
+  assert.equal(a.read('big.txt').toString(), lines(100, 'x'));
+});
+
+test("the user's hooks, core.hooksPath, signing, filters, fsmonitor and diff.external never run for fettle", () => {
+  const repo = makeRepo({ 'f.txt': 'one\n', 'big.txt': lines(4) });
+  const marker = join(repo.home, 'MARKER');
+  const hooks = join(repo.home, 'hooks');
+  mkdirSync(hooks);
+  const evil = join(repo.home, 'evil.sh');
+  writeFileSync(evil, `#!/bin/sh\necho "$0 $*" >> '${marker}'\nexit 1\n`);
+  chmodSync(evil, 0o755);
+  const names = ['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'post-checkout', 'reference-transaction', 'post-index-change', 'post-rewrite', 'pre-auto-gc'];
+  for (const dir of [hooks, join(repo.dir, '.git', 'hooks')]) {
+    for (const name of names) {
+      writeFileSync(join(dir, name), `#!/bin/sh\necho "${name} $*" >> '${marker}'\nexit 1\n`);
+      chmodSync(join(dir, name), 0o755);
+    }
+  }
+  repo.write('.gitattributes', '* filter=evil diff=evil\n');
+  const config: [string, string][] = [
+    ['core.hooksPath', hooks], ['commit.gpgSign', 'true'], ['gpg.program', evil], ['tag.gpgSign', 'true'],
+    ['filter.evil.clean', evil], ['filter.evil.smudge', evil], ['filter.evil.process', evil], ['filter.evil.required', 'true'],
+    ['diff.external', evil], ['diff.evil.command', evil], ['diff.evil.textconv', evil], ['core.fsmonitor', evil],
+    ['gc.auto', '1'], ['core.pager', evil],
+  ];
+  for (const [k, v] of config) repo.git('config', k, v);
+  const env = repo.env;
+  const direct = agentWrite({ file: repo.path('f.txt'), content: 'two\n', cwd: repo.dir }, env, (p, c) => writeFileSync(p, c));
+  assert.equal(direct.pre.code, 0, direct.pre.stderr);
+  assert.equal(direct.post?.code, 0, direct.post?.stderr);
+  const staged = runHook(writePayload({ file: repo.path('big.txt'), content: lines(300, 'new'), cwd: repo.dir, toolUseId: 't2' }), { cwd: repo.dir, env });
+  const id = stagedId(staged.json?.hookSpecificOutput?.permissionDecisionReason ?? '');
+  const confirm = runCli(['confirm', id], { cwd: repo.dir, env });
+  assert.equal(confirm.code, 0, confirm.stderr);
+  const write = runCli(['write', 'f.txt'], { cwd: repo.dir, env, input: 'three\n' });
+  assert.equal(write.code, 0, write.stderr);
+  const writeId = /as ([0-9a-z]{8})/.exec(write.stdout)?.[1] ?? assert.fail(write.stdout);
+  const rollback = runCli(['rollback', writeId], { cwd: repo.dir, env });
+  assert.equal(rollback.code, 0, rollback.stderr);
+  const staged2 = runHook(writePayload({ file: repo.path('big.txt'), content: lines(300, 'again'), cwd: repo.dir, toolUseId: 't3' }), { cwd: repo.dir, env });
+  assert.equal(runCli(['discard', stagedId(staged2.json?.hookSpecificOutput?.permissionDecisionReason ?? '')], { cwd: repo.dir, env }).code, 0);
+  assert.equal(existsSync(marker), false, existsSync(marker) ? readFileSync(marker, 'utf8') : '');
+  assert.equal(repo.read('f.txt').toString(), 'two\n');
+  assert.equal(repo.read('big.txt').toString(), lines(300, 'new'));
+});
