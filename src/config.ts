@@ -1,5 +1,6 @@
 // Settings come from the environment only, read once at the edge and passed down.
 // An invalid value is an error that names the variable: a silent fallback would change behaviour.
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { FettleError } from './errors';
 
@@ -82,10 +83,13 @@ export const loadConfig = (env: Env): Config => {
   };
 };
 
-const dataDirFrom = (env: Env): string => {
+/** The user's home: $HOME when set, else the account's home directory (never a relative path). */
+export const homeFrom = (env: Env): string => env.HOME || homedir();
+
+export const dataDirFrom = (env: Env): string => {
   if (env.FETTLE_DATA_DIR) return env.FETTLE_DATA_DIR;
   if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, 'fettle');
-  return join(env.HOME ?? env.USERPROFILE ?? '.', '.local', 'share', 'fettle');
+  return join(homeFrom(env), '.local', 'share', 'fettle');
 };
 
 /**

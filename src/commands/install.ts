@@ -1,22 +1,25 @@
 // `fettle install` / `fettle uninstall`: a read-modify-write of one Claude Code settings file. Claude Code
 // writes these files too (/config, permission approvals), so the write is atomic and only happens if the
-// file is still what was read.
-import { mkdir, readFile, rm } from 'node:fs/promises';
+// file is still what was read. A symlinked settings file (dotfiles) is written through, the link kept.
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { addFettleHooks, HOOK_EVENTS, MATCHER, READ_MATCHER, parseSettings, removeFettleHooks, serializeLike, SettingsShapeError } from '../core/settings';
+import { dataDirFrom, homeFrom } from '../config';
+import { addFettleHooks, HOOK_EVENTS, MATCHER, READ_MATCHER, parseSettings, removeFettleHooks, serializeLike, SettingsShapeError, type Json } from '../core/settings';
 import { FettleError } from '../errors';
 import { replaceFile, resolveRealPathSync } from '../io/atomic-write';
 import { shellQuote } from '../io/self';
+import { resolveRealPath } from '../store/locate';
 import type { Edge } from './edge';
 
 type Scope = 'user' | 'project' | 'local';
+type Obj = { [key: string]: Json };
 
 export const settingsPath = (edge: Edge, dir: string | undefined, scope: Scope): string => {
   const root = dir ? resolve(edge.cwd, dir) : edge.cwd;
   if (scope === 'project') return join(root, '.claude', 'settings.json');
   if (scope === 'local') return join(root, '.claude', 'settings.local.json');
-  const config = edge.env.CLAUDE_CONFIG_DIR ?? join(edge.env.HOME ?? '', '.claude');
-  return join(config, 'settings.json');
+  return join(edge.env.CLAUDE_CONFIG_DIR || join(homeFrom(edge.env), '.claude'), 'settings.json');
 };
 
 /** Shell form, absolute paths: works whatever PATH Claude Code's hook process gets. */
@@ -32,29 +35,39 @@ const readText = async (path: string): Promise<string | null> => {
   }
 };
 
-const edit = async (path: string, change: (settings: Record<string, never>) => object): Promise<'changed' | 'unchanged'> => {
+/** Remembers that install created the file, so uninstall can remove it and leave exactly what was there. */
+const createdMarker = (edge: Edge, path: string): string =>
+  join(dataDirFrom(edge.env), 'settings-created', createHash('sha1').update(path).digest('hex').slice(0, 20));
+
+/** Runs `fn` (parsing or editing settings), turning a bad file into one clear E_SETTINGS error. */
+const refusing = <T>(path: string, fn: () => T): T => {
+  try {
+    return fn();
+  } catch (error) {
+    const why = error instanceof SettingsShapeError ? error.message : `it is not valid JSON (${(error as Error).message})`;
+    throw new FettleError('E_SETTINGS', `${path} cannot be updated: ${why}. fettle changed nothing.`, {
+      hint: 'Fix the file (or move it aside), then run the command again.',
+      cause: error,
+    });
+  }
+};
+
+type Outcome = 'changed' | 'unchanged';
+
+/** Applies `change`; writes (or, with `remove`, deletes) only if the file still holds what was read. */
+const edit = async (path: string, change: (settings: Obj, existed: boolean) => { next: Obj; remove?: boolean }): Promise<Outcome> => {
   for (let attempt = 0; attempt < 3; attempt++) {
     const before = await readText(path);
-    let next: string;
-    try {
-      const updated = change((before === null ? {} : parseSettings(before)) as Record<string, never>);
-      // Settings left empty by an uninstall are removed: the file did not exist, or held only fettle's hooks.
-      const empty = Object.keys(updated).length === 0;
-      next = empty && before?.trim() !== '{}' ? '' : serializeLike(before, updated as never);
-    } catch (error) {
-      const why = error instanceof SettingsShapeError ? error.message : `it is not valid JSON (${(error as Error).message})`;
-      throw new FettleError('E_SETTINGS', `${path} cannot be updated: ${why}. fettle changed nothing.`, {
-        hint: 'Fix the file (or move it aside), then run the command again.',
-        cause: error,
-      });
-    }
-    if (next === (before ?? '')) return 'unchanged';
-    // Claude Code may have written the file meanwhile: only replace what was read.
-    if ((await readText(path)) !== before) continue;
-    if (next === '') await rm(path);
+    const current = refusing(path, () => (before === null ? {} : parseSettings(before)));
+    const { next, remove } = refusing(path, () => change(current, before !== null));
+    if (next === current && !remove) return 'unchanged';
+    const text = serializeLike(before, next);
+    if (!remove && text === before) return 'unchanged';
+    if ((await readText(path)) !== before) continue; // Claude Code wrote it meanwhile: start over
+    if (remove) await rm(path);
     else {
       await mkdir(dirname(path), { recursive: true });
-      await replaceFile(path, Buffer.from(next, 'utf8'));
+      await replaceFile(path, Buffer.from(text, 'utf8'));
     }
     return 'changed';
   }
@@ -62,15 +75,33 @@ const edit = async (path: string, change: (settings: Record<string, never>) => o
 };
 
 export const install = async (edge: Edge, dir: string | undefined, scope: Scope, options: { read?: boolean } = {}): Promise<void> => {
-  const path = settingsPath(edge, dir, scope);
+  const path = await resolveRealPath(settingsPath(edge, dir, scope));
   const command = hookCommand(edge.io.script);
-  const result = await edit(path, (s) => addFettleHooks(s, command, options));
+  const marker = createdMarker(edge, path);
+  let created = false;
+  const result = await edit(path, (s, existed) => {
+    created = !existed;
+    return { next: addFettleHooks(s, command, options) };
+  });
+  if (created) {
+    await mkdir(dirname(marker), { recursive: true });
+    await writeFile(marker, `${path}\n`);
+  } else if (result === 'changed') {
+    await rm(marker, { force: true }); // the file was there before this install: never remove it
+  }
   const what = `${HOOK_EVENTS.join(' and ')} hooks on ${MATCHER}${options.read ? ` (and PreToolUse on ${READ_MATCHER})` : ''}`;
   edge.io.out(result === 'changed' ? `Installed fettle's ${what} in ${path}.\nHook command: ${command}` : `fettle's ${what} are already installed in ${path}; nothing changed.`);
 };
 
 export const uninstall = async (edge: Edge, dir: string | undefined, scope: Scope): Promise<void> => {
-  const path = settingsPath(edge, dir, scope);
-  const result = await edit(path, (s) => removeFettleHooks(s));
+  const path = await resolveRealPath(settingsPath(edge, dir, scope));
+  const marker = createdMarker(edge, path);
+  const createdByInstall = (await readText(marker)) !== null;
+  const result = await edit(path, (s) => {
+    const next = removeFettleHooks(s);
+    // A file install created, left with nothing in it, goes away again.
+    return { next, remove: next !== s && Object.keys(next).length === 0 && createdByInstall };
+  });
+  if (result === 'changed') await rm(marker, { force: true });
   edge.io.out(result === 'changed' ? `Removed fettle's hooks from ${path}.` : `No fettle hooks in ${path}; nothing changed.`);
 };

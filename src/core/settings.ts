@@ -29,28 +29,34 @@ const hooksOf = (settings: Obj): Obj | undefined => {
   return hooks;
 };
 
-/** Settings without any fettle handler; groups, events and `hooks` left empty by that are removed. */
+/**
+ * Settings without any fettle handler. Only what fettle's removal empties is pruned (a group, an event, the
+ * `hooks` key); settings without a fettle handler come back as the very same object.
+ */
 export const removeFettleHooks = (settings: Obj): Obj => {
   const hooks = hooksOf(settings);
   if (!hooks) return settings;
+  let touched = false;
   const nextHooks: Obj = {};
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) {
       nextHooks[event] = groups;
       continue;
     }
+    let removedHere = false;
     const kept: Json[] = [];
     for (const group of groups) {
-      if (!isObj(group) || !Array.isArray(group.hooks)) {
-        kept.push(group);
-        continue;
+      const handlers = isObj(group) && Array.isArray(group.hooks) ? group.hooks.filter((h) => !isFettleHandler(h)) : null;
+      if (!handlers || !isObj(group) || handlers.length === (group.hooks as Json[]).length) kept.push(group);
+      else {
+        removedHere = true;
+        if (handlers.length > 0) kept.push({ ...group, hooks: handlers });
       }
-      const handlers = group.hooks.filter((h) => !isFettleHandler(h));
-      if (handlers.length === group.hooks.length) kept.push(group);
-      else if (handlers.length > 0) kept.push({ ...group, hooks: handlers });
     }
-    if (kept.length > 0) nextHooks[event] = kept;
+    touched ||= removedHere;
+    if (kept.length > 0 || !removedHere) nextHooks[event] = kept;
   }
+  if (!touched) return settings;
   const next: Obj = {};
   for (const [key, value] of Object.entries(settings)) {
     if (key !== 'hooks') next[key] = value;
@@ -81,11 +87,12 @@ export const addFettleHooks = (settings: Obj, command: string, options: { read?:
   return next;
 };
 
-/** Serialises the way the file was written: same indent, same trailing newline (2 spaces and one by default). */
+/** Serialises the way the file was written: same indent, line ending and final newline (2 spaces, LF, one). */
 export const serializeLike = (original: string | null, value: Obj): string => {
   const indent = original ? (/\n([ \t]+)"/.exec(original)?.[1] ?? '  ') : '  ';
-  const trailing = original === null || original.endsWith('\n') ? '\n' : '';
-  return JSON.stringify(value, null, indent) + trailing;
+  const eol = original?.includes('\r\n') ? '\r\n' : '\n';
+  const trailing = original === null || original.endsWith('\n') ? eol : '';
+  return JSON.stringify(value, null, indent).replace(/\n/g, eol) + trailing;
 };
 
 export const parseSettings = (text: string): Obj => {

@@ -1,0 +1,551 @@
+// `fettle install` / `fettle uninstall` end to end: the built CLI as a separate process, HOME in a temp dir,
+// the settings files checked byte for byte. The plugin hook file is checked against the same constants.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { test } from 'node:test';
+import { settingsPath } from '../../src/commands/install';
+import { HOOK_EVENTS, isFettleHandler, MATCHER, READ_MATCHER, STATUS_MESSAGE } from '../../src/core/settings';
+import { CLI, runCli, writePayload, type Run } from '../helpers/cli';
+import { baseEnv, makeRepo, tempDir } from '../helpers/repo';
+
+const ROOT = join(__dirname, '..', '..');
+
+interface Handler {
+  type: string;
+  command: string;
+  timeout?: number;
+  statusMessage?: string;
+}
+interface Group {
+  matcher?: string;
+  hooks: Handler[];
+}
+type Settings = { hooks?: Record<string, Group[]> } & Record<string, unknown>;
+
+/** A temp HOME and a working directory inside it. */
+const setup = () => {
+  const home = tempDir();
+  const cwd = join(home, 'work');
+  mkdirSync(cwd);
+  const env = baseEnv(home);
+  const user = join(home, '.claude', 'settings.json');
+  const run = (...args: string[]): Run => runCli(args, { cwd, env });
+  return { home, cwd, env, user, run };
+};
+
+const bytes = (path: string): Buffer => readFileSync(path);
+const json = (path: string): Settings => JSON.parse(readFileSync(path, 'utf8')) as Settings;
+const write = (path: string, text: string): void => {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, text);
+};
+const ok = (r: Run, what = 'command'): Run => {
+  assert.equal(r.code, 0, `${what} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+  return r;
+};
+
+/** fettle's handlers, per event. */
+const fettleHandlers = (s: Settings, event: string): Handler[] =>
+  (s.hooks?.[event] ?? []).flatMap((g) => (Array.isArray(g.hooks) ? g.hooks.filter((h) => isFettleHandler(h as never)) : []));
+
+/** The words `sh` makes of a command string. */
+const shWords = (command: string): string[] => {
+  const out = execFileSync('/bin/sh', ['-c', `printf '%s\\0' ${command}`]).toString('utf8');
+  return out.split('\0').slice(0, -1);
+};
+
+/** One agent Write as Claude Code runs it, with each hook command string given to sh -c. */
+const shWrite = (commands: { pre: string; post: string }, call: { file: string; content: string; cwd: string }, env: Record<string, string>) => {
+  const sh = (command: string, event: 'PreToolUse' | 'PostToolUse') =>
+    spawnSync('/bin/sh', ['-c', command], { cwd: call.cwd, env, input: JSON.stringify(writePayload({ ...call, event })), encoding: 'utf8' });
+  const pre = sh(commands.pre, 'PreToolUse');
+  assert.equal(pre.status, 0, `PreToolUse exited ${pre.status}: ${pre.stderr}`);
+  assert.doesNotMatch(pre.stdout, /"deny"/);
+  writeFileSync(call.file, call.content);
+  const post = sh(commands.post, 'PostToolUse');
+  assert.equal(post.status, 0, `PostToolUse exited ${post.status}: ${post.stderr}`);
+  return { pre, post };
+};
+
+/** The hook command install must write: absolute node, absolute real path of the built CLI, `hook`. */
+const expectedWords = (cli = CLI): string[] => [process.execPath, realpathSync(cli), 'hook'];
+
+/**
+ * Asserts `path` holds exactly one fettle group per event on the write tools (plus one on Read for PreToolUse
+ * with `read`), each with one handler running `words`; returns the command.
+ */
+const assertInstalled = (path: string, words = expectedWords(), options: { read?: boolean } = {}): string => {
+  const s = json(path);
+  const commands = new Set<string>();
+  for (const event of HOOK_EVENTS) {
+    const ours = (s.hooks?.[event] ?? []).filter((g) => g.hooks.some((h) => isFettleHandler(h as never)));
+    const matchers = options.read && event === 'PreToolUse' ? [MATCHER, READ_MATCHER] : [MATCHER];
+    assert.deepEqual(ours.map((g) => g.matcher), matchers, `${event}: fettle's groups`);
+    assert.equal(fettleHandlers(s, event).length, matchers.length, `${event}: one fettle handler per group`);
+    for (const group of ours) {
+      assert.equal(group.hooks.length, 1);
+      const handler = group.hooks[0]!;
+      assert.equal(handler.type, 'command');
+      assert.equal(handler.statusMessage, STATUS_MESSAGE);
+      assert.ok(handler.timeout === undefined || (handler.timeout > 0 && handler.timeout <= 600), 'timeout in seconds');
+      assert.deepEqual(shWords(handler.command), words, `${event}: the command runs node on the CLI with "hook"`);
+      commands.add(handler.command);
+    }
+  }
+  assert.equal(commands.size, 1, 'the same command on every event');
+  return [...commands][0]!;
+};
+
+// ---------------------------------------------------------------- user scope and the hook command
+
+test('install (default scope user) writes ~/.claude/settings.json with Write hooks on both events', () => {
+  const { home, cwd, user, run } = setup();
+  const r = ok(run('install'));
+  const command = assertInstalled(user);
+  const words = shWords(command);
+  assert.ok(isAbsolute(words[0]!) && isAbsolute(words[1]!), 'absolute node and CLI paths');
+  assert.match(r.stdout, /Installed/);
+  assert.ok(r.stdout.includes(user), 'names the file');
+  assert.ok(r.stdout.includes(command), 'prints the hook command');
+  const text = readFileSync(user, 'utf8');
+  assert.ok(text.startsWith('{\n  "hooks": {\n'), '2-space indent');
+  assert.ok(text.endsWith('}\n'), 'one trailing newline');
+  assert.deepEqual(Object.keys(json(user)), ['hooks']);
+  assert.deepEqual(Object.keys(json(user).hooks!), [...HOOK_EVENTS]);
+  assert.deepEqual(readdirSync(join(home, '.claude')), ['settings.json'], 'no temp file left next to it');
+  assert.deepEqual(readdirSync(cwd), [], 'nothing written in the working directory');
+});
+
+test('the installed command string, run by sh -c with a Write payload, is fettle\'s hook (node not on PATH)', () => {
+  const { user, run } = setup();
+  ok(run('install'));
+  const s = json(user);
+  const pre = fettleHandlers(s, 'PreToolUse')[0]!.command;
+  const post = fettleHandlers(s, 'PostToolUse')[0]!.command;
+
+  // Claude Code runs the string with sh -c; PATH here holds git only, so node must be spelled out.
+  const repo = makeRepo({ 'keep.txt': 'keep\n' });
+  const bin = join(repo.home, 'bin-git-only');
+  mkdirSync(bin);
+  symlinkSync(execFileSync('/bin/sh', ['-c', 'command -v git'], { env: repo.env }).toString().trim(), join(bin, 'git'));
+  const env = { ...repo.env, PATH: bin };
+  const { post: after } = shWrite({ pre, post }, { file: repo.path('new.txt'), content: 'hello\n', cwd: repo.dir }, env);
+  const out = JSON.parse(after.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+  assert.equal(out.hookSpecificOutput.hookEventName, 'PostToolUse');
+  assert.match(out.hookSpecificOutput.additionalContext, /fettle recorded new\.txt/);
+});
+
+test('a CLI at a path with spaces and quotes installs a quoted command that sh runs', () => {
+  const { env, user, run } = setup();
+  const dist = join(tempDir(), "it's a dir", 'fettle', 'dist');
+  mkdirSync(dist, { recursive: true });
+  for (const f of ['cli.js', 'commands.js']) copyFileSync(join(ROOT, 'dist', f), join(dist, f));
+  const copy = join(dist, 'cli.js');
+  const r = spawnSync(process.execPath, [copy, 'install'], { cwd: env.HOME, env, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const command = assertInstalled(user, expectedWords(copy));
+  assert.ok(command.includes("'\\''"), 'the quote in the path is escaped for sh');
+
+  const repo = makeRepo();
+  const { post } = shWrite({ pre: command, post: command }, { file: repo.path('a.txt'), content: 'a\n', cwd: repo.dir }, repo.env);
+  assert.match(post.stdout, /fettle recorded a\.txt/);
+
+  // Installing from the real CLI afterwards replaces that handler.
+  ok(run('install'));
+  assertInstalled(user);
+  assert.ok(!readFileSync(user, 'utf8').includes('a dir/fettle/dist/cli.js'), 'the old command is gone');
+});
+
+test('install started through a relative path or a symlink writes the absolute real path of the CLI', () => {
+  const { home, env, user } = setup();
+  const rel = spawnSync(process.execPath, [join('dist', 'cli.js'), 'install'], { cwd: ROOT, env, encoding: 'utf8' });
+  assert.equal(rel.status, 0, rel.stderr);
+  assertInstalled(user);
+  const link = join(home, 'bin', 'fettle');
+  mkdirSync(join(home, 'bin'));
+  symlinkSync(CLI, link);
+  const other = join(tempDir(), 'settings.json');
+  const viaLink = spawnSync(process.execPath, [link, 'install'], { cwd: home, env: { ...env, CLAUDE_CONFIG_DIR: join(other, '..') }, encoding: 'utf8' });
+  assert.equal(viaLink.status, 0, viaLink.stderr);
+  assertInstalled(other);
+});
+
+// ---------------------------------------------------------------- where the settings file is
+
+test('--scope project writes <cwd>/.claude/settings.json and leaves the user file alone', () => {
+  const { home, cwd, run } = setup();
+  const r = ok(run('install', '--scope', 'project'));
+  const path = join(cwd, '.claude', 'settings.json');
+  assertInstalled(path);
+  assert.ok(r.stdout.includes(path));
+  assert.equal(existsSync(join(home, '.claude')), false);
+  assert.deepEqual(readdirSync(join(cwd, '.claude')), ['settings.json']);
+});
+
+test('--scope local writes <cwd>/.claude/settings.local.json', () => {
+  const { home, cwd, run } = setup();
+  ok(run('install', '--scope', 'local'));
+  assertInstalled(join(cwd, '.claude', 'settings.local.json'));
+  assert.deepEqual(readdirSync(join(cwd, '.claude')), ['settings.local.json']);
+  assert.equal(existsSync(join(home, '.claude')), false);
+});
+
+test('-C <dir> picks the directory for project and local scope (relative or absolute)', () => {
+  const { home, cwd, run } = setup();
+  mkdirSync(join(cwd, 'sub'));
+  const other = tempDir();
+  ok(run('-C', 'sub', 'install', '--scope', 'project'));
+  assertInstalled(join(cwd, 'sub', '.claude', 'settings.json'));
+  ok(run('-C', other, 'install', '--scope', 'local'));
+  assertInstalled(join(other, '.claude', 'settings.local.json'));
+  assert.equal(existsSync(join(cwd, '.claude')), false);
+  assert.equal(existsSync(join(home, '.claude')), false);
+  ok(run('-C', 'sub', 'uninstall', '--scope', 'project'));
+  ok(run('-C', other, 'uninstall', '--scope', 'local'));
+  assert.equal(existsSync(join(cwd, 'sub', '.claude', 'settings.json')), false);
+  assert.equal(existsSync(join(other, '.claude', 'settings.local.json')), false);
+});
+
+test('CLAUDE_CONFIG_DIR overrides the user settings directory', () => {
+  const { home, cwd, env } = setup();
+  const config = join(tempDir(), 'claude-config');
+  const r = ok(runCli(['install'], { cwd, env: { ...env, CLAUDE_CONFIG_DIR: config } }));
+  assertInstalled(join(config, 'settings.json'));
+  assert.ok(r.stdout.includes(join(config, 'settings.json')));
+  assert.equal(existsSync(join(home, '.claude')), false);
+  ok(runCli(['uninstall'], { cwd, env: { ...env, CLAUDE_CONFIG_DIR: config } }));
+  assert.equal(existsSync(join(config, 'settings.json')), false);
+});
+
+test('uninstall takes hooks out of the chosen scope only', () => {
+  const { cwd, user, run } = setup();
+  ok(run('install'));
+  ok(run('install', '--scope', 'project'));
+  const userBytes = bytes(user);
+  ok(run('uninstall', '--scope', 'project'));
+  assert.equal(existsSync(join(cwd, '.claude', 'settings.json')), false);
+  assert.deepEqual(bytes(user), userBytes);
+});
+
+test('an unknown scope is a usage error and writes nothing', () => {
+  const { home, cwd, run } = setup();
+  const r = run('install', '--scope', 'global');
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /global/);
+  assert.equal(existsSync(join(home, '.claude')), false);
+  assert.equal(existsSync(join(cwd, '.claude')), false);
+});
+
+test('the user settings path is never relative to the working directory', () => {
+  const cwd = tempDir();
+  const io = { out: () => undefined, err: () => undefined, stdin: async () => Buffer.alloc(0), script: CLI, isTTY: false };
+  for (const env of [{}, { HOME: '' }, { HOME: '/home/u', CLAUDE_CONFIG_DIR: '' }] as Record<string, string>[]) {
+    const path = settingsPath({ cwd, env, io }, undefined, 'user');
+    assert.ok(isAbsolute(path) && !path.startsWith(cwd), `${JSON.stringify(env)} -> ${path}`);
+  }
+});
+
+// ---------------------------------------------------------------- round trip with foreign settings
+
+const FOREIGN = {
+  $schema: 'https://json.schemastore.org/claude-code-settings.json',
+  permissions: { allow: ['Bash(npm test)', 'Read(~/notes/**)'], deny: ['Read(./.env)'], defaultMode: 'acceptEdits' },
+  env: { GREETING: 'grüß dich ✓ 日本語 🙂', EMPTY: '' },
+  hooks: {
+    PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'prettier --check "$CLAUDE_PROJECT_DIR"' }] }],
+    PostToolUse: [{ matcher: 'Edit|Write', hooks: [{ type: 'command', command: '~/bin/lint.sh', timeout: 30 }] }],
+    Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }],
+  },
+  model: 'opus',
+  enabledPlugins: {},
+  cleanupPeriodDays: 30,
+  includeCoAuthoredBy: false,
+};
+const { hooks: _h, ...FOREIGN_WITHOUT_HOOKS } = FOREIGN;
+
+const fixtures: [string, string][] = [
+  ['2-space indent, trailing newline', JSON.stringify(FOREIGN, null, 2) + '\n'],
+  ['4-space indent, trailing newline', JSON.stringify(FOREIGN, null, 4) + '\n'],
+  ['2-space indent, no trailing newline', JSON.stringify(FOREIGN, null, 2)],
+  ['4-space indent, no trailing newline', JSON.stringify(FOREIGN, null, 4)],
+  ['tab indent', JSON.stringify(FOREIGN, null, '\t') + '\n'],
+  ['no hooks key at all', JSON.stringify(FOREIGN_WITHOUT_HOOKS, null, 2) + '\n'],
+];
+
+for (const [name, original] of fixtures) {
+  test(`round trip keeps foreign settings and restores the file byte-exactly: ${name}`, () => {
+    const { user, run } = setup();
+    write(user, original);
+    chmodSync(user, 0o600);
+    const source = JSON.parse(original) as Settings;
+
+    ok(run('install'));
+    assertInstalled(user);
+    const text = readFileSync(user, 'utf8');
+    const s = json(user);
+    // Every foreign key, in its place; hooks appended when there were none.
+    assert.deepEqual(Object.keys(s), source.hooks ? Object.keys(source) : [...Object.keys(source), 'hooks']);
+    for (const key of Object.keys(source)) if (key !== 'hooks') assert.deepEqual(s[key], source[key], key);
+    // Foreign hooks first, in order, unchanged; ours after them.
+    const events = Object.keys(source.hooks ?? {});
+    assert.deepEqual(Object.keys(s.hooks!), [...events, ...HOOK_EVENTS.filter((e) => !events.includes(e))]);
+    for (const event of events) {
+      const foreign = source.hooks![event]!;
+      assert.deepEqual(s.hooks![event]!.slice(0, foreign.length), foreign, event);
+      assert.equal(s.hooks![event]!.length, foreign.length + (HOOK_EVENTS.includes(event as never) ? 1 : 0), event);
+    }
+    // Same style: indent, trailing newline, characters not escaped.
+    assert.equal(text.split('\n')[1]!.match(/^\s*/)![0], original.split('\n')[1]!.match(/^\s*/)![0], 'indent');
+    assert.equal(text.endsWith('\n'), original.endsWith('\n'), 'trailing newline');
+    assert.ok(text.includes('grüß dich ✓ 日本語 🙂'), 'unicode kept as written');
+    assert.equal(statSync(user).mode & 0o777, 0o600, 'mode kept');
+
+    const r = ok(run('uninstall'));
+    assert.match(r.stdout, /Removed/);
+    assert.deepEqual(bytes(user), Buffer.from(original, 'utf8'), 'byte-exact after uninstall');
+    assert.equal(statSync(user).mode & 0o777, 0o600, 'mode kept');
+  });
+}
+
+test('install --read adds a PreToolUse group on Read; a plain install takes it out again; uninstall restores the file', () => {
+  const { user, run } = setup();
+  const original = JSON.stringify(FOREIGN, null, 2) + '\n';
+  write(user, original);
+  const r = ok(run('install', '--read'));
+  assert.ok(r.stdout.includes(READ_MATCHER));
+  assertInstalled(user, expectedWords(), { read: true });
+  const once = bytes(user);
+  assert.match(ok(run('install', '--read')).stdout, /nothing changed/);
+  assert.deepEqual(bytes(user), once);
+  ok(run('install'));
+  assertInstalled(user);
+  ok(run('install', '--read'));
+  ok(run('uninstall'));
+  assert.deepEqual(bytes(user), Buffer.from(original));
+});
+
+test('a symlinked settings file stays a symlink; its target gets the hooks', () => {
+  const { home, user, run } = setup();
+  const target = join(home, 'dotfiles', 'claude-settings.json');
+  write(target, '{\n  "model": "opus"\n}\n');
+  mkdirSync(join(home, '.claude'));
+  symlinkSync(target, user);
+  ok(run('install'));
+  assert.ok(lstatSync(user).isSymbolicLink(), 'still a symlink');
+  assertInstalled(target);
+  ok(run('uninstall'));
+  assert.ok(lstatSync(user).isSymbolicLink(), 'still a symlink');
+  assert.equal(readFileSync(target, 'utf8'), '{\n  "model": "opus"\n}\n');
+});
+
+test('a CRLF settings file is restored byte-exactly', () => {
+  const { user, run } = setup();
+  const original = (JSON.stringify(FOREIGN, null, 2) + '\n').replace(/\n/g, '\r\n');
+  write(user, original);
+  ok(run('install'));
+  assert.ok(readFileSync(user, 'utf8').includes('"model": "opus",\r\n'), 'CRLF kept on install');
+  ok(run('uninstall'));
+  assert.deepEqual(bytes(user), Buffer.from(original));
+});
+
+test('a settings file that was {} is restored, not deleted', () => {
+  const { user, run } = setup();
+  write(user, '{}\n');
+  ok(run('install'));
+  ok(run('uninstall'));
+  assert.equal(existsSync(user), true, 'file still there');
+  assert.equal(readFileSync(user, 'utf8'), '{}\n');
+});
+
+// ---------------------------------------------------------------- idempotence
+
+test('install twice: the second run changes nothing and says so', () => {
+  for (const original of [null, JSON.stringify(FOREIGN, null, 4) + '\n']) {
+    const { user, run } = setup();
+    if (original !== null) write(user, original);
+    ok(run('install'));
+    const first = bytes(user);
+    const r = ok(run('install'));
+    assert.match(r.stdout, /already installed.*nothing changed/);
+    assert.doesNotMatch(r.stdout, /Installed/);
+    assert.deepEqual(bytes(user), first);
+  }
+});
+
+test('uninstall twice: the second run changes nothing and says so', () => {
+  const { user, run } = setup();
+  write(user, JSON.stringify(FOREIGN, null, 2) + '\n');
+  ok(run('install'));
+  ok(run('uninstall'));
+  const first = bytes(user);
+  const r = ok(run('uninstall'));
+  assert.match(r.stdout, /No fettle hooks.*nothing changed/);
+  assert.deepEqual(bytes(user), first);
+});
+
+test('uninstall when the settings file does not exist does not create it', () => {
+  const { home, user, run } = setup();
+  const r = ok(run('uninstall'));
+  assert.match(r.stdout, /nothing changed/);
+  assert.ok(r.stdout.includes(user));
+  assert.equal(existsSync(join(home, '.claude')), false);
+});
+
+test('install then uninstall on a missing file removes the file again', () => {
+  const { home, user, run } = setup();
+  ok(run('install'));
+  assert.equal(existsSync(user), true);
+  const r = ok(run('uninstall'));
+  assert.match(r.stdout, /Removed/);
+  assert.equal(existsSync(user), false);
+  assert.deepEqual(readdirSync(join(home, '.claude')), [], 'nothing else left in ~/.claude');
+});
+
+test('install is idempotent after a foreign group was added behind ours', () => {
+  const { user, run } = setup();
+  ok(run('install'));
+  const s = json(user);
+  s.hooks!.PreToolUse!.push({ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo hi' }] });
+  write(user, JSON.stringify(s, null, 2) + '\n');
+  const before = bytes(user);
+  const r = ok(run('install'));
+  assert.match(r.stdout, /nothing changed/);
+  assert.deepEqual(bytes(user), before);
+});
+
+// uninstall must not touch a file in which fettle has nothing: [name, text, todo?]
+const notOurs: [string, string, string?][] = [
+  ['foreign hooks only', JSON.stringify(FOREIGN, null, 2) + '\n'],
+  ['{}', '{}\n'],
+  ['{ }', '{ }\n'],
+  ['"hooks": {}', '{\n  "hooks": {}\n}\n'],
+  ['an empty event array', '{\n  "model": "x",\n  "hooks": {\n    "PreToolUse": []\n  }\n}\n'],
+  ['a non-array event value', '{\n  "hooks": {\n    "PreToolUse": "x"\n  }\n}\n'],
+];
+for (const [name, original, todo] of notOurs) {
+  test(`uninstall leaves a file without fettle hooks byte-identical: ${name}`, { todo }, () => {
+    const { user, run } = setup();
+    write(user, original);
+    const r = ok(run('uninstall'));
+    assert.match(r.stdout, /nothing changed/);
+    assert.equal(existsSync(user), true, 'file still there');
+    assert.deepEqual(bytes(user), Buffer.from(original));
+  });
+}
+
+// ---------------------------------------------------------------- refusals
+
+const refused: [string, string, RegExp][] = [
+  ['invalid JSON (trailing comma)', '{\n  "model": "opus",\n}\n', /not valid JSON/],
+  ['invalid JSON (truncated)', '{\n  "hooks": {\n', /not valid JSON/],
+  ['"hooks" is an array', '{\n  "hooks": []\n}\n', /"hooks" is not an object/],
+  ['"hooks" is a string', '{\n  "hooks": "x"\n}\n', /"hooks" is not an object/],
+  ['"hooks" is null', '{\n  "hooks": null\n}\n', /"hooks" is not an object/],
+  ['the top level is an array', '[]\n', /top level is not a JSON object/],
+];
+for (const [name, original, why] of refused) {
+  for (const command of ['install', 'uninstall']) {
+    test(`${command} refuses a settings file when ${name}, and changes nothing`, () => {
+      const { home, user, run } = setup();
+      write(user, original);
+      const r = run(command);
+      assert.equal(r.code, 1, r.stderr);
+      assert.ok(r.stderr.includes(user), 'names the file');
+      assert.match(r.stderr, why);
+      assert.match(r.stderr, /fettle changed nothing/);
+      assert.doesNotMatch(r.stdout, /Installed|Removed/);
+      assert.deepEqual(bytes(user), Buffer.from(original), 'byte-identical');
+      assert.deepEqual(readdirSync(join(home, '.claude')), ['settings.json'], 'no temp file left');
+    });
+  }
+}
+
+test('install refuses a PreToolUse or PostToolUse that is not an array; uninstall leaves it alone', () => {
+  for (const event of HOOK_EVENTS) {
+    const { user, run } = setup();
+    const original = `{\n  "hooks": {\n    "${event}": {\n      "matcher": "Write"\n    }\n  }\n}\n`;
+    write(user, original);
+    const r = run('install');
+    assert.equal(r.code, 1);
+    assert.ok(r.stderr.includes(user));
+    assert.ok(r.stderr.includes(`"hooks.${event}" is not an array`), r.stderr);
+    assert.match(r.stderr, /fettle changed nothing/);
+    assert.deepEqual(bytes(user), Buffer.from(original));
+    ok(run('uninstall'));
+    assert.deepEqual(bytes(user), Buffer.from(original));
+  }
+});
+
+// ---------------------------------------------------------------- older installs
+
+test('a fettle handler with an older command path is replaced on install, not duplicated', () => {
+  const { user, run } = setup();
+  const old = { type: 'command', command: "'/old/node' '/old/fettle/dist/cli.js' hook" };
+  const foreign = { type: 'command', command: 'prettier --check .' };
+  const original = {
+    model: 'opus',
+    hooks: {
+      PreToolUse: [{ matcher: 'Write', hooks: [foreign] }, { matcher: 'Write', hooks: [old] }],
+      PostToolUse: [{ matcher: 'Write', hooks: [foreign, old] }],
+    },
+  };
+  write(user, JSON.stringify(original, null, 2) + '\n');
+  const r = ok(run('install'));
+  assert.match(r.stdout, /Installed/);
+  assertInstalled(user);
+  const text = readFileSync(user, 'utf8');
+  assert.ok(!text.includes('/old/'), 'the old command is gone');
+  const s = json(user);
+  const foreignGroups = (event: string) => s.hooks![event]!.filter((g) => !g.hooks.some((h) => isFettleHandler(h as never)));
+  assert.deepEqual(foreignGroups('PreToolUse'), [{ matcher: 'Write', hooks: [foreign] }]);
+  assert.deepEqual(foreignGroups('PostToolUse'), [{ matcher: 'Write', hooks: [foreign] }], 'the foreign handler stays in its group');
+  assert.equal(s.model, 'opus');
+  ok(run('uninstall'));
+  assert.deepEqual(json(user), { model: 'opus', hooks: { PreToolUse: [{ matcher: 'Write', hooks: [foreign] }], PostToolUse: [{ matcher: 'Write', hooks: [foreign] }] } });
+});
+
+// ---------------------------------------------------------------- the plugin
+
+test('hooks/hooks.json registers the same events, matcher and handler as install, via ${CLAUDE_PLUGIN_ROOT}', () => {
+  const plugin = JSON.parse(readFileSync(join(ROOT, 'hooks', 'hooks.json'), 'utf8')) as { description?: string; hooks: Record<string, Group[]> };
+  assert.equal(typeof plugin.description, 'string');
+  assert.deepEqual(Object.keys(plugin.hooks).sort(), [...HOOK_EVENTS].sort());
+
+  const { user, run } = setup();
+  ok(run('install'));
+  const installed = json(user);
+  for (const event of HOOK_EVENTS) {
+    const groups = plugin.hooks[event]!;
+    assert.equal(groups.length, 1, event);
+    assert.equal(groups[0]!.matcher, MATCHER, event);
+    assert.equal(groups[0]!.hooks.length, 1, event);
+    const handler = groups[0]!.hooks[0]!;
+    assert.ok(handler.command.includes('${CLAUDE_PLUGIN_ROOT}/dist/cli.js'), handler.command);
+    assert.ok(isFettleHandler(handler as never), 'uninstall would recognise it');
+    // Apart from how the CLI is found, the plugin's handler is install's.
+    const { command: _a, ...pluginRest } = handler;
+    const { command: _b, ...installRest } = fettleHandlers(installed, event)[0]!;
+    assert.deepEqual(pluginRest, installRest, event);
+  }
+});
+
+test('the hooks.json command, with ${CLAUDE_PLUGIN_ROOT} substituted (path with a space), runs the hook', () => {
+  const plugin = JSON.parse(readFileSync(join(ROOT, 'hooks', 'hooks.json'), 'utf8')) as { hooks: Record<string, Group[]> };
+  const pluginRoot = join(tempDir(), 'plugin cache', 'fettle');
+  mkdirSync(join(pluginRoot, 'dist'), { recursive: true });
+  for (const f of ['cli.js', 'commands.js']) copyFileSync(join(ROOT, 'dist', f), join(pluginRoot, 'dist', f));
+  const repo = makeRepo({ 'a.txt': 'one\n' });
+  const commandOf = (event: string) => plugin.hooks[event]![0]!.hooks[0]!.command.split('${CLAUDE_PLUGIN_ROOT}').join(pluginRoot);
+  const env = { ...repo.env, CLAUDE_PLUGIN_ROOT: pluginRoot };
+  const { post } = shWrite({ pre: commandOf('PreToolUse'), post: commandOf('PostToolUse') }, { file: repo.path('a.txt'), content: 'two\n', cwd: repo.dir }, env);
+  assert.match(post.stdout, /fettle recorded a\.txt/);
+});
+
+test('.claude-plugin/plugin.json names the plugin, and the package ships the plugin files', () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, '.claude-plugin', 'plugin.json'), 'utf8')) as { name?: unknown };
+  assert.equal(manifest.name, 'fettle');
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] };
+  for (const entry of ['.claude-plugin', 'hooks', 'dist']) assert.ok(pkg.files.includes(entry), entry);
+});
