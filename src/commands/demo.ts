@@ -5,13 +5,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXIT } from '../errors';
+import { gitEnv } from '../store/git';
 import type { Edge } from './edge';
 
 const lines = (n: number, word: string) => Array.from({ length: n }, (_, i) => `${word} line ${i + 1}`).join('\n') + '\n';
 
 export const demo = async (edge: Edge): Promise<number> => {
   const dir = mkdtempSync(join(tmpdir(), 'fettle-demo-'));
-  const env = { ...edge.env, FETTLE_DATA_DIR: join(dir, '.data'), GIT_CONFIG_NOSYSTEM: '1', HOME: dir } as Record<string, string>;
+  // The caller's GIT_DIR, GIT_WORK_TREE or GIT_INDEX_FILE must not steer the demo's git into their repository.
+  const env = { ...gitEnv(edge.env), FETTLE_DATA_DIR: join(dir, '.data'), GIT_CONFIG_NOSYSTEM: '1', HOME: dir };
   const say = (text: string) => edge.io.out(text);
   const run = (cmd: string, args: string[], input?: string): { code: number; out: string } => {
     say(`$ ${cmd === 'fettle' ? 'fettle' : cmd} ${args.join(' ')}${input === undefined ? '' : ' < (new content)'}`);
@@ -25,7 +27,7 @@ export const demo = async (edge: Edge): Promise<number> => {
   };
   const repo = join(dir, 'repo');
   try {
-    spawnSync('git', ['init', '-q', '-b', 'main', repo]);
+    spawnSync('git', ['init', '-q', '-b', 'main', repo], { env });
     writeFileSync(join(repo, 'notes.txt'), lines(16, 'original'));
     spawnSync('git', ['-c', 'user.name=demo', '-c', 'user.email=demo@example.com', 'add', '.'], { cwd: repo, env });
     spawnSync('git', ['-c', 'user.name=demo', '-c', 'user.email=demo@example.com', 'commit', '-qm', 'initial'], { cwd: repo, env });

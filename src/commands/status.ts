@@ -7,9 +7,11 @@ const RECENT = 10;
 
 const row = (c: Change, now: Date): string => {
   const counts = stat(c.fields.added, c.fields.removed) || c.fields.reason || '';
-  const when = c.state === 'pending' && c.expiresAt
-    ? `staged ${shortDuration(now.getTime() - c.at.getTime())} ago, expires in ${shortDuration(c.expiresAt.getTime() - now.getTime())}`
-    : `${c.fields.tier}, ${c.state} ${shortDuration(now.getTime() - c.at.getTime())} ago`;
+  const ago = (t: Date) => shortDuration(now.getTime() - t.getTime());
+  const when =
+    c.state === 'pending' && c.expiresAt ? `staged ${ago(c.at)} ago, expires in ${shortDuration(c.expiresAt.getTime() - now.getTime())}`
+    : c.state === 'expired' && c.expiresAt ? `staged ${ago(c.at)} ago, expired ${ago(c.expiresAt)} ago`
+    : `${c.fields.tier}, ${c.state} ${ago(c.at)} ago`;
   return `  ${c.id}  ${c.fields.path}  ${counts}  ${when}`;
 };
 

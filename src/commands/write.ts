@@ -17,7 +17,8 @@ export const write = async (edge: Edge, dir: string | undefined, file: string): 
   const ctx = contextFor(edge, dir);
   const bytes = await edge.io.stdin();
   const target = await locateTarget(file, ctx.cwd, ctx.env, ctx.config.dataDir);
-  const invoke = invocationFor(selfCommand(ctx.env, edge.io.script), ctx.cwd, target.store, target.realPath);
+  // Spelled for the caller's shell, which is in edge.cwd (not the -C directory).
+  const invoke = invocationFor(selfCommand(ctx.env, edge.io.script), edge.cwd, target.store, target.realPath);
   const origin = { tool: 'fettle write', session: ctx.env.FETTLE_SESSION };
   return withLock(fileLockPath(target.store, target.treePath), async () => {
     const plan = await planWrite(ctx, target, await readDisk(target.realPath), bytes);

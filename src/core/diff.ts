@@ -36,7 +36,10 @@ export const renderUnified = (path: string, hunks: StructuredPatchHunk[], maxLin
   let budget = maxLines;
   let cut = 0;
   for (const hunk of hunks) {
-    const header = `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`;
+    // An empty range is numbered from the line before it (`-0,0` for an empty file), as diff and git print it.
+    const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart;
+    const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;
+    const header = `@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`;
     const size = hunk.lines.length + 1;
     if (budget <= 0) {
       cut += size;

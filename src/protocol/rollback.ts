@@ -22,14 +22,18 @@ export interface RollbackResult {
   how: 'restored' | 'removed' | 'merged' | 'forced';
 }
 
-/** The `before` commit of a change: walk first parents from the tip (at most a few hops). */
-const beforeCommitOf = async (store: Store, tip: string): Promise<string> => {
+/**
+ * The commit holding the bytes the change replaced on disk: the `snapshot` a merging confirm took of the
+ * user's edits, else the `before` record. Walks first parents from the tip (a few hops at most).
+ */
+const replacedCommitOf = async (store: Store, tip: string): Promise<string> => {
   let oid = tip;
   for (let hop = 0; hop < 8; hop++) {
     const [commit] = await readObjects(store, [oid]);
     if (!commit) break;
     const text = commit.body.toString('utf8');
-    if (parseRecord(text)?.kind === 'before') return oid;
+    const kind = parseRecord(text)?.kind;
+    if (kind === 'before' || kind === 'snapshot') return oid;
     const parent = /^parent ([0-9a-f]+)$/m.exec(text)?.[1];
     if (!parent) break;
     oid = parent;
@@ -59,7 +63,7 @@ export const rollback = async (ctx: Context, store: Store, id: string, options: 
   const path = diskPathOf(store, fields);
   const target: Target = { store, realPath: path, treePath: fields.path };
   return withLock(fileLockPath(store, fields.path), async () => {
-    const previous: FileEntry | null = await readFile(store, await beforeCommitOf(store, change.tip), fields.path);
+    const previous: FileEntry | null = await readFile(store, await replacedCommitOf(store, change.tip), fields.path);
     // An incomplete record has no "after": fettle does not know what was written, so only --force may proceed.
     const written = change.state === 'incomplete' ? undefined : await readFile(store, change.tip, fields.path);
     const disk = await readDisk(path);

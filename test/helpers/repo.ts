@@ -1,7 +1,7 @@
 // Real git repositories in temp dirs, deterministic by construction (git's own test-lib does the same:
 // HOME in the trash dir, no system config, fixed identity and dates).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after } from 'node:test';
@@ -110,6 +110,6 @@ export const userState = (repo: Repo): string => {
     refs: repo.git('for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags', 'refs/stash'),
     index: safe(() => repo.git('ls-files', '-s', '--debug')),
     config: readFileSync(join(abs(gitDir), 'config'), 'utf8'),
-    hooks: safe(() => execFileSync('ls', ['-la', join(abs(gitDir), 'hooks')]).toString().replace(/\s+\d+:\d+\s+/g, ' ')),
+    hooks: safe(() => readdirSync(join(abs(gitDir), 'hooks')).map((f) => `${f} ${readFileSync(join(abs(gitDir), 'hooks', f)).length}`).join(',')),
   });
 };
