@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, statSync, symlinkSync } from 'node:fs';
 import { test } from 'node:test';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
-import { directWrite, fails, fettle, keepsUserState, kinds, ok, refOid, stageWrite, worktreeDir } from '../helpers/stage';
+import { directWrite, fails, fettle, T0, keepsUserState, kinds, ok, refOid, stageWrite, worktreeDir } from '../helpers/stage';
 
 const fettleRefs = (repo: Repo): string[] => repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle', 'refs/fettle-discarded').split('\n').filter(Boolean);
 const blob = (repo: Repo, spec: string): Buffer => repo.gitBytes('cat-file', 'blob', spec);
@@ -184,7 +184,7 @@ test('the confirm command printed by `fettle -C <repo> write` runs as printed fr
     const r = fettle(repo, ['-C', repo.dir, 'write', 'a.txt'], { input: lines(30, 'new'), cwd: repo.home });
     assert.equal(r.code, 3, r.stderr);
     const command = /^To apply it, run: (.+)$/m.exec(r.stdout)?.[1] ?? '';
-    const run = spawnSync('sh', ['-c', command], { cwd: repo.home, env: repo.env, encoding: 'utf8' });
+    const run = spawnSync('sh', ['-c', command], { cwd: repo.home, env: { ...repo.env, FETTLE_NOW: String(T0) }, encoding: 'utf8' });
     assert.equal(run.status, 0, `${command}\n${run.stdout}${run.stderr}`);
     assert.ok(repo.read('a.txt').equals(Buffer.from(lines(30, 'new'))));
   });
