@@ -30,6 +30,9 @@ export interface HookEdge {
 
 type WritePayload = Payload & { call: WriteCall };
 
+/** Ends `text` with a full stop unless it already ends a sentence. */
+const sentence = (text: string): string => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+
 const debug = (env: Env, error: unknown): string =>
   env.FETTLE_DEBUG && error instanceof Error && error.stack ? `\n${error.stack}` : '';
 
@@ -63,7 +66,7 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
     const e = toFettleError(error);
     if (e.code === 'E_FORBIDDEN_PATH') return pass(); // .git paths: not fettle's to handle, never written by it
     const file = p.call.filePath;
-    const detail = `${e.message}${e.hint ? ` ${e.hint}` : ''}${debug(edge.env, error)}`;
+    const detail = `${sentence(e.message)}${e.hint ? ` ${sentence(e.hint)}` : ''}${debug(edge.env, error)}`;
     if (p.event === 'PostToolUse') return warn(`fettle: the write to ${file} happened, but recording its result failed: ${detail}`);
     if (ctx.config.onError === 'allow') {
       return warn(`fettle could not save the previous content of ${file}, so this write is NOT protected (FETTLE_ON_ERROR=allow): ${detail}`);

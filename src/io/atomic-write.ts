@@ -107,12 +107,17 @@ export const readDisk = async (path: string): Promise<DiskFile | null> => {
   }
 };
 
-/** Whether `path` is a regular file, absent, or something fettle does not replace (directory, device...). */
+/**
+ * Whether `path` is a regular file, absent, or something no file can be written at: a directory, a device,
+ * or a path below a regular file (ENOTDIR).
+ */
 export const entryKind = async (path: string): Promise<'file' | 'missing' | 'other'> => {
   try {
     return (await stat(path)).isFile() ? 'file' : 'other';
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'missing';
+    if (code === 'ENOTDIR') return 'other';
     throw error;
   }
 };

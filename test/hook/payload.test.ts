@@ -1,0 +1,98 @@
+// parsePayload for the Write tool: what Claude Code sends becomes a call; anything fettle does not handle is
+// ignored (exit 0, no opinion); a Write payload fettle cannot read is invalid (reported, never a crash).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parsePayload } from '../../src/hook/payload';
+
+const BASE = {
+  session_id: 'sess-1',
+  transcript_path: '/dev/null',
+  cwd: '/work/project',
+  permission_mode: 'default',
+  hook_event_name: 'PreToolUse',
+  tool_name: 'Write',
+  tool_input: { file_path: '/work/project/a.txt', content: 'hello\n' },
+  tool_use_id: 'toolu_01',
+};
+const json = (over: Record<string, unknown> = {}): string => JSON.stringify({ ...BASE, ...over });
+const input = (over: Record<string, unknown>): string => json({ tool_input: { ...BASE.tool_input, ...over } });
+
+// [label, raw stdin, expected kind, what `why` names (ignore and invalid)]
+const cases: [string, string, 'call' | 'ignore' | 'invalid', RegExp?][] = [
+  ['a full PreToolUse Write', json(), 'call'],
+  ['a PostToolUse Write with tool_response', json({ hook_event_name: 'PostToolUse', tool_response: { success: true } }), 'call'],
+  ['extra fields Claude Code may add', json({ effort: { level: 'high' }, agent_id: 'a1', prompt_id: 'p', duration_ms: 3 }), 'call'],
+  ['only the required fields', JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: BASE.tool_input }), 'call'],
+  ['empty content (truncating a file)', input({ content: '' }), 'call'],
+  ['content with NUL and CRLF', input({ content: 'a\r\n\0b' }), 'call'],
+  ['a relative file_path (resolved against cwd later)', input({ file_path: 'src/a.ts' }), 'call'],
+  ['empty stdin', '', 'invalid', /empty/],
+  ['whitespace only', ' \n\t ', 'invalid', /empty/],
+  ['truncated JSON', json().slice(0, 80), 'invalid', /not (valid )?JSON/],
+  ['a JSON array', `[${json()}]`, 'invalid', /not a JSON object/],
+  ['JSON null', 'null', 'invalid', /not a JSON object/],
+  ['a JSON string', '"PreToolUse"', 'invalid', /not a JSON object/],
+  ['a JSON number', '42', 'invalid', /not a JSON object/],
+  ['no hook_event_name', json({ hook_event_name: undefined }), 'ignore', /event/],
+  ['an unknown event', json({ hook_event_name: 'PermissionRequest' }), 'ignore', /PermissionRequest/],
+  ['PostToolUseFailure', json({ hook_event_name: 'PostToolUseFailure', error: 'boom' }), 'ignore', /PostToolUseFailure/],
+  ['an event name in another case', json({ hook_event_name: 'pretooluse' }), 'ignore', /pretooluse/],
+  ['no tool_name', json({ tool_name: undefined }), 'ignore', /tool/],
+  ['tool Bash', json({ tool_name: 'Bash', tool_input: { command: 'rm -rf /' } }), 'ignore', /Bash/],
+  ['an MCP write tool', json({ tool_name: 'mcp__fs__write_file' }), 'ignore', /mcp__fs__write_file/],
+  ['tool name in another case', json({ tool_name: 'write' }), 'ignore', /write/],
+  ['tool_name not a string', json({ tool_name: ['Write'] }), 'ignore', /tool/],
+  ['no tool_input', json({ tool_input: undefined }), 'invalid', /tool_input/],
+  ['tool_input null', json({ tool_input: null }), 'invalid', /tool_input/],
+  ['tool_input a string', json({ tool_input: '{"file_path":"/a"}' }), 'invalid', /tool_input/],
+  ['tool_input an array', json({ tool_input: [BASE.tool_input] }), 'invalid', /tool_input|file_path/],
+  ['no file_path', input({ file_path: undefined }), 'invalid', /file_path/],
+  ['empty file_path', input({ file_path: '' }), 'invalid', /file_path/],
+  ['file_path a number', input({ file_path: 7 }), 'invalid', /file_path/],
+  ['file_path with NUL', input({ file_path: '/work/project/a\0.txt' }), 'invalid', /file_path/],
+  ['no content', input({ content: undefined }), 'invalid', /content/],
+  ['content null', input({ content: null }), 'invalid', /content/],
+  ['content a number', input({ content: 42 }), 'invalid', /content/],
+  ['content an array of lines', input({ content: ['a', 'b'] }), 'invalid', /content/],
+];
+
+for (const [label, raw, kind, names] of cases) {
+  test(`parsePayload: ${label} -> ${kind}`, () => {
+    const parsed = parsePayload(raw);
+    assert.equal(parsed.kind, kind, JSON.stringify(parsed));
+    if (parsed.kind === 'call') {
+      assert.equal(parsed.payload.call.tool, 'Write');
+      return;
+    }
+    assert.match(parsed.why, names ?? /./);
+    assert.doesNotMatch(parsed.why, /\n/, 'the reason fits on the one stderr line Claude Code shows');
+  });
+}
+
+test('parsePayload: a Write call carries its fields exactly', () => {
+  const content = 'naïve ✓\r\n\0tail';
+  const parsed = parsePayload(input({ content }));
+  assert.ok(parsed.kind === 'call');
+  const { call, ...rest } = parsed.payload;
+  assert.deepEqual(call, { tool: 'Write', filePath: '/work/project/a.txt', content });
+  assert.deepEqual(rest, { event: 'PreToolUse', cwd: '/work/project', permissionMode: 'default', sessionId: 'sess-1', toolUseId: 'toolu_01' });
+});
+
+test('parsePayload: optional fields of the wrong type are dropped, not trusted', () => {
+  const parsed = parsePayload(json({ cwd: 5, permission_mode: null, session_id: {}, tool_use_id: ['x'] }));
+  assert.ok(parsed.kind === 'call');
+  const { cwd, permissionMode, sessionId, toolUseId } = parsed.payload;
+  assert.deepEqual([cwd, permissionMode, sessionId, toolUseId], [undefined, undefined, undefined, undefined]);
+});
+
+test('parsePayload: invalid JSON spread over lines is still reported on one line', () => {
+  const parsed = parsePayload(JSON.stringify(BASE, null, 2).replace('"Write"', 'Write'));
+  assert.equal(parsed.kind, 'invalid');
+  assert.doesNotMatch(parsed.kind === 'invalid' ? parsed.why : '', /\n/);
+});
+
+test('parsePayload: empty stdin is reported in plain words', () => {
+  const parsed = parsePayload('');
+  assert.ok(parsed.kind === 'invalid');
+  assert.doesNotMatch(parsed.why, /is stdin was/);
+});
