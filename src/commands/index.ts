@@ -2,6 +2,7 @@
 // once: the message, the next command to run, and a stack only with FETTLE_DEBUG.
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, exitCodeFor, toFettleError } from '../errors';
+import { armFailpoints } from '../io/failpoint';
 import { runHook } from '../hook/run';
 import { confirmCommand } from './confirm';
 import { demo } from './demo';
@@ -77,6 +78,7 @@ export const main = async (argv: string[], edge: Edge = { cwd: process.cwd(), en
   let code: number = EXIT.ok;
   const program = buildProgram(edge, (c) => (code = c));
   try {
+    armFailpoints(edge.env.FETTLE_FAILPOINTS);
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {

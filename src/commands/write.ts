@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { renderDirect, renderNoop, renderStaged, summarize } from '../core/messages';
 import { EXIT, FettleError } from '../errors';
 import { readDisk, replaceFile } from '../io/atomic-write';
+import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import { invocationFor, selfCommand } from '../io/self';
 import { fileLockPath } from '../protocol/paths';
@@ -33,6 +34,7 @@ export const write = async (edge: Edge, dir: string | undefined, file: string): 
       return EXIT.staged;
     }
     const before = await recordBefore(ctx, plan.target, plan.old, fieldsOf(plan, origin));
+    await failpoint('write.recorded');
     // The previous bytes are in git; make sure they are still what is on disk before replacing them.
     const now = await readDisk(target.realPath);
     const unchanged = now === null ? plan.old === null : plan.old !== null && now.bytes.equals(plan.old.bytes);
@@ -41,6 +43,7 @@ export const write = async (edge: Edge, dir: string | undefined, file: string): 
     }
     await mkdir(dirname(target.realPath), { recursive: true });
     await replaceFile(target.realPath, bytes, { createOnly: plan.old === null });
+    await failpoint('write.file-written');
     await recordAfter(ctx, target.store, before.id, before, await readDisk(target.realPath));
     edge.io.out(renderDirect(before.id, target.treePath, summarize(d.reason, d.added, d.removed), invoke));
     return EXIT.ok;

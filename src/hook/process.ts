@@ -1,5 +1,6 @@
 // The process edge of the hook: read stdin as bytes, run, write the outcome, exit. Nothing below this
 // reads process globals.
+import { armFailpoints } from '../io/failpoint';
 import { block } from './outcome';
 import { runHook } from './run';
 
@@ -20,6 +21,7 @@ const readStdin = async (): Promise<string> => {
 export const runHookProcess = async (): Promise<void> => {
   let outcome;
   try {
+    armFailpoints(process.env.FETTLE_FAILPOINTS);
     outcome = await runHook(await readStdin(), { cwd: process.cwd(), env: process.env, script: process.argv[1] });
   } catch (error) {
     // runHook maps every expected failure itself; reaching here is a bug. Fail closed and say so.

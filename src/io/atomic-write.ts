@@ -7,6 +7,7 @@ import { chown, link, open, rename, stat, unlink } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import { FettleError } from '../errors';
+import { failpoint } from './failpoint';
 
 export interface WriteOptions {
   /** permission bits for the file; default: the existing file's, else 0o644 */
@@ -56,6 +57,7 @@ export const replaceFile = async (target: string, bytes: Buffer, options: WriteO
     } finally {
       await handle.close();
     }
+    await failpoint('replace.temp-synced');
     if (options.createOnly) {
       try {
         await link(temp, target);
@@ -70,6 +72,7 @@ export const replaceFile = async (target: string, bytes: Buffer, options: WriteO
       await rename(temp, target);
     }
     renamed = true;
+    await failpoint('replace.renamed');
     await fsyncPath(dirname(target));
   } catch (error) {
     // Remove the temp file only if it was not renamed: after a rename the name may belong to someone else.

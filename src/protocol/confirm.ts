@@ -4,6 +4,7 @@ import { classifyContent } from '../core/content';
 import { renderRecord, type RecordKind } from '../core/record';
 import { FettleError } from '../errors';
 import { fileModeOf, gitModeOf, readDisk, replaceFile } from '../io/atomic-write';
+import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import type { Store } from '../store/locate';
 import { mergeFile } from '../store/merge';
@@ -31,6 +32,7 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
   requirePending(first, ctx.now());
   const path = diskPathOf(store, first.fields);
   return withLock(fileLockPath(store, first.fields.path), async () => {
+    await failpoint('confirm.locked');
     // Re-read under the lock: another process may have confirmed or discarded it meanwhile.
     const change = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
     requirePending(change, ctx.now());
@@ -52,13 +54,16 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
       how = 'merged';
       // Keep what the user had on disk before replacing it, so this confirm can be undone.
       parent = await commitOn(ctx, store, change, change.tip, 'snapshot', disk?.bytes ?? Buffer.alloc(0), gitModeOf(disk?.mode ?? 0o644));
+      await failpoint('confirm.snapshot-written');
     }
     if (how !== 'already-on-disk') {
       await replaceFile(path, bytes, { mode: disk?.mode ?? fileModeOf(proposal.mode), createOnly: disk === null });
+      await failpoint('confirm.file-written');
     }
     const mode = disk ? gitModeOf(disk.mode) : proposal.mode;
     const applied = await commitOn(ctx, store, change, parent, 'applied', bytes, mode, how === 'merged' ? 'Merged with edits made on disk after it was staged.' : undefined);
     await updateRefs(store, [{ op: 'update', ref: change.ref, oid: applied, old: change.tip }], `fettle: confirm ${id}`);
+    await failpoint('confirm.ref-updated');
     await removeHiddenWorktree(store, id);
     return { change, path, how };
   });

@@ -2,6 +2,7 @@
 // refs/fettle-discarded/ in one transaction, so "already discarded" stays answerable and the content stays
 // recoverable until gc.
 import { renderRecord } from '../core/record';
+import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import type { Store } from '../store/locate';
 import { writeCommit } from '../store/objects';
@@ -23,6 +24,7 @@ export const discard = async (ctx: Context, store: Store, id: string): Promise<C
     const change = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
     discardable(change, ctx.now());
     const marker = await writeCommit(store, `${change.tip}^{tree}`, [change.tip], renderRecord({ ...change.fields, kind: 'discarded' }), ctx.now());
+    await failpoint('discard.marker-written');
     await updateRefs(
       store,
       [
@@ -31,6 +33,7 @@ export const discard = async (ctx: Context, store: Store, id: string): Promise<C
       ],
       `fettle: discard ${id}`,
     );
+    await failpoint('discard.refs-moved');
     await removeHiddenWorktree(store, id);
     return change;
   });

@@ -2,6 +2,7 @@
 // fsynced, all before the caller lets the user's file change.
 import { renderRecord, type RecordFields } from '../core/record';
 import { FettleError } from '../errors';
+import { failpoint } from '../io/failpoint';
 import { gitModeOf, type DiskFile } from '../io/atomic-write';
 import type { Store, Target } from '../store/locate';
 import { headCommit, writeBlob, writeCommit, writeTreeWith } from '../store/objects';
@@ -33,6 +34,7 @@ export const fieldsOf = (plan: Plan, origin: Origin): Fields => {
 const commitBefore = async (ctx: Context, store: Store, path: string, old: DiskFile | null, record: (kind: 'before') => string) => {
   const head = await headCommit(store);
   const leaf = old ? { mode: gitModeOf(old.mode), oid: await writeBlob(store, old.bytes) } : null;
+  await failpoint('record.blob-written');
   const tree = await writeTreeWith(store, head ? `${head}^{tree}` : null, path, leaf);
   return { commit: await writeCommit(store, tree, head ? [head] : [], record('before'), ctx.now()), tree };
 };
@@ -58,7 +60,9 @@ export const recordBefore = async (
   const { store, treePath } = target;
   return withFreshId(async (id) => {
     const { commit } = await commitBefore(ctx, store, treePath, old, (kind) => renderRecord({ ...fields, id, kind }));
+    await failpoint('record.commit-written');
     await updateRefs(store, [{ op: 'create', ref: changeRef(id), oid: commit }], `fettle: record ${treePath}`);
+    await failpoint('record.ref-written');
     return { id, tip: commit, fields: { ...fields, id, kind: 'before' } };
   });
 };
@@ -80,6 +84,7 @@ export const recordAfter = async (
   const tree = await writeTreeWith(store, `${previous.tip}^{tree}`, path, leaf);
   const commit = await writeCommit(store, tree, [previous.tip], renderRecord({ ...previous.fields, id, kind }), ctx.now());
   await updateRefs(store, [{ op: 'update', ref: changeRef(id), oid: commit, old: previous.tip }], `fettle: ${kind === 'after' ? 'write' : 'apply'} ${path}`);
+  await failpoint('after.ref-written');
   return commit;
 };
 
@@ -96,13 +101,16 @@ export const stage = async (ctx: Context, plan: Plan, origin: Origin): Promise<{
     const blob = await writeBlob(store, plan.next);
     const tree = await writeTreeWith(store, before.tree, treePath, { mode, oid: blob });
     const proposal = await writeCommit(store, tree, [before.commit], renderRecord({ ...fields, id, kind: 'proposal' }), ctx.now());
+    await failpoint('stage.commits-written');
     const worktree = await addHiddenWorktree(store, id, proposal, treePath, plan.next, plan.old?.mode ?? 0o644);
+    await failpoint('stage.worktree-added');
     try {
       await updateRefs(store, [{ op: 'create', ref: changeRef(id), oid: proposal }], `fettle: stage ${treePath}`);
     } catch (error) {
       await removeHiddenWorktree(store, id).catch(() => undefined);
       throw error;
     }
+    await failpoint('stage.ref-written');
     return { id, worktree };
   });
 };

@@ -6,6 +6,7 @@ import { diffLines } from '../core/diff';
 import { parseRecord } from '../core/record';
 import { FettleError } from '../errors';
 import { fileModeOf, readDisk, removeFile, replaceFile } from '../io/atomic-write';
+import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import type { Store, Target } from '../store/locate';
 import { mergeFile } from '../store/merge';
@@ -83,8 +84,10 @@ export const rollback = async (ctx: Context, store: Store, id: string, options: 
       tier: 'direct', path: fields.path, file: path, reason: 'rollback', tool: 'fettle rollback', ...counts(disk?.bytes ?? null, bytes),
       note: `Rolls back change ${id}.`,
     });
+    await failpoint('rollback.recorded');
     if (bytes === null) await removeFile(path);
     else await replaceFile(path, bytes, { mode: disk?.mode ?? (previous ? fileModeOf(previous.mode) : undefined), createOnly: disk === null });
+    await failpoint('rollback.file-written');
     await recordAfter(ctx, store, undo.id, undo, await readDisk(path));
     return { change, undoId: undo.id, how };
   });
