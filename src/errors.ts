@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'E_CONFLICT' // the file changed since fettle recorded it and the edits cannot be merged
   | 'E_LOCKED' // another fettle process holds the lock on this file
   | 'E_FORBIDDEN_PATH' // a path fettle never writes (inside a .git directory)
+  | 'E_NOT_TEXT' // content fettle only handles as text (fettle read of a binary file)
   | 'E_SETTINGS' // the Claude Code settings file cannot be read or written safely
   | 'E_GIT' // a git command failed
   | 'E_IO' // a filesystem operation failed
@@ -37,7 +38,8 @@ export const toFettleError = (error: unknown): FettleError => {
   const message = error instanceof Error ? error.message : String(error);
   const errno = (error as NodeJS.ErrnoException | undefined)?.code;
   if (typeof errno === 'string' && /^E[A-Z]+$/.test(errno)) {
-    return new FettleError('E_IO', describeErrno(errno, message), { cause: error });
+    const path = (error as NodeJS.ErrnoException).path;
+    return new FettleError('E_IO', describeErrno(errno, path ?? message), { cause: error });
   }
   return new FettleError('E_INTERNAL', `internal error: ${message}`, {
     cause: error,
@@ -58,9 +60,10 @@ const ERRNO_TEXT: Record<string, string> = {
   ENOTDIR: 'a parent is not a directory',
 };
 
-const describeErrno = (errno: string, message: string): string => {
+/** "no such file or directory (/repo/a.txt)": the plain words, then the path (or Node's message). */
+const describeErrno = (errno: string, detail: string): string => {
   const text = ERRNO_TEXT[errno];
-  return text ? `${text} (${message})` : message;
+  return text ? `${text} (${detail})` : `${errno} (${detail})`;
 };
 
 /** Exit codes of the ordinary commands (the hook has its own table in src/hook/outcome.ts). */

@@ -14,9 +14,12 @@ const count = (name: string, value: string | undefined, min: number): number | u
 
 export const read = async (edge: Edge, dir: string | undefined, file: string, o: { offset?: string; limit?: string }): Promise<void> => {
   const path = resolve(dir ? resolve(edge.cwd, dir) : edge.cwd, file);
-  const bytes = await readFile(path);
+  // EISDIR and friends carry no path of their own; the message must name it.
+  const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) => {
+    throw Object.assign(error, { path: error.path ?? path });
+  });
   if (classifyContent(bytes) === 'binary') {
-    throw new FettleError('E_USAGE', `${path} is not UTF-8 text; fettle read prints text files only.`);
+    throw new FettleError('E_NOT_TEXT', `${path} is not UTF-8 text; fettle read prints text files only.`);
   }
   const view = numberedLines(bytes.toString('utf8'), count('--offset', o.offset, 1), count('--limit', o.limit, 1));
   if (view.text) edge.io.out(view.text);

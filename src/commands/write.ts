@@ -21,7 +21,7 @@ export const write = async (edge: Edge, dir: string | undefined, file: string): 
   // Spelled for the caller's shell, which is in edge.cwd (not the -C directory).
   const invoke = invocationFor(selfCommand(ctx.env, edge.io.script), edge.cwd, target.store, target.realPath);
   const origin = { tool: 'fettle write', session: ctx.env.FETTLE_SESSION };
-  return withLock(fileLockPath(target.store, target.treePath), async () => {
+  const code = await withLock(fileLockPath(target.store, target.treePath), async () => {
     const plan = await planWrite(ctx, target, await readDisk(target.realPath), bytes);
     const d = plan.decision;
     if (d.tier === 'noop') {
@@ -30,7 +30,7 @@ export const write = async (edge: Edge, dir: string | undefined, file: string): 
     }
     if (d.tier === 'staged') {
       const { id } = await stage(ctx, plan, origin);
-      edge.io.out(renderStaged({ id, path: target.treePath, decision: d, diff: plan.diff, invoke, ttlSeconds: ctx.config.ttlSeconds, thresholds: ctx.config }));
+      edge.io.out(renderStaged({ id, path: target.treePath, decision: d, diff: plan.diff, invoke, ttlSeconds: ctx.config.ttlSeconds, thresholds: ctx.config, tool: 'write' }));
       return EXIT.staged;
     }
     const before = await recordBefore(ctx, plan.target, plan.old, fieldsOf(plan, origin));
@@ -48,4 +48,5 @@ export const write = async (edge: Edge, dir: string | undefined, file: string): 
     edge.io.out(renderDirect(before.id, target.treePath, summarize(d.reason, d.added, d.removed), invoke));
     return EXIT.ok;
   });
+  return code;
 };

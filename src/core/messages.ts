@@ -9,6 +9,8 @@ export interface StagedMessage {
   path: string;
   decision: Extract<Decision, { tier: 'staged' }>;
   diff: { text: string; cutLines: number } | undefined;
+  /** the agent's tool, named in the advice not to retry it */
+  tool: string;
   /** how to invoke fettle so the command runs as printed, e.g. `fettle` or `fettle -C '/repo'` */
   invoke: string;
   ttlSeconds: number;
@@ -27,7 +29,7 @@ export const renderStaged = (m: StagedMessage): string => {
     `Staged change ${m.id}: +${added} -${removed} (${shareOfFile(changed, oldLines)}% of file); staged because ${why}.`,
     `To apply it, run: ${m.invoke} confirm ${m.id}`,
     `To drop it, run: ${m.invoke} discard ${m.id}`,
-    `It can be confirmed for ${duration(m.ttlSeconds)}. Do not retry the Write; confirm or discard instead.`,
+    `It can be confirmed for ${duration(m.ttlSeconds)}. Do not retry the ${m.tool}; confirm or discard instead.`,
   ];
   if (m.diff) {
     lines.push('', m.diff.text);
@@ -37,7 +39,7 @@ export const renderStaged = (m: StagedMessage): string => {
 };
 
 /** Human review mode: shown in Claude Code's permission prompt, to the user (not the model). */
-export const renderAsk = (m: Omit<StagedMessage, 'invoke' | 'diff'>): string => {
+export const renderAsk = (m: Omit<StagedMessage, 'invoke' | 'diff' | 'tool'>): string => {
   const { added, removed, oldLines } = m.decision;
   return `fettle: large change to ${m.path} (+${added} -${removed}, ${shareOfFile(added + removed, oldLines)}% of file), staged as ${m.id}. ` +
     `Review it with \`git diff HEAD fettle/${m.id}\`. Allow to write it; deny to leave the file as it is.`;

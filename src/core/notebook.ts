@@ -22,6 +22,17 @@ const sourceText = (source: unknown): string => (Array.isArray(source) ? source.
 /** Jupyter stores source as lines that keep their newline. */
 const sourceLines = (text: string): string[] => text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
 
+/** The cells' types and sources, which is what a notebook edit changes; null when it is not a notebook. */
+export const cellSources = (raw: string): string | null => {
+  try {
+    const nb = JSON.parse(raw) as { cells?: unknown };
+    if (!Array.isArray(nb.cells)) return null;
+    return JSON.stringify((nb.cells as Cell[]).map((c) => [c.cell_type, sourceText(c.source)]));
+  } catch {
+    return null;
+  }
+};
+
 export const applyNotebookEdit = (raw: string, op: NotebookOp): NotebookResult => {
   let nb: { cells?: unknown };
   try {
@@ -49,8 +60,10 @@ export const applyNotebookEdit = (raw: string, op: NotebookOp): NotebookResult =
     oldSource = sourceText(cell.source);
     if (op.editMode === 'delete') cells.splice(index, 1);
     else {
-      cell.source = sourceLines(op.newSource);
       if (op.cellType && op.cellType !== cell.cell_type) return { ok: false, why: 'changing a cell type is left to the tool' };
+      cell.source = sourceLines(op.newSource);
+      // New code, old outputs would lie: the tool clears them, and so does fettle.
+      if (cell.cell_type === 'code') Object.assign(cell, { execution_count: null, outputs: [] });
     }
   }
   const indent = /\n([ \t]+)"/.exec(raw)?.[1] ?? ' ';

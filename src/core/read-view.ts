@@ -11,7 +11,7 @@ export interface ReadView {
 }
 
 export const numberedLines = (content: string, offset = 1, limit = Number.POSITIVE_INFINITY, maxChars = Number.POSITIVE_INFINITY): ReadView => {
-  const lines = content.split('\n');
+  const lines = content === '' ? [] : content.split('\n');
   if (content.endsWith('\n')) lines.pop();
   const first = Math.max(1, offset);
   const out: string[] = [];
@@ -19,10 +19,12 @@ export const numberedLines = (content: string, offset = 1, limit = Number.POSITI
   let last = first - 1;
   let cut = false;
   for (let n = first; n <= lines.length && n < first + limit; n++) {
-    const line = `${String(n).padStart(6)}\t${lines[n - 1] ?? ''}`;
-    if (size + line.length + 1 > maxChars && out.length > 0) {
+    let line = `${String(n).padStart(6)}\t${lines[n - 1] ?? ''}`;
+    if (size + line.length + 1 > maxChars) {
       cut = true;
-      break;
+      if (out.length > 0) break;
+      // A single line longer than the page (minified code) is cut, never served whole.
+      line = `${line.slice(0, maxChars)} [line cut at ${maxChars} characters]`;
     }
     out.push(line);
     size += line.length + 1;

@@ -13,7 +13,7 @@ import type { Context } from '../protocol/context';
 import { planWrite } from '../protocol/plan';
 import { propose } from '../protocol/propose';
 import { fieldsOf, recordAfter, recordBefore, stage } from '../protocol/record';
-import { rememberWrite, takeWrite } from '../protocol/tool-use';
+import { digest, rememberWrite, takeWrite } from '../protocol/tool-use';
 import { locateTarget, type Store } from '../store/locate';
 import { readFile } from '../store/objects';
 import { removeHiddenWorktree } from '../store/worktrees';
@@ -93,10 +93,12 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
   if ((await entryKind(target.realPath)) === 'other') return pass();
   const old = await readDisk(target.realPath);
   const origin = { session: p.sessionId, toolUse: p.toolUseId, tool: p.call.tool };
-  const remember = async (id: string) => {
-    if (p.toolUseId) await rememberWrite(target.store, p.toolUseId, { id, file: target.realPath });
-  };
   const proposed = propose(p.call, old);
+  // What fettle predicts will land; PostToolUse keeps the predicted counts only if exactly this landed.
+  const expected = proposed.exact ? digest(proposed.next, p.call.tool) : undefined;
+  const remember = async (id: string) => {
+    if (p.toolUseId) await rememberWrite(target.store, p.toolUseId, { id, file: target.realPath, expect: expected });
+  };
   if (!proposed.exact) {
     // fettle cannot reproduce the tool's result for sure: keep the previous bytes, let the tool decide.
     if (!old) return pass();
@@ -119,7 +121,7 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
     return ask(renderAsk(message));
   }
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);
-  return deny(renderStaged({ ...message, diff: plan.diff, invoke }));
+  return deny(renderStaged({ ...message, diff: plan.diff, invoke, tool: p.call.tool }));
 };
 
 const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promise<HookOutcome> => {
@@ -131,7 +133,8 @@ const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promis
   const kind = change.fields.kind === 'before' ? 'after' : change.fields.kind === 'proposal' ? 'applied' : null;
   if (!kind) throw new FettleError('E_CONFLICT', `change ${pending.id} was already completed by another process.`);
   const landed = await readDisk(target.realPath);
-  const fields = change.fields.added === undefined ? { ...change.fields, ...(await countsSince(target.store, change.tip, change.fields.path, landed)) } : change.fields;
+  const predicted = pending.expect !== undefined && landed !== null && pending.expect === digest(landed.bytes, p.call.tool);
+  const fields = predicted || change.fields.reason === 'new-file' ? change.fields : { ...change.fields, ...(await countsSince(target.store, change.tip, change.fields.path, landed)) };
   await recordAfter(ctx, target.store, pending.id, { tip: change.tip, fields }, landed, kind);
   if (kind === 'applied') await removeHiddenWorktree(target.store, pending.id);
   const { reason, added, removed } = fields;

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { cellSources } from '../core/notebook';
 import type { Store } from '../store/locate';
 import { fettleDir } from '../store/worktrees';
 
@@ -11,7 +12,18 @@ export interface PendingWrite {
   id: string;
   /** the real path written, to check the PostToolUse is about the same file */
   file: string;
+  /** digest of the bytes fettle predicted the tool would write, when it could predict them */
+  expect?: string | undefined;
 }
+
+/**
+ * What must be equal for a prediction to count as what landed: the bytes, or for a notebook its cells' sources
+ * (the tool serialises the JSON its own way, which fettle does not reproduce).
+ */
+export const digest = (bytes: Buffer, tool?: string): string => {
+  const cells = tool === 'NotebookEdit' ? cellSources(bytes.toString('utf8')) : null;
+  return createHash('sha1').update(cells ?? bytes).digest('hex');
+};
 
 const pathFor = (store: Store, toolUseId: string): string =>
   join(fettleDir(store), 'tool-use', `${createHash('sha1').update(toolUseId).digest('hex').slice(0, 20)}.json`);
