@@ -22,11 +22,16 @@ export interface Config extends Thresholds {
   review: 'model' | 'human';
   /** where the private store for files outside any repository lives */
   dataDir: string;
+  /** history retention: changes older than this many seconds are removed (pending staged ones never) */
+  historyMaxAgeSeconds: number;
+  /** history retention: at most this many changes are kept, newest first (pending staged ones not counted) */
+  historyMaxCount: number;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
 export const DEFAULTS = { floor: 10, ceil: 80, ratio: 0.4, ttlSeconds: 600 } as const;
+export const HISTORY_DEFAULTS = { maxAgeSeconds: 24 * 3600, maxCount: 100 } as const;
 
 const wholeNumber = (env: Env, name: string, fallback: number, min: number): number => {
   const raw = env[name];
@@ -80,6 +85,8 @@ export const loadConfig = (env: Env): Config => {
     onError: onErrorRaw,
     review,
     dataDir: dataDirFrom(env),
+    historyMaxAgeSeconds: wholeNumber(env, 'FETTLE_HISTORY_MAX_AGE', HISTORY_DEFAULTS.maxAgeSeconds, 1),
+    historyMaxCount: wholeNumber(env, 'FETTLE_HISTORY_MAX_COUNT', HISTORY_DEFAULTS.maxCount, 1),
   };
 };
 

@@ -8,11 +8,16 @@ import { confirmCommand } from './confirm';
 import { demo } from './demo';
 import { discardCommand } from './discard';
 import type { Edge, Io } from './edge';
+import { gcCommand } from './gc';
 import { info } from './info';
 import { install, uninstall } from './install';
+import { logCommand } from './log';
 import { read } from './read';
-import { rollbackCommand } from './rollback';
+import { reviewCommand } from './review';
+import { rollbackCommand, type RollbackOptions } from './rollback';
+import { showCommand } from './show';
 import { status } from './status';
+import { testCommand } from './test';
 import { write } from './write';
 
 const VERSION = '0.1.0';
@@ -53,9 +58,28 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .action(async (id: string, o: { json?: boolean }) => confirmCommand(edge, dir(), id, o));
   program.command('discard').description('drop a staged change (the file is not touched)').argument('<id>').addOption(json)
     .action(async (id: string, o: { json?: boolean }) => discardCommand(edge, dir(), id, o));
-  program.command('rollback').description('undo a change fettle recorded, restoring the previous bytes').argument('<id>').addOption(json)
-    .option('--force', 'overwrite edits made after fettle wrote the file (they are snapshotted first)')
-    .action(async (id: string, o: { json?: boolean; force?: boolean }) => rollbackCommand(edge, dir(), id, o));
+  program.command('rollback').description('undo changes fettle recorded, restoring the previous bytes (all or nothing)')
+    .argument('[targets...]', 'change ids, fettle commits, or files (the latest change to each still in effect)')
+    .option('--session <id>', 'every change of that agent session still in effect, newest first')
+    .option('--dry-run', 'list the files that would change and how, changing nothing')
+    .option('--to <path>', "write the change's previous bytes to <path> instead, leaving the file alone")
+    .option('--force', 'overwrite edits made after fettle wrote the file (they are snapshotted first)').addOption(json)
+    .action(async (targets: string[], o: RollbackOptions) => rollbackCommand(edge, dir(), targets, o));
+  program.command('log').description('every change fettle keeps, newest first').argument('[path]', 'only changes to this file')
+    .option('--session <id>', 'only changes of this agent session').addOption(json)
+    .action(async (path: string | undefined, o: { json?: boolean; session?: string }) => logCommand(edge, dir(), path, o));
+  program.command('show').description('one change: its metadata, commits and diff').argument('<change>', 'change id or fettle commit').addOption(json)
+    .action(async (change: string, o: { json?: boolean }) => showCommand(edge, dir(), change, o));
+  program.command('review').description('a staged change as a pull request; --push it as a branch of a remote').argument('<change>', 'change id or fettle commit')
+    .option('--push [remote]', 'push the staged commit as a branch of <remote> (default origin)')
+    .option('--branch <name>', 'branch name for --push (default fettle/<id>)').addOption(json)
+    .action(async (change: string, o: { json?: boolean; push?: string | boolean; branch?: string }) => reviewCommand(edge, dir(), change, o));
+  program.command('test').description("run a command in a staged change's hidden worktree: fettle test <id> -- <command...>")
+    .argument('<change>', 'change id or fettle commit').argument('<command...>', 'the command and its arguments, after --')
+    .action(async (change: string, argv: string[]) => setExit(await testCommand(edge, dir(), change, argv)));
+  program.command('gc').description("apply the history retention policy now and remove fettle's orphaned files")
+    .option('--dry-run', 'say what would be removed, removing nothing').addOption(json)
+    .action(async (o: { json?: boolean; dryRun?: boolean }) => gcCommand(edge, dir(), o));
   program.command('read').description('print a text file with line numbers, past the agent\'s Read limits').argument('<file>')
     .option('--offset <n>', 'first line to print (1-based)').option('--limit <n>', 'number of lines to print')
     .action(async (file: string, o: { offset?: string; limit?: string }) => read(edge, dir(), file, o));

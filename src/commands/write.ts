@@ -10,6 +10,7 @@ import { withLock } from '../io/lock';
 import { invocationFor, selfCommand } from '../io/self';
 import { fileLockPath } from '../protocol/paths';
 import { planWrite } from '../protocol/plan';
+import { retainQuietly } from '../protocol/retention';
 import { fieldsOf, recordAfter, recordBefore, stage } from '../protocol/record';
 import { locateTarget } from '../store/locate';
 import { contextFor, type Edge } from './edge';
@@ -48,5 +49,6 @@ export const write = async (edge: Edge, dir: string | undefined, file: string): 
     edge.io.out(renderDirect(before.id, target.treePath, summarize(d.reason, d.added, d.removed), invoke));
     return EXIT.ok;
   });
+  await retainQuietly(ctx, target.store);
   return code;
 };

@@ -28,6 +28,8 @@ export interface RecordFields {
   reason?: string | undefined;
   /** extra lines for the body */
   note?: string | undefined;
+  /** a rollback: the id of the change it undoes (`log` derives "rolled back" from it) */
+  reverts?: string | undefined;
 }
 
 const SUBJECT: Record<RecordKind, string> = {
@@ -48,6 +50,12 @@ const BODY: Record<RecordKind, string> = {
   snapshot: 'Bytes found on disk before fettle replaced them, kept so they can be restored.',
 };
 
+/** A rollback is a direct change like any other; its messages say what it undid. */
+const ROLLBACK_BODY: Partial<Record<RecordKind, (id: string) => string>> = {
+  before: (id) => `The file as it was on disk before fettle rolled back change ${id}.`,
+  after: (id) => `fettle rolled back change ${id}, restoring the bytes it had replaced; the parent holds what was on disk before.`,
+};
+
 /** Trailer values are one line; a path with a newline or quote is written as a JSON string. */
 const encodeValue = (value: string): string => (/^[^\n\r"\\]*$/.test(value) && value.trim() === value ? value : JSON.stringify(value));
 const decodeValue = (value: string): string => {
@@ -64,7 +72,8 @@ export const stat = (added?: number, removed?: number): string => (added === und
 export const renderRecord = (f: RecordFields): string => {
   const counts = stat(f.added, f.removed);
   // The `before` record holds the old bytes; the counts describe the change that follows it.
-  const subject = `fettle: ${SUBJECT[f.kind]} ${encodeValue(f.path)}${counts && f.kind !== 'before' ? ` (${counts})` : ''}`;
+  const verb = f.reverts && f.kind === 'after' ? `roll back ${f.reverts} in` : SUBJECT[f.kind];
+  const subject = `fettle: ${verb} ${encodeValue(f.path)}${counts && f.kind !== 'before' ? ` (${counts})` : ''}`;
   const trailers: [string, string | undefined][] = [
     ['Fettle-Id', f.id],
     ['Fettle-Kind', f.kind],
@@ -76,8 +85,10 @@ export const renderRecord = (f: RecordFields): string => {
     ['Fettle-Tool', f.tool],
     ['Fettle-Session', f.session],
     ['Fettle-Tool-Use', f.toolUse],
+    ['Fettle-Reverts', f.reverts],
   ];
-  const body = [BODY[f.kind], f.note].filter(Boolean).join('\n\n');
+  const rollbackBody = f.reverts ? ROLLBACK_BODY[f.kind]?.(f.reverts) : undefined;
+  const body = [rollbackBody ?? BODY[f.kind], f.note].filter(Boolean).join('\n\n');
   const lines = trailers.filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => `${k}: ${encodeValue(String(v))}`);
   return `${subject}\n\n${body}\n\n${lines.join('\n')}\n`;
 };
@@ -95,6 +106,7 @@ export const parseRecord = (message: string): RecordFields | null => {
   const path = fields.get('Fettle-Path');
   if (!id || !kind || !path || !Object.hasOwn(SUBJECT, kind)) return null;
   const statMatch = /^\+(\d+) -(\d+)$/.exec(fields.get('Fettle-Stat') ?? '');
+  const reverts = fields.get('Fettle-Reverts');
   return {
     id,
     kind,
@@ -107,5 +119,7 @@ export const parseRecord = (message: string): RecordFields | null => {
     added: statMatch ? Number(statMatch[1]) : undefined,
     removed: statMatch ? Number(statMatch[2]) : undefined,
     reason: fields.get('Fettle-Reason'),
+    // only when present, so a record without it round-trips to the same object
+    ...(reverts ? { reverts } : {}),
   };
 };

@@ -13,6 +13,7 @@ import type { Context } from '../protocol/context';
 import { planWrite } from '../protocol/plan';
 import { propose } from '../protocol/propose';
 import { fieldsOf, recordAfter, recordBefore, stage } from '../protocol/record';
+import { retainQuietly } from '../protocol/retention';
 import { digest, rememberWrite, takeWrite } from '../protocol/tool-use';
 import { locateTarget, type Store } from '../store/locate';
 import { readFile } from '../store/objects';
@@ -139,5 +140,6 @@ const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promis
   if (kind === 'applied') await removeHiddenWorktree(target.store, pending.id);
   const { reason, added, removed } = fields;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);
+  await retainQuietly(ctx, target.store);
   return context('PostToolUse', renderDirect(pending.id, target.treePath, summarize(reason, added, removed), invoke));
 };

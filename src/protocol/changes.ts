@@ -18,6 +18,8 @@ export interface Change {
   at: Date;
   /** staged changes: when confirming stops being possible */
   expiresAt?: Date;
+  /** id of the rollback that undid this change and is itself still in effect (only from listChanges) */
+  revertedBy?: string;
 }
 
 const toChange = (r: RefRecord, ttlSeconds: number, now: Date): Change | null => {
@@ -41,11 +43,41 @@ const toChange = (r: RefRecord, ttlSeconds: number, now: Date): Change | null =>
   }
 };
 
+/** Reverts of reverts nest (undo, redo, undo…); deeper than this is not a real history. */
+const MAX_REVERT_DEPTH = 64;
+
+/**
+ * A change is rolled back when a completed rollback of it (`Fettle-Reverts`) is not itself rolled back:
+ * rolling back the rollback (a redo) puts the change back in effect.
+ */
+const markReverted = (changes: Change[]): Change[] => {
+  const reverters = new Map<string, Change[]>();
+  for (const c of changes) {
+    if (c.fields.reverts && c.state === 'applied') reverters.set(c.fields.reverts, [...(reverters.get(c.fields.reverts) ?? []), c]);
+  }
+  const memo = new Map<string, string | null>();
+  const activeReverter = (id: string, depth: number): string | null => {
+    const known = memo.get(id);
+    if (known !== undefined) return known;
+    if (depth > MAX_REVERT_DEPTH) return null;
+    const by = (reverters.get(id) ?? []).find((r) => activeReverter(r.id, depth + 1) === null)?.id ?? null;
+    memo.set(id, by);
+    return by;
+  };
+  return changes.map((c) => {
+    const by = activeReverter(c.id, 0);
+    return by ? { ...c, revertedBy: by } : c;
+  });
+};
+
+/** Every change, newest first, with `revertedBy` derived. One for-each-ref: cost grows with fettle's refs only. */
 export const listChanges = async (store: Store, ttlSeconds: number, now: Date): Promise<Change[]> =>
-  (await listRefs(store, [REF_PREFIX, DISCARDED_PREFIX]))
-    .map((r) => toChange(r, ttlSeconds, now))
-    .filter((c): c is Change => c !== null)
-    .sort((a, b) => b.at.getTime() - a.at.getTime());
+  markReverted(
+    (await listRefs(store, [REF_PREFIX, DISCARDED_PREFIX]))
+      .map((r) => toChange(r, ttlSeconds, now))
+      .filter((c): c is Change => c !== null)
+      .sort((a, b) => b.at.getTime() - a.at.getTime()),
+  );
 
 export const notFound = (id: string): FettleError =>
   new FettleError('E_NOT_FOUND', `No session '${id}'. It may have expired or been discarded.`, {

@@ -1,107 +1,144 @@
-// `fettle rollback <id>`: put back the bytes a change replaced. Only over what fettle wrote: if the file
-// changed since, merge the undo three ways and apply only a clean result (or --force). The rollback is
-// itself recorded as a change, so it can be undone the same way.
-import { classifyContent } from '../core/content';
-import { diffLines } from '../core/diff';
-import { parseRecord } from '../core/record';
-import { FettleError } from '../errors';
-import { fileModeOf, readDisk, removeFile, replaceFile } from '../io/atomic-write';
+// `fettle rollback`: put back the bytes changes replaced, from their commits. Only over what fettle wrote: a
+// file changed since is merged three ways and applied only if clean (or --force). All or nothing: every file
+// is planned first and nothing is written if one cannot be restored; a write failing midway puts the files
+// already written back. Each undone change is recorded as a change of its own (`Fettle-Reverts`), with the
+// bytes on disk committed before anything is replaced, so a rollback can itself be rolled back.
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { FettleError, toFettleError } from '../errors';
+import { removeFile, replaceFile, type DiskFile } from '../io/atomic-write';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
-import type { Store, Target } from '../store/locate';
-import { mergeFile } from '../store/merge';
-import { readFile, readObjects, type FileEntry } from '../store/objects';
-import { loadChange, type Change } from './changes';
+import type { RecordFields } from '../core/record';
+import type { Store } from '../store/locate';
+import { changeRef, updateRefs } from '../store/refs';
+import type { Change } from './changes';
 import type { Context } from './context';
-import { diskPathOf, fileLockPath } from './paths';
+import { fileLockPath } from './paths';
 import { recordAfter, recordBefore } from './record';
+import { countsBetween, planRollback, sameBytes, type FilePlan, type How, type Step } from './rollback-plan';
 
-export interface RollbackResult {
+export interface RolledBack {
   change: Change;
-  /** id of the change that records this rollback (undo it with another rollback) */
+  /** id of the change recording this rollback (roll it back to redo) */
   undoId: string;
-  how: 'restored' | 'removed' | 'merged' | 'forced';
+  how: How;
 }
 
-/**
- * The commit holding the bytes the change replaced on disk: the `snapshot` a merging confirm took of the
- * user's edits, else the `before` record. Walks first parents from the tip (a few hops at most).
- */
-const replacedCommitOf = async (store: Store, tip: string): Promise<string> => {
-  let oid = tip;
-  for (let hop = 0; hop < 8; hop++) {
-    const [commit] = await readObjects(store, [oid]);
-    if (!commit) break;
-    const text = commit.body.toString('utf8');
-    const kind = parseRecord(text)?.kind;
-    if (kind === 'before' || kind === 'snapshot') return oid;
-    const parent = /^parent ([0-9a-f]+)$/m.exec(text)?.[1];
-    if (!parent) break;
-    oid = parent;
-  }
-  throw new FettleError('E_INTERNAL', `internal error: change at ${tip} has no 'before' record`);
-};
+export interface RollbackOutcome {
+  plans: FilePlan[];
+  /** empty for a dry run */
+  done: RolledBack[];
+}
 
-/** Equal bytes, where null (no file) equals only null. */
-const sameBytes = (a: Buffer | null | undefined, b: Buffer | null | undefined): boolean =>
-  a == null || b == null ? (a ?? null) === (b ?? null) : a.equals(b);
+type Undo = { id: string; tip: string; fields: RecordFields };
 
-const counts = (from: Buffer | null, to: Buffer | null): { added?: number; removed?: number } => {
-  const [a, b] = [from ?? Buffer.alloc(0), to ?? Buffer.alloc(0)];
-  if (classifyContent(a) !== 'text' || classifyContent(b) !== 'text') return {};
-  const d = diffLines(a.toString('utf8'), b.toString('utf8'));
-  return d ? { added: d.added, removed: d.removed } : {};
-};
-
-export const rollback = async (ctx: Context, store: Store, id: string, options: { force?: boolean } = {}): Promise<RollbackResult> => {
-  const change = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
-  const { fields } = change;
-  if (change.state === 'pending' || change.state === 'expired' || change.state === 'discarded') {
-    throw new FettleError('E_USAGE', `Change ${id} was never written to disk (it is ${change.state}); there is nothing to roll back.`, {
-      hint: change.state === 'pending' ? `Drop it with \`fettle discard ${id}\`.` : undefined,
+/** Refuses changes that never reached the disk. */
+const requireWritten = (change: Change): void => {
+  const { id, state } = change;
+  if (state === 'pending' || state === 'expired' || state === 'discarded') {
+    throw new FettleError('E_USAGE', `Change ${id} was never written to disk (it is ${state}); there is nothing to roll back.`, {
+      hint: state === 'pending' ? `Drop it with \`fettle discard ${id}\`.` : undefined,
     });
   }
-  const path = diskPathOf(store, fields);
-  const target: Target = { store, realPath: path, treePath: fields.path };
-  return withLock(fileLockPath(store, fields.path), async () => {
-    const previous: FileEntry | null = await readFile(store, await replacedCommitOf(store, change.tip), fields.path);
-    // An incomplete record has no "after": fettle does not know what was written, so only --force may proceed.
-    const written = change.state === 'incomplete' ? undefined : await readFile(store, change.tip, fields.path);
-    const disk = await readDisk(path);
-    if (sameBytes(disk?.bytes, previous?.bytes)) {
-      throw new FettleError('E_USAGE', `${fields.path} already holds the bytes change ${id} replaced; nothing to roll back.`);
-    }
-    let bytes = previous?.bytes ?? null;
-    let how: RollbackResult['how'] = previous ? 'restored' : 'removed';
-    const untouched = written !== undefined && sameBytes(disk?.bytes, written?.bytes);
-    if (!untouched && options.force) how = 'forced';
-    else if (!untouched) {
-      bytes = await mergeUndo(store, id, path, disk?.bytes ?? null, written, previous);
-      how = 'merged';
-    }
-    // Record the bytes about to be replaced first: the rollback is a change like any other.
-    const undo = await recordBefore(ctx, target, disk, {
-      tier: 'direct', path: fields.path, file: path, reason: 'rollback', tool: 'fettle rollback', ...counts(disk?.bytes ?? null, bytes),
-      note: `Rolls back change ${id}.`,
-    });
-    await failpoint('rollback.recorded');
-    if (bytes === null) await removeFile(path);
-    else await replaceFile(path, bytes, { mode: disk?.mode ?? (previous ? fileModeOf(previous.mode) : undefined), createOnly: disk === null });
-    await failpoint('rollback.file-written');
-    await recordAfter(ctx, store, undo.id, undo, await readDisk(path));
-    return { change, undoId: undo.id, how };
+};
+
+const planChecked = async (store: Store, changes: Change[], force: boolean): Promise<FilePlan[]> => {
+  const plans = await planRollback(store, changes, { force });
+  const only = changes.length === 1 ? plans[0] : undefined;
+  if (only && only.steps.length === 0) {
+    const change = changes[0] as Change;
+    throw new FettleError('E_USAGE', `${change.fields.path} already holds the bytes change ${change.id} replaced; nothing to roll back.`);
+  }
+  return plans;
+};
+
+/** Locks taken in one global order, so two multi-file rollbacks cannot deadlock. */
+const withLocks = <T>(paths: string[], fn: () => Promise<T>): Promise<T> => {
+  const [first, ...rest] = paths;
+  return first === undefined ? fn() : withLock(first, () => withLocks(rest, fn));
+};
+
+const sameFile = (a: DiskFile | null, b: DiskFile | null): boolean => sameBytes(a?.bytes, b?.bytes) && a?.mode === b?.mode;
+
+const put = async (path: string, next: DiskFile | null, current: DiskFile | null): Promise<void> => {
+  if (next === null) {
+    if (current !== null) await removeFile(path);
+    return;
+  }
+  if (current === null) await mkdir(dirname(path), { recursive: true });
+  await replaceFile(path, next.bytes, { mode: next.mode, createOnly: current === null });
+};
+
+const recordUndo = (ctx: Context, plan: FilePlan, step: Step): Promise<Undo> =>
+  recordBefore(ctx, plan.target, step.from, {
+    tier: 'direct',
+    path: plan.target.treePath,
+    file: plan.target.realPath,
+    reason: 'rollback',
+    tool: 'fettle rollback',
+    reverts: step.change.id,
+    ...countsBetween(step.from?.bytes ?? null, step.to?.bytes ?? null),
   });
+
+/** After a failed write: the files already written get their original bytes back. Returns what could not be. */
+const putBack = async (written: FilePlan[]): Promise<string[]> => {
+  const failed: string[] = [];
+  for (const plan of [...written].reverse()) {
+    await put(plan.target.realPath, plan.original, plan.final).catch(() => failed.push(plan.target.realPath));
+  }
+  return failed;
 };
 
-const mergeUndo = async (store: Store, id: string, path: string, disk: Buffer | null, written: FileEntry | null | undefined, previous: FileEntry | null): Promise<Buffer> => {
-  const refuse = (why: string) =>
-    new FettleError('E_CONFLICT', `${path} changed after fettle wrote it (change ${id}), and ${why}. Nothing was changed.`, {
-      hint: `Look at \`git show fettle/${id}\`; to overwrite anyway run \`fettle rollback ${id} --force\` (the current bytes are recorded first).`,
+const writeAll = async (store: Store, plans: FilePlan[], undos: Undo[]): Promise<void> => {
+  const written: FilePlan[] = [];
+  let current: FilePlan | undefined;
+  try {
+    await failpoint('rollback.recorded');
+    for (current of plans) {
+      if (sameFile(current.original, current.final)) continue;
+      await put(current.target.realPath, current.final, current.original);
+      written.push(current);
+      await failpoint('rollback.file-written');
+    }
+  } catch (error) {
+    const e = toFettleError(error);
+    const stuck = await putBack(written);
+    if (stuck.length === 0) {
+      // Nothing changed on disk, so the undo records would claim rollbacks that did not happen.
+      await updateRefs(store, undos.map((u) => ({ op: 'delete' as const, ref: changeRef(u.id), old: u.tip })), 'fettle: rollback failed').catch(() => undefined);
+    }
+    const files = written.length === 1 ? 'The file already rolled back' : `The ${written.length} files already rolled back`;
+    const back = stuck.length > 0 ? `could not all be put back (${stuck.join(', ')}); the bytes they held are recorded (see \`fettle log\`)` : written.length === 1 ? 'was put back' : 'were put back';
+    const restored = written.length === 0 ? '' : ` ${files} ${back}.`;
+    throw new FettleError(e.code, `${current?.target.realPath ?? 'a file'} could not be rolled back: ${e.message.replace(/\.$/, '')}.${restored}${stuck.length === 0 ? ' Nothing was changed.' : ''}`, {
+      cause: error,
+      hint: e.hint,
     });
-  if (written === undefined) throw refuse('fettle has no record of what the write left on disk');
-  if (!disk || !written || !previous) throw refuse('the file was created or deleted since');
-  if ([disk, written.bytes, previous.bytes].some((b) => classifyContent(b) !== 'text')) throw refuse('binary content cannot be merged');
-  const merged = await mergeFile(store, disk, written.bytes, previous.bytes);
-  if (!merged.clean) throw refuse(`undoing it conflicts with those edits (${merged.conflicts} conflict${merged.conflicts === 1 ? '' : 's'})`);
-  return merged.bytes;
+  }
+};
+
+/** Rolls back `changes` (newest first), or with `dryRun` only plans it. */
+export const rollbackChanges = async (
+  ctx: Context,
+  store: Store,
+  changes: Change[],
+  options: { force?: boolean; dryRun?: boolean } = {},
+): Promise<RollbackOutcome> => {
+  changes.forEach(requireWritten);
+  const force = options.force ?? false;
+  if (options.dryRun) return { plans: await planChecked(store, changes, force), done: [] };
+  const locks = [...new Set(changes.map((c) => fileLockPath(store, c.fields.path)))].sort();
+  return withLocks(locks, async () => {
+    const plans = await planChecked(store, changes, force);
+    const steps = plans.flatMap((plan) => plan.steps.map((step) => ({ plan, step })));
+    const undos: Undo[] = [];
+    for (const { plan, step } of steps) undos.push(await recordUndo(ctx, plan, step));
+    await writeAll(store, plans, undos);
+    for (const [n, { step }] of steps.entries()) {
+      const undo = undos[n] as Undo;
+      await recordAfter(ctx, store, undo.id, undo, step.to);
+    }
+    return { plans, done: steps.map(({ step }, n) => ({ change: step.change, undoId: (undos[n] as Undo).id, how: step.how })) };
+  });
 };

@@ -1,0 +1,49 @@
+// How a change is named in `log`, `show` and `review`: its state in words, its counts, its JSON row.
+import { stat } from '../core/record';
+import { shortDuration } from '../core/time';
+import type { Change } from '../protocol/changes';
+
+/** applied / pending / expired / discarded / incomplete, or rolled back, with the rollback's id. */
+export const stateText = (c: Change): string => {
+  if (c.revertedBy) return `rolled back by ${c.revertedBy}`;
+  if (c.fields.reverts) return `${c.state} (rolls back ${c.fields.reverts})`;
+  return c.state;
+};
+
+/** `+3 -1`, or the reason there are no counts (new-file, binary, …). */
+export const countsText = (c: Change): string => stat(c.fields.added, c.fields.removed) || c.fields.reason || '-';
+
+export const ago = (now: Date, at: Date): string => `${shortDuration(now.getTime() - at.getTime())} ago`;
+
+export const expiryText = (c: Change, now: Date): string | undefined => {
+  if (!c.expiresAt) return undefined;
+  const left = c.expiresAt.getTime() - now.getTime();
+  return left > 0 ? `expires in ${shortDuration(left)}` : `expired ${shortDuration(-left)} ago`;
+};
+
+export const changeJson = (c: Change) => ({
+  id: c.id,
+  ref: c.ref || null,
+  commit: c.tip,
+  at: c.at.toISOString(),
+  state: c.revertedBy ? 'rolled-back' : c.state,
+  rolledBackBy: c.revertedBy ?? null,
+  reverts: c.fields.reverts ?? null,
+  tier: c.fields.tier,
+  kind: c.fields.kind,
+  path: c.fields.path,
+  file: c.fields.file,
+  added: c.fields.added ?? null,
+  removed: c.fields.removed ?? null,
+  reason: c.fields.reason ?? null,
+  session: c.fields.session ?? null,
+  tool: c.fields.tool ?? null,
+  toolUse: c.fields.toolUse ?? null,
+  expiresAt: c.expiresAt?.toISOString() ?? null,
+});
+
+/** Rows padded into columns, two spaces apart; the last column is not padded. */
+export const table = (rows: string[][]): string[] => {
+  const widths = rows.reduce<number[]>((w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)), []);
+  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd());
+};

@@ -1,0 +1,63 @@
+// Bounded storage: fettle's history is kept by age and by count (FETTLE_HISTORY_MAX_AGE, _MAX_COUNT); a
+// staged change still waiting for confirmation is never removed. Removing a change deletes its ref (and its
+// hidden worktree); its objects become unreachable and git's own gc reclaims them, fettle never prunes.
+// Runs on the hook path after a write, so: one for-each-ref over fettle's refs, a bounded number of
+// deletions in one compare-and-swap transaction, and failures ignored (it is housekeeping).
+import type { Config } from '../config';
+import type { Store } from '../store/locate';
+import { updateRefs } from '../store/refs';
+import { removeHiddenWorktree } from '../store/worktrees';
+import { listChanges, type Change } from './changes';
+import type { Context } from './context';
+
+/** Deletions per write on the hook path: the oldest first, the rest on later writes or `fettle gc`. */
+export const HOOK_BATCH = 10;
+
+export interface Removal {
+  change: Change;
+  /** older than the maximum age, or beyond the maximum count */
+  why: 'age' | 'count';
+}
+
+/** Pure: which of `changes` (newest first) the policy removes, oldest first. */
+export const planRetention = (changes: Change[], config: Pick<Config, 'historyMaxAgeSeconds' | 'historyMaxCount'>, now: Date): Removal[] => {
+  const cutoff = now.getTime() - config.historyMaxAgeSeconds * 1000;
+  const history = changes.filter((c) => c.state !== 'pending' && c.ref !== '');
+  const removals: Removal[] = [];
+  history.forEach((change, n) => {
+    if (change.at.getTime() < cutoff) removals.push({ change, why: 'age' });
+    else if (n >= config.historyMaxCount) removals.push({ change, why: 'count' });
+  });
+  return removals.reverse();
+};
+
+/** Deletes the refs in one transaction, each expected at the tip read: a ref moved meanwhile fails it all. */
+export const deleteRefs = async (store: Store, removals: Removal[]): Promise<void> => {
+  if (removals.length === 0) return;
+  await updateRefs(store, removals.map(({ change }) => ({ op: 'delete' as const, ref: change.ref, old: change.tip })), 'fettle: retention');
+};
+
+/** Deletes the refs, then the hidden worktrees of the staged ones. */
+export const removeChanges = async (store: Store, removals: Removal[]): Promise<void> => {
+  await deleteRefs(store, removals);
+  for (const { change } of removals) {
+    if (change.fields.tier === 'staged') await removeHiddenWorktree(store, change.id);
+  }
+};
+
+/** Applies the policy; `limit` bounds the deletions of one call. */
+export const applyRetention = async (ctx: Context, store: Store, limit = Number.POSITIVE_INFINITY): Promise<Removal[]> => {
+  const now = ctx.now();
+  const removals = planRetention(await listChanges(store, ctx.config.ttlSeconds, now), ctx.config, now).slice(0, limit);
+  await removeChanges(store, removals);
+  return removals;
+};
+
+/** After a write: bounded, and never fails it. */
+export const retainQuietly = async (ctx: Context, store: Store): Promise<void> => {
+  try {
+    await applyRetention(ctx, store, HOOK_BATCH);
+  } catch {
+    // A lost race or a held lock: the next write or `fettle gc` does it.
+  }
+};

@@ -1,0 +1,122 @@
+// What a command argument names: a change id, any fettle commit (`git log` shows them), or a file (for
+// rollback: the latest change to it that is still in effect). Ids win over commits, commits over paths.
+import { FettleError } from '../errors';
+import { readDisk } from '../io/atomic-write';
+import { locateTarget, openStoreAt, type Store, type Target } from '../store/locate';
+import { listChanges, notFound, type Change } from './changes';
+import type { Context } from './context';
+import { readCommits, versionsOf, type ChainCommit, type Versions } from './history';
+import { isId } from './ids';
+import { pickNext } from './rollback-plan';
+
+export interface Selection {
+  store: Store;
+  /** newest first */
+  changes: Change[];
+}
+
+/** Written to disk and not undone since; rollbacks themselves are undone by naming them explicitly. */
+export const inEffect = (c: Change): boolean => c.state === 'applied' && !c.revertedBy && !c.fields.reverts;
+
+export const storeOf = (ctx: Context): Promise<Store> => openStoreAt(ctx.cwd, ctx.env, ctx.config.dataDir);
+
+export const changesOf = (ctx: Context, store: Store): Promise<Change[]> => listChanges(store, ctx.config.ttlSeconds, ctx.now());
+
+const commitNamed = async (store: Store, arg: string): Promise<ChainCommit | null> => {
+  if (arg.startsWith('-') || arg.trim() === '') return null;
+  const { code, stdout } = await store.git.run({ args: ['rev-parse', '-q', '--verify', `${arg}^{commit}`], okCodes: [1, 128] });
+  if (code !== 0) return null;
+  const [commit] = await readCommits(store, [stdout.toString('utf8').trim()]);
+  return commit?.fields ? commit : null;
+};
+
+/**
+ * A change whose ref retention has removed, rebuilt from one of its commits. Only a commit holding what was
+ * written says enough to undo it.
+ */
+const changeFromCommit = (commit: ChainCommit): Change => {
+  const fields = commit.fields;
+  if (!fields || (fields.kind !== 'after' && fields.kind !== 'applied')) {
+    throw new FettleError('E_NOT_FOUND', `Commit ${commit.oid.slice(0, 12)} belongs to change ${fields?.id ?? '?'}, which is no longer in fettle's history.`, {
+      hint: `Name the commit of what it wrote instead (its \`write\` or \`apply\` commit), e.g. from \`git log --all --grep='Fettle-Id: ${fields?.id ?? ''}'\`.`,
+    });
+  }
+  return { id: fields.id, ref: '', tip: commit.oid, parents: commit.parents, fields, state: 'applied', at: new Date(commit.time * 1000) };
+};
+
+/** The change an id or a fettle commit names; null when the argument is neither. */
+export const findChange = async (store: Store, all: Change[], arg: string): Promise<Change | null> => {
+  const byId = isId(arg) ? all.find((c) => c.id === arg) : undefined;
+  if (byId) return byId;
+  const commit = await commitNamed(store, arg);
+  if (!commit?.fields) return null;
+  const id = commit.fields.id;
+  return all.find((c) => c.id === id) ?? changeFromCommit(commit);
+};
+
+/** `show`, `review`, `test`: an id or a fettle commit, in the repository the command runs in. */
+export const resolveChange = async (ctx: Context, arg: string): Promise<{ store: Store; change: Change; all: Change[] }> => {
+  const store = await storeOf(ctx);
+  const all = await changesOf(ctx, store);
+  const change = await findChange(store, all, arg);
+  if (!change) throw notFound(arg);
+  return { store, change, all };
+};
+
+/** Of changes recorded in the same second, the one the file shows last (see pickNext). */
+const lastOf = async (target: Target, tied: Change[]): Promise<Change> => {
+  if (tied.length < 2) return tied[0] as Change;
+  const versions = await versionsOf(target.store, tied);
+  const disk = await readDisk(target.realPath).catch(() => null);
+  return tied[pickNext(tied, disk, new Map(tied.map((c, n) => [c.id, versions[n] as Versions])))] as Change;
+};
+
+const latestTo = async (ctx: Context, arg: string): Promise<{ store: Store; change: Change }> => {
+  const target = await locateTarget(arg, ctx.cwd, ctx.env, ctx.config.dataDir);
+  const all = await changesOf(ctx, target.store);
+  const toFile = all.filter((c) => c.fields.path === target.treePath);
+  const live = toFile.filter(inEffect);
+  const newest = live[0]?.at.getTime();
+  if (live.length > 0) return { store: target.store, change: await lastOf(target, live.filter((c) => c.at.getTime() === newest)) };
+  if (toFile.length === 0) {
+    // The baseline text: the argument names no change, no fettle commit, and no file fettle changed.
+    const e = notFound(arg);
+    throw new FettleError(e.code, e.message, { hint: `fettle has no record of changes to ${target.treePath} either. Run \`fettle log\` to list what fettle recorded.` });
+  }
+  throw new FettleError('E_NOT_FOUND', `No change fettle made to ${target.treePath} is left to roll back (each one is rolled back, or was never written).`, {
+    hint: `See them with \`fettle log ${target.treePath}\`; undo a rollback by naming its id.`,
+  });
+};
+
+const sameStore = (a: Store, b: Store): boolean => a.commonDir === b.commonDir;
+
+/** `rollback <target...>`: ids, commits or paths, all in one repository; each change once. */
+export const selectTargets = async (ctx: Context, args: string[]): Promise<Selection> => {
+  const home = await storeOf(ctx);
+  const all = await changesOf(ctx, home);
+  let store: Store | null = null;
+  const picked = new Map<string, Change>();
+  for (const arg of args) {
+    const found = await findChange(home, all, arg);
+    const next = found ? { store: home, change: found } : await latestTo(ctx, arg);
+    if (store && !sameStore(store, next.store)) {
+      throw new FettleError('E_USAGE', `${arg} is in another repository than the other changes named; roll them back one repository at a time.`);
+    }
+    store = next.store;
+    picked.set(next.change.id, next.change);
+  }
+  if (!store) throw new FettleError('E_USAGE', 'Name a change id, a fettle commit or a file to roll back, or use --session <id>.');
+  return { store, changes: [...picked.values()].sort((a, b) => b.at.getTime() - a.at.getTime()) };
+};
+
+/** `rollback --session <id>`: every change of that agent session still in effect, newest first. */
+export const selectSession = async (ctx: Context, session: string): Promise<Selection> => {
+  const store = await storeOf(ctx);
+  const changes = (await changesOf(ctx, store)).filter((c) => c.fields.session === session && inEffect(c));
+  if (changes.length === 0) {
+    throw new FettleError('E_NOT_FOUND', `No change of session '${session}' is left to roll back.`, {
+      hint: `Run \`fettle log --session ${session}\` to see what fettle recorded for it.`,
+    });
+  }
+  return { store, changes };
+};

@@ -1,0 +1,127 @@
+// Bounded storage: staged changes expire after the TTL; history is kept by age and count, opportunistically
+// on writes (bounded) and in full with `fettle gc`, which also removes orphaned worktrees and link files.
+// The clock is injected with FETTLE_NOW; nothing sleeps.
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { agentWrite, runCli, runHook, writePayload } from '../helpers/cli';
+import { lines, makeRepo, type Repo } from '../helpers/repo';
+import { T0, directWrite, fettle, hasWorktree, keepsUserState, ok, stageWrite, statusJson } from '../helpers/stage';
+
+const DAY = 24 * 3600;
+const BASE = lines(30);
+const ids = (repo: Repo): string[] =>
+  repo.git('for-each-ref', '--format=%(refname:lstrip=2)', 'refs/fettle', 'refs/fettle-discarded').split('\n').filter(Boolean).sort();
+const sorted = (...list: string[]): string[] => [...list].sort();
+const toolUseDir = (repo: Repo): string => join(repo.dir, '.git', 'fettle', 'tool-use');
+
+test('a staged change expires after the TTL: status and log say so, its content stays readable', () => {
+  const repo = makeRepo({ 'a.txt': BASE });
+  const id = stageWrite(repo, 'a.txt', lines(30, 'new'));
+  assert.equal(statusJson(repo, { now: T0 + 599 }).pending[0]?.state, 'pending');
+  assert.equal(statusJson(repo, { now: T0 + 600 }).pending[0]?.state, 'expired');
+  assert.match(ok(fettle(repo, ['log'], { now: T0 + 900 })).stdout, new RegExp(`^${id} .* expired$`, 'm'));
+  assert.equal(repo.git('show', `fettle/${id}:a.txt`) + '\n', lines(30, 'new'));
+  assert.equal(fettle(repo, ['confirm', id], { now: T0 + 900 }).code, 1);
+});
+
+test('retention by age on write: older changes go, a pending one stays until it expires', () => {
+  const repo = makeRepo({ 'a.txt': BASE, 'b.txt': BASE });
+  const ttl = { FETTLE_WRITE_STAGE_TTL: String(2 * DAY) };
+  const old = directWrite(repo, 'x.txt', 'x\n', { now: T0 });
+  const pending = stageWrite(repo, 'a.txt', lines(30, 'new'), { now: T0 + 10, env: ttl });
+  const recent = directWrite(repo, 'y.txt', 'y\n', { now: T0 + 200 });
+  const now = directWrite(repo, 'z.txt', 'z\n', { now: T0 + DAY + 100, env: ttl });
+  assert.deepEqual(ids(repo), sorted(pending, recent, now), `${old} is older than 24 h`);
+  assert.ok(hasWorktree(repo, pending), 'a pending change keeps its worktree');
+  directWrite(repo, 'w.txt', 'w\n', { now: T0 + 2 * DAY + 20 });
+  assert.ok(!ids(repo).includes(pending), 'once expired it is history, and older than the maximum age');
+  assert.ok(!hasWorktree(repo, pending), 'its hidden worktree went with it');
+});
+
+test('retention by count (FETTLE_HISTORY_MAX_COUNT): the newest are kept, pending ones not counted', () => {
+  const repo = makeRepo({ 'a.txt': BASE });
+  const env = { FETTLE_HISTORY_MAX_COUNT: '2' };
+  const pending = stageWrite(repo, 'a.txt', lines(30, 'new'), { now: T0, env });
+  const written = [1, 2, 3, 4].map((n) => directWrite(repo, `f${n}.txt`, `${n}\n`, { now: T0 + n, env }));
+  assert.deepEqual(ids(repo), sorted(pending, ...written.slice(2)));
+});
+
+test('the hook applies retention after PostToolUse', () => {
+  const repo = makeRepo({ 'a.txt': BASE });
+  const old = directWrite(repo, 'x.txt', 'x\n', { now: T0 });
+  const env = { ...repo.env, FETTLE_NOW: String(T0 + DAY + 1) };
+  const { post } = agentWrite({ file: repo.path('a.txt'), content: BASE.replace('line 1\n', 'one\n'), cwd: repo.dir }, env, (p, c) => repo.write(p.slice(repo.dir.length + 1), c));
+  assert.equal(post?.code, 0);
+  assert.ok(!ids(repo).includes(old));
+  assert.equal(ids(repo).length, 1);
+});
+
+test('a write removes at most 10 changes; fettle gc removes the rest and says what it freed', () => {
+  const repo = makeRepo({ 'a.txt': BASE });
+  for (let n = 0; n < 12; n++) directWrite(repo, `f${n}.txt`, `${n}\n`, { now: T0 + n });
+  directWrite(repo, 'late.txt', 'late\n', { now: T0 + DAY + 100 });
+  assert.equal(ids(repo).length, 3, 'the 10 oldest went with the write');
+  const r = keepsUserState(repo, () => ok(fettle(repo, ['gc'], { now: T0 + DAY + 100 })));
+  assert.deepEqual(r.stdout.split('\n').slice(1), ['Kept 1 change (0 pending).', "The removed changes' objects are now unreachable; git's own gc reclaims them (fettle never prunes your repository).", '']);
+  assert.match(r.stdout, /^Removed 2 changes from history \(2 older than 1d\): \w{8} \w{8}\.$/m);
+  assert.equal(ok(fettle(repo, ['gc'], { now: T0 + DAY + 100 })).stdout, 'Nothing to remove.\nKept 1 change (0 pending).\n');
+});
+
+test('gc --dry-run removes nothing; --json lists what would go and why', () => {
+  const repo = makeRepo({ 'a.txt': BASE });
+  const old = directWrite(repo, 'x.txt', 'x\n', { now: T0 });
+  directWrite(repo, 'y.txt', 'y\n', { now: T0 + 10 });
+  const env = { FETTLE_HISTORY_MAX_COUNT: '1' };
+  const r = ok(fettle(repo, ['gc', '--dry-run'], { env, now: T0 + 20 }));
+  assert.equal(r.stdout.split('\n')[0], `Would remove 1 change from history (1 beyond the newest 1): ${old}.`);
+  assert.equal(ids(repo).length, 2);
+  const j = JSON.parse(ok(fettle(repo, ['gc', '--json'], { env, now: T0 + 20 })).stdout) as { removed: { id: string; why: string; path: string }[] };
+  assert.deepEqual(j.removed.map(({ id, why, path }) => ({ id, why, path })), [{ id: old, why: 'count', path: 'x.txt' }]);
+  assert.equal(ids(repo).length, 1);
+});
+
+test('gc removes the worktree a killed confirm left behind, and one a killed staging left without a ref', () => {
+  const repo = makeRepo({ 'a.txt': BASE, 'b.txt': BASE });
+  const confirmed = stageWrite(repo, 'a.txt', lines(30, 'new'));
+  fettle(repo, ['confirm', confirmed], { env: { FETTLE_FAILPOINTS: 'confirm.ref-updated=kill' } });
+  assert.ok(hasWorktree(repo, confirmed), 'the kill left it');
+  fettle(repo, ['write', 'b.txt'], { input: lines(30, 'other'), env: { FETTLE_FAILPOINTS: 'stage.worktree-added=kill' } });
+  const worktrees = () => readdirSync(join(repo.dir, '.git', 'fettle', 'worktrees')).sort();
+  const [stray] = worktrees().filter((id) => id !== confirmed);
+  assert.ok(stray, 'the killed staging left a worktree with no ref');
+
+  const r = ok(fettle(repo, ['gc']));
+  assert.match(r.stdout, new RegExp(`^Removed 1 hidden worktree no pending change uses \\(\\d+ B\\): ${confirmed}\\.$`, 'm'));
+  assert.deepEqual(worktrees(), [stray], 'one without any ref is young: it may be a staging in progress');
+  const later = Math.floor(Date.now() / 1000) + 3600;
+  assert.match(ok(fettle(repo, ['gc'], { now: later })).stdout, new RegExp(`^Removed 1 hidden worktree .*: ${stray}\\.$`, 'm'));
+  assert.deepEqual(worktrees(), []);
+  assert.ok(!repo.git('worktree', 'list', '--porcelain').includes('/fettle/worktrees/'), 'git no longer lists them');
+});
+
+test('gc removes a tool-use link whose tool call will never complete', () => {
+  const repo = makeRepo({ 'a.txt': BASE });
+  const env = { ...repo.env, FETTLE_NOW: String(T0) };
+  const pre = runHook(writePayload({ file: repo.path('a.txt'), content: BASE.replace('line 1\n', 'one\n'), cwd: repo.dir, toolUseId: 'toolu_denied' }), { cwd: repo.dir, env });
+  assert.equal(pre.code, 0);
+  assert.equal(readdirSync(toolUseDir(repo)).length, 1, 'PreToolUse left its link; the user then denied the write');
+  assert.equal(ok(fettle(repo, ['gc'])).stdout, 'Nothing to remove.\nKept 1 change (0 pending).\n', 'still awaited');
+  const r = ok(fettle(repo, ['gc'], { now: T0 + DAY + 1 }));
+  assert.match(r.stdout, /^Removed 1 change from history .*\nRemoved 1 stale tool-use link file\.$/m);
+  assert.deepEqual(readdirSync(toolUseDir(repo)), []);
+});
+
+test('invalid FETTLE_HISTORY_MAX_AGE / _MAX_COUNT: an error naming the variable, exit 2; the hook blocks', () => {
+  const repo = makeRepo({ 'a.txt': BASE });
+  for (const [name, value] of [['FETTLE_HISTORY_MAX_AGE', '1d'], ['FETTLE_HISTORY_MAX_COUNT', '0']] as const) {
+    const r = fettle(repo, ['gc'], { env: { [name]: value } });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, new RegExp(`^fettle: ${name} must be a whole number of at least 1, got '${value}'\\.`));
+    const hook = runCli(['hook'], { cwd: repo.dir, env: { ...repo.env, [name]: value }, input: JSON.stringify(writePayload({ file: repo.path('a.txt'), content: 'x\n', cwd: repo.dir })) });
+    assert.equal(hook.code, 2);
+    assert.match(hook.stderr, new RegExp(name));
+  }
+  assert.ok(!existsSync(join(repo.dir, '.git', 'fettle')), 'nothing was recorded');
+});
