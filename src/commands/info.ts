@@ -5,7 +5,7 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
   const c = loadConfig(edge.env);
   const source = (name: string) => (edge.env[name] ? `from ${name}` : 'default');
   if (o.json) {
-    edge.io.out(JSON.stringify({ floor: c.floor, ceil: c.ceil, ratio: c.ratio, ttlSeconds: c.ttlSeconds, onError: c.onError, review: c.review, dataDir: c.dataDir, defaults: DEFAULTS }, null, 2));
+    edge.io.out(JSON.stringify({ floor: c.floor, ceil: c.ceil, ratio: c.ratio, ttlSeconds: c.ttlSeconds, onError: c.onError, review: c.review, historyMaxAgeSeconds: c.historyMaxAgeSeconds, historyMaxCount: c.historyMaxCount, dataDir: c.dataDir, defaults: DEFAULTS }, null, 2));
     return;
   }
   edge.io.out(
@@ -42,6 +42,8 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
       `  FETTLE_WRITE_STAGE_TTL  ${c.ttlSeconds} s (${source('FETTLE_WRITE_STAGE_TTL')})`,
       `  FETTLE_ON_ERROR         ${c.onError} (${source('FETTLE_ON_ERROR')})`,
       `  FETTLE_REVIEW           ${c.review} (${source('FETTLE_REVIEW')})`,
+      `  FETTLE_HISTORY_MAX_AGE  ${c.historyMaxAgeSeconds} s (${source('FETTLE_HISTORY_MAX_AGE')})`,
+      `  FETTLE_HISTORY_MAX_COUNT ${c.historyMaxCount} (${source('FETTLE_HISTORY_MAX_COUNT')})`,
       `  store outside repos     ${c.dataDir}`,
     ].join('\n'),
   );

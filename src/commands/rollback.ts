@@ -1,10 +1,11 @@
 // `fettle rollback <id|path|commit>... | --session <id>` [--dry-run] [--force] [--to <path>] [--json]
+import { countChanges } from '../core/diff';
 import { stat } from '../core/record';
 import { FettleError } from '../errors';
 import { invocationFor } from '../io/self';
 import { restoreTo, type RestoreResult } from '../protocol/restore-to';
 import { rollbackChanges, type RollbackOutcome } from '../protocol/rollback';
-import { countsBetween, type FilePlan } from '../protocol/rollback-plan';
+import type { FilePlan } from '../protocol/rollback-plan';
 import { selectSession, selectTargets } from '../protocol/targets';
 import { contextFor, type Edge } from './edge';
 
@@ -38,7 +39,7 @@ const fileRows = (plans: FilePlan[]) =>
   plans
     .filter((p) => p.steps.length > 0)
     .map((p) => {
-      const counts = countsBetween(p.original?.bytes ?? null, p.final?.bytes ?? null);
+      const counts = countChanges(p.original?.bytes ?? null, p.final?.bytes ?? null);
       return { path: p.target.treePath, file: p.target.realPath, action: action(p), added: counts.added ?? null, removed: counts.removed ?? null, changes: p.steps.map((s) => s.change.id) };
     });
 

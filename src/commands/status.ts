@@ -1,33 +1,16 @@
-import { stat } from '../core/record';
-import { shortDuration } from '../core/time';
+// `fettle status`: what is waiting for a decision, and what happened lately.
 import { listChanges, type Change } from '../protocol/changes';
+import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
 import { contextFor, storeFor, type Edge } from './edge';
 
 const RECENT = 10;
 
 const row = (c: Change, now: Date): string => {
-  const counts = stat(c.fields.added, c.fields.removed) || c.fields.reason || '';
-  const ago = (t: Date) => shortDuration(now.getTime() - t.getTime());
-  const when =
-    c.state === 'pending' && c.expiresAt ? `staged ${ago(c.at)} ago, expires in ${shortDuration(c.expiresAt.getTime() - now.getTime())}`
-    : c.state === 'expired' && c.expiresAt ? `staged ${ago(c.at)} ago, expired ${ago(c.expiresAt)} ago`
-    : `${c.fields.tier}, ${c.state} ${ago(c.at)} ago`;
-  return `  ${c.id}  ${c.fields.path}  ${counts}  ${when}`;
+  const when = c.state === 'pending' || c.state === 'expired'
+    ? `staged ${ago(now, c.at)}, ${expiryText(c, now) ?? ''}`
+    : `${c.fields.tier}, ${stateText(c)} ${ago(now, c.at)}`;
+  return `  ${c.id}  ${c.fields.path}  ${countsText(c)}  ${when}`;
 };
-
-const toJson = (c: Change) => ({
-  id: c.id,
-  path: c.fields.path,
-  file: c.fields.file,
-  tier: c.fields.tier,
-  state: c.state,
-  added: c.fields.added ?? null,
-  removed: c.fields.removed ?? null,
-  at: c.at.toISOString(),
-  expiresAt: c.expiresAt?.toISOString() ?? null,
-  session: c.fields.session ?? null,
-  commit: c.tip,
-});
 
 export const status = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<void> => {
   const ctx = contextFor(edge, dir);
@@ -36,7 +19,7 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
   const pending = changes.filter((c) => c.state === 'pending' || c.state === 'expired');
   const recent = changes.filter((c) => !pending.includes(c)).slice(0, RECENT);
   if (o.json) {
-    edge.io.out(JSON.stringify({ pending: pending.map(toJson), recent: recent.map(toJson) }, null, 2));
+    edge.io.out(JSON.stringify({ pending: pending.map(changeJson), recent: recent.map(changeJson) }, null, 2));
     return;
   }
   const lines: string[] = [];

@@ -1,6 +1,7 @@
 // In-process line diff with a hard time bound. jsdiff is quadratic on heavy rewrites (a 5 MB rewrite gave no
 // result in 10 minutes), so every call carries a timeout; on `undefined` the caller falls back to git.
 import { structuredPatch, type StructuredPatchHunk } from 'diff';
+import { classifyContent } from './content';
 
 export interface LineDiff {
   added: number;
@@ -22,6 +23,14 @@ export const diffLines = (oldText: string, newText: string, timeoutMs = DIFF_TIM
     }
   }
   return { added, removed, hunks: patch.hunks };
+};
+
+/** +N -M between two versions of a file (null: no file); empty when either is not text or the diff gave up. */
+export const countChanges = (from: Buffer | null, to: Buffer | null): { added?: number; removed?: number } => {
+  const [a, b] = [from ?? Buffer.alloc(0), to ?? Buffer.alloc(0)];
+  if (classifyContent(a) !== 'text' || classifyContent(b) !== 'text') return {};
+  const d = diffLines(a.toString('utf8'), b.toString('utf8'));
+  return d ? { added: d.added, removed: d.removed } : {};
 };
 
 export interface RenderedDiff {

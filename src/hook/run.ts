@@ -4,8 +4,7 @@ import { clockFrom, loadConfig, type Env } from '../config';
 import { renderAsk, renderDirect, renderNoop, renderStaged, summarize } from '../core/messages';
 import type { WriteCall } from '../core/tool-call';
 import { FettleError, toFettleError } from '../errors';
-import { classifyContent } from '../core/content';
-import { diffLines } from '../core/diff';
+import { countChanges } from '../core/diff';
 import { entryKind, readDisk, type DiskFile } from '../io/atomic-write';
 import { invocationFor, selfCommand } from '../io/self';
 import { loadChange } from '../protocol/changes';
@@ -79,14 +78,9 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
   }
 };
 
-/** +/- lines between the recorded bytes and what landed, when the Pre hook could not know them (an unsure edit). */
-const countsSince = async (store: Store, tip: string, path: string, landed: DiskFile | null): Promise<{ added?: number; removed?: number }> => {
-  const previous = await readFile(store, tip, path);
-  const [a, b] = [previous?.bytes ?? Buffer.alloc(0), landed?.bytes ?? Buffer.alloc(0)];
-  if (classifyContent(a) !== 'text' || classifyContent(b) !== 'text') return {};
-  const d = diffLines(a.toString('utf8'), b.toString('utf8'));
-  return d ? { added: d.added, removed: d.removed } : {};
-};
+/** +/- lines between the recorded bytes and what landed, when they differ from fettle's prediction. */
+const countsSince = async (store: Store, tip: string, path: string, landed: DiskFile | null) =>
+  countChanges((await readFile(store, tip, path))?.bytes ?? null, landed?.bytes ?? null);
 
 const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promise<HookOutcome> => {
   const target = await locateTarget(p.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir);

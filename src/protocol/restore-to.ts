@@ -1,6 +1,7 @@
 // `fettle rollback <change> --to <path>`: the bytes a change replaced, written to another path; the changed
 // file is left alone. The write is recorded like any other (the destination's bytes first), so it can be
 // undone; an existing destination is overwritten only with --force.
+import { countChanges } from '../core/diff';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FettleError } from '../errors';
@@ -13,7 +14,6 @@ import type { Context } from './context';
 import { versionsOf } from './history';
 import { fileLockPath } from './paths';
 import { recordAfter, recordBefore } from './record';
-import { countsBetween } from './rollback-plan';
 
 export interface RestoreResult {
   change: Change;
@@ -47,7 +47,7 @@ export const restoreTo = async (
         hint: `Name a path that does not exist, or add --force to overwrite it (its bytes are recorded first).`,
       });
     }
-    const counts = countsBetween(disk?.bytes ?? null, previous.bytes);
+    const counts = countChanges(disk?.bytes ?? null, previous.bytes);
     if (options.dryRun) return { change, dest, how: 'written', ...counts };
     const undo = await recordBefore(ctx, dest, disk, {
       tier: 'direct',

@@ -2,7 +2,6 @@
 // changes newest first over a virtual copy of the file, and compute the bytes to put back or the reason to
 // refuse. Nothing here writes; a refusal anywhere means nothing is applied.
 import { classifyContent } from '../core/content';
-import { diffLines } from '../core/diff';
 import { FettleError } from '../errors';
 import { fileModeOf, gitModeOf, readDisk, type DiskFile } from '../io/atomic-write';
 import type { Store, Target } from '../store/locate';
@@ -38,13 +37,6 @@ export interface FilePlan {
 export const sameBytes = (a: Buffer | null | undefined, b: Buffer | null | undefined): boolean =>
   a == null || b == null ? (a ?? null) === (b ?? null) : a.equals(b);
 
-/** +N -M between two versions of a file; empty for binary content. */
-export const countsBetween = (from: Buffer | null, to: Buffer | null): { added?: number; removed?: number } => {
-  const [a, b] = [from ?? Buffer.alloc(0), to ?? Buffer.alloc(0)];
-  if (classifyContent(a) !== 'text' || classifyContent(b) !== 'text') return {};
-  const d = diffLines(a.toString('utf8'), b.toString('utf8'));
-  return d ? { added: d.added, removed: d.removed } : {};
-};
 
 /**
  * Permission bits after restoring `previous`: its executable bit, unless the user changed the mode since the

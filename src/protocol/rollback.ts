@@ -3,6 +3,7 @@
 // is planned first and nothing is written if one cannot be restored; a write failing midway puts the files
 // already written back. Each undone change is recorded as a change of its own (`Fettle-Reverts`), with the
 // bytes on disk committed before anything is replaced, so a rollback can itself be rolled back.
+import { countChanges } from '../core/diff';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FettleError, toFettleError } from '../errors';
@@ -16,7 +17,7 @@ import type { Change } from './changes';
 import type { Context } from './context';
 import { fileLockPath } from './paths';
 import { recordAfter, recordBefore } from './record';
-import { countsBetween, planRollback, sameBytes, type FilePlan, type How, type Step } from './rollback-plan';
+import { planRollback, sameBytes, type FilePlan, type How, type Step } from './rollback-plan';
 
 export interface RolledBack {
   change: Change;
@@ -78,7 +79,7 @@ const recordUndo = (ctx: Context, plan: FilePlan, step: Step): Promise<Undo> =>
     reason: 'rollback',
     tool: 'fettle rollback',
     reverts: step.change.id,
-    ...countsBetween(step.from?.bytes ?? null, step.to?.bytes ?? null),
+    ...countChanges(step.from?.bytes ?? null, step.to?.bytes ?? null),
   });
 
 /** After a failed write: the files already written get their original bytes back. Returns what could not be. */
