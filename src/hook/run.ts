@@ -2,6 +2,7 @@
 // the write and denies it (large); PostToolUse records what landed. Failures map to outcomes here, once.
 import { clockFrom, loadConfig, type Env } from '../config';
 import { renderAsk, renderDirect, renderNoop, renderStaged, summarize } from '../core/messages';
+import type { RecordFields } from '../core/record';
 import type { WriteCall } from '../core/tool-call';
 import { FettleError, toFettleError } from '../errors';
 import { countChanges } from '../core/diff';
@@ -91,28 +92,29 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
   const proposed = propose(p.call, old);
   // What fettle predicts will land; PostToolUse keeps the predicted counts only if exactly this landed.
   const expected = proposed.exact ? digest(proposed.next, p.call.tool) : undefined;
-  const remember = async (id: string) => {
-    if (p.toolUseId) await rememberWrite(target.store, p.toolUseId, { id, file: target.realPath, expect: expected });
+  const remember = async (record: { id: string; tip: string; fields: RecordFields }) => {
+    if (p.toolUseId) await rememberWrite(target.store, p.toolUseId, { ...record, file: target.realPath, expect: expected });
   };
   if (!proposed.exact) {
     // fettle cannot reproduce the tool's result for sure: keep the previous bytes, let the tool decide.
     if (!old) return pass();
     const fields = { tier: 'direct' as const, path: target.treePath, file: target.realPath, reason: 'unsure', note: `fettle could not predict the result: ${proposed.why}.`, ...origin };
-    await remember((await recordBefore(ctx, target, old, fields)).id);
+    await remember(await recordBefore(ctx, target, old, fields));
     return pass();
   }
   const plan = await planWrite(ctx, target, old, proposed.next, proposed.counts);
   const d = plan.decision;
   if (d.tier === 'noop') return context('PreToolUse', renderNoop(target.treePath));
   if (d.tier === 'direct') {
-    await remember((await recordBefore(ctx, target, old, fieldsOf(plan, origin))).id);
+    await remember(await recordBefore(ctx, target, old, fieldsOf(plan, origin)));
     return pass(); // Claude Code now writes through its normal permission flow; PostToolUse reports.
   }
-  const { id } = await stage(ctx, plan, origin);
+  const staged = await stage(ctx, plan, origin);
+  const { id } = staged;
   const message = { id, path: target.treePath, decision: d, ttlSeconds: ctx.config.ttlSeconds, thresholds: ctx.config };
   if (ctx.config.review === 'human') {
     // The user answers Claude Code's prompt; if they allow it, the tool writes and PostToolUse marks it applied.
-    await remember(id);
+    await remember(staged);
     return ask(renderAsk(message));
   }
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);
@@ -124,7 +126,9 @@ const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promis
   const target = await locateTarget(p.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir);
   const pending = await takeWrite(target.store, p.toolUseId);
   if (!pending || pending.file !== target.realPath) return pass();
-  const change = await loadChange(target.store, pending.id, ctx.config.ttlSeconds, ctx.now());
+  const change = pending.tip && pending.fields
+    ? { tip: pending.tip, fields: pending.fields }
+    : await loadChange(target.store, pending.id, ctx.config.ttlSeconds, ctx.now());
   const kind = change.fields.kind === 'before' ? 'after' : change.fields.kind === 'proposal' ? 'applied' : null;
   if (!kind) throw new FettleError('E_CONFLICT', `change ${pending.id} was already completed by another process.`);
   const landed = await readDisk(target.realPath);

@@ -5,7 +5,8 @@ import { FettleError } from '../errors';
 import { failpoint } from '../io/failpoint';
 import { gitModeOf, type DiskFile } from '../io/atomic-write';
 import type { Store, Target } from '../store/locate';
-import { headCommit, writeBlob, writeCommit, writeTreeWith } from '../store/objects';
+import { headCommit, planTrees, readLevels, rootOf, writeBlob, writeCommit, writeTrees, writeTreeWith } from '../store/objects';
+import { levelsAfter } from '../store/tree-codec';
 import { changeRef, updateRefs } from '../store/refs';
 import { addHiddenWorktree, removeHiddenWorktree } from '../store/worktrees';
 import type { Context, Origin } from './context';
@@ -30,13 +31,31 @@ export const fieldsOf = (plan: Plan, origin: Origin): Fields => {
   };
 };
 
-/** A commit on top of HEAD (none when unborn) whose tree holds the file as it is on disk now. */
-const commitBefore = async (ctx: Context, store: Store, path: string, old: DiskFile | null, record: (kind: 'before') => string) => {
-  const head = await headCommit(store);
-  const leaf = old ? { mode: gitModeOf(old.mode), oid: await writeBlob(store, old.bytes) } : null;
+/**
+ * A commit on top of HEAD (none when unborn) whose tree holds the file as it is on disk now; with `next`, also
+ * the tree of a proposal on top of it. The blobs are hashed while the trees along the path are read, and every
+ * new tree is written in one `mktree`: the hook path's spawns are few, and none grows with the repository.
+ */
+const commitBefore = async (
+  ctx: Context,
+  store: Store,
+  path: string,
+  old: DiskFile | null,
+  record: (kind: 'before') => string,
+  next?: { bytes: Buffer; mode: string },
+): Promise<{ commit: string; tree: string; nextTree: string | null }> => {
+  const head = headCommit(store);
+  const [oldBlob, nextBlob, levels] = await Promise.all([
+    old ? writeBlob(store, old.bytes) : null,
+    next ? writeBlob(store, next.bytes) : null,
+    readLevels(store, head ? `${head}^{tree}` : null, path),
+  ]);
   await failpoint('record.blob-written');
-  const tree = await writeTreeWith(store, head ? `${head}^{tree}` : null, path, leaf);
-  return { commit: await writeCommit(store, tree, head ? [head] : [], record('before'), ctx.now()), tree };
+  const before = planTrees(store, levels, path, old && oldBlob ? { mode: gitModeOf(old.mode), oid: oldBlob } : null);
+  const after = next && nextBlob ? planTrees(store, levelsAfter(levels, before), path, { mode: next.mode, oid: nextBlob }) : [];
+  await writeTrees(store, [...before, ...after]);
+  const commit = await writeCommit(store, rootOf(before), head ? [head] : [], record('before'), ctx.now());
+  return { commit, tree: rootOf(before), nextTree: after.length > 0 ? rootOf(after) : null };
 };
 
 /** Creates refs/fettle/<id> for a fresh id; a taken id fails the CAS and another is drawn. */
@@ -92,15 +111,14 @@ export const recordAfter = async (
  * Staged change: a `before` commit (HEAD plus the file as on disk) and a `proposal` commit on top, so that
  * `git show fettle/<id>` is exactly the proposed change and `git diff HEAD fettle/<id>` a reviewable PR.
  */
-export const stage = async (ctx: Context, plan: Plan, origin: Origin): Promise<{ id: string; worktree: string }> => {
+export const stage = async (ctx: Context, plan: Plan, origin: Origin): Promise<{ id: string; worktree: string; tip: string; fields: RecordFields }> => {
   const { store, treePath } = plan.target;
   const fields = fieldsOf(plan, origin);
   const mode = plan.old ? gitModeOf(plan.old.mode) : '100644';
   return withFreshId(async (id) => {
-    const before = await commitBefore(ctx, store, treePath, plan.old, (kind) => renderRecord({ ...fields, id, kind }));
-    const blob = await writeBlob(store, plan.next);
-    const tree = await writeTreeWith(store, before.tree, treePath, { mode, oid: blob });
-    const proposal = await writeCommit(store, tree, [before.commit], renderRecord({ ...fields, id, kind: 'proposal' }), ctx.now());
+    const before = await commitBefore(ctx, store, treePath, plan.old, (kind) => renderRecord({ ...fields, id, kind }), { bytes: plan.next, mode });
+    if (!before.nextTree) throw new FettleError('E_INTERNAL', 'internal error: no proposal tree');
+    const proposal = await writeCommit(store, before.nextTree, [before.commit], renderRecord({ ...fields, id, kind: 'proposal' }), ctx.now());
     await failpoint('stage.commits-written');
     const worktree = await addHiddenWorktree(store, id, proposal, treePath, plan.next, plan.old?.mode ?? 0o644);
     await failpoint('stage.worktree-added');
@@ -111,6 +129,6 @@ export const stage = async (ctx: Context, plan: Plan, origin: Origin): Promise<{
       throw error;
     }
     await failpoint('stage.ref-written');
-    return { id, worktree };
+    return { id, worktree, tip: proposal, fields: { ...fields, id, kind: 'proposal' } };
   });
 };

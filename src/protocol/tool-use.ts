@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cellSources } from '../core/notebook';
+import type { RecordFields } from '../core/record';
 import type { Store } from '../store/locate';
 import { fettleDir } from '../store/worktrees';
 
@@ -14,6 +15,10 @@ export interface PendingWrite {
   file: string;
   /** digest of the bytes fettle predicted the tool would write, when it could predict them */
   expect?: string | undefined;
+  /** the change's tip and record when PreToolUse wrote it: PostToolUse commits on top without re-reading refs
+   * (the compare-and-swap on the ref still catches anyone who moved it) */
+  tip?: string | undefined;
+  fields?: RecordFields | undefined;
 }
 
 /**

@@ -16,6 +16,8 @@ export interface Store {
   workTree: string;
   objectFormat: 'sha1' | 'sha256';
   zeroOid: string;
+  /** the commit HEAD pointed at when the store was opened; null when unborn, and for the private store */
+  head: string | null;
 }
 
 export interface Target {
@@ -85,9 +87,9 @@ export const openStoreAt = async (dir: string, env: Env, dataDir: string): Promi
   const probe = createGit(dir, env);
   let lines: string[];
   try {
-    lines = (
-      await probe.text({ args: ['rev-parse', '--is-inside-git-dir', '--show-toplevel', '--git-common-dir', '--show-object-format'] })
-    ).split('\n');
+    // One spawn for everything the hook needs to know; `--verify -q` prints HEAD's commit, or exits 1 if unborn.
+    const args = ['rev-parse', '--is-inside-git-dir', '--show-toplevel', '--git-common-dir', '--show-object-format', '--verify', '-q', 'HEAD^{commit}'];
+    lines = (await probe.run({ args, okCodes: [1] })).stdout.toString('utf8').trim().split('\n');
   } catch (error) {
     if (error instanceof GitError && /not a git repository/i.test(error.stderr)) return openPrivateStore(env, dataDir);
     if (error instanceof GitError && /must be run in a work tree/i.test(error.stderr)) {
@@ -95,13 +97,13 @@ export const openStoreAt = async (dir: string, env: Env, dataDir: string): Promi
     }
     throw error;
   }
-  const [insideGitDir, top, common, format] = lines;
+  const [insideGitDir, top, common, format, head] = lines;
   if (insideGitDir === 'true' || !top || !common) {
     throw new FettleError('E_FORBIDDEN_PATH', `${dir} is inside a git directory; fettle never writes there.`);
   }
   const workTree = await realpath(top);
   const commonDir = await realpath(resolve(dir, common));
-  return finishStore('repo', createGit(workTree, env), commonDir, workTree, format);
+  return finishStore('repo', createGit(workTree, env), commonDir, workTree, format, head && /^[0-9a-f]{40,64}$/.test(head) ? head : null);
 };
 
 const openPrivateStore = async (env: Env, dataDir: string): Promise<Store> => {
@@ -115,10 +117,10 @@ const openPrivateStore = async (env: Env, dataDir: string): Promise<Store> => {
     await createGit(dataDir, env).run({ args: ['init', '-q', '--bare', dir] });
   }
   const format = await git.text({ args: ['rev-parse', '--show-object-format'] });
-  return finishStore('private', git, await realpath(dir), '/', format);
+  return finishStore('private', git, await realpath(dir), '/', format, null);
 };
 
-const finishStore = (kind: Store['kind'], git: GitRunner, commonDir: string, workTree: string, format: string | undefined): Store => {
+const finishStore = (kind: Store['kind'], git: GitRunner, commonDir: string, workTree: string, format: string | undefined, head: string | null): Store => {
   const objectFormat = format === 'sha256' ? 'sha256' : 'sha1';
-  return { kind, git, commonDir, workTree, objectFormat, zeroOid: '0'.repeat(objectFormat === 'sha256' ? 64 : 40) };
+  return { kind, git, commonDir, workTree, objectFormat, zeroOid: '0'.repeat(objectFormat === 'sha256' ? 64 : 40), head };
 };

@@ -4,7 +4,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FettleError } from '../errors';
 import type { Store } from './locate';
-import { editTree, mktreeInput, parseTree, type TreeEntry } from './tree-codec';
+import { editTree, mktreeInput, parseTree, type NewTree, type TreeEntry } from './tree-codec';
 
 export interface BatchObject {
   oid: string;
@@ -60,35 +60,50 @@ export const readFile = async (store: Store, commit: string, path: string): Prom
 
 const oidBytes = (store: Store): number => store.zeroOid.length / 2;
 
+/** The entries of the trees along `path` in `baseTree` (null: empty), root first; one `cat-file` for all. */
+export const readLevels = async (store: Store, baseTree: string | null, path: string): Promise<TreeEntry[][]> => {
+  const segments = path.split('/');
+  if (!baseTree) return segments.map(() => []);
+  const specs = segments.map((_, depth) => `${baseTree}:${segments.slice(0, depth).join('/')}`);
+  const objects = await readObjects(store, specs);
+  return objects.map((o) => (o && o.type === 'tree' ? parseTree(o.body, oidBytes(store)) : []));
+};
+
+/** The trees for `levels` with `path` set to `leaf` (null: removed), computed in memory, not yet written. */
+export const planTrees = (store: Store, levels: TreeEntry[][], path: string, leaf: { mode: string; oid: string } | null): NewTree[] => {
+  const trees = editTree(levels, path.split('/'), leaf, store.objectFormat);
+  if (trees.length === 0) throw new FettleError('E_INTERNAL', 'internal error: tree edit produced no root');
+  return trees;
+};
+
+/** The root oid of planned trees (the last one). */
+export const rootOf = (trees: NewTree[]): string => (trees[trees.length - 1] as NewTree).oid;
+
 /**
- * Writes the tree that is `baseTree` (null: empty) with `path` set to `leaf` (null: removed) and returns its oid.
- * Reads only the trees along `path` (one cat-file) and writes the new ones in one `mktree --batch`.
+ * Writes planned trees (children before parents) in one `mktree --batch`, checking git computed the same ids.
+ * An empty root cannot go through --batch (an empty record ends a tree), so it is written on its own.
  */
+export const writeTrees = async (store: Store, trees: NewTree[]): Promise<void> => {
+  const nonEmpty = trees.filter((t) => t.entries.length > 0);
+  if (nonEmpty.length < trees.length) await store.git.run({ args: ['hash-object', '-w', '-t', 'tree', '--stdin'], input: Buffer.alloc(0) });
+  if (nonEmpty.length === 0) return;
+  const printed = (await store.git.text({ args: ['mktree', '-z', '--batch'], input: mktreeInput(nonEmpty) })).split('\n');
+  nonEmpty.forEach((t, n) => {
+    if (printed[n] !== t.oid) throw new FettleError('E_INTERNAL', `internal error: tree hash mismatch (${printed[n]} != ${t.oid})`);
+  });
+  await fsyncLooseObjects(store, nonEmpty.map((t) => t.oid));
+};
+
+/** `baseTree` with `path` set to `leaf` (null: removed), written; returns the new root tree's oid. */
 export const writeTreeWith = async (
   store: Store,
   baseTree: string | null,
   path: string,
   leaf: { mode: string; oid: string } | null,
 ): Promise<string> => {
-  const segments = path.split('/');
-  let levels: TreeEntry[][] = segments.map(() => []);
-  if (baseTree) {
-    const specs = segments.map((_, depth) => `${baseTree}:${segments.slice(0, depth).join('/')}`);
-    const objects = await readObjects(store, specs);
-    levels = objects.map((o) => (o && o.type === 'tree' ? parseTree(o.body, oidBytes(store)) : []));
-  }
-  const trees = editTree(levels, segments, leaf, store.objectFormat);
-  const root = trees[trees.length - 1];
-  if (!root) throw new FettleError('E_INTERNAL', 'internal error: tree edit produced no root');
-  if (root.entries.length === 0) {
-    return store.git.text({ args: ['hash-object', '-w', '-t', 'tree', '--stdin'], input: Buffer.alloc(0) });
-  }
-  const printed = (await store.git.text({ args: ['mktree', '-z', '--batch'], input: mktreeInput(trees) })).split('\n');
-  trees.forEach((t, n) => {
-    if (printed[n] !== t.oid) throw new FettleError('E_INTERNAL', `internal error: tree hash mismatch (${printed[n]} != ${t.oid})`);
-  });
-  await fsyncLooseObjects(store, trees.map((t) => t.oid));
-  return root.oid;
+  const trees = planTrees(store, await readLevels(store, baseTree, path), path, leaf);
+  await writeTrees(store, trees);
+  return rootOf(trees);
 };
 
 /**
@@ -137,9 +152,5 @@ export const writeCommit = async (
   });
 };
 
-/** The commit HEAD points at, or null for an unborn HEAD and for the private store. */
-export const headCommit = async (store: Store): Promise<string | null> => {
-  if (store.kind === 'private') return null;
-  const { code, stdout } = await store.git.run({ args: ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], okCodes: [1] });
-  return code === 0 ? stdout.toString('utf8').trim() : null;
-};
+/** The commit HEAD points at (as read when the store was opened), or null for an unborn HEAD and the private store. */
+export const headCommit = (store: Store): string | null => store.head;

@@ -13,6 +13,8 @@ export interface TreeEntry {
 export interface NewTree {
   oid: string;
   entries: TreeEntry[];
+  /** how deep along the edited path this tree sits (0: the root) */
+  depth: number;
 }
 
 export const TREE_MODE = '40000';
@@ -73,10 +75,17 @@ export const editTree = (
       continue;
     }
     const oid = hashObject('tree', encodeTree(entries), format);
-    written.push({ oid, entries });
+    written.push({ oid, entries, depth });
     child = { mode: TREE_MODE, oid };
   }
   return written;
+};
+
+/** The levels along the path after an edit: a second edit can start from them without reading git again. */
+export const levelsAfter = (levels: TreeEntry[][], written: NewTree[]): TreeEntry[][] => {
+  const next = levels.map((entries) => [...entries]);
+  for (const tree of written) next[tree.depth] = tree.entries;
+  return next;
 };
 
 /** `git mktree -z --batch` input for the trees, in order; each tree ends with an empty record. */

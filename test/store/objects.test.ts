@@ -169,10 +169,11 @@ test('writeCommit uses the fettle identity, the given time and parents, and neve
   assert.equal(repo.git('log', '-1', '--format=%an <%ae>|%cn <%ce>|%at|%ct|%P|%s|%G?', commit), `fettle <fettle@localhost>|fettle <fettle@localhost>|${WHEN.getTime() / 1000}|${WHEN.getTime() / 1000}|${head}|fettle: test|N`);
 });
 
-test('headCommit: null for an unborn HEAD, the commit otherwise', async () => {
+test('headCommit: null for an unborn HEAD, the commit otherwise (as read when the store was opened)', async () => {
   const repo = makeRepo({ 'f.txt': 'x' }, { commit: false });
   const store = await storeOf(repo);
-  assert.equal(await headCommit(store), null);
+  assert.equal(headCommit(store), null);
   repo.commit();
-  assert.equal(await headCommit(store), repo.git('rev-parse', 'HEAD'));
+  assert.equal(headCommit(store), null, 'a store keeps the HEAD it was opened with');
+  assert.equal(headCommit(await storeOf(repo)), repo.git('rev-parse', 'HEAD'));
 });

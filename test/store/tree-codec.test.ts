@@ -138,7 +138,7 @@ test('editTree: removing the only file gives the empty tree as root', () => {
   const before = gitTreeOf(repo, { 'd/only.txt': 'o' });
   const trees = editTree(levelsOf(repo, before, ['d', 'only.txt']), ['d', 'only.txt'], null, 'sha1');
   assert.equal(trees.length, 1);
-  assert.deepEqual(trees[0], { oid: EMPTY_TREE, entries: [] });
+  assert.deepEqual(trees[0], { oid: EMPTY_TREE, entries: [], depth: 0 });
 });
 
 test('editTree writes only the trees along the path, children first', () => {
@@ -156,6 +156,6 @@ test('editTree from nothing builds every level', () => {
 });
 
 test('mktreeInput marks submodules as commits', () => {
-  const input = mktreeInput([{ oid: 'x', entries: [entry('160000', 'sub', 'c'.repeat(40))] }]).toString('latin1');
+  const input = mktreeInput([{ oid: 'x', depth: 0, entries: [entry('160000', 'sub', 'c'.repeat(40))] }]).toString('latin1');
   assert.equal(input, `160000 commit ${'c'.repeat(40)}\tsub\0\0`);
 });
