@@ -2,6 +2,7 @@
 // once: the message, the next command to run, and a stack only with FETTLE_DEBUG.
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, exitCodeFor, toFettleError } from '../errors';
+import { cleanUpOnSignals } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
 import { runHook } from '../hook/run';
 import { confirmCommand } from './confirm';
@@ -98,11 +99,15 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
   return program;
 };
 
+let signalsHandled = false;
+
 export const main = async (argv: string[], edge: Edge = { cwd: process.cwd(), env: process.env, io: defaultIo() }): Promise<number> => {
   let code: number = EXIT.ok;
   const program = buildProgram(edge, (c) => (code = c));
   try {
     armFailpoints(edge.env.FETTLE_FAILPOINTS);
+    if (!signalsHandled) cleanUpOnSignals();
+    signalsHandled = true;
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {

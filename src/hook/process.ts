@@ -1,5 +1,6 @@
 // The process edge of the hook: read stdin as bytes, run, write the outcome, exit. Nothing below this
 // reads process globals.
+import { cleanUpOnSignals } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
 import { block } from './outcome';
 import { runHook } from './run';
@@ -22,6 +23,7 @@ export const runHookProcess = async (): Promise<void> => {
   let outcome;
   try {
     armFailpoints(process.env.FETTLE_FAILPOINTS);
+    cleanUpOnSignals();
     outcome = await runHook(await readStdin(), { cwd: process.cwd(), env: process.env, script: process.argv[1] });
   } catch (error) {
     // runHook maps every expected failure itself; reaching here is a bug. Fail closed and say so.

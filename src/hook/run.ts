@@ -66,6 +66,9 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
   } catch (error) {
     const e = toFettleError(error);
     if (e.code === 'E_FORBIDDEN_PATH') return pass(); // .git paths: not fettle's to handle, never written by it
+    // A symlink loop or an overlong name: no file can be written there, and the tool will say so itself.
+    const errno = (e.cause as NodeJS.ErrnoException | undefined)?.code;
+    if (errno === 'ELOOP' || errno === 'ENAMETOOLONG') return pass();
     const file = p.call.filePath;
     const detail = `${sentence(e.message)}${e.hint ? ` ${sentence(e.hint)}` : ''}${debug(edge.env, error)}`;
     if (p.event === 'PostToolUse') return warn(`fettle: the write to ${file} happened, but recording its result failed: ${detail}`);

@@ -3,10 +3,12 @@
 // target, fsync the directory. "Without the fsync(2) a zero-length file is a valid and possible outcome after
 // the rename" (Ts'o); without the directory fsync the rename itself may not survive power loss.
 import { randomBytes } from 'node:crypto';
-import { chown, link, open, rename, stat, unlink } from 'node:fs/promises';
+import { chown, link, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath } from 'node:path';
+import { isInsideDotGit } from '../core/dot-git';
 import { FettleError } from '../errors';
+import { disown, own } from './cleanup';
 import { failpoint } from './failpoint';
 
 export interface WriteOptions {
@@ -14,6 +16,8 @@ export interface WriteOptions {
   mode?: number;
   /** fail with E_CONFLICT instead of replacing a file that exists (uses link(), which never clobbers) */
   createOnly?: boolean;
+  /** the target is fettle's own file under a git dir (a hidden worktree), the one place it may write there */
+  inGitDir?: boolean;
 }
 
 /** Temp files carry this marker so a later run can tell fettle's leftovers from the user's files. */
@@ -31,12 +35,45 @@ const fsyncPath = async (path: string): Promise<void> => {
   }
 };
 
+/** Removes temp files a killed fettle left beside `target` (its pid is dead); never anyone else's files. */
+const sweepTemps = async (target: string): Promise<void> => {
+  const prefix = `.${basename(target)}${TEMP_MARKER}`;
+  const names = await readdir(dirname(target)).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = name.startsWith(prefix) && name.endsWith('.tmp') ? Number.parseInt(name.slice(prefix.length), 10) : NaN;
+    if (pid > 0 && pid !== process.pid && !isAlive(pid)) await unlink(join(dirname(target), name)).catch(() => undefined);
+  }
+};
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * The directory may have been swapped for a symlink (into .git, or elsewhere) since the caller resolved the
+ * path: check again right before the rename, so fettle writes only where it decided to.
+ */
+const checkDirectory = async (target: string, inGitDir: boolean): Promise<void> => {
+  const dir = dirname(target);
+  const real = await realpath(dir);
+  if (real !== dir || (isInsideDotGit(real) && !inGitDir)) {
+    throw new FettleError('E_CONFLICT', `${dir} changed (it now leads to ${real}) while fettle was writing ${basename(target)}; nothing was written.`);
+  }
+};
+
 /** `target` must already be the real path (symlinks resolved by the caller), so a link stays a link. */
 export const replaceFile = async (target: string, bytes: Buffer, options: WriteOptions = {}): Promise<void> => {
   let existing: { mode: number; uid: number; gid: number } | null = null;
   try {
     const info = await stat(target);
     if (!info.isFile()) throw new FettleError('E_IO', `${target} is not a regular file; fettle only replaces files.`);
+    // A rename would replace a read-only file that a plain write could not: respect the owner's intent.
+    if ((info.mode & 0o200) === 0) throw new FettleError('E_IO', `${target} is read-only; fettle does not replace read-only files.`, { hint: 'Make it writable (chmod u+w) if it should change, then retry.' });
     existing = { mode: info.mode & 0o7777, uid: info.uid, gid: info.gid };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
@@ -45,10 +82,12 @@ export const replaceFile = async (target: string, bytes: Buffer, options: WriteO
     throw new FettleError('E_CONFLICT', `${target} appeared while fettle was writing it; nothing was overwritten.`);
   }
   const mode = options.mode ?? existing?.mode ?? 0o644;
+  await sweepTemps(target);
   const temp = tempNameFor(target);
   let renamed = false;
   try {
     const handle = await open(temp, 'wx', mode);
+    own(temp);
     try {
       await handle.writeFile(bytes);
       await handle.chmod(mode); // the umask applied at open
@@ -58,6 +97,7 @@ export const replaceFile = async (target: string, bytes: Buffer, options: WriteO
       await handle.close();
     }
     await failpoint('replace.temp-synced');
+    await checkDirectory(target, options.inGitDir === true);
     if (options.createOnly) {
       try {
         await link(temp, target);
@@ -78,6 +118,8 @@ export const replaceFile = async (target: string, bytes: Buffer, options: WriteO
     // Remove the temp file only if it was not renamed: after a rename the name may belong to someone else.
     if (!renamed) await unlink(temp).catch(() => undefined);
     throw error;
+  } finally {
+    disown(temp);
   }
 };
 

@@ -3,6 +3,7 @@
 import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FettleError } from '../errors';
+import { disown, own } from './cleanup';
 
 const isAlive = (pid: number): boolean => {
   try {
@@ -15,11 +16,15 @@ const isAlive = (pid: number): boolean => {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** A lock file is created empty and its pid written at once; one still empty after this was left by a kill. */
+const EMPTY_STALE_MS = 2_000;
+
 const holderOf = async (lockPath: string): Promise<number> => Number.parseInt(await readFile(lockPath, 'utf8').catch(() => ''), 10);
 
-const createExclusive = async (path: string): Promise<boolean> => {
+const createExclusive = async (path: string, track = false): Promise<boolean> => {
   try {
     const handle = await open(path, 'wx');
+    if (track) own(path);
     try {
       await handle.writeFile(`${process.pid}\n`);
     } finally {
@@ -40,7 +45,7 @@ const BREAKER_STALE_MS = 10_000;
  * would delete the lock the faster one has just taken. The breaker file serialises take-overs, and the pid is
  * re-read under it.
  */
-const breakStaleLock = async (lockPath: string, deadPid: number): Promise<void> => {
+const breakStaleLock = async (lockPath: string, seen: number): Promise<void> => {
   const breaker = `${lockPath}.break`;
   if (!(await createExclusive(breaker))) {
     const age = await stat(breaker).then((s) => Date.now() - s.mtimeMs, () => 0);
@@ -48,7 +53,9 @@ const breakStaleLock = async (lockPath: string, deadPid: number): Promise<void> 
     return;
   }
   try {
-    if ((await holderOf(lockPath)) === deadPid) await unlink(lockPath).catch(() => undefined);
+    // Still the same holder (a dead pid, or still no pid at all): nobody took it over meanwhile.
+    const now = await holderOf(lockPath);
+    if (now === seen || (Number.isNaN(now) && Number.isNaN(seen))) await unlink(lockPath).catch(() => undefined);
   } finally {
     await unlink(breaker).catch(() => undefined);
   }
@@ -62,10 +69,12 @@ export interface LockOptions {
 export const withLock = async <T>(lockPath: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> => {
   const deadline = Date.now() + (options.timeoutMs ?? 5000);
   await mkdir(dirname(lockPath), { recursive: true });
-  for (let attempt = 0; !(await createExclusive(lockPath)); attempt++) {
+  for (let attempt = 0; !(await createExclusive(lockPath, true)); attempt++) {
     const holder = await holderOf(lockPath);
-    if (Number.isInteger(holder) && holder > 0 && !isAlive(holder)) {
-      // The holder died without cleaning up (SIGKILL cannot be caught).
+    const dead = Number.isInteger(holder) && holder > 0 && !isAlive(holder);
+    const abandoned = Number.isNaN(holder) && (await stat(lockPath).then((s) => Date.now() - s.mtimeMs > EMPTY_STALE_MS, () => false));
+    if (dead || abandoned) {
+      // The holder died without cleaning up (SIGKILL cannot be caught), possibly before writing its pid.
       await breakStaleLock(lockPath, holder);
       continue;
     }
@@ -81,5 +90,6 @@ export const withLock = async <T>(lockPath: string, fn: () => Promise<T>, option
     return await fn();
   } finally {
     await unlink(lockPath).catch(() => undefined);
+    disown(lockPath);
   }
 };

@@ -34,6 +34,10 @@ const toChange = (r: RefRecord, ttlSeconds: number, now: Date): Change | null =>
       const expiresAt = new Date(at.getTime() + ttlSeconds * 1000);
       return { ...base, expiresAt, state: now.getTime() >= expiresAt.getTime() ? 'expired' : 'pending' };
     }
+    case 'snapshot':
+      // A merging confirm moved the ref to the user's bytes and stopped before finishing: it was decided, so it
+      // does not expire; `fettle confirm` resumes it.
+      return { ...base, state: 'pending' };
     case 'after':
     case 'applied':
       return { ...base, state: 'applied' };

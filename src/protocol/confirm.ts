@@ -1,15 +1,18 @@
 // `fettle confirm <id>`: write a staged change to disk, but only over the bytes fettle recorded. If the file
 // changed since, merge three ways and apply only a clean result; otherwise refuse and leave it pending.
+// Crash safety: the user's bytes are committed and the ref moved to them before a merge replaces the file,
+// and the final ref update is locked and checked (prepared) before the write and committed after it; a confirm
+// killed anywhere is resumed by running it again.
 import { classifyContent } from '../core/content';
 import { renderRecord, type RecordKind } from '../core/record';
 import { FettleError } from '../errors';
-import { fileModeOf, gitModeOf, readDisk, replaceFile } from '../io/atomic-write';
+import { fileModeOf, gitModeOf, readDisk, replaceFile, type DiskFile } from '../io/atomic-write';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import type { Store } from '../store/locate';
 import { mergeFile } from '../store/merge';
-import { readFile, writeBlob, writeCommit, writeTreeWith } from '../store/objects';
-import { updateRefs } from '../store/refs';
+import { readFile, readObjects, writeBlob, writeCommit, writeTreeWith, type FileEntry } from '../store/objects';
+import { prepareRefs, updateRefs } from '../store/refs';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { loadChange, requirePending, type Change } from './changes';
 import type { Context } from './context';
@@ -27,46 +30,83 @@ const commitOn = async (ctx: Context, store: Store, change: Change, parent: stri
   return writeCommit(store, tree, [parent], renderRecord({ ...change.fields, kind, note }), ctx.now());
 };
 
+const parentOf = async (store: Store, commit: string): Promise<string | undefined> => {
+  const [object] = await readObjects(store, [commit]);
+  return object ? /^parent ([0-9a-f]+)$/m.exec(object.body.toString('utf8'))?.[1] : undefined;
+};
+
+interface Versions {
+  proposal: FileEntry;
+  base: FileEntry | null;
+  /** the user's bytes a merging confirm already committed (when resuming one) */
+  snapshot: FileEntry | null;
+}
+
+/** The proposal and its base, from a tip that is the proposal, or the snapshot an interrupted confirm left. */
+const versionsOf = async (store: Store, change: Change): Promise<Versions> => {
+  const resuming = change.fields.kind === 'snapshot';
+  const proposalCommit = resuming ? change.parents[0] : change.tip;
+  const baseCommit = proposalCommit && (resuming ? await parentOf(store, proposalCommit) : change.parents[0]);
+  const proposal = proposalCommit ? await readFile(store, proposalCommit, change.fields.path) : null;
+  if (!proposal || !baseCommit) throw new FettleError('E_INTERNAL', `internal error: change ${change.id} has no proposed content`);
+  return {
+    proposal,
+    base: await readFile(store, baseCommit, change.fields.path),
+    snapshot: resuming ? await readFile(store, change.tip, change.fields.path) : null,
+  };
+};
+
+/** Already applied or discarded (perhaps by a confirm that was killed late): tidy its worktree, then say so. */
+const refuseSettled = async (store: Store, change: Change, now: Date): Promise<void> => {
+  if (change.state === 'applied' || change.state === 'discarded') await removeHiddenWorktree(store, change.id);
+  requirePending(change, now);
+};
+
 export const confirm = async (ctx: Context, store: Store, id: string): Promise<ConfirmResult> => {
   const first = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
-  requirePending(first, ctx.now());
   const path = diskPathOf(store, first.fields);
   return withLock(fileLockPath(store, first.fields.path), async () => {
     await failpoint('confirm.locked');
-    // Re-read under the lock: another process may have confirmed or discarded it meanwhile.
-    const change = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
-    requirePending(change, ctx.now());
-    const baseCommit = change.parents[0];
-    const proposal = await readFile(store, change.tip, change.fields.path);
-    if (!proposal || !baseCommit) throw new FettleError('E_INTERNAL', `internal error: change ${id} has no proposed content`);
-    const base = await readFile(store, baseCommit, change.fields.path);
+    // Read again under the lock: another process may have confirmed or discarded it meanwhile.
+    let change = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
+    await refuseSettled(store, change, ctx.now());
+    const { proposal, base, snapshot } = await versionsOf(store, change);
     const disk = await readDisk(path);
+    const same = (a: Buffer | null | undefined, b: Buffer | null | undefined) => (a == null ? b == null : !!b && a.equals(b));
 
     let how: ConfirmResult['how'] = 'written';
     let bytes = proposal.bytes;
-    let parent = change.tip;
-    if (disk?.bytes.equals(proposal.bytes)) {
-      how = 'already-on-disk'; // e.g. a confirm that crashed after writing
-    } else if ((disk === null && base === null) || (disk && base && disk.bytes.equals(base.bytes))) {
-      how = 'written';
-    } else {
+    if (same(disk?.bytes, proposal.bytes)) how = 'already-on-disk';
+    else if (!same(disk?.bytes, base?.bytes)) {
       bytes = await mergeOrRefuse(store, change, path, disk?.bytes ?? null, base?.bytes ?? null, proposal.bytes);
       how = 'merged';
-      // Keep what the user had on disk before replacing it, so this confirm can be undone.
-      parent = await commitOn(ctx, store, change, change.tip, 'snapshot', disk?.bytes ?? Buffer.alloc(0), gitModeOf(disk?.mode ?? 0o644));
-      await failpoint('confirm.snapshot-written');
-    }
-    if (how !== 'already-on-disk') {
-      await replaceFile(path, bytes, { mode: disk?.mode ?? fileModeOf(proposal.mode), createOnly: disk === null });
-      await failpoint('confirm.file-written');
+      if (!snapshot) change = await snapshotUserBytes(ctx, store, change, disk);
     }
     const mode = disk ? gitModeOf(disk.mode) : proposal.mode;
-    const applied = await commitOn(ctx, store, change, parent, 'applied', bytes, mode, how === 'merged' ? 'Merged with edits made on disk after it was staged.' : undefined);
-    await updateRefs(store, [{ op: 'update', ref: change.ref, oid: applied, old: change.tip }], `fettle: confirm ${id}`);
+    const applied = await commitOn(ctx, store, change, change.tip, 'applied', bytes, mode, how === 'merged' ? 'Merged with edits made on disk after it was staged.' : undefined);
+    const refs = await prepareRefs(store, [{ op: 'update', ref: change.ref, oid: applied, old: change.tip }], `fettle: confirm ${id}`);
+    try {
+      if (how !== 'already-on-disk') {
+        await replaceFile(path, bytes, { mode: disk?.mode ?? fileModeOf(proposal.mode), createOnly: disk === null });
+        await failpoint('confirm.file-written');
+      }
+    } catch (error) {
+      await refs.abort().catch(() => undefined);
+      throw error;
+    }
+    await refs.commit();
     await failpoint('confirm.ref-updated');
     await removeHiddenWorktree(store, id);
     return { change, path, how };
   });
+};
+
+/** Commits the bytes on disk on top of the proposal and moves the ref there, before anything replaces them. */
+const snapshotUserBytes = async (ctx: Context, store: Store, change: Change, disk: DiskFile | null): Promise<Change> => {
+  const snapshot = await commitOn(ctx, store, change, change.tip, 'snapshot', disk?.bytes ?? Buffer.alloc(0), gitModeOf(disk?.mode ?? 0o644));
+  await updateRefs(store, [{ op: 'update', ref: change.ref, oid: snapshot, old: change.tip }], `fettle: confirm ${change.id} (snapshot)`);
+  await failpoint('confirm.snapshot-written');
+  return { ...change, tip: snapshot, parents: [change.tip], fields: { ...change.fields, kind: 'snapshot' } };
 };
 
 const mergeOrRefuse = async (store: Store, change: Change, path: string, disk: Buffer | null, base: Buffer | null, proposal: Buffer): Promise<Buffer> => {

@@ -12,17 +12,18 @@ import { loadChange, requirePending, type Change } from './changes';
 import type { Context } from './context';
 import { fileLockPath } from './paths';
 
-const discardable = (change: Change, now: Date): void => {
+const discardable = async (store: Store, change: Change, now: Date): Promise<void> => {
+  // Settled by a discard or confirm that was killed before it removed the worktree: tidy it, then say so.
+  if (change.state === 'applied' || change.state === 'discarded') await removeHiddenWorktree(store, change.id);
   // An expired change can still be discarded: that is how a user cleans it up.
   if (change.state !== 'expired') requirePending(change, now);
 };
 
 export const discard = async (ctx: Context, store: Store, id: string): Promise<Change> => {
   const first = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
-  discardable(first, ctx.now());
   return withLock(fileLockPath(store, first.fields.path), async () => {
     const change = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
-    discardable(change, ctx.now());
+    await discardable(store, change, ctx.now());
     const marker = await writeCommit(store, `${change.tip}^{tree}`, [change.tip], renderRecord({ ...change.fields, kind: 'discarded' }), ctx.now());
     await failpoint('discard.marker-written');
     await updateRefs(

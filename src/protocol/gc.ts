@@ -78,7 +78,7 @@ const staleLink = async (ctx: Context, path: string, awaiting: Set<string>): Pro
 const sweepLinks = async (ctx: Context, store: Store, changes: Change[], dryRun: boolean): Promise<string[]> => {
   const dir = join(fettleDir(store), 'tool-use');
   // Waiting for a PostToolUse: a `before` record (direct) or a proposal a human may approve (review mode).
-  const awaiting = new Set(changes.filter((c) => c.state !== 'discarded' && (c.fields.kind === 'before' || c.fields.kind === 'proposal')).map((c) => c.id));
+  const awaiting = new Set(changes.filter((c) => c.state !== 'discarded' && (c.fields.kind === 'before' || c.fields.kind === 'proposal' || c.fields.kind === 'snapshot')).map((c) => c.id));
   const stale: string[] = [];
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     const path = join(dir, name);

@@ -4,9 +4,11 @@ import type { RecordFields } from '../core/record';
 import type { Store } from '../store/locate';
 import { fettleDir } from '../store/worktrees';
 
-/** Where a recorded file lives now: repositories record paths relative to their work tree. */
-export const diskPathOf = (store: Store, fields: RecordFields): string =>
-  store.kind === 'repo' ? join(store.workTree, ...fields.path.split('/')) : fields.file;
+/**
+ * Where a recorded file lives: the absolute path recorded with it. Linked worktrees share one store, so the
+ * work tree a command runs in is not necessarily the one the change was made in.
+ */
+export const diskPathOf = (_store: Store, fields: RecordFields): string => fields.file;
 
 /** One lock per file: every command that writes a user's file holds it. */
 export const fileLockPath = (store: Store, path: string): string =>

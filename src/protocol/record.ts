@@ -5,7 +5,7 @@ import { FettleError } from '../errors';
 import { failpoint } from '../io/failpoint';
 import { gitModeOf, type DiskFile } from '../io/atomic-write';
 import type { Store, Target } from '../store/locate';
-import { headCommit, planTrees, readLevels, rootOf, writeBlob, writeCommit, writeTrees, writeTreeWith } from '../store/objects';
+import { ensureObjects, headCommit, planTrees, readLevels, rootOf, writeBlob, writeCommit, writeTrees } from '../store/objects';
 import { levelsAfter } from '../store/tree-codec';
 import { changeRef, updateRefs } from '../store/refs';
 import { addHiddenWorktree, removeHiddenWorktree } from '../store/worktrees';
@@ -42,8 +42,9 @@ const commitBefore = async (
   path: string,
   old: DiskFile | null,
   record: (kind: 'before') => string,
+  when: Date,
   next?: { bytes: Buffer; mode: string },
-): Promise<{ commit: string; tree: string; nextTree: string | null }> => {
+): Promise<{ commit: string; tree: string; nextTree: string | null; written: string[] }> => {
   const head = headCommit(store);
   const [oldBlob, nextBlob, levels] = await Promise.all([
     old ? writeBlob(store, old.bytes) : null,
@@ -54,8 +55,9 @@ const commitBefore = async (
   const before = planTrees(store, levels, path, old && oldBlob ? { mode: gitModeOf(old.mode), oid: oldBlob } : null);
   const after = next && nextBlob ? planTrees(store, levelsAfter(levels, before), path, { mode: next.mode, oid: nextBlob }) : [];
   await writeTrees(store, [...before, ...after]);
-  const commit = await writeCommit(store, rootOf(before), head ? [head] : [], record('before'), ctx.now());
-  return { commit, tree: rootOf(before), nextTree: after.length > 0 ? rootOf(after) : null };
+  const commit = await writeCommit(store, rootOf(before), head ? [head] : [], record('before'), when);
+  const written = [oldBlob, nextBlob, ...before.map((t) => t.oid), ...after.map((t) => t.oid), commit].filter((o): o is string => !!o);
+  return { commit, tree: rootOf(before), nextTree: after.length > 0 ? rootOf(after) : null, written };
 };
 
 /** Creates refs/fettle/<id> for a fresh id; a taken id fails the CAS and another is drawn. */
@@ -77,10 +79,13 @@ export const recordBefore = async (
   fields: Fields,
 ): Promise<{ id: string; tip: string; fields: RecordFields }> => {
   const { store, treePath } = target;
+  const when = ctx.now(); // one time for the record, so a rewrite after a prune recreates the same commit
   return withFreshId(async (id) => {
-    const { commit } = await commitBefore(ctx, store, treePath, old, (kind) => renderRecord({ ...fields, id, kind }));
+    const write = () => commitBefore(ctx, store, treePath, old, (kind) => renderRecord({ ...fields, id, kind }), when);
+    const { commit, written } = await write();
     await failpoint('record.commit-written');
     await updateRefs(store, [{ op: 'create', ref: changeRef(id), oid: commit }], `fettle: record ${treePath}`);
+    await ensureObjects(store, written, write);
     await failpoint('record.ref-written');
     return { id, tip: commit, fields: { ...fields, id, kind: 'before' } };
   });
@@ -99,10 +104,17 @@ export const recordAfter = async (
   kind: 'after' | 'applied' = 'after',
 ): Promise<string> => {
   const { path } = previous.fields;
-  const leaf = landed ? { mode: gitModeOf(landed.mode), oid: await writeBlob(store, landed.bytes) } : null;
-  const tree = await writeTreeWith(store, `${previous.tip}^{tree}`, path, leaf);
-  const commit = await writeCommit(store, tree, [previous.tip], renderRecord({ ...previous.fields, id, kind }), ctx.now());
+  const when = ctx.now();
+  const write = async () => {
+    const leaf = landed ? { mode: gitModeOf(landed.mode), oid: await writeBlob(store, landed.bytes) } : null;
+    const trees = planTrees(store, await readLevels(store, `${previous.tip}^{tree}`, path), path, leaf);
+    await writeTrees(store, trees);
+    const commit = await writeCommit(store, rootOf(trees), [previous.tip], renderRecord({ ...previous.fields, id, kind }), when);
+    return { commit, written: [...(leaf ? [leaf.oid] : []), ...trees.map((t) => t.oid), commit] };
+  };
+  const { commit, written } = await write();
   await updateRefs(store, [{ op: 'update', ref: changeRef(id), oid: commit, old: previous.tip }], `fettle: ${kind === 'after' ? 'write' : 'apply'} ${path}`);
+  await ensureObjects(store, written, write);
   await failpoint('after.ref-written');
   return commit;
 };
@@ -115,19 +127,25 @@ export const stage = async (ctx: Context, plan: Plan, origin: Origin): Promise<{
   const { store, treePath } = plan.target;
   const fields = fieldsOf(plan, origin);
   const mode = plan.old ? gitModeOf(plan.old.mode) : '100644';
+  const when = ctx.now();
   return withFreshId(async (id) => {
-    const before = await commitBefore(ctx, store, treePath, plan.old, (kind) => renderRecord({ ...fields, id, kind }), { bytes: plan.next, mode });
-    if (!before.nextTree) throw new FettleError('E_INTERNAL', 'internal error: no proposal tree');
-    const proposal = await writeCommit(store, before.nextTree, [before.commit], renderRecord({ ...fields, id, kind: 'proposal' }), ctx.now());
+    const write = async () => {
+      const before = await commitBefore(ctx, store, treePath, plan.old, (kind) => renderRecord({ ...fields, id, kind }), when, { bytes: plan.next, mode });
+      if (!before.nextTree) throw new FettleError('E_INTERNAL', 'internal error: no proposal tree');
+      const proposal = await writeCommit(store, before.nextTree, [before.commit], renderRecord({ ...fields, id, kind: 'proposal' }), when);
+      return { proposal, written: [...before.written, proposal] };
+    };
+    const { proposal, written } = await write();
     await failpoint('stage.commits-written');
     const worktree = await addHiddenWorktree(store, id, proposal, treePath, plan.next, plan.old?.mode ?? 0o644);
-    await failpoint('stage.worktree-added');
     try {
+      await failpoint('stage.worktree-added');
       await updateRefs(store, [{ op: 'create', ref: changeRef(id), oid: proposal }], `fettle: stage ${treePath}`);
     } catch (error) {
       await removeHiddenWorktree(store, id).catch(() => undefined);
       throw error;
     }
+    await ensureObjects(store, written, write);
     await failpoint('stage.ref-written');
     return { id, worktree, tip: proposal, fields: { ...fields, id, kind: 'proposal' } };
   });

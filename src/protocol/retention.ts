@@ -19,10 +19,19 @@ export interface Removal {
   why: 'age' | 'count';
 }
 
-/** Pure: which of `changes` (newest first) the policy removes, oldest first. */
-export const planRetention = (changes: Change[], config: Pick<Config, 'historyMaxAgeSeconds' | 'historyMaxCount'>, now: Date): Removal[] => {
+/**
+ * Pure: which of `changes` (newest first) the policy removes, oldest first. With `keepUnconfirmed`, expired
+ * staged changes are kept too: "expired" rests on the wall clock, and a clock that jumped forward must not
+ * delete a proposal nobody decided on. Only an explicit `fettle gc` removes them.
+ */
+export const planRetention = (
+  changes: Change[],
+  config: Pick<Config, 'historyMaxAgeSeconds' | 'historyMaxCount'>,
+  now: Date,
+  keepUnconfirmed = false,
+): Removal[] => {
   const cutoff = now.getTime() - config.historyMaxAgeSeconds * 1000;
-  const history = changes.filter((c) => c.state !== 'pending' && c.ref !== '');
+  const history = changes.filter((c) => c.state !== 'pending' && !(keepUnconfirmed && c.state === 'expired') && c.ref !== '');
   const removals: Removal[] = [];
   history.forEach((change, n) => {
     if (change.at.getTime() < cutoff) removals.push({ change, why: 'age' });
@@ -46,9 +55,9 @@ export const removeChanges = async (store: Store, removals: Removal[]): Promise<
 };
 
 /** Applies the policy; `limit` bounds the deletions of one call. */
-export const applyRetention = async (ctx: Context, store: Store, limit = Number.POSITIVE_INFINITY): Promise<Removal[]> => {
+export const applyRetention = async (ctx: Context, store: Store, limit = Number.POSITIVE_INFINITY, keepUnconfirmed = false): Promise<Removal[]> => {
   const now = ctx.now();
-  const removals = planRetention(await listChanges(store, ctx.config.ttlSeconds, now), ctx.config, now).slice(0, limit);
+  const removals = planRetention(await listChanges(store, ctx.config.ttlSeconds, now), ctx.config, now, keepUnconfirmed).slice(0, limit);
   await removeChanges(store, removals);
   return removals;
 };
@@ -56,7 +65,7 @@ export const applyRetention = async (ctx: Context, store: Store, limit = Number.
 /** After a write: bounded, and never fails it. */
 export const retainQuietly = async (ctx: Context, store: Store): Promise<void> => {
   try {
-    await applyRetention(ctx, store, HOOK_BATCH);
+    await applyRetention(ctx, store, HOOK_BATCH, true);
   } catch {
     // A lost race or a held lock: the next write or `fettle gc` does it.
   }

@@ -37,8 +37,13 @@ export const rememberWrite = async (store: Store, toolUseId: string, pending: Pe
   const path = pathFor(store, toolUseId);
   await mkdir(join(fettleDir(store), 'tool-use'), { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;
-  await writeFile(temp, JSON.stringify(pending));
-  await rename(temp, path);
+  try {
+    await writeFile(temp, JSON.stringify(pending));
+    await rename(temp, path);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
 };
 
 /** The record started for this tool call, removed from the list; null when there is none. */

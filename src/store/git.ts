@@ -1,6 +1,6 @@
 // The single place fettle runs git. Calls are data ({args, input}); the runner adds the pinned config,
 // a scrubbed environment and a fixed identity, and returns bytes.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { FettleError } from '../errors';
 import type { Env } from '../config';
 
@@ -81,6 +81,8 @@ export class GitError extends FettleError {
 }
 
 export interface GitRunner {
+  /** Starts git with pipes, for conversations (`update-ref --stdin` transactions); the caller owns the process. */
+  start(args: readonly string[]): ChildProcessWithoutNullStreams;
   /** Runs git in `cwd` (a work tree or git dir); rejects with GitError unless the exit code is accepted. */
   run(call: GitCall): Promise<GitResult>;
   /** stdout as trimmed text */
@@ -101,8 +103,9 @@ export const createGit = (cwd: string, env: Env, extraArgs: readonly string[] = 
       child.on('error', (e) => reject(new GitError(call.args, -1, `cannot run git: ${e.message}`, e)));
       // EPIPE when git exits before reading all input is reported through the exit code instead.
       child.stdin.on('error', () => undefined);
-      child.on('close', (code) => {
-        const result = { code: code ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') };
+      child.on('close', (code, signal) => {
+        const stderr = Buffer.concat(err).toString('utf8') || (signal ? `git was killed by ${signal}` : '');
+        const result = { code: code ?? -1, stdout: Buffer.concat(out), stderr };
         if (result.code === 0 || call.okCodes?.includes(result.code)) resolve(result);
         else reject(new GitError(call.args, result.code, result.stderr));
       });
@@ -111,6 +114,7 @@ export const createGit = (cwd: string, env: Env, extraArgs: readonly string[] = 
   return {
     cwd,
     run,
+    start: (args) => spawn('git', [...PINNED, ...extraArgs, ...args], { cwd, env: baseEnv, stdio: 'pipe' }),
     text: async (call) => (await run(call)).stdout.toString('utf8').trim(),
   };
 };

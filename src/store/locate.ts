@@ -4,6 +4,7 @@
 import { lstat, mkdir, readlink, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Env } from '../config';
+import { isInsideDotGit } from '../core/dot-git';
 import { FettleError } from '../errors';
 import { createGit, GitError, type GitRunner } from './git';
 
@@ -28,8 +29,7 @@ export interface Target {
   treePath: string;
 }
 
-/** True when any component of `path` is a `.git` directory (case-insensitive: macOS and Windows fold case). */
-export const isInsideDotGit = (path: string): boolean => path.split(/[\\/]/).some((part) => part.toLowerCase() === '.git');
+export { isInsideDotGit };
 
 const nearestExistingDir = async (dir: string): Promise<{ existing: string; rest: string[] }> => {
   const rest: string[] = [];

@@ -1,6 +1,6 @@
 // Objects: blobs in and out as bytes (never through a string or git's filters), trees edited along one path,
 // commits with fettle's fixed identity. Everything written is durable before the call returns.
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FettleError } from '../errors';
 import type { Store } from './locate';
@@ -135,6 +135,35 @@ const fsyncLooseObjects = async (store: Store, oids: string[]): Promise<void> =>
       await handle.close();
     }
   }
+};
+
+/**
+ * Objects among `oids` that are gone. Fresh objects are loose, so this is a stat per object; git is asked only
+ * about those that are not (packed since, or pruned).
+ */
+export const missingObjects = async (store: Store, oids: string[]): Promise<string[]> => {
+  const notLoose: string[] = [];
+  for (const oid of new Set(oids)) {
+    const loose = await stat(join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2))).then(() => true, () => false);
+    if (!loose) notLoose.push(oid);
+  }
+  if (notLoose.length === 0) return [];
+  const { stdout } = await store.git.run({ args: ['cat-file', '--batch-check'], input: `${notLoose.join('\n')}\n` });
+  return stdout.toString('utf8').split('\n').filter((l) => l.endsWith(' missing')).map((l) => l.split(' ')[0] ?? '');
+};
+
+/**
+ * New objects are unreachable until a ref names them, and `git gc --prune=now` deletes unreachable objects
+ * however new (git documents the race). After the ref exists, check that what it names is still there, and
+ * write it again if not: objects are content-addressed, so `rewrite` recreates the very same ids.
+ */
+export const ensureObjects = async (store: Store, oids: string[], rewrite: () => Promise<unknown>): Promise<void> => {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if ((await missingObjects(store, oids)).length === 0) return;
+    await rewrite();
+  }
+  const still = await missingObjects(store, oids);
+  if (still.length > 0) throw new FettleError('E_GIT', `objects ${still.join(', ')} keep disappearing (is \`git gc --prune=now\` running in a loop?)`);
 };
 
 export const writeCommit = async (

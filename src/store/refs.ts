@@ -36,23 +36,67 @@ export const updateRefs = async (store: Store, updates: RefUpdate[], reason: str
   try {
     await store.git.run({ args: ['update-ref', '-m', reason, '--stdin'], input });
   } catch (error) {
-    if (!(error instanceof GitError)) throw error;
-    // Only a stale expected value is a lost race; anything else (a held .lock, a file in the way of the ref,
-    // a read-only refs dir) is reported with git's own words.
-    if (/reference already exists|is at [0-9a-f]+ but expected|unable to resolve reference/i.test(error.stderr)) {
-      throw new FettleError('E_CONFLICT', `another fettle process changed ${updates.map((u) => u.ref).join(', ')} at the same time`, {
-        cause: error,
-        hint: 'Run `fettle status` to see where things stand, then retry.',
-      });
-    }
-    if (/Unable to create '.*\.lock': File exists/i.test(error.stderr)) {
-      throw new FettleError('E_LOCKED', `a git lock on ${updates.map((u) => u.ref).join(', ')} is held: ${error.message}`, {
-        cause: error,
-        hint: 'Another git process is updating refs; retry. If none is running, a crashed one left the .lock file: remove it.',
-      });
-    }
-    throw error;
+    throw error instanceof GitError ? refError(error, updates) : error;
   }
+};
+
+/**
+ * What a failed ref update means. Only a stale expected value is a lost race; anything else (a held .lock, a
+ * file in the way of the ref, a read-only refs dir) is reported with git's own words.
+ */
+const refError = (error: GitError, updates: RefUpdate[]): Error => {
+  const refs = updates.map((u) => u.ref).join(', ');
+  if (/reference already exists|is at [0-9a-f]+ but expected|unable to resolve reference/i.test(error.stderr)) {
+    return new FettleError('E_CONFLICT', `another fettle process changed ${refs} at the same time`, {
+      cause: error,
+      hint: 'Run `fettle status` to see where things stand, then retry.',
+    });
+  }
+  if (/Unable to create '.*\.lock': File exists/i.test(error.stderr)) {
+    return new FettleError('E_LOCKED', `a git lock on ${refs} is held: ${error.message}`, {
+      cause: error,
+      hint: 'Another git process is updating refs; retry. If none is running, a crashed one left the .lock file: remove it.',
+    });
+  }
+  return error;
+};
+
+export interface PreparedRefs {
+  commit(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+/**
+ * Locks the refs and checks their expected values now, before the caller's destructive step (replacing a
+ * user's file); `commit` makes the updates, `abort` drops them. A transaction git never sees committed is
+ * aborted when the process ends, so a crash between the two changes no ref.
+ */
+export const prepareRefs = async (store: Store, updates: RefUpdate[], reason: string): Promise<PreparedRefs> => {
+  const child = store.git.start(['update-ref', '-m', reason, '--stdin']);
+  let stdout = '';
+  let stderr = '';
+  child.stdin.on('error', () => undefined);
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+  const prepared = new Promise<boolean>((resolve) => {
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString('utf8');
+      if (stdout.includes('prepare: ok')) resolve(true);
+    });
+    void exited.then(() => resolve(false));
+  });
+  child.stdin.write(`start\n${updates.map(line).join('\n')}\nprepare\n`);
+  if (!(await prepared)) {
+    child.stdin.end();
+    await exited;
+    throw refError(new GitError(['update-ref', '--stdin'], await exited, stderr), updates);
+  }
+  const finish = async (command: 'commit' | 'abort'): Promise<void> => {
+    child.stdin.end(`${command}\n`);
+    const code = await exited;
+    if (code !== 0) throw refError(new GitError(['update-ref', '--stdin'], code, stderr), updates);
+  };
+  return { commit: () => finish('commit'), abort: () => finish('abort') };
 };
 
 export const readRef = async (store: Store, ref: string): Promise<string | null> => {

@@ -26,9 +26,14 @@ export const addHiddenWorktree = async (store: Store, id: string, commit: string
       args: ['worktree', 'add', '-q', '--no-checkout', '--detach', '--lock', '--reason', `fettle staged change ${id}`, dir, commit],
     }),
   );
-  const file = join(dir, ...treePath.split('/'));
-  await mkdir(dirname(file), { recursive: true });
-  await replaceFile(file, bytes, { mode });
+  try {
+    const file = join(dir, ...treePath.split('/'));
+    await mkdir(dirname(file), { recursive: true });
+    await replaceFile(file, bytes, { mode, inGitDir: true });
+  } catch (error) {
+    await removeHiddenWorktree(store, id).catch(() => undefined);
+    throw error;
+  }
   return dir;
 };
 
