@@ -95,8 +95,12 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
       throw error;
     }
     await refs.commit();
-    await failpoint('confirm.ref-updated');
-    await removeHiddenWorktree(store, id);
+    try {
+      await failpoint('confirm.ref-updated');
+    } finally {
+      // Applied once the ref moved: its worktree goes whatever happens after.
+      await removeHiddenWorktree(store, id);
+    }
     return { change, path, how };
   });
 };

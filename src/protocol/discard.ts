@@ -34,8 +34,12 @@ export const discard = async (ctx: Context, store: Store, id: string): Promise<C
       ],
       `fettle: discard ${id}`,
     );
-    await failpoint('discard.refs-moved');
-    await removeHiddenWorktree(store, id);
+    try {
+      await failpoint('discard.refs-moved');
+    } finally {
+      // The change is discarded once the refs moved: its worktree goes whatever happens after.
+      await removeHiddenWorktree(store, id);
+    }
     return change;
   });
 };

@@ -1,6 +1,6 @@
 // Objects: blobs in and out as bytes (never through a string or git's filters), trees edited along one path,
 // commits with fettle's fixed identity. Everything written is durable before the call returns.
-import { open, stat } from 'node:fs/promises';
+import { open, readFile as fsReadFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FettleError } from '../errors';
 import type { Store } from './locate';
@@ -159,11 +159,38 @@ export const missingObjects = async (store: Store, oids: string[]): Promise<stri
  */
 export const ensureObjects = async (store: Store, oids: string[], rewrite: () => Promise<unknown>): Promise<void> => {
   for (let attempt = 0; attempt < 3; attempt++) {
+    // A gc that computed what is reachable before our ref existed can still prune after a check: wait for a
+    // running gc to finish (git holds gc.pid throughout), then check.
+    await waitForGc(store);
     if ((await missingObjects(store, oids)).length === 0) return;
     await rewrite();
   }
   const still = await missingObjects(store, oids);
   if (still.length > 0) throw new FettleError('E_GIT', `objects ${still.join(', ')} keep disappearing (is \`git gc --prune=now\` running in a loop?)`);
+};
+
+const GC_WAIT_MS = 30_000;
+
+/** Waits while `gc.pid` names a live process; the usual case is one stat of a file that is not there. */
+const waitForGc = async (store: Store): Promise<void> => {
+  const pidFile = join(store.commonDir, 'gc.pid');
+  const deadline = Date.now() + GC_WAIT_MS;
+  while (Date.now() < deadline) {
+    const pid = Number.parseInt(await readFileText(pidFile), 10);
+    if (!(pid > 0) || !isRunning(pid)) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+const readFileText = (path: string): Promise<string> => fsReadFile(path, 'utf8').catch(() => '');
+
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 };
 
 export const writeCommit = async (
