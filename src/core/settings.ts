@@ -68,11 +68,14 @@ export const removeFettleHooks = (settings: Obj): Obj => {
 export const addFettleHooks = (settings: Obj, command: string, options: { read?: boolean } = {}): Obj => {
   const current = hooksOf(settings) ?? {};
   const handler = (): Obj => ({ type: 'command', command, timeout: 60, statusMessage: STATUS_MESSAGE });
+  // PostToolUse only records what landed (the previous bytes are safe since PreToolUse): it runs in the
+  // background, so a direct write waits for one fettle process, not two. Its note reaches the model next turn.
+  const background = (): Obj => ({ ...handler(), async: true });
   const hooks: Obj = { ...(hooksOf(removeFettleHooks(settings)) ?? {}) };
   for (const event of HOOK_EVENTS) {
     const before = current[event];
     if (before !== undefined && !Array.isArray(before)) throw new SettingsShapeError(`"hooks.${event}" is not an array`);
-    const ours: Json[] = [{ matcher: MATCHER, hooks: [handler()] }];
+    const ours: Json[] = [{ matcher: MATCHER, hooks: [event === 'PostToolUse' ? background() : handler()] }];
     if (options.read && event === 'PreToolUse') ours.push({ matcher: READ_MATCHER, hooks: [handler()] });
     // Re-installing keeps fettle's groups where they were, so an unchanged install leaves the file unchanged.
     // Every group before the first one holding a fettle handler is foreign and kept, so `at` is still valid.

@@ -24,6 +24,8 @@ const CMD = "'/opt/node bin/node' '/opt/fettle/dist/cli.js' hook";
 const H = (command = CMD): Obj => ({ type: 'command', command, timeout: 60, statusMessage: STATUS_MESSAGE });
 const OURS = (command = CMD): Obj => ({ matcher: MATCHER, hooks: [H(command)] });
 const OURS_READ = (command = CMD): Obj => ({ matcher: READ_MATCHER, hooks: [H(command)] });
+/** PostToolUse's group: the same handler, run in the background. */
+const POST = (command = CMD): Obj => ({ matcher: MATCHER, hooks: [{ ...H(command), async: true }] });
 /** Foreign handlers and groups. */
 const X: Obj = { type: 'command', command: 'prettier --write "$CLAUDE_PROJECT_DIR"' };
 const Y: Obj = { type: 'command', command: '~/bin/lint.sh', timeout: 30 };
@@ -112,15 +114,15 @@ test('removeFettleHooks refuses a "hooks" that is not an object', () => {
 
 // ---------------------------------------------------------------- addFettleHooks: [name, input, expected, todo?]
 const additions: [string, Obj, Obj][] = [
-  ['empty settings', {}, { hooks: { PreToolUse: [OURS()], PostToolUse: [OURS()] } }],
-  ['hooks appended after existing keys', { model: 'opus', env: { A: 'é' } }, { model: 'opus', env: { A: 'é' }, hooks: { PreToolUse: [OURS()], PostToolUse: [OURS()] } }],
-  ['existing hooks key keeps its place; ours go after foreign groups', { hooks: { PreToolUse: [gX] }, model: 'opus' }, { hooks: { PreToolUse: [gX, OURS()], PostToolUse: [OURS()] }, model: 'opus' }],
-  ['other events kept first, ours appended', { hooks: { Stop: [gX] } }, { hooks: { Stop: [gX], PreToolUse: [OURS()], PostToolUse: [OURS()] } }],
-  ['events keep their order', { hooks: { PostToolUse: [gY], PreToolUse: [gX] } }, { hooks: { PostToolUse: [gY, OURS()], PreToolUse: [gX, OURS()] } }],
-  ['an older fettle handler is replaced, not duplicated', { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [OLD] }], PostToolUse: [{ matcher: 'Write', hooks: [OLD_BY_STATUS] }] } }, { hooks: { PreToolUse: [OURS()], PostToolUse: [OURS()] } }],
-  ['an older handler in a mixed group: the foreign handler stays, ours takes that place', { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [X, OLD] }] } }, { hooks: { PreToolUse: [OURS(), { matcher: 'Write', hooks: [X] }], PostToolUse: [OURS()] } }],
-  ['re-install keeps our group where it was among foreign groups', { hooks: { PreToolUse: [gX, OURS('old'), gY], PostToolUse: [OURS('old'), gY] } }, { hooks: { PreToolUse: [gX, OURS(), gY], PostToolUse: [OURS(), gY] } }],
-  ['a non-array value of another event is left alone', { hooks: { Stop: 'weird', PreToolUse: [] } }, { hooks: { Stop: 'weird', PreToolUse: [OURS()], PostToolUse: [OURS()] } }],
+  ['empty settings', {}, { hooks: { PreToolUse: [OURS()], PostToolUse: [POST()] } }],
+  ['hooks appended after existing keys', { model: 'opus', env: { A: 'é' } }, { model: 'opus', env: { A: 'é' }, hooks: { PreToolUse: [OURS()], PostToolUse: [POST()] } }],
+  ['existing hooks key keeps its place; ours go after foreign groups', { hooks: { PreToolUse: [gX] }, model: 'opus' }, { hooks: { PreToolUse: [gX, OURS()], PostToolUse: [POST()] }, model: 'opus' }],
+  ['other events kept first, ours appended', { hooks: { Stop: [gX] } }, { hooks: { Stop: [gX], PreToolUse: [OURS()], PostToolUse: [POST()] } }],
+  ['events keep their order', { hooks: { PostToolUse: [gY], PreToolUse: [gX] } }, { hooks: { PostToolUse: [gY, POST()], PreToolUse: [gX, OURS()] } }],
+  ['an older fettle handler is replaced, not duplicated', { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [OLD] }], PostToolUse: [{ matcher: 'Write', hooks: [OLD_BY_STATUS] }] } }, { hooks: { PreToolUse: [OURS()], PostToolUse: [POST()] } }],
+  ['an older handler in a mixed group: the foreign handler stays, ours takes that place', { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [X, OLD] }] } }, { hooks: { PreToolUse: [OURS(), { matcher: 'Write', hooks: [X] }], PostToolUse: [POST()] } }],
+  ['re-install keeps our group where it was among foreign groups', { hooks: { PreToolUse: [gX, OURS('old'), gY], PostToolUse: [POST('old'), gY] } }, { hooks: { PreToolUse: [gX, OURS(), gY], PostToolUse: [POST(), gY] } }],
+  ['a non-array value of another event is left alone', { hooks: { Stop: 'weird', PreToolUse: [] } }, { hooks: { Stop: 'weird', PreToolUse: [OURS()], PostToolUse: [POST()] } }],
 ];
 for (const [name, input, expected] of additions) {
   test(`addFettleHooks: ${name}`, () => {
@@ -142,7 +144,7 @@ test('addFettleHooks is idempotent and removeFettleHooks undoes it exactly', () 
 test('addFettleHooks with read: a PreToolUse group on Read as well, none on PostToolUse; removed like the others', () => {
   const input: Obj = { model: 'x', hooks: { PreToolUse: [gX] } };
   const withRead = addFettleHooks(input, CMD, { read: true });
-  same(withRead, { model: 'x', hooks: { PreToolUse: [gX, OURS(), OURS_READ()], PostToolUse: [OURS()] } });
+  same(withRead, { model: 'x', hooks: { PreToolUse: [gX, OURS(), OURS_READ()], PostToolUse: [POST()] } });
   same(addFettleHooks(withRead, CMD, { read: true }), withRead);
   same(addFettleHooks(withRead, CMD), addFettleHooks(input, CMD)); // the options describe the whole install
   same(removeFettleHooks(withRead), input);
@@ -150,7 +152,7 @@ test('addFettleHooks with read: a PreToolUse group on Read as well, none on Post
 
 test('addFettleHooks with a new command replaces the old one', () => {
   const next = addFettleHooks(addFettleHooks({ hooks: { PreToolUse: [gX] } }, CMD), 'fettle hook');
-  same(next, { hooks: { PreToolUse: [gX, OURS('fettle hook')], PostToolUse: [OURS('fettle hook')] } });
+  same(next, { hooks: { PreToolUse: [gX, OURS('fettle hook')], PostToolUse: [POST('fettle hook')] } });
 });
 
 test('addFettleHooks is idempotent when a foreign group was added after ours', () => {
