@@ -10,6 +10,7 @@ import { isInsideDotGit } from '../core/dot-git';
 import { FettleError } from '../errors';
 import { disown, own } from './cleanup';
 import { failpoint } from './failpoint';
+import { isAlive } from './pid';
 
 export interface WriteOptions {
   /** permission bits for the file; default: the existing file's, else 0o644 */
@@ -42,15 +43,6 @@ const sweepTemps = async (target: string): Promise<void> => {
   for (const name of names) {
     const pid = name.startsWith(prefix) && name.endsWith('.tmp') ? Number.parseInt(name.slice(prefix.length), 10) : NaN;
     if (pid > 0 && pid !== process.pid && !isAlive(pid)) await unlink(join(dirname(target), name)).catch(() => undefined);
-  }
-};
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 };
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { FettleError } from '../errors';
 import type { Store } from './locate';
 import { editTree, mktreeInput, parseTree, type NewTree, type TreeEntry } from './tree-codec';
+import { isAlive } from '../io/pid';
 
 export interface BatchObject {
   oid: string;
@@ -177,21 +178,12 @@ const waitForGc = async (store: Store): Promise<void> => {
   const deadline = Date.now() + GC_WAIT_MS;
   while (Date.now() < deadline) {
     const pid = Number.parseInt(await readFileText(pidFile), 10);
-    if (!(pid > 0) || !isRunning(pid)) return;
+    if (!(pid > 0) || !isAlive(pid)) return;
     await new Promise((r) => setTimeout(r, 20));
   }
 };
 
 const readFileText = (path: string): Promise<string> => fsReadFile(path, 'utf8').catch(() => '');
-
-const isRunning = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 export const writeCommit = async (
   store: Store,
