@@ -1,6 +1,6 @@
 // Bundles the CLI with esbuild. Two CommonJS bundles: `cli.js` holds only what the hook path needs;
 // `commands.js` (commander and every non-hook command) is required on demand, so a hook call never
-// parses it. A bundle starts ~20 ms faster than unbundled modules (docs/PERFORMANCE.md).
+// parses it. Start-up is what every agent write pays (docs/PERFORMANCE.md, case 0).
 import { build } from 'esbuild';
 import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
