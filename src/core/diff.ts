@@ -66,18 +66,42 @@ export const renderUnified = (path: string, hunks: StructuredPatchHunk[], maxLin
   return { text: out.join('\n'), cutLines: cut };
 };
 
-/** Counts +/- lines of a unified diff produced by git (the fallback path). */
-export const countUnified = (patch: string): { added: number; removed: number } => {
-  let added = 0;
-  let removed = 0;
-  // `---`/`+++` are file headers only before a file's first hunk; inside a hunk they are content lines.
+export interface ScannedPatch {
+  added: number;
+  removed: number;
+  /** the first `cap` lines from the first hunk header on */
+  shown: string[];
+  cutLines: number;
+}
+
+/**
+ * Counts +/- lines of a unified diff produced by git (the fallback for large files) and keeps its first `cap`
+ * lines, scanning the bytes once: a 5 MB rewrite's patch is never turned into one string or 200k of them.
+ * `---`/`+++` are file headers only before a file's first hunk; inside a hunk they are content lines.
+ */
+export const scanUnified = (patch: Buffer, cap: number): ScannedPatch => {
+  const out: ScannedPatch = { added: 0, removed: 0, shown: [], cutLines: 0 };
   let inHunk = false;
-  for (const line of patch.split('\n')) {
-    if (line.startsWith('diff --git ')) inHunk = false;
-    else if (line.startsWith('@@')) inHunk = true;
-    else if (!inHunk) continue;
-    else if (line.startsWith('+')) added++;
-    else if (line.startsWith('-')) removed++;
+  for (let at = 0; at < patch.length; ) {
+    const end = patch.indexOf(0x0a, at) === -1 ? patch.length : patch.indexOf(0x0a, at);
+    const first = patch[at];
+    if (end > at) {
+      if (patch.subarray(at, Math.min(end, at + 11)).toString('latin1') === 'diff --git ') inHunk = false;
+      else if (first === 0x40 /* @ */ && patch[at + 1] === 0x40) inHunk = true;
+      if (inHunk) {
+        if (first === 0x2b /* + */) out.added++;
+        else if (first === 0x2d /* - */) out.removed++;
+        if (out.shown.length < cap) out.shown.push(patch.subarray(at, end).toString('utf8'));
+        else out.cutLines++;
+      }
+    }
+    at = end + 1;
   }
+  return out;
+};
+
+/** Counts +/- lines of a unified diff given as text. */
+export const countUnified = (patch: string): { added: number; removed: number } => {
+  const { added, removed } = scanUnified(Buffer.from(patch, 'utf8'), 0);
   return { added, removed };
 };

@@ -5,7 +5,7 @@ import { FettleError } from '../errors';
 import { failpoint } from '../io/failpoint';
 import { gitModeOf, type DiskFile } from '../io/atomic-write';
 import type { Store, Target } from '../store/locate';
-import { ensureObjects, headCommit, planTrees, readLevels, rootOf, writeBlob, writeCommit, writeTrees } from '../store/objects';
+import { ensureObjects, headCommit, looseOnly, planTrees, readLevels, rootOf, writeBlob, writeCommit, writeTrees } from '../store/objects';
 import { levelsAfter } from '../store/tree-codec';
 import { changeRef, updateRefs } from '../store/refs';
 import { addHiddenWorktree, removeHiddenWorktree } from '../store/worktrees';
@@ -53,10 +53,13 @@ const commitBefore = async (
   ]);
   await failpoint('record.blob-written');
   const before = planTrees(store, levels, path, old && oldBlob ? { mode: gitModeOf(old.mode), oid: oldBlob } : null);
+  // A blob hash-object did not write loose already existed (typically the file's bytes at HEAD, packed):
+  // not new, so not at risk from a prune racing this record; checking it later would cost a git call.
+  const fresh = await looseOnly(store, [oldBlob, nextBlob].filter((o): o is string => !!o));
   const after = next && nextBlob ? planTrees(store, levelsAfter(levels, before), path, { mode: next.mode, oid: nextBlob }) : [];
   await writeTrees(store, [...before, ...after]);
   const commit = await writeCommit(store, rootOf(before), head ? [head] : [], record('before'), when);
-  const written = [oldBlob, nextBlob, ...before.map((t) => t.oid), ...after.map((t) => t.oid), commit].filter((o): o is string => !!o);
+  const written = [...fresh, ...before.map((t) => t.oid), ...after.map((t) => t.oid), commit];
   return { commit, tree: rootOf(before), nextTree: after.length > 0 ? rootOf(after) : null, written };
 };
 

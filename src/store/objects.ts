@@ -138,16 +138,22 @@ const fsyncLooseObjects = async (store: Store, oids: string[]): Promise<void> =>
   }
 };
 
+const isLoose = (store: Store, oid: string): Promise<boolean> =>
+  stat(join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2))).then(() => true, () => false);
+
+/** The objects among `oids` that are stored loose (fresh ones are; those that existed already may be packed). */
+export const looseOnly = async (store: Store, oids: string[]): Promise<string[]> => {
+  const loose = await Promise.all(oids.map((oid) => isLoose(store, oid)));
+  return oids.filter((_, n) => loose[n]);
+};
+
 /**
  * Objects among `oids` that are gone. Fresh objects are loose, so this is a stat per object; git is asked only
  * about those that are not (packed since, or pruned).
  */
 export const missingObjects = async (store: Store, oids: string[]): Promise<string[]> => {
   const notLoose: string[] = [];
-  for (const oid of new Set(oids)) {
-    const loose = await stat(join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2))).then(() => true, () => false);
-    if (!loose) notLoose.push(oid);
-  }
+  for (const oid of new Set(oids)) if (!(await isLoose(store, oid))) notLoose.push(oid);
   if (notLoose.length === 0) return [];
   const { stdout } = await store.git.run({ args: ['cat-file', '--batch-check'], input: `${notLoose.join('\n')}\n` });
   return stdout.toString('utf8').split('\n').filter((l) => l.endsWith(' missing')).map((l) => l.split(' ')[0] ?? '');
