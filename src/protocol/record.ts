@@ -53,13 +53,12 @@ const commitBefore = async (
   ]);
   await failpoint('record.blob-written');
   const before = planTrees(store, levels, path, old && oldBlob ? { mode: gitModeOf(old.mode), oid: oldBlob } : null);
-  // A blob hash-object did not write loose already existed (typically the file's bytes at HEAD, packed):
-  // not new, so not at risk from a prune racing this record; checking it later would cost a git call.
-  const fresh = await looseOnly(store, [oldBlob, nextBlob].filter((o): o is string => !!o));
   const after = next && nextBlob ? planTrees(store, levelsAfter(levels, before), path, { mode: next.mode, oid: nextBlob }) : [];
   await writeTrees(store, [...before, ...after]);
   const commit = await writeCommit(store, rootOf(before), head ? [head] : [], record('before'), when);
-  const written = [...fresh, ...before.map((t) => t.oid), ...after.map((t) => t.oid), commit];
+  // An object git did not write loose already existed (the file's bytes and trees at HEAD, packed): not new, so
+  // not at risk from a prune racing this record, and checking it after the ref would cost a git call.
+  const written = await looseOnly(store, [oldBlob, nextBlob, ...before.map((t) => t.oid), ...after.map((t) => t.oid), commit].filter((o): o is string => !!o));
   return { commit, tree: rootOf(before), nextTree: after.length > 0 ? rootOf(after) : null, written };
 };
 
