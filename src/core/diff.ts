@@ -99,9 +99,3 @@ export const scanUnified = (patch: Buffer, cap: number): ScannedPatch => {
   }
   return out;
 };
-
-/** Counts +/- lines of a unified diff given as text. */
-export const countUnified = (patch: string): { added: number; removed: number } => {
-  const { added, removed } = scanUnified(Buffer.from(patch, 'utf8'), 0);
-  return { added, removed };
-};

@@ -99,11 +99,6 @@ export const prepareRefs = async (store: Store, updates: RefUpdate[], reason: st
   return { commit: () => finish('commit'), abort: () => finish('abort') };
 };
 
-export const readRef = async (store: Store, ref: string): Promise<string | null> => {
-  const { code, stdout } = await store.git.run({ args: ['rev-parse', '-q', '--verify', `${ref}^{commit}`], okCodes: [1] });
-  return code === 0 ? stdout.toString('utf8').trim() : null;
-};
-
 export interface RefRecord {
   ref: string;
   oid: string;

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { countUnified, diffLines, DIFF_TIMEOUT_MS, renderUnified } from '../../src/core/diff';
+import { diffLines, DIFF_TIMEOUT_MS, renderUnified, scanUnified } from '../../src/core/diff';
+
+/** +/- counts of a patch given as text, through the byte scanner the git fallback uses. */
+const countUnified = (patch: string) => {
+  const { added, removed } = scanUnified(Buffer.from(patch), 0);
+  return { added, removed };
+};
 import { lines } from '../helpers/repo';
 
 // [label, old, new, added, removed]
@@ -98,9 +104,9 @@ test('renderUnified with a cap above the size cuts nothing', () => {
 
 const gitPatch = ['diff --git a/f b/f', 'index 1..2 100644', '--- a/f', '+++ b/f', '@@ -1,3 +1,3 @@', ' a', '-b', '+B', '+C', ' c', ''].join('\n');
 
-test('countUnified ignores the ---/+++ file headers', () => assert.deepEqual(countUnified(gitPatch), { added: 2, removed: 1 }));
-test('countUnified of an empty patch is zero', () => assert.deepEqual(countUnified(''), { added: 0, removed: 0 }));
-test('countUnified ignores "\\ No newline at end of file"', () =>
+test('patch counts: ignores the ---/+++ file headers', () => assert.deepEqual(countUnified(gitPatch), { added: 2, removed: 1 }));
+test('patch counts: of an empty patch is zero', () => assert.deepEqual(countUnified(''), { added: 0, removed: 0 }));
+test('patch counts: ignores "\\ No newline at end of file"', () =>
   assert.deepEqual(countUnified('--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n'), { added: 1, removed: 1 }));
 test(
   'countUnified counts removed/added lines whose content starts with -- or ++',
