@@ -1,0 +1,42 @@
+// Command-line options and the sizes they select.
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const DIST = join(ROOT, 'dist');
+
+const usage = () => {
+  process.stderr.write('usage: node bench/run.mjs [--quick] [--json] [--runs N] [--cases 0,1,2,...] [--keep] [--keep-ca-certs]\n');
+  process.exit(2);
+};
+
+const argv = process.argv.slice(2);
+export const opts = { quick: false, json: false, runs: undefined, cases: null, keep: false, keepCaCerts: false };
+for (let i = 0; i < argv.length; i++) {
+  const a = argv[i];
+  if (a === '--quick') opts.quick = true;
+  else if (a === '--json') opts.json = true;
+  else if (a === '--keep') opts.keep = true;
+  else if (a === '--keep-ca-certs') opts.keepCaCerts = true;
+  else if (a === '--runs' || a.startsWith('--runs=')) {
+    const v = a.includes('=') ? a.slice(7) : argv[++i];
+    opts.runs = Number(v);
+    if (!Number.isInteger(opts.runs) || opts.runs < 1) usage();
+  } else if (a === '--cases' || a.startsWith('--cases=')) {
+    const v = a.includes('=') ? a.slice(8) : argv[++i];
+    opts.cases = new Set(String(v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  } else if (a === '--help' || a === '-h') usage();
+  else usage();
+}
+
+export const SIZES = opts.quick
+  ? { files: 60, small: 20, big: 300, shadow: 200, bigFile: 500_000, history: 20, pending: 5, runs: 2, memRuns: 1 }
+  : { files: 1_000, small: 100, big: 100_000, shadow: 50_000, bigFile: 5_000_000, history: 1_000, pending: 50, runs: 15, memRuns: 3 };
+export const RUNS = opts.runs ?? SIZES.runs;
+export const want = (id) => !opts.cases || opts.cases.has(String(id));
+
+/** Any single process that takes longer than this is killed and reported: the harness never hangs. */
+export const PROCESS_TIMEOUT_MS = 120_000;
+/** The 5 MB full rewrite must answer within this (issue, case 5), and is killed after HANG_MS. */
+export const REWRITE_LIMIT_MS = 2_000;
+export const HANG_MS = 30_000;
