@@ -39,10 +39,10 @@ const paths: [string, string][] = [
 
 for (const [label, path] of paths) {
   test(`round trip: ${label}`, () => {
-    const fields = minimal({ path, file: `/root/${path}` });
+    const fields = minimal({ path, file: `/home/user/${path}` });
     const parsed = parseRecord(renderRecord(fields));
     assert.equal(parsed?.path, path);
-    assert.equal(parsed?.file, `/root/${path}`);
+    assert.equal(parsed?.file, `/home/user/${path}`);
   });
 }
 

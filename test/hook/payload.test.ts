@@ -7,11 +7,11 @@ import { parsePayload } from '../../src/hook/payload';
 const BASE = {
   session_id: 'sess-1',
   transcript_path: '/dev/null',
-  cwd: '/work/project',
+  cwd: '/home/user/project',
   permission_mode: 'default',
   hook_event_name: 'PreToolUse',
   tool_name: 'Write',
-  tool_input: { file_path: '/work/project/a.txt', content: 'hello\n' },
+  tool_input: { file_path: '/home/user/project/a.txt', content: 'hello\n' },
   tool_use_id: 'toolu_01',
 };
 const json = (over: Record<string, unknown> = {}): string => JSON.stringify({ ...BASE, ...over });
@@ -49,7 +49,7 @@ const cases: [string, string, 'call' | 'ignore' | 'invalid', RegExp?][] = [
   ['no file_path', input({ file_path: undefined }), 'invalid', /file_path/],
   ['empty file_path', input({ file_path: '' }), 'invalid', /file_path/],
   ['file_path a number', input({ file_path: 7 }), 'invalid', /file_path/],
-  ['file_path with NUL', input({ file_path: '/work/project/a\0.txt' }), 'invalid', /file_path/],
+  ['file_path with NUL', input({ file_path: '/home/user/project/a\0.txt' }), 'invalid', /file_path/],
   ['no content', input({ content: undefined }), 'invalid', /content/],
   ['content null', input({ content: null }), 'invalid', /content/],
   ['content a number', input({ content: 42 }), 'invalid', /content/],
@@ -74,8 +74,8 @@ test('parsePayload: a Write call carries its fields exactly', () => {
   const parsed = parsePayload(input({ content }));
   assert.ok(parsed.kind === 'call');
   const { call, ...rest } = parsed.payload;
-  assert.deepEqual(call, { tool: 'Write', filePath: '/work/project/a.txt', content });
-  assert.deepEqual(rest, { event: 'PreToolUse', cwd: '/work/project', permissionMode: 'default', sessionId: 'sess-1', toolUseId: 'toolu_01' });
+  assert.deepEqual(call, { tool: 'Write', filePath: '/home/user/project/a.txt', content });
+  assert.deepEqual(rest, { event: 'PreToolUse', cwd: '/home/user/project', permissionMode: 'default', sessionId: 'sess-1', toolUseId: 'toolu_01' });
 });
 
 test('parsePayload: optional fields of the wrong type are dropped, not trusted', () => {
