@@ -4,7 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { renderDirect, renderNoop, renderStaged, summarize } from '../core/messages';
 import { EXIT, FettleError } from '../errors';
-import { readDisk, replaceFile } from '../io/atomic-write';
+import { NotDurableError, readDisk, replaceFile } from '../io/atomic-write';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import { invocationFor, selfCommand } from '../io/self';
@@ -43,7 +43,16 @@ export const write = async (edge: Edge, dir: string | undefined, file: string): 
       throw new FettleError('E_CONFLICT', `${target.realPath} changed while fettle was recording it; nothing was written.`, { hint: 'Run the write again.' });
     }
     await mkdir(dirname(target.realPath), { recursive: true });
-    await replaceFile(target.realPath, bytes, { createOnly: plan.old === null });
+    try {
+      await replaceFile(target.realPath, bytes, { createOnly: plan.old === null });
+    } catch (error) {
+      // Replaced but not durable: the bytes did land, so history says so if it can (the disk is failing, so
+      // recording may fail too); the error reported is the first one.
+      if (error instanceof NotDurableError) {
+        await readDisk(target.realPath).then((landed) => recordAfter(ctx, target.store, before.id, before, landed)).catch(() => undefined);
+      }
+      throw error;
+    }
     await failpoint('write.file-written');
     await recordAfter(ctx, target.store, before.id, before, await readDisk(target.realPath));
     edge.io.out(renderDirect(before.id, target.treePath, summarize(d.reason, d.added, d.removed), invoke));

@@ -36,6 +36,20 @@ const fsyncPath = async (path: string): Promise<void> => {
   }
 };
 
+/**
+ * The rename happened, so the file holds the new bytes, but fsyncing its directory failed: the replacement may
+ * not survive a power loss. Callers record what landed before reporting it; it is never retried (after a failed
+ * fsync the kernel may have dropped the dirty pages and would report success next time).
+ */
+export class NotDurableError extends FettleError {
+  constructor(target: string, cause: unknown) {
+    super('E_IO', `${target} was replaced, but syncing its directory failed (${(cause as Error).message}); the new bytes may not be durable.`, {
+      cause,
+      hint: 'Check the disk; the previous bytes are recorded in git.',
+    });
+  }
+}
+
 /** Removes temp files a killed fettle left beside `target` (its pid is dead); never anyone else's files. */
 const sweepTemps = async (target: string): Promise<void> => {
   const prefix = `.${basename(target)}${TEMP_MARKER}`;
@@ -105,7 +119,9 @@ export const replaceFile = async (target: string, bytes: Buffer, options: WriteO
     }
     renamed = true;
     await failpoint('replace.renamed');
-    await fsyncPath(dirname(target));
+    await fsyncPath(dirname(target)).catch((error: unknown) => {
+      throw new NotDurableError(target, error);
+    });
   } catch (error) {
     // Remove the temp file only if it was not renamed: after a rename the name may belong to someone else.
     if (!renamed) await unlink(temp).catch(() => undefined);

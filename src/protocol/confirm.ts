@@ -6,7 +6,7 @@
 import { classifyContent } from '../core/content';
 import { renderRecord, type RecordKind } from '../core/record';
 import { FettleError } from '../errors';
-import { fileModeOf, gitModeOf, readDisk, replaceFile, type DiskFile } from '../io/atomic-write';
+import { fileModeOf, gitModeOf, NotDurableError, readDisk, replaceFile, type DiskFile } from '../io/atomic-write';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import type { Store } from '../store/locate';
@@ -91,7 +91,10 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
         await failpoint('confirm.file-written');
       }
     } catch (error) {
-      await refs.abort().catch(() => undefined);
+      // Replaced but not durable: the file holds the proposal, so the ref must say applied; anything else
+      // left the file as it was.
+      if (error instanceof NotDurableError) await refs.commit();
+      else await refs.abort().catch(() => undefined);
       throw error;
     }
     await refs.commit();

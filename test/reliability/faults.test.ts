@@ -204,7 +204,7 @@ scenario('fsync of the temp file fails (EIO): the write fails, the old file is k
 
 scenario(
   'fsync of the directory fails (EIO) after the rename: the message says the file was replaced',
-  'BUG: a failed directory fsync after the rename is reported as a plain I/O error, though the file already holds the new bytes and the change stays unrecorded as written',
+  undefined,
   async (t) => {
     if (!have('fiu-run') || !have('fiu-ctrl')) return t.skip(NO_FIU);
     const repo = fresh();
