@@ -30,3 +30,7 @@ export const countLines = (text: string): number => {
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
   return text.endsWith('\n') ? lines : lines + 1;
 };
+
+/** Equal bytes, where null (no file) equals only null. */
+export const sameBytes = (a: Buffer | null | undefined, b: Buffer | null | undefined): boolean =>
+  a == null || b == null ? (a ?? null) === (b ?? null) : a.equals(b);

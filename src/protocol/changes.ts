@@ -2,6 +2,7 @@
 import { parseRecord, type RecordFields } from '../core/record';
 import { FettleError } from '../errors';
 import type { Store } from '../store/locate';
+import { removeHiddenWorktree } from '../store/worktrees';
 import { changeRef, DISCARDED_PREFIX, discardedRef, listRefs, REF_PREFIX, type RefRecord } from '../store/refs';
 import { isId } from './ids';
 
@@ -100,6 +101,14 @@ export const loadChange = async (store: Store, id: string, ttlSeconds: number, n
 const minutes = (ms: number): string => {
   const m = Math.max(1, Math.round(ms / 60000));
   return `${m} minute${m === 1 ? '' : 's'}`;
+};
+
+/**
+ * A change already applied or discarded may still have its hidden worktree, when the confirm or discard that
+ * settled it was killed before removing it: remove it (idempotent), so a rerun leaves nothing behind.
+ */
+export const tidySettled = async (store: Store, change: Change): Promise<void> => {
+  if (change.state === 'applied' || change.state === 'discarded') await removeHiddenWorktree(store, change.id);
 };
 
 /** Refuses anything but a pending staged change, with the baseline texts of the original protocol. */

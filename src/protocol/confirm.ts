@@ -3,7 +3,7 @@
 // Crash safety: the user's bytes are committed and the ref moved to them before a merge replaces the file,
 // and the final ref update is locked and checked (prepared) before the write and committed after it; a confirm
 // killed anywhere is resumed by running it again.
-import { classifyContent } from '../core/content';
+import { classifyContent, sameBytes } from '../core/content';
 import { renderRecord, type RecordKind } from '../core/record';
 import { FettleError } from '../errors';
 import { fileModeOf, gitModeOf, NotDurableError, readDisk, replaceFile, type DiskFile } from '../io/atomic-write';
@@ -11,11 +11,12 @@ import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import type { Store } from '../store/locate';
 import { mergeFile } from '../store/merge';
-import { readFile, readObjects, writeBlob, writeCommit, writeTreeWith, type FileEntry } from '../store/objects';
+import { readFile, writeBlob, writeCommit, writeTreeWith, type FileEntry } from '../store/objects';
 import { prepareRefs, updateRefs } from '../store/refs';
 import { removeHiddenWorktree } from '../store/worktrees';
-import { loadChange, requirePending, type Change } from './changes';
+import { loadChange, requirePending, tidySettled, type Change } from './changes';
 import type { Context } from './context';
+import { readCommits } from './history';
 import { diskPathOf, fileLockPath } from './paths';
 
 export interface ConfirmResult {
@@ -30,11 +31,6 @@ const commitOn = async (ctx: Context, store: Store, change: Change, parent: stri
   return writeCommit(store, tree, [parent], renderRecord({ ...change.fields, kind, note }), ctx.now());
 };
 
-const parentOf = async (store: Store, commit: string): Promise<string | undefined> => {
-  const [object] = await readObjects(store, [commit]);
-  return object ? /^parent ([0-9a-f]+)$/m.exec(object.body.toString('utf8'))?.[1] : undefined;
-};
-
 interface Versions {
   proposal: FileEntry;
   base: FileEntry | null;
@@ -46,7 +42,7 @@ interface Versions {
 const versionsOf = async (store: Store, change: Change): Promise<Versions> => {
   const resuming = change.fields.kind === 'snapshot';
   const proposalCommit = resuming ? change.parents[0] : change.tip;
-  const baseCommit = proposalCommit && (resuming ? await parentOf(store, proposalCommit) : change.parents[0]);
+  const baseCommit = proposalCommit && (resuming ? (await readCommits(store, [proposalCommit]))[0]?.parents[0] : change.parents[0]);
   const proposal = proposalCommit ? await readFile(store, proposalCommit, change.fields.path) : null;
   if (!proposal || !baseCommit) throw new FettleError('E_INTERNAL', `internal error: change ${change.id} has no proposed content`);
   return {
@@ -56,28 +52,22 @@ const versionsOf = async (store: Store, change: Change): Promise<Versions> => {
   };
 };
 
-/** Already applied or discarded (perhaps by a confirm that was killed late): tidy its worktree, then say so. */
-const refuseSettled = async (store: Store, change: Change, now: Date): Promise<void> => {
-  if (change.state === 'applied' || change.state === 'discarded') await removeHiddenWorktree(store, change.id);
-  requirePending(change, now);
-};
-
 export const confirm = async (ctx: Context, store: Store, id: string): Promise<ConfirmResult> => {
   const first = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
-  const path = diskPathOf(store, first.fields);
+  const path = diskPathOf(first.fields);
   return withLock(fileLockPath(store, first.fields.path), async () => {
     await failpoint('confirm.locked');
     // Read again under the lock: another process may have confirmed or discarded it meanwhile.
     let change = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
-    await refuseSettled(store, change, ctx.now());
+    await tidySettled(store, change);
+    requirePending(change, ctx.now());
     const { proposal, base, snapshot } = await versionsOf(store, change);
     const disk = await readDisk(path);
-    const same = (a: Buffer | null | undefined, b: Buffer | null | undefined) => (a == null ? b == null : !!b && a.equals(b));
 
     let how: ConfirmResult['how'] = 'written';
     let bytes = proposal.bytes;
-    if (same(disk?.bytes, proposal.bytes)) how = 'already-on-disk';
-    else if (!same(disk?.bytes, base?.bytes)) {
+    if (sameBytes(disk?.bytes, proposal.bytes)) how = 'already-on-disk';
+    else if (!sameBytes(disk?.bytes, base?.bytes)) {
       bytes = await mergeOrRefuse(store, change, path, disk?.bytes ?? null, base?.bytes ?? null, proposal.bytes);
       how = 'merged';
       if (!snapshot) change = await snapshotUserBytes(ctx, store, change, disk);

@@ -8,13 +8,12 @@ import type { Store } from '../store/locate';
 import { writeCommit } from '../store/objects';
 import { discardedRef, updateRefs } from '../store/refs';
 import { removeHiddenWorktree } from '../store/worktrees';
-import { loadChange, requirePending, type Change } from './changes';
+import { loadChange, requirePending, tidySettled, type Change } from './changes';
 import type { Context } from './context';
 import { fileLockPath } from './paths';
 
 const discardable = async (store: Store, change: Change, now: Date): Promise<void> => {
-  // Settled by a discard or confirm that was killed before it removed the worktree: tidy it, then say so.
-  if (change.state === 'applied' || change.state === 'discarded') await removeHiddenWorktree(store, change.id);
+  await tidySettled(store, change);
   // An expired change can still be discarded: that is how a user cleans it up.
   if (change.state !== 'expired') requirePending(change, now);
 };

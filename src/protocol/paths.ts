@@ -8,7 +8,7 @@ import { fettleDir } from '../store/worktrees';
  * Where a recorded file lives: the absolute path recorded with it. Linked worktrees share one store, so the
  * work tree a command runs in is not necessarily the one the change was made in.
  */
-export const diskPathOf = (_store: Store, fields: RecordFields): string => fields.file;
+export const diskPathOf = (fields: RecordFields): string => fields.file;
 
 /** One lock per file: every command that writes a user's file holds it. */
 export const fileLockPath = (store: Store, path: string): string =>

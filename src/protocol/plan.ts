@@ -37,8 +37,7 @@ export const planWrite = async (ctx: Context, target: Target, old: DiskFile | nu
   }
   if (source) {
     const decision = decide({ old: old.bytes, next, oldKind: kind, counts: source }, ctx.config);
-    const shown = diffLines(source.oldText, source.newText);
-    return { target, old, next, kind, decision, diff: shown && renderUnified(target.treePath, shown.hunks, DIFF_CAP) };
+    return { target, old, next, kind, decision, diff: source.hunks && renderUnified(target.treePath, source.hunks, DIFF_CAP) };
   }
   const oldText = old.bytes.toString('utf8');
   const newText = next.toString('utf8');

@@ -1,6 +1,7 @@
 // What a write tool will leave on disk, computed from the bytes there now. `unsure` means fettle cannot
 // reproduce the tool's result for certain; it then records the previous bytes and lets the tool run.
 import { classifyContent, countLines } from '../core/content';
+import type { StructuredPatchHunk } from 'diff';
 import { diffLines } from '../core/diff';
 import { applyEdits } from '../core/edits';
 import { applyNotebookEdit } from '../core/notebook';
@@ -11,9 +12,8 @@ export interface SourceCounts {
   added: number;
   removed: number;
   oldLines: number;
-  /** the diff to show: of the changed cell's source, not of the JSON */
-  oldText: string;
-  newText: string;
+  /** the diff to show, of the changed cell's source (not of the JSON); absent when the diff gave up */
+  hunks: StructuredPatchHunk[] | undefined;
 }
 
 export type Proposed = { exact: true; next: Buffer; counts?: SourceCounts } | { exact: false; why: string };
@@ -25,8 +25,8 @@ export const propose = (call: WriteCall, old: DiskFile | null): Proposed => {
     const result = applyNotebookEdit(old.bytes.toString('utf8'), call.op);
     if (!result.ok) return { exact: false, why: result.why };
     const d = diffLines(result.oldSource, result.newSource);
-    const counts = d ?? { added: countLines(result.newSource), removed: countLines(result.oldSource) };
-    return { exact: true, next: result.bytes, counts: { ...counts, oldLines: result.sourceLines, oldText: result.oldSource, newText: result.newSource } };
+    const counts = d ? { added: d.added, removed: d.removed } : { added: countLines(result.newSource), removed: countLines(result.oldSource) };
+    return { exact: true, next: result.bytes, counts: { ...counts, oldLines: result.sourceLines, hunks: d?.hunks } };
   }
   const [first] = call.edits;
   if (!old) {

@@ -37,7 +37,6 @@ export const fieldsOf = (plan: Plan, origin: Origin): Fields => {
  * new tree is written in one `mktree`: the hook path's spawns are few, and none grows with the repository.
  */
 const commitBefore = async (
-  ctx: Context,
   store: Store,
   path: string,
   old: DiskFile | null,
@@ -83,7 +82,7 @@ export const recordBefore = async (
   const { store, treePath } = target;
   const when = ctx.now(); // one time for the record, so a rewrite after a prune recreates the same commit
   return withFreshId(async (id) => {
-    const write = () => commitBefore(ctx, store, treePath, old, (kind) => renderRecord({ ...fields, id, kind }), when);
+    const write = () => commitBefore(store, treePath, old, (kind) => renderRecord({ ...fields, id, kind }), when);
     const { commit, written } = await write();
     await failpoint('record.commit-written');
     await updateRefs(store, [{ op: 'create', ref: changeRef(id), oid: commit }], `fettle: record ${treePath}`);
@@ -132,7 +131,7 @@ export const stage = async (ctx: Context, plan: Plan, origin: Origin): Promise<{
   const when = ctx.now();
   return withFreshId(async (id) => {
     const write = async () => {
-      const before = await commitBefore(ctx, store, treePath, plan.old, (kind) => renderRecord({ ...fields, id, kind }), when, { bytes: plan.next, mode });
+      const before = await commitBefore(store, treePath, plan.old, (kind) => renderRecord({ ...fields, id, kind }), when, { bytes: plan.next, mode });
       if (!before.nextTree) throw new FettleError('E_INTERNAL', 'internal error: no proposal tree');
       const proposal = await writeCommit(store, before.nextTree, [before.commit], renderRecord({ ...fields, id, kind: 'proposal' }), when);
       return { proposal, written: [...before.written, proposal] };

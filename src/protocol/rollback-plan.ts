@@ -1,7 +1,7 @@
 // Planning a rollback of one or many changes before anything is touched: read each file once, walk its
 // changes newest first over a virtual copy of the file, and compute the bytes to put back or the reason to
 // refuse. Nothing here writes; a refusal anywhere means nothing is applied.
-import { classifyContent } from '../core/content';
+import { classifyContent, sameBytes } from '../core/content';
 import { FettleError } from '../errors';
 import { fileModeOf, gitModeOf, readDisk, type DiskFile } from '../io/atomic-write';
 import type { Store, Target } from '../store/locate';
@@ -33,9 +33,6 @@ export interface FilePlan {
   skipped: Change[];
 }
 
-/** Equal bytes, where null (no file) equals only null. */
-export const sameBytes = (a: Buffer | null | undefined, b: Buffer | null | undefined): boolean =>
-  a == null || b == null ? (a ?? null) === (b ?? null) : a.equals(b);
 
 
 /**
@@ -103,7 +100,7 @@ export const pickNext = (remaining: Change[], current: DiskFile | null, versions
 /** Changes to one file, newest first, over a virtual copy of it. */
 const planFile = async (store: Store, changes: Change[], versions: Map<string, Versions>, force: boolean): Promise<FilePlan> => {
   const first = changes[0] as Change;
-  const target: Target = { store, realPath: diskPathOf(store, first.fields), treePath: first.fields.path };
+  const target: Target = { store, realPath: diskPathOf(first.fields), treePath: first.fields.path };
   const original = await readForPlan(target.realPath, first.id);
   const plan: FilePlan = { target, original, final: original, steps: [], skipped: [] };
   const remaining = [...changes];

@@ -3,6 +3,7 @@
 // is planned first and nothing is written if one cannot be restored; a write failing midway puts the files
 // already written back. Each undone change is recorded as a change of its own (`Fettle-Reverts`), with the
 // bytes on disk committed before anything is replaced, so a rollback can itself be rolled back.
+import { sameBytes } from '../core/content';
 import { countChanges } from '../core/diff';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -17,7 +18,7 @@ import type { Change } from './changes';
 import type { Context } from './context';
 import { fileLockPath } from './paths';
 import { recordAfter, recordBefore } from './record';
-import { planRollback, sameBytes, type FilePlan, type How, type Step } from './rollback-plan';
+import { planRollback, type FilePlan, type How, type Step } from './rollback-plan';
 
 export interface RolledBack {
   change: Change;

@@ -3,16 +3,10 @@
 import { lstat, readdir, stat, writeFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { Env } from '../config';
-import { withLock } from '../io/lock';
 import { createGit } from './git';
 import type { Store } from './locate';
-import { fettleDir } from './worktrees';
+import { withWorktreeLock, worktreesDir } from './worktrees';
 
-export const worktreesDir = (store: Store): string => join(fettleDir(store), 'worktrees');
-
-/** The lock src/store/worktrees.ts takes around `worktree add/remove` (same file, so they exclude each other). */
-const withWorktreeLock = <T>(store: Store, fn: () => Promise<T>): Promise<T> =>
-  withLock(join(fettleDir(store), 'locks', 'worktrees.lock'), fn, { timeoutMs: 20_000 });
 
 export interface HiddenDir {
   id: string;

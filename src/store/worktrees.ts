@@ -8,14 +8,15 @@ import { withLock } from '../io/lock';
 import type { Store } from './locate';
 
 export const fettleDir = (store: Store): string => join(store.commonDir, 'fettle');
-export const worktreePath = (store: Store, id: string): string => join(fettleDir(store), 'worktrees', id);
+export const worktreesDir = (store: Store): string => join(fettleDir(store), 'worktrees');
+export const worktreePath = (store: Store, id: string): string => join(worktreesDir(store), id);
 
 /**
  * `git worktree add` reads every registered worktree's admin files, and fails ("failed to read
  * worktrees/<id>/commondir") on one another `worktree add` is creating at that moment. fettle's own adds and
  * removes take this lock; the user's are rare and brief.
  */
-const withWorktreeLock = <T>(store: Store, fn: () => Promise<T>): Promise<T> =>
+export const withWorktreeLock = <T>(store: Store, fn: () => Promise<T>): Promise<T> =>
   withLock(join(fettleDir(store), 'locks', 'worktrees.lock'), fn, { timeoutMs: 20_000 });
 
 export const addHiddenWorktree = async (store: Store, id: string, commit: string, treePath: string, bytes: Buffer, mode: number): Promise<string> => {
