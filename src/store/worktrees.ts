@@ -42,7 +42,13 @@ export const addHiddenWorktree = async (store: Store, id: string, commit: string
 export const removeHiddenWorktree = async (store: Store, id: string): Promise<void> => {
   const dir = worktreePath(store, id);
   const exists = await stat(dir).then(() => true, () => false);
-  if (!exists) return;
+  if (!exists) {
+    // A remove killed midway can leave git's admin entry without its directory; prune drops such entries. It
+    // runs under the worktree lock, so it cannot race fettle's own `worktree add`.
+    const registered = await stat(join(store.commonDir, 'worktrees', id)).then(() => true, () => false);
+    if (registered) await withWorktreeLock(store, () => store.git.run({ args: ['worktree', 'prune'] }));
+    return;
+  }
   // Two --force: the worktree is locked on purpose, and may hold files git does not track. Its admin entry
   // goes with it; `worktree prune` is not run here, as it could race another process's `worktree add`.
   await withWorktreeLock(store, () => store.git.run({ args: ['worktree', 'remove', '--force', '--force', dir], okCodes: [128] }));
