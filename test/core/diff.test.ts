@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { structuredPatch } from 'diff';
 import { diffLines, DIFF_TIMEOUT_MS, renderUnified, scanUnified } from '../../src/core/diff';
 
 /** +/- counts of a patch given as text, through the byte scanner the git fallback uses. */
@@ -39,9 +40,10 @@ test('diffLines uses 3 lines of context and a separate hunk for distant changes'
 
 test('default timeout is bounded', () => assert.ok(DIFF_TIMEOUT_MS > 0 && DIFF_TIMEOUT_MS <= 2000));
 
-test('a large full rewrite with a tiny timeout gives up (undefined) quickly', () => {
-  const oldText = lines(30000, 'old');
-  const newText = lines(30000, 'new');
+test('a large rewrite with a tiny timeout gives up (undefined) quickly', () => {
+  // One shared line, so the rewrite is not the disjoint case answered without jsdiff.
+  const oldText = `${lines(30000, 'old')}shared\n`;
+  const newText = `shared\n${lines(30000, 'new')}`;
   const started = Date.now();
   const d = diffLines(oldText, newText, 5);
   const took = Date.now() - started;
@@ -49,11 +51,31 @@ test('a large full rewrite with a tiny timeout gives up (undefined) quickly', ()
   assert.ok(took < 2000, `took ${took} ms`);
 });
 
-test('a full rewrite with the default timeout returns within a bound too', () => {
+test('a rewrite with the default timeout returns within a bound too', () => {
   const started = Date.now();
-  diffLines(lines(30000, 'old'), lines(30000, 'new'));
+  diffLines(`${lines(30000, 'old')}shared\n`, `shared\n${lines(30000, 'new')}`);
   assert.ok(Date.now() - started < 2000);
 });
+
+// Versions with no line in common are answered without jsdiff; the hunks must be exactly jsdiff's.
+const disjointCases: [string, string, string][] = [
+  ['both end with a newline', 'x\ny\n', 'p\nq\nr\n'],
+  ['neither ends with a newline', 'x\ny', 'p\nq'],
+  ['only the old ends with a newline', 'x\ny\n', 'p\nq'],
+  ['only the new ends with a newline', 'x', 'p\n'],
+  ['the same text but for the final newline', 'x', 'x\n'],
+  ['from empty', '', 'p\nq\n'],
+  ['to empty', 'x\n', ''],
+  ['CRLF', 'x\r\ny\r\n', 'p\r\n'],
+  ['blank lines and repeats on one side', 'a\n\n\na\n', 'b\nb\n'],
+  ['a 200-line rewrite', lines(200, 'old'), lines(200, 'new')],
+];
+for (const [label, oldText, newText] of disjointCases) {
+  test(`diffLines with no shared line equals jsdiff: ${label}`, () => {
+    const expected = structuredPatch('a', 'b', oldText, newText, '', '', { context: 3 }).hunks;
+    assert.deepEqual(diffLines(oldText, newText)?.hunks, expected);
+  });
+}
 
 const bigChange = () => {
   const d = diffLines(lines(100), lines(100, 'changed'));
