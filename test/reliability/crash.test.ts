@@ -16,10 +16,12 @@ const CANDIDATES = PATHS.filter((p) => !p.name.startsWith('confirm with a 3-way 
 /** git's own .lock files name no pid; after a kill inside update-ref the user removes them, as git's message says. */
 const removeGitLocks = (gitDir: string): number => {
   let n = 0;
+  // Not fettle's own folder (its locks name a pid and are taken over), but refs/fettle/ is git's.
+  const skip = new Set([join(gitDir, 'objects'), join(gitDir, 'fettle')]);
   const walk = (dir: string): void => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name);
-      if (e.isDirectory() && e.name !== 'objects' && e.name !== 'fettle') walk(p);
+      if (e.isDirectory() && !skip.has(p)) walk(p);
       else if (e.name.endsWith('.lock')) {
         rmSync(p);
         n++;
