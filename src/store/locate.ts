@@ -1,7 +1,8 @@
 // Which store records a file: the repository whose work tree holds it (for a linked worktree, its common
 // dir; for a submodule or nested repo, that inner repo), or a private bare repository for paths outside
 // any repository. One git spawn; nothing here looks at the rest of the work tree.
-import { lstat, mkdir, readlink, realpath, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Env } from '../config';
 import { isInsideDotGit } from '../core/dot-git';
@@ -106,16 +107,33 @@ export const openStoreAt = async (dir: string, env: Env, dataDir: string): Promi
   return finishStore('repo', createGit(workTree, env), commonDir, workTree, format, head && /^[0-9a-f]{40,64}$/.test(head) ? head : null);
 };
 
+const exists = (path: string): Promise<boolean> => stat(path).then(() => true, () => false);
+
+/**
+ * Two first writers can race here, and two `git init` into one directory collide copying its template files
+ * ("File exists"). So each initialises a directory of its own and renames it into place; the loser drops its
+ * copy. A directory left half made by a killed init is completed by `init`, a no-op on what already exists.
+ */
+const initPrivateStore = async (dir: string, dataDir: string, env: Env): Promise<void> => {
+  const init = (path: string) => createGit(dataDir, env).run({ args: ['init', '-q', '--bare', '--template=', path] });
+  const temp = `${dir}.init-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    await init(temp);
+    await rename(temp, dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST' && code !== 'ENOTEMPTY') throw error;
+    if (!(await exists(join(dir, 'HEAD')))) await init(dir);
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+};
+
 const openPrivateStore = async (env: Env, dataDir: string): Promise<Store> => {
   const dir = join(dataDir, 'store.git');
   await mkdir(dataDir, { recursive: true });
   const git = createGit(dataDir, env, ['--git-dir', dir]);
-  try {
-    await stat(join(dir, 'HEAD'));
-  } catch {
-    // `init` on an existing repository is a no-op, so two first writers racing here is harmless.
-    await createGit(dataDir, env).run({ args: ['init', '-q', '--bare', dir] });
-  }
+  if (!(await exists(join(dir, 'HEAD')))) await initPrivateStore(dir, dataDir, env);
   const format = await git.text({ args: ['rev-parse', '--show-object-format'] });
   return finishStore('private', git, await realpath(dir), '/', format, null);
 };
