@@ -16,7 +16,7 @@ import { fieldsOf, recordAfter, recordBefore, stage } from '../protocol/record';
 import { retainQuietly } from '../protocol/retention';
 import { digest, rememberWrite, takeWrite } from '../protocol/tool-use';
 import { locateTarget, type Store } from '../store/locate';
-import { readFile } from '../store/objects';
+import { READ_BATCH, readFile } from '../store/objects';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { ask, block, context, deny, pass, warn, type HookOutcome } from './outcome';
 import { parsePayload, type Payload } from './payload';
@@ -30,6 +30,9 @@ export interface HookEdge {
 }
 
 type WritePayload = Payload & { call: WriteCall };
+
+/** Both events read trees along the written path: start that reader while the repository is located. */
+const WARM = { warm: [READ_BATCH] };
 
 /** Ends `text` with a full stop unless it already ends a sentence. */
 const sentence = (text: string): string => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
@@ -87,7 +90,7 @@ const countsSince = async (store: Store, tip: string, path: string, landed: Disk
   countChanges((await readFile(store, tip, path))?.bytes ?? null, landed?.bytes ?? null);
 
 const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promise<HookOutcome> => {
-  const target = await locateTarget(p.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir);
+  const target = await locateTarget(p.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
   // Not a file (a directory, a device): the tool will fail on its own and say why.
   if ((await entryKind(target.realPath)) === 'other') return pass();
   const old = await readDisk(target.realPath);
@@ -126,7 +129,7 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
 
 const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promise<HookOutcome> => {
   if (!p.toolUseId) return pass();
-  const target = await locateTarget(p.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir);
+  const target = await locateTarget(p.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
   const pending = await takeWrite(target.store, p.toolUseId);
   if (!pending || pending.file !== target.realPath) return pass();
   const change = pending.tip && pending.fields

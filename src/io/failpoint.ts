@@ -8,8 +8,7 @@ export const FAILPOINTS = [
   'record.commit-written', // direct: `before` commit written, ref not yet created
   'record.ref-written', // direct: ref created; the tool has not written yet
   'after.ref-written', // direct: the landed bytes recorded
-  'stage.commits-written', // staged: before + proposal commits, no worktree, no ref
-  'stage.worktree-added', // staged: hidden worktree registered, ref not yet created
+  'stage.commits-written', // staged: before + proposal commits, no ref yet
   'stage.ref-written',
   'confirm.locked', // confirm: per-file lock held, nothing read yet
   'confirm.snapshot-written', // confirm: the user's bytes committed before a merge replaces them

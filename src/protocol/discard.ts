@@ -5,7 +5,7 @@ import { renderRecord } from '../core/record';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import type { Store } from '../store/locate';
-import { writeCommit } from '../store/objects';
+import { treeOf, writeCommit } from '../store/objects';
 import { discardedRef, updateRefs } from '../store/refs';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { loadChange, requirePending, tidySettled, type Change } from './changes';
@@ -23,7 +23,7 @@ export const discard = async (ctx: Context, store: Store, id: string): Promise<C
   return withLock(fileLockPath(store, first.fields.path), async () => {
     const change = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
     await discardable(store, change, ctx.now());
-    const marker = await writeCommit(store, `${change.tip}^{tree}`, [change.tip], renderRecord({ ...change.fields, kind: 'discarded' }), ctx.now());
+    const marker = await writeCommit(store, await treeOf(store, change.tip), [change.tip], renderRecord({ ...change.fields, kind: 'discarded' }), ctx.now());
     await failpoint('discard.marker-written');
     await updateRefs(
       store,

@@ -5,10 +5,9 @@ import { FettleError } from '../errors';
 import { failpoint } from '../io/failpoint';
 import { gitModeOf, type DiskFile } from '../io/atomic-write';
 import type { Store, Target } from '../store/locate';
-import { ensureObjects, headCommit, looseOnly, planTrees, readLevels, rootOf, writeBlob, writeCommit, writeTrees } from '../store/objects';
+import { commitId, ensureObjects, headCommit, planTrees, readLevels, rootOf, writeBatch, writeBlobs, type CommitSpec } from '../store/objects';
 import { levelsAfter } from '../store/tree-codec';
-import { changeRef, updateRefs } from '../store/refs';
-import { addHiddenWorktree, removeHiddenWorktree } from '../store/worktrees';
+import { changeRef, updateRefs, warmRefUpdate } from '../store/refs';
 import type { Context, Origin } from './context';
 import { newId } from './ids';
 import type { Plan } from './plan';
@@ -33,32 +32,37 @@ export const fieldsOf = (plan: Plan, origin: Origin): Fields => {
 
 /**
  * A commit on top of HEAD (none when unborn) whose tree holds the file as it is on disk now; with `next`, also
- * the tree of a proposal on top of it. The blobs are hashed while the trees along the path are read, and every
- * new tree is written in one `mktree`: the hook path's spawns are few, and none grows with the repository.
+ * a proposal commit on top of it. The blobs are written while one `cat-file` reads the trees along the path;
+ * trees and commits are computed in memory and written in one batch: the hook path's spawns are few, and none
+ * grows with the repository. Returns the commits' ids (before, then proposal) and every object written.
  */
 const commitBefore = async (
   store: Store,
   path: string,
   old: DiskFile | null,
-  record: (kind: 'before') => string,
+  messages: { before: string; proposal?: string },
   when: Date,
   next?: { bytes: Buffer; mode: string },
-): Promise<{ commit: string; tree: string; nextTree: string | null; written: string[] }> => {
+): Promise<{ commits: string[]; written: string[] }> => {
   const head = headCommit(store);
-  const [oldBlob, nextBlob, levels] = await Promise.all([
-    old ? writeBlob(store, old.bytes) : null,
-    next ? writeBlob(store, next.bytes) : null,
-    readLevels(store, head ? `${head}^{tree}` : null, path),
-  ]);
+  const reading = readLevels(store, head ? `${head}^{tree}` : null, path); // cat-file works while blobs are written
+  const contents = [old?.bytes, next?.bytes].filter((b): b is Buffer => !!b);
+  const blobs = await writeBlobs(store, contents).catch(async (error: unknown) => {
+    await reading.catch(() => undefined);
+    throw error;
+  });
+  const [oldBlob, nextBlob] = old ? blobs : [null, ...blobs];
+  const levels = await reading;
   await failpoint('record.blob-written');
   const before = planTrees(store, levels, path, old && oldBlob ? { mode: gitModeOf(old.mode), oid: oldBlob } : null);
   const after = next && nextBlob ? planTrees(store, levelsAfter(levels, before), path, { mode: next.mode, oid: nextBlob }) : [];
-  await writeTrees(store, [...before, ...after]);
-  const commit = await writeCommit(store, rootOf(before), head ? [head] : [], record('before'), when);
-  // An object git did not write loose already existed (the file's bytes and trees at HEAD, packed): not new, so
-  // not at risk from a prune racing this record, and checking it after the ref would cost a git call.
-  const written = await looseOnly(store, [oldBlob, nextBlob, ...before.map((t) => t.oid), ...after.map((t) => t.oid), commit].filter((o): o is string => !!o));
-  return { commit, tree: rootOf(before), nextTree: after.length > 0 ? rootOf(after) : null, written };
+  const first: CommitSpec = { tree: rootOf(before), parents: head ? [head] : [], message: messages.before, when };
+  const commits = [first];
+  if (after.length > 0 && messages.proposal !== undefined) {
+    commits.push({ tree: rootOf(after), parents: [commitId(store, first)], message: messages.proposal, when });
+  }
+  const ids = await writeBatch(store, [...before, ...after], commits);
+  return { commits: ids, written: [...blobs, ...before.map((t) => t.oid), ...after.map((t) => t.oid), ...ids] };
 };
 
 /** Creates refs/fettle/<id> for a fresh id; a taken id fails the CAS and another is drawn. */
@@ -81,11 +85,13 @@ export const recordBefore = async (
 ): Promise<{ id: string; tip: string; fields: RecordFields }> => {
   const { store, treePath } = target;
   const when = ctx.now(); // one time for the record, so a rewrite after a prune recreates the same commit
+  const reason = `fettle: record ${treePath}`;
+  warmRefUpdate(store, reason);
   return withFreshId(async (id) => {
-    const write = () => commitBefore(store, treePath, old, (kind) => renderRecord({ ...fields, id, kind }), when);
-    const { commit, written } = await write();
+    const write = () => commitBefore(store, treePath, old, { before: renderRecord({ ...fields, id, kind: 'before' }) }, when);
+    const { commits: [commit = ''], written } = await write();
     await failpoint('record.commit-written');
-    await updateRefs(store, [{ op: 'create', ref: changeRef(id), oid: commit }], `fettle: record ${treePath}`);
+    await updateRefs(store, [{ op: 'create', ref: changeRef(id), oid: commit }], reason);
     await ensureObjects(store, written, write);
     await failpoint('record.ref-written');
     return { id, tip: commit, fields: { ...fields, id, kind: 'before' } };
@@ -106,15 +112,21 @@ export const recordAfter = async (
 ): Promise<string> => {
   const { path } = previous.fields;
   const when = ctx.now();
+  const reason = `fettle: ${kind === 'after' ? 'write' : 'apply'} ${path}`;
+  warmRefUpdate(store, reason);
   const write = async () => {
-    const leaf = landed ? { mode: gitModeOf(landed.mode), oid: await writeBlob(store, landed.bytes) } : null;
-    const trees = planTrees(store, await readLevels(store, `${previous.tip}^{tree}`, path), path, leaf);
-    await writeTrees(store, trees);
-    const commit = await writeCommit(store, rootOf(trees), [previous.tip], renderRecord({ ...previous.fields, id, kind }), when);
-    return { commit, written: [...(leaf ? [leaf.oid] : []), ...trees.map((t) => t.oid), commit] };
+    const reading = readLevels(store, `${previous.tip}^{tree}`, path); // cat-file works while the blob is written
+    const blobs = await writeBlobs(store, landed ? [landed.bytes] : []).catch(async (error: unknown) => {
+      await reading.catch(() => undefined);
+      throw error;
+    });
+    const leaf = landed && blobs[0] ? { mode: gitModeOf(landed.mode), oid: blobs[0] } : null;
+    const trees = planTrees(store, await reading, path, leaf);
+    const [commit = ''] = await writeBatch(store, trees, [{ tree: rootOf(trees), parents: [previous.tip], message: renderRecord({ ...previous.fields, id, kind }), when }]);
+    return { commit, written: [...blobs, ...trees.map((t) => t.oid), commit] };
   };
   const { commit, written } = await write();
-  await updateRefs(store, [{ op: 'update', ref: changeRef(id), oid: commit, old: previous.tip }], `fettle: ${kind === 'after' ? 'write' : 'apply'} ${path}`);
+  await updateRefs(store, [{ op: 'update', ref: changeRef(id), oid: commit, old: previous.tip }], reason);
   await ensureObjects(store, written, write);
   await failpoint('after.ref-written');
   return commit;
@@ -122,32 +134,27 @@ export const recordAfter = async (
 
 /**
  * Staged change: a `before` commit (HEAD plus the file as on disk) and a `proposal` commit on top, so that
- * `git show fettle/<id>` is exactly the proposed change and `git diff HEAD fettle/<id>` a reviewable PR.
+ * `git show fettle/<id>` is exactly the proposed change and `git diff HEAD fettle/<id>` a reviewable PR. The
+ * hidden worktree is not made here: `fettle test` creates it on first use (design brief §5, "create it
+ * lazily"), which keeps `git worktree add` and its checkout off the hook path.
  */
-export const stage = async (ctx: Context, plan: Plan, origin: Origin): Promise<{ id: string; worktree: string; tip: string; fields: RecordFields }> => {
+export const stage = async (ctx: Context, plan: Plan, origin: Origin): Promise<{ id: string; tip: string; fields: RecordFields }> => {
   const { store, treePath } = plan.target;
   const fields = fieldsOf(plan, origin);
   const mode = plan.old ? gitModeOf(plan.old.mode) : '100644';
   const when = ctx.now();
+  const reason = `fettle: stage ${treePath}`;
+  warmRefUpdate(store, reason);
   return withFreshId(async (id) => {
-    const write = async () => {
-      const before = await commitBefore(store, treePath, plan.old, (kind) => renderRecord({ ...fields, id, kind }), when, { bytes: plan.next, mode });
-      if (!before.nextTree) throw new FettleError('E_INTERNAL', 'internal error: no proposal tree');
-      const proposal = await writeCommit(store, before.nextTree, [before.commit], renderRecord({ ...fields, id, kind: 'proposal' }), when);
-      return { proposal, written: [...before.written, proposal] };
-    };
-    const { proposal, written } = await write();
+    const messages = { before: renderRecord({ ...fields, id, kind: 'before' }), proposal: renderRecord({ ...fields, id, kind: 'proposal' }) };
+    const write = () => commitBefore(store, treePath, plan.old, messages, when, { bytes: plan.next, mode });
+    const { commits, written } = await write();
+    const proposal = commits[1];
+    if (!proposal) throw new FettleError('E_INTERNAL', 'internal error: no proposal commit');
     await failpoint('stage.commits-written');
-    const worktree = await addHiddenWorktree(store, id, proposal, treePath, plan.next, plan.old?.mode ?? 0o644);
-    try {
-      await failpoint('stage.worktree-added');
-      await updateRefs(store, [{ op: 'create', ref: changeRef(id), oid: proposal }], `fettle: stage ${treePath}`);
-    } catch (error) {
-      await removeHiddenWorktree(store, id).catch(() => undefined);
-      throw error;
-    }
+    await updateRefs(store, [{ op: 'create', ref: changeRef(id), oid: proposal }], reason);
     await ensureObjects(store, written, write);
     await failpoint('stage.ref-written');
-    return { id, worktree, tip: proposal, fields: { ...fields, id, kind: 'proposal' } };
+    return { id, tip: proposal, fields: { ...fields, id, kind: 'proposal' } };
   });
 };

@@ -87,34 +87,81 @@ export interface GitRunner {
   run(call: GitCall): Promise<GitResult>;
   /** stdout as trimmed text */
   text(call: GitCall): Promise<string>;
+  /**
+   * Starts `git <args>` now, idle on its stdin, so that a later `run` with the same args (and no env of its
+   * own) finds it started: its start-up overlaps fettle's own work instead of adding to it. Only for commands
+   * that do nothing before reading stdin and nothing on an empty one (`cat-file --batch`,
+   * `update-ref --stdin`): one never used gets EOF when fettle exits, and exits having done nothing.
+   */
+  warm(args: readonly string[]): void;
   readonly cwd: string;
 }
 
-export const createGit = (cwd: string, env: Env, extraArgs: readonly string[] = []): GitRunner => {
-  const baseEnv = gitEnv(env);
-  const run = (call: GitCall): Promise<GitResult> =>
-    new Promise((resolve, reject) => {
-      const args = [...PINNED, ...extraArgs, ...call.args];
-      const child = spawn('git', args, { cwd, env: call.env ? { ...baseEnv, ...call.env } : baseEnv, stdio: 'pipe' });
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      child.stdout.on('data', (c: Buffer) => out.push(c));
-      child.stderr.on('data', (c: Buffer) => err.push(c));
-      child.on('error', (e) => reject(new GitError(call.args, -1, `cannot run git: ${e.message}`, e)));
-      // EPIPE when git exits before reading all input is reported through the exit code instead.
-      child.stdin.on('error', () => undefined);
-      child.on('close', (code, signal) => {
-        const stderr = Buffer.concat(err).toString('utf8') || (signal ? `git was killed by ${signal}` : '');
-        const result = { code: code ?? -1, stdout: Buffer.concat(out), stderr };
-        if (result.code === 0 || call.okCodes?.includes(result.code)) resolve(result);
-        else reject(new GitError(call.args, result.code, result.stderr));
-      });
-      child.stdin.end(call.input ?? '');
+interface Warm {
+  child: ChildProcessWithoutNullStreams;
+  out: Buffer[];
+  err: Buffer[];
+  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  failed: Error | null;
+}
+
+/** Started processes waiting for their input, by argument list; shared by the runners of one store. */
+export type WarmPool = Map<string, Warm[]>;
+export const createWarmPool = (): WarmPool => new Map();
+
+type Handle = { ref?: () => void; unref?: () => void };
+const handlesOf = (child: ChildProcessWithoutNullStreams): Handle[] => [child, child.stdin, child.stdout, child.stderr] as Handle[];
+
+const collect = (child: ChildProcessWithoutNullStreams): Warm => {
+  const warm: Warm = { child, out: [], err: [], failed: null, closed: Promise.resolve({ code: null, signal: null }) };
+  child.stdout.on('data', (c: Buffer) => warm.out.push(c));
+  child.stderr.on('data', (c: Buffer) => warm.err.push(c));
+  // EPIPE when git exits before reading all input is reported through the exit code instead.
+  child.stdin.on('error', () => undefined);
+  warm.closed = new Promise((resolve) => {
+    child.on('error', (e) => {
+      warm.failed = e;
+      resolve({ code: -1, signal: null });
     });
+    child.on('close', (code, signal) => resolve({ code, signal }));
+  });
+  return warm;
+};
+
+const finish = async (warm: Warm, call: GitCall): Promise<GitResult> => {
+  warm.child.stdin.end(call.input ?? '');
+  const { code, signal } = await warm.closed;
+  if (warm.failed) throw new GitError(call.args, -1, `cannot run git: ${warm.failed.message}`, warm.failed);
+  const stderr = Buffer.concat(warm.err).toString('utf8') || (signal ? `git was killed by ${signal}` : '');
+  const result = { code: code ?? -1, stdout: Buffer.concat(warm.out), stderr };
+  if (result.code === 0 || call.okCodes?.includes(result.code)) return result;
+  throw new GitError(call.args, result.code, result.stderr);
+};
+
+export const createGit = (cwd: string, env: Env, extraArgs: readonly string[] = [], pool: WarmPool = createWarmPool()): GitRunner => {
+  const baseEnv = gitEnv(env);
+  const spawnGit = (args: readonly string[], callEnv?: Record<string, string>) =>
+    spawn('git', [...PINNED, ...extraArgs, ...args], { cwd, env: callEnv ? { ...baseEnv, ...callEnv } : baseEnv, stdio: 'pipe' });
+  const keyOf = (args: readonly string[]): string => [...extraArgs, ...args].join('\0');
+  const run = (call: GitCall): Promise<GitResult> => {
+    const warm = call.env ? undefined : pool.get(keyOf(call.args))?.shift();
+    if (warm) {
+      for (const h of handlesOf(warm.child)) h.ref?.();
+      return finish(warm, call);
+    }
+    return finish(collect(spawnGit(call.args, call.env)), call);
+  };
   return {
     cwd,
     run,
-    start: (args) => spawn('git', [...PINNED, ...extraArgs, ...args], { cwd, env: baseEnv, stdio: 'pipe' }),
+    start: (args) => spawnGit(args),
     text: async (call) => (await run(call)).stdout.toString('utf8').trim(),
+    warm: (args) => {
+      const warm = collect(spawnGit(args));
+      // Idle, it must not keep fettle alive; `run` takes the handles back.
+      for (const h of handlesOf(warm.child)) h.unref?.();
+      const key = keyOf(args);
+      pool.set(key, [...(pool.get(key) ?? []), warm]);
+    },
   };
 };

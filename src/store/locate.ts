@@ -7,7 +7,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Env } from '../config';
 import { isInsideDotGit } from '../core/dot-git';
 import { FettleError } from '../errors';
-import { createGit, GitError, type GitRunner } from './git';
+import { createGit, createWarmPool, GitError, type GitRunner } from './git';
 
 export interface Store {
   kind: 'repo' | 'private';
@@ -67,14 +67,19 @@ export const resolveRealPath = async (abs: string): Promise<string> => {
   return join(existing, ...rest, target.slice(dirname(target).length + 1));
 };
 
-export const locateTarget = async (filePath: string, cwd: string, env: Env, dataDir: string): Promise<Target> => {
+export interface OpenOptions {
+  /** git commands to start while the repository is being located (see GitRunner.warm) */
+  warm?: readonly (readonly string[])[];
+}
+
+export const locateTarget = async (filePath: string, cwd: string, env: Env, dataDir: string, options: OpenOptions = {}): Promise<Target> => {
   const abs = resolve(cwd, filePath);
   const realPath = await resolveRealPath(abs);
   if (isInsideDotGit(abs) || isInsideDotGit(realPath)) {
     throw new FettleError('E_FORBIDDEN_PATH', `${abs} is inside a .git directory; fettle never writes there.`);
   }
   const { existing } = await nearestExistingDir(dirname(realPath));
-  const store = await openStoreAt(existing, env, dataDir);
+  const store = await openStoreAt(existing, env, dataDir, options);
   if (store.kind === 'private') return { store, realPath, treePath: realPath.split(sep).filter(Boolean).join('/') };
   const rel = relative(store.workTree, realPath);
   if (rel.startsWith('..') || isAbsolute(rel)) {
@@ -84,13 +89,17 @@ export const locateTarget = async (filePath: string, cwd: string, env: Env, data
 };
 
 /** The store for the repository containing `dir`, or the private store when there is none. */
-export const openStoreAt = async (dir: string, env: Env, dataDir: string): Promise<Store> => {
-  const probe = createGit(dir, env);
+export const openStoreAt = async (dir: string, env: Env, dataDir: string, options: OpenOptions = {}): Promise<Store> => {
+  const pool = createWarmPool();
+  const probe = createGit(dir, env, [], pool);
+  // One spawn for everything the hook needs to know; `--verify -q` prints HEAD's commit, or exits 1 if unborn.
+  const args = ['rev-parse', '--is-inside-git-dir', '--show-toplevel', '--git-common-dir', '--show-object-format', '--verify', '-q', 'HEAD^{commit}'];
+  const probing = probe.run({ args, okCodes: [1] });
+  // Started second: the answer above is what everything waits for.
+  for (const warm of options.warm ?? []) probe.warm(warm);
   let lines: string[];
   try {
-    // One spawn for everything the hook needs to know; `--verify -q` prints HEAD's commit, or exits 1 if unborn.
-    const args = ['rev-parse', '--is-inside-git-dir', '--show-toplevel', '--git-common-dir', '--show-object-format', '--verify', '-q', 'HEAD^{commit}'];
-    lines = (await probe.run({ args, okCodes: [1] })).stdout.toString('utf8').trim().split('\n');
+    lines = (await probing).stdout.toString('utf8').trim().split('\n');
   } catch (error) {
     if (error instanceof GitError && /not a git repository/i.test(error.stderr)) return openPrivateStore(env, dataDir);
     if (error instanceof GitError && /must be run in a work tree/i.test(error.stderr)) {
@@ -104,7 +113,7 @@ export const openStoreAt = async (dir: string, env: Env, dataDir: string): Promi
   }
   const workTree = await realpath(top);
   const commonDir = await realpath(resolve(dir, common));
-  return finishStore('repo', createGit(workTree, env), commonDir, workTree, format, head && /^[0-9a-f]{40,64}$/.test(head) ? head : null);
+  return finishStore('repo', createGit(workTree, env, [], pool), commonDir, workTree, format, head && /^[0-9a-f]{40,64}$/.test(head) ? head : null);
 };
 
 const exists = (path: string): Promise<boolean> => stat(path).then(() => true, () => false);

@@ -1,10 +1,13 @@
 // Objects: blobs in and out as bytes (never through a string or git's filters), trees edited along one path,
 // commits with fettle's fixed identity. Everything written is durable before the call returns.
-import { open, readFile as fsReadFile, stat } from 'node:fs/promises';
+import { readFile as fsReadFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FettleError } from '../errors';
 import type { Store } from './locate';
-import { editTree, mktreeInput, parseTree, type NewTree, type TreeEntry } from './tree-codec';
+import { IDENTITY } from './git';
+import { writeLoose, type NewObject } from './loose';
+import { encodeCommit } from './commit-codec';
+import { editTree, encodeTree, hashObject, parseTree, type NewTree, type TreeEntry } from './tree-codec';
 import { isAlive } from '../io/pid';
 
 export interface BatchObject {
@@ -13,9 +16,16 @@ export interface BatchObject {
   body: Buffer;
 }
 
-/** `hash-object --stdin` implies --no-filters: the stored bytes are exactly the input. */
-export const writeBlob = async (store: Store, bytes: Buffer): Promise<string> =>
-  store.git.text({ args: ['hash-object', '-w', '--stdin'], input: bytes });
+const looseTarget = (store: Store) => ({ objectsDir: join(store.commonDir, 'objects'), objectFormat: store.objectFormat });
+
+/** The bytes exactly as given: no clean filter or end-of-line conversion ever sees them. */
+export const writeBlobs = (store: Store, contents: Buffer[]): Promise<string[]> =>
+  writeLoose(looseTarget(store), contents.map((body) => ({ type: 'blob', body })));
+
+export const writeBlob = async (store: Store, bytes: Buffer): Promise<string> => (await writeBlobs(store, [bytes]))[0] as string;
+
+/** The reader `readObjects` runs for specs without newlines; worth warming on the hook path. */
+export const READ_BATCH = ['cat-file', '--batch'] as const;
 
 /** Reads several objects in one process. `specs` are anything cat-file accepts (oid, rev:path). */
 export const readObjects = async (store: Store, specs: string[]): Promise<(BatchObject | null)[]> => {
@@ -23,7 +33,7 @@ export const readObjects = async (store: Store, specs: string[]): Promise<(Batch
   // NUL-delimited input (-z) only when a path needs it: older git (before 2.38) lacks the option.
   const nul = specs.some((s) => s.includes('\n'));
   const input = Buffer.concat(specs.map((s) => Buffer.from(`${s}${nul ? '\0' : '\n'}`)));
-  const { stdout } = await store.git.run({ args: ['cat-file', '--batch', ...(nul ? ['-z'] : [])], input });
+  const { stdout } = await store.git.run({ args: nul ? [...READ_BATCH, '-z'] : READ_BATCH, input });
   const out: (BatchObject | null)[] = [];
   let i = 0;
   for (let n = 0; n < specs.length; n++) {
@@ -80,19 +90,38 @@ export const planTrees = (store: Store, levels: TreeEntry[][], path: string, lea
 /** The root oid of planned trees (the last one). */
 export const rootOf = (trees: NewTree[]): string => (trees[trees.length - 1] as NewTree).oid;
 
+export interface CommitSpec {
+  tree: string;
+  parents: string[];
+  message: string;
+  when: Date;
+}
+
+const commitObject = (c: CommitSpec): NewObject => ({
+  type: 'commit',
+  body: encodeCommit({ tree: c.tree, parents: c.parents, message: c.message, seconds: Math.floor(c.when.getTime() / 1000), identity: `${IDENTITY.name} <${IDENTITY.email}>` }),
+});
+
+/** The id a commit will have, before it is written: a commit on top of it can be planned in the same batch. */
+export const commitId = (store: Store, c: CommitSpec): string => {
+  const { type, body } = commitObject(c);
+  return hashObject(type, body, store.objectFormat);
+};
+
 /**
- * Writes planned trees (children before parents) in one `mktree --batch`, checking git computed the same ids.
- * An empty root cannot go through --batch (an empty record ends a tree), so it is written on its own.
+ * Writes planned trees and commits in one batch, synced before it returns (and so before any ref can name
+ * them). Returns the commits' ids, in order.
  */
-export const writeTrees = async (store: Store, trees: NewTree[]): Promise<void> => {
-  const nonEmpty = trees.filter((t) => t.entries.length > 0);
-  if (nonEmpty.length < trees.length) await store.git.run({ args: ['hash-object', '-w', '-t', 'tree', '--stdin'], input: Buffer.alloc(0) });
-  if (nonEmpty.length === 0) return;
-  const printed = (await store.git.text({ args: ['mktree', '-z', '--batch'], input: mktreeInput(nonEmpty) })).split('\n');
-  nonEmpty.forEach((t, n) => {
-    if (printed[n] !== t.oid) throw new FettleError('E_INTERNAL', `internal error: tree hash mismatch (${printed[n]} != ${t.oid})`);
+export const writeBatch = async (store: Store, trees: NewTree[], commits: CommitSpec[]): Promise<string[]> => {
+  const oids = await writeLoose(looseTarget(store), [...trees.map((t): NewObject => ({ type: 'tree', body: encodeTree(t.entries) })), ...commits.map(commitObject)]);
+  trees.forEach((t, n) => {
+    if (oids[n] !== t.oid) throw new FettleError('E_INTERNAL', `internal error: tree hash mismatch (${oids[n]} != ${t.oid})`);
   });
-  await fsyncLooseObjects(store, nonEmpty.map((t) => t.oid));
+  return oids.slice(trees.length);
+};
+
+export const writeTrees = async (store: Store, trees: NewTree[]): Promise<void> => {
+  await writeBatch(store, trees, []);
 };
 
 /** `baseTree` with `path` set to `leaf` (null: removed), written; returns the new root tree's oid. */
@@ -105,37 +134,6 @@ export const writeTreeWith = async (
   const trees = planTrees(store, await readLevels(store, baseTree, path), path, leaf);
   await writeTrees(store, trees);
   return rootOf(trees);
-};
-
-/**
- * `git mktree` does not fsync what it writes, even with core.fsync=all (checked on git 2.39), so do it here.
- * An object that is not loose was already in a pack, which git fsyncs.
- */
-const fsyncLooseObjects = async (store: Store, oids: string[]): Promise<void> => {
-  const dirs = new Set<string>();
-  for (const oid of oids) {
-    const dir = join(store.commonDir, 'objects', oid.slice(0, 2));
-    let handle;
-    try {
-      handle = await open(join(dir, oid.slice(2)), 'r');
-    } catch {
-      continue;
-    }
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    dirs.add(dir);
-  }
-  for (const dir of dirs) {
-    const handle = await open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  }
 };
 
 const isLoose = (store: Store, oid: string): Promise<boolean> =>
@@ -191,20 +189,13 @@ const waitForGc = async (store: Store): Promise<void> => {
 
 const readFileText = (path: string): Promise<string> => fsReadFile(path, 'utf8').catch(() => '');
 
-export const writeCommit = async (
-  store: Store,
-  tree: string,
-  parents: string[],
-  message: string,
-  when: Date,
-): Promise<string> => {
-  const date = `@${Math.floor(when.getTime() / 1000)} +0000`;
-  return store.git.text({
-    args: ['commit-tree', '--no-gpg-sign', tree, ...parents.flatMap((p) => ['-p', p])],
-    input: message,
-    env: { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
-  });
-};
+/** A commit by fettle's fixed identity, dated `when` in UTC; the message is stored as given. */
+export const writeCommit = async (store: Store, tree: string, parents: string[], message: string, when: Date): Promise<string> =>
+  (await writeBatch(store, [], [{ tree, parents, message, when }]))[0] as string;
+
+/** The tree a commit names (`fettle discard` writes a marker commit on the same tree). */
+export const treeOf = async (store: Store, commit: string): Promise<string> =>
+  store.git.text({ args: ['rev-parse', '--verify', '--end-of-options', `${commit}^{tree}`] });
 
 /** The commit HEAD points at (as read when the store was opened), or null for an unborn HEAD and the private store. */
 export const headCommit = (store: Store): string | null => store.head;

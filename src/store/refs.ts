@@ -30,11 +30,16 @@ const line = (u: RefUpdate): string => {
   }
 };
 
+const updateArgs = (reason: string): string[] => ['update-ref', '-m', reason, '--stdin'];
+
+/** Starts the `update-ref` a later updateRefs with the same reason will use (see GitRunner.warm). */
+export const warmRefUpdate = (store: Store, reason: string): void => store.git.warm(updateArgs(reason));
+
 /** Applies all updates atomically or none (`update-ref --stdin` is one transaction). */
 export const updateRefs = async (store: Store, updates: RefUpdate[], reason: string): Promise<void> => {
   const input = `${updates.map(line).join('\n')}\n`;
   try {
-    await store.git.run({ args: ['update-ref', '-m', reason, '--stdin'], input });
+    await store.git.run({ args: updateArgs(reason), input });
   } catch (error) {
     throw error instanceof GitError ? refError(error, updates) : error;
   }
@@ -72,7 +77,7 @@ export interface PreparedRefs {
  * aborted when the process ends, so a crash between the two changes no ref.
  */
 export const prepareRefs = async (store: Store, updates: RefUpdate[], reason: string): Promise<PreparedRefs> => {
-  const child = store.git.start(['update-ref', '-m', reason, '--stdin']);
+  const child = store.git.start(updateArgs(reason));
   let stdout = '';
   let stderr = '';
   child.stdin.on('error', () => undefined);

@@ -87,15 +87,3 @@ export const levelsAfter = (levels: TreeEntry[][], written: NewTree[]): TreeEntr
   for (const tree of written) next[tree.depth] = tree.entries;
   return next;
 };
-
-/** `git mktree -z --batch` input for the trees, in order; each tree ends with an empty record. */
-export const mktreeInput = (trees: NewTree[]): Buffer =>
-  Buffer.concat(
-    trees.flatMap((t) => [
-      ...t.entries.map((e) => {
-        const type = e.mode === TREE_MODE ? 'tree' : e.mode === '160000' ? 'commit' : 'blob';
-        return Buffer.concat([Buffer.from(`${e.mode} ${type} ${e.oid}\t`, 'latin1'), e.name, Buffer.from([0])]);
-      }),
-      Buffer.from([0]),
-    ]),
-  );

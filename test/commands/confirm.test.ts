@@ -5,7 +5,7 @@ import { existsSync, lstatSync, readdirSync, statSync, symlinkSync, unlinkSync }
 import { test } from 'node:test';
 import { CLI, runHook, writePayload } from '../helpers/cli';
 import { lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
-import { T0, errorLine, fails, fettle, hasWorktree, keepsUserState, kinds, ok, refOid, stageWrite, statusJson } from '../helpers/stage';
+import { T0, errorLine, fails, fettle, hasWorktree, keepsUserState, kinds, ok, openWorktree, refOid, stageWrite, statusJson } from '../helpers/stage';
 
 const BASE = lines(40);
 /** Rewrites lines 21-40: staged (40 changed lines of 40), and leaves lines 1-20 free for a user's edit. */
@@ -20,7 +20,8 @@ const staged = (files: Record<string, string> = { 'a.txt': BASE }): { repo: Repo
 
 test('confirm writes the staged bytes exactly and marks the ref applied', () => {
   const { repo, id } = staged();
-  assert.ok(hasWorktree(repo, id), 'a staged change has its hidden worktree');
+  assert.equal(hasWorktree(repo, id), false, 'staging makes no hidden worktree');
+  openWorktree(repo, id);
   keepsUserState(repo, () => {
     const r = ok(fettle(repo, ['confirm', id]));
     assert.equal(r.stdout, `Applied ${id} to a.txt (+20 -20).\n`);
@@ -64,6 +65,7 @@ test('confirm of a path with spaces and non-ASCII characters, staged through a s
 
 test('the hidden worktree is locked: git worktree prune keeps it, and confirm still works', () => {
   const { repo, id } = staged();
+  openWorktree(repo, id);
   assert.match(repo.git('worktree', 'list', '--porcelain'), new RegExp(`worktree .*/fettle/worktrees/${id}\n(.*\n)*locked`));
   repo.git('worktree', 'prune');
   assert.ok(hasWorktree(repo, id));
@@ -91,6 +93,7 @@ test('confirm of a change staged by the hook applies it', () => {
 
 test('confirm after a non-overlapping edit on disk applies the clean 3-way merge and keeps the edit in history', () => {
   const { repo, id } = staged();
+  openWorktree(repo, id);
   repo.write('a.txt', EDIT_TOP);
   const tmp = tempDir();
   keepsUserState(repo, () => {
@@ -106,6 +109,7 @@ test('confirm after a non-overlapping edit on disk applies the clean 3-way merge
 
 test('confirm after an overlapping edit refuses, writes nothing, and leaves the change pending', () => {
   const { repo, id } = staged();
+  openWorktree(repo, id);
   const tip = refOid(repo, `refs/fettle/${id}`);
   repo.write('a.txt', EDIT_BOTTOM);
   const tmp = tempDir();

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { test } from 'node:test';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
-import { fails, fettle, hasWorktree, keepsUserState, kinds, ok, refOid, stageWrite, statusJson } from '../helpers/stage';
+import { fails, fettle, hasWorktree, keepsUserState, kinds, ok, openWorktree, refOid, stageWrite, statusJson } from '../helpers/stage';
 
 const BASE = lines(30);
 const PROPOSAL = lines(30, 'rewritten');
@@ -16,6 +16,7 @@ const staged = (): { repo: Repo; id: string } => {
 test('discard drops the ref, keeps the proposal under refs/fettle-discarded/, removes the worktree', () => {
   const { repo, id } = staged();
   const tip = refOid(repo, `refs/fettle/${id}`);
+  openWorktree(repo, id);
   assert.ok(tip && hasWorktree(repo, id));
   const mtime = statSync(repo.path('src/a.txt')).mtimeMs;
   keepsUserState(repo, () => assert.equal(ok(fettle(repo, ['discard', id])).stdout, `Discarded ${id}; src/a.txt was not touched.\n`));
@@ -66,6 +67,8 @@ test('a discarded change is listed as discarded, no longer pending', () => {
 test('discard of one change leaves another pending change of the same file alone', () => {
   const { repo, id } = staged();
   const other = stageWrite(repo, 'src/a.txt', lines(30, 'other'));
+  openWorktree(repo, id);
+  openWorktree(repo, other);
   keepsUserState(repo, () => ok(fettle(repo, ['discard', id])));
   assert.deepEqual(statusJson(repo).pending.map((c) => c.id), [other]);
   assert.ok(hasWorktree(repo, other));

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { agentWrite, runCli, runHook, writePayload } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
-import { T0, directWrite, fettle, hasWorktree, keepsUserState, ok, stageWrite, statusJson } from '../helpers/stage';
+import { T0, directWrite, fettle, hasWorktree, keepsUserState, ok, openWorktree, stageWrite, statusJson } from '../helpers/stage';
 
 const DAY = 24 * 3600;
 const BASE = lines(30);
@@ -34,6 +34,7 @@ test('retention by age on write: older changes go; a staged change nobody decide
   const recent = directWrite(repo, 'y.txt', 'y\n', { now: T0 + 200 });
   const now = directWrite(repo, 'z.txt', 'z\n', { now: T0 + DAY + 100, env: ttl });
   assert.deepEqual(ids(repo), sorted(pending, recent, now), `${old} is older than 24 h`);
+  openWorktree(repo, pending);
   assert.ok(hasWorktree(repo, pending), 'a pending change keeps its worktree');
   directWrite(repo, 'w.txt', 'w\n', { now: T0 + 2 * DAY + 20 });
   // "Expired" rests on the wall clock; a clock that jumped must not let a write delete an undecided proposal.
@@ -85,19 +86,22 @@ test('gc --dry-run removes nothing; --json lists what would go and why', () => {
   assert.equal(ids(repo).length, 1);
 });
 
-test('gc removes the worktree a killed confirm left behind, and one a killed staging left without a ref', () => {
+test('gc removes the worktree a killed confirm left behind, and one whose ref went away', () => {
   const repo = makeRepo({ 'a.txt': BASE, 'b.txt': BASE });
   const confirmed = stageWrite(repo, 'a.txt', lines(30, 'new'));
+  openWorktree(repo, confirmed);
   fettle(repo, ['confirm', confirmed], { env: { FETTLE_FAILPOINTS: 'confirm.ref-updated=kill' } });
   assert.ok(hasWorktree(repo, confirmed), 'the kill left it');
-  fettle(repo, ['write', 'b.txt'], { input: lines(30, 'other'), env: { FETTLE_FAILPOINTS: 'stage.worktree-added=kill' } });
+  // A worktree no ref names: its change was dropped while `fettle test` was making it.
+  const stray = stageWrite(repo, 'b.txt', lines(30, 'other'));
+  openWorktree(repo, stray);
+  repo.git('update-ref', '-d', `refs/fettle/${stray}`);
   const worktrees = () => readdirSync(join(repo.dir, '.git', 'fettle', 'worktrees')).sort();
-  const [stray] = worktrees().filter((id) => id !== confirmed);
-  assert.ok(stray, 'the killed staging left a worktree with no ref');
+  assert.deepEqual(worktrees(), [confirmed, stray].sort());
 
   const r = ok(fettle(repo, ['gc']));
   assert.match(r.stdout, new RegExp(`^Removed 1 hidden worktree no pending change uses \\(\\d+ B\\): ${confirmed}\\.$`, 'm'));
-  assert.deepEqual(worktrees(), [stray], 'one without any ref is young: it may be a staging in progress');
+  assert.deepEqual(worktrees(), [stray], 'one without any ref is young: it may be a worktree being made right now');
   const later = Math.floor(Date.now() / 1000) + 3600;
   assert.match(ok(fettle(repo, ['gc'], { now: later })).stdout, new RegExp(`^Removed 1 hidden worktree .*: ${stray}\\.$`, 'm'));
   assert.deepEqual(worktrees(), []);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
-import { T0, fettle, keepsUserState, ok, stageWrite, worktreeDir } from '../helpers/stage';
+import { T0, fettle, keepsUserState, ok, openWorktree, stageWrite, worktreeDir } from '../helpers/stage';
 
 const BASE = lines(30);
 const PROPOSED = lines(30, 'new');
@@ -52,6 +52,7 @@ test('a command that does not exist fails with 127; a change that is not staged 
 
 test('an expired change can still be tested; its hidden worktree is recreated if it went missing', () => {
   const { repo, id } = scene();
+  openWorktree(repo, id);
   repo.git('worktree', 'remove', '--force', '--force', worktreeDir(repo, id));
   const r = fettle(repo, ['test', id, '--', 'sh', '-c', 'head -1 a.txt'], { now: T0 + 3600 });
   assert.equal(r.code, 0, r.stderr);

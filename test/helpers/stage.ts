@@ -103,6 +103,12 @@ export const worktreeDir = (repo: Repo, id: string): string => join(repo.dir, '.
 export const hasWorktree = (repo: Repo, id: string): boolean =>
   existsSync(worktreeDir(repo, id)) || repo.git('worktree', 'list', '--porcelain').includes(`/fettle/worktrees/${id}`);
 
+/** Staging makes no hidden worktree; `fettle test` makes it on first use. Returns its directory. */
+export const openWorktree = (repo: Repo, id: string): string => {
+  ok(fettle(repo, ['test', id, '--', 'true']));
+  return worktreeDir(repo, id);
+};
+
 /**
  * userState() with the hooks listing reduced to the hook files themselves: its `..` row is the git dir, whose
  * link count and column widths change whenever fettle adds its own folder there.

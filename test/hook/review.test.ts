@@ -38,7 +38,7 @@ scenario('human review: a large Edit asks; the ref is written as a proposal firs
   assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), NEXT);
   assert.equal(repo.git('diff', '--name-only', 'HEAD', `fettle/${id}`), 'a.txt', 'reviewable with git diff HEAD fettle/<id>');
   assert.equal(repo.read('a.txt').toString(), OLD);
-  assert.ok(hasWorktree(repo, id));
+  assert.equal(hasWorktree(repo, id), false, 'no hidden worktree until one is asked for');
 });
 
 scenario('human review, the user allows: the tool writes, PostToolUse marks it applied and drops the worktree', A30, (repo) => {
@@ -63,7 +63,6 @@ scenario('human review, the user denies: nothing written, the change stays pendi
   assert.equal(run.post, undefined);
   assert.equal(repo.read('a.txt').toString(), OLD);
   assert.deepEqual(statusJson(repo).pending.map((c) => [c.id, c.state]), [[id, 'pending']]);
-  assert.ok(hasWorktree(repo, id));
   ok(fettle(repo, ['confirm', id]));
   assert.equal(repo.read('a.txt').toString(), NEXT);
 });

@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { test } from 'node:test';
 import { agentWrite, CLI, runHook, writePayload, type HookRun, type WriteCall } from '../helpers/cli';
 import { lines, makeRepo, userState, type Repo } from '../helpers/repo';
+import { openWorktree } from '../helpers/stage';
 
 type Env = Record<string, string>;
 
@@ -172,7 +173,9 @@ scenario('large diff: staged as a commit, denied with the diff, file untouched',
   assert.match(repo.git('diff', 'HEAD', `fettle/${id}`), /^\+LINE 1$/m);
   assert.match(repo.git('log', '--glob=fettle/*', '--format=%H %s'), new RegExp(`^${repo.git('rev-parse', `fettle/${id}`)} .*a\\.txt`, 'm'));
   const dir = repo.path(`.git/fettle/worktrees/${id}`);
-  assert.equal(readFileSync(`${dir}/a.txt`, 'utf8'), lines(30, 'LINE'), 'the hidden worktree holds the proposal');
+  assert.equal(existsSync(dir), false, 'staging makes no hidden worktree');
+  openWorktree(repo, id);
+  assert.equal(readFileSync(`${dir}/a.txt`, 'utf8'), lines(30, 'LINE'), 'the hidden worktree, made on first use, holds the proposal');
   const entry = worktrees(repo).find((w) => w.startsWith(`worktree ${dir}\n`));
   assert.ok(entry, worktrees(repo).join('\n\n'));
   assert.match(entry, /^locked\b/m);
@@ -409,5 +412,5 @@ scenario('concurrent staged Writes to different files are all staged', { setup: 
   const runs = await parallel(repo, 10, lines(30, 'LINE'));
   for (const r of runs) assert.equal(hso(r)?.permissionDecision, 'deny', show(r));
   assert.equal(fettleRefs(repo).length, 10);
-  assert.equal(worktrees(repo).length, 11);
+  assert.equal(worktrees(repo).length, 1, 'only the main worktree: staging makes none');
 });

@@ -54,8 +54,11 @@ const snapshot = (file: string) => (existsSync(file) ? readFileSync(file) : null
 
 scenario('paths inside any git dir: the hook passes them through untouched, `fettle write` refuses them', undefined, async () => {
   const repo = fixture();
-  // A staged change, so fettle's hidden worktree exists.
-  expectOutcome(await fettle(repo, ['write', 'a.txt'], { input: text(20, 'staged') }), { exit: [3] });
+  // A staged change with its hidden worktree (made on first use by `fettle test`).
+  const staged = await fettle(repo, ['write', 'a.txt'], { input: text(20, 'staged') });
+  expectOutcome(staged, { exit: [3] });
+  const id = /Staged change (\w+)/.exec(staged.stdout)?.[1] ?? '';
+  expectOutcome(await fettle(repo, ['test', id, '--', 'true']), { exit: [0] });
   const before = userState(repo);
   const refs = fettleRefs(repo).length;
   for (const [label, pathOf] of GIT_PATHS) {

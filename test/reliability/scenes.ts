@@ -148,7 +148,7 @@ export const PATHS: PathCase[] = [
   },
   {
     name: 'hook staged (PreToolUse stages and denies; confirm applies)',
-    points: ['stage.commits-written', 'stage.worktree-added', 'stage.ref-written'],
+    points: ['stage.commits-written', 'stage.ref-written'],
     make: async () => {
       const repo = fresh();
       const again = text(30, 'again');
@@ -178,7 +178,7 @@ export const PATHS: PathCase[] = [
   },
   {
     name: '`fettle write`, staged, then confirm',
-    points: ['stage.commits-written', 'stage.worktree-added', 'stage.ref-written'],
+    points: ['stage.commits-written', 'stage.ref-written'],
     make: async () => {
       const repo = fresh();
       return scene(repo, [LARGE], (w) => ({

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { FettleError } from '../../src/errors';
 import { createGit, GitError, gitEnv, IDENTITY } from '../../src/store/git';
 import { agentWrite, runCli, runHook, writePayload } from '../helpers/cli';
-import { lines, makeRepo, tempDir, userState, type Repo } from '../helpers/repo';
+import { baseEnv, lines, makeRepo, tempDir, userState, type Repo } from '../helpers/repo';
 
 const REAL_GIT = execFileSync('sh', ['-c', 'command -v git']).toString().trim();
 const stagedId = (text: string) => /Staged change ([0-9a-z]{8})/.exec(text)?.[1] ?? assert.fail(`no staged id in: ${text}`);
@@ -95,7 +95,7 @@ test('end to end: every git process the CLI starts for a hook write and a confir
   const id = stagedId(staged.json?.hookSpecificOutput?.permissionDecisionReason ?? '');
   assert.equal(runCli(['confirm', id], { cwd: repo.dir, env }).code, 0);
   assertPinned(wrapper.calls());
-  assert.ok(wrapper.calls().some((c) => c.includes('commit-tree')) && wrapper.calls().some((c) => c.includes('update-ref')));
+  assert.ok(wrapper.calls().some((c) => c.includes('cat-file')) && wrapper.calls().some((c) => c.includes('update-ref')));
 });
 
 test('inherited GIT_DIR / GIT_INDEX_FILE / GIT_WORK_TREE for another repo are ignored by the hook and by `fettle write`', () => {
@@ -162,4 +162,35 @@ test("the user's hooks, core.hooksPath, signing, filters, fsmonitor and diff.ext
   assert.equal(existsSync(marker), false, existsSync(marker) ? readFileSync(marker, 'utf8') : '');
   assert.equal(repo.read('f.txt').toString(), 'two\n');
   assert.equal(repo.read('big.txt').toString(), lines(300, 'new'));
+});
+
+test('warm: a started process is used by the run with the same args, once; other calls spawn their own', async () => {
+  const repo = makeRepo({ 'f.txt': 'one\n' });
+  const git = createGit(repo.dir, repo.env);
+  git.warm(['cat-file', '--batch']);
+  const spec = 'HEAD:f.txt\n';
+  const first = await git.run({ args: ['cat-file', '--batch'], input: spec });
+  const second = await git.run({ args: ['cat-file', '--batch'], input: spec });
+  assert.deepEqual(first.stdout, second.stdout, 'the warm process answers as a fresh one does');
+  assert.match(first.stdout.toString(), /^[0-9a-f]{40} blob 4\none\n\n$/);
+  git.warm(['cat-file', '--batch']);
+  const withEnv = await git.run({ args: ['cat-file', '--batch'], input: spec, env: { GIT_AUTHOR_DATE: '@0 +0000' } });
+  assert.deepEqual(withEnv.stdout, first.stdout, 'a call with its own env spawns, leaving the warm one idle');
+});
+
+test('warm: a failing warm process rejects its run with git\'s error', async () => {
+  const dir = tempDir();
+  const git = createGit(dir, baseEnv(dir));
+  git.warm(['cat-file', '--batch']);
+  await assert.rejects(git.run({ args: ['cat-file', '--batch'], input: 'HEAD\n' }), (e: unknown) => e instanceof GitError && /not a git repository/i.test(e.stderr));
+});
+
+test('warm: an update-ref never used changes nothing and does not keep the process alive', () => {
+  const repo = makeRepo({ 'f.txt': 'one\n' });
+  const script = `const { createGit } = require(${JSON.stringify(join(process.cwd(), 'src/store/git.ts'))});
+    createGit(process.argv[1], process.env).warm(['update-ref', '-m', 'x', '--stdin']);`;
+  const started = Date.now();
+  execFileSync(process.execPath, ['--import', 'tsx', '-e', script, repo.dir], { env: { ...process.env, ...repo.env }, timeout: 20_000 });
+  assert.ok(Date.now() - started < 15_000);
+  assert.equal(repo.git('for-each-ref'), repo.git('for-each-ref', 'refs/heads'), 'no ref but the branch');
 });

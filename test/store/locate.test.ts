@@ -91,7 +91,8 @@ test('linked worktree: hook writes record refs and objects in the main common di
     readdirSync(join(perWorktree, rel), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(rel, e.name)) : [join(rel, e.name)]));
   const files = walk('');
   assert.deepEqual(files.filter((p) => p.startsWith('refs') || /fettle/.test(p)), []);
-  assert.ok(existsSync(join(repo.dir, '.git', 'fettle', 'worktrees', id)));
+  assert.equal(runCli(['test', id, '--', 'true'], { cwd: wt, env: repo.env }).code, 0);
+  assert.ok(existsSync(join(repo.dir, '.git', 'fettle', 'worktrees', id)), 'the hidden worktree, made on first use, is in the main git dir');
   assert.equal(runCli(['confirm', id], { cwd: wt, env: repo.env }).code, 0);
   assert.equal(readFileSync(join(wt, 'big.txt'), 'utf8'), lines(150, 'new'));
   assert.equal(repo.read('big.txt').toString(), lines(3));
@@ -197,4 +198,16 @@ test('`fettle write` through a dangling symlink creates the target; the link sta
   assert.equal(r.code, 0, r.stderr);
   assert.ok(lstatSync(repo.path('link')).isSymbolicLink());
   assert.equal(repo.read('d/created.txt').toString(), 'hello\n');
+});
+
+test('outside any repository: eight first writers at once all get the one private store', async () => {
+  const home = tempDir();
+  const dir = join(home, 'plain');
+  mkdirSync(dir);
+  const env = baseEnv(home);
+  const dataDir = join(home, 'data');
+  const stores = await Promise.all(Array.from({ length: 8 }, () => openStoreAt(dir, env, dataDir)));
+  assert.deepEqual(new Set(stores.map((s) => [s.kind, s.commonDir].join(' '))), new Set([`private ${join(dataDir, 'store.git')}`]));
+  assert.equal(execFileSync('git', ['--git-dir', join(dataDir, 'store.git'), 'rev-parse', '--is-bare-repository'], { env }).toString().trim(), 'true');
+  assert.deepEqual(readdirSync(dataDir), ['store.git'], 'no initialisation directory left behind');
 });

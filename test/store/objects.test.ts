@@ -165,7 +165,7 @@ test('writeCommit uses the fettle identity, the given time and parents, and neve
   repo.git('config', 'gpg.program', join(repo.home, 'no-such-gpg'));
   const store = await storeOf(repo);
   const head = repo.git('rev-parse', 'HEAD');
-  const commit = await writeCommit(store, `${head}^{tree}`, [head], 'fettle: test\n\nbody\n', WHEN);
+  const commit = await writeCommit(store, repo.git('rev-parse', 'HEAD^{tree}'), [head], 'fettle: test\n\nbody\n', WHEN);
   assert.equal(repo.git('log', '-1', '--format=%an <%ae>|%cn <%ce>|%at|%ct|%P|%s|%G?', commit), `fettle <fettle@localhost>|fettle <fettle@localhost>|${WHEN.getTime() / 1000}|${WHEN.getTime() / 1000}|${head}|fettle: test|N`);
 });
 

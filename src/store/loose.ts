@@ -1,0 +1,103 @@
+// Objects written in process, in git's loose format: zlib("<type> <size>\0<body>") stored at
+// objects/<first 2 hex>/<rest>. Spawning `hash-object -w`, `mktree` and `commit-tree` cost one process start
+// each on every agent write (docs/PERFORMANCE.md); the format is git's stable on-disk contract.
+// Durability: the temp file is fsynced before the rename and each directory touched after it (git itself,
+// with core.fsync=loose-object, syncs the file but not the directory). The calls are synchronous: a handful of
+// small files, where a round trip through libuv's thread pool per call costs more than the call.
+import { randomBytes } from 'node:crypto';
+import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { hashObject } from './tree-codec';
+
+export interface LooseTarget {
+  /** <common-dir>/objects */
+  objectsDir: string;
+  objectFormat: 'sha1' | 'sha256';
+}
+
+export interface NewObject {
+  type: 'blob' | 'tree' | 'commit';
+  body: Buffer;
+}
+
+/** git's default core.looseCompression: speed over size; git gc repacks loose objects anyway. */
+const LEVEL = 1;
+
+const syncDir = (dir: string): void => {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+};
+
+/**
+ * Loose objects are read-only. The read bits follow the objects directory's, so a repository shared with a
+ * group (core.sharedRepository, which makes that directory group-readable) stays readable by the group
+ * whatever this process's umask.
+ */
+const fileModeFor = (objectsDir: string): number => 0o444 & (statSync(objectsDir).mode | 0o400);
+
+const exists = (fn: () => void): boolean => {
+  try {
+    fn();
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * An object already stored loose is only freshened (its mtime, as git does) so that a prune with an expiry
+ * keeps it; otherwise it is written under a `tmp_obj_` name, which `git gc` sweeps if this process dies
+ * before the rename, and renamed into place. Returns the new object's id.
+ */
+const writeOne = (target: LooseTarget, object: NewObject, mode: number, touched: Set<string>): string => {
+  const oid = hashObject(object.type, object.body, target.objectFormat);
+  const dir = join(target.objectsDir, oid.slice(0, 2));
+  const path = join(dir, oid.slice(2));
+  const now = new Date();
+  if (exists(() => utimesSync(path, now, now))) return oid;
+  try {
+    mkdirSync(dir);
+    touched.add(target.objectsDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const header = Buffer.from(`${object.type} ${object.body.length}\0`, 'latin1');
+  const data = deflateSync(Buffer.concat([header, object.body]), { level: LEVEL });
+  const temp = join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`);
+  const fd = openSync(temp, 'wx', mode);
+  try {
+    for (let done = 0; done < data.length; ) done += writeSync(fd, data, done);
+    fchmodSync(fd, mode);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    exists(() => unlinkSync(temp));
+    throw error;
+  }
+  closeSync(fd);
+  try {
+    // Another writer may have stored the same object meanwhile: same id, same bytes, so replacing it is harmless.
+    renameSync(temp, path);
+  } catch (error) {
+    exists(() => unlinkSync(temp));
+    throw error;
+  }
+  touched.add(dir);
+  return oid;
+};
+
+/** Writes the objects, then syncs every directory that gained an entry; returns their ids, in order. */
+export const writeLoose = async (target: LooseTarget, objects: NewObject[]): Promise<string[]> => {
+  if (objects.length === 0) return [];
+  const mode = fileModeFor(target.objectsDir);
+  const touched = new Set<string>();
+  const oids = objects.map((object) => writeOne(target, object, mode, touched));
+  // Children before parents: an object directory is synced before the objects directory that names it.
+  for (const dir of [...touched].sort((a, b) => b.length - a.length)) syncDir(dir);
+  return oids;
+};
