@@ -19,6 +19,8 @@ export interface LooseTarget {
 export interface NewObject {
   type: 'blob' | 'tree' | 'commit';
   body: Buffer;
+  /** the id, when the caller already hashed `body` (tree-codec does): not hashed again */
+  oid?: string;
 }
 
 /** git's default core.looseCompression: speed over size; git gc repacks loose objects anyway. */
@@ -55,7 +57,7 @@ const exists = (fn: () => void): boolean => {
  * before the rename, and renamed into place. Returns the new object's id.
  */
 const writeOne = (target: LooseTarget, object: NewObject, mode: number, touched: Set<string>): string => {
-  const oid = hashObject(object.type, object.body, target.objectFormat);
+  const oid = object.oid ?? hashObject(object.type, object.body, target.objectFormat);
   const dir = join(target.objectsDir, oid.slice(0, 2));
   const path = join(dir, oid.slice(2));
   const now = new Date();

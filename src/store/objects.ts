@@ -7,7 +7,7 @@ import type { Store } from './locate';
 import { IDENTITY } from './git';
 import { writeLoose, type NewObject } from './loose';
 import { encodeCommit } from './commit-codec';
-import { editTree, encodeTree, hashObject, parseTree, type NewTree, type TreeEntry } from './tree-codec';
+import { editTree, hashObject, parseTree, type NewTree, type TreeEntry } from './tree-codec';
 import { isAlive } from '../io/pid';
 
 export interface BatchObject {
@@ -113,10 +113,7 @@ export const commitId = (store: Store, c: CommitSpec): string => {
  * them). Returns the commits' ids, in order.
  */
 export const writeBatch = async (store: Store, trees: NewTree[], commits: CommitSpec[]): Promise<string[]> => {
-  const oids = await writeLoose(looseTarget(store), [...trees.map((t): NewObject => ({ type: 'tree', body: encodeTree(t.entries) })), ...commits.map(commitObject)]);
-  trees.forEach((t, n) => {
-    if (oids[n] !== t.oid) throw new FettleError('E_INTERNAL', `internal error: tree hash mismatch (${oids[n]} != ${t.oid})`);
-  });
+  const oids = await writeLoose(looseTarget(store), [...trees.map((t): NewObject => ({ type: 'tree', body: t.body, oid: t.oid })), ...commits.map(commitObject)]);
   return oids.slice(trees.length);
 };
 

@@ -150,7 +150,7 @@ test('editTree: removing the only file gives the empty tree as root', () => {
   const before = gitTreeOf(repo, { 'd/only.txt': 'o' });
   const trees = editTree(levelsOf(repo, before, ['d', 'only.txt']), ['d', 'only.txt'], null, 'sha1');
   assert.equal(trees.length, 1);
-  assert.deepEqual(trees[0], { oid: EMPTY_TREE, entries: [], depth: 0 });
+  assert.deepEqual(trees[0], { oid: EMPTY_TREE, entries: [], depth: 0, body: Buffer.alloc(0) });
 });
 
 test('editTree writes only the trees along the path, children first', () => {
@@ -165,4 +165,14 @@ test('editTree writes only the trees along the path, children first', () => {
 test('editTree from nothing builds every level', () => {
   const repo = makeRepo();
   assert.equal(edit(repo, gitTreeOf(repo, {}), 'x/y/z.txt', 'z'), gitTreeOf(repo, { 'x/y/z.txt': 'z' }));
+});
+
+test('editTree keeps a 1,000-entry directory in git order when it inserts into it', () => {
+  const repo = makeRepo();
+  const names = Array.from({ length: 1000 }, (_, i) => `f${String(i).padStart(4, '0')}${i % 7 === 0 ? '-x' : ''}.txt`);
+  const files = Object.fromEntries(names.map((n) => [`d/${n}`, n]));
+  const before = gitTreeOf(repo, files);
+  assert.equal(edit(repo, before, 'd/f0500.txt.new', 'new'), gitTreeOf(repo, { ...files, 'd/f0500.txt.new': 'new' }));
+  assert.equal(edit(repo, before, 'd/f0500', 'dir-or-file'), gitTreeOf(repo, { ...files, 'd/f0500': 'dir-or-file' }));
+  assert.equal(edit(repo, before, 'd/f0500/inner.txt', 'i'), gitTreeOf(repo, { ...files, 'd/f0500/inner.txt': 'i' }));
 });
