@@ -34,7 +34,7 @@ export const write = async (edge: Edge, dir: string | undefined, file: string): 
       edge.io.out(renderStaged({ id, path: target.treePath, decision: d, diff: plan.diff, invoke, ttlSeconds: ctx.config.ttlSeconds, thresholds: ctx.config, tool: 'write' }));
       return EXIT.staged;
     }
-    const before = await recordBefore(ctx, plan.target, plan.old, fieldsOf(plan, origin));
+    const before = await recordBefore(ctx, plan.target, plan.old, fieldsOf(plan, origin), plan.stored?.old);
     await failpoint('write.recorded');
     // The previous bytes are in git; make sure they are still what is on disk before replacing them.
     const now = await readDisk(target.realPath);

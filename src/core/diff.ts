@@ -115,22 +115,41 @@ export interface ScannedPatch {
  * `---`/`+++` are file headers only before a file's first hunk; inside a hunk they are content lines.
  */
 export const scanUnified = (patch: Buffer, cap: number): ScannedPatch => {
+  const scanner = unifiedScanner(cap);
+  scanner.push(patch);
+  return scanner.end();
+};
+
+/** scanUnified fed in chunks as git writes them: only a partial line is held between chunks. */
+export const unifiedScanner = (cap: number): { push(chunk: Buffer): void; end(): ScannedPatch } => {
   const out: ScannedPatch = { added: 0, removed: 0, shown: [], cutLines: 0 };
   let inHunk = false;
-  for (let at = 0; at < patch.length; ) {
-    const end = patch.indexOf(0x0a, at) === -1 ? patch.length : patch.indexOf(0x0a, at);
-    const first = patch[at];
-    if (end > at) {
-      if (patch.subarray(at, Math.min(end, at + 11)).toString('latin1') === 'diff --git ') inHunk = false;
-      else if (first === 0x40 /* @ */ && patch[at + 1] === 0x40) inHunk = true;
-      if (inHunk) {
-        if (first === 0x2b /* + */) out.added++;
-        else if (first === 0x2d /* - */) out.removed++;
-        if (out.shown.length < cap) out.shown.push(patch.subarray(at, end).toString('utf8'));
-        else out.cutLines++;
+  let rest: Buffer = Buffer.alloc(0);
+  const line = (bytes: Buffer): void => {
+    if (bytes.length === 0) return;
+    const first = bytes[0];
+    if (bytes.subarray(0, 11).toString('latin1') === 'diff --git ') inHunk = false;
+    else if (first === 0x40 /* @ */ && bytes[1] === 0x40) inHunk = true;
+    if (!inHunk) return;
+    if (first === 0x2b /* + */) out.added++;
+    else if (first === 0x2d /* - */) out.removed++;
+    if (out.shown.length < cap) out.shown.push(bytes.toString('utf8'));
+    else out.cutLines++;
+  };
+  return {
+    push(chunk) {
+      const bytes = rest.length ? Buffer.concat([rest, chunk]) : chunk;
+      let at = 0;
+      for (let end = bytes.indexOf(0x0a, at); end !== -1; end = bytes.indexOf(0x0a, at)) {
+        line(bytes.subarray(at, end));
+        at = end + 1;
       }
-    }
-    at = end + 1;
-  }
-  return out;
+      rest = Buffer.from(bytes.subarray(at));
+    },
+    end() {
+      line(rest);
+      rest = Buffer.alloc(0);
+      return out;
+    },
+  };
 };

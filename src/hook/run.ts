@@ -112,7 +112,7 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
   const d = plan.decision;
   if (d.tier === 'noop') return context('PreToolUse', renderNoop(target.treePath));
   if (d.tier === 'direct') {
-    await remember(await recordBefore(ctx, target, old, fieldsOf(plan, origin)));
+    await remember(await recordBefore(ctx, target, old, fieldsOf(plan, origin), plan.stored?.old));
     return pass(); // Claude Code now writes through its normal permission flow; PostToolUse reports.
   }
   const staged = await stage(ctx, plan, origin);

@@ -2,10 +2,10 @@
 // Nothing is written here except, when the in-process diff gives up, the two blobs git diffs instead.
 import { classifyContent, countLines, type ContentKind } from '../core/content';
 import { decide, type Decision } from '../core/decide';
-import { diffLines, renderUnified, scanUnified } from '../core/diff';
+import { diffLines, renderUnified, unifiedScanner, type ScannedPatch } from '../core/diff';
 import type { DiskFile } from '../io/atomic-write';
 import type { Target } from '../store/locate';
-import { writeBlob } from '../store/objects';
+import { writeBlobs } from '../store/objects';
 import type { Context } from './context';
 import type { SourceCounts } from './propose';
 
@@ -23,6 +23,8 @@ export interface Plan {
   decision: Decision;
   /** unified diff for display (staged changes); absent for opaque content */
   diff?: { text: string; cutLines: number };
+  /** blobs already written (for git to diff them), so that recording does not hash megabytes again */
+  stored?: { old: string; next: string };
 }
 
 /**
@@ -49,17 +51,17 @@ export const planWrite = async (ctx: Context, target: Target, old: DiskFile | nu
     const decision = decide({ old: old.bytes, next, oldKind: kind, counts: { ...inProcess, oldLines } }, ctx.config);
     return { target, old, next, kind, decision, diff: renderUnified(target.treePath, inProcess.hunks, DIFF_CAP) };
   }
-  const patch = scanUnified(await gitDiff(target, old.bytes, next), DIFF_CAP);
+  const [oldBlob = '', nextBlob = ''] = await writeBlobs(target.store, [old.bytes, next]);
+  const patch = await gitDiff(target, oldBlob, nextBlob);
   const decision = decide({ old: old.bytes, next, oldKind: kind, counts: { added: patch.added, removed: patch.removed, oldLines } }, ctx.config);
   const text = [`--- a/${target.treePath}`, `+++ b/${target.treePath}`, ...patch.shown].join('\n');
-  return { target, old, next, kind, decision, diff: { text, cutLines: patch.cutLines } };
+  return { target, old, next, kind, decision, diff: { text, cutLines: patch.cutLines }, stored: { old: oldBlob, next: nextBlob } };
 };
 
 /** git's xdiff discards lines unique to one side, so a full rewrite that stalls jsdiff takes it ~70 ms. */
-const gitDiff = async (target: Target, oldBytes: Buffer, next: Buffer): Promise<Buffer> => {
-  const [a, b] = await Promise.all([writeBlob(target.store, oldBytes), writeBlob(target.store, next)]);
-  const { stdout } = await target.store.git.run({
-    args: ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '-U3', a, b],
-  });
-  return stdout;
+const gitDiff = async (target: Target, a: string, b: string): Promise<ScannedPatch> => {
+  // Scanned as it arrives: a rewrite's patch is twice the file, and only counts and DIFF_CAP lines are kept.
+  const scanner = unifiedScanner(DIFF_CAP);
+  await target.store.git.run({ args: ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '-U3', a, b], onStdout: (chunk) => scanner.push(chunk) });
+  return scanner.end();
 };

@@ -43,15 +43,18 @@ const commitBefore = async (
   messages: { before: string; proposal?: string },
   when: Date,
   next?: { bytes: Buffer; mode: string },
+  stored?: { old?: string; next?: string },
 ): Promise<{ commits: string[]; written: string[] }> => {
   const head = headCommit(store);
   const reading = readLevels(store, head ? `${head}^{tree}` : null, path); // cat-file works while blobs are written
-  const contents = [old?.bytes, next?.bytes].filter((b): b is Buffer => !!b);
-  const blobs = await writeBlobs(store, contents).catch(async (error: unknown) => {
+  const missing = [old && !stored?.old ? old.bytes : undefined, next && !stored?.next ? next.bytes : undefined];
+  const fresh = await writeBlobs(store, missing.filter((b): b is Buffer => !!b)).catch(async (error: unknown) => {
     await reading.catch(() => undefined);
     throw error;
   });
-  const [oldBlob, nextBlob] = old ? blobs : [null, ...blobs];
+  const oldBlob = old ? (stored?.old ?? fresh.shift()) : undefined;
+  const nextBlob = next ? (stored?.next ?? fresh.shift()) : undefined;
+  const blobs = [oldBlob, nextBlob].filter((b): b is string => !!b);
   const levels = await reading;
   await failpoint('record.blob-written');
   const before = planTrees(store, levels, path, old && oldBlob ? { mode: gitModeOf(old.mode), oid: oldBlob } : null);
@@ -82,17 +85,20 @@ export const recordBefore = async (
   target: Target,
   old: DiskFile | null,
   fields: Fields,
+  /** the id of `old`'s blob when the caller already wrote it */
+  stored?: string,
 ): Promise<{ id: string; tip: string; fields: RecordFields }> => {
   const { store, treePath } = target;
   const when = ctx.now(); // one time for the record, so a rewrite after a prune recreates the same commit
   const reason = `fettle: record ${treePath}`;
   warmRefUpdate(store, reason);
   return withFreshId(async (id) => {
-    const write = () => commitBefore(store, treePath, old, { before: renderRecord({ ...fields, id, kind: 'before' }) }, when);
-    const { commits: [commit = ''], written } = await write();
+    // A rewrite after a prune writes every object again, the caller's blob included.
+    const write = (known?: { old?: string }) => commitBefore(store, treePath, old, { before: renderRecord({ ...fields, id, kind: 'before' }) }, when, undefined, known);
+    const { commits: [commit = ''], written } = await write({ old: stored });
     await failpoint('record.commit-written');
     await updateRefs(store, [{ op: 'create', ref: changeRef(id), oid: commit }], reason);
-    await ensureObjects(store, written, write);
+    await ensureObjects(store, written, () => write());
     await failpoint('record.ref-written');
     return { id, tip: commit, fields: { ...fields, id, kind: 'before' } };
   });
@@ -147,13 +153,13 @@ export const stage = async (ctx: Context, plan: Plan, origin: Origin): Promise<{
   warmRefUpdate(store, reason);
   return withFreshId(async (id) => {
     const messages = { before: renderRecord({ ...fields, id, kind: 'before' }), proposal: renderRecord({ ...fields, id, kind: 'proposal' }) };
-    const write = () => commitBefore(store, treePath, plan.old, messages, when, { bytes: plan.next, mode });
-    const { commits, written } = await write();
+    const write = (known?: Plan['stored']) => commitBefore(store, treePath, plan.old, messages, when, { bytes: plan.next, mode }, known);
+    const { commits, written } = await write(plan.stored);
     const proposal = commits[1];
     if (!proposal) throw new FettleError('E_INTERNAL', 'internal error: no proposal commit');
     await failpoint('stage.commits-written');
     await updateRefs(store, [{ op: 'create', ref: changeRef(id), oid: proposal }], reason);
-    await ensureObjects(store, written, write);
+    await ensureObjects(store, written, () => write());
     await failpoint('stage.ref-written');
     return { id, tip: proposal, fields: { ...fields, id, kind: 'proposal' } };
   });

@@ -59,6 +59,8 @@ export interface GitCall {
   /** exit codes that are answers, not failures (e.g. 1 for `merge-file` conflicts) */
   okCodes?: readonly number[];
   env?: Record<string, string>;
+  /** stdout goes here as it arrives, instead of into the result (a large diff is never held whole) */
+  onStdout?: (chunk: Buffer) => void;
 }
 
 export interface GitResult {
@@ -112,9 +114,9 @@ export const createWarmPool = (): WarmPool => new Map();
 type Handle = { ref?: () => void; unref?: () => void };
 const handlesOf = (child: ChildProcessWithoutNullStreams): Handle[] => [child, child.stdin, child.stdout, child.stderr] as Handle[];
 
-const collect = (child: ChildProcessWithoutNullStreams): Warm => {
+const collect = (child: ChildProcessWithoutNullStreams, onStdout?: (chunk: Buffer) => void): Warm => {
   const warm: Warm = { child, out: [], err: [], failed: null, closed: Promise.resolve({ code: null, signal: null }) };
-  child.stdout.on('data', (c: Buffer) => warm.out.push(c));
+  child.stdout.on('data', onStdout ?? ((c: Buffer) => warm.out.push(c)));
   child.stderr.on('data', (c: Buffer) => warm.err.push(c));
   // EPIPE when git exits before reading all input is reported through the exit code instead.
   child.stdin.on('error', () => undefined);
@@ -144,12 +146,12 @@ export const createGit = (cwd: string, env: Env, extraArgs: readonly string[] = 
     spawn('git', [...PINNED, ...extraArgs, ...args], { cwd, env: callEnv ? { ...baseEnv, ...callEnv } : baseEnv, stdio: 'pipe' });
   const keyOf = (args: readonly string[]): string => [...extraArgs, ...args].join('\0');
   const run = (call: GitCall): Promise<GitResult> => {
-    const warm = call.env ? undefined : pool.get(keyOf(call.args))?.shift();
+    const warm = call.env || call.onStdout ? undefined : pool.get(keyOf(call.args))?.shift();
     if (warm) {
       for (const h of handlesOf(warm.child)) h.ref?.();
       return finish(warm, call);
     }
-    return finish(collect(spawnGit(call.args, call.env)), call);
+    return finish(collect(spawnGit(call.args, call.env), call.onStdout), call);
   };
   return {
     cwd,

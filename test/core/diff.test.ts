@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { structuredPatch } from 'diff';
-import { diffLines, DIFF_TIMEOUT_MS, renderUnified, scanUnified } from '../../src/core/diff';
+import { diffLines, DIFF_TIMEOUT_MS, renderUnified, scanUnified, unifiedScanner } from '../../src/core/diff';
 
 /** +/- counts of a patch given as text, through the byte scanner the git fallback uses. */
 const countUnified = (patch: string) => {
@@ -134,3 +134,14 @@ test(
   'countUnified counts removed/added lines whose content starts with -- or ++',
   () => assert.deepEqual(countUnified('--- a/f\n+++ b/f\n@@ -1 +1 @@\n--- sql comment\n+++ counter\n'), { added: 1, removed: 1 }),
 );
+
+test('unifiedScanner fed in chunks of any size gives what scanUnified gives for the whole patch', () => {
+  const patch = Buffer.from(`${gitPatch}${gitPatch.replace('a/f', 'a/g')}@@ -9 +9 @@\n-é\n+ü without a newline`);
+  const whole = scanUnified(patch, 7);
+  for (const size of [1, 2, 3, 5, 8, 13, 64, patch.length]) {
+    const scanner = unifiedScanner(7);
+    for (let at = 0; at < patch.length; at += size) scanner.push(patch.subarray(at, at + size));
+    assert.deepEqual(scanner.end(), whole, `chunks of ${size} bytes`);
+  }
+  assert.deepEqual([whole.added, whole.removed], [5, 3]);
+});
