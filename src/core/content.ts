@@ -5,16 +5,7 @@ export const MAX_DIFF_BYTES = 5 * 1024 * 1024;
 
 export type ContentKind = 'text' | 'binary' | 'oversize';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-const isUtf8 = (bytes: Buffer): boolean => {
-  try {
-    utf8.decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { isUtf8 } from 'node:buffer';
 
 export const classifyContent = (bytes: Buffer): ContentKind => {
   if (bytes.length > MAX_DIFF_BYTES) return 'oversize';
@@ -29,6 +20,14 @@ export const countLines = (text: string): number => {
   let lines = 0;
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
   return text.endsWith('\n') ? lines : lines + 1;
+};
+
+/** countLines of the bytes, without decoding them (a 5 MB file is not turned into a string to be counted). */
+export const countLinesIn = (bytes: Buffer): number => {
+  if (bytes.length === 0) return 0;
+  let lines = 0;
+  for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) lines++;
+  return bytes[bytes.length - 1] === 0x0a ? lines : lines + 1;
 };
 
 /** Equal bytes, where null (no file) equals only null. */

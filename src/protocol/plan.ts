@@ -1,6 +1,6 @@
 // Planning a write: read what is on disk, diff it against the proposal (bounded), and decide.
 // Nothing is written here except, when the in-process diff gives up, the two blobs git diffs instead.
-import { classifyContent, countLines, type ContentKind } from '../core/content';
+import { classifyContent, countLinesIn, type ContentKind } from '../core/content';
 import { decide, type Decision } from '../core/decide';
 import { diffLines, renderUnified, unifiedScanner, type ScannedPatch } from '../core/diff';
 import type { DiskFile } from '../io/atomic-write';
@@ -41,12 +41,11 @@ export const planWrite = async (ctx: Context, target: Target, old: DiskFile | nu
     const decision = decide({ old: old.bytes, next, oldKind: kind, counts: source }, ctx.config);
     return { target, old, next, kind, decision, diff: source.hunks && renderUnified(target.treePath, source.hunks, DIFF_CAP) };
   }
-  const oldText = old.bytes.toString('utf8');
-  const newText = next.toString('utf8');
-  const oldLines = countLines(oldText);
+  const oldLines = countLinesIn(old.bytes);
   // Past this size jsdiff's time and memory grow faster than git's (a 5 MB edit: 600 ms and 180 MB before its
-  // timeout, against tens of ms for git), so large files go straight to git.
-  const inProcess = old.bytes.length + next.length <= IN_PROCESS_DIFF_BYTES ? diffLines(oldText, newText) : undefined;
+  // timeout, against tens of ms for git), so large files go straight to git, and are never decoded here.
+  const small = old.bytes.length + next.length <= IN_PROCESS_DIFF_BYTES;
+  const inProcess = small ? diffLines(old.bytes.toString('utf8'), next.toString('utf8')) : undefined;
   if (inProcess) {
     const decision = decide({ old: old.bytes, next, oldKind: kind, counts: { ...inProcess, oldLines } }, ctx.config);
     return { target, old, next, kind, decision, diff: renderUnified(target.treePath, inProcess.hunks, DIFF_CAP) };

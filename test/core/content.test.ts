@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { classifyContent, countLines, MAX_DIFF_BYTES } from '../../src/core/content';
+import { classifyContent, countLines, countLinesIn, MAX_DIFF_BYTES } from '../../src/core/content';
 
 const b = (s: string) => Buffer.from(s, 'utf8');
 
@@ -41,5 +41,6 @@ const counts: [string, number][] = [
 ];
 
 for (const [text, expected] of counts) {
-  test(`countLines(${JSON.stringify(text)}) = ${expected}`, () => assert.equal(countLines(text), expected));
+  test(`countLines(${JSON.stringify(text)}) = ${expected}, from the string and from its bytes`, () =>
+    assert.deepEqual([countLines(text), countLinesIn(Buffer.from(text))], [expected, expected]));
 }
