@@ -11,7 +11,7 @@ import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import type { Store } from '../store/locate';
 import { mergeFile } from '../store/merge';
-import { readFile, writeBlob, writeCommit, writeTreeWith, type FileEntry } from '../store/objects';
+import { commitFile, ensureObjects, readFile, type FileEntry } from '../store/objects';
 import { prepareRefs, updateRefs } from '../store/refs';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { loadChange, requirePending, tidySettled, type Change } from './changes';
@@ -26,9 +26,14 @@ export interface ConfirmResult {
   how: 'written' | 'merged' | 'already-on-disk';
 }
 
+/**
+ * A commit of `bytes` on `parent`, and the ref moved to it by `move`. A `git gc --prune=now` running meanwhile
+ * can delete the new objects before the ref names them: once it has, they are checked and written again.
+ */
 const commitOn = async (ctx: Context, store: Store, change: Change, parent: string, kind: RecordKind, bytes: Buffer, mode: string, note?: string) => {
-  const tree = await writeTreeWith(store, `${parent}^{tree}`, change.fields.path, { mode, oid: await writeBlob(store, bytes) });
-  return writeCommit(store, tree, [parent], renderRecord({ ...change.fields, kind, note }), ctx.now());
+  const spec = { parent, path: change.fields.path, bytes, mode, message: renderRecord({ ...change.fields, kind, note }), when: ctx.now() };
+  const { commit, written } = await commitFile(store, spec);
+  return { commit, settle: () => ensureObjects(store, written, () => commitFile(store, spec)) };
 };
 
 interface Versions {
@@ -74,7 +79,7 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
     }
     const mode = disk ? gitModeOf(disk.mode) : proposal.mode;
     const applied = await commitOn(ctx, store, change, change.tip, 'applied', bytes, mode, how === 'merged' ? 'Merged with edits made on disk after it was staged.' : undefined);
-    const refs = await prepareRefs(store, [{ op: 'update', ref: change.ref, oid: applied, old: change.tip }], `fettle: confirm ${id}`);
+    const refs = await prepareRefs(store, [{ op: 'update', ref: change.ref, oid: applied.commit, old: change.tip }], `fettle: confirm ${id}`);
     try {
       if (how !== 'already-on-disk') {
         await replaceFile(path, bytes, { mode: disk?.mode ?? fileModeOf(proposal.mode), createOnly: disk === null });
@@ -88,6 +93,7 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
       throw error;
     }
     await refs.commit();
+    await applied.settle();
     try {
       await failpoint('confirm.ref-updated');
     } finally {
@@ -101,9 +107,10 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
 /** Commits the bytes on disk on top of the proposal and moves the ref there, before anything replaces them. */
 const snapshotUserBytes = async (ctx: Context, store: Store, change: Change, disk: DiskFile | null): Promise<Change> => {
   const snapshot = await commitOn(ctx, store, change, change.tip, 'snapshot', disk?.bytes ?? Buffer.alloc(0), gitModeOf(disk?.mode ?? 0o644));
-  await updateRefs(store, [{ op: 'update', ref: change.ref, oid: snapshot, old: change.tip }], `fettle: confirm ${change.id} (snapshot)`);
+  await updateRefs(store, [{ op: 'update', ref: change.ref, oid: snapshot.commit, old: change.tip }], `fettle: confirm ${change.id} (snapshot)`);
+  await snapshot.settle();
   await failpoint('confirm.snapshot-written');
-  return { ...change, tip: snapshot, parents: [change.tip], fields: { ...change.fields, kind: 'snapshot' } };
+  return { ...change, tip: snapshot.commit, parents: [change.tip], fields: { ...change.fields, kind: 'snapshot' } };
 };
 
 const mergeOrRefuse = async (store: Store, change: Change, path: string, disk: Buffer | null, base: Buffer | null, proposal: Buffer): Promise<Buffer> => {

@@ -5,7 +5,7 @@ import { renderRecord } from '../core/record';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import type { Store } from '../store/locate';
-import { treeOf, writeCommit } from '../store/objects';
+import { ensureObjects, treeOf, writeCommit } from '../store/objects';
 import { discardedRef, updateRefs } from '../store/refs';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { loadChange, requirePending, tidySettled, type Change } from './changes';
@@ -23,7 +23,10 @@ export const discard = async (ctx: Context, store: Store, id: string): Promise<C
   return withLock(fileLockPath(store, first.fields.path), async () => {
     const change = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
     await discardable(store, change, ctx.now());
-    const marker = await writeCommit(store, await treeOf(store, change.tip), [change.tip], renderRecord({ ...change.fields, kind: 'discarded' }), ctx.now());
+    const tree = await treeOf(store, change.tip);
+    const when = ctx.now();
+    const writeMarker = () => writeCommit(store, tree, [change.tip], renderRecord({ ...change.fields, kind: 'discarded' }), when);
+    const marker = await writeMarker();
     await failpoint('discard.marker-written');
     await updateRefs(
       store,
@@ -33,6 +36,8 @@ export const discard = async (ctx: Context, store: Store, id: string): Promise<C
       ],
       `fettle: discard ${id}`,
     );
+    // A prune running meanwhile may have taken the marker before the ref named it (see ensureObjects).
+    await ensureObjects(store, [marker], writeMarker);
     try {
       await failpoint('discard.refs-moved');
     } finally {

@@ -5,7 +5,7 @@ import { FettleError } from '../errors';
 import { failpoint } from '../io/failpoint';
 import { gitModeOf, type DiskFile } from '../io/atomic-write';
 import type { Store, Target } from '../store/locate';
-import { commitId, ensureObjects, headCommit, planTrees, readLevels, rootOf, writeBatch, writeBlobs, type CommitSpec } from '../store/objects';
+import { commitFile, commitId, ensureObjects, headCommit, planTrees, readLevels, rootOf, writeBatch, writeBlobs, type CommitSpec } from '../store/objects';
 import { levelsAfter } from '../store/tree-codec';
 import { changeRef, updateRefs, warmRefUpdate } from '../store/refs';
 import type { Context, Origin } from './context';
@@ -120,17 +120,8 @@ export const recordAfter = async (
   const when = ctx.now();
   const reason = `fettle: ${kind === 'after' ? 'write' : 'apply'} ${path}`;
   warmRefUpdate(store, reason);
-  const write = async () => {
-    const reading = readLevels(store, `${previous.tip}^{tree}`, path); // cat-file works while the blob is written
-    const blobs = await writeBlobs(store, landed ? [landed.bytes] : []).catch(async (error: unknown) => {
-      await reading.catch(() => undefined);
-      throw error;
-    });
-    const leaf = landed && blobs[0] ? { mode: gitModeOf(landed.mode), oid: blobs[0] } : null;
-    const trees = planTrees(store, await reading, path, leaf);
-    const [commit = ''] = await writeBatch(store, trees, [{ tree: rootOf(trees), parents: [previous.tip], message: renderRecord({ ...previous.fields, id, kind }), when }]);
-    return { commit, written: [...blobs, ...trees.map((t) => t.oid), commit] };
-  };
+  const message = renderRecord({ ...previous.fields, id, kind });
+  const write = () => commitFile(store, { parent: previous.tip, path, bytes: landed?.bytes ?? null, mode: gitModeOf(landed?.mode ?? 0o644), message, when });
   const { commit, written } = await write();
   await updateRefs(store, [{ op: 'update', ref: changeRef(id), oid: commit, old: previous.tip }], reason);
   await ensureObjects(store, written, write);

@@ -121,6 +121,31 @@ export const writeTrees = async (store: Store, trees: NewTree[]): Promise<void> 
   await writeBatch(store, trees, []);
 };
 
+export interface FileCommit {
+  parent: string;
+  path: string;
+  /** the file's bytes (null: the path is removed) and git mode */
+  bytes: Buffer | null;
+  mode: string;
+  message: string;
+  when: Date;
+}
+
+/**
+ * A commit on `parent` whose tree has `path` set to the given bytes. The blob is written while one cat-file reads
+ * the trees along the path. Deterministic: calling it again recreates the very same objects (see ensureObjects).
+ */
+export const commitFile = async (store: Store, c: FileCommit): Promise<{ commit: string; written: string[] }> => {
+  const reading = readLevels(store, `${c.parent}^{tree}`, c.path);
+  const blobs = await writeBlobs(store, c.bytes ? [c.bytes] : []).catch(async (error: unknown) => {
+    await reading.catch(() => undefined);
+    throw error;
+  });
+  const trees = planTrees(store, await reading, c.path, blobs[0] ? { mode: c.mode, oid: blobs[0] } : null);
+  const [commit = ''] = await writeBatch(store, trees, [{ tree: rootOf(trees), parents: [c.parent], message: c.message, when: c.when }]);
+  return { commit, written: [...blobs, ...trees.map((t) => t.oid), commit] };
+};
+
 /** `baseTree` with `path` set to `leaf` (null: removed), written; returns the new root tree's oid. */
 export const writeTreeWith = async (
   store: Store,
