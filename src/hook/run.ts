@@ -6,6 +6,7 @@ import type { RecordFields } from '../core/record';
 import type { WriteCall } from '../core/tool-call';
 import { FettleError, toFettleError } from '../errors';
 import { countChanges } from '../core/diff';
+import { sameBytes } from '../core/content';
 import { entryKind, readDisk, type DiskFile } from '../io/atomic-write';
 import { invocationFor, selfCommand } from '../io/self';
 import { loadChange } from '../protocol/changes';
@@ -85,6 +86,9 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
   }
 };
 
+const WRITTEN_THEN_REPLACED = 'The bytes this Write wrote; another writer replaced them before fettle recorded the write.';
+const REPLACED_BY_ANOTHER = 'Found on disk after this Write: another writer replaced its bytes (kept in this commit\'s second parent) before fettle recorded them.';
+
 /** +/- lines between the recorded bytes and what landed, when they differ from fettle's prediction. */
 const countsSince = async (store: Store, tip: string, path: string, landed: DiskFile | null) =>
   countChanges((await readFile(store, tip, path))?.bytes ?? null, landed?.bytes ?? null);
@@ -140,7 +144,14 @@ const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promis
   const landed = await readDisk(target.realPath);
   const predicted = pending.expect !== undefined && landed !== null && pending.expect === digest(landed.bytes, p.call.tool);
   const fields = predicted || change.fields.reason === 'new-file' ? change.fields : { ...change.fields, ...(await countsSince(target.store, change.tip, change.fields.path, landed)) };
-  await recordAfter(ctx, target.store, pending.id, { tip: change.tip, fields }, landed, kind);
+  // The tool reported success, so a Write's bytes were on disk; if other bytes are there now, another writer
+  // replaced them before this hook ran. The Write's own bytes are kept too, so they can be restored.
+  const asked = kind === 'after' && !predicted && p.call.tool === 'Write' ? Buffer.from(p.call.content, 'utf8') : null;
+  const replaced = asked && !sameBytes(asked, landed?.bytes)
+    ? { bytes: asked, fields: { ...change.fields, ...(await countsSince(target.store, change.tip, change.fields.path, { bytes: asked, mode: 0 })), note: WRITTEN_THEN_REPLACED } }
+    : undefined;
+  const recorded = replaced ? { ...fields, note: REPLACED_BY_ANOTHER } : fields;
+  await recordAfter(ctx, target.store, pending.id, { tip: change.tip, fields: recorded }, landed, kind, replaced);
   if (kind === 'applied') await removeHiddenWorktree(target.store, pending.id);
   const { reason, added, removed } = fields;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);

@@ -104,9 +104,17 @@ export const recordBefore = async (
   });
 };
 
+/** Bytes the tool wrote that another writer replaced before they could be recorded. */
+export interface Replaced {
+  bytes: Buffer;
+  fields: RecordFields;
+}
+
 /**
  * After the tool wrote: the bytes that landed, as a commit on top of the tip. `after` completes a direct change;
- * `applied` completes a staged change a human approved at Claude Code's prompt (human review mode).
+ * `applied` completes a staged change a human approved at Claude Code's prompt (human review mode). `replaced`
+ * bytes become a commit of their own on the tip, and a second parent of the one recorded: reachable and
+ * restorable, while the first-parent chain keeps its usual shape.
  */
 export const recordAfter = async (
   ctx: Context,
@@ -115,13 +123,19 @@ export const recordAfter = async (
   previous: { tip: string; fields: RecordFields },
   landed: DiskFile | null,
   kind: 'after' | 'applied' = 'after',
+  replaced?: Replaced,
 ): Promise<string> => {
   const { path } = previous.fields;
   const when = ctx.now();
   const reason = `fettle: ${kind === 'after' ? 'write' : 'apply'} ${path}`;
   warmRefUpdate(store, reason);
   const message = renderRecord({ ...previous.fields, id, kind });
-  const write = () => commitFile(store, { parent: previous.tip, path, bytes: landed?.bytes ?? null, mode: gitModeOf(landed?.mode ?? 0o644), message, when });
+  const mode = gitModeOf(landed?.mode ?? 0o644);
+  const write = async () => {
+    const side = replaced && (await commitFile(store, { parent: previous.tip, path, bytes: replaced.bytes, mode, message: renderRecord({ ...replaced.fields, id, kind }), when }));
+    const main = await commitFile(store, { parent: previous.tip, otherParents: side ? [side.commit] : [], path, bytes: landed?.bytes ?? null, mode, message, when });
+    return { commit: main.commit, written: [...(side?.written ?? []), ...main.written] };
+  };
   const { commit, written } = await write();
   await updateRefs(store, [{ op: 'update', ref: changeRef(id), oid: commit, old: previous.tip }], reason);
   await ensureObjects(store, written, write);

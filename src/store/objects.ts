@@ -123,6 +123,8 @@ export const writeTrees = async (store: Store, trees: NewTree[]): Promise<void> 
 
 export interface FileCommit {
   parent: string;
+  /** parents after the first (the first-parent chain is what fettle reads) */
+  otherParents?: string[];
   path: string;
   /** the file's bytes (null: the path is removed) and git mode */
   bytes: Buffer | null;
@@ -142,7 +144,7 @@ export const commitFile = async (store: Store, c: FileCommit): Promise<{ commit:
     throw error;
   });
   const trees = planTrees(store, await reading, c.path, blobs[0] ? { mode: c.mode, oid: blobs[0] } : null);
-  const [commit = ''] = await writeBatch(store, trees, [{ tree: rootOf(trees), parents: [c.parent], message: c.message, when: c.when }]);
+  const [commit = ''] = await writeBatch(store, trees, [{ tree: rootOf(trees), parents: [c.parent, ...(c.otherParents ?? [])], message: c.message, when: c.when }]);
   return { commit, written: [...blobs, ...trees.map((t) => t.oid), commit] };
 };
 

@@ -158,6 +158,25 @@ scenario('the printed undo command runs as printed and restores the old bytes', 
   assert.deepEqual(repo.read('a.txt'), old);
 });
 
+scenario('a Write replaced by another writer before its PostToolUse: both versions are kept, the first-parent chain as usual', {
+  files: { 'a.txt': lines(30) },
+}, (repo) => {
+  const mine = lines(30).replace('line 3\n', 'mine\n');
+  const theirs = lines(30).replace('line 9\n', 'theirs\n');
+  const run = agentWrite({ file: repo.path('a.txt'), content: mine, cwd: repo.dir }, repo.env, (p, c) => {
+    writeFileSync(p, c);
+    writeFileSync(p, theirs); // another agent, between the tool's write and this PostToolUse
+  });
+  assert.deepEqual([run.pre.code, run.post?.code], [0, 0], show(run.post));
+  const [ref] = fettleRefs(repo);
+  assert.ok(ref);
+  assert.equal(blobAt(repo, ref, 'a.txt')?.toString(), theirs, 'the tip holds what was on disk');
+  assert.equal(blobAt(repo, `${ref}^2`, 'a.txt')?.toString(), mine, "its second parent holds the Write's own bytes");
+  assert.equal(blobAt(repo, `${ref}^1`, 'a.txt')?.toString(), lines(30), 'the first parent is the before record');
+  assert.match(repo.git('log', '-1', '--format=%B', ref), /another writer replaced its bytes/);
+  assert.equal(repo.git('log', '-1', '--format=%(trailers:key=Fettle-Kind,valueonly)', `${ref}^2`), 'after');
+});
+
 // --- staged changes --------------------------------------------------------------------------------
 
 scenario('large diff: staged as a commit, denied with the diff, file untouched', {

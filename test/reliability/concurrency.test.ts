@@ -167,9 +167,11 @@ scenario(`${WIDTH} agents writing one file at once through the host × ${ROUNDS}
   checkInvariants(repo, before, { owed: starts, litter: 'none' });
 });
 
+// Regression (design): the bytes of a direct Write that another agent replaced before its PostToolUse ran were
+// recorded nowhere. PostToolUse now records the Write's own bytes, then what it found on disk.
 scenario(
   `${WIDTH} agents writing one file at once through the host: a write another agent overwrote before its PostToolUse is kept`,
-  'BUG (design): the bytes of a direct Write overwritten by another agent before its PostToolUse ran are recorded nowhere, though PreToolUse knew them exactly',
+  undefined,
   async () => {
     const repo = dirtyRepo(['one.txt']);
     const before = userState(repo);

@@ -56,9 +56,10 @@ scenario('random SIGKILLs on every write path, then a rerun: the invariants hold
       checkInvariants(s.repo, s.before, { files: [{ ...s.tracked, owe: false }], owed: s.owed(), litter: 'crash' });
       const locks = removeGitLocks(join(s.repo.dir, '.git'));
       if (locks) count('gitLocksLeftByKills', locks);
-      // Known bug (faults.test.ts, "an empty lock file"): a kill between creating a lock and writing its pid.
+      // A kill between creating a fettle lock and writing its pid leaves it empty; the next run takes it over
+      // after 2 s (hostile.test.ts). Removed here so that the suite does not wait.
       const empty = removeEmptyFettleLocks(join(s.repo.dir, '.git'));
-      if (empty) count('knownBug.emptyLocks', empty);
+      if (empty) count('emptyLocksLeftByKills', empty);
       await s.recover();
       assert.equal(readFileSync(s.tracked.file, 'utf8'), FINAL[path.name], 'the rerun completed the operation');
       checkInvariants(s.repo, s.before, { files: [{ ...s.tracked, next: [Buffer.from(FINAL[path.name] ?? '')], owe: false }], owed: s.owed(), litter: 'crash' });
