@@ -1,6 +1,6 @@
-// Bundles the CLI with esbuild. Two CommonJS bundles: `cli.js` holds only what the hook path needs;
-// `commands.js` (commander and every non-hook command) is required on demand, so a hook call never
-// parses it. Start-up is what every agent write pays (docs/PERFORMANCE.md, case 0).
+// Bundles the CLI with esbuild, as CommonJS: `cli.js`, a small entry; `hook.js`, only what the hook path needs;
+// `commands.js`, commander and every other command. The entry loads one of the two, so a hook call never
+// parses commander. Start-up is what every agent write pays (docs/PERFORMANCE.md, case 0).
 import { build } from 'esbuild';
 import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
@@ -19,12 +19,11 @@ const common = {
   legalComments: 'none',
 };
 
+// cli.ts reads its siblings hook.js and commands.js at run time (through V8's code cache, src/code-cache.ts).
 await build({
   ...common,
-  entryPoints: { cli: 'src/cli.ts', commands: 'src/commands/index.ts' },
+  entryPoints: { cli: 'src/cli.ts', hook: 'src/hook/process.ts', commands: 'src/commands/index.ts' },
   outdir: 'dist-next',
-  // cli.ts loads the commands bundle through a runtime require of its sibling file.
-  external: ['./commands.js'],
 });
 
 // The bin entry needs a shebang and the executable bit.

@@ -1,12 +1,13 @@
-// Entry point. The hook path (`fettle hook`, run on every agent write) loads only what it needs; every other
-// command lives in a second bundle, loaded on demand, so the hook never pays for commander and friends.
-import { runHookProcess } from './hook/process';
+// Entry point. Two bundles sit beside this file: `hook.js`, all that `fettle hook` (run on every agent write)
+// needs, and `commands.js`, commander and every other command. Each is loaded with V8's code cache.
+import { join } from 'node:path';
+import { loadBundle } from './code-cache';
 
 const args = process.argv.slice(2);
 if (args[0] === 'hook' && args.length === 1) {
-  void runHookProcess();
+  const hook = loadBundle(join(__dirname, 'hook.js'), process.env) as typeof import('./hook/process');
+  void hook.runHookProcess();
 } else {
-  // Resolved at run time next to this file (dist/commands.js); see scripts/build.mjs.
-  const commands = require('./commands.js') as typeof import('./commands/index');
+  const commands = loadBundle(join(__dirname, 'commands.js'), process.env) as typeof import('./commands/index');
   void commands.main(args);
 }

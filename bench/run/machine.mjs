@@ -1,6 +1,7 @@
 // What the numbers were measured on and with: the machine, git, node, and the bundle under test.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { availableParallelism, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { cleanup, CLI, git, TMP } from './env.mjs';
 import { DIST, ROOT } from './options.mjs';
@@ -31,10 +32,16 @@ export const requireBuiltCli = () => {
   }
 };
 
-/** What was measured: the bundle's size and hash, and the source commit it was built from (when known). */
+/** What was measured: the bundles' sizes and a hash of them all, and the source commit they were built from. */
 export const describeBuild = () => {
-  const bytes = readFileSync(CLI);
-  const out = { cliBytes: bytes.length, cliSha256: createHash('sha256').update(bytes).digest('hex').slice(0, 16) };
+  const names = readdirSync(dirname(CLI)).filter((f) => f.endsWith('.js')).sort();
+  const hash = createHash('sha256');
+  const sizes = names.map((f) => {
+    const bytes = readFileSync(join(dirname(CLI), f));
+    hash.update(bytes);
+    return `${f} ${bytes.length}`;
+  });
+  const out = { bundles: sizes.join(', '), sha256: hash.digest('hex').slice(0, 16) };
   try {
     out.commit = git(ROOT, ['rev-parse', '--short', 'HEAD']).trim();
     out.uncommittedChanges = git(ROOT, ['--no-optional-locks', 'status', '--porcelain', '--untracked-files=no', '--', 'src']).trim() !== '';

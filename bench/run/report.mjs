@@ -26,7 +26,7 @@ const report = (machine, build) => {
   out.push(`fettle bench${opts.quick ? ' --quick (tiny fixtures: verdicts are not meaningful)' : ''}`);
   out.push(`node ${machine.node}, git ${machine.git}, ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.os}, ${machine.memoryGiB} GiB RAM`);
   out.push(`1-minute load average: ${machine.loadAverage.start} at the start, ${machine.loadAverage.end} at the end (${machine.cpus} CPUs)`);
-  out.push(`dist/cli.js: ${build.cliBytes} bytes, sha256 ${build.cliSha256}${build.commit ? `, built from ${build.commit}${build.uncommittedChanges ? ' plus uncommitted changes in src/' : ''}` : ''}`);
+  out.push(`dist/ (bytes): ${build.bundles}; sha256 ${build.sha256}${build.commit ? `, built from ${build.commit}${build.uncommittedChanges ? ' plus uncommitted changes in src/' : ''}` : ''}`);
   out.push(`${RUNS} timed runs per side, alternating with the baseline after one warm-up round; medians. Blocking hook events: ${['PreToolUse', 'PostToolUse'].filter((e) => hookPlan[e].registered && hookPlan[e].blocking).join(' + ')}.`);
   out.push('');
   out.push(line(header));

@@ -141,7 +141,7 @@ test('a CLI at a path with spaces and quotes installs a quoted command that sh r
   const { env, user, run } = setup();
   const dist = join(tempDir(), "it's a dir", 'fettle', 'dist');
   mkdirSync(dist, { recursive: true });
-  for (const f of ['cli.js', 'commands.js']) copyFileSync(join(ROOT, 'dist', f), join(dist, f));
+  for (const f of readdirSync(join(ROOT, 'dist'))) copyFileSync(join(ROOT, 'dist', f), join(dist, f));
   const copy = join(dist, 'cli.js');
   const r = spawnSync(process.execPath, [copy, 'install'], { cwd: env.HOME, env, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
@@ -535,7 +535,7 @@ test('the hooks.json command, with ${CLAUDE_PLUGIN_ROOT} substituted (path with 
   const plugin = JSON.parse(readFileSync(join(ROOT, 'hooks', 'hooks.json'), 'utf8')) as { hooks: Record<string, Group[]> };
   const pluginRoot = join(tempDir(), 'plugin cache', 'fettle');
   mkdirSync(join(pluginRoot, 'dist'), { recursive: true });
-  for (const f of ['cli.js', 'commands.js']) copyFileSync(join(ROOT, 'dist', f), join(pluginRoot, 'dist', f));
+  for (const f of readdirSync(join(ROOT, 'dist'))) copyFileSync(join(ROOT, 'dist', f), join(pluginRoot, 'dist', f));
   const repo = makeRepo({ 'a.txt': 'one\n' });
   const commandOf = (event: string) => plugin.hooks[event]![0]!.hooks[0]!.command.split('${CLAUDE_PLUGIN_ROOT}').join(pluginRoot);
   const env = { ...repo.env, CLAUDE_PLUGIN_ROOT: pluginRoot };

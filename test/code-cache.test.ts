@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { cacheDirOf } from '../src/code-cache';
+import { runCli, runHook, writePayload } from './helpers/cli';
+import { lines, makeRepo, tempDir, type Repo } from './helpers/repo';
+
+const small = (repo: Repo, n: number) => writePayload({ file: repo.path('a.txt'), content: lines(30).replace('line 2\n', `two ${n}\n`), cwd: repo.dir });
+const hook = (repo: Repo, cache: string, n: number) => runHook(small(repo, n), { cwd: repo.dir, env: { ...repo.env, FETTLE_CACHE_DIR: cache } });
+const files = (dir: string) => readdirSync(dir).sort();
+
+test('cacheDirOf: FETTLE_CACHE_DIR, then $XDG_CACHE_HOME/fettle, then ~/.cache/fettle', () => {
+  assert.equal(cacheDirOf({ FETTLE_CACHE_DIR: '/c', XDG_CACHE_HOME: '/x', HOME: '/h' }), '/c');
+  assert.equal(cacheDirOf({ XDG_CACHE_HOME: '/x', HOME: '/h' }), '/x/fettle');
+  assert.equal(cacheDirOf({ HOME: '/h' }), '/h/.cache/fettle');
+});
+
+test('the first run writes the compiled hook bundle to the cache; later runs use it as is', () => {
+  const repo = makeRepo({ 'a.txt': lines(30) });
+  const cache = join(tempDir(), 'cache');
+  assert.equal(hook(repo, cache, 1).code, 0);
+  const [name] = files(cache);
+  assert.match(name ?? '', /^hook-[0-9a-f]{16}\.v8$/);
+  const written = statSync(join(cache, name ?? '')).mtimeMs;
+  const r = hook(repo, cache, 2);
+  assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
+  assert.deepEqual(files(cache), [name]);
+  assert.equal(statSync(join(cache, name ?? '')).mtimeMs, written, 'accepted, so not written again');
+  assert.equal(runCli(['status'], { cwd: repo.dir, env: { ...repo.env, FETTLE_CACHE_DIR: cache } }).code, 0);
+  assert.deepEqual(files(cache).map((f) => f.split('-')[0]), ['commands', 'hook'], 'each bundle has its own');
+});
+
+test('a corrupt cache is rejected by V8, the run is unaffected, and the cache is written anew', () => {
+  const repo = makeRepo({ 'a.txt': lines(30) });
+  const cache = join(tempDir(), 'cache');
+  hook(repo, cache, 1);
+  const [name = ''] = files(cache);
+  writeFileSync(join(cache, name), Buffer.alloc(4096, 0x5a));
+  const r = hook(repo, cache, 2);
+  assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
+  assert.ok(statSync(join(cache, name)).size > 4096, 'replaced by a real cache');
+});
+
+test('an unusable cache directory changes nothing but speed', () => {
+  const repo = makeRepo({ 'a.txt': lines(30) });
+  const notADir = join(tempDir(), 'file');
+  writeFileSync(notADir, 'x');
+  const r = hook(repo, notADir, 1);
+  assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
+  assert.equal(repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle').split('\n').length, 1, 'the write was recorded');
+});
+
+test('a cache of another build of the bundle is removed when the current one is written', () => {
+  const repo = makeRepo({ 'a.txt': lines(30) });
+  const cache = join(tempDir(), 'cache');
+  hook(repo, cache, 1);
+  const [name = ''] = files(cache);
+  const stale = 'hook-0123456789abcdef.v8';
+  writeFileSync(join(cache, stale), 'old');
+  writeFileSync(join(cache, name), 'corrupt, so rewritten');
+  hook(repo, cache, 2);
+  assert.deepEqual(files(cache), [name]);
+});
