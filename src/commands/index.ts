@@ -8,6 +8,7 @@ import { runHook } from '../hook/run';
 import { confirmCommand } from './confirm';
 import { demo } from './demo';
 import { discardCommand } from './discard';
+import { doctor } from './doctor';
 import type { Edge, Io } from './edge';
 import { gcCommand } from './gc';
 import { info } from './info';
@@ -86,6 +87,8 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .action(async (file: string, o: { offset?: string; limit?: string }) => read(edge, dir(), file, o));
   program.command('status').description('pending staged changes and recent writes').addOption(json)
     .action(async (o: { json?: boolean }) => status(edge, dir(), o));
+  program.command('doctor').description('check that fettle can protect writes here, and say how to fix what is not').addOption(json)
+    .action(async (o: { json?: boolean }) => setExit(await doctor(edge, dir(), o)));
   program.command('info').description('the decision rule and the thresholds in force').addOption(json)
     .action(async (o: { json?: boolean }) => info(edge, o));
   const scope = new Option('--scope <scope>', 'which Claude Code settings file').choices(['user', 'project', 'local']).default('user');

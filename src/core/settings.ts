@@ -22,6 +22,29 @@ export const isFettleHandler = (h: Json): boolean =>
 
 export class SettingsShapeError extends Error {}
 
+export interface FettleHandler {
+  event: string;
+  matcher: string;
+  command: string;
+  async: boolean;
+}
+
+/** fettle's handlers in settings, by event and matcher (what `fettle doctor` reports). */
+export const fettleHandlers = (settings: Obj): FettleHandler[] => {
+  const hooks = isObj(settings.hooks) ? settings.hooks : {};
+  const found: FettleHandler[] = [];
+  for (const [event, groups] of Object.entries(hooks)) {
+    for (const group of Array.isArray(groups) ? groups : []) {
+      if (!isObj(group) || !Array.isArray(group.hooks)) continue;
+      for (const h of group.hooks) {
+        if (!isFettleHandler(h) || !isObj(h)) continue;
+        found.push({ event, matcher: typeof group.matcher === 'string' ? group.matcher : '', command: typeof h.command === 'string' ? h.command : '', async: h.async === true });
+      }
+    }
+  }
+  return found;
+};
+
 const hooksOf = (settings: Obj): Obj | undefined => {
   const hooks = settings.hooks;
   if (hooks === undefined) return undefined;

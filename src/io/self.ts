@@ -7,6 +7,30 @@ import type { Env } from '../config';
 
 export const shellQuote = (value: string): string => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
 
+/** The words of a POSIX shell command line as `sh` splits them (quotes and backslashes; no expansion). */
+export const shellWords = (line: string): string[] => {
+  const words: string[] = [];
+  let word: string | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i] as string;
+    if (/\s/.test(c)) {
+      if (word !== null) words.push(word);
+      word = null;
+    } else if (c === "'") {
+      const end = line.indexOf("'", i + 1);
+      word = (word ?? '') + line.slice(i + 1, end < 0 ? line.length : end);
+      i = end < 0 ? line.length : end;
+    } else if (c === '"') {
+      word ??= '';
+      for (i++; i < line.length && line[i] !== '"'; i++) word += line[i] === '\\' && /["\\$`]/.test(line[i + 1] ?? '') ? line[++i] : line[i];
+    } else if (c === '\\') {
+      word = (word ?? '') + (line[++i] ?? '');
+    } else word = (word ?? '') + c;
+  }
+  if (word !== null) words.push(word);
+  return words;
+};
+
 const onPath = (env: Env, name: string): string | null => {
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (!dir) continue;

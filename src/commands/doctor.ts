@@ -1,0 +1,83 @@
+// `fettle doctor`: checks that fettle can protect writes here, and says how to fix what it finds. Exits 1 when
+// a check fails (fettle cannot work as set up), 0 otherwise, warnings included.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { clockFrom, loadConfig, type Env } from '../config';
+import { fettleHandlers, parseSettings, MATCHER, type FettleHandler } from '../core/settings';
+import { EXIT } from '../errors';
+import { shellWords } from '../io/self';
+import type { Context } from '../protocol/context';
+import { checkConfig, diagnose, type Check } from '../protocol/doctor';
+import { openStoreAt, type Store } from '../store/locate';
+import type { Edge } from './edge';
+import { settingsPath } from './install';
+
+const SCOPES = ['user', 'project', 'local'] as const;
+
+/** The script a hook command runs: its first word ending in cli.js, as the shell reads it. */
+export const scriptOf = (command: string): string | undefined => shellWords(command).find((w) => w.endsWith('cli.js'));
+
+const covers = (handlers: FettleHandler[], event: string): boolean =>
+  handlers.some((h) => h.event === event && MATCHER.split('|').every((tool) => new RegExp(`^(?:${h.matcher})$`).test(tool)));
+
+const checkHooks = async (edge: Edge, root: string | undefined): Promise<Check[]> => {
+  const checks: Check[] = [];
+  const registered: string[] = [];
+  for (const scope of SCOPES) {
+    const path = settingsPath(edge, root, scope);
+    const text = await readFile(path, 'utf8').catch(() => null);
+    if (text === null) continue;
+    let handlers: FettleHandler[];
+    try {
+      handlers = fettleHandlers(parseSettings(text));
+    } catch (error) {
+      checks.push({ name: 'hooks', status: 'warn', detail: `${path} cannot be read as settings (${(error as Error).message})`, fix: 'Fix the JSON; Claude Code ignores a file it cannot parse.' });
+      continue;
+    }
+    if (handlers.length === 0) continue;
+    registered.push(scope);
+    const missing = ['PreToolUse', 'PostToolUse'].filter((event) => !covers(handlers, event));
+    const gone = [...new Set(handlers.map((h) => scriptOf(h.command)).filter((s): s is string => !!s && !s.includes('$') && !existsSync(s)))];
+    if (gone.length > 0) {
+      checks.push({ name: 'hooks', status: 'fail', detail: `${path}: the hook runs ${gone.join(', ')}, which does not exist: writes are not protected`, fix: `Run \`fettle install --scope ${scope}\` with the fettle you use.` });
+    } else if (missing.length > 0) {
+      checks.push({ name: 'hooks', status: 'warn', detail: `${path}: no fettle hook on ${missing.join(' and ')} for ${MATCHER}`, fix: `Run \`fettle install --scope ${scope}\`.` });
+    } else {
+      checks.push({ name: 'hooks', status: 'ok', detail: `registered in ${path} (${scope})` });
+    }
+  }
+  if (registered.length === 0) {
+    checks.push({ name: 'hooks', status: 'warn', detail: 'fettle is in no Claude Code settings file here (an install as a plugin does not show in them)', fix: 'Run `fettle install` (user scope) or `fettle install --scope project`.' });
+  } else if (registered.length > 1) {
+    checks.push({ name: 'hooks', status: 'warn', detail: `registered in ${registered.length} scopes (${registered.join(', ')}): every write runs fettle ${registered.length} times`, fix: `Keep one: \`fettle uninstall --scope ${registered[registered.length - 1]}\`.` });
+  }
+  return checks;
+};
+
+const MARK: Record<Check['status'], string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
+
+export const render = (checks: Check[]): string =>
+  checks.map((c) => `${MARK[c.status]}  ${c.name.padEnd(9)} ${c.detail}${c.fix ? `\n      ${' '.repeat(9)} ${c.fix}` : ''}`).join('\n');
+
+export const doctor = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<number> => {
+  const cwd = dir ? resolve(edge.cwd, dir) : edge.cwd;
+  const env: Env = edge.env;
+  const { check: config, config: valid } = checkConfig(env);
+  // A bad variable is reported; the other checks run with the defaults.
+  const defaults = () => loadConfig({ HOME: env.HOME, XDG_DATA_HOME: env.XDG_DATA_HOME, FETTLE_DATA_DIR: env.FETTLE_DATA_DIR });
+  const ctx: Context = { cwd, env, now: clockFrom(env), config: valid ?? defaults() };
+  let store: Store | null = null;
+  let storeError: unknown;
+  try {
+    store = await openStoreAt(cwd, env, ctx.config.dataDir);
+  } catch (error) {
+    storeError = error;
+  }
+  const [node, git, ...rest] = await diagnose({ ctx, store, storeError, nodeVersion: process.version });
+  const hooks = await checkHooks(edge, store?.kind === 'repo' ? store.workTree : dir);
+  const checks = [node, git, config, ...hooks, ...rest].filter((c): c is Check => !!c);
+  if (o.json) edge.io.out(JSON.stringify({ checks }, null, 2));
+  else edge.io.out(render(checks));
+  return checks.some((c) => c.status === 'fail') ? EXIT.failed : EXIT.ok;
+};
