@@ -12,7 +12,8 @@ import { withLock } from '../io/lock';
 import type { Store } from '../store/locate';
 import { mergeFile } from '../store/merge';
 import { commitFile, ensureObjects, readFile, type FileEntry } from '../store/objects';
-import { prepareRefs, updateRefs } from '../store/refs';
+import { publish, retryMissing } from '../store/publish';
+import { prepareRefs } from '../store/refs';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { loadChange, requirePending, tidySettled, type Change } from './changes';
 import type { Context } from './context';
@@ -33,7 +34,8 @@ export interface ConfirmResult {
 const commitOn = async (ctx: Context, store: Store, change: Change, parent: string, kind: RecordKind, bytes: Buffer, mode: string, note?: string) => {
   const spec = { parent, path: change.fields.path, bytes, mode, message: renderRecord({ ...change.fields, kind, note }), when: ctx.now() };
   const { commit, written } = await commitFile(store, spec);
-  return { commit, settle: () => ensureObjects(store, written, () => commitFile(store, spec)) };
+  const again = { oids: written, rewrite: () => commitFile(store, spec) };
+  return { commit, written: again, settle: () => ensureObjects(store, again.oids, again.rewrite) };
 };
 
 interface Versions {
@@ -79,7 +81,7 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
     }
     const mode = disk ? gitModeOf(disk.mode) : proposal.mode;
     const applied = await commitOn(ctx, store, change, change.tip, 'applied', bytes, mode, how === 'merged' ? 'Merged with edits made on disk after it was staged.' : undefined);
-    const refs = await prepareRefs(store, [{ op: 'update', ref: change.ref, oid: applied.commit, old: change.tip }], `fettle: confirm ${id}`);
+    const refs = await retryMissing(() => prepareRefs(store, [{ op: 'update', ref: change.ref, oid: applied.commit, old: change.tip }], `fettle: confirm ${id}`), applied.written);
     try {
       if (how !== 'already-on-disk') {
         await replaceFile(path, bytes, { mode: disk?.mode ?? fileModeOf(proposal.mode), createOnly: disk === null });
@@ -107,8 +109,7 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
 /** Commits the bytes on disk on top of the proposal and moves the ref there, before anything replaces them. */
 const snapshotUserBytes = async (ctx: Context, store: Store, change: Change, disk: DiskFile | null): Promise<Change> => {
   const snapshot = await commitOn(ctx, store, change, change.tip, 'snapshot', disk?.bytes ?? Buffer.alloc(0), gitModeOf(disk?.mode ?? 0o644));
-  await updateRefs(store, [{ op: 'update', ref: change.ref, oid: snapshot.commit, old: change.tip }], `fettle: confirm ${change.id} (snapshot)`);
-  await snapshot.settle();
+  await publish(store, [{ op: 'update', ref: change.ref, oid: snapshot.commit, old: change.tip }], `fettle: confirm ${change.id} (snapshot)`, snapshot.written);
   await failpoint('confirm.snapshot-written');
   return { ...change, tip: snapshot.commit, parents: [change.tip], fields: { ...change.fields, kind: 'snapshot' } };
 };

@@ -5,8 +5,9 @@ import { renderRecord } from '../core/record';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import type { Store } from '../store/locate';
-import { ensureObjects, treeOf, writeCommit } from '../store/objects';
-import { discardedRef, updateRefs } from '../store/refs';
+import { treeOf, writeCommit } from '../store/objects';
+import { publish } from '../store/publish';
+import { discardedRef } from '../store/refs';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { loadChange, requirePending, tidySettled, type Change } from './changes';
 import type { Context } from './context';
@@ -28,16 +29,15 @@ export const discard = async (ctx: Context, store: Store, id: string): Promise<C
     const writeMarker = () => writeCommit(store, tree, [change.tip], renderRecord({ ...change.fields, kind: 'discarded' }), when);
     const marker = await writeMarker();
     await failpoint('discard.marker-written');
-    await updateRefs(
+    await publish(
       store,
       [
         { op: 'delete', ref: change.ref, old: change.tip },
         { op: 'create', ref: discardedRef(id), oid: marker },
       ],
       `fettle: discard ${id}`,
+      { oids: [marker], rewrite: writeMarker },
     );
-    // A prune running meanwhile may have taken the marker before the ref named it (see ensureObjects).
-    await ensureObjects(store, [marker], writeMarker);
     try {
       await failpoint('discard.refs-moved');
     } finally {

@@ -26,8 +26,15 @@ export interface NewObject {
 /** git's default core.looseCompression: speed over size; git gc repacks loose objects anyway. */
 const LEVEL = 1;
 
+/** A directory a prune removed since (with what this process wrote in it) needs no sync: see ensureObjects. */
 const syncDir = (dir: string): void => {
-  const fd = openSync(dir, 'r');
+  let fd: number;
+  try {
+    fd = openSync(dir, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
   try {
     fsyncSync(fd);
   } finally {
@@ -51,27 +58,16 @@ const exists = (fn: () => void): boolean => {
   }
 };
 
-/**
- * An object already stored loose is only freshened (its mtime, as git does) so that a prune with an expiry
- * keeps it; otherwise it is written under a `tmp_obj_` name, which `git gc` sweeps if this process dies
- * before the rename, and renamed into place. Returns the new object's id.
- */
-const writeOne = (target: LooseTarget, object: NewObject, mode: number, touched: Set<string>): string => {
-  const oid = object.oid ?? hashObject(object.type, object.body, target.objectFormat);
-  const dir = join(target.objectsDir, oid.slice(0, 2));
-  const path = join(dir, oid.slice(2));
-  const now = new Date();
-  if (exists(() => utimesSync(path, now, now))) return oid;
-  try {
-    mkdirSync(dir);
-    touched.add(target.objectsDir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  const header = Buffer.from(`${object.type} ${object.body.length}\0`, 'latin1');
-  const data = deflateSync(Buffer.concat([header, object.body]), { level: LEVEL });
+/** Writes `data` under a temp name in `dir` and renames it to `path`; false when a prune took the temp file. */
+const placeOnce = (dir: string, path: string, data: Buffer, mode: number): boolean => {
   const temp = join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`);
-  const fd = openSync(temp, 'wx', mode);
+  let fd: number;
+  try {
+    fd = openSync(temp, 'wx', mode);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false; // the directory went (prune removes empty ones)
+    throw error;
+  }
   try {
     for (let done = 0; done < data.length; ) done += writeSync(fd, data, done);
     fchmodSync(fd, mode);
@@ -85,9 +81,39 @@ const writeOne = (target: LooseTarget, object: NewObject, mode: number, touched:
   try {
     // Another writer may have stored the same object meanwhile: same id, same bytes, so replacing it is harmless.
     renameSync(temp, path);
+    return true;
   } catch (error) {
     exists(() => unlinkSync(temp));
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
+  }
+};
+
+/** `git prune --expire=now` deletes tmp_ files and empty object directories whatever their age. */
+const PLACE_ATTEMPTS = 5;
+
+/**
+ * An object already stored loose is only freshened (its mtime, as git does) so that a prune with an expiry
+ * keeps it; otherwise it is written under a `tmp_obj_` name, which `git gc` sweeps if this process dies
+ * before the rename, and renamed into place. Returns the new object's id.
+ */
+const writeOne = (target: LooseTarget, object: NewObject, mode: number, touched: Set<string>): string => {
+  const oid = object.oid ?? hashObject(object.type, object.body, target.objectFormat);
+  const dir = join(target.objectsDir, oid.slice(0, 2));
+  const path = join(dir, oid.slice(2));
+  const now = new Date();
+  if (exists(() => utimesSync(path, now, now))) return oid;
+  const header = Buffer.from(`${object.type} ${object.body.length}\0`, 'latin1');
+  const data = deflateSync(Buffer.concat([header, object.body]), { level: LEVEL });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      mkdirSync(dir);
+      touched.add(target.objectsDir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    if (placeOnce(dir, path, data, mode)) break;
+    if (attempt >= PLACE_ATTEMPTS) throw Object.assign(new Error(`${path}: a concurrent prune kept deleting it while it was written`), { code: 'ENOENT' });
   }
   touched.add(dir);
   return oid;
