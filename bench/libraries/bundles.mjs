@@ -26,7 +26,7 @@ export const bundleCheck = async () => {
     ].sort();
   const describe = (r) => ({ packages: packages(r.metafile), bytes: r.outputFiles[0].contents.length });
   return {
-    hook: describe(await esbuild.build({ ...common, entryPoints: ['src/cli.ts'], external: ['./commands.js'] })),
+    hook: describe(await esbuild.build({ ...common, entryPoints: ['src/hook/process.ts'] })),
     commands: describe(await esbuild.build({ ...common, entryPoints: ['src/commands/index.ts'] })),
   };
 };

@@ -46,7 +46,7 @@ export const table = (r) => {
   lines.push(`  rev-parse --verify -q <missing> (git exits ${s.silentFailure.gitExitCode}): simple-git ${s.silentFailure.sg.ok ? `resolved ${JSON.stringify(s.silentFailure.sg.value)}` : `rejected: ${s.silentFailure.sg.error}`}`);
   lines.push('');
   if (r.bundles) {
-    lines.push(`esbuild bundles built as scripts/build.mjs does (not written): hook bundle src/cli.ts -> ${r.bundles.hook.packages.join(', ')} (${r.bundles.hook.bytes} bytes);`);
+    lines.push(`esbuild bundles built as scripts/build.mjs does (not written): hook bundle src/hook/process.ts -> ${r.bundles.hook.packages.join(', ')} (${r.bundles.hook.bytes} bytes);`);
     lines.push(`  commands bundle src/commands/index.ts -> ${r.bundles.commands.packages.join(', ')} (${r.bundles.commands.bytes} bytes)`);
     lines.push('');
   }
