@@ -7,7 +7,7 @@ import type { Store } from './locate';
 import { IDENTITY } from './git';
 import { writeLoose, type NewObject } from './loose';
 import { encodeCommit } from './commit-codec';
-import { editTree, hashObject, parseTree, type NewTree, type TreeEntry } from './tree-codec';
+import { editTree, hashObject, parseTree, type NewTree } from './tree-codec';
 import { isAlive } from '../io/pid';
 
 export interface BatchObject {
@@ -71,17 +71,17 @@ export const readFile = async (store: Store, commit: string, path: string): Prom
 
 const oidBytes = (store: Store): number => store.zeroOid.length / 2;
 
-/** The entries of the trees along `path` in `baseTree` (null: empty), root first; one `cat-file` for all. */
-export const readLevels = async (store: Store, baseTree: string | null, path: string): Promise<TreeEntry[][]> => {
+/** The trees along `path` in `baseTree` (null: empty), root first, as git stores them; one `cat-file` for all. */
+export const readLevels = async (store: Store, baseTree: string | null, path: string): Promise<Buffer[]> => {
   const segments = path.split('/');
-  if (!baseTree) return segments.map(() => []);
+  if (!baseTree) return segments.map(() => Buffer.alloc(0));
   const specs = segments.map((_, depth) => `${baseTree}:${segments.slice(0, depth).join('/')}`);
   const objects = await readObjects(store, specs);
-  return objects.map((o) => (o && o.type === 'tree' ? parseTree(o.body, oidBytes(store)) : []));
+  return objects.map((o) => (o && o.type === 'tree' ? o.body : Buffer.alloc(0)));
 };
 
 /** The trees for `levels` with `path` set to `leaf` (null: removed), computed in memory, not yet written. */
-export const planTrees = (store: Store, levels: TreeEntry[][], path: string, leaf: { mode: string; oid: string } | null): NewTree[] => {
+export const planTrees = (store: Store, levels: Buffer[], path: string, leaf: { mode: string; oid: string } | null): NewTree[] => {
   const trees = editTree(levels, path.split('/'), leaf, store.objectFormat);
   if (trees.length === 0) throw new FettleError('E_INTERNAL', 'internal error: tree edit produced no root');
   return trees;

@@ -24,21 +24,22 @@ const gitTreeOf = (repo: Repo, files: Record<string, string>): string => {
 };
 
 /** levels along `path` read from git, as writeTreeWith does */
-const levelsOf = (repo: Repo, tree: string, segments: string[]): TreeEntry[][] =>
+const levelsOf = (repo: Repo, tree: string, segments: string[]): Buffer[] =>
   segments.map((_, depth) => {
     try {
       const spec = `${tree}:${segments.slice(0, depth).join('/')}`;
-      return parseTree(execFileSync('git', ['cat-file', 'tree', spec], { cwd: repo.dir, env: repo.env, stdio: 'pipe' }), 20);
+      return execFileSync('git', ['cat-file', 'tree', spec], { cwd: repo.dir, env: repo.env, stdio: 'pipe' });
     } catch {
-      return [];
+      return Buffer.alloc(0);
     }
   });
+const entriesOf = (t: NewTree | undefined): TreeEntry[] => parseTree(t?.body ?? Buffer.alloc(0), 20);
 
 /** `git mktree -z --batch` input: git computes the ids independently of fettle's encoder */
 const mktreeInput = (trees: NewTree[]): Buffer =>
   Buffer.concat(
     trees.flatMap((t) => [
-      ...t.entries.map((e) => {
+      ...entriesOf(t).map((e) => {
         const type = e.mode === TREE_MODE ? 'tree' : e.mode === '160000' ? 'commit' : 'blob';
         return Buffer.concat([Buffer.from(`${e.mode} ${type} ${e.oid}\t`, 'latin1'), e.name, Buffer.from([0])]);
       }),
@@ -52,7 +53,7 @@ const edit = (repo: Repo, base: string, path: string, content: string | null): s
   const trees = editTree(levelsOf(repo, base, segments), segments, content === null ? null : { mode: '100644', oid: blob(repo, content) }, 'sha1');
   const root = trees[trees.length - 1];
   assert.ok(root);
-  if (root.entries.length === 0) return root.oid;
+  if (root.body.length === 0) return root.oid;
   const printed = execFileSync('git', ['mktree', '-z', '--batch'], { cwd: repo.dir, env: repo.env, input: mktreeInput(trees) }).toString().trim().split('\n');
   assert.deepEqual(printed, trees.map((t) => t.oid));
   return root.oid;
@@ -150,7 +151,7 @@ test('editTree: removing the only file gives the empty tree as root', () => {
   const before = gitTreeOf(repo, { 'd/only.txt': 'o' });
   const trees = editTree(levelsOf(repo, before, ['d', 'only.txt']), ['d', 'only.txt'], null, 'sha1');
   assert.equal(trees.length, 1);
-  assert.deepEqual(trees[0], { oid: EMPTY_TREE, entries: [], depth: 0, body: Buffer.alloc(0) });
+  assert.deepEqual(trees[0], { oid: EMPTY_TREE, depth: 0, body: Buffer.alloc(0) });
 });
 
 test('editTree writes only the trees along the path, children first', () => {
@@ -158,8 +159,8 @@ test('editTree writes only the trees along the path, children first', () => {
   const before = gitTreeOf(repo, base);
   const trees = editTree(levelsOf(repo, before, ['dir', 'sub', 'deep.txt']), ['dir', 'sub', 'deep.txt'], { mode: '100644', oid: blob(repo, 'v2') }, 'sha1');
   assert.equal(trees.length, 3);
-  assert.deepEqual(trees[0]?.entries.map((e) => e.name.toString()), ['deep.txt']);
-  assert.equal(trees[2]?.entries.length, 4);
+  assert.deepEqual(entriesOf(trees[0]).map((e) => e.name.toString()), ['deep.txt']);
+  assert.equal(entriesOf(trees[2]).length, 4);
 });
 
 test('editTree from nothing builds every level', () => {
