@@ -43,6 +43,8 @@ const checkHooks = async (edge: Edge, root: string | undefined): Promise<Check[]
       checks.push({ name: 'hooks', status: 'fail', detail: `${path}: the hook runs ${gone.join(', ')}, which does not exist: writes are not protected`, fix: `Run \`fettle install --scope ${scope}\` with the fettle you use.` });
     } else if (missing.length > 0) {
       checks.push({ name: 'hooks', status: 'warn', detail: `${path}: no fettle hook on ${missing.join(' and ')} for ${MATCHER}`, fix: `Run \`fettle install --scope ${scope}\`.` });
+    } else if (!covers(handlers, 'PostToolUseFailure')) {
+      checks.push({ name: 'hooks', status: 'warn', detail: `${path}: installed by an older fettle, without PostToolUseFailure: records of failed writes stay incomplete until retention`, fix: `Run \`fettle install --scope ${scope}\` again.` });
     } else {
       checks.push({ name: 'hooks', status: 'ok', detail: `registered in ${path} (${scope})` });
     }

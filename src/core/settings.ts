@@ -7,7 +7,8 @@ type Obj = { [key: string]: Json };
 
 import { WRITE_TOOLS } from './tool-call';
 
-export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse'] as const;
+/** PostToolUseFailure settles the record of a write whose tool failed (src/protocol/failed-write.ts). */
+export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'] as const;
 /** The write tools (MultiEdit is legacy; keeping it in a matcher is harmless). */
 export const MATCHER = WRITE_TOOLS.join('|');
 /** Registered only with `fettle install --read`: a hook on every Read costs start-up on the most frequent tool. */
@@ -91,14 +92,15 @@ export const removeFettleHooks = (settings: Obj): Obj => {
 export const addFettleHooks = (settings: Obj, command: string, options: { read?: boolean } = {}): Obj => {
   const current = hooksOf(settings) ?? {};
   const handler = (): Obj => ({ type: 'command', command, timeout: 60, statusMessage: STATUS_MESSAGE });
-  // PostToolUse only records what landed (the previous bytes are safe since PreToolUse): it runs in the
-  // background, so a direct write waits for one fettle process, not two. Its note reaches the model next turn.
+  // PostToolUse only records what landed (the previous bytes are safe since PreToolUse), PostToolUseFailure
+  // only settles a record: both run in the background, so a write waits for one fettle process. PostToolUse's
+  // note reaches the model next turn.
   const background = (): Obj => ({ ...handler(), async: true });
   const hooks: Obj = { ...(hooksOf(removeFettleHooks(settings)) ?? {}) };
   for (const event of HOOK_EVENTS) {
     const before = current[event];
     if (before !== undefined && !Array.isArray(before)) throw new SettingsShapeError(`"hooks.${event}" is not an array`);
-    const ours: Json[] = [{ matcher: MATCHER, hooks: [event === 'PostToolUse' ? background() : handler()] }];
+    const ours: Json[] = [{ matcher: MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] }];
     if (options.read && event === 'PreToolUse') ours.push({ matcher: READ_MATCHER, hooks: [handler()] });
     // Re-installing keeps fettle's groups where they were, so an unchanged install leaves the file unchanged.
     // Every group before the first one holding a fettle handler is foreign and kept, so `at` is still valid.

@@ -3,7 +3,9 @@
 import type { EditOp } from '../core/edits';
 import type { ToolCall } from '../core/tool-call';
 
-export type HookEvent = 'PreToolUse' | 'PostToolUse';
+export type HookEvent = 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure';
+
+const EVENTS = new Set<unknown>(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
 
 export interface Payload {
   event: HookEvent;
@@ -12,6 +14,8 @@ export interface Payload {
   permissionMode: string | undefined;
   sessionId: string | undefined;
   toolUseId: string | undefined;
+  /** PostToolUseFailure: the tool's error message */
+  error?: string | undefined;
 }
 
 export type Parsed = { kind: 'call'; payload: Payload } | { kind: 'ignore'; why: string } | { kind: 'invalid'; why: string };
@@ -71,7 +75,7 @@ export const parsePayload = (raw: string): Parsed => {
   }
   if (!isObj(data)) return { kind: 'invalid', why: 'hook input is not a JSON object' };
   const event = data.hook_event_name;
-  if (event !== 'PreToolUse' && event !== 'PostToolUse') return { kind: 'ignore', why: `event ${String(event)}` };
+  if (!EVENTS.has(event)) return { kind: 'ignore', why: `event ${String(event)}` };
   const tool = data.tool_name;
   if (typeof tool !== 'string' || !TOOLS.has(tool)) return { kind: 'ignore', why: `tool ${String(tool)}` };
   if (!isObj(data.tool_input)) return { kind: 'invalid', why: `${tool} hook input has no tool_input object` };
@@ -80,12 +84,13 @@ export const parsePayload = (raw: string): Parsed => {
   return {
     kind: 'call',
     payload: {
-      event,
+      event: event as HookEvent,
       call,
       cwd: str(data.cwd),
       permissionMode: str(data.permission_mode),
       sessionId: str(data.session_id),
       toolUseId: str(data.tool_use_id),
+      ...(event === 'PostToolUseFailure' ? { error: str(data.error) } : {}),
     },
   };
 };

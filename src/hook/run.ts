@@ -13,6 +13,7 @@ import { loadChange } from '../protocol/changes';
 import type { Context } from '../protocol/context';
 import { planWrite } from '../protocol/plan';
 import { propose } from '../protocol/propose';
+import { settleFailedWrite } from '../protocol/failed-write';
 import { fieldsOf, recordAfter, recordBefore, stage } from '../protocol/record';
 import { retainQuietly } from '../protocol/retention';
 import { digest, rememberWrite, takeWrite } from '../protocol/tool-use';
@@ -61,11 +62,12 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
     ctx = { cwd: p.cwd ?? edge.cwd, env: edge.env, now: clockFrom(edge.env), config };
   } catch (error) {
     const e = toFettleError(error);
-    if (p.event === 'PostToolUse') return warn(`fettle: ${e.message}`);
+    if (p.event !== 'PreToolUse') return warn(`fettle: ${e.message}`);
     return block(`fettle blocked this write because its configuration is invalid; nothing was written. ${e.message}${e.hint ? ` ${e.hint}` : ''}`);
   }
 
   try {
+    if (p.event === 'PostToolUseFailure') return await afterFailure(ctx, p);
     return p.event === 'PreToolUse' ? await beforeWrite(ctx, p, edge) : await afterWrite(ctx, p, edge);
   } catch (error) {
     const e = toFettleError(error);
@@ -76,6 +78,7 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
     const file = p.call.filePath;
     const detail = `${sentence(e.message)}${e.hint ? ` ${sentence(e.hint)}` : ''}${debug(edge.env, error)}`;
     if (p.event === 'PostToolUse') return warn(`fettle: the write to ${file} happened, but recording its result failed: ${detail}`);
+    if (p.event === 'PostToolUseFailure') return warn(`fettle: the write to ${file} failed, and settling its record failed too: ${detail}`);
     if (ctx.config.onError === 'allow') {
       return warn(`fettle could not save the previous content of ${file}, so this write is NOT protected (FETTLE_ON_ERROR=allow): ${detail}`);
     }
@@ -129,6 +132,19 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
   }
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);
   return deny(renderStaged({ ...message, diff: plan.diff, invoke, tool: p.call.tool }));
+};
+
+/** PostToolUseFailure: the record PreToolUse started for this call is settled (see protocol/failed-write.ts). */
+const afterFailure = async (ctx: Context, p: WritePayload): Promise<HookOutcome> => {
+  if (!p.toolUseId) return pass();
+  const target = await locateTarget(p.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
+  const pending = await takeWrite(target.store, p.toolUseId);
+  if (!pending || pending.file !== target.realPath) return pass();
+  const change = pending.tip && pending.fields
+    ? { tip: pending.tip, fields: pending.fields }
+    : await loadChange(target.store, pending.id, ctx.config.ttlSeconds, ctx.now());
+  await settleFailedWrite(ctx, target.store, pending.id, change, target.realPath, p.error);
+  return pass();
 };
 
 const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promise<HookOutcome> => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { scriptOf } from '../../src/commands/doctor';
@@ -65,6 +65,18 @@ test('installed in two scopes: every write would run fettle twice', () => {
   assert.equal(runCli(['install'], { cwd: repo.dir, env: repo.env }).code, 0);
   const warned = doctor(repo).of('hooks').find((c) => c.status === 'warn');
   assert.match(warned?.detail ?? '', /registered in 2 scopes \(user, project\): every write runs fettle 2 times/);
+});
+
+test('an install from before PostToolUseFailure was registered: a warning to install again', () => {
+  const repo = installed();
+  const path = join(repo.dir, '.claude', 'settings.json');
+  const settings = JSON.parse(readFileSync(path, 'utf8')) as { hooks: Record<string, unknown> };
+  delete settings.hooks.PostToolUseFailure;
+  writeFileSync(path, JSON.stringify(settings));
+  const [hooks] = doctor(repo).of('hooks');
+  assert.equal(hooks?.status, 'warn');
+  assert.match(hooks?.detail ?? '', /without PostToolUseFailure/);
+  assert.equal(hooks?.fix, 'Run `fettle install --scope project` again.');
 });
 
 test('a hook that runs a fettle that is gone fails the check, exit 1', () => {

@@ -24,7 +24,7 @@ const CMD = "'/opt/node bin/node' '/opt/fettle/dist/cli.js' hook";
 const H = (command = CMD): Obj => ({ type: 'command', command, timeout: 60, statusMessage: STATUS_MESSAGE });
 const OURS = (command = CMD): Obj => ({ matcher: MATCHER, hooks: [H(command)] });
 const OURS_READ = (command = CMD): Obj => ({ matcher: READ_MATCHER, hooks: [H(command)] });
-/** PostToolUse's group: the same handler, run in the background. */
+/** The group of PostToolUse and PostToolUseFailure: the same handler, run in the background. */
 const POST = (command = CMD): Obj => ({ matcher: MATCHER, hooks: [{ ...H(command), async: true }] });
 /** Foreign handlers and groups. */
 const X: Obj = { type: 'command', command: 'prettier --write "$CLAUDE_PROJECT_DIR"' };
@@ -37,8 +37,8 @@ const OLD_BY_STATUS: Obj = { type: 'command', command: '/somewhere/else/cli.js h
 
 const same = (actual: unknown, expected: unknown) => assert.equal(JSON.stringify(actual), JSON.stringify(expected));
 
-test('the constants: PreToolUse and PostToolUse on an exact list of the write tools, Write included', () => {
-  assert.deepEqual([...HOOK_EVENTS], ['PreToolUse', 'PostToolUse']);
+test('the constants: PreToolUse, PostToolUse and PostToolUseFailure on an exact list of the write tools, Write included', () => {
+  assert.deepEqual([...HOOK_EVENTS], ['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
   // Only letters and "|": Claude Code reads that as an exact list of names, not as an unanchored regexp.
   assert.match(MATCHER, /^[A-Za-z]+(\|[A-Za-z]+)*$/);
   assert.deepEqual(MATCHER.split('|'), [...WRITE_TOOLS]);
@@ -114,15 +114,15 @@ test('removeFettleHooks refuses a "hooks" that is not an object', () => {
 
 // ---------------------------------------------------------------- addFettleHooks: [name, input, expected, todo?]
 const additions: [string, Obj, Obj][] = [
-  ['empty settings', {}, { hooks: { PreToolUse: [OURS()], PostToolUse: [POST()] } }],
-  ['hooks appended after existing keys', { model: 'opus', env: { A: 'é' } }, { model: 'opus', env: { A: 'é' }, hooks: { PreToolUse: [OURS()], PostToolUse: [POST()] } }],
-  ['existing hooks key keeps its place; ours go after foreign groups', { hooks: { PreToolUse: [gX] }, model: 'opus' }, { hooks: { PreToolUse: [gX, OURS()], PostToolUse: [POST()] }, model: 'opus' }],
-  ['other events kept first, ours appended', { hooks: { Stop: [gX] } }, { hooks: { Stop: [gX], PreToolUse: [OURS()], PostToolUse: [POST()] } }],
-  ['events keep their order', { hooks: { PostToolUse: [gY], PreToolUse: [gX] } }, { hooks: { PostToolUse: [gY, POST()], PreToolUse: [gX, OURS()] } }],
-  ['an older fettle handler is replaced, not duplicated', { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [OLD] }], PostToolUse: [{ matcher: 'Write', hooks: [OLD_BY_STATUS] }] } }, { hooks: { PreToolUse: [OURS()], PostToolUse: [POST()] } }],
-  ['an older handler in a mixed group: the foreign handler stays, ours takes that place', { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [X, OLD] }] } }, { hooks: { PreToolUse: [OURS(), { matcher: 'Write', hooks: [X] }], PostToolUse: [POST()] } }],
-  ['re-install keeps our group where it was among foreign groups', { hooks: { PreToolUse: [gX, OURS('old'), gY], PostToolUse: [POST('old'), gY] } }, { hooks: { PreToolUse: [gX, OURS(), gY], PostToolUse: [POST(), gY] } }],
-  ['a non-array value of another event is left alone', { hooks: { Stop: 'weird', PreToolUse: [] } }, { hooks: { Stop: 'weird', PreToolUse: [OURS()], PostToolUse: [POST()] } }],
+  ['empty settings', {}, { hooks: { PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } }],
+  ['hooks appended after existing keys', { model: 'opus', env: { A: 'é' } }, { model: 'opus', env: { A: 'é' }, hooks: { PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } }],
+  ['existing hooks key keeps its place; ours go after foreign groups', { hooks: { PreToolUse: [gX] }, model: 'opus' }, { hooks: { PreToolUse: [gX, OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] }, model: 'opus' }],
+  ['other events kept first, ours appended', { hooks: { Stop: [gX] } }, { hooks: { Stop: [gX], PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } }],
+  ['events keep their order', { hooks: { PostToolUse: [gY], PreToolUse: [gX] } }, { hooks: { PostToolUse: [gY, POST()], PreToolUse: [gX, OURS()], PostToolUseFailure: [POST()] } }],
+  ['an older fettle handler is replaced, not duplicated', { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [OLD] }], PostToolUse: [{ matcher: 'Write', hooks: [OLD_BY_STATUS] }] } }, { hooks: { PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } }],
+  ['an older handler in a mixed group: the foreign handler stays, ours takes that place', { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [X, OLD] }] } }, { hooks: { PreToolUse: [OURS(), { matcher: 'Write', hooks: [X] }], PostToolUse: [POST()], PostToolUseFailure: [POST()] } }],
+  ['re-install keeps our group where it was among foreign groups', { hooks: { PreToolUse: [gX, OURS('old'), gY], PostToolUse: [POST('old'), gY] } }, { hooks: { PreToolUse: [gX, OURS(), gY], PostToolUse: [POST(), gY], PostToolUseFailure: [POST()] } }],
+  ['a non-array value of another event is left alone', { hooks: { Stop: 'weird', PreToolUse: [] } }, { hooks: { Stop: 'weird', PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } }],
 ];
 for (const [name, input, expected] of additions) {
   test(`addFettleHooks: ${name}`, () => {
@@ -144,7 +144,7 @@ test('addFettleHooks is idempotent and removeFettleHooks undoes it exactly', () 
 test('addFettleHooks with read: a PreToolUse group on Read as well, none on PostToolUse; removed like the others', () => {
   const input: Obj = { model: 'x', hooks: { PreToolUse: [gX] } };
   const withRead = addFettleHooks(input, CMD, { read: true });
-  same(withRead, { model: 'x', hooks: { PreToolUse: [gX, OURS(), OURS_READ()], PostToolUse: [POST()] } });
+  same(withRead, { model: 'x', hooks: { PreToolUse: [gX, OURS(), OURS_READ()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } });
   same(addFettleHooks(withRead, CMD, { read: true }), withRead);
   same(addFettleHooks(withRead, CMD), addFettleHooks(input, CMD)); // the options describe the whole install
   same(removeFettleHooks(withRead), input);
@@ -152,7 +152,7 @@ test('addFettleHooks with read: a PreToolUse group on Read as well, none on Post
 
 test('addFettleHooks with a new command replaces the old one', () => {
   const next = addFettleHooks(addFettleHooks({ hooks: { PreToolUse: [gX] } }, CMD), 'fettle hook');
-  same(next, { hooks: { PreToolUse: [gX, OURS('fettle hook')], PostToolUse: [POST('fettle hook')] } });
+  same(next, { hooks: { PreToolUse: [gX, OURS('fettle hook')], PostToolUse: [POST('fettle hook')], PostToolUseFailure: [POST('fettle hook')] } });
 });
 
 test('addFettleHooks is idempotent when a foreign group was added after ours', () => {

@@ -38,6 +38,8 @@ export interface CallOpts {
   /** the agent's cwd in the payload (default: the repository) */
   cwd?: string;
   env?: Env;
+  /** PostToolUseFailure's error text */
+  error?: string;
 }
 
 export const payload = (repo: Repo, tool: string, input: Input, o: CallOpts = {}): Record<string, unknown> => ({
@@ -49,7 +51,7 @@ export const payload = (repo: Repo, tool: string, input: Input, o: CallOpts = {}
   tool_name: tool,
   tool_input: input,
   tool_use_id: o.toolUseId ?? 'toolu_01',
-  ...(o.event === 'PostToolUseFailure' ? { error: 'String to replace not found in file.', is_interrupt: false } : {}),
+  ...(o.event === 'PostToolUseFailure' ? { error: o.error ?? 'String to replace not found in file.', is_interrupt: false } : {}),
 });
 
 /** `fettle hook` on one event, on the pinned clock. */
@@ -61,6 +63,8 @@ export interface ToolRun {
   /** PostToolUse after the tool succeeded, PostToolUseFailure after it failed; none when it never ran */
   post: HookRun | undefined;
   ran: boolean;
+  /** fettle's refs (name -> commit) as PreToolUse left them, read when the tool was about to run */
+  atTool?: Map<string, string>;
 }
 
 /**
@@ -71,8 +75,9 @@ export const toolCall = (repo: Repo, name: string, input: Input, tool: () => boo
   const pre = hook(repo, name, input, { ...o, event: 'PreToolUse' });
   const decision = hso(pre)?.permissionDecision;
   if (pre.code === 2 || decision === 'deny' || (decision === 'ask' && o.answer !== 'allow')) return { pre, post: undefined, ran: false };
+  const atTool = new Map(repo.git('for-each-ref', '--format=%(refname) %(objectname)', 'refs/fettle/').split('\n').filter(Boolean).map((l) => l.split(' ') as [string, string]));
   const failed = tool() === false;
-  return { pre, post: hook(repo, name, input, { ...o, event: failed ? 'PostToolUseFailure' : 'PostToolUse' }), ran: true };
+  return { pre, post: hook(repo, name, input, { ...o, event: failed ? 'PostToolUseFailure' : 'PostToolUse' }), ran: true, atTool };
 };
 
 export const hso = (r: HookRun | undefined): Record<string, string> | undefined => r?.json?.hookSpecificOutput;
@@ -99,6 +104,18 @@ export const recordedLine = (r: HookRun | undefined, id: string): string => {
 
 export const fettleRefs = (repo: Repo): string[] =>
   repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle/', 'refs/fettle-discarded/').split('\n').filter(Boolean);
+
+/**
+ * The change a tool call created since `known` was listed, as PreToolUse left it (a failed tool's record may be
+ * gone by now), with the commit its ref pointed at then.
+ */
+export const changeOf = (repo: Repo, run: ToolRun, known: string[]): { id: string; tip: string } => {
+  const fresh = [...(run.atTool?.keys() ?? [])].filter((r) => !known.includes(r));
+  if (fresh.length === 0) return { id: newChange(repo, known), tip: '' };
+  assert.equal(fresh.length, 1, `exactly one new change: ${fresh.join(' ')}`);
+  const ref = fresh[0] as string;
+  return { id: ref.replace('refs/fettle/', ''), tip: run.atTool?.get(ref) ?? '' };
+};
 
 /** The id of the one change created since `known` was listed. */
 export const newChange = (repo: Repo, known: string[]): string => {

@@ -7,10 +7,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { lines, type Repo } from '../helpers/repo';
 import { T0 } from '../helpers/stage';
-import {
-  assertSilent, blobAt, denied, editInput, fettleRefs, hook, hso, kindAt, multiEditInput, newChange, onDisk, recordedLine, scenario,
-  show, STAGE_ALL, toolCall, type CallOpts, type Input, type ToolRun,
-} from '../helpers/tools';
+import { assertSilent, blobAt, type CallOpts, changeOf, denied, editInput, fettleRefs, hook, hso, type Input, kindAt, multiEditInput, newChange, onDisk, recordedLine, scenario, show, STAGE_ALL, toolCall, type ToolRun } from '../helpers/tools';
 
 const A30 = { 'a.txt': lines(30) };
 /** lines 1..n of `lines(30)`, as one old_string without the final newline */
@@ -20,11 +17,11 @@ const block = (n: number, word = 'line'): string => lines(n, word).slice(0, -1);
  * One Edit/MultiEdit call; the tool writes `landed` (null: the tool fails). Returns the run and the id of the
  * one change it created.
  */
-const call = (repo: Repo, tool: string, input: Input, landed: string | null, o: CallOpts = {}): { run: ToolRun; id: string } => {
+const call = (repo: Repo, tool: string, input: Input, landed: string | null, o: CallOpts = {}): { run: ToolRun; id: string; tip: string } => {
   const known = fettleRefs(repo);
   const file = input.file_path as string;
   const run = toolCall(repo, tool, input, () => (landed === null ? false : (mkdirSync(dirname(file), { recursive: true }), writeFileSync(file, landed))), o);
-  return { run, id: newChange(repo, known) };
+  return { run, ...changeOf(repo, run, known) };
 };
 const edit = (repo: Repo, old: string, next: string, all?: boolean) => editInput(repo.path('a.txt'), old, next, all);
 
@@ -91,13 +88,14 @@ const unsure: [string, string, [string, string, boolean?]][] = [
 ];
 for (const [label, text, [from, to, all]] of unsure) {
   const bytes = text.startsWith('\xff') ? Buffer.from(text, 'latin1') : Buffer.from(text);
-  scenario(`Edit unsure (${label}), tool fails: pass-through, previous bytes kept, nothing more`, { 'a.txt': bytes }, (repo) => {
-    const { run, id } = call(repo, 'Edit', edit(repo, from, to, all), null, { env: STAGE_ALL });
+  scenario(`Edit unsure (${label}), tool fails: previous bytes kept while it runs, the record dropped after`, { 'a.txt': bytes }, (repo) => {
+    const { run, id, tip } = call(repo, 'Edit', edit(repo, from, to, all), null, { env: STAGE_ALL });
     assertSilent(run.pre, 'PreToolUse');
     assertSilent(run.post, 'PostToolUseFailure');
-    assert.deepEqual(blobAt(repo, `fettle/${id}`, 'a.txt'), bytes, 'the record holds the previous bytes');
-    assert.equal(kindAt(repo, `fettle/${id}`), 'before');
-    assert.match(repo.git('log', '-1', '--format=%B', `fettle/${id}`), /^Fettle-Reason: unsure$/m);
+    assert.deepEqual(blobAt(repo, tip, 'a.txt'), bytes, 'while the tool ran, the record held the previous bytes');
+    assert.equal(kindAt(repo, tip), 'before');
+    assert.match(repo.git('log', '-1', '--format=%B', tip), /^Fettle-Reason: unsure$/m);
+    assert.deepEqual(fettleRefs(repo).filter((r) => r.endsWith(id)), [], 'the file is unchanged: nothing to keep');
     assert.deepEqual(repo.read('a.txt'), bytes);
   });
 }
@@ -170,9 +168,9 @@ scenario('MultiEdit, small: direct, counted over all its edits', A30, (repo) => 
 scenario('MultiEdit is all or nothing: one failing edit makes it unsure, nothing staged', A30, (repo) => {
   const old = repo.read('a.txt');
   const input = multiEditInput(repo.path('a.txt'), [['line 1\n', 'x\n'], ['nowhere', 'y'], ['line 3\n', 'z\n']]);
-  const { run, id } = call(repo, 'MultiEdit', input, null, { env: STAGE_ALL });
+  const { run, id, tip } = call(repo, 'MultiEdit', input, null, { env: STAGE_ALL });
   assertSilent(run.pre, 'no deny: nothing was staged');
-  assert.deepEqual([kindAt(repo, `fettle/${id}`), blobAt(repo, `fettle/${id}`, 'a.txt')], ['before', old]);
+  assert.deepEqual([kindAt(repo, tip), blobAt(repo, tip, 'a.txt')], ['before', old]);
   assert.ok(!existsSync(repo.path(`.git/fettle/worktrees/${id}`)), 'no hidden worktree');
 });
 

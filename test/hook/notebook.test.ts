@@ -5,10 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { type Repo } from '../helpers/repo';
 import { T0 } from '../helpers/stage';
-import {
-  assertSilent, blobAt, denied, fettleRefs, hook, kindAt, newChange, notebookInput, recordedLine, scenario, show, STAGE_ALL, toolCall,
-  type CallOpts, type NotebookArgs, type ToolRun,
-} from '../helpers/tools';
+import { assertSilent, blobAt, type CallOpts, changeOf, denied, fettleRefs, hook, kindAt, newChange, type NotebookArgs, notebookInput, recordedLine, scenario, show, STAGE_ALL, toolCall, type ToolRun } from '../helpers/tools';
 
 type Cell = { cell_type: string; id?: string; source: string[] | string; outputs?: unknown[]; execution_count?: number | null; metadata: object };
 type Notebook = { cells: Cell[]; metadata: object; nbformat: number; nbformat_minor: number };
@@ -32,10 +29,10 @@ const NB = { 'nb.ipynb': ipynb(notebook()) };
 const toolWrites = (nb: Notebook): string => JSON.stringify({ ...nb, cells: nb.cells.map((c) => ({ ...c, source: Array.isArray(c.source) ? c.source.join('') : c.source })) }, null, 1);
 
 /** One NotebookEdit; the tool writes `landed` (null: the tool fails). Returns the run and the new change's id. */
-const call = (repo: Repo, a: NotebookArgs, landed: string | null, o: CallOpts = {}): { run: ToolRun; id: string } => {
+const call = (repo: Repo, a: NotebookArgs, landed: string | null, o: CallOpts = {}): { run: ToolRun; id: string; tip: string } => {
   const known = fettleRefs(repo);
   const run = toolCall(repo, 'NotebookEdit', notebookInput(repo.path('nb.ipynb'), a), () => (landed === null ? false : writeFileSync(repo.path('nb.ipynb'), landed)), o);
-  return { run, id: newChange(repo, known) };
+  return { run, ...changeOf(repo, run, known) };
 };
 const parsed = (bytes: Buffer | null): Notebook => JSON.parse(bytes?.toString('utf8') ?? 'null') as Notebook;
 const sources = (nb: Notebook): string[] => nb.cells.map((c) => `${c.cell_type}:${Array.isArray(c.source) ? c.source.join('') : c.source}`);
@@ -115,11 +112,12 @@ const unsure: [string, NotebookArgs][] = [
   ['a change of cell type', { cellId: 'c1', cellType: 'markdown', source: 'x' }],
 ];
 for (const [label, a] of unsure) {
-  scenario(`NotebookEdit unsure (${label}): pass-through, previous bytes recorded`, NB, (repo) => {
-    const { run, id } = call(repo, a, null, { env: STAGE_ALL });
+  scenario(`NotebookEdit unsure (${label}): previous bytes recorded while the tool runs; it fails, the record is dropped`, NB, (repo) => {
+    const { run, id, tip } = call(repo, a, null, { env: STAGE_ALL });
     assertSilent(run.pre);
     assertSilent(run.post, 'PostToolUseFailure');
-    assert.deepEqual([kindAt(repo, `fettle/${id}`), blobAt(repo, `fettle/${id}`, 'nb.ipynb')], ['before', repo.read('nb.ipynb')]);
+    assert.deepEqual([kindAt(repo, tip), blobAt(repo, tip, 'nb.ipynb')], ['before', repo.read('nb.ipynb')]);
+    assert.deepEqual(fettleRefs(repo).filter((r) => r.endsWith(id)), []);
   });
 }
 
@@ -133,9 +131,9 @@ scenario('NotebookEdit unsure, the tool writes anyway: what landed is recorded',
 });
 
 scenario('a notebook that is not JSON: unsure, previous bytes recorded', { 'nb.ipynb': '{"cells": [' }, (repo) => {
-  const { run, id } = call(repo, { cellId: 'c1', source: 'x' }, null, { env: STAGE_ALL });
+  const { run, tip } = call(repo, { cellId: 'c1', source: 'x' }, null, { env: STAGE_ALL });
   assertSilent(run.pre);
-  assert.equal(blobAt(repo, `fettle/${id}`, 'nb.ipynb')?.toString(), '{"cells": [');
+  assert.equal(blobAt(repo, tip, 'nb.ipynb')?.toString(), '{"cells": [');
 });
 
 scenario('a missing notebook: nothing to keep, nothing recorded', {}, (repo) => {

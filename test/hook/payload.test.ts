@@ -35,7 +35,8 @@ const cases: [string, string, 'call' | 'ignore' | 'invalid', RegExp?][] = [
   ['a JSON number', '42', 'invalid', /not a JSON object/],
   ['no hook_event_name', json({ hook_event_name: undefined }), 'ignore', /event/],
   ['an unknown event', json({ hook_event_name: 'PermissionRequest' }), 'ignore', /PermissionRequest/],
-  ['PostToolUseFailure', json({ hook_event_name: 'PostToolUseFailure', error: 'boom' }), 'ignore', /PostToolUseFailure/],
+  ['PostToolUseFailure (a write tool that failed)', json({ hook_event_name: 'PostToolUseFailure', error: 'boom' }), 'call'],
+  ['PostToolUseFailure of a tool fettle does not handle', json({ hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: 'x' } }), 'ignore', /Bash/],
   ['an event name in another case', json({ hook_event_name: 'pretooluse' }), 'ignore', /pretooluse/],
   ['no tool_name', json({ tool_name: undefined }), 'ignore', /tool/],
   ['tool Bash', json({ tool_name: 'Bash', tool_input: { command: 'rm -rf /' } }), 'ignore', /Bash/],
@@ -95,4 +96,9 @@ test('parsePayload: empty stdin is reported in plain words', () => {
   const parsed = parsePayload('');
   assert.ok(parsed.kind === 'invalid');
   assert.doesNotMatch(parsed.why, /is stdin was/);
+});
+
+test('parsePayload keeps the error of a PostToolUseFailure', () => {
+  const parsed = parsePayload(json({ hook_event_name: 'PostToolUseFailure', error: 'String to replace not found' }));
+  assert.equal(parsed.kind === 'call' && parsed.payload.error, 'String to replace not found');
 });

@@ -127,13 +127,13 @@ const install = (...args: string[]): Settings => {
 const matchers = (s: Settings): Record<string, string[]> =>
   Object.fromEntries(Object.entries(s.hooks).map(([event, groups]) => [event, groups.map((g) => g.matcher)]));
 
-test('install registers the write tools on PreToolUse and PostToolUse, and no Read group', () => {
-  assert.deepEqual(matchers(install()), { PreToolUse: ['Write|Edit|MultiEdit|NotebookEdit'], PostToolUse: ['Write|Edit|MultiEdit|NotebookEdit'] });
+test('install registers the write tools on PreToolUse, PostToolUse and PostToolUseFailure, and no Read group', () => {
+  assert.deepEqual(matchers(install()), { PreToolUse: ['Write|Edit|MultiEdit|NotebookEdit'], PostToolUse: ['Write|Edit|MultiEdit|NotebookEdit'], PostToolUseFailure: ['Write|Edit|MultiEdit|NotebookEdit'] });
 });
 
 test('install --read adds a PreToolUse group on Read only, running the same hook command', () => {
   const s = install('--read');
-  assert.deepEqual(matchers(s), { PreToolUse: ['Write|Edit|MultiEdit|NotebookEdit', 'Read'], PostToolUse: ['Write|Edit|MultiEdit|NotebookEdit'] });
+  assert.deepEqual(matchers(s), { PreToolUse: ['Write|Edit|MultiEdit|NotebookEdit', 'Read'], PostToolUse: ['Write|Edit|MultiEdit|NotebookEdit'], PostToolUseFailure: ['Write|Edit|MultiEdit|NotebookEdit'] });
   const commands = new Set(Object.values(s.hooks).flat().flatMap((g) => g.hooks.map((h) => h.command)));
   assert.equal(commands.size, 1);
   assert.match([...commands][0]!, / hook$/);
