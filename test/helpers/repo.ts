@@ -74,12 +74,12 @@ export const repoAt = (dir: string, home: string): Repo => {
 };
 
 /** `git init` with files committed (unless `commit: false`, which leaves HEAD unborn). */
-export const makeRepo = (files: Record<string, string | Buffer> = {}, options: { commit?: boolean } = {}): Repo => {
+export const makeRepo = (files: Record<string, string | Buffer> = {}, options: { commit?: boolean; objectFormat?: 'sha1' | 'sha256' } = {}): Repo => {
   const root = tempDir();
   const dir = join(root, 'repo');
   mkdirSync(dir);
   const repo = repoAt(dir, root);
-  repo.git('init', '-q', '-b', 'main');
+  repo.git('init', '-q', '-b', 'main', ...(options.objectFormat ? [`--object-format=${options.objectFormat}`] : []));
   repo.git('config', 'gc.auto', '0');
   repo.git('config', 'maintenance.auto', 'false');
   for (const [path, content] of Object.entries(files)) repo.write(path, content);

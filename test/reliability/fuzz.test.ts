@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from '../helpers/repo';
 import { agentWrite, count, decisionOf, hookJson, pool, prng, repoWith, reportAs, scenario, SEED, show, spawnFettle, STRESS, text, type Proc } from './harness';
-import { blobId, checkInvariants, reachable, userState } from './invariants';
+import { blobId, checkInvariants, formatOf, reachable, userState } from './invariants';
 import { generate, type FuzzCase } from './fuzz-gen';
 
 reportAs('fuzz');
@@ -121,5 +121,5 @@ scenario('a 10 MB Write is handled well within the hook timeout: over 5 MB, dire
   assert.ok(Date.now() - started < 30_000, `took ${Date.now() - started} ms`);
   assert.deepEqual([run.pre.code, run.pre.stdout, run.post?.code], [0, '', 0], show(run.pre));
   checkInvariants(repo, before, { owed: [old], litter: 'none' });
-  assert.ok(reachable(repo).ids.has(blobId(Buffer.from(content))), 'the 10 MB that landed is recorded too');
+  assert.ok(reachable(repo).ids.has(blobId(Buffer.from(content), formatOf(repo))), 'the 10 MB that landed is recorded too');
 });

@@ -137,8 +137,10 @@ export const agentWrite = async (c: WriteCall, env: Record<string, string>, preO
  * A test repository (helpers/repo.ts) whose history fettle keeps whole: the retention policy (at most 100
  * changes by default) would otherwise drop records the invariants count on. Retention has its own tests.
  */
+/** FETTLE_TEST_OBJECT_FORMAT=sha256 runs the reliability suite in sha256 repositories (formats.test.ts sets it). */
 export const repoWith = (files: Record<string, string | Buffer> = {}, options: { commit?: boolean } = {}): Repo => {
-  const repo = makeRepo(files, options);
+  const format = process.env.FETTLE_TEST_OBJECT_FORMAT;
+  const repo = makeRepo(files, { ...options, ...(format === 'sha1' || format === 'sha256' ? { objectFormat: format } : {}) });
   repo.env.FETTLE_HISTORY_MAX_COUNT = '1000000';
   return repo;
 };

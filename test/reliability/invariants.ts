@@ -38,7 +38,11 @@ export interface Expectation {
 }
 
 const sha1 = (b: Buffer | string): string => createHash('sha1').update(b).digest('hex');
-export const blobId = (bytes: Buffer): string => sha1(Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes]));
+export type ObjectFormat = 'sha1' | 'sha256';
+/** The id git gives these bytes as a blob, in a repository of `format`. */
+export const blobId = (bytes: Buffer, format: ObjectFormat = 'sha1'): string =>
+  createHash(format).update(Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes])).digest('hex');
+export const formatOf = (repo: Repo): ObjectFormat => (repo.git('rev-parse', '--show-object-format') === 'sha256' ? 'sha256' : 'sha1');
 
 const git = (repo: Repo, args: string[]): string =>
   execFileSync('git', args, { cwd: repo.dir, env: repo.env, maxBuffer: 256 * 1024 * 1024 }).toString('utf8');
@@ -165,9 +169,10 @@ export const reachable = (repo: Repo): { ids: Set<string>; missing: string[] } =
     cwd: repo.dir, env: repo.env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024,
   });
   const lines = r.stdout.split('\n');
-  const missing = lines.filter((l) => l.startsWith('?')).map((l) => l.slice(1, 41));
+  const id = (l: string): string => /^[0-9a-f]{40}(?:[0-9a-f]{24})?(?=\s|$)/.exec(l)?.[0] ?? '';
+  const missing = lines.filter((l) => l.startsWith('?')).map((l) => id(l.slice(1)));
   if (r.status !== 0) missing.push(`(rev-list failed: ${r.stderr.trim()})`);
-  return { ids: new Set(lines.map((l) => l.slice(0, 40)).filter((l) => /^[0-9a-f]{40}$/.test(l))), missing };
+  return { ids: new Set(lines.map(id).filter(Boolean)), missing };
 };
 
 const isAlive = (pid: number): boolean => {
@@ -240,8 +245,9 @@ export const checkInvariants = (repo: Repo, before: string, e: Expectation = {})
     problems.push(`I3 fettle's refs need missing objects: ${missing.join(', ')}`);
   }
   if (owed.length) {
-    for (const b of new Map(owed.map((o) => [blobId(o), o])).values()) {
-      if (!ids.has(blobId(b))) {
+    const format = formatOf(repo);
+    for (const b of new Map(owed.map((o) => [blobId(o, format), o])).values()) {
+      if (!ids.has(blobId(b, format))) {
         count('lost');
         problems.push(`I2 lost: ${describe(b)} is not reachable from refs/fettle*`);
       }
