@@ -35,7 +35,10 @@ export const propose = (call: WriteCall, old: DiskFile | null): Proposed => {
       ? { exact: true, next: Buffer.from(first.newString, 'utf8') }
       : { exact: false, why: 'the file does not exist' };
   }
-  if (classifyContent(old.bytes) !== 'text') return { exact: false, why: 'the file is not UTF-8 text' };
+  const kind = classifyContent(old.bytes);
+  // Past 5 MB a change is direct whatever it is (DESIGN §2), so predicting it would only cost memory.
+  if (kind === 'oversize') return { exact: false, why: 'the file is over 5 MB, so it is recorded without predicting the edit' };
+  if (kind !== 'text') return { exact: false, why: 'the file is not UTF-8 text' };
   const result = applyEdits(old.bytes.toString('utf8'), call.edits);
   return result.ok ? { exact: true, next: Buffer.from(result.text, 'utf8') } : { exact: false, why: result.why };
 };

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
+import { createDeflate, deflateSync } from 'node:zlib';
 import { hashObject } from './tree-codec';
 
 export interface LooseTarget {
@@ -59,7 +59,7 @@ const exists = (fn: () => void): boolean => {
 };
 
 /** Writes `data` under a temp name in `dir` and renames it to `path`; false when a prune took the temp file. */
-const placeOnce = (dir: string, path: string, data: Buffer, mode: number): boolean => {
+const placeOnce = (dir: string, path: string, data: Buffer[], mode: number): boolean => {
   const temp = join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`);
   let fd: number;
   try {
@@ -69,7 +69,7 @@ const placeOnce = (dir: string, path: string, data: Buffer, mode: number): boole
     throw error;
   }
   try {
-    for (let done = 0; done < data.length; ) done += writeSync(fd, data, done);
+    for (const chunk of data) for (let done = 0; done < chunk.length; ) done += writeSync(fd, chunk, done);
     fchmodSync(fd, mode);
     fsyncSync(fd);
   } catch (error) {
@@ -89,6 +89,27 @@ const placeOnce = (dir: string, path: string, data: Buffer, mode: number): boole
   }
 };
 
+/** Bodies from this size are compressed as a stream, header then body, rather than concatenated first. */
+const STREAM_FROM = 1 << 20;
+
+/**
+ * zlib of the object's header and body, in chunks: a 100 MB file is neither copied once more to be compressed
+ * nor its compressed form joined into one buffer before it is written.
+ */
+const compress = async (object: NewObject): Promise<Buffer[]> => {
+  const header = Buffer.from(`${object.type} ${object.body.length}\0`, 'latin1');
+  if (object.body.length < STREAM_FROM) return [deflateSync(Buffer.concat([header, object.body]), { level: LEVEL })];
+  return new Promise((resolve, reject) => {
+    const z = createDeflate({ level: LEVEL });
+    const out: Buffer[] = [];
+    z.on('data', (chunk: Buffer) => out.push(chunk));
+    z.on('end', () => resolve(out));
+    z.on('error', reject);
+    z.write(header);
+    z.end(object.body);
+  });
+};
+
 /** `git prune --expire=now` deletes tmp_ files and empty object directories whatever their age. */
 const PLACE_ATTEMPTS = 5;
 
@@ -97,14 +118,13 @@ const PLACE_ATTEMPTS = 5;
  * keeps it; otherwise it is written under a `tmp_obj_` name, which `git gc` sweeps if this process dies
  * before the rename, and renamed into place. Returns the new object's id.
  */
-const writeOne = (target: LooseTarget, object: NewObject, mode: number, touched: Set<string>): string => {
+const writeOne = async (target: LooseTarget, object: NewObject, mode: number, touched: Set<string>): Promise<string> => {
   const oid = object.oid ?? hashObject(object.type, object.body, target.objectFormat);
   const dir = join(target.objectsDir, oid.slice(0, 2));
   const path = join(dir, oid.slice(2));
   const now = new Date();
   if (exists(() => utimesSync(path, now, now))) return oid;
-  const header = Buffer.from(`${object.type} ${object.body.length}\0`, 'latin1');
-  const data = deflateSync(Buffer.concat([header, object.body]), { level: LEVEL });
+  const data = await compress(object);
   for (let attempt = 1; ; attempt++) {
     try {
       mkdirSync(dir);
@@ -124,7 +144,8 @@ export const writeLoose = async (target: LooseTarget, objects: NewObject[]): Pro
   if (objects.length === 0) return [];
   const mode = fileModeFor(target.objectsDir);
   const touched = new Set<string>();
-  const oids = objects.map((object) => writeOne(target, object, mode, touched));
+  const oids: string[] = [];
+  for (const object of objects) oids.push(await writeOne(target, object, mode, touched));
   // Children before parents: an object directory is synced before the objects directory that names it.
   for (const dir of [...touched].sort((a, b) => b.length - a.length)) syncDir(dir);
   return oids;

@@ -174,6 +174,17 @@ scenario('MultiEdit is all or nothing: one failing edit makes it unsure, nothing
   assert.ok(!existsSync(repo.path(`.git/fettle/worktrees/${id}`)), 'no hidden worktree');
 });
 
+scenario('Edit of a file over 5 MB: recorded without predicting it (always direct), what landed recorded after', { 'big.txt': lines(600_000) }, (repo) => {
+  const old = repo.read('big.txt');
+  const landed = old.toString().replace('line 300000\n', 'LINE 300000\n');
+  const { run, id } = call(repo, 'Edit', editInput(repo.path('big.txt'), 'line 300000\n', 'LINE 300000\n'), landed, { env: STAGE_ALL });
+  assertSilent(run.pre, 'no deny: over 5 MB a change is direct whatever it is');
+  recordedLine(run.post, id);
+  assert.match(repo.git('log', '-1', '--format=%B', `fettle/${id}^`), /the file is over 5 MB, so it is recorded without predicting the edit/);
+  assert.deepEqual(blobAt(repo, `fettle/${id}^`, 'big.txt'), old);
+  assert.equal(blobAt(repo, `fettle/${id}`, 'big.txt')?.toString(), landed);
+});
+
 scenario('MultiEdit whose edits cancel out: one no-op line, nothing recorded', A30, (repo) => {
   const pre = hook(repo, 'MultiEdit', multiEditInput(repo.path('a.txt'), [['line 4\n', 'x\n'], ['x\n', 'line 4\n']]));
   assert.deepEqual([pre.code, hso(pre)?.permissionDecision], [0, undefined], show(pre));

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -20,6 +21,7 @@ const cases: [string, NewObject][] = [
   ['empty blob', { type: 'blob', body: Buffer.alloc(0) }],
   ['binary blob with NULs', { type: 'blob', body: Buffer.from([0, 0xff, 0x0a, 0, 0xc3]) }],
   ['1 MB blob', { type: 'blob', body: Buffer.alloc(1 << 20, 'x') }],
+  ['3 MB of random bytes (compressed as a stream)', { type: 'blob', body: randomBytes(3 << 20) }],
   ['empty tree', { type: 'tree', body: Buffer.alloc(0) }],
 ];
 
