@@ -123,3 +123,31 @@ scenario('a 10 MB Write is handled well within the hook timeout: over 5 MB, dire
   checkInvariants(repo, before, { owed: [old], litter: 'none' });
   assert.ok(reachable(repo).ids.has(blobId(Buffer.from(content), formatOf(repo))), 'the 10 MB that landed is recorded too');
 });
+
+/** FETTLE_BIG_MB sizes the big-file scenario (default 100). */
+const BIG_MB = Math.max(1, Number.parseInt(process.env.FETTLE_BIG_MB ?? '100', 10) || 100);
+
+scenario(`an Edit of a ${BIG_MB} MB file through the hook, then a rollback: previous bytes kept, restored byte for byte`, undefined, async () => {
+  const repo = fixture();
+  const before = userState(repo);
+  const line = 'a line of a large log file, the kind an agent edits once in a while\n';
+  const old = Buffer.from(line.repeat(Math.ceil((BIG_MB << 20) / line.length)).replace(/^/, 'first line\n'));
+  writeFileSync(repo.path('big.log'), old);
+  const input = (event: string) =>
+    JSON.stringify({ session_id: 's', cwd: repo.dir, permission_mode: 'default', hook_event_name: event, tool_name: 'Edit', tool_use_id: 'toolu_big_edit', tool_input: { file_path: repo.path('big.log'), old_string: 'first line\n', new_string: 'FIRST LINE\n' } });
+  const started = Date.now();
+  const pre = await spawnFettle(['hook'], { cwd: repo.dir, env: repo.env, input: input('PreToolUse') });
+  assert.deepEqual([pre.code, pre.stdout], [0, ''], show(pre));
+  const landed = Buffer.concat([Buffer.from('FIRST LINE\n'), old.subarray('first line\n'.length)]);
+  writeFileSync(repo.path('big.log'), landed);
+  const post = await spawnFettle(['hook'], { cwd: repo.dir, env: repo.env, input: input('PostToolUse') });
+  assert.equal(post.code, 0, show(post));
+  assert.ok(Date.now() - started < 30_000, `took ${Date.now() - started} ms`);
+  count('fuzzCases');
+  checkInvariants(repo, before, { owed: [old], litter: 'none' });
+  const id = /as ([0-9a-z]{8}); undo with/.exec(hookJson(post)?.hookSpecificOutput?.additionalContext ?? '')?.[1] ?? '';
+  const undo = await spawnFettle(['rollback', id], { cwd: repo.dir, env: repo.env });
+  assert.equal(undo.code, 0, show(undo));
+  assert.ok(readFileSync(repo.path('big.log')).equals(old), 'restored byte for byte');
+  checkInvariants(repo, before, { owed: [old, landed], litter: 'none' });
+});
