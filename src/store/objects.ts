@@ -163,12 +163,6 @@ export const writeTreeWith = async (
 const isLoose = (store: Store, oid: string): Promise<boolean> =>
   stat(join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2))).then(() => true, () => false);
 
-/** The objects among `oids` that are stored loose (fresh ones are; those that existed already may be packed). */
-export const looseOnly = async (store: Store, oids: string[]): Promise<string[]> => {
-  const loose = await Promise.all(oids.map((oid) => isLoose(store, oid)));
-  return oids.filter((_, n) => loose[n]);
-};
-
 /**
  * Objects among `oids` that are gone. Fresh objects are loose, so this is a stat per object; git is asked only
  * about those that are not (packed since, or pruned).
