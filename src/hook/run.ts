@@ -134,27 +134,29 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
   return deny(renderStaged({ ...message, diff: plan.diff, invoke, tool: p.call.tool }));
 };
 
-/** PostToolUseFailure: the record PreToolUse started for this call is settled (see protocol/failed-write.ts). */
-const afterFailure = async (ctx: Context, p: WritePayload): Promise<HookOutcome> => {
-  if (!p.toolUseId) return pass();
+/** The record PreToolUse started for this tool call (its link taken), or null when there is none. */
+const startedRecord = async (ctx: Context, p: WritePayload) => {
+  if (!p.toolUseId) return null;
   const target = await locateTarget(p.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
   const pending = await takeWrite(target.store, p.toolUseId);
-  if (!pending || pending.file !== target.realPath) return pass();
+  if (!pending || pending.file !== target.realPath) return null;
   const change = pending.tip && pending.fields
     ? { tip: pending.tip, fields: pending.fields }
     : await loadChange(target.store, pending.id, ctx.config.ttlSeconds, ctx.now());
-  await settleFailedWrite(ctx, target.store, pending.id, change, target.realPath, p.error);
+  return { target, pending, change };
+};
+
+/** PostToolUseFailure: the record PreToolUse started for this call is settled (see protocol/failed-write.ts). */
+const afterFailure = async (ctx: Context, p: WritePayload): Promise<HookOutcome> => {
+  const started = await startedRecord(ctx, p);
+  if (started) await settleFailedWrite(ctx, started.target.store, started.pending.id, started.change, started.target.realPath, p.error);
   return pass();
 };
 
 const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promise<HookOutcome> => {
-  if (!p.toolUseId) return pass();
-  const target = await locateTarget(p.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
-  const pending = await takeWrite(target.store, p.toolUseId);
-  if (!pending || pending.file !== target.realPath) return pass();
-  const change = pending.tip && pending.fields
-    ? { tip: pending.tip, fields: pending.fields }
-    : await loadChange(target.store, pending.id, ctx.config.ttlSeconds, ctx.now());
+  const started = await startedRecord(ctx, p);
+  if (!started) return pass();
+  const { target, pending, change } = started;
   const kind = change.fields.kind === 'before' ? 'after' : change.fields.kind === 'proposal' ? 'applied' : null;
   if (!kind) throw new FettleError('E_CONFLICT', `change ${pending.id} was already completed by another process.`);
   const landed = await readDisk(target.realPath);
