@@ -104,9 +104,10 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
   const origin = { session: p.sessionId, toolUse: p.toolUseId, tool: p.call.tool };
   const proposed = propose(p.call, old);
   // What fettle predicts will land; PostToolUse keeps the predicted counts only if exactly this landed.
-  const expected = proposed.exact ? digest(proposed.next, p.call.tool) : undefined;
+  // Hashed only for a record PostToolUse will complete: a staged change the model is told about needs none.
+  const expected = () => (proposed.exact ? digest(proposed.next, p.call.tool) : undefined);
   const remember = async (record: { id: string; tip: string; fields: RecordFields }) => {
-    if (p.toolUseId) await rememberWrite(target.store, p.toolUseId, { ...record, file: target.realPath, expect: expected });
+    if (p.toolUseId) await rememberWrite(target.store, p.toolUseId, { ...record, file: target.realPath, expect: expected() });
   };
   if (!proposed.exact) {
     // fettle cannot reproduce the tool's result for sure: keep the previous bytes, let the tool decide.

@@ -89,8 +89,13 @@ const placeOnce = (dir: string, path: string, data: Buffer[], mode: number): boo
   }
 };
 
-/** Bodies from this size are compressed as a stream, header then body, rather than concatenated first. */
-const STREAM_FROM = 1 << 20;
+/**
+ * Bodies from this size are compressed as a stream, header then body, rather than concatenated first. Below it
+ * one synchronous call is faster (a 5 MB file: ~10 ms less than the stream's round trips through the thread
+ * pool) and the copy is small.
+ */
+const STREAM_FROM = 16 << 20;
+const STREAM_CHUNK = 1 << 20;
 
 /**
  * zlib of the object's header and body, in chunks: a 100 MB file is neither copied once more to be compressed
@@ -100,7 +105,7 @@ const compress = async (object: NewObject): Promise<Buffer[]> => {
   const header = Buffer.from(`${object.type} ${object.body.length}\0`, 'latin1');
   if (object.body.length < STREAM_FROM) return [deflateSync(Buffer.concat([header, object.body]), { level: LEVEL })];
   return new Promise((resolve, reject) => {
-    const z = createDeflate({ level: LEVEL });
+    const z = createDeflate({ level: LEVEL, chunkSize: STREAM_CHUNK });
     const out: Buffer[] = [];
     z.on('data', (chunk: Buffer) => out.push(chunk));
     z.on('end', () => resolve(out));

@@ -21,7 +21,7 @@ const cases: [string, NewObject][] = [
   ['empty blob', { type: 'blob', body: Buffer.alloc(0) }],
   ['binary blob with NULs', { type: 'blob', body: Buffer.from([0, 0xff, 0x0a, 0, 0xc3]) }],
   ['1 MB blob', { type: 'blob', body: Buffer.alloc(1 << 20, 'x') }],
-  ['3 MB of random bytes (compressed as a stream)', { type: 'blob', body: randomBytes(3 << 20) }],
+  ['17 MB of random bytes (compressed as a stream)', { type: 'blob', body: randomBytes(17 << 20) }],
   ['empty tree', { type: 'tree', body: Buffer.alloc(0) }],
 ];
 
