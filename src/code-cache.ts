@@ -3,7 +3,9 @@
 // run is kept under the user's cache directory and handed back to V8 by later runs.
 // V8 checks cached data against its own version and flags but only against the source's *length*, so the file
 // name carries a hash of the source: an upgraded bundle never meets code compiled from another one.
-// Nothing here may fail a run: an unreadable, stale or rejected cache means compiling as without one.
+// V8 does not checksum cached code in release builds, so each file carries a SHA-256 of its payload: a cache
+// damaged on disk is dropped, never run. Nothing here may fail a run: an unreadable, stale, damaged or rejected
+// cache means compiling as without one.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -24,11 +26,19 @@ const quietly = (fn: () => void): void => {
   }
 };
 
+const sha256 = (data: Buffer): Buffer => createHash('sha256').update(data).digest();
+
+/** The payload of a cache file whose checksum holds, else undefined. */
+const payloadOf = (file: Buffer): Buffer | undefined => {
+  const payload = file.subarray(32);
+  return file.length > 32 && sha256(payload).equals(file.subarray(0, 32)) ? payload : undefined;
+};
+
 /** Older caches of the same bundle (an upgrade, another Node) are removed when a new one is written. */
 const replaceCache = (dir: string, name: string, data: Buffer): void => {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const temp = join(dir, `.${name}.${process.pid}.tmp`);
-  writeFileSync(temp, data, { mode: 0o600 });
+  writeFileSync(temp, Buffer.concat([sha256(data), data]), { mode: 0o600 });
   renameSync(temp, join(dir, name));
   const prefix = name.slice(0, name.indexOf('-') + 1);
   for (const old of readdirSync(dir)) if (old.startsWith(prefix) && old !== name) quietly(() => unlinkSync(join(dir, old)));
@@ -42,7 +52,7 @@ export const loadBundle = (file: string, env: Env): unknown => {
   const dir = cacheDirOf(env);
   const name = `${basename(file, '.js')}-${key}.v8`;
   let cached: Buffer | undefined;
-  quietly(() => (cached = readFileSync(join(dir, name))));
+  quietly(() => (cached = payloadOf(readFileSync(join(dir, name)))));
   const wrapper = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
   const script = new Script(wrapper, { filename: file, cachedData: cached });
   const module = { exports: {} as unknown };

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cacheDirOf } from '../src/code-cache';
@@ -40,6 +41,21 @@ test('a corrupt cache is rejected by V8, the run is unaffected, and the cache is
   const r = hook(repo, cache, 2);
   assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
   assert.ok(statSync(join(cache, name)).size > 4096, 'replaced by a real cache');
+});
+
+test('a cache damaged on disk (one flipped bit) is never handed to V8, and is written anew', () => {
+  const repo = makeRepo({ 'a.txt': lines(30) });
+  const cache = join(tempDir(), 'cache');
+  hook(repo, cache, 1);
+  const [name = ''] = files(cache);
+  const bytes = readFileSync(join(cache, name));
+  bytes.writeUInt8((bytes.readUInt8(bytes.length >> 1) ^ 0x10), bytes.length >> 1);
+  writeFileSync(join(cache, name), bytes);
+  const r = hook(repo, cache, 2);
+  assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
+  const again = readFileSync(join(cache, name));
+  assert.ok(!again.equals(bytes), 'the damaged file was replaced');
+  assert.ok(createHash('sha256').update(again.subarray(32)).digest().equals(again.subarray(0, 32)), 'by one whose checksum holds');
 });
 
 test('an unusable cache directory changes nothing but speed', () => {
