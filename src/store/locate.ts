@@ -1,6 +1,7 @@
 // Which store records a file: the repository whose work tree holds it (for a linked worktree, its common
 // dir; for a submodule or nested repo, that inner repo), or a private bare repository for paths outside
-// any repository. One git spawn; nothing here looks at the rest of the work tree.
+// any repository. One git spawn to locate it (the hook also starts, alongside, the readers it will need);
+// nothing here looks at the rest of the work tree.
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
