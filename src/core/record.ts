@@ -93,13 +93,28 @@ export const renderRecord = (f: RecordFields): string => {
   return `${subject}\n\n${body}\n\n${lines.join('\n')}\n`;
 };
 
+/** The lines after the last blank (or whitespace-only) line of a message. */
+const lastParagraph = (message: string): string[] => {
+  const lines = message.trimEnd().split('\n');
+  let start = lines.length;
+  while (start > 0 && (lines[start - 1] as string).trim() !== '') start--;
+  return lines.slice(start);
+};
+
+const TRAILER_KEY = /^Fettle-[A-Za-z-]+$/;
+const LINE_BREAK = /[\r\u2028\u2029]/;
+
+/** Read for every change `status` and `log` list (a thousand at a time): string scans, no regex per line. */
 export const parseRecord = (message: string): RecordFields | null => {
   const fields = new Map<string, string>();
   // Only the last paragraph holds trailers; nothing earlier (subject, note) can pose as one.
-  const paragraphs = message.trimEnd().split(/\n\s*\n/);
-  for (const line of (paragraphs[paragraphs.length - 1] ?? '').split('\n')) {
-    const match = /^(Fettle-[A-Za-z-]+): (.*)$/.exec(line);
-    if (match?.[1] && match[2] !== undefined) fields.set(match[1], decodeValue(match[2]));
+  for (const line of lastParagraph(message)) {
+    if (!line.startsWith('Fettle-')) continue;
+    const sep = line.indexOf(': ');
+    if (sep < 0) continue;
+    const key = line.slice(0, sep);
+    const value = line.slice(sep + 2);
+    if (TRAILER_KEY.test(key) && !LINE_BREAK.test(value)) fields.set(key, decodeValue(value));
   }
   const id = fields.get('Fettle-Id');
   const kind = fields.get('Fettle-Kind') as RecordKind | undefined;
