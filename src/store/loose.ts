@@ -58,8 +58,14 @@ const exists = (fn: () => void): boolean => {
   }
 };
 
-/** Writes `data` under a temp name in `dir` and renames it to `path`; false when a prune took the temp file. */
-const placeOnce = (dir: string, path: string, data: Buffer[], mode: number): boolean => {
+/** Bytes given to a writer as they are produced. */
+type Produce = (write: (chunk: Buffer) => void) => Promise<void>;
+
+/**
+ * Writes what `produce` gives under a temp name in `dir`, fsyncs it and renames it to `path`; false when a
+ * prune took the temp file or its directory meanwhile.
+ */
+const placeOnce = async (dir: string, path: string, produce: Produce, mode: number): Promise<boolean> => {
   const temp = join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`);
   let fd: number;
   try {
@@ -69,7 +75,9 @@ const placeOnce = (dir: string, path: string, data: Buffer[], mode: number): boo
     throw error;
   }
   try {
-    for (const chunk of data) for (let done = 0; done < chunk.length; ) done += writeSync(fd, chunk, done);
+    await produce((chunk) => {
+      for (let done = 0; done < chunk.length; ) done += writeSync(fd, chunk, done);
+    });
     fchmodSync(fd, mode);
     fsyncSync(fd);
   } catch (error) {
@@ -90,29 +98,35 @@ const placeOnce = (dir: string, path: string, data: Buffer[], mode: number): boo
 };
 
 /**
- * Bodies from this size are compressed as a stream, header then body, rather than concatenated first. Below it
- * one synchronous call is faster (a 5 MB file: ~10 ms less than the stream's round trips through the thread
- * pool) and the copy is small.
+ * Bodies from this size are compressed as a stream, header then body, each compressed chunk written to the file
+ * as it comes: a 100 MB file is neither copied once more nor held a second time, compressed. Below it one
+ * synchronous call is faster (a 5 MB file: ~10 ms less than the stream's round trips through the thread pool).
  */
 const STREAM_FROM = 16 << 20;
 const STREAM_CHUNK = 1 << 20;
 
-/**
- * zlib of the object's header and body, in chunks: a 100 MB file is neither copied once more to be compressed
- * nor its compressed form joined into one buffer before it is written.
- */
-const compress = async (object: NewObject): Promise<Buffer[]> => {
+/** zlib of the object's header and body. */
+const compressed = (object: NewObject): Produce => {
   const header = Buffer.from(`${object.type} ${object.body.length}\0`, 'latin1');
-  if (object.body.length < STREAM_FROM) return [deflateSync(Buffer.concat([header, object.body]), { level: LEVEL })];
-  return new Promise((resolve, reject) => {
-    const z = createDeflate({ level: LEVEL, chunkSize: STREAM_CHUNK });
-    const out: Buffer[] = [];
-    z.on('data', (chunk: Buffer) => out.push(chunk));
-    z.on('end', () => resolve(out));
-    z.on('error', reject);
-    z.write(header);
-    z.end(object.body);
-  });
+  if (object.body.length < STREAM_FROM) {
+    const data = deflateSync(Buffer.concat([header, object.body]), { level: LEVEL });
+    return async (write) => write(data);
+  }
+  return (write) =>
+    new Promise((resolve, reject) => {
+      const z = createDeflate({ level: LEVEL, chunkSize: STREAM_CHUNK });
+      z.on('data', (chunk: Buffer) => {
+        try {
+          write(chunk);
+        } catch (error) {
+          z.destroy(error as Error);
+        }
+      });
+      z.on('end', () => resolve());
+      z.on('error', reject);
+      z.write(header);
+      z.end(object.body);
+    });
 };
 
 /** `git prune --expire=now` deletes tmp_ files and empty object directories whatever their age. */
@@ -129,7 +143,7 @@ const writeOne = async (target: LooseTarget, object: NewObject, mode: number, to
   const path = join(dir, oid.slice(2));
   const now = new Date();
   if (exists(() => utimesSync(path, now, now))) return oid;
-  const data = await compress(object);
+  const produce = compressed(object);
   for (let attempt = 1; ; attempt++) {
     try {
       mkdirSync(dir);
@@ -137,7 +151,7 @@ const writeOne = async (target: LooseTarget, object: NewObject, mode: number, to
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    if (placeOnce(dir, path, data, mode)) break;
+    if (await placeOnce(dir, path, produce, mode)) break;
     if (attempt >= PLACE_ATTEMPTS) throw Object.assign(new Error(`${path}: a concurrent prune kept deleting it while it was written`), { code: 'ENOENT' });
   }
   touched.add(dir);
