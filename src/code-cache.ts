@@ -7,7 +7,7 @@
 // damaged on disk is dropped, never run. Nothing here may fail a run: an unreadable, stale, damaged or rejected
 // cache means compiling as without one.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -34,14 +34,26 @@ const payloadOf = (file: Buffer): Buffer | undefined => {
   return file.length > 32 && sha256(payload).equals(file.subarray(0, 32)) ? payload : undefined;
 };
 
-/** Older caches of the same bundle (an upgrade, another Node) are removed when a new one is written. */
+/** A temp file this old was left by a process killed while writing it (writing takes milliseconds). */
+const STALE_TEMP_MS = 10 * 60_000;
+
+/**
+ * Older caches of the same bundle (an upgrade, another Node) are removed when a new one is written, and so are
+ * temp files of this bundle that a killed process left.
+ */
 const replaceCache = (dir: string, name: string, data: Buffer): void => {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const temp = join(dir, `.${name}.${process.pid}.tmp`);
   writeFileSync(temp, Buffer.concat([sha256(data), data]), { mode: 0o600 });
   renameSync(temp, join(dir, name));
   const prefix = name.slice(0, name.indexOf('-') + 1);
-  for (const old of readdirSync(dir)) if (old.startsWith(prefix) && old !== name) quietly(() => unlinkSync(join(dir, old)));
+  for (const old of readdirSync(dir)) {
+    const path = join(dir, old);
+    if (old.startsWith(prefix) && old !== name) quietly(() => unlinkSync(path));
+    else if (old.startsWith(`.${prefix}`) && old.endsWith('.tmp')) {
+      quietly(() => Date.now() - statSync(path).mtimeMs > STALE_TEMP_MS && unlinkSync(path));
+    }
+  }
 };
 
 /** Runs the CommonJS bundle at `file` (which may only require Node's own modules) and returns its exports. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cacheDirOf } from '../src/code-cache';
@@ -67,14 +67,18 @@ test('an unusable cache directory changes nothing but speed', () => {
   assert.equal(repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle').split('\n').length, 1, 'the write was recorded');
 });
 
-test('a cache of another build of the bundle is removed when the current one is written', () => {
+test('a cache of another build, and a temp file a killed process left, are removed when the current one is written', () => {
   const repo = makeRepo({ 'a.txt': lines(30) });
   const cache = join(tempDir(), 'cache');
   hook(repo, cache, 1);
   const [name = ''] = files(cache);
   const stale = 'hook-0123456789abcdef.v8';
   writeFileSync(join(cache, stale), 'old');
+  const [killed, writing] = [`.${name}.4242.tmp`, `.${name}.4343.tmp`];
+  writeFileSync(join(cache, killed), 'left by a process killed an hour ago');
+  utimesSync(join(cache, killed), new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+  writeFileSync(join(cache, writing), 'another process writing right now');
   writeFileSync(join(cache, name), 'corrupt, so rewritten');
   hook(repo, cache, 2);
-  assert.deepEqual(files(cache), [name]);
+  assert.deepEqual(files(cache), [writing, name].sort(), 'the stale temp file went; a fresh one is left to its writer');
 });
