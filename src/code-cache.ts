@@ -28,6 +28,16 @@ const quietly = (fn: () => void): void => {
 
 const sha256 = (data: Buffer): Buffer => createHash('sha256').update(data).digest();
 
+/**
+ * Cached code runs as fettle: only a file and directory this user owns and nobody else may write are used (a
+ * FETTLE_CACHE_DIR in a shared place must not let another account hand fettle its bytecode).
+ */
+const ownedAndPrivate = (path: string): boolean => {
+  if (process.platform === 'win32') return true;
+  const info = statSync(path);
+  return info.uid === process.getuid?.() && (info.mode & 0o022) === 0;
+};
+
 /** The payload of a cache file whose checksum holds, else undefined. */
 const payloadOf = (file: Buffer): Buffer | undefined => {
   const payload = file.subarray(32);
@@ -43,6 +53,7 @@ const STALE_TEMP_MS = 10 * 60_000;
  */
 const replaceCache = (dir: string, name: string, data: Buffer): void => {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (!ownedAndPrivate(dir)) return;
   const temp = join(dir, `.${name}.${process.pid}.tmp`);
   writeFileSync(temp, Buffer.concat([sha256(data), data]), { mode: 0o600 });
   renameSync(temp, join(dir, name));
@@ -64,7 +75,10 @@ export const loadBundle = (file: string, env: Env): unknown => {
   const dir = cacheDirOf(env);
   const name = `${basename(file, '.js')}-${key}.v8`;
   let cached: Buffer | undefined;
-  quietly(() => (cached = payloadOf(readFileSync(join(dir, name)))));
+  quietly(() => {
+    const path = join(dir, name);
+    if (ownedAndPrivate(dir) && ownedAndPrivate(path)) cached = payloadOf(readFileSync(path));
+  });
   const wrapper = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
   const script = new Script(wrapper, { filename: file, cachedData: cached });
   const module = { exports: {} as unknown };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cacheDirOf } from '../src/code-cache';
@@ -56,6 +56,22 @@ test('a cache damaged on disk (one flipped bit) is never handed to V8, and is wr
   const again = readFileSync(join(cache, name));
   assert.ok(!again.equals(bytes), 'the damaged file was replaced');
   assert.ok(createHash('sha256').update(again.subarray(32)).digest().equals(again.subarray(0, 32)), 'by one whose checksum holds');
+});
+
+test('a cache directory others may write to is neither read nor written', () => {
+  const repo = makeRepo({ 'a.txt': lines(30) });
+  const cache = join(tempDir(), 'shared');
+  mkdirSync(cache, { mode: 0o777 });
+  chmodSync(cache, 0o777);
+  const r = hook(repo, cache, 1);
+  assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
+  assert.deepEqual(files(cache), [], 'nothing written where another account could replace it');
+  chmodSync(cache, 0o700);
+  hook(repo, cache, 2);
+  const [name = ''] = files(cache);
+  chmodSync(join(cache, name), 0o666);
+  hook(repo, cache, 3);
+  assert.equal(statSync(join(cache, name)).mode & 0o777, 0o600, 'a cache file others may write was not used but replaced by a private one');
 });
 
 test('an unusable cache directory changes nothing but speed', () => {
