@@ -194,3 +194,18 @@ test('warm: an update-ref never used changes nothing and does not keep the proce
   assert.ok(Date.now() - started < 15_000);
   assert.equal(repo.git('for-each-ref'), repo.git('for-each-ref', 'refs/heads'), 'no ref but the branch');
 });
+
+/** The git subcommand of a logged call (the first argument that is not a pinned -c option). */
+const subcommand = (args: string[]): string => args.find((a, i) => a !== '-c' && args[i - 1] !== '-c') ?? '';
+
+test('a hook write starts three git processes, direct or staged (rev-parse, cat-file, update-ref)', () => {
+  const repo = makeRepo({ 'f.txt': lines(30), 'big.txt': lines(30), 'deep/er/x.txt': 'x\n' });
+  const direct = loggingGit();
+  const d = runHook(writePayload({ file: repo.path('deep/er/x.txt'), content: 'y\n', cwd: repo.dir, toolUseId: 'toolu_d' }), { cwd: repo.dir, env: { ...repo.env, PATH: direct.path } });
+  assert.deepEqual([d.code, d.stdout], [0, ''], d.stderr);
+  assert.deepEqual(direct.calls().map(subcommand).sort(), ['cat-file', 'rev-parse', 'update-ref'], 'direct PreToolUse');
+  const staged = loggingGit();
+  const s = runHook(writePayload({ file: repo.path('big.txt'), content: lines(30, 'new'), cwd: repo.dir, toolUseId: 'toolu_s' }), { cwd: repo.dir, env: { ...repo.env, PATH: staged.path } });
+  assert.match(s.stdout, /"permissionDecision":"deny"/);
+  assert.deepEqual(staged.calls().map(subcommand).sort(), ['cat-file', 'rev-parse', 'update-ref'], 'staged PreToolUse: no worktree, no object-writing git');
+});
