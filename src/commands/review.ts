@@ -1,5 +1,4 @@
 // `fettle review <id|commit> [--push [remote]] [--branch <name>] [--json]`: a staged change as a pull request.
-import { stat } from '../core/record';
 import { FettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import type { Change } from '../protocol/changes';
@@ -72,6 +71,6 @@ export const reviewCommand = async (
   const bold = (s: string) => (color ? `\u001b[1m${s}\u001b[0m` : s);
   const [title = '', ...rest] = header(change, chain.commits[0]?.subject ?? '', ctx.now());
   edge.io.out(
-    [bold(title), ...rest, baseLine(move, change.fields.path, store.kind), '', 'Files changed (1):', `  ${change.fields.path}  ${stat(change.fields.added, change.fields.removed) || countsText(change)}`, '', diff.trimEnd(), '', ...nextSteps(change, invoke)].join('\n'),
+    [bold(title), ...rest, baseLine(move, change.fields.path, store.kind), '', 'Files changed (1):', `  ${change.fields.path}  ${countsText(change)}`, '', diff.trimEnd(), '', ...nextSteps(change, invoke)].join('\n'),
   );
 };

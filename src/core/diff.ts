@@ -38,6 +38,10 @@ const hunkSide = (sign: '-' | '+', lines: string[]): string[] => {
  * it on a 200-line rewrite (the usual staged change), and that is paid on every such write.
  */
 const disjointPatch = (oldText: string, newText: string): StructuredPatchHunk[] | undefined => {
+  // Nearly every edit keeps its first or last line: the versions then share one, without splitting them.
+  const first = (t: string) => t.slice(0, t.indexOf('\n') + 1 || t.length);
+  const last = (t: string) => t.slice(t.lastIndexOf('\n', t.length - 2) + 1);
+  if (first(oldText) === first(newText) || last(oldText) === last(newText)) return undefined;
   const [a, b] = [linesOf(oldText), linesOf(newText)];
   if (a.length + b.length === 0) return undefined;
   const seen = new Set(a);

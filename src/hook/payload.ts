@@ -1,11 +1,13 @@
 // The hook input, checked without trusting it. Claude Code sends JSON on stdin; other agents (Cursor's
 // third-party loader) may send other shapes, which fettle lets pass untouched.
 import type { EditOp } from '../core/edits';
-import type { ToolCall } from '../core/tool-call';
+import { HOOK_EVENTS } from '../core/settings';
+import { WRITE_TOOLS, type ToolCall } from '../core/tool-call';
 
 export type HookEvent = 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure';
 
-const EVENTS = new Set<unknown>(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
+/** The events install registers: a payload of another one is not fettle's. */
+const EVENTS = new Set<unknown>(HOOK_EVENTS);
 
 export interface Payload {
   event: HookEvent;
@@ -31,7 +33,7 @@ const editOp = (v: Obj): EditOp | string => {
   return { oldString: v.old_string, newString: v.new_string, replaceAll: v.replace_all === true };
 };
 
-const TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Read']);
+const TOOLS = new Set<string>([...WRITE_TOOLS, 'Read']);
 
 const parseCall = (tool: string, input: Obj): ToolCall | string => {
   const filePath = tool === 'NotebookEdit' ? input.notebook_path : input.file_path;

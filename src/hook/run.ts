@@ -7,7 +7,7 @@ import type { WriteCall } from '../core/tool-call';
 import { FettleError, toFettleError } from '../errors';
 import { countChanges } from '../core/diff';
 import { sameBytes } from '../core/content';
-import { entryKind, readDisk, type DiskFile } from '../io/atomic-write';
+import { entryKind, readDisk } from '../io/atomic-write';
 import { invocationFor, selfCommand } from '../io/self';
 import { loadChange } from '../protocol/changes';
 import type { Context } from '../protocol/context';
@@ -17,7 +17,7 @@ import { settleFailedWrite } from '../protocol/failed-write';
 import { fieldsOf, recordAfter, recordBefore, stage } from '../protocol/record';
 import { retainQuietly } from '../protocol/retention';
 import { digest, rememberWrite, takeWrite } from '../protocol/tool-use';
-import { locateTarget, type Store } from '../store/locate';
+import { locateTarget } from '../store/locate';
 import { READ_BATCH, readFile } from '../store/objects';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { ask, block, context, deny, pass, warn, type HookOutcome } from './outcome';
@@ -93,8 +93,6 @@ const WRITTEN_THEN_REPLACED = 'The bytes this Write wrote; another writer replac
 const REPLACED_BY_ANOTHER = 'Found on disk after this Write: another writer replaced its bytes (kept in this commit\'s second parent) before fettle recorded them.';
 
 /** +/- lines between the recorded bytes and what landed, when they differ from fettle's prediction. */
-const countsSince = async (store: Store, tip: string, path: string, landed: DiskFile | null) =>
-  countChanges((await readFile(store, tip, path))?.bytes ?? null, landed?.bytes ?? null);
 
 const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promise<HookOutcome> => {
   const target = await locateTarget(p.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
@@ -162,12 +160,18 @@ const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promis
   if (!kind) throw new FettleError('E_CONFLICT', `change ${pending.id} was already completed by another process.`);
   const landed = await readDisk(target.realPath);
   const predicted = pending.expect !== undefined && landed !== null && pending.expect === digest(landed.bytes, p.call.tool);
-  const fields = predicted || change.fields.reason === 'new-file' ? change.fields : { ...change.fields, ...(await countsSince(target.store, change.tip, change.fields.path, landed)) };
+  // +/- lines from the recorded bytes, when what landed differs from fettle's prediction (read once, if at all).
+  let recordedBytes: Promise<Buffer | null> | undefined;
+  const countsTo = async (bytes: Buffer | null) => {
+    recordedBytes ??= readFile(target.store, change.tip, change.fields.path).then((f) => f?.bytes ?? null);
+    return countChanges(await recordedBytes, bytes);
+  };
+  const fields = predicted || change.fields.reason === 'new-file' ? change.fields : { ...change.fields, ...(await countsTo(landed?.bytes ?? null)) };
   // The tool reported success, so a Write's bytes were on disk; if other bytes are there now, another writer
   // replaced them before this hook ran. The Write's own bytes are kept too, so they can be restored.
   const asked = kind === 'after' && !predicted && p.call.tool === 'Write' ? Buffer.from(p.call.content, 'utf8') : null;
   const replaced = asked && !sameBytes(asked, landed?.bytes)
-    ? { bytes: asked, fields: { ...change.fields, ...(await countsSince(target.store, change.tip, change.fields.path, { bytes: asked, mode: 0 })), note: WRITTEN_THEN_REPLACED } }
+    ? { bytes: asked, fields: { ...change.fields, ...(await countsTo(asked)), note: WRITTEN_THEN_REPLACED } }
     : undefined;
   const recorded = replaced ? { ...fields, note: REPLACED_BY_ANOTHER } : fields;
   await recordAfter(ctx, target.store, pending.id, { tip: change.tip, fields: recorded }, landed, kind, replaced);

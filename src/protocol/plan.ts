@@ -32,8 +32,8 @@ export interface Plan {
  * the threshold is about part of the file (a notebook cell's source).
  */
 export const planWrite = async (ctx: Context, target: Target, old: DiskFile | null, next: Buffer, source?: SourceCounts): Promise<Plan> => {
-  const nextKind = classifyContent(next);
-  const kind: ContentKind = old ? (classifyContent(old.bytes) === 'text' ? nextKind : classifyContent(old.bytes)) : nextKind;
+  const oldKind = old ? classifyContent(old.bytes) : 'text';
+  const kind: ContentKind = oldKind === 'text' ? classifyContent(next) : oldKind;
   if (!old || kind !== 'text' || old.bytes.equals(next)) {
     return { target, old, next, kind, decision: decide({ old: old?.bytes ?? null, next, oldKind: kind }, ctx.config) };
   }
