@@ -90,8 +90,10 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
     } catch (error) {
       // Replaced but not durable: the file holds the proposal, so the ref must say applied; anything else
       // left the file as it was.
-      if (error instanceof NotDurableError) await refs.commit();
-      else await refs.abort().catch(() => undefined);
+      if (error instanceof NotDurableError) {
+        await refs.commit();
+        await applied.settle();
+      } else await refs.abort().catch(() => undefined);
       throw error;
     }
     await refs.commit();
