@@ -37,7 +37,9 @@ test('a corrupt cache is rejected by V8, the run is unaffected, and the cache is
   const cache = join(tempDir(), 'cache');
   hook(repo, cache, 1);
   const [name = ''] = files(cache);
-  writeFileSync(join(cache, name), Buffer.alloc(4096, 0x5a));
+  // A valid checksum over bytes that are not code: only V8's own check can refuse them.
+  const junk = Buffer.alloc(4064, 0x5a);
+  writeFileSync(join(cache, name), Buffer.concat([createHash('sha256').update(junk).digest(), junk]));
   const r = hook(repo, cache, 2);
   assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
   assert.ok(statSync(join(cache, name)).size > 4096, 'replaced by a real cache');

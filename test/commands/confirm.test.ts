@@ -142,8 +142,10 @@ test('confirm after the file was deleted refuses and does not recreate it', () =
 test('confirm when the file already holds the proposal records it without rewriting', () => {
   const { repo, id } = staged();
   repo.write('a.txt', PROPOSAL);
+  const inode = statSync(repo.path('a.txt')).ino;
   const r = ok(fettle(repo, ['confirm', id]));
   assert.equal(r.stdout, `Applied ${id} to a.txt (+20 -20) (the file already held it).\n`);
+  assert.equal(statSync(repo.path('a.txt')).ino, inode, 'not rewritten (a replace renames a new file in)');
   assert.deepEqual(kinds(repo, `refs/fettle/${id}`), ['applied', 'proposal', 'before']);
 });
 

@@ -93,6 +93,7 @@ test('no counts: no "(+n -m)" in the subject and no Fettle-Stat', () => {
 
 test('a note goes in the body, before the trailers', () => {
   const message = renderRecord({ ...minimal({ kind: 'applied' }), note: 'Merged with edits made on disk.' });
+  assert.ok(message.indexOf('Merged with edits') > 0, 'the note is in the message');
   assert.ok(message.indexOf('Merged with edits') < message.indexOf('Fettle-Id:'));
   assert.equal(parseRecord(message)?.kind, 'applied');
 });

@@ -55,6 +55,7 @@ scenario('Edit, large: staged, denied with the diff, file untouched; the printed
 scenario('Edit, large: the deny names the tool that was called', A30, (repo) => {
   const reason = denied(hook(repo, 'Edit', edit(repo, block(15), block(15, 'LINE'))));
   assert.doesNotMatch(reason, /retry the Write/);
+  assert.match(reason, /Do not retry the Edit; confirm or discard instead\./);
 });
 
 // [label, old file, old_string, new_string, expected tier and counts]

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
-import { fettle, hasWorktree, kinds, ok, statusJson } from '../helpers/stage';
+import { fettle, hasWorktree, kinds, ok, openWorktree, statusJson } from '../helpers/stage';
 import {
   assertSilent, blobAt, denied, editInput, fettleRefs, hook, hso, kindAt, newChange, notebookInput, recordedLine, scenario, show, toolCall,
   type Input,
@@ -43,7 +43,13 @@ scenario('human review: a large Edit asks; the ref is written as a proposal firs
 
 scenario('human review, the user allows: the tool writes, PostToolUse marks it applied and drops the worktree', A30, (repo) => {
   const known = fettleRefs(repo);
-  const run = toolCall(repo, 'Edit', bigEdit(repo), () => writeFileSync(repo.path('a.txt'), NEXT), { env: HUMAN, answer: 'allow' });
+  const run = toolCall(repo, 'Edit', bigEdit(repo), () => {
+    // The user reviewed it with `fettle test` before allowing: its hidden worktree exists when the tool writes.
+    const staged = newChange(repo, known);
+    openWorktree(repo, staged);
+    assert.ok(hasWorktree(repo, staged));
+    writeFileSync(repo.path('a.txt'), NEXT);
+  }, { env: HUMAN, answer: 'allow' });
   const id = newChange(repo, known);
   asked(run.pre, id);
   recordedLine(run.post, id);

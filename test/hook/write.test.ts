@@ -291,6 +291,8 @@ const stageOne = (r: Repo): string => {
   hook(r, 'a.txt', lines(30, 'LINE'), { toolUseId: 'toolu_setup' });
   const id = fettleRefs(r)[0]?.replace('refs/fettle/', '');
   assert.ok(id, 'setup staged a change');
+  openWorktree(r, id);
+  assert.ok(existsSync(r.path(`.git/fettle/worktrees/${id}/.git`)), 'a real linked worktree, with its .git file');
   return `.git/fettle/worktrees/${id}/a.txt`;
 };
 // [label, path in the repo (or setup that returns it)]

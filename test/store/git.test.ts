@@ -166,16 +166,21 @@ test("the user's hooks, core.hooksPath, signing, filters, fsmonitor and diff.ext
 
 test('warm: a started process is used by the run with the same args, once; other calls spawn their own', async () => {
   const repo = makeRepo({ 'f.txt': 'one\n' });
-  const git = createGit(repo.dir, repo.env);
+  const wrapper = loggingGit();
+  const git = createGit(repo.dir, { ...repo.env, PATH: wrapper.path });
   git.warm(['cat-file', '--batch']);
   const spec = 'HEAD:f.txt\n';
   const first = await git.run({ args: ['cat-file', '--batch'], input: spec });
   const second = await git.run({ args: ['cat-file', '--batch'], input: spec });
   assert.deepEqual(first.stdout, second.stdout, 'the warm process answers as a fresh one does');
   assert.match(first.stdout.toString(), /^[0-9a-f]{40} blob 4\none\n\n$/);
+  assert.equal(wrapper.calls().length, 2, 'the first run used the warm process, the second started its own');
   git.warm(['cat-file', '--batch']);
   const withEnv = await git.run({ args: ['cat-file', '--batch'], input: spec, env: { GIT_AUTHOR_DATE: '@0 +0000' } });
-  assert.deepEqual(withEnv.stdout, first.stdout, 'a call with its own env spawns, leaving the warm one idle');
+  assert.deepEqual(withEnv.stdout, first.stdout);
+  // The idle warm process logs when it starts, which may be just after the run above ends.
+  for (let i = 0; i < 100 && wrapper.calls().length < 4; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(wrapper.calls().length, 4, 'a call with its own env spawned, leaving the warm one idle');
 });
 
 test('warm: a failing warm process rejects its run with git\'s error', async () => {

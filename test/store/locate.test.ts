@@ -61,7 +61,7 @@ test('hook: a Write into .git passes through untouched and records nothing', () 
   const repo = makeRepo({ 'f.txt': 'f' });
   const config = readFileSync(repo.path('.git/config'));
   const r = runHook(writePayload({ file: repo.path('.git/config'), content: 'x', cwd: repo.dir }), { cwd: repo.dir, env: repo.env });
-  assert.equal(r.code, 0);
+  assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', ''], 'no decision, no warning: Claude Code carries on');
   assert.ok(readFileSync(repo.path('.git/config')).equals(config));
   assert.equal(repo.git('for-each-ref', 'refs/fettle'), '');
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { writeLoose, type NewObject } from '../../src/store/loose';
@@ -73,10 +73,10 @@ test('object files follow the read bits of the objects directory, whatever the u
 
 test('a write that fails leaves no temp file and says why', async () => {
   const repo = makeRepo();
-  const object: NewObject = { type: 'blob', body: Buffer.from('blocked\n') };
-  const [oid] = await writeLoose(target(makeRepo()), [object]);
-  // The fan-out name taken by a plain file: the object cannot be stored there.
-  writeFileSync(join(objectsOf(repo), (oid as string).slice(0, 2)), 'not a directory');
-  await assert.rejects(writeLoose(target(repo), [object]), /ENOTDIR|EEXIST/);
-  assert.deepEqual(tempsIn(repo), []);
+  // The temp file is written in objects/ab, then the rename into objects/ab/f/x fails: objects/ab/f is a file.
+  mkdirSync(join(objectsOf(repo), 'ab'));
+  writeFileSync(join(objectsOf(repo), 'ab', 'f'), 'in the way');
+  const object: NewObject = { type: 'blob', body: Buffer.from('blocked\n'), oid: 'abf/x' };
+  await assert.rejects(writeLoose(target(repo), [object]), /ENOTDIR/);
+  assert.deepEqual(tempsIn(repo), [], 'the temp file written before the failing rename is gone');
 });
