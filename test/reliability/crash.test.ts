@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { count, killGroup, prng, reportAs, scenario, SEED, STRESS } from './harness';
+import { count, edit, killGroup, prng, reportAs, scenario, SEED, STRESS } from './harness';
 import { checkInvariants, expectOutcome, litterOf } from './invariants';
 import { fettle, FINAL, PATHS } from './scenes';
 
@@ -82,7 +82,8 @@ for (const [name, args, point] of [
       const id = args[0] === 'confirm' ? /"id":\s*"([0-9a-z]{8})"/.exec((await fettle(s.repo, ['status', '--json'])).stdout)?.[1] : undefined;
       let pid = 0;
       const run = fettle(s.repo, id ? ['confirm', id] : [...args], {
-        input: 'x\n',
+        // A small edit, so the write is direct and reaches its failpoint with the lock held.
+        input: id ? undefined : edit(readFileSync(s.repo.path('a.txt'), 'utf8'), 1, 'x'),
         failpoints: `${point}=sleep:5000`,
         onSpawn: (p) => (pid = p),
       });

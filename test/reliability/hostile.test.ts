@@ -75,12 +75,13 @@ scenario('a file lock held by a live process is never taken: E_LOCKED naming the
   try {
     const lock = placeLock(repo, `${holder.pid}\n`);
     const before = userState(repo);
+    const file = track(repo.path('a.txt'), []);
     const r = await fettle(repo, ['write', 'a.txt'], { input: SMALL });
     expectOutcome(r, { exit: [1] });
     assert.ok(r.stderr.includes(lock), show(r));
     assert.equal(readFileSync(lock, 'utf8'), `${holder.pid}\n`, 'the live holder keeps its lock');
     rmSync(lock);
-    checkInvariants(repo, before, { files: [track(repo.path('a.txt'), [])], litter: 'none' });
+    checkInvariants(repo, before, { files: [file], litter: 'none' });
   } finally {
     holder.kill('SIGKILL');
   }
@@ -204,11 +205,12 @@ scenario('clock jumps back a day after staging: the change is still pending and 
 scenario('clock jumps a year ahead: confirm says expired, writes nothing, the proposal stays readable', undefined, async () => {
   const repo = fresh();
   const before = userState(repo);
+  const file = track(repo.path('a.txt'), []);
   const id = stagedId((await fettle(repo, ['write', 'a.txt'], { input: LARGE, ...withEnv(repo, at(T0)) })).stdout);
   const r = await fettle(repo, ['confirm', id, '--json'], withEnv(repo, at(T0 + 365 * 86_400)));
   expectOutcome(r, { exit: [1] });
   assert.equal((JSON.parse(r.stdout.split('\n')[0] ?? '{}') as { error?: { code?: string } }).error?.code, 'E_EXPIRED');
-  checkInvariants(repo, before, { files: [track(repo.path('a.txt'), [])], owed: [Buffer.from(LARGE)], litter: 'none' });
+  checkInvariants(repo, before, { files: [file], owed: [Buffer.from(LARGE)], litter: 'none' });
 });
 
 scenario(
@@ -217,9 +219,10 @@ scenario(
   async () => {
     const repo = fresh();
     repo.write('b.txt', 'b\n');
-    await fettle(repo, ['write', 'a.txt'], { input: LARGE, ...withEnv(repo, at(T0)) });
+    const before = userState(repo);
+    expectOutcome(await fettle(repo, ['write', 'a.txt'], { input: LARGE, ...withEnv(repo, at(T0)) }), { exit: [3] });
     expectOutcome(await fettle(repo, ['write', 'b.txt'], { input: 'b2\n', ...withEnv(repo, at(T0 + 400 * 86_400)) }), { exit: [0] });
-    checkInvariants(repo, userState(repo), { owed: [Buffer.from(LARGE)], litter: 'none' });
+    checkInvariants(repo, before, { owed: [Buffer.from(LARGE)], litter: 'none' });
   },
 );
 

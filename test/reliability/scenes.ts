@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Failpoint } from '../../src/io/failpoint';
 import type { Repo } from '../helpers/repo';
 import { agentWrite, count, repoWith, show, spawnFettle, text, edit, type Proc, type SpawnOpts } from './harness';
-import { expectOutcome, track, userState, type Tracked } from './invariants';
+import { checkInvariants, expectOutcome, track, userState, type Tracked } from './invariants';
 
 export interface Scene {
   repo: Repo;
@@ -244,4 +244,13 @@ export const FINAL: Record<string, string> = {
   [PATHS[5]?.name ?? '']: MERGED,
   [PATHS[6]?.name ?? '']: OLD,
   [PATHS[7]?.name ?? '']: OLD,
+};
+
+/** The checks after the crash and after the recovery that every kill scenario shares. */
+export const crashThenRecover = async (s: Scene, name: string, litter: 'none' | 'crash' = 'crash'): Promise<void> => {
+  checkInvariants(s.repo, s.before, { files: [{ ...s.tracked, owe: false }], owed: s.owed(), litter: 'crash' });
+  await s.recover();
+  assert.equal(readFileSync(s.tracked.file, 'utf8'), FINAL[name], 'the recovered operation left the intended bytes');
+  const files = [{ ...s.tracked, next: [Buffer.from(FINAL[name] ?? '')], owe: false }];
+  checkInvariants(s.repo, s.before, { owed: s.owed(), files, litter });
 };
