@@ -9,10 +9,10 @@ import type { Env } from '../config';
 import { FettleError } from '../errors';
 import { fileModeOf } from '../io/atomic-write';
 import { withLock } from '../io/lock';
-import { fillWorktree, forgetMissing } from '../store/hidden-worktrees';
+import { fillWorktree } from '../store/hidden-worktrees';
 import type { Store } from '../store/locate';
 import { readFile } from '../store/objects';
-import { addHiddenWorktree, fettleDir, worktreePath } from '../store/worktrees';
+import { addHiddenWorktree, fettleDir, forgetMissing, worktreePath } from '../store/worktrees';
 import type { Change } from './changes';
 import type { Context } from './context';
 

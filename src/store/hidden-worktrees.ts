@@ -5,7 +5,7 @@ import { join, sep } from 'node:path';
 import type { Env } from '../config';
 import { createGit } from './git';
 import type { Store } from './locate';
-import { withWorktreeLock, worktreesDir } from './worktrees';
+import { worktreesDir } from './worktrees';
 
 
 export interface HiddenDir {
@@ -38,14 +38,6 @@ export const registeredHidden = async (store: Store): Promise<{ id: string; path
     .filter((path) => path.startsWith(prefix))
     .map((path) => ({ id: path.slice(prefix.length), path }));
 };
-
-/** Unregisters a hidden worktree whose directory is gone (`worktree prune` keeps locked ones). */
-export const forgetMissing = async (store: Store, path: string): Promise<boolean> =>
-  withWorktreeLock(store, async () => {
-    if (await stat(path).then(() => true, () => false)) return false; // re-checked under the lock: it came back
-    await store.git.run({ args: ['worktree', 'remove', '--force', '--force', path], okCodes: [128] });
-    return true;
-  });
 
 /** Bytes of the files under `dir` (what removing it frees). */
 export const sizeOf = async (dir: string): Promise<number> => {

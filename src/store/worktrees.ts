@@ -38,15 +38,25 @@ export const addHiddenWorktree = async (store: Store, id: string, commit: string
   return dir;
 };
 
+const exists = (path: string): Promise<boolean> => stat(path).then(() => true, () => false);
+
+/**
+ * Unregisters a hidden worktree whose directory is gone (a remove killed midway leaves git's admin entry).
+ * `git worktree prune` would not: fettle's worktrees are locked, and prune keeps locked ones. Re-checked under
+ * the worktree lock, so it cannot race fettle's own `worktree add`; false when the directory came back.
+ */
+export const forgetMissing = async (store: Store, path: string): Promise<boolean> =>
+  withWorktreeLock(store, async () => {
+    if (await exists(path)) return false;
+    await store.git.run({ args: ['worktree', 'remove', '--force', '--force', path], okCodes: [128] });
+    return true;
+  });
+
 /** Unregisters and deletes the worktree; a missing one is not an error (it is disposable). */
 export const removeHiddenWorktree = async (store: Store, id: string): Promise<void> => {
   const dir = worktreePath(store, id);
-  const exists = await stat(dir).then(() => true, () => false);
-  if (!exists) {
-    // A remove killed midway can leave git's admin entry without its directory; prune drops such entries. It
-    // runs under the worktree lock, so it cannot race fettle's own `worktree add`.
-    const registered = await stat(join(store.commonDir, 'worktrees', id)).then(() => true, () => false);
-    if (registered) await withWorktreeLock(store, () => store.git.run({ args: ['worktree', 'prune'] }));
+  if (!(await exists(dir))) {
+    if (await exists(join(store.commonDir, 'worktrees', id))) await forgetMissing(store, dir);
     return;
   }
   // Two --force: the worktree is locked on purpose, and may hold files git does not track. Its admin entry

@@ -1,6 +1,6 @@
 // `fettle discard <id>` end to end: the ref moves to refs/fettle-discarded/, the file is never touched.
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { test } from 'node:test';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { fails, fettle, hasWorktree, keepsUserState, kinds, ok, openWorktree, refOid, stageWrite, statusJson } from '../helpers/stage';
@@ -91,4 +91,12 @@ test('discard from outside the repository without -C does not find the change', 
   const { repo, id } = staged();
   fails(fettle(repo, ['discard', id], { cwd: repo.home }), `No session '${id}'. It may have expired or been discarded.`);
   assert.ok(refOid(repo, `refs/fettle/${id}`), 'still pending');
+});
+
+test('discard unregisters a hidden worktree whose directory is gone (git worktree prune keeps locked ones)', () => {
+  const { repo, id } = staged();
+  rmSync(openWorktree(repo, id), { recursive: true, force: true });
+  assert.match(repo.git('worktree', 'list', '--porcelain'), new RegExp(`/fettle/worktrees/${id}\\n(.*\\n)*locked`), 'git still lists it, locked');
+  ok(fettle(repo, ['discard', id]));
+  assert.equal(hasWorktree(repo, id), false, 'unregistered');
 });
