@@ -82,9 +82,19 @@ export class GitError extends FettleError {
   }
 }
 
+/** A git process fed in steps (an `update-ref --stdin` transaction), reported as `run` reports one. */
+export interface Conversation {
+  /** writes to git's stdin, which stays open */
+  write(text: string): void;
+  /** ends stdin with `input`; resolves or rejects as `run` does */
+  finish(input?: string): Promise<GitResult>;
+  /** settles when git has exited, however it ended */
+  closed: Promise<unknown>;
+}
+
 export interface GitRunner {
-  /** Starts git with pipes, for conversations (`update-ref --stdin` transactions); the caller owns the process. */
-  start(args: readonly string[]): ChildProcessWithoutNullStreams;
+  /** Starts git for a conversation; its stdout goes to `onStdout` as it arrives. */
+  start(args: readonly string[], onStdout?: (chunk: Buffer) => void): Conversation;
   /** Runs git in `cwd` (a work tree or git dir); rejects with GitError unless the exit code is accepted. */
   run(call: GitCall): Promise<GitResult>;
   /** stdout as trimmed text */
@@ -156,7 +166,14 @@ export const createGit = (cwd: string, env: Env, extraArgs: readonly string[] = 
   return {
     cwd,
     run,
-    start: (args) => spawnGit(args),
+    start: (args, onStdout) => {
+      const started = collect(spawnGit(args), onStdout);
+      return {
+        write: (text) => void started.child.stdin.write(text),
+        finish: (input) => finish(started, { args, input }),
+        closed: started.closed,
+      };
+    },
     text: async (call) => (await run(call)).stdout.toString('utf8').trim(),
     warm: (args) => {
       const warm = collect(spawnGit(args));

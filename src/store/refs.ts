@@ -77,31 +77,27 @@ export interface PreparedRefs {
  * aborted when the process ends, so a crash between the two changes no ref.
  */
 export const prepareRefs = async (store: Store, updates: RefUpdate[], reason: string): Promise<PreparedRefs> => {
-  const child = store.git.start(updateArgs(reason));
   let stdout = '';
-  let stderr = '';
-  child.stdin.on('error', () => undefined);
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-  const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
-  const prepared = new Promise<boolean>((resolve) => {
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString('utf8');
-      if (stdout.includes('prepare: ok')) resolve(true);
-    });
-    void exited.then(() => resolve(false));
+  let settle: (ok: boolean) => void = () => undefined;
+  const prepared = new Promise<boolean>((resolve) => (settle = resolve));
+  const git = store.git.start(updateArgs(reason), (c) => {
+    stdout += c.toString('utf8');
+    if (stdout.includes('prepare: ok')) settle(true);
   });
-  child.stdin.write(`start\n${updates.map(line).join('\n')}\nprepare\n`);
-  if (!(await prepared)) {
-    child.stdin.end();
-    await exited;
-    throw refError(new GitError(['update-ref', '--stdin'], await exited, stderr), updates);
-  }
-  const finish = async (command: 'commit' | 'abort'): Promise<void> => {
-    child.stdin.end(`${command}\n`);
-    const code = await exited;
-    if (code !== 0) throw refError(new GitError(['update-ref', '--stdin'], code, stderr), updates);
+  void git.closed.then(() => settle(false));
+  const end = async (input: string): Promise<void> => {
+    try {
+      await git.finish(input);
+    } catch (error) {
+      throw error instanceof GitError ? refError(error, updates) : error;
+    }
   };
-  return { commit: () => finish('commit'), abort: () => finish('abort') };
+  git.write(`start\n${updates.map(line).join('\n')}\nprepare\n`);
+  if (!(await prepared)) {
+    await end(''); // rejects with git's reason
+    throw new FettleError('E_GIT', `git update-ref did not prepare the update of ${updates.map((u) => u.ref).join(', ')}`);
+  }
+  return { commit: () => end('commit\n'), abort: () => end('abort\n') };
 };
 
 export interface RefRecord {
