@@ -2,7 +2,6 @@
 // a check fails (fettle cannot work as set up), 0 otherwise, warnings included.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { clockFrom, loadConfig, type Env } from '../config';
 import { fettleHandlers, parseSettings, MATCHER, type FettleHandler } from '../core/settings';
 import { EXIT } from '../errors';
@@ -10,7 +9,7 @@ import { shellWords } from '../io/self';
 import type { Context } from '../protocol/context';
 import { checkConfig, diagnose, type Check } from '../protocol/doctor';
 import { openStoreAt, type Store } from '../store/locate';
-import type { Edge } from './edge';
+import { cwdFor, type Edge } from './edge';
 import { settingsPath } from './install';
 
 const SCOPES = ['user', 'project', 'local'] as const;
@@ -63,7 +62,7 @@ export const render = (checks: Check[]): string =>
   checks.map((c) => `${MARK[c.status]}  ${c.name.padEnd(9)} ${c.detail}${c.fix ? `\n      ${' '.repeat(9)} ${c.fix}` : ''}`).join('\n');
 
 export const doctor = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<number> => {
-  const cwd = dir ? resolve(edge.cwd, dir) : edge.cwd;
+  const cwd = cwdFor(edge, dir);
   const env: Env = edge.env;
   const { check: config, config: valid } = checkConfig(env);
   // A bad variable is reported; the other checks run with the defaults.

@@ -2,7 +2,6 @@
 import { resolve } from 'node:path';
 import { clockFrom, loadConfig, type Env } from '../config';
 import type { Context } from '../protocol/context';
-import { openStoreAt, type Store } from '../store/locate';
 
 export interface Io {
   out: (text: string) => void;
@@ -20,12 +19,15 @@ export interface Edge {
   io: Io;
 }
 
+/** The directory a command works in: `-C <dir>` against the process's own, or that one. */
+export const cwdFor = (edge: Edge, dir?: string): string => (dir ? resolve(edge.cwd, dir) : edge.cwd);
+
 export const contextFor = (edge: Edge, dir?: string): Context => ({
-  cwd: dir ? resolve(edge.cwd, dir) : edge.cwd,
+  cwd: cwdFor(edge, dir),
   env: edge.env,
   now: clockFrom(edge.env),
   config: loadConfig(edge.env),
 });
 
 /** The store of the repository the command runs in (or the private store outside any repository). */
-export const storeFor = (ctx: Context): Promise<Store> => openStoreAt(ctx.cwd, ctx.env, ctx.config.dataDir);
+export { storeOf as storeFor } from '../protocol/targets';

@@ -3,20 +3,20 @@
 // file is still what was read. A symlinked settings file (dotfiles) is written through, the link kept.
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { dataDirFrom, homeFrom } from '../config';
 import { addFettleHooks, HOOK_EVENTS, MATCHER, READ_MATCHER, parseSettings, removeFettleHooks, serializeLike, SettingsShapeError, type Json } from '../core/settings';
 import { FettleError } from '../errors';
 import { replaceFile, resolveRealPathSync } from '../io/atomic-write';
 import { shellQuote } from '../io/self';
 import { resolveRealPath } from '../store/locate';
-import type { Edge } from './edge';
+import { cwdFor, type Edge } from './edge';
 
 type Scope = 'user' | 'project' | 'local';
 type Obj = { [key: string]: Json };
 
 export const settingsPath = (edge: Edge, dir: string | undefined, scope: Scope): string => {
-  const root = dir ? resolve(edge.cwd, dir) : edge.cwd;
+  const root = cwdFor(edge, dir);
   if (scope === 'project') return join(root, '.claude', 'settings.json');
   if (scope === 'local') return join(root, '.claude', 'settings.local.json');
   return join(edge.env.CLAUDE_CONFIG_DIR || join(homeFrom(edge.env), '.claude'), 'settings.json');

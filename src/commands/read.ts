@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { classifyContent } from '../core/content';
 import { numberedLines } from '../core/read-view';
 import { FettleError } from '../errors';
-import type { Edge } from './edge';
+import { cwdFor, type Edge } from './edge';
 
 const count = (name: string, value: string | undefined, min: number): number | undefined => {
   if (value === undefined) return undefined;
@@ -13,7 +13,7 @@ const count = (name: string, value: string | undefined, min: number): number | u
 };
 
 export const read = async (edge: Edge, dir: string | undefined, file: string, o: { offset?: string; limit?: string }): Promise<void> => {
-  const path = resolve(dir ? resolve(edge.cwd, dir) : edge.cwd, file);
+  const path = resolve(cwdFor(edge, dir), file);
   // EISDIR and friends carry no path of their own; the message must name it.
   const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) => {
     throw Object.assign(error, { path: error.path ?? path });

@@ -4,8 +4,7 @@
 import { parseRecord, type RecordFields, type RecordKind } from '../core/record';
 import { FettleError } from '../errors';
 import type { Store } from '../store/locate';
-import { readObjects, type FileEntry } from '../store/objects';
-import { parseTree } from '../store/tree-codec';
+import { readFiles, readObjects, type FileEntry } from '../store/objects';
 import type { Change } from './changes';
 
 /** A chain is before -> proposal/after -> (snapshot) -> applied -> (discarded): a few hops at most. */
@@ -83,20 +82,6 @@ export const writtenCommit = (chain: Chain): string | undefined => {
   return kindOf(tip) === 'discarded' ? chain.commits[1]?.oid : tip.oid;
 };
 
-const oidBytes = (store: Store): number => store.zeroOid.length / 2;
-
-/** Files at (commit, path), with their modes, in one cat-file; null where the commit has no such file. */
-export const readFiles = async (store: Store, wants: { commit: string; path: string }[]): Promise<(FileEntry | null)[]> => {
-  const specs = wants.flatMap(({ commit, path }) => [`${commit}:${path.split('/').slice(0, -1).join('/')}`, `${commit}:${path}`]);
-  const objects = await readObjects(store, specs);
-  return wants.map(({ path }, n) => {
-    const [tree, blob] = [objects[2 * n], objects[2 * n + 1]];
-    if (!tree || tree.type !== 'tree' || !blob || blob.type !== 'blob') return null;
-    const name = Buffer.from(path.split('/').pop() ?? '');
-    const entry = parseTree(tree.body, oidBytes(store)).find((e) => e.name.equals(name));
-    return entry ? { mode: entry.mode, oid: blob.oid, bytes: blob.body } : null;
-  });
-};
 
 export interface Versions {
   chain: Chain;

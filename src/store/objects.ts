@@ -58,16 +58,22 @@ export interface FileEntry {
   bytes: Buffer;
 }
 
-/** The file at `path` in `commit`, with its mode; null when the commit has no such file. */
-export const readFile = async (store: Store, commit: string, path: string): Promise<FileEntry | null> => {
-  const segments = path.split('/');
-  const parent = segments.slice(0, -1).join('/');
-  const [tree, blob] = await readObjects(store, [`${commit}:${parent}`, `${commit}:${path}`]);
-  if (!tree || tree.type !== 'tree' || !blob || blob.type !== 'blob') return null;
-  const name = Buffer.from(segments[segments.length - 1] ?? '');
-  const entry = parseTree(tree.body, oidBytes(store)).find((e) => e.name.equals(name));
-  return entry ? { mode: entry.mode, oid: blob.oid, bytes: blob.body } : null;
+/** Files at (commit, path), with their modes, in one cat-file; null where the commit has no such file. */
+export const readFiles = async (store: Store, wants: { commit: string; path: string }[]): Promise<(FileEntry | null)[]> => {
+  const specs = wants.flatMap(({ commit, path }) => [`${commit}:${path.split('/').slice(0, -1).join('/')}`, `${commit}:${path}`]);
+  const objects = await readObjects(store, specs);
+  return wants.map(({ path }, n) => {
+    const [tree, blob] = [objects[2 * n], objects[2 * n + 1]];
+    if (!tree || tree.type !== 'tree' || !blob || blob.type !== 'blob') return null;
+    const name = Buffer.from(path.split('/').pop() ?? '');
+    const entry = parseTree(tree.body, oidBytes(store)).find((e) => e.name.equals(name));
+    return entry ? { mode: entry.mode, oid: blob.oid, bytes: blob.body } : null;
+  });
 };
+
+/** The file at `path` in `commit`, with its mode; null when the commit has no such file. */
+export const readFile = async (store: Store, commit: string, path: string): Promise<FileEntry | null> =>
+  (await readFiles(store, [{ commit, path }]))[0] ?? null;
 
 const oidBytes = (store: Store): number => store.zeroOid.length / 2;
 
