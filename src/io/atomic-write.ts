@@ -17,8 +17,6 @@ export interface WriteOptions {
   mode?: number;
   /** fail with E_CONFLICT instead of replacing a file that exists (uses link(), which never clobbers) */
   createOnly?: boolean;
-  /** the target is fettle's own file under a git dir (a hidden worktree), the one place it may write there */
-  inGitDir?: boolean;
 }
 
 /** Temp files carry this marker so a later run can tell fettle's leftovers from the user's files. */
@@ -64,10 +62,10 @@ const sweepTemps = async (target: string): Promise<void> => {
  * The directory may have been swapped for a symlink (into .git, or elsewhere) since the caller resolved the
  * path: check again right before the rename, so fettle writes only where it decided to.
  */
-const checkDirectory = async (target: string, inGitDir: boolean): Promise<void> => {
+const checkDirectory = async (target: string): Promise<void> => {
   const dir = dirname(target);
   const real = await realpath(dir);
-  if (real !== dir || (isInsideDotGit(real) && !inGitDir)) {
+  if (real !== dir || isInsideDotGit(real)) {
     throw new FettleError('E_CONFLICT', `${dir} changed (it now leads to ${real}) while fettle was writing ${basename(target)}; nothing was written.`);
   }
 };
@@ -103,7 +101,7 @@ export const replaceFile = async (target: string, bytes: Buffer, options: WriteO
       await handle.close();
     }
     await failpoint('replace.temp-synced');
-    await checkDirectory(target, options.inGitDir === true);
+    await checkDirectory(target);
     if (options.createOnly) {
       try {
         await link(temp, target);

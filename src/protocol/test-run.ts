@@ -7,11 +7,9 @@ import { constants } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import type { Env } from '../config';
 import { FettleError } from '../errors';
-import { fileModeOf } from '../io/atomic-write';
 import { withLock } from '../io/lock';
 import { fillWorktree } from '../store/hidden-worktrees';
 import type { Store } from '../store/locate';
-import { readFile } from '../store/objects';
 import { addHiddenWorktree, fettleDir, forgetMissing, worktreePath } from '../store/worktrees';
 import type { Change } from './changes';
 import type { Context } from './context';
@@ -29,9 +27,7 @@ export const prepareWorktree = async (ctx: Context, store: Store, change: Change
   return withLock(join(fettleDir(store), 'locks', `test-${change.id}.lock`), async () => {
     if (!(await exists(dir))) {
       await forgetMissing(store, dir);
-      const file = await readFile(store, change.tip, change.fields.path);
-      if (!file) throw new FettleError('E_INTERNAL', `internal error: change ${change.id} has no proposed content`);
-      await addHiddenWorktree(store, change.id, change.tip, change.fields.path, file.bytes, fileModeOf(file.mode));
+      await addHiddenWorktree(store, change.id, change.tip);
     }
     return { dir, filled: await fillWorktree(dir, ctx.env) };
   });

@@ -1,9 +1,8 @@
 // The hidden worktree of a staged change: registered with git and locked (so `git worktree prune` keeps it),
-// under fettle's folder in the common git dir. Created without a checkout and holding only the changed file,
-// so its cost never grows with the repository; a full fill is done on demand, off the hook path.
+// under fettle's folder in the common git dir. Made on first use by `fettle test`, never on the hook path, and
+// registered without a checkout: the fill, with an index of its own, is hidden-worktrees.ts's.
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { replaceFile } from '../io/atomic-write';
 import { withLock } from '../io/lock';
 import type { Store } from './locate';
 
@@ -19,7 +18,8 @@ export const worktreePath = (store: Store, id: string): string => join(worktrees
 export const withWorktreeLock = <T>(store: Store, fn: () => Promise<T>): Promise<T> =>
   withLock(join(fettleDir(store), 'locks', 'worktrees.lock'), fn, { timeoutMs: 20_000 });
 
-export const addHiddenWorktree = async (store: Store, id: string, commit: string, treePath: string, bytes: Buffer, mode: number): Promise<string> => {
+/** Registers the worktree of `commit`, without a checkout: `fettle test` fills it (hidden-worktrees.ts). */
+export const addHiddenWorktree = async (store: Store, id: string, commit: string): Promise<string> => {
   const dir = worktreePath(store, id);
   await mkdir(dirname(dir), { recursive: true });
   await withWorktreeLock(store, () =>
@@ -27,14 +27,6 @@ export const addHiddenWorktree = async (store: Store, id: string, commit: string
       args: ['worktree', 'add', '-q', '--no-checkout', '--detach', '--lock', '--reason', `fettle staged change ${id}`, dir, commit],
     }),
   );
-  try {
-    const file = join(dir, ...treePath.split('/'));
-    await mkdir(dirname(file), { recursive: true });
-    await replaceFile(file, bytes, { mode, inGitDir: true });
-  } catch (error) {
-    await removeHiddenWorktree(store, id).catch(() => undefined);
-    throw error;
-  }
   return dir;
 };
 
