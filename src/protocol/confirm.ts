@@ -11,13 +11,12 @@ import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import type { Store } from '../store/locate';
 import { mergeFile } from '../store/merge';
-import { commitFile, ensureObjects, readFile, type FileEntry } from '../store/objects';
+import { commitFile, ensureObjects, readFiles, type FileEntry } from '../store/objects';
 import { publish, retryMissing } from '../store/publish';
 import { prepareRefs } from '../store/refs';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { loadChange, requirePending, tidySettled, type Change } from './changes';
 import type { Context } from './context';
-import { readCommits } from './history';
 import { diskPathOf, fileLockPath } from './paths';
 
 export interface ConfirmResult {
@@ -38,25 +37,24 @@ const commitOn = async (ctx: Context, store: Store, change: Change, parent: stri
   return { commit, written: again, settle: () => ensureObjects(store, again.oids, again.rewrite) };
 };
 
-interface Versions {
+interface Staged {
   proposal: FileEntry;
   base: FileEntry | null;
-  /** the user's bytes a merging confirm already committed (when resuming one) */
-  snapshot: FileEntry | null;
+  /** an interrupted merging confirm already committed the user's bytes (the tip is its snapshot) */
+  resuming: boolean;
 }
 
-/** The proposal and its base, from a tip that is the proposal, or the snapshot an interrupted confirm left. */
-const versionsOf = async (store: Store, change: Change): Promise<Versions> => {
+/**
+ * The proposal and its base (the proposal's parent), from a tip that is the proposal or the snapshot an
+ * interrupted confirm left on top of it: one cat-file for both.
+ */
+const stagedFiles = async (store: Store, change: Change): Promise<Staged> => {
   const resuming = change.fields.kind === 'snapshot';
-  const proposalCommit = resuming ? change.parents[0] : change.tip;
-  const baseCommit = proposalCommit && (resuming ? (await readCommits(store, [proposalCommit]))[0]?.parents[0] : change.parents[0]);
-  const proposal = proposalCommit ? await readFile(store, proposalCommit, change.fields.path) : null;
-  if (!proposal || !baseCommit) throw new FettleError('E_INTERNAL', `internal error: change ${change.id} has no proposed content`);
-  return {
-    proposal,
-    base: await readFile(store, baseCommit, change.fields.path),
-    snapshot: resuming ? await readFile(store, change.tip, change.fields.path) : null,
-  };
+  const proposalRev = resuming ? `${change.tip}^` : change.tip;
+  const { path } = change.fields;
+  const [proposal, base] = await readFiles(store, [{ commit: proposalRev, path }, { commit: `${proposalRev}^`, path }]);
+  if (!proposal) throw new FettleError('E_INTERNAL', `internal error: change ${change.id} has no proposed content`);
+  return { proposal, base: base ?? null, resuming };
 };
 
 export const confirm = async (ctx: Context, store: Store, id: string): Promise<ConfirmResult> => {
@@ -68,7 +66,7 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
     let change = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
     await tidySettled(store, change);
     requirePending(change, ctx.now());
-    const { proposal, base, snapshot } = await versionsOf(store, change);
+    const { proposal, base, resuming } = await stagedFiles(store, change);
     const disk = await readDisk(path);
 
     let how: ConfirmResult['how'] = 'written';
@@ -77,7 +75,7 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
     else if (!sameBytes(disk?.bytes, base?.bytes)) {
       bytes = await mergeOrRefuse(store, change, path, disk?.bytes ?? null, base?.bytes ?? null, proposal.bytes);
       how = 'merged';
-      if (!snapshot) change = await snapshotUserBytes(ctx, store, change, disk);
+      if (!resuming) change = await snapshotUserBytes(ctx, store, change, disk);
     }
     const mode = disk ? gitModeOf(disk.mode) : proposal.mode;
     const applied = await commitOn(ctx, store, change, change.tip, 'applied', bytes, mode, how === 'merged' ? 'Merged with edits made on disk after it was staged.' : undefined);
