@@ -42,7 +42,10 @@ const main = async () => {
 
   log('building fixtures');
   const t0 = performance.now();
-  const repos = { small: await buildRepo(join(TMP, 'small'), FIXTURES.small), big: await buildRepo(join(TMP, 'big'), FIXTURES.big) };
+  const repos = {
+    small: await buildRepo(join(TMP, 'small'), FIXTURES.small),
+    big: await buildRepo(join(TMP, 'big'), FIXTURES.big),
+  };
   const fixtureMs = Math.round(performance.now() - t0);
 
   const imports = resolveImports(depReq);
@@ -52,7 +55,8 @@ const main = async () => {
   const { samples, written, equivalence, loadedWith } = await measureProcesses(repos, imports);
   const problems = await validate(repos, written);
   const looseAfter = {};
-  for (const [k, fx] of Object.entries(repos)) looseAfter[k] = Number(/count: (\d+)/.exec((await git(fx.path, ['count-objects', '-v'])).out)[1]);
+  for (const [k, fx] of Object.entries(repos))
+    looseAfter[k] = Number(/count: (\d+)/.exec((await git(fx.path, ['count-objects', '-v'])).out)[1]);
 
   log('race check');
   const raceRepo = await buildRepo(join(TMP, 'race'), { dirs: 1, perDir: 3 });
@@ -68,7 +72,13 @@ const main = async () => {
   const jsdiff = imports.diff ? await jsdiffCheck(imports.diff, repos.small.path) : null;
 
   log('simple-git checks');
-  const { result: sgChecks } = await runNode([script('simpleGitChecks'), repos.small.path, repos.small.head, String(SIMPLE_GIT_CALLS), join(TMP, 'tmp-index')]);
+  const { result: sgChecks } = await runNode([
+    script('simpleGitChecks'),
+    repos.small.path,
+    repos.small.head,
+    String(SIMPLE_GIT_CALLS),
+    join(TMP, 'tmp-index'),
+  ]);
   delete sgChecks.rssKB;
   delete sgChecks.cpuMs;
   const simpleGitChecked = JSON.parse(JSON.stringify(sgChecks).split(TMP).join('<tmp>'));
@@ -92,19 +102,29 @@ const main = async () => {
       projectPackages: projectVersions,
     },
     fixtures: Object.fromEntries(
-      Object.entries({ ...repos, race: raceRepo }).map(([k, fx]) => [k, { files: fx.files, packs: fx.packs, packMB: +(fx.packBytes / 1048576).toFixed(1) }]),
+      Object.entries({ ...repos, race: raceRepo }).map(([k, fx]) => [
+        k,
+        { files: fx.files, packs: fx.packs, packMB: +(fx.packBytes / 1048576).toFixed(1) },
+      ]),
     ),
     fixtureBuildMs: fixtureMs,
     processes: {
       floor: summary(samples.floor),
       emptyScript: summary(samples.empty),
-      import: Object.fromEntries(Object.keys(imports).map((k) => [k, { ...summary(samples[`import:${k}`]), loadedWith: loadedWith[k] }])),
+      import: Object.fromEntries(
+        Object.keys(imports).map((k) => [k, { ...summary(samples[`import:${k}`]), loadedWith: loadedWith[k] }]),
+      ),
       snapshot: Object.fromEntries(
-        Object.keys(repos).map((repo) => [repo, Object.fromEntries(Object.keys(VARIANTS).map((v) => [v, summary(samples[`snapshot:${repo}:${v}`])]))]),
+        Object.keys(repos).map((repo) => [
+          repo,
+          Object.fromEntries(Object.keys(VARIANTS).map((v) => [v, summary(samples[`snapshot:${repo}:${v}`])])),
+        ]),
       ),
     },
     variants: Object.fromEntries(Object.entries(VARIANTS).map(([k, v]) => [k, v.label])),
-    sameTreeFromAllVariants: Object.fromEntries(Object.entries(equivalence).map(([repo, t]) => [repo, new Set(Object.values(t)).size === 1])),
+    sameTreeFromAllVariants: Object.fromEntries(
+      Object.entries(equivalence).map(([repo, t]) => [repo, new Set(Object.values(t)).size === 1]),
+    ),
     validationProblems: problems,
     looseObjectsAfterRuns: looseAfter,
     race: raceResult,
@@ -121,8 +141,9 @@ const main = async () => {
 };
 
 if (TABLE_FROM) process.stdout.write(table(JSON.parse(readFileSync(TABLE_FROM, 'utf8'))));
-else main().catch((error) => {
-  process.stderr.write(`${error && error.stack ? error.stack : error}\n`);
-  cleanup();
-  process.exit(1);
-});
+else
+  main().catch((error) => {
+    process.stderr.write(`${error && error.stack ? error.stack : error}\n`);
+    cleanup();
+    process.exit(1);
+  });

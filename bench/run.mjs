@@ -37,8 +37,12 @@ const machine = describeMachine();
 requireBuiltCli();
 const build = describeBuild();
 
-log(`fettle bench${opts.quick ? ' (quick)' : ''}: ${RUNS} runs per side; node ${machine.node}, git ${machine.git}, ${machine.cpus} CPUs; temp dir ${TMP}`);
-log(`hook events (from ${hookPlan.source}): PreToolUse ${hookPlan.PreToolUse.blocking ? 'blocking' : 'async'}, PostToolUse ${hookPlan.PostToolUse.registered ? (hookPlan.PostToolUse.blocking ? 'blocking' : 'async') : 'not registered'}`);
+log(
+  `fettle bench${opts.quick ? ' (quick)' : ''}: ${RUNS} runs per side; node ${machine.node}, git ${machine.git}, ${machine.cpus} CPUs; temp dir ${TMP}`,
+);
+log(
+  `hook events (from ${hookPlan.source}): PreToolUse ${hookPlan.PreToolUse.blocking ? 'blocking' : 'async'}, PostToolUse ${hookPlan.PostToolUse.registered ? (hookPlan.PostToolUse.blocking ? 'blocking' : 'async') : 'not registered'}`,
+);
 
 const main = () => {
   let mid; // the 1,000-file repo, shared by cases 0, 1, 2 and 5/6

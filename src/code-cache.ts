@@ -70,7 +70,12 @@ const replaceCache = (dir: string, name: string, data: Buffer): void => {
 /** Runs the CommonJS bundle at `file` (which may only require Node's own modules) and returns its exports. */
 export const loadBundle = (file: string, env: Env): unknown => {
   const source = readFileSync(file, 'utf8');
-  const key = createHash('sha256').update(source).update(process.version).update(process.arch).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(source)
+    .update(process.version)
+    .update(process.arch)
+    .digest('hex')
+    .slice(0, 16);
   const dir = cacheDirOf(env);
   const name = `${basename(file, '.js')}-${key}.v8`;
   let cached: Buffer | undefined;

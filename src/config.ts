@@ -38,9 +38,13 @@ const wholeNumber = (env: Env, name: string, fallback: number, min: number): num
   if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw.trim());
   if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min) {
-    throw new FettleError('E_CONFIG', `${name} must be a whole number ${min > 0 ? `of at least ${min}` : '(0 or more)'}, got '${raw}'.`, {
-      hint: `Fix or unset ${name} (default ${fallback}), then run \`fettle info\` to check.`,
-    });
+    throw new FettleError(
+      'E_CONFIG',
+      `${name} must be a whole number ${min > 0 ? `of at least ${min}` : '(0 or more)'}, got '${raw}'.`,
+      {
+        hint: `Fix or unset ${name} (default ${fallback}), then run \`fettle info\` to check.`,
+      },
+    );
   }
   return value;
 };
@@ -61,9 +65,13 @@ export const loadConfig = (env: Env): Config => {
   const floor = wholeNumber(env, 'FETTLE_WRITE_FLOOR', DEFAULTS.floor, 0);
   const ceil = wholeNumber(env, 'FETTLE_WRITE_CEIL', DEFAULTS.ceil, 1);
   if (ceil <= floor) {
-    throw new FettleError('E_CONFIG', `FETTLE_WRITE_CEIL (${ceil}) must be greater than FETTLE_WRITE_FLOOR (${floor}).`, {
-      hint: 'Fix one of the two variables, then run `fettle info` to check.',
-    });
+    throw new FettleError(
+      'E_CONFIG',
+      `FETTLE_WRITE_CEIL (${ceil}) must be greater than FETTLE_WRITE_FLOOR (${floor}).`,
+      {
+        hint: 'Fix one of the two variables, then run `fettle info` to check.',
+      },
+    );
   }
   const onErrorRaw = (env.FETTLE_ON_ERROR ?? 'block').trim() || 'block';
   if (onErrorRaw !== 'block' && onErrorRaw !== 'allow') {

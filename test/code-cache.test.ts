@@ -7,8 +7,10 @@ import { cacheDirOf } from '../src/code-cache';
 import { runCli, runHook, writePayload } from './helpers/cli';
 import { lines, makeRepo, tempDir, type Repo } from './helpers/repo';
 
-const small = (repo: Repo, n: number) => writePayload({ file: repo.path('a.txt'), content: lines(30).replace('line 2\n', `two ${n}\n`), cwd: repo.dir });
-const hook = (repo: Repo, cache: string, n: number) => runHook(small(repo, n), { cwd: repo.dir, env: { ...repo.env, FETTLE_CACHE_DIR: cache } });
+const small = (repo: Repo, n: number) =>
+  writePayload({ file: repo.path('a.txt'), content: lines(30).replace('line 2\n', `two ${n}\n`), cwd: repo.dir });
+const hook = (repo: Repo, cache: string, n: number) =>
+  runHook(small(repo, n), { cwd: repo.dir, env: { ...repo.env, FETTLE_CACHE_DIR: cache } });
 const files = (dir: string) => readdirSync(dir).sort();
 
 test('cacheDirOf: FETTLE_CACHE_DIR, then $XDG_CACHE_HOME/fettle, then ~/.cache/fettle', () => {
@@ -29,7 +31,11 @@ test('the first run writes the compiled hook bundle to the cache; later runs use
   assert.deepEqual(files(cache), [name]);
   assert.equal(statSync(join(cache, name ?? '')).mtimeMs, written, 'accepted, so not written again');
   assert.equal(runCli(['status'], { cwd: repo.dir, env: { ...repo.env, FETTLE_CACHE_DIR: cache } }).code, 0);
-  assert.deepEqual(files(cache).map((f) => f.split('-')[0]), ['commands', 'hook'], 'each bundle has its own');
+  assert.deepEqual(
+    files(cache).map((f) => f.split('-')[0]),
+    ['commands', 'hook'],
+    'each bundle has its own',
+  );
 });
 
 test('a corrupt cache is rejected by V8, the run is unaffected, and the cache is written anew', () => {
@@ -51,13 +57,16 @@ test('a cache damaged on disk (one flipped bit) is never handed to V8, and is wr
   hook(repo, cache, 1);
   const [name = ''] = files(cache);
   const bytes = readFileSync(join(cache, name));
-  bytes.writeUInt8((bytes.readUInt8(bytes.length >> 1) ^ 0x10), bytes.length >> 1);
+  bytes.writeUInt8(bytes.readUInt8(bytes.length >> 1) ^ 0x10, bytes.length >> 1);
   writeFileSync(join(cache, name), bytes);
   const r = hook(repo, cache, 2);
   assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
   const again = readFileSync(join(cache, name));
   assert.ok(!again.equals(bytes), 'the damaged file was replaced');
-  assert.ok(createHash('sha256').update(again.subarray(32)).digest().equals(again.subarray(0, 32)), 'by one whose checksum holds');
+  assert.ok(
+    createHash('sha256').update(again.subarray(32)).digest().equals(again.subarray(0, 32)),
+    'by one whose checksum holds',
+  );
 });
 
 test('a cache directory others may write to is neither read nor written', () => {
@@ -73,7 +82,11 @@ test('a cache directory others may write to is neither read nor written', () => 
   const [name = ''] = files(cache);
   chmodSync(join(cache, name), 0o666);
   hook(repo, cache, 3);
-  assert.equal(statSync(join(cache, name)).mode & 0o777, 0o600, 'a cache file others may write was not used but replaced by a private one');
+  assert.equal(
+    statSync(join(cache, name)).mode & 0o777,
+    0o600,
+    'a cache file others may write was not used but replaced by a private one',
+  );
 });
 
 test('an unusable cache directory changes nothing but speed', () => {
@@ -82,7 +95,11 @@ test('an unusable cache directory changes nothing but speed', () => {
   writeFileSync(notADir, 'x');
   const r = hook(repo, notADir, 1);
   assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
-  assert.equal(repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle').split('\n').length, 1, 'the write was recorded');
+  assert.equal(
+    repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle').split('\n').length,
+    1,
+    'the write was recorded',
+  );
 });
 
 test('a cache of another build, and a temp file a killed process left, are removed when the current one is written', () => {

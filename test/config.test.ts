@@ -10,12 +10,22 @@ const HOME = { HOME: '/home/u' };
 
 test('defaults: floor 10, ceil 80, ratio 0.40, ttl 600 s, block on error', () => {
   const c = loadConfig(HOME);
-  assert.deepEqual({ floor: c.floor, ceil: c.ceil, ratio: c.ratio, ttl: c.ttlSeconds, onError: c.onError }, { floor: 10, ceil: 80, ratio: 0.4, ttl: 600, onError: 'block' });
+  assert.deepEqual(
+    { floor: c.floor, ceil: c.ceil, ratio: c.ratio, ttl: c.ttlSeconds, onError: c.onError },
+    { floor: 10, ceil: 80, ratio: 0.4, ttl: 600, onError: 'block' },
+  );
   assert.deepEqual(DEFAULTS, { floor: 10, ceil: 80, ratio: 0.4, ttlSeconds: 600 });
 });
 
 test('empty values mean the default', () => {
-  const c = loadConfig({ ...HOME, FETTLE_WRITE_FLOOR: '', FETTLE_WRITE_CEIL: ' ', FETTLE_WRITE_RATIO: '', FETTLE_WRITE_STAGE_TTL: '', FETTLE_ON_ERROR: '' });
+  const c = loadConfig({
+    ...HOME,
+    FETTLE_WRITE_FLOOR: '',
+    FETTLE_WRITE_CEIL: ' ',
+    FETTLE_WRITE_RATIO: '',
+    FETTLE_WRITE_STAGE_TTL: '',
+    FETTLE_ON_ERROR: '',
+  });
   assert.deepEqual([c.floor, c.ceil, c.ratio, c.ttlSeconds, c.onError], [10, 80, 0.4, 600, 'block']);
 });
 
@@ -35,16 +45,20 @@ const valid: [string, string, 'floor' | 'ceil' | 'ratio' | 'ttlSeconds' | 'onErr
 ];
 
 for (const [name, value, field, expected] of valid) {
-  test(`${name}=${JSON.stringify(value)} -> ${field} ${expected}`, () => assert.equal(loadConfig({ ...HOME, [name]: value })[field], expected));
+  test(`${name}=${JSON.stringify(value)} -> ${field} ${expected}`, () =>
+    assert.equal(loadConfig({ ...HOME, [name]: value })[field], expected));
 }
 
 const configError = (env: Env, names: string[]) => {
-  assert.throws(() => loadConfig({ ...HOME, ...env }), (e: unknown) => {
-    assert.ok(e instanceof FettleError, 'a FettleError');
-    assert.equal(e.code, 'E_CONFIG');
-    for (const name of names) assert.ok(e.message.includes(name), `message names ${name}: ${e.message}`);
-    return true;
-  });
+  assert.throws(
+    () => loadConfig({ ...HOME, ...env }),
+    (e: unknown) => {
+      assert.ok(e instanceof FettleError, 'a FettleError');
+      assert.equal(e.code, 'E_CONFIG');
+      for (const name of names) assert.ok(e.message.includes(name), `message names ${name}: ${e.message}`);
+      return true;
+    },
+  );
 };
 
 // [label, env, variables the message must name]
@@ -93,7 +107,8 @@ const dataDirs: [Env, string][] = [
 ];
 
 for (const [env, expected] of dataDirs) {
-  test(`data dir from ${Object.keys(env).join('+')} = ${expected}`, () => assert.equal(loadConfig(env).dataDir, expected));
+  test(`data dir from ${Object.keys(env).join('+')} = ${expected}`, () =>
+    assert.equal(loadConfig(env).dataDir, expected));
 }
 
 // [FETTLE_NOW, expected ISO time]
@@ -121,7 +136,10 @@ test('without FETTLE_NOW the clock is the system clock', () => {
 
 for (const raw of ['yesterday', '12abc', 'not-a-date']) {
   test(`FETTLE_NOW=${raw} -> E_CONFIG naming FETTLE_NOW`, () =>
-    assert.throws(() => clockFrom({ FETTLE_NOW: raw }), (e: unknown) => e instanceof FettleError && e.code === 'E_CONFIG' && e.message.includes('FETTLE_NOW')));
+    assert.throws(
+      () => clockFrom({ FETTLE_NOW: raw }),
+      (e: unknown) => e instanceof FettleError && e.code === 'E_CONFIG' && e.message.includes('FETTLE_NOW'),
+    ));
 }
 
 test('CLI: an invalid variable exits 2 with its name, for `fettle info`', () => {
@@ -134,7 +152,10 @@ test('CLI: an invalid variable exits 2 with its name, for `fettle info`', () => 
 test('hook: an invalid variable blocks a PreToolUse write (exit 2) and says nothing was written', () => {
   const repo = makeRepo({ 'f.txt': 'a\n' });
   const file = repo.path('f.txt');
-  const r = runHook(writePayload({ file, content: 'b\n', cwd: repo.dir }), { cwd: repo.dir, env: { ...repo.env, FETTLE_WRITE_FLOOR: 'abc' } });
+  const r = runHook(writePayload({ file, content: 'b\n', cwd: repo.dir }), {
+    cwd: repo.dir,
+    env: { ...repo.env, FETTLE_WRITE_FLOOR: 'abc' },
+  });
   assert.equal(r.code, 2);
   assert.match(r.stderr, /FETTLE_WRITE_FLOOR/);
   assert.match(r.stderr, /nothing was written/);

@@ -12,7 +12,16 @@ export const bundleCheck = async () => {
     log('esbuild is not installed in the project (run npm ci); skipping the bundle check');
     return null;
   }
-  const common = { absWorkingDir: PROJECT, bundle: true, platform: 'node', target: 'node20', format: 'cjs', write: false, metafile: true, logLevel: 'silent' };
+  const common = {
+    absWorkingDir: PROJECT,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  };
   const packages = (meta) =>
     [
       ...new Set(
@@ -30,4 +39,3 @@ export const bundleCheck = async () => {
     commands: describe(await esbuild.build({ ...common, entryPoints: ['src/commands/index.ts'] })),
   };
 };
-

@@ -31,7 +31,8 @@ const CHILDREN = {
 export const script = (name) => join(DEPS, `${name}.cjs`);
 export const writeChildren = () => {
   const helpers = HELPERS.map((f) => f.toString()).join('\n');
-  for (const [name, fn] of Object.entries(CHILDREN)) writeFileSync(script(name), `'use strict';\n${helpers}\n(${fn.toString()})();\n`);
+  for (const [name, fn] of Object.entries(CHILDREN))
+    writeFileSync(script(name), `'use strict';\n${helpers}\n(${fn.toString()})();\n`);
 };
 
 /** Runs a child to completion; returns wall time (ms, spawn to exit, as a hook caller sees it) and its JSON. */

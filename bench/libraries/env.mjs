@@ -52,7 +52,12 @@ export const run = (cmd, args, { cwd, input, stdin, env = ENV } = {}) =>
     });
     child.on('close', (code) => {
       active.delete(child);
-      resolve({ code, ms: Number(process.hrtime.bigint() - t) / 1e6, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString() });
+      resolve({
+        code,
+        ms: Number(process.hrtime.bigint() - t) / 1e6,
+        stdout: Buffer.concat(out),
+        stderr: Buffer.concat(err).toString(),
+      });
     });
     if (child.stdin) {
       child.stdin.on('error', () => undefined);

@@ -15,13 +15,20 @@ const fileContent = (i) => {
 export const buildRepo = async (dir, { dirs, perDir }) => {
   mkdirSync(dir, { recursive: true });
   await git(dir, ['init', '-q', '-b', 'main']);
-  for (const [k, v] of [['user.name', 'bench'], ['user.email', 'bench@example.invalid'], ['gc.auto', '0']]) await git(dir, ['config', k, v]);
+  for (const [k, v] of [
+    ['user.name', 'bench'],
+    ['user.email', 'bench@example.invalid'],
+    ['gc.auto', '0'],
+  ])
+    await git(dir, ['config', k, v]);
   // the fast-import stream goes through a file so this process stays small (children inherit nothing big)
   const streamPath = `${dir}.fast-import`;
   const fd = openSync(streamPath, 'w');
   const put = (x) => writeSync(fd, x);
   const msg = 'fixture\n';
-  put(`commit refs/heads/main\nauthor bench <bench@example.invalid> 1700000000 +0000\ncommitter bench <bench@example.invalid> 1700000000 +0000\ndata ${msg.length}\n${msg}`);
+  put(
+    `commit refs/heads/main\nauthor bench <bench@example.invalid> 1700000000 +0000\ncommitter bench <bench@example.invalid> 1700000000 +0000\ndata ${msg.length}\n${msg}`,
+  );
   const readme = Buffer.from('fixture repository for bench/libraries.mjs\n');
   put(`M 100644 inline README.md\ndata ${readme.length}\n`);
   put(readme);

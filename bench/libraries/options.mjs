@@ -15,7 +15,9 @@ const option = (name, fallback) => {
   return value;
 };
 if (flag('--help') || flag('-h')) {
-  console.log('usage: node bench/libraries.mjs [--quick] [--runs N] [--race-updates N] [--json] [--keep]\n       node bench/libraries.mjs --table-from <saved --json output>');
+  console.log(
+    'usage: node bench/libraries.mjs [--quick] [--runs N] [--race-updates N] [--json] [--keep]\n       node bench/libraries.mjs --table-from <saved --json output>',
+  );
   process.exit(0);
 }
 export const QUICK = flag('--quick');

@@ -6,10 +6,19 @@ import { RUNS } from './options.mjs';
 
 export const VARIANTS = {
   iso: { label: 'isomorphic-git', args: (r, ref, p, tok) => [script('snapIso'), r, ref, p, tok] },
-  sg: { label: 'simple-git .raw(), defaults', args: (r, ref, p, tok) => [script('snapSimpleGit'), r, ref, p, tok, 'default'] },
-  sgNoExit: { label: 'simple-git .raw(), completion.onExit=false', args: (r, ref, p, tok) => [script('snapSimpleGit'), r, ref, p, tok, 'no-exit-wait'] },
+  sg: {
+    label: 'simple-git .raw(), defaults',
+    args: (r, ref, p, tok) => [script('snapSimpleGit'), r, ref, p, tok, 'default'],
+  },
+  sgNoExit: {
+    label: 'simple-git .raw(), completion.onExit=false',
+    args: (r, ref, p, tok) => [script('snapSimpleGit'), r, ref, p, tok, 'no-exit-wait'],
+  },
   cp: { label: 'child_process, same 12 git calls', args: (r, ref, p, tok) => [script('snapCp'), r, ref, p, tok] },
-  fettle: { label: "child_process, fettle's 6-call recipe", args: (r, ref, p, tok) => [script('snapFettleRecipe'), r, ref, p, tok] },
+  fettle: {
+    label: "child_process, fettle's 6-call recipe",
+    args: (r, ref, p, tok) => [script('snapFettleRecipe'), r, ref, p, tok],
+  },
 };
 
 /** Case key -> samples of wall ms, CPU ms and peak RSS KB. */
@@ -45,9 +54,22 @@ export const measureProcesses = async (repos, imports) => {
     ...Object.entries(repos).flatMap(([repo, fx]) =>
       Object.entries(VARIANTS).map(([v, spec]) => ({
         key: `snapshot:${repo}:${v}`,
-        args: (round) => spec.args(fx.path, `refs/fettle/bench/${v}/${round}`, `${fx.snapshotDir}/snap-${v}-${round}.txt`, `${v}-${round}`),
+        args: (round) =>
+          spec.args(
+            fx.path,
+            `refs/fettle/bench/${v}/${round}`,
+            `${fx.snapshotDir}/snap-${v}-${round}.txt`,
+            `${v}-${round}`,
+          ),
         record: (round, result) =>
-          written.push({ repo, variant: v, ref: `refs/fettle/bench/${v}/${round}`, path: `${fx.snapshotDir}/snap-${v}-${round}.txt`, token: `${v}-${round}`, ...result }),
+          written.push({
+            repo,
+            variant: v,
+            ref: `refs/fettle/bench/${v}/${round}`,
+            path: `${fx.snapshotDir}/snap-${v}-${round}.txt`,
+            token: `${v}-${round}`,
+            ...result,
+          }),
       })),
     ),
   ];
@@ -63,4 +85,3 @@ export const measureProcesses = async (repos, imports) => {
   }
   return { samples, written, equivalence, loadedWith };
 };
-

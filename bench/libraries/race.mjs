@@ -10,12 +10,16 @@ export const race = async (fx, kind) => {
   await git(fx.path, ['update-ref', ref, root]);
   const children = [];
   for (let id = 0; id < RACE_PROCS; id++) {
-    const child = spawn(process.execPath, [script(kind === 'iso' ? 'raceIso' : 'raceGit'), fx.path, ref, fx.tree, String(id), String(RACE_UPDATES)], {
-      cwd: DEPS,
-      env: ENV,
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [script(kind === 'iso' ? 'raceIso' : 'raceGit'), fx.path, ref, fx.tree, String(id), String(RACE_UPDATES)],
+      {
+        cwd: DEPS,
+        env: ENV,
+        detached: true,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     active.add(child);
     child.on('close', () => active.delete(child));
     let stdout = '';
@@ -28,7 +32,11 @@ export const race = async (fx, kind) => {
     });
     child.stderr.on('data', (c) => (stderr += c));
     const done = new Promise((resolve, reject) =>
-      child.on('close', (code) => (code === 0 ? resolve(JSON.parse(stdout.trim().split('\n').pop())) : reject(new Error(`race ${kind} child ${code}: ${stderr}`)))),
+      child.on('close', (code) =>
+        code === 0
+          ? resolve(JSON.parse(stdout.trim().split('\n').pop()))
+          : reject(new Error(`race ${kind} child ${code}: ${stderr}`)),
+      ),
     );
     children.push({ child, ready, done });
   }

@@ -17,13 +17,27 @@ export const installPackages = async () => {
   // npm keeps the user's own environment (registry, proxy settings); its cache and logs go to the temp dir
   const npm = await run(
     'npm',
-    ['install', '--prefix', DEPS, '--no-save', '--no-audit', '--no-fund', '--no-update-notifier', '--cache', join(TMP, 'npm-cache'), ...PACKAGES],
+    [
+      'install',
+      '--prefix',
+      DEPS,
+      '--no-save',
+      '--no-audit',
+      '--no-fund',
+      '--no-update-notifier',
+      '--cache',
+      join(TMP, 'npm-cache'),
+      ...PACKAGES,
+    ],
     { cwd: DEPS, env: process.env },
   );
   if (npm.code !== 0) throw new Error(`npm install failed: ${npm.stderr}`);
   const depReq = createRequire(join(DEPS, 'package.json'));
   const installed = Object.fromEntries(
-    ['isomorphic-git', 'simple-git'].map((p) => [p, JSON.parse(readFileSync(join(DEPS, 'node_modules', p, 'package.json'), 'utf8')).version]),
+    ['isomorphic-git', 'simple-git'].map((p) => [
+      p,
+      JSON.parse(readFileSync(join(DEPS, 'node_modules', p, 'package.json'), 'utf8')).version,
+    ]),
   );
   return { depReq, installed };
 };
@@ -47,7 +61,11 @@ export const projectVersionsOf = (imports) => {
   for (const p of ['commander', 'diff', 'nanoid']) {
     if (imports[p]) {
       let dir = dirname(imports[p]);
-      while (!existsSync(join(dir, 'package.json')) || JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name !== p) dir = dirname(dir);
+      while (
+        !existsSync(join(dir, 'package.json')) ||
+        JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name !== p
+      )
+        dir = dirname(dir);
       projectVersions[p] = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version;
     }
   }

@@ -21,12 +21,20 @@ export const worktreeCheck = async (fx) => {
   const r = {
     gitHeadInWorktree: wtHead,
     iso: {
-      resolveHead: iso.resolveHead.ok ? (iso.resolveHead.value === wtHead ? 'ok (the worktree HEAD)' : `wrong: ${iso.resolveHead.value}`) : iso.resolveHead.error,
+      resolveHead: iso.resolveHead.ok
+        ? iso.resolveHead.value === wtHead
+          ? 'ok (the worktree HEAD)'
+          : `wrong: ${iso.resolveHead.value}`
+        : iso.resolveHead.error,
       readCommitOfHead: iso.readCommitHead.ok ? 'ok' : iso.readCommitHead.error,
       resolveBranchMain: iso.resolveMain.ok ? 'ok' : iso.resolveMain.error,
       writeRef: iso.writeRef.ok ? 'returned ok' : iso.writeRef.error,
       refSeenByForEachRefInMainRepo: await seen(isoRef),
-      refFileWrittenUnder: existsSync(join(privateDir, isoRef)) ? '.git/worktrees/<name>/ (per-worktree dir)' : existsSync(join(commonDir, isoRef)) ? '.git/ (common dir)' : 'nowhere found',
+      refFileWrittenUnder: existsSync(join(privateDir, isoRef))
+        ? '.git/worktrees/<name>/ (per-worktree dir)'
+        : existsSync(join(commonDir, isoRef))
+          ? '.git/ (common dir)'
+          : 'nowhere found',
       writeBlob: iso.writeBlob.ok ? 'returned ok' : iso.writeBlob.error,
       blobSeenByGit: iso.writeBlob.ok ? await hasObject(iso.writeBlob.value) : null,
       blobFileWrittenUnder: iso.writeBlob.ok
@@ -55,4 +63,3 @@ export const worktreeCheck = async (fx) => {
   };
   return r;
 };
-

@@ -10,7 +10,15 @@ export const TMP = mkdtempSync(join(tmpdir(), 'fettle-bench-'));
 // The bench runs a private copy of dist/, so a rebuild during the run cannot change or break what is measured.
 export const CLI = join(TMP, 'dist', 'cli.js');
 if (existsSync(join(DIST, 'cli.js'))) cpSync(DIST, join(TMP, 'dist'), { recursive: true });
-export const dirs = { home: join(TMP, 'home'), data: join(TMP, 'xdg-data'), config: join(TMP, 'xdg-config'), cache: join(TMP, 'xdg-cache'), state: join(TMP, 'xdg-state'), tmp: join(TMP, 'tmp'), shim: join(TMP, 'shim') };
+export const dirs = {
+  home: join(TMP, 'home'),
+  data: join(TMP, 'xdg-data'),
+  config: join(TMP, 'xdg-config'),
+  cache: join(TMP, 'xdg-cache'),
+  state: join(TMP, 'xdg-state'),
+  tmp: join(TMP, 'tmp'),
+  shim: join(TMP, 'shim'),
+};
 for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
 
 let cleaned = false;
@@ -31,7 +39,14 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 export const baseEnv = (() => {
   const env = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k.startsWith('GIT_') || k.startsWith('FETTLE_') || k.startsWith('XDG_') || k.startsWith('CLAUDE')) continue;
+    if (
+      v === undefined ||
+      k.startsWith('GIT_') ||
+      k.startsWith('FETTLE_') ||
+      k.startsWith('XDG_') ||
+      k.startsWith('CLAUDE')
+    )
+      continue;
     // NODE_EXTRA_CA_CERTS makes every node start parse a certificate bundle (tens of ms), which is neither
     // fettle's cost nor the baseline's: it would only dilute the ratios.
     if (k === 'NODE_EXTRA_CA_CERTS' && !opts.keepCaCerts) continue;
@@ -66,4 +81,3 @@ export const git = (cwd, args, extra = {}) =>
     maxBuffer: 256 * 1024 * 1024,
     stdio: ['pipe', 'pipe', 'pipe'],
   }).toString('utf8');
-

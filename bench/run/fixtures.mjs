@@ -34,7 +34,13 @@ export const buildRepo = (name, n) => {
   log(`built ${name}: ${count} files, committed and packed, in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const buildMs = performance.now() - t;
   settle();
-  return { repo, direct: join(repo, 'src', 'app', 'direct.txt'), staged: join(repo, 'src', 'app', 'staged.txt'), files: count, buildMs };
+  return {
+    repo,
+    direct: join(repo, 'src', 'app', 'direct.txt'),
+    staged: join(repo, 'src', 'app', 'staged.txt'),
+    files: count,
+    buildMs,
+  };
 };
 /** Big repos go as soon as their case is done (disk space); --keep keeps them for a look. */
 export const removeRepo = (r) => {

@@ -7,7 +7,11 @@ import { timed } from './timing.mjs';
 
 /** Which Write hook events Claude Code waits for, from the plugin's hooks/hooks.json (async hooks do not block). */
 export const hookPlan = (() => {
-  const plan = { PreToolUse: { registered: true, blocking: true }, PostToolUse: { registered: true, blocking: true }, source: 'default (hooks/hooks.json not readable)' };
+  const plan = {
+    PreToolUse: { registered: true, blocking: true },
+    PostToolUse: { registered: true, blocking: true },
+    source: 'default (hooks/hooks.json not readable)',
+  };
   try {
     const config = JSON.parse(readFileSync(join(ROOT, 'hooks', 'hooks.json'), 'utf8'));
     for (const event of ['PreToolUse', 'PostToolUse']) {
@@ -29,9 +33,14 @@ export const hookPlan = (() => {
   return plan;
 })();
 
-export const blockingDirect = Number(hookPlan.PreToolUse.blocking) + Number(hookPlan.PostToolUse.registered && hookPlan.PostToolUse.blocking);
+export const blockingDirect =
+  Number(hookPlan.PreToolUse.blocking) + Number(hookPlan.PostToolUse.registered && hookPlan.PostToolUse.blocking);
 /** e.g. "Pre + Post", or "Pre" when PostToolUse runs async */
-export const blockingLabel = ['PreToolUse', 'PostToolUse'].filter((e) => hookPlan[e].registered && hookPlan[e].blocking).map((e) => e.replace('ToolUse', '')).join(' + ') || 'none blocking';
+export const blockingLabel =
+  ['PreToolUse', 'PostToolUse']
+    .filter((e) => hookPlan[e].registered && hookPlan[e].blocking)
+    .map((e) => e.replace('ToolUse', ''))
+    .join(' + ') || 'none blocking';
 
 let toolUseCounter = 0;
 export const nextToolUseId = () => `toolu_bench_${++toolUseCounter}`;
@@ -59,7 +68,9 @@ export const hookOnce = (cwd, input, env = baseEnv, timeout = PROCESS_TIMEOUT_MS
 };
 
 export const fail = (what, r) => {
-  throw new Error(`${what}: exit ${r.code}${r.signal ? ` (${r.signal})` : ''}${r.timedOut ? ' (timed out)' : ''}\nstdout: ${r.stdout.slice(0, 2000)}\nstderr: ${r.stderr.slice(0, 2000)}`);
+  throw new Error(
+    `${what}: exit ${r.code}${r.signal ? ` (${r.signal})` : ''}${r.timedOut ? ' (timed out)' : ''}\nstdout: ${r.stdout.slice(0, 2000)}\nstderr: ${r.stderr.slice(0, 2000)}`,
+  );
 };
 
 /**
@@ -72,14 +83,16 @@ export const directWrite = (repo, file, content, env = baseEnv) => {
   const times = {};
   if (hookPlan.PreToolUse.registered) {
     const pre = hookOnce(repo, payload(repo, 'PreToolUse', file, content, id), env);
-    if (pre.code !== 0 || pre.denied || pre.stdout.trim() !== '') fail(`direct PreToolUse on ${file} did not pass silently`, pre);
+    if (pre.code !== 0 || pre.denied || pre.stdout.trim() !== '')
+      fail(`direct PreToolUse on ${file} did not pass silently`, pre);
     times.pre = pre.ms;
     if (hookPlan.PreToolUse.blocking) blocking += pre.ms;
   }
   writeFileSync(file, content);
   if (hookPlan.PostToolUse.registered) {
     const post = hookOnce(repo, payload(repo, 'PostToolUse', file, content, id), env);
-    if (post.code !== 0 || !post.json?.hookSpecificOutput?.additionalContext) fail(`direct PostToolUse on ${file} did not report the write`, post);
+    if (post.code !== 0 || !post.json?.hookSpecificOutput?.additionalContext)
+      fail(`direct PostToolUse on ${file} did not report the write`, post);
     times.post = post.ms;
     if (hookPlan.PostToolUse.blocking) blocking += post.ms;
   }

@@ -34,7 +34,9 @@ export const requireBuiltCli = () => {
 
 /** What was measured: the bundles' sizes and a hash of them all, and the source commit they were built from. */
 export const describeBuild = () => {
-  const names = readdirSync(dirname(CLI)).filter((f) => f.endsWith('.js')).sort();
+  const names = readdirSync(dirname(CLI))
+    .filter((f) => f.endsWith('.js'))
+    .sort();
   const hash = createHash('sha256');
   const sizes = names.map((f) => {
     const bytes = readFileSync(join(dirname(CLI), f));
@@ -44,7 +46,8 @@ export const describeBuild = () => {
   const out = { bundles: sizes.join(', '), sha256: hash.digest('hex').slice(0, 16) };
   try {
     out.commit = git(ROOT, ['rev-parse', '--short', 'HEAD']).trim();
-    out.uncommittedChanges = git(ROOT, ['--no-optional-locks', 'status', '--porcelain', '--untracked-files=no', '--', 'src']).trim() !== '';
+    out.uncommittedChanges =
+      git(ROOT, ['--no-optional-locks', 'status', '--porcelain', '--untracked-files=no', '--', 'src']).trim() !== '';
   } catch {
     // not a git checkout: leave it out
   }

@@ -6,7 +6,9 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const DIST = join(ROOT, 'dist');
 
 const usage = () => {
-  process.stderr.write('usage: node bench/run.mjs [--quick] [--json] [--runs N] [--cases 0,1,2,...] [--keep] [--keep-ca-certs]\n');
+  process.stderr.write(
+    'usage: node bench/run.mjs [--quick] [--json] [--runs N] [--cases 0,1,2,...] [--keep] [--keep-ca-certs]\n',
+  );
   process.exit(2);
 };
 
@@ -24,14 +26,29 @@ for (let i = 0; i < argv.length; i++) {
     if (!Number.isInteger(opts.runs) || opts.runs < 1) usage();
   } else if (a === '--cases' || a.startsWith('--cases=')) {
     const v = a.includes('=') ? a.slice(8) : argv[++i];
-    opts.cases = new Set(String(v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+    opts.cases = new Set(
+      String(v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
   } else if (a === '--help' || a === '-h') usage();
   else usage();
 }
 
 export const SIZES = opts.quick
   ? { files: 60, small: 20, big: 300, shadow: 200, bigFile: 500_000, history: 20, pending: 5, runs: 2, memRuns: 1 }
-  : { files: 1_000, small: 100, big: 100_000, shadow: 50_000, bigFile: 5_000_000, history: 1_000, pending: 50, runs: 15, memRuns: 3 };
+  : {
+      files: 1_000,
+      small: 100,
+      big: 100_000,
+      shadow: 50_000,
+      bigFile: 5_000_000,
+      history: 1_000,
+      pending: 50,
+      runs: 15,
+      memRuns: 3,
+    };
 export const RUNS = opts.runs ?? SIZES.runs;
 export const want = (id) => !opts.cases || opts.cases.has(String(id));
 

@@ -5,13 +5,20 @@ export const results = [];
 export const info = [];
 export const notes = [];
 if (process.env.NODE_EXTRA_CA_CERTS) {
-  notes.push(opts.keepCaCerts
-    ? 'NODE_EXTRA_CA_CERTS was kept (--keep-ca-certs): every node start, fettle and baseline, pays for loading it'
-    : 'NODE_EXTRA_CA_CERTS was removed from the environment of every process (it slows every node start by a constant; --keep-ca-certs keeps it)');
+  notes.push(
+    opts.keepCaCerts
+      ? 'NODE_EXTRA_CA_CERTS was kept (--keep-ca-certs): every node start, fettle and baseline, pays for loading it'
+      : 'NODE_EXTRA_CA_CERTS was removed from the environment of every process (it slows every node start by a constant; --keep-ca-certs keeps it)',
+  );
 }
 /** op: '<=' (fettle/baseline at most value) or '>=' */
 export const addCase = (row) => {
-  const met = opts.quick || row.ratio === null || Number.isNaN(row.ratio) ? null : row.target.op === '<=' ? row.ratio <= row.target.value : row.ratio >= row.target.value;
+  const met =
+    opts.quick || row.ratio === null || Number.isNaN(row.ratio)
+      ? null
+      : row.target.op === '<='
+        ? row.ratio <= row.target.value
+        : row.ratio >= row.target.value;
   results.push({ ...row, met });
 };
 

@@ -3,10 +3,13 @@ import { SIZES } from './options.mjs';
 
 const DIRECT_LINES = 60;
 const STAGED_LINES = 200;
-export const directText = (k) => Array.from({ length: DIRECT_LINES }, (_, i) => (i === 30 ? `edited by write ${k}` : `direct line ${i}`)).join('\n') + '\n';
+export const directText = (k) =>
+  Array.from({ length: DIRECT_LINES }, (_, i) => (i === 30 ? `edited by write ${k}` : `direct line ${i}`)).join('\n') +
+  '\n';
 export const stagedBase = () => Array.from({ length: STAGED_LINES }, (_, i) => `staged line ${i}`).join('\n') + '\n';
 /** Rewrites every line: far past the ceiling (80 changed lines), so always staged. */
-export const stagedText = (k) => Array.from({ length: STAGED_LINES }, (_, i) => `rewrite ${k} of line ${i}`).join('\n') + '\n';
+export const stagedText = (k) =>
+  Array.from({ length: STAGED_LINES }, (_, i) => `rewrite ${k} of line ${i}`).join('\n') + '\n';
 
 /** A text file of about SIZES.bigFile bytes in 50-byte lines; `mode` picks which lines write `k` changes. */
 export function bigText(k, mode) {

@@ -2,14 +2,33 @@ import { stat } from '../core/record';
 import { confirm } from '../protocol/confirm';
 import { contextFor, storeFor, type Edge } from './edge';
 
-export const confirmCommand = async (edge: Edge, dir: string | undefined, id: string, o: { json?: boolean }): Promise<void> => {
+export const confirmCommand = async (
+  edge: Edge,
+  dir: string | undefined,
+  id: string,
+  o: { json?: boolean },
+): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const result = await confirm(ctx, await storeFor(ctx), id);
   const { fields } = result.change;
   if (o.json) {
-    edge.io.out(JSON.stringify({ id, path: fields.path, file: result.path, how: result.how, added: fields.added, removed: fields.removed }));
+    edge.io.out(
+      JSON.stringify({
+        id,
+        path: fields.path,
+        file: result.path,
+        how: result.how,
+        added: fields.added,
+        removed: fields.removed,
+      }),
+    );
     return;
   }
-  const how = result.how === 'merged' ? ', merged with the edits made on disk since it was staged' : result.how === 'already-on-disk' ? ' (the file already held it)' : '';
+  const how =
+    result.how === 'merged'
+      ? ', merged with the edits made on disk since it was staged'
+      : result.how === 'already-on-disk'
+        ? ' (the file already held it)'
+        : '';
   edge.io.out(`Applied ${id} to ${fields.path} (${stat(fields.added, fields.removed)})${how}.`);
 };

@@ -8,7 +8,8 @@ import { EXIT } from '../errors';
 import { gitEnv } from '../store/git';
 import type { Edge } from './edge';
 
-const lines = (n: number, word: string) => Array.from({ length: n }, (_, i) => `${word} line ${i + 1}`).join('\n') + '\n';
+const lines = (n: number, word: string) =>
+  Array.from({ length: n }, (_, i) => `${word} line ${i + 1}`).join('\n') + '\n';
 
 export const demo = async (edge: Edge): Promise<number> => {
   const dir = mkdtempSync(join(tmpdir(), 'fettle-demo-'));
@@ -21,7 +22,13 @@ export const demo = async (edge: Edge): Promise<number> => {
     const argv = cmd === 'fettle' ? [edge.io.script ?? 'fettle', ...args] : args;
     const r = spawnSync(exe, argv, { cwd: repo, env, input: input ?? '', encoding: 'utf8' });
     const out = `${r.stdout}${r.stderr}`.trimEnd();
-    if (out) say(out.split('\n').map((l) => `  ${l}`).join('\n'));
+    if (out)
+      say(
+        out
+          .split('\n')
+          .map((l) => `  ${l}`)
+          .join('\n'),
+      );
     say('');
     return { code: r.status ?? 1, out };
   };
@@ -30,7 +37,10 @@ export const demo = async (edge: Edge): Promise<number> => {
     spawnSync('git', ['init', '-q', '-b', 'main', repo], { env });
     writeFileSync(join(repo, 'notes.txt'), lines(16, 'original'));
     spawnSync('git', ['-c', 'user.name=demo', '-c', 'user.email=demo@example.com', 'add', '.'], { cwd: repo, env });
-    spawnSync('git', ['-c', 'user.name=demo', '-c', 'user.email=demo@example.com', 'commit', '-qm', 'initial'], { cwd: repo, env });
+    spawnSync('git', ['-c', 'user.name=demo', '-c', 'user.email=demo@example.com', 'commit', '-qm', 'initial'], {
+      cwd: repo,
+      env,
+    });
     say(`fettle demo, in a throwaway repository: ${repo}\n`);
 
     say('1. A small change (one line of 16) goes straight through; the previous bytes are committed first.');
@@ -42,7 +52,7 @@ export const demo = async (edge: Edge): Promise<number> => {
     const id = /Staged change ([0-9a-z]{8})/.exec(staged.out)?.[1];
     if (staged.code !== EXIT.staged || !id) throw new Error('the large write was not staged');
     say('   Everything is plain git:');
-    run('git', ['log', '--oneline', "--glob=fettle/*"]);
+    run('git', ['log', '--oneline', '--glob=fettle/*']);
     run('git', ['diff', '--stat', 'HEAD', `fettle/${id}`]);
 
     say('3. Confirm applies it (checking the file still holds what was recorded).');
@@ -56,7 +66,7 @@ export const demo = async (edge: Edge): Promise<number> => {
     run('fettle', ['discard', id2]);
     run('fettle', ['status']);
     run('git', ['status', '--short']);
-    say('The repository\'s HEAD, branches and index were never touched; fettle\'s history lives under refs/fettle/.');
+    say("The repository's HEAD, branches and index were never touched; fettle's history lives under refs/fettle/.");
     return EXIT.ok;
   } finally {
     rmSync(dir, { recursive: true, force: true });

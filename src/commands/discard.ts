@@ -1,7 +1,12 @@
 import { discard } from '../protocol/discard';
 import { contextFor, storeFor, type Edge } from './edge';
 
-export const discardCommand = async (edge: Edge, dir: string | undefined, id: string, o: { json?: boolean }): Promise<void> => {
+export const discardCommand = async (
+  edge: Edge,
+  dir: string | undefined,
+  id: string,
+  o: { json?: boolean },
+): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const change = await discard(ctx, await storeFor(ctx), id);
   if (o.json) edge.io.out(JSON.stringify({ id, path: change.fields.path, state: 'discarded' }));

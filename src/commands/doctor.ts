@@ -18,7 +18,9 @@ const SCOPES = ['user', 'project', 'local'] as const;
 export const scriptOf = (command: string): string | undefined => shellWords(command).find((w) => w.endsWith('cli.js'));
 
 const covers = (handlers: FettleHandler[], event: string): boolean =>
-  handlers.some((h) => h.event === event && MATCHER.split('|').every((tool) => new RegExp(`^(?:${h.matcher})$`).test(tool)));
+  handlers.some(
+    (h) => h.event === event && MATCHER.split('|').every((tool) => new RegExp(`^(?:${h.matcher})$`).test(tool)),
+  );
 
 const checkHooks = async (edge: Edge, root: string | undefined): Promise<Check[]> => {
   const checks: Check[] = [];
@@ -31,27 +33,61 @@ const checkHooks = async (edge: Edge, root: string | undefined): Promise<Check[]
     try {
       handlers = fettleHandlers(parseSettings(text));
     } catch (error) {
-      checks.push({ name: 'hooks', status: 'warn', detail: `${path} cannot be read as settings (${(error as Error).message})`, fix: 'Fix the JSON; Claude Code ignores a file it cannot parse.' });
+      checks.push({
+        name: 'hooks',
+        status: 'warn',
+        detail: `${path} cannot be read as settings (${(error as Error).message})`,
+        fix: 'Fix the JSON; Claude Code ignores a file it cannot parse.',
+      });
       continue;
     }
     if (handlers.length === 0) continue;
     registered.push(scope);
     const missing = ['PreToolUse', 'PostToolUse'].filter((event) => !covers(handlers, event));
-    const gone = [...new Set(handlers.map((h) => scriptOf(h.command)).filter((s): s is string => !!s && !s.includes('$') && !existsSync(s)))];
+    const gone = [
+      ...new Set(
+        handlers.map((h) => scriptOf(h.command)).filter((s): s is string => !!s && !s.includes('$') && !existsSync(s)),
+      ),
+    ];
     if (gone.length > 0) {
-      checks.push({ name: 'hooks', status: 'fail', detail: `${path}: the hook runs ${gone.join(', ')}, which does not exist: writes are not protected`, fix: `Run \`fettle install --scope ${scope}\` with the fettle you use.` });
+      checks.push({
+        name: 'hooks',
+        status: 'fail',
+        detail: `${path}: the hook runs ${gone.join(', ')}, which does not exist: writes are not protected`,
+        fix: `Run \`fettle install --scope ${scope}\` with the fettle you use.`,
+      });
     } else if (missing.length > 0) {
-      checks.push({ name: 'hooks', status: 'warn', detail: `${path}: no fettle hook on ${missing.join(' and ')} for ${MATCHER}`, fix: `Run \`fettle install --scope ${scope}\`.` });
+      checks.push({
+        name: 'hooks',
+        status: 'warn',
+        detail: `${path}: no fettle hook on ${missing.join(' and ')} for ${MATCHER}`,
+        fix: `Run \`fettle install --scope ${scope}\`.`,
+      });
     } else if (!covers(handlers, 'PostToolUseFailure')) {
-      checks.push({ name: 'hooks', status: 'warn', detail: `${path}: installed by an older fettle, without PostToolUseFailure: records of failed writes stay incomplete until retention`, fix: `Run \`fettle install --scope ${scope}\` again.` });
+      checks.push({
+        name: 'hooks',
+        status: 'warn',
+        detail: `${path}: installed by an older fettle, without PostToolUseFailure: records of failed writes stay incomplete until retention`,
+        fix: `Run \`fettle install --scope ${scope}\` again.`,
+      });
     } else {
       checks.push({ name: 'hooks', status: 'ok', detail: `registered in ${path} (${scope})` });
     }
   }
   if (registered.length === 0) {
-    checks.push({ name: 'hooks', status: 'warn', detail: 'fettle is in no Claude Code settings file here (an install as a plugin does not show in them)', fix: 'Run `fettle install` (user scope) or `fettle install --scope project`.' });
+    checks.push({
+      name: 'hooks',
+      status: 'warn',
+      detail: 'fettle is in no Claude Code settings file here (an install as a plugin does not show in them)',
+      fix: 'Run `fettle install` (user scope) or `fettle install --scope project`.',
+    });
   } else if (registered.length > 1) {
-    checks.push({ name: 'hooks', status: 'warn', detail: `registered in ${registered.length} scopes (${registered.join(', ')}): every write runs fettle ${registered.length} times`, fix: `Keep one: \`fettle uninstall --scope ${registered[registered.length - 1]}\`.` });
+    checks.push({
+      name: 'hooks',
+      status: 'warn',
+      detail: `registered in ${registered.length} scopes (${registered.join(', ')}): every write runs fettle ${registered.length} times`,
+      fix: `Keep one: \`fettle uninstall --scope ${registered[registered.length - 1]}\`.`,
+    });
   }
   return checks;
 };
@@ -59,14 +95,17 @@ const checkHooks = async (edge: Edge, root: string | undefined): Promise<Check[]
 const MARK: Record<Check['status'], string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
 
 export const render = (checks: Check[]): string =>
-  checks.map((c) => `${MARK[c.status]}  ${c.name.padEnd(9)} ${c.detail}${c.fix ? `\n      ${' '.repeat(9)} ${c.fix}` : ''}`).join('\n');
+  checks
+    .map((c) => `${MARK[c.status]}  ${c.name.padEnd(9)} ${c.detail}${c.fix ? `\n      ${' '.repeat(9)} ${c.fix}` : ''}`)
+    .join('\n');
 
 export const doctor = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<number> => {
   const cwd = cwdFor(edge, dir);
   const env: Env = edge.env;
   const { check: config, config: valid } = checkConfig(env);
   // A bad variable is reported; the other checks run with the defaults.
-  const defaults = () => loadConfig({ HOME: env.HOME, XDG_DATA_HOME: env.XDG_DATA_HOME, FETTLE_DATA_DIR: env.FETTLE_DATA_DIR });
+  const defaults = () =>
+    loadConfig({ HOME: env.HOME, XDG_DATA_HOME: env.XDG_DATA_HOME, FETTLE_DATA_DIR: env.FETTLE_DATA_DIR });
   const ctx: Context = { cwd, env, now: clockFrom(env), config: valid ?? defaults() };
   let store: Store | null = null;
   let storeError: unknown;

@@ -5,34 +5,76 @@ import { contextFor, storeFor, type Edge } from './edge';
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-const size = (bytes: number): string => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
+const size = (bytes: number): string =>
+  bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1024 * 1024
+      ? `${(bytes / 1024).toFixed(1)} KB`
+      : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-const summary = (r: GcReport, config: { historyMaxAgeSeconds: number; historyMaxCount: number }, dryRun: boolean): string[] => {
+const summary = (
+  r: GcReport,
+  config: { historyMaxAgeSeconds: number; historyMaxCount: number },
+  dryRun: boolean,
+): string[] => {
   const verb = dryRun ? 'Would remove' : 'Removed';
   const lines: string[] = [];
   if (r.removed.length > 0) {
     const byAge = r.removed.filter((x) => x.why === 'age').length;
-    const reasons = [byAge && `${byAge} older than ${shortDuration(config.historyMaxAgeSeconds * 1000)}`, r.removed.length - byAge && `${r.removed.length - byAge} beyond the newest ${config.historyMaxCount}`];
-    lines.push(`${verb} ${plural(r.removed.length, 'change')} from history (${reasons.filter(Boolean).join(', ')}): ${r.removed.map((x) => x.change.id).join(' ')}.`);
+    const reasons = [
+      byAge && `${byAge} older than ${shortDuration(config.historyMaxAgeSeconds * 1000)}`,
+      r.removed.length - byAge && `${r.removed.length - byAge} beyond the newest ${config.historyMaxCount}`,
+    ];
+    lines.push(
+      `${verb} ${plural(r.removed.length, 'change')} from history (${reasons.filter(Boolean).join(', ')}): ${r.removed.map((x) => x.change.id).join(' ')}.`,
+    );
   }
   if (r.worktrees.length > 0) {
     const bytes = r.worktrees.reduce((n, w) => n + w.bytes, 0);
-    lines.push(`${verb} ${plural(r.worktrees.length, 'hidden worktree')} no pending change uses (${size(bytes)}): ${r.worktrees.map((w) => w.id).join(' ')}.`);
+    lines.push(
+      `${verb} ${plural(r.worktrees.length, 'hidden worktree')} no pending change uses (${size(bytes)}): ${r.worktrees.map((w) => w.id).join(' ')}.`,
+    );
   }
   if (r.links.length > 0) lines.push(`${verb} ${plural(r.links.length, 'stale tool-use link file')}.`);
   if (lines.length === 0) lines.push('Nothing to remove.');
   lines.push(`Kept ${plural(r.kept, 'change')} (${r.pending} pending).`);
-  if (r.removed.length > 0 && !dryRun) lines.push("The removed changes' objects are now unreachable; git's own gc reclaims them (fettle never prunes your repository).");
+  if (r.removed.length > 0 && !dryRun)
+    lines.push(
+      "The removed changes' objects are now unreachable; git's own gc reclaims them (fettle never prunes your repository).",
+    );
   return lines;
 };
 
-export const gcCommand = async (edge: Edge, dir: string | undefined, o: { json?: boolean; dryRun?: boolean }): Promise<void> => {
+export const gcCommand = async (
+  edge: Edge,
+  dir: string | undefined,
+  o: { json?: boolean; dryRun?: boolean },
+): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const dryRun = o.dryRun ?? false;
   const report = await collectGarbage(ctx, await storeFor(ctx), { dryRun });
   if (o.json) {
-    const removed = report.removed.map((x) => ({ id: x.change.id, path: x.change.fields.path, state: x.change.state, at: x.change.at.toISOString(), why: x.why }));
-    edge.io.out(JSON.stringify({ dryRun, removed, worktrees: report.worktrees, links: report.links, kept: report.kept, pending: report.pending }, null, 2));
+    const removed = report.removed.map((x) => ({
+      id: x.change.id,
+      path: x.change.fields.path,
+      state: x.change.state,
+      at: x.change.at.toISOString(),
+      why: x.why,
+    }));
+    edge.io.out(
+      JSON.stringify(
+        {
+          dryRun,
+          removed,
+          worktrees: report.worktrees,
+          links: report.links,
+          kept: report.kept,
+          pending: report.pending,
+        },
+        null,
+        2,
+      ),
+    );
     return;
   }
   edge.io.out(summary(report, ctx.config, dryRun).join('\n'));

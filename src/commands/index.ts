@@ -47,64 +47,131 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
   const dir = (): string | undefined => program.opts<{ C?: string }>().C;
   const json = new Option('--json', 'print JSON for scripts');
 
-  program.command('hook').description('run as a Claude Code hook (reads the hook JSON on stdin)').action(async () => {
-    const raw = (await edge.io.stdin()).toString('utf8');
-    const outcome = await runHook(raw, { cwd: edge.cwd, env: edge.env, script: edge.io.script });
-    if (outcome.stdout) edge.io.out(outcome.stdout);
-    if (outcome.stderr) edge.io.err(outcome.stderr);
-    setExit(outcome.exitCode);
-  });
-  program.command('write').description('write stdin to <file> through the same protocol as the hook').argument('<file>')
+  program
+    .command('hook')
+    .description('run as a Claude Code hook (reads the hook JSON on stdin)')
+    .action(async () => {
+      const raw = (await edge.io.stdin()).toString('utf8');
+      const outcome = await runHook(raw, { cwd: edge.cwd, env: edge.env, script: edge.io.script });
+      if (outcome.stdout) edge.io.out(outcome.stdout);
+      if (outcome.stderr) edge.io.err(outcome.stderr);
+      setExit(outcome.exitCode);
+    });
+  program
+    .command('write')
+    .description('write stdin to <file> through the same protocol as the hook')
+    .argument('<file>')
     .action(async (file: string) => setExit(await write(edge, dir(), file)));
-  program.command('confirm').description('apply a staged change').argument('<id>').addOption(json)
+  program
+    .command('confirm')
+    .description('apply a staged change')
+    .argument('<id>')
+    .addOption(json)
     .action(async (id: string, o: { json?: boolean }) => confirmCommand(edge, dir(), id, o));
-  program.command('discard').description('drop a staged change (the file is not touched)').argument('<id>').addOption(json)
+  program
+    .command('discard')
+    .description('drop a staged change (the file is not touched)')
+    .argument('<id>')
+    .addOption(json)
     .action(async (id: string, o: { json?: boolean }) => discardCommand(edge, dir(), id, o));
-  program.command('rollback').description('undo changes fettle recorded, restoring the previous bytes (all or nothing)')
+  program
+    .command('rollback')
+    .description('undo changes fettle recorded, restoring the previous bytes (all or nothing)')
     .argument('[targets...]', 'change ids, fettle commits, or files (the latest change to each still in effect)')
     .option('--session <id>', 'every change of that agent session still in effect, newest first')
     .option('--dry-run', 'list the files that would change and how, changing nothing')
     .option('--to <path>', "write the change's previous bytes to <path> instead, leaving the file alone")
-    .option('--force', 'overwrite edits made after fettle wrote the file (they are snapshotted first)').addOption(json)
+    .option('--force', 'overwrite edits made after fettle wrote the file (they are snapshotted first)')
+    .addOption(json)
     .action(async (targets: string[], o: RollbackOptions) => rollbackCommand(edge, dir(), targets, o));
-  program.command('log').description('every change fettle keeps, newest first').argument('[path]', 'only changes to this file')
-    .option('--session <id>', 'only changes of this agent session').addOption(json)
-    .action(async (path: string | undefined, o: { json?: boolean; session?: string }) => logCommand(edge, dir(), path, o));
-  program.command('show').description('one change: its metadata, commits and diff').argument('<change>', 'change id or fettle commit').addOption(json)
+  program
+    .command('log')
+    .description('every change fettle keeps, newest first')
+    .argument('[path]', 'only changes to this file')
+    .option('--session <id>', 'only changes of this agent session')
+    .addOption(json)
+    .action(async (path: string | undefined, o: { json?: boolean; session?: string }) =>
+      logCommand(edge, dir(), path, o),
+    );
+  program
+    .command('show')
+    .description('one change: its metadata, commits and diff')
+    .argument('<change>', 'change id or fettle commit')
+    .addOption(json)
     .action(async (change: string, o: { json?: boolean }) => showCommand(edge, dir(), change, o));
-  program.command('review').description('a staged change as a pull request; --push it as a branch of a remote').argument('<change>', 'change id or fettle commit')
+  program
+    .command('review')
+    .description('a staged change as a pull request; --push it as a branch of a remote')
+    .argument('<change>', 'change id or fettle commit')
     .option('--push [remote]', 'push the staged commit as a branch of <remote> (default origin)')
-    .option('--branch <name>', 'branch name for --push (default fettle/<id>)').addOption(json)
-    .action(async (change: string, o: { json?: boolean; push?: string | boolean; branch?: string }) => reviewCommand(edge, dir(), change, o));
-  program.command('test').description("run a command in a staged change's hidden worktree: fettle test <id> -- <command...>")
-    .argument('<change>', 'change id or fettle commit').argument('<command...>', 'the command and its arguments, after --')
+    .option('--branch <name>', 'branch name for --push (default fettle/<id>)')
+    .addOption(json)
+    .action(async (change: string, o: { json?: boolean; push?: string | boolean; branch?: string }) =>
+      reviewCommand(edge, dir(), change, o),
+    );
+  program
+    .command('test')
+    .description("run a command in a staged change's hidden worktree: fettle test <id> -- <command...>")
+    .argument('<change>', 'change id or fettle commit')
+    .argument('<command...>', 'the command and its arguments, after --')
     .action(async (change: string, argv: string[]) => setExit(await testCommand(edge, dir(), change, argv)));
-  program.command('gc').description("apply the history retention policy now and remove fettle's orphaned files")
-    .option('--dry-run', 'say what would be removed, removing nothing').addOption(json)
+  program
+    .command('gc')
+    .description("apply the history retention policy now and remove fettle's orphaned files")
+    .option('--dry-run', 'say what would be removed, removing nothing')
+    .addOption(json)
     .action(async (o: { json?: boolean; dryRun?: boolean }) => gcCommand(edge, dir(), o));
-  program.command('read').description('print a text file with line numbers, past the agent\'s Read limits').argument('<file>')
-    .option('--offset <n>', 'first line to print (1-based)').option('--limit <n>', 'number of lines to print')
+  program
+    .command('read')
+    .description("print a text file with line numbers, past the agent's Read limits")
+    .argument('<file>')
+    .option('--offset <n>', 'first line to print (1-based)')
+    .option('--limit <n>', 'number of lines to print')
     .action(async (file: string, o: { offset?: string; limit?: string }) => read(edge, dir(), file, o));
-  program.command('status').description('pending staged changes and recent writes').addOption(json)
+  program
+    .command('status')
+    .description('pending staged changes and recent writes')
+    .addOption(json)
     .action(async (o: { json?: boolean }) => status(edge, dir(), o));
-  program.command('doctor').description('check that fettle can protect writes here, and say how to fix what is not').addOption(json)
+  program
+    .command('doctor')
+    .description('check that fettle can protect writes here, and say how to fix what is not')
+    .addOption(json)
     .action(async (o: { json?: boolean }) => setExit(await doctor(edge, dir(), o)));
-  program.command('info').description('the decision rule and the thresholds in force').addOption(json)
+  program
+    .command('info')
+    .description('the decision rule and the thresholds in force')
+    .addOption(json)
     .action(async (o: { json?: boolean }) => info(edge, o));
-  const scope = new Option('--scope <scope>', 'which Claude Code settings file').choices(['user', 'project', 'local']).default('user');
-  program.command('install').description('register fettle\'s hooks in Claude Code settings').addOption(scope)
+  const scope = new Option('--scope <scope>', 'which Claude Code settings file')
+    .choices(['user', 'project', 'local'])
+    .default('user');
+  program
+    .command('install')
+    .description("register fettle's hooks in Claude Code settings")
+    .addOption(scope)
     .option('--read', 'also serve large text Reads (a hook on every Read; off by default)')
-    .action(async (o: { scope: 'user' | 'project' | 'local'; read?: boolean }) => install(edge, dir(), o.scope, { read: o.read }));
-  program.command('uninstall').description('remove fettle\'s hooks from Claude Code settings').addOption(scope)
+    .action(async (o: { scope: 'user' | 'project' | 'local'; read?: boolean }) =>
+      install(edge, dir(), o.scope, { read: o.read }),
+    );
+  program
+    .command('uninstall')
+    .description("remove fettle's hooks from Claude Code settings")
+    .addOption(scope)
     .action(async (o: { scope: 'user' | 'project' | 'local' }) => uninstall(edge, dir(), o.scope));
-  program.command('demo').description('run the whole protocol in a throwaway repository and show what happens')
+  program
+    .command('demo')
+    .description('run the whole protocol in a throwaway repository and show what happens')
     .action(async () => setExit(await demo(edge)));
   return program;
 };
 
 let signalsHandled = false;
 
-export const main = async (argv: string[], edge: Edge = { cwd: process.cwd(), env: process.env, io: defaultIo() }): Promise<number> => {
+export const main = async (
+  argv: string[],
+  edge: Edge = { cwd: process.cwd(), env: process.env, io: defaultIo() },
+): Promise<number> => {
   let code: number = EXIT.ok;
   const program = buildProgram(edge, (c) => (code = c));
   try {
@@ -117,7 +184,8 @@ export const main = async (argv: string[], edge: Edge = { cwd: process.cwd(), en
       code = error.exitCode === 0 ? EXIT.ok : EXIT.usage; // --help and --version exit 0
     } else {
       const e = toFettleError(error);
-      if (argv.includes('--json')) edge.io.out(JSON.stringify({ error: { code: e.code, message: e.message, hint: e.hint } }));
+      if (argv.includes('--json'))
+        edge.io.out(JSON.stringify({ error: { code: e.code, message: e.message, hint: e.hint } }));
       edge.io.err(`fettle: ${e.message}${e.hint ? `\n${e.hint}` : ''}`);
       if (edge.env.FETTLE_DEBUG && error instanceof Error) edge.io.err(String(error.stack));
       code = exitCodeFor(e);

@@ -5,7 +5,24 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
   const c = loadConfig(edge.env);
   const source = (name: string) => (edge.env[name] ? `from ${name}` : 'default');
   if (o.json) {
-    edge.io.out(JSON.stringify({ floor: c.floor, ceil: c.ceil, ratio: c.ratio, ttlSeconds: c.ttlSeconds, onError: c.onError, review: c.review, historyMaxAgeSeconds: c.historyMaxAgeSeconds, historyMaxCount: c.historyMaxCount, dataDir: c.dataDir, defaults: DEFAULTS }, null, 2));
+    edge.io.out(
+      JSON.stringify(
+        {
+          floor: c.floor,
+          ceil: c.ceil,
+          ratio: c.ratio,
+          ttlSeconds: c.ttlSeconds,
+          onError: c.onError,
+          review: c.review,
+          historyMaxAgeSeconds: c.historyMaxAgeSeconds,
+          historyMaxCount: c.historyMaxCount,
+          dataDir: c.dataDir,
+          defaults: DEFAULTS,
+        },
+        null,
+        2,
+      ),
+    );
     return;
   }
   edge.io.out(
@@ -33,7 +50,7 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
       '  NotebookEdit  changed lines of cell source count; the record keeps the whole .ipynb',
       '  Read          only with `fettle install --read`: text files over 256 KB are served from disk',
       '',
-      `Review: ${c.review === 'human' ? 'a human approves staged changes at Claude Code\'s prompt (FETTLE_REVIEW=human)' : 'the model may run `fettle confirm` (FETTLE_REVIEW=human hands that to you)'}`,
+      `Review: ${c.review === 'human' ? "a human approves staged changes at Claude Code's prompt (FETTLE_REVIEW=human)" : 'the model may run `fettle confirm` (FETTLE_REVIEW=human hands that to you)'}`,
       '',
       'In force:',
       `  FETTLE_WRITE_FLOOR      ${c.floor} (${source('FETTLE_WRITE_FLOOR')})`,

@@ -5,7 +5,17 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { dataDirFrom, homeFrom } from '../config';
-import { addFettleHooks, HOOK_EVENTS, MATCHER, READ_MATCHER, parseSettings, removeFettleHooks, serializeLike, SettingsShapeError, type Json } from '../core/settings';
+import {
+  addFettleHooks,
+  HOOK_EVENTS,
+  MATCHER,
+  READ_MATCHER,
+  parseSettings,
+  removeFettleHooks,
+  serializeLike,
+  SettingsShapeError,
+  type Json,
+} from '../core/settings';
 import { FettleError } from '../errors';
 import { replaceFile, resolveRealPathSync } from '../io/atomic-write';
 import { shellQuote } from '../io/self';
@@ -44,7 +54,8 @@ const refusing = <T>(path: string, fn: () => T): T => {
   try {
     return fn();
   } catch (error) {
-    const why = error instanceof SettingsShapeError ? error.message : `it is not valid JSON (${(error as Error).message})`;
+    const why =
+      error instanceof SettingsShapeError ? error.message : `it is not valid JSON (${(error as Error).message})`;
     throw new FettleError('E_SETTINGS', `${path} cannot be updated: ${why}. fettle changed nothing.`, {
       hint: 'Fix the file (or move it aside), then run the command again.',
       cause: error,
@@ -55,7 +66,10 @@ const refusing = <T>(path: string, fn: () => T): T => {
 type Outcome = 'changed' | 'unchanged';
 
 /** Applies `change`; writes (or, with `remove`, deletes) only if the file still holds what was read. */
-const edit = async (path: string, change: (settings: Obj, existed: boolean) => { next: Obj; remove?: boolean }): Promise<Outcome> => {
+const edit = async (
+  path: string,
+  change: (settings: Obj, existed: boolean) => { next: Obj; remove?: boolean },
+): Promise<Outcome> => {
   for (let attempt = 0; attempt < 3; attempt++) {
     const before = await readText(path);
     const current = refusing(path, () => (before === null ? {} : parseSettings(before)));
@@ -71,10 +85,19 @@ const edit = async (path: string, change: (settings: Obj, existed: boolean) => {
     }
     return 'changed';
   }
-  throw new FettleError('E_SETTINGS', `${path} kept changing while fettle tried to update it; fettle changed nothing.`, { hint: 'Run the command again.' });
+  throw new FettleError(
+    'E_SETTINGS',
+    `${path} kept changing while fettle tried to update it; fettle changed nothing.`,
+    { hint: 'Run the command again.' },
+  );
 };
 
-export const install = async (edge: Edge, dir: string | undefined, scope: Scope, options: { read?: boolean } = {}): Promise<void> => {
+export const install = async (
+  edge: Edge,
+  dir: string | undefined,
+  scope: Scope,
+  options: { read?: boolean } = {},
+): Promise<void> => {
   const path = await resolveRealPath(settingsPath(edge, dir, scope));
   const command = hookCommand(edge.io.script);
   const marker = createdMarker(edge, path);
@@ -90,7 +113,11 @@ export const install = async (edge: Edge, dir: string | undefined, scope: Scope,
     await rm(marker, { force: true }); // the file was there before this install: never remove it
   }
   const what = `${HOOK_EVENTS.join(' and ')} hooks on ${MATCHER}${options.read ? ` (and PreToolUse on ${READ_MATCHER})` : ''}`;
-  edge.io.out(result === 'changed' ? `Installed fettle's ${what} in ${path}.\nHook command: ${command}` : `fettle's ${what} are already installed in ${path}; nothing changed.`);
+  edge.io.out(
+    result === 'changed'
+      ? `Installed fettle's ${what} in ${path}.\nHook command: ${command}`
+      : `fettle's ${what} are already installed in ${path}; nothing changed.`,
+  );
 };
 
 export const uninstall = async (edge: Edge, dir: string | undefined, scope: Scope): Promise<void> => {
@@ -103,5 +130,7 @@ export const uninstall = async (edge: Edge, dir: string | undefined, scope: Scop
     return { next, remove: next !== s && Object.keys(next).length === 0 && createdByInstall };
   });
   if (result === 'changed') await rm(marker, { force: true });
-  edge.io.out(result === 'changed' ? `Removed fettle's hooks from ${path}.` : `No fettle hooks in ${path}; nothing changed.`);
+  edge.io.out(
+    result === 'changed' ? `Removed fettle's hooks from ${path}.` : `No fettle hooks in ${path}; nothing changed.`,
+  );
 };

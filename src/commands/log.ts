@@ -4,22 +4,38 @@ import { locateTarget } from '../store/locate';
 import { ago, changeJson, countsText, stateText, table } from './change-view';
 import { contextFor, storeFor, type Edge } from './edge';
 
-export const logCommand = async (edge: Edge, dir: string | undefined, path: string | undefined, o: { json?: boolean; session?: string }): Promise<void> => {
+export const logCommand = async (
+  edge: Edge,
+  dir: string | undefined,
+  path: string | undefined,
+  o: { json?: boolean; session?: string },
+): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const target = path === undefined ? undefined : await locateTarget(path, ctx.cwd, ctx.env, ctx.config.dataDir);
   const store = target?.store ?? (await storeFor(ctx));
   const now = ctx.now();
   const changes = (await listChanges(store, ctx.config.ttlSeconds, now)).filter(
-    (c) => (!target || c.fields.path === target.treePath) && (o.session === undefined || c.fields.session === o.session),
+    (c) =>
+      (!target || c.fields.path === target.treePath) && (o.session === undefined || c.fields.session === o.session),
   );
   if (o.json) {
     edge.io.out(JSON.stringify({ changes: changes.map(changeJson) }, null, 2));
     return;
   }
   if (changes.length === 0) {
-    edge.io.out(`fettle has no record of changes${target ? ` to ${target.treePath}` : ''}${o.session === undefined ? '' : ` in session ${o.session}`}.`);
+    edge.io.out(
+      `fettle has no record of changes${target ? ` to ${target.treePath}` : ''}${o.session === undefined ? '' : ` in session ${o.session}`}.`,
+    );
     return;
   }
-  const rows = changes.map((c) => [c.id, ago(now, c.at), c.fields.tier, c.fields.path, countsText(c), c.fields.session ?? '-', stateText(c)]);
+  const rows = changes.map((c) => [
+    c.id,
+    ago(now, c.at),
+    c.fields.tier,
+    c.fields.path,
+    countsText(c),
+    c.fields.session ?? '-',
+    stateText(c),
+  ]);
   edge.io.out(table([['ID', 'WHEN', 'TIER', 'PATH', 'CHANGE', 'SESSION', 'STATE'], ...rows]).join('\n'));
 };

@@ -8,11 +8,17 @@ import { cwdFor, type Edge } from './edge';
 
 const count = (name: string, value: string | undefined, min: number): number | undefined => {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < min) throw new FettleError('E_USAGE', `${name} must be a whole number of at least ${min}, got '${value}'.`);
+  if (!/^\d+$/.test(value) || Number(value) < min)
+    throw new FettleError('E_USAGE', `${name} must be a whole number of at least ${min}, got '${value}'.`);
   return Number(value);
 };
 
-export const read = async (edge: Edge, dir: string | undefined, file: string, o: { offset?: string; limit?: string }): Promise<void> => {
+export const read = async (
+  edge: Edge,
+  dir: string | undefined,
+  file: string,
+  o: { offset?: string; limit?: string },
+): Promise<void> => {
   const path = resolve(cwdFor(edge, dir), file);
   // EISDIR and friends carry no path of their own; the message must name it.
   const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) => {
@@ -23,5 +29,6 @@ export const read = async (edge: Edge, dir: string | undefined, file: string, o:
   }
   const view = numberedLines(bytes.toString('utf8'), count('--offset', o.offset, 1), count('--limit', o.limit, 1));
   if (view.text) edge.io.out(view.text);
-  if (view.last < view.total) edge.io.err(`(lines ${view.first}-${view.last} of ${view.total}; next: --offset ${view.last + 1})`);
+  if (view.last < view.total)
+    edge.io.err(`(lines ${view.first}-${view.last} of ${view.total}; next: --offset ${view.last + 1})`);
 };

@@ -18,7 +18,8 @@ const baseLine = (m: BaseMove, path: string, kind: Store['kind']): string => {
   let moved: string;
   if (m.head === m.base) moved = 'HEAD has not moved since';
   else if (!m.head) moved = 'HEAD is unborn now';
-  else moved = `HEAD has moved ${plural(m.ahead, 'commit')} ahead${m.behind > 0 ? ` and ${m.behind} behind` : ''} since (now ${m.head.slice(0, 12)})`;
+  else
+    moved = `HEAD has moved ${plural(m.ahead, 'commit')} ahead${m.behind > 0 ? ` and ${m.behind} behind` : ''} since (now ${m.head.slice(0, 12)})`;
   const file = m.fileMoved && m.head !== m.base ? `; ${path} differs on HEAD, so expect a merge` : '';
   return `Base: ${base}; ${moved}${file}.`;
 };
@@ -34,9 +35,17 @@ const nextSteps = (c: Change, invoke: string): string[] => {
 };
 
 const header = (c: Change, subject: string, now: Date): string[] => {
-  const state = c.state === 'pending' ? `pending, ${expiryText(c, now) ?? ''}` : c.state === 'expired' ? (expiryText(c, now) ?? 'expired') : stateText(c);
+  const state =
+    c.state === 'pending'
+      ? `pending, ${expiryText(c, now) ?? ''}`
+      : c.state === 'expired'
+        ? (expiryText(c, now) ?? 'expired')
+        : stateText(c);
   const who = c.fields.session ? ` by session ${c.fields.session}` : '';
-  return [subject, `Change ${c.id}: ${state}; staged ${ago(now, c.at)}${who}${c.fields.tool ? ` (${c.fields.tool})` : ''}.`];
+  return [
+    subject,
+    `Change ${c.id}: ${state}; staged ${ago(now, c.at)}${who}${c.fields.tool ? ` (${c.fields.tool})` : ''}.`,
+  ];
 };
 
 export const reviewCommand = async (
@@ -48,29 +57,65 @@ export const reviewCommand = async (
   const ctx = contextFor(edge, dir);
   const { store, change } = await resolveChange(ctx, arg);
   if (change.fields.tier !== 'staged') {
-    throw new FettleError('E_USAGE', `Change ${change.id} was written directly, not staged; there is nothing to review before it lands.`, {
-      hint: `See what it did with \`fettle show ${change.id}\`.`,
-    });
+    throw new FettleError(
+      'E_USAGE',
+      `Change ${change.id} was written directly, not staged; there is nothing to review before it lands.`,
+      {
+        hint: `See what it did with \`fettle show ${change.id}\`.`,
+      },
+    );
   }
   const chain = await chainOf(store, change.tip);
   if (o.push !== undefined && o.push !== false) {
     const remote = typeof o.push === 'string' ? o.push : 'origin';
     const pushed = await pushChange(store, change, chain, remote, o.branch ?? `fettle/${change.id}`);
-    if (o.json) edge.io.out(JSON.stringify({ id: change.id, remote, url: pushed.url, branch: pushed.branch, commit: pushed.commit }));
-    else edge.io.out(`Pushed change ${change.id} (commit ${pushed.commit.slice(0, 12)}) to ${remote} as branch ${pushed.branch}; open a pull request from it. No local branch was created or changed.`);
+    if (o.json)
+      edge.io.out(
+        JSON.stringify({ id: change.id, remote, url: pushed.url, branch: pushed.branch, commit: pushed.commit }),
+      );
+    else
+      edge.io.out(
+        `Pushed change ${change.id} (commit ${pushed.commit.slice(0, 12)}) to ${remote} as branch ${pushed.branch}; open a pull request from it. No local branch was created or changed.`,
+      );
     return;
   }
   const move = await baseMove(store, change, chain);
   const color = !o.json && edge.io.isTTY && !edge.env.NO_COLOR;
   const diff = await changeDiff(store, chain, color);
   if (o.json) {
-    edge.io.out(JSON.stringify({ ...changeJson(change), title: chain.commits[0]?.subject ?? '', base: move.base, head: move.head, ahead: move.ahead, behind: move.behind, fileChangedOnHead: move.fileMoved, diff }, null, 2));
+    edge.io.out(
+      JSON.stringify(
+        {
+          ...changeJson(change),
+          title: chain.commits[0]?.subject ?? '',
+          base: move.base,
+          head: move.head,
+          ahead: move.ahead,
+          behind: move.behind,
+          fileChangedOnHead: move.fileMoved,
+          diff,
+        },
+        null,
+        2,
+      ),
+    );
     return;
   }
   const invoke = invocationFor(selfCommand(ctx.env, edge.io.script), edge.cwd, store, change.fields.file);
   const bold = (s: string) => (color ? `\u001b[1m${s}\u001b[0m` : s);
   const [title = '', ...rest] = header(change, chain.commits[0]?.subject ?? '', ctx.now());
   edge.io.out(
-    [bold(title), ...rest, baseLine(move, change.fields.path, store.kind), '', 'Files changed (1):', `  ${change.fields.path}  ${countsText(change)}`, '', diff.trimEnd(), '', ...nextSteps(change, invoke)].join('\n'),
+    [
+      bold(title),
+      ...rest,
+      baseLine(move, change.fields.path, store.kind),
+      '',
+      'Files changed (1):',
+      `  ${change.fields.path}  ${countsText(change)}`,
+      '',
+      diff.trimEnd(),
+      '',
+      ...nextSteps(change, invoke),
+    ].join('\n'),
   );
 };

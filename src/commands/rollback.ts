@@ -17,12 +17,24 @@ export interface RollbackOptions {
   to?: string;
 }
 
-const HOW = { restored: 'restored its previous bytes', removed: 'removed it (the change had created it)', merged: 'undid the change, keeping the edits made since', forced: 'overwrote it with the previous bytes (--force)' };
+const HOW = {
+  restored: 'restored its previous bytes',
+  removed: 'removed it (the change had created it)',
+  merged: 'undid the change, keeping the edits made since',
+  forced: 'overwrote it with the previous bytes (--force)',
+};
 
 const checkArgs = (targets: string[], o: RollbackOptions): void => {
-  if (o.session !== undefined && targets.length > 0) throw new FettleError('E_USAGE', 'Name changes or use --session <id>, not both.');
-  if (o.session === undefined && targets.length === 0) throw new FettleError('E_USAGE', 'Name a change id, a fettle commit or a file to roll back, or use --session <id>.', { hint: 'Run `fettle log` to list changes.' });
-  if (o.to !== undefined && (targets.length !== 1 || o.session !== undefined)) throw new FettleError('E_USAGE', '--to restores one change: name exactly one.');
+  if (o.session !== undefined && targets.length > 0)
+    throw new FettleError('E_USAGE', 'Name changes or use --session <id>, not both.');
+  if (o.session === undefined && targets.length === 0)
+    throw new FettleError(
+      'E_USAGE',
+      'Name a change id, a fettle commit or a file to roll back, or use --session <id>.',
+      { hint: 'Run `fettle log` to list changes.' },
+    );
+  if (o.to !== undefined && (targets.length !== 1 || o.session !== undefined))
+    throw new FettleError('E_USAGE', '--to restores one change: name exactly one.');
 };
 
 /** What the rollback does to one file, for --dry-run. */
@@ -40,10 +52,18 @@ const fileRows = (plans: FilePlan[]) =>
     .filter((p) => p.steps.length > 0)
     .map((p) => {
       const counts = countChanges(p.original?.bytes ?? null, p.final?.bytes ?? null);
-      return { path: p.target.treePath, file: p.target.realPath, action: action(p), added: counts.added ?? null, removed: counts.removed ?? null, changes: p.steps.map((s) => s.change.id) };
+      return {
+        path: p.target.treePath,
+        file: p.target.realPath,
+        action: action(p),
+        added: counts.added ?? null,
+        removed: counts.removed ?? null,
+        changes: p.steps.map((s) => s.change.id),
+      };
     });
 
-const skippedRows = (plans: FilePlan[]) => plans.flatMap((p) => p.skipped.map((c) => ({ id: c.id, path: c.fields.path })));
+const skippedRows = (plans: FilePlan[]) =>
+  plans.flatMap((p) => p.skipped.map((c) => ({ id: c.id, path: c.fields.path })));
 
 const printDryRun = (edge: Edge, outcome: RollbackOutcome, json: boolean): void => {
   const files = fileRows(outcome.plans);
@@ -52,27 +72,49 @@ const printDryRun = (edge: Edge, outcome: RollbackOutcome, json: boolean): void 
     edge.io.out(JSON.stringify({ dryRun: true, files, skipped }));
     return;
   }
-  const lines = [`Dry run: rolling back would change ${files.length} file${files.length === 1 ? '' : 's'}; nothing was changed.`];
-  for (const f of files) lines.push(`  ${f.path}  ${f.added === null ? 'binary' : stat(f.added, f.removed ?? 0)}  ${f.action} (${f.changes.join(', ')})`);
+  const lines = [
+    `Dry run: rolling back would change ${files.length} file${files.length === 1 ? '' : 's'}; nothing was changed.`,
+  ];
+  for (const f of files)
+    lines.push(
+      `  ${f.path}  ${f.added === null ? 'binary' : stat(f.added, f.removed ?? 0)}  ${f.action} (${f.changes.join(', ')})`,
+    );
   for (const s of skipped) lines.push(`  ${s.path}  already holds the bytes ${s.id} replaced; nothing to do`);
   edge.io.out(lines.join('\n'));
 };
 
-const printDone = (edge: Edge, outcome: RollbackOutcome, json: boolean, session: string | undefined, invoke: string): void => {
+const printDone = (
+  edge: Edge,
+  outcome: RollbackOutcome,
+  json: boolean,
+  session: string | undefined,
+  invoke: string,
+): void => {
   const undo = outcome.done.map((d) => d.undoId).reverse();
   const rows = outcome.done.map((d) => ({ id: d.change.id, path: d.change.fields.path, how: d.how, undoId: d.undoId }));
   const [only] = rows;
   if (json) {
-    edge.io.out(JSON.stringify(rows.length === 1 && session === undefined ? only : { changes: rows, skipped: skippedRows(outcome.plans), undo }));
+    edge.io.out(
+      JSON.stringify(
+        rows.length === 1 && session === undefined
+          ? only
+          : { changes: rows, skipped: skippedRows(outcome.plans), undo },
+      ),
+    );
     return;
   }
   if (only && rows.length === 1 && session === undefined) {
-    edge.io.out(`Rolled back ${only.id}: ${only.path}: ${HOW[only.how]}. Undo this with \`${invoke} rollback ${only.undoId}\`.`);
+    edge.io.out(
+      `Rolled back ${only.id}: ${only.path}: ${HOW[only.how]}. Undo this with \`${invoke} rollback ${only.undoId}\`.`,
+    );
     return;
   }
-  const lines = [`Rolled back ${rows.length} change${rows.length === 1 ? '' : 's'}${session === undefined ? '' : ` of session ${session}`}:`];
+  const lines = [
+    `Rolled back ${rows.length} change${rows.length === 1 ? '' : 's'}${session === undefined ? '' : ` of session ${session}`}:`,
+  ];
   for (const r of rows) lines.push(`  ${r.id}  ${r.path}: ${HOW[r.how]}`);
-  for (const s of skippedRows(outcome.plans)) lines.push(`  ${s.id}  ${s.path}: already held its previous bytes; nothing to do`);
+  for (const s of skippedRows(outcome.plans))
+    lines.push(`  ${s.id}  ${s.path}: already held its previous bytes; nothing to do`);
   if (undo.length > 0) lines.push(`Undo this with \`${invoke} rollback ${undo.join(' ')}\`.`);
   edge.io.out(lines.join('\n'));
 };
@@ -81,22 +123,43 @@ const printRestore = (edge: Edge, r: RestoreResult, o: RollbackOptions): void =>
   const { id } = r.change;
   const counts = stat(r.added, r.removed);
   if (o.json) {
-    edge.io.out(JSON.stringify({ id, path: r.change.fields.path, to: r.dest.realPath, how: r.how, dryRun: o.dryRun ?? false, added: r.added ?? null, removed: r.removed ?? null, undoId: r.undoId ?? null }));
+    edge.io.out(
+      JSON.stringify({
+        id,
+        path: r.change.fields.path,
+        to: r.dest.realPath,
+        how: r.how,
+        dryRun: o.dryRun ?? false,
+        added: r.added ?? null,
+        removed: r.removed ?? null,
+        undoId: r.undoId ?? null,
+      }),
+    );
   } else if (r.how === 'already') {
     edge.io.out(`${r.dest.realPath} already holds the bytes change ${id} replaced; nothing was written.`);
   } else if (o.dryRun) {
-    edge.io.out(`Dry run: would write the bytes change ${id} replaced in ${r.change.fields.path} to ${r.dest.realPath}${counts ? ` (${counts})` : ''}; nothing was changed.`);
+    edge.io.out(
+      `Dry run: would write the bytes change ${id} replaced in ${r.change.fields.path} to ${r.dest.realPath}${counts ? ` (${counts})` : ''}; nothing was changed.`,
+    );
   } else {
     // The destination may be recorded in another store than the shell's directory finds.
     const invoke = invocationFor('fettle', edge.cwd, r.dest.store, r.dest.realPath);
-    edge.io.out(`Restored the bytes change ${id} replaced in ${r.change.fields.path} to ${r.dest.realPath}. Undo this with \`${invoke} rollback ${r.undoId}\`.`);
+    edge.io.out(
+      `Restored the bytes change ${id} replaced in ${r.change.fields.path} to ${r.dest.realPath}. Undo this with \`${invoke} rollback ${r.undoId}\`.`,
+    );
   }
 };
 
-export const rollbackCommand = async (edge: Edge, dir: string | undefined, targets: string[], o: RollbackOptions): Promise<void> => {
+export const rollbackCommand = async (
+  edge: Edge,
+  dir: string | undefined,
+  targets: string[],
+  o: RollbackOptions,
+): Promise<void> => {
   checkArgs(targets, o);
   const ctx = contextFor(edge, dir);
-  const { store, changes } = o.session !== undefined ? await selectSession(ctx, o.session) : await selectTargets(ctx, targets);
+  const { store, changes } =
+    o.session !== undefined ? await selectSession(ctx, o.session) : await selectTargets(ctx, targets);
   if (o.to !== undefined) {
     printRestore(edge, await restoreTo(ctx, store, changes[0] as (typeof changes)[number], o.to, o), o);
     return;
@@ -104,5 +167,12 @@ export const rollbackCommand = async (edge: Edge, dir: string | undefined, targe
   const outcome = await rollbackChanges(ctx, store, changes, { force: o.force, dryRun: o.dryRun });
   if (o.dryRun) printDryRun(edge, outcome, o.json ?? false);
   // `fettle`, plus -C <repo> when the shell's directory would not find this store.
-  else printDone(edge, outcome, o.json ?? false, o.session, invocationFor('fettle', edge.cwd, store, changes[0]?.fields.file ?? edge.cwd));
+  else
+    printDone(
+      edge,
+      outcome,
+      o.json ?? false,
+      o.session,
+      invocationFor('fettle', edge.cwd, store, changes[0]?.fields.file ?? edge.cwd),
+    );
 };

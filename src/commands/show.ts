@@ -29,22 +29,39 @@ const details = (c: Change, chain: Chain, now: Date): string[] => {
   if (f.session) lines.push(`Session:  ${f.session}`);
   if (f.tool) lines.push(`Tool:     ${f.tool}${f.toolUse ? ` (tool use ${f.toolUse})` : ''}`);
   lines.push(`Ref:      ${c.ref || '(removed from history; shown from its commit)'}`);
-  lines.push(`Base:     ${chain.base ? `${short(chain.base)} (HEAD when it was recorded)` : 'none (unborn HEAD, or a file outside any repository)'}`);
-  lines.push('Commits:', ...chain.commits.map((k) => `  ${short(k.oid)}  ${(k.fields?.kind ?? '').padEnd(9)} ${k.subject}`));
+  lines.push(
+    `Base:     ${chain.base ? `${short(chain.base)} (HEAD when it was recorded)` : 'none (unborn HEAD, or a file outside any repository)'}`,
+  );
+  lines.push(
+    'Commits:',
+    ...chain.commits.map((k) => `  ${short(k.oid)}  ${(k.fields?.kind ?? '').padEnd(9)} ${k.subject}`),
+  );
   return lines;
 };
 
-export const showCommand = async (edge: Edge, dir: string | undefined, arg: string, o: { json?: boolean }): Promise<void> => {
+export const showCommand = async (
+  edge: Edge,
+  dir: string | undefined,
+  arg: string,
+  o: { json?: boolean },
+): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const { store, change } = await resolveChange(ctx, arg);
   const chain = await chainOf(store, change.tip);
   const color = !o.json && edge.io.isTTY && !edge.env.NO_COLOR;
   const diff = await changeDiff(store, chain, color);
   if (o.json) {
-    const commits = chain.commits.map((k) => ({ oid: k.oid, kind: k.fields?.kind ?? null, subject: k.subject, at: new Date(k.time * 1000).toISOString() }));
+    const commits = chain.commits.map((k) => ({
+      oid: k.oid,
+      kind: k.fields?.kind ?? null,
+      subject: k.subject,
+      at: new Date(k.time * 1000).toISOString(),
+    }));
     edge.io.out(JSON.stringify({ ...changeJson(change), base: chain.base, commits, diff }, null, 2));
     return;
   }
-  const body = diff.trimEnd() || (change.state === 'incomplete' ? '(no result recorded: the tool call never completed)' : '(no difference)');
+  const body =
+    diff.trimEnd() ||
+    (change.state === 'incomplete' ? '(no result recorded: the tool call never completed)' : '(no difference)');
   edge.io.out([...details(change, chain, ctx.now()), '', body].join('\n'));
 };

@@ -6,9 +6,10 @@ import { contextFor, storeFor, type Edge } from './edge';
 const RECENT = 10;
 
 const row = (c: Change, now: Date): string => {
-  const when = c.state === 'pending' || c.state === 'expired'
-    ? `staged ${ago(now, c.at)}, ${expiryText(c, now) ?? ''}`
-    : `${c.fields.tier}, ${stateText(c)} ${ago(now, c.at)}`;
+  const when =
+    c.state === 'pending' || c.state === 'expired'
+      ? `staged ${ago(now, c.at)}, ${expiryText(c, now) ?? ''}`
+      : `${c.fields.tier}, ${stateText(c)} ${ago(now, c.at)}`;
   return `  ${c.id}  ${c.fields.path}  ${countsText(c)}  ${when}`;
 };
 
@@ -25,7 +26,8 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
   const lines: string[] = [];
   lines.push(pending.length ? `Pending (${pending.length}):` : 'No staged changes waiting.');
   for (const c of pending) lines.push(c.state === 'expired' ? `${row(c, now)}  EXPIRED` : row(c, now));
-  if (pending.some((c) => c.state === 'pending')) lines.push('  apply with `fettle confirm <id>`, drop with `fettle discard <id>`');
+  if (pending.some((c) => c.state === 'pending'))
+    lines.push('  apply with `fettle confirm <id>`, drop with `fettle discard <id>`');
   if (recent.length) lines.push('', 'Recent:', ...recent.map((c) => row(c, now)));
   edge.io.out(lines.join('\n'));
 };

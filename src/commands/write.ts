@@ -31,7 +31,18 @@ export const write = async (edge: Edge, dir: string | undefined, file: string): 
     }
     if (d.tier === 'staged') {
       const { id } = await stage(ctx, plan, origin);
-      edge.io.out(renderStaged({ id, path: target.treePath, decision: d, diff: plan.diff, invoke, ttlSeconds: ctx.config.ttlSeconds, thresholds: ctx.config, tool: 'write' }));
+      edge.io.out(
+        renderStaged({
+          id,
+          path: target.treePath,
+          decision: d,
+          diff: plan.diff,
+          invoke,
+          ttlSeconds: ctx.config.ttlSeconds,
+          thresholds: ctx.config,
+          tool: 'write',
+        }),
+      );
       return EXIT.staged;
     }
     const before = await recordBefore(ctx, plan.target, plan.old, fieldsOf(plan, origin), plan.stored?.old);
@@ -40,7 +51,11 @@ export const write = async (edge: Edge, dir: string | undefined, file: string): 
     const now = await readDisk(target.realPath);
     const unchanged = now === null ? plan.old === null : plan.old !== null && now.bytes.equals(plan.old.bytes);
     if (!unchanged) {
-      throw new FettleError('E_CONFLICT', `${target.realPath} changed while fettle was recording it; nothing was written.`, { hint: 'Run the write again.' });
+      throw new FettleError(
+        'E_CONFLICT',
+        `${target.realPath} changed while fettle was recording it; nothing was written.`,
+        { hint: 'Run the write again.' },
+      );
     }
     await mkdir(dirname(target.realPath), { recursive: true });
     try {
@@ -49,7 +64,9 @@ export const write = async (edge: Edge, dir: string | undefined, file: string): 
       // Replaced but not durable: the bytes did land, so history says so if it can (the disk is failing, so
       // recording may fail too); the error reported is the first one.
       if (error instanceof NotDurableError) {
-        await readDisk(target.realPath).then((landed) => recordAfter(ctx, target.store, before.id, before, landed)).catch(() => undefined);
+        await readDisk(target.realPath)
+          .then((landed) => recordAfter(ctx, target.store, before.id, before, landed))
+          .catch(() => undefined);
       }
       throw error;
     }

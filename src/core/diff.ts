@@ -46,12 +46,22 @@ const disjointPatch = (oldText: string, newText: string): StructuredPatchHunk[] 
   if (a.length + b.length === 0) return undefined;
   const seen = new Set(a);
   if (b.some((line) => seen.has(line))) return undefined;
-  return [{ oldStart: 1, oldLines: a.length, newStart: 1, newLines: b.length, lines: [...hunkSide('-', a), ...hunkSide('+', b)] }];
+  return [
+    {
+      oldStart: 1,
+      oldLines: a.length,
+      newStart: 1,
+      newLines: b.length,
+      lines: [...hunkSide('-', a), ...hunkSide('+', b)],
+    },
+  ];
 };
 
 export const diffLines = (oldText: string, newText: string, timeoutMs = DIFF_TIMEOUT_MS): LineDiff | undefined => {
   const disjoint = disjointPatch(oldText, newText);
-  const patch = disjoint ? { hunks: disjoint } : structuredPatch('a', 'b', oldText, newText, '', '', { context: 3, timeout: timeoutMs });
+  const patch = disjoint
+    ? { hunks: disjoint }
+    : structuredPatch('a', 'b', oldText, newText, '', '', { context: 3, timeout: timeoutMs });
   if (!patch) return undefined;
   let added = 0;
   let removed = 0;
@@ -79,7 +89,12 @@ export interface RenderedDiff {
 }
 
 /** A unified diff as `git diff` prints it, capped at `maxLines` lines of hunk body. */
-export const renderUnified = (path: string, hunks: StructuredPatchHunk[], maxLines: number, oldExists = true): RenderedDiff => {
+export const renderUnified = (
+  path: string,
+  hunks: StructuredPatchHunk[],
+  maxLines: number,
+  oldExists = true,
+): RenderedDiff => {
   const out: string[] = [`--- ${oldExists ? `a/${path}` : '/dev/null'}`, `+++ b/${path}`];
   let budget = maxLines;
   let cut = 0;

@@ -1,2 +1,3 @@
 /** True when any component of `path` is a `.git` directory (case-insensitive: macOS and Windows fold case). */
-export const isInsideDotGit = (path: string): boolean => path.split(/[\\/]/).some((part) => part.toLowerCase() === '.git');
+export const isInsideDotGit = (path: string): boolean =>
+  path.split(/[\\/]/).some((part) => part.toLowerCase() === '.git');

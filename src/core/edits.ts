@@ -22,12 +22,19 @@ export const applyEdit = (text: string, op: EditOp): EditResult => {
   if (op.oldString === op.newString) return { ok: false, why: 'old_string and new_string are the same' };
   const found = occurrences(text, op.oldString);
   if (found === 0) return { ok: false, why: 'old_string was not found exactly' };
-  if (found > 1 && !op.replaceAll) return { ok: false, why: `old_string matches ${found} places and replace_all is not set` };
+  if (found > 1 && !op.replaceAll)
+    return { ok: false, why: `old_string matches ${found} places and replace_all is not set` };
   // Deleting a line's text (empty new_string, old_string without its newline) deletes the line: the tool
   // removes the newline that follows when old_string + "\n" is in the file.
-  const needle = op.newString === '' && !op.oldString.endsWith('\n') && text.includes(`${op.oldString}\n`) ? `${op.oldString}\n` : op.oldString;
+  const needle =
+    op.newString === '' && !op.oldString.endsWith('\n') && text.includes(`${op.oldString}\n`)
+      ? `${op.oldString}\n`
+      : op.oldString;
   // split/join replaces every occurrence without interpreting `$` patterns the way String.replace would.
-  return { ok: true, text: op.replaceAll ? text.split(needle).join(op.newString) : replaceOnce(text, needle, op.newString) };
+  return {
+    ok: true,
+    text: op.replaceAll ? text.split(needle).join(op.newString) : replaceOnce(text, needle, op.newString),
+  };
 };
 
 const replaceOnce = (text: string, needle: string, replacement: string): string => {

@@ -23,7 +23,10 @@ const duration = (seconds: number): string =>
 export const renderStaged = (m: StagedMessage): string => {
   const { added, removed, oldLines, reason } = m.decision;
   const changed = added + removed;
-  const why = reason === 'ceil' ? `${changed} changed lines reach the limit of ${m.thresholds.ceil}` : `it changes more than ${Math.round(m.thresholds.ratio * 100)}% of the file`;
+  const why =
+    reason === 'ceil'
+      ? `${changed} changed lines reach the limit of ${m.thresholds.ceil}`
+      : `it changes more than ${Math.round(m.thresholds.ratio * 100)}% of the file`;
   const lines = [
     `fettle held this write for review: nothing was written to ${m.path}.`,
     `Staged change ${m.id}: +${added} -${removed} (${shareOfFile(changed, oldLines)}% of file); staged because ${why}.`,
@@ -33,7 +36,8 @@ export const renderStaged = (m: StagedMessage): string => {
   ];
   if (m.diff) {
     lines.push('', m.diff.text);
-    if (m.diff.cutLines > 0) lines.push(`[${m.diff.cutLines} more diff lines not shown; see them with: git show fettle/${m.id}]`);
+    if (m.diff.cutLines > 0)
+      lines.push(`[${m.diff.cutLines} more diff lines not shown; see them with: git show fettle/${m.id}]`);
   }
   return lines.join('\n');
 };
@@ -41,8 +45,10 @@ export const renderStaged = (m: StagedMessage): string => {
 /** Human review mode: shown in Claude Code's permission prompt, to the user (not the model). */
 export const renderAsk = (m: Omit<StagedMessage, 'invoke' | 'diff' | 'tool'>): string => {
   const { added, removed, oldLines } = m.decision;
-  return `fettle: large change to ${m.path} (+${added} -${removed}, ${shareOfFile(added + removed, oldLines)}% of file), staged as ${m.id}. ` +
-    `Review it with \`git diff HEAD fettle/${m.id}\`. Allow to write it; deny to leave the file as it is.`;
+  return (
+    `fettle: large change to ${m.path} (+${added} -${removed}, ${shareOfFile(added + removed, oldLines)}% of file), staged as ${m.id}. ` +
+    `Review it with \`git diff HEAD fettle/${m.id}\`. Allow to write it; deny to leave the file as it is.`
+  );
 };
 
 const REASON_TEXT: Record<string, string> = {
@@ -59,4 +65,5 @@ export const summarize = (reason: string | undefined, added?: number, removed?: 
 export const renderDirect = (id: string, path: string, summary: string, invoke: string): string =>
   `fettle recorded ${path} (${summary}) as ${id}; undo with: ${invoke} rollback ${id}`;
 
-export const renderNoop = (path: string): string => `fettle: ${path} already has this exact content; nothing to record.`;
+export const renderNoop = (path: string): string =>
+  `fettle: ${path} already has this exact content; nothing to record.`;

@@ -15,9 +15,17 @@ export type NotebookResult =
   | { ok: true; bytes: Buffer; oldSource: string; newSource: string; sourceLines: number }
   | { ok: false; why: string };
 
-type Cell = { id?: unknown; cell_type?: unknown; source?: unknown; outputs?: unknown; execution_count?: unknown; metadata?: unknown };
+type Cell = {
+  id?: unknown;
+  cell_type?: unknown;
+  source?: unknown;
+  outputs?: unknown;
+  execution_count?: unknown;
+  metadata?: unknown;
+};
 
-const sourceText = (source: unknown): string => (Array.isArray(source) ? source.join('') : typeof source === 'string' ? source : '');
+const sourceText = (source: unknown): string =>
+  Array.isArray(source) ? source.join('') : typeof source === 'string' ? source : '';
 
 /** Jupyter stores source as lines that keep their newline. */
 const sourceLines = (text: string): string[] => text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
@@ -50,9 +58,17 @@ export const applyNotebookEdit = (raw: string, op: NotebookOp): NotebookResult =
     if (!op.cellType) return { ok: false, why: 'insert needs cell_type' };
     // nbformat 4.5 gives every cell an id; keys in nbformat's sorted order.
     const id = cells.some((c) => typeof c.id === 'string') ? { id: randomBytes(4).toString('hex') } : {};
-    const cell: Cell = op.cellType === 'code'
-      ? { cell_type: 'code', execution_count: null, ...id, metadata: {}, outputs: [], source: sourceLines(op.newSource) }
-      : { cell_type: 'markdown', ...id, metadata: {}, source: sourceLines(op.newSource) };
+    const cell: Cell =
+      op.cellType === 'code'
+        ? {
+            cell_type: 'code',
+            execution_count: null,
+            ...id,
+            metadata: {},
+            outputs: [],
+            source: sourceLines(op.newSource),
+          }
+        : { cell_type: 'markdown', ...id, metadata: {}, source: sourceLines(op.newSource) };
     cells.splice(index + 1, 0, cell);
   } else {
     if (index < 0) return { ok: false, why: `${op.editMode} needs cell_id` };
@@ -60,7 +76,8 @@ export const applyNotebookEdit = (raw: string, op: NotebookOp): NotebookResult =
     oldSource = sourceText(cell.source);
     if (op.editMode === 'delete') cells.splice(index, 1);
     else {
-      if (op.cellType && op.cellType !== cell.cell_type) return { ok: false, why: 'changing a cell type is left to the tool' };
+      if (op.cellType && op.cellType !== cell.cell_type)
+        return { ok: false, why: 'changing a cell type is left to the tool' };
       cell.source = sourceLines(op.newSource);
       // New code, old outputs would lie: the tool clears them, and so does fettle.
       if (cell.cell_type === 'code') Object.assign(cell, { execution_count: null, outputs: [] });
@@ -68,5 +85,11 @@ export const applyNotebookEdit = (raw: string, op: NotebookOp): NotebookResult =
   }
   const indent = /\n([ \t]+)"/.exec(raw)?.[1] ?? ' ';
   const text = JSON.stringify(nb, null, indent) + (raw.endsWith('\n') ? '\n' : '');
-  return { ok: true, bytes: Buffer.from(text, 'utf8'), oldSource, newSource: op.editMode === 'delete' ? '' : op.newSource, sourceLines: total };
+  return {
+    ok: true,
+    bytes: Buffer.from(text, 'utf8'),
+    oldSource,
+    newSource: op.editMode === 'delete' ? '' : op.newSource,
+    sourceLines: total,
+  };
 };

@@ -10,7 +10,12 @@ export interface ReadView {
   cut: boolean;
 }
 
-export const numberedLines = (content: string, offset = 1, limit = Number.POSITIVE_INFINITY, maxChars = Number.POSITIVE_INFINITY): ReadView => {
+export const numberedLines = (
+  content: string,
+  offset = 1,
+  limit = Number.POSITIVE_INFINITY,
+  maxChars = Number.POSITIVE_INFINITY,
+): ReadView => {
   const lines = content === '' ? [] : content.split('\n');
   if (content.endsWith('\n')) lines.pop();
   const first = Math.max(1, offset);

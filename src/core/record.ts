@@ -53,11 +53,13 @@ const BODY: Record<RecordKind, string> = {
 /** A rollback is a direct change like any other; its messages say what it undid. */
 const ROLLBACK_BODY: Partial<Record<RecordKind, (id: string) => string>> = {
   before: (id) => `The file as it was on disk before fettle rolled back change ${id}.`,
-  after: (id) => `fettle rolled back change ${id}, restoring the bytes it had replaced; the parent holds what was on disk before.`,
+  after: (id) =>
+    `fettle rolled back change ${id}, restoring the bytes it had replaced; the parent holds what was on disk before.`,
 };
 
 /** Trailer values are one line; a path with a newline or quote is written as a JSON string. */
-const encodeValue = (value: string): string => (/^[^\n\r"\\]*$/.test(value) && value.trim() === value ? value : JSON.stringify(value));
+const encodeValue = (value: string): string =>
+  /^[^\n\r"\\]*$/.test(value) && value.trim() === value ? value : JSON.stringify(value);
 const decodeValue = (value: string): string => {
   if (!value.startsWith('"')) return value;
   try {
@@ -67,7 +69,8 @@ const decodeValue = (value: string): string => {
   }
 };
 
-export const stat = (added?: number, removed?: number): string => (added === undefined ? '' : `+${added} -${removed ?? 0}`);
+export const stat = (added?: number, removed?: number): string =>
+  added === undefined ? '' : `+${added} -${removed ?? 0}`;
 
 export const renderRecord = (f: RecordFields): string => {
   const counts = stat(f.added, f.removed);
@@ -89,7 +92,9 @@ export const renderRecord = (f: RecordFields): string => {
   ];
   const rollbackBody = f.reverts ? ROLLBACK_BODY[f.kind]?.(f.reverts) : undefined;
   const body = [rollbackBody ?? BODY[f.kind], f.note].filter(Boolean).join('\n\n');
-  const lines = trailers.filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => `${k}: ${encodeValue(String(v))}`);
+  const lines = trailers
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([k, v]) => `${k}: ${encodeValue(String(v))}`);
   return `${subject}\n\n${body}\n\n${lines.join('\n')}\n`;
 };
 

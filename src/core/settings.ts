@@ -19,7 +19,8 @@ const isObj = (v: Json | undefined): v is Obj => typeof v === 'object' && v !== 
 
 export const isFettleHandler = (h: Json): boolean =>
   isObj(h) &&
-  (h.statusMessage === STATUS_MESSAGE || (typeof h.command === 'string' && /(^|[\s'"/])fettle(['"]?|\/dist\/cli\.js['"]?)\s+hook\s*$/.test(h.command)));
+  (h.statusMessage === STATUS_MESSAGE ||
+    (typeof h.command === 'string' && /(^|[\s'"/])fettle(['"]?|\/dist\/cli\.js['"]?)\s+hook\s*$/.test(h.command)));
 
 export class SettingsShapeError extends Error {}
 
@@ -39,7 +40,12 @@ export const fettleHandlers = (settings: Obj): FettleHandler[] => {
       if (!isObj(group) || !Array.isArray(group.hooks)) continue;
       for (const h of group.hooks) {
         if (!isFettleHandler(h) || !isObj(h)) continue;
-        found.push({ event, matcher: typeof group.matcher === 'string' ? group.matcher : '', command: typeof h.command === 'string' ? h.command : '', async: h.async === true });
+        found.push({
+          event,
+          matcher: typeof group.matcher === 'string' ? group.matcher : '',
+          command: typeof h.command === 'string' ? h.command : '',
+          async: h.async === true,
+        });
       }
     }
   }
@@ -70,7 +76,8 @@ export const removeFettleHooks = (settings: Obj): Obj => {
     let removedHere = false;
     const kept: Json[] = [];
     for (const group of groups) {
-      const handlers = isObj(group) && Array.isArray(group.hooks) ? group.hooks.filter((h) => !isFettleHandler(h)) : null;
+      const handlers =
+        isObj(group) && Array.isArray(group.hooks) ? group.hooks.filter((h) => !isFettleHandler(h)) : null;
       if (!handlers || !isObj(group) || handlers.length === (group.hooks as Json[]).length) kept.push(group);
       else {
         removedHere = true;
@@ -99,7 +106,8 @@ export const addFettleHooks = (settings: Obj, command: string, options: { read?:
   const hooks: Obj = { ...(hooksOf(removeFettleHooks(settings)) ?? {}) };
   for (const event of HOOK_EVENTS) {
     const before = current[event];
-    if (before !== undefined && !Array.isArray(before)) throw new SettingsShapeError(`"hooks.${event}" is not an array`);
+    if (before !== undefined && !Array.isArray(before))
+      throw new SettingsShapeError(`"hooks.${event}" is not an array`);
     const ours: Json[] = [{ matcher: MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] }];
     if (options.read && event === 'PreToolUse') ours.push({ matcher: READ_MATCHER, hooks: [handler()] });
     // Re-installing keeps fettle's groups where they were, so an unchanged install leaves the file unchanged.

@@ -20,15 +20,20 @@ export interface Payload {
   error?: string | undefined;
 }
 
-export type Parsed = { kind: 'call'; payload: Payload } | { kind: 'ignore'; why: string } | { kind: 'invalid'; why: string };
+export type Parsed =
+  | { kind: 'call'; payload: Payload }
+  | { kind: 'ignore'; why: string }
+  | { kind: 'invalid'; why: string };
 
 type Obj = Record<string, unknown>;
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 const isObj = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
-const usablePath = (value: unknown): value is string => typeof value === 'string' && value !== '' && !value.includes('\0');
+const usablePath = (value: unknown): value is string =>
+  typeof value === 'string' && value !== '' && !value.includes('\0');
 
 const editOp = (v: Obj): EditOp | string => {
-  if (typeof v.old_string !== 'string' || typeof v.new_string !== 'string') return 'old_string and new_string must be strings';
+  if (typeof v.old_string !== 'string' || typeof v.new_string !== 'string')
+    return 'old_string and new_string must be strings';
   if (v.replace_all !== undefined && typeof v.replace_all !== 'boolean') return 'replace_all must be a boolean';
   return { oldString: v.old_string, newString: v.new_string, replaceAll: v.replace_all === true };
 };
@@ -37,10 +42,13 @@ const TOOLS = new Set<string>([...WRITE_TOOLS, 'Read']);
 
 const parseCall = (tool: string, input: Obj): ToolCall | string => {
   const filePath = tool === 'NotebookEdit' ? input.notebook_path : input.file_path;
-  if (!usablePath(filePath)) return `${tool} ${tool === 'NotebookEdit' ? 'notebook_path' : 'file_path'} is missing or not a usable path`;
+  if (!usablePath(filePath))
+    return `${tool} ${tool === 'NotebookEdit' ? 'notebook_path' : 'file_path'} is missing or not a usable path`;
   switch (tool) {
     case 'Write':
-      return typeof input.content === 'string' ? { tool, filePath, content: input.content } : 'Write content is missing or not a string';
+      return typeof input.content === 'string'
+        ? { tool, filePath, content: input.content }
+        : 'Write content is missing or not a string';
     case 'Edit': {
       const op = editOp(input);
       return typeof op === 'string' ? `Edit ${op}` : { tool, filePath, edits: [op] };
@@ -54,10 +62,16 @@ const parseCall = (tool: string, input: Obj): ToolCall | string => {
     case 'NotebookEdit': {
       const mode = input.edit_mode ?? 'replace';
       const type = input.cell_type;
-      if (mode !== 'replace' && mode !== 'insert' && mode !== 'delete') return 'NotebookEdit edit_mode must be replace, insert or delete';
-      if (type !== undefined && type !== 'code' && type !== 'markdown') return 'NotebookEdit cell_type must be code or markdown';
+      if (mode !== 'replace' && mode !== 'insert' && mode !== 'delete')
+        return 'NotebookEdit edit_mode must be replace, insert or delete';
+      if (type !== undefined && type !== 'code' && type !== 'markdown')
+        return 'NotebookEdit cell_type must be code or markdown';
       if (typeof input.new_source !== 'string' && mode !== 'delete') return 'NotebookEdit new_source must be a string';
-      return { tool, filePath, op: { cellId: str(input.cell_id), newSource: str(input.new_source) ?? '', cellType: type, editMode: mode } };
+      return {
+        tool,
+        filePath,
+        op: { cellId: str(input.cell_id), newSource: str(input.new_source) ?? '', cellType: type, editMode: mode },
+      };
     }
     default: {
       const num = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined);
@@ -72,7 +86,8 @@ export const parsePayload = (raw: string): Parsed => {
     data = JSON.parse(raw);
   } catch {
     // JSON.parse's message quotes the input, which may be large or span lines: say only what is wrong.
-    const detail = raw.trim() === '' ? 'the hook input was empty' : `the hook input is not valid JSON (${raw.length} characters)`;
+    const detail =
+      raw.trim() === '' ? 'the hook input was empty' : `the hook input is not valid JSON (${raw.length} characters)`;
     return { kind: 'invalid', why: `${detail}; expected the JSON object Claude Code sends` };
   }
   if (!isObj(data)) return { kind: 'invalid', why: 'hook input is not a JSON object' };

@@ -3,7 +3,7 @@
 import { readFileSync, writeSync } from 'node:fs';
 import { cleanUpOnSignals } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
-import { block } from './outcome';
+import { block, type HookOutcome } from './outcome';
 import { runHook } from './run';
 
 /** Larger input is not a Write payload fettle can handle (Claude Code's own limits are far below this). */
@@ -17,7 +17,8 @@ const readStdin = async (): Promise<string> => {
     return bytes.toString('utf8');
   } catch (error) {
     // A non-blocking descriptor (EAGAIN) or a terminal: read it as a stream instead.
-    if (!['EAGAIN', 'EWOULDBLOCK', 'EISDIR', 'EINVAL'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    if (!['EAGAIN', 'EWOULDBLOCK', 'EISDIR', 'EINVAL'].includes((error as NodeJS.ErrnoException).code ?? ''))
+      throw error;
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -42,15 +43,20 @@ const emit = (fd: 1 | 2, text: string): void => {
 };
 
 export const runHookProcess = async (): Promise<void> => {
-  let outcome;
+  let outcome: HookOutcome;
   try {
     armFailpoints(process.env.FETTLE_FAILPOINTS);
     cleanUpOnSignals();
     outcome = await runHook(await readStdin(), { cwd: process.cwd(), env: process.env, script: process.argv[1] });
   } catch (error) {
     // runHook maps every expected failure itself; reaching here is a bug. Fail closed and say so.
-    const detail = process.env.FETTLE_DEBUG && error instanceof Error ? `\n${error.stack}` : ` (${String((error as Error)?.message ?? error)})`;
-    outcome = block(`fettle hit an internal error and blocked this write; nothing was written${detail}. Set FETTLE_DEBUG=1 for details.`);
+    const detail =
+      process.env.FETTLE_DEBUG && error instanceof Error
+        ? `\n${error.stack}`
+        : ` (${String((error as Error)?.message ?? error)})`;
+    outcome = block(
+      `fettle hit an internal error and blocked this write; nothing was written${detail}. Set FETTLE_DEBUG=1 for details.`,
+    );
   }
   if (outcome.stdout) emit(1, outcome.stdout);
   if (outcome.stderr) emit(2, outcome.stderr);

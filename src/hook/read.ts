@@ -17,7 +17,11 @@ export const READ_SERVE_BYTES = 256 * 1024;
 const PAGE_CHARS = 9000;
 const PASS_THROUGH = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp', '.pdf', '.ipynb', '.svg']);
 
-export const serveRead = async (call: Extract<ToolCall, { tool: 'Read' }>, cwd: string, edge: HookEdge): Promise<HookOutcome> => {
+export const serveRead = async (
+  call: Extract<ToolCall, { tool: 'Read' }>,
+  cwd: string,
+  edge: HookEdge,
+): Promise<HookOutcome> => {
   const path = resolve(cwd, call.filePath);
   if (PASS_THROUGH.has(extname(path).toLowerCase())) return pass();
   try {
@@ -28,10 +32,13 @@ export const serveRead = async (call: Extract<ToolCall, { tool: 'Read' }>, cwd: 
     if (classifyContent(content) === 'binary') return pass();
     const view = numberedLines(content.toString('utf8'), call.offset ?? 1, call.limit ?? 2000, PAGE_CHARS);
     const invoke = selfCommand(edge.env, edge.script);
-    const next = view.last < view.total
-      ? `Lines ${view.last + 1}-${view.total} were not shown. Read on with: ${invoke} read ${shellQuote(path)} --offset ${view.last + 1} --limit 2000`
-      : 'That is the end of the file.';
-    return deny(`fettle served this read from disk (the file is ${Math.round(info.size / 1024)} KB, over the Read tool's limit): lines ${view.first}-${view.last} of ${view.total} of ${path}.\n${view.text}\n${next}`);
+    const next =
+      view.last < view.total
+        ? `Lines ${view.last + 1}-${view.total} were not shown. Read on with: ${invoke} read ${shellQuote(path)} --offset ${view.last + 1} --limit 2000`
+        : 'That is the end of the file.';
+    return deny(
+      `fettle served this read from disk (the file is ${Math.round(info.size / 1024)} KB, over the Read tool's limit): lines ${view.first}-${view.last} of ${view.total} of ${path}.\n${view.text}\n${next}`,
+    );
   } catch {
     return pass(); // missing or unreadable: the tool reports it
   }

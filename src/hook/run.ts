@@ -63,7 +63,9 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
   } catch (error) {
     const e = toFettleError(error);
     if (p.event !== 'PreToolUse') return warn(`fettle: ${e.message}`);
-    return block(`fettle blocked this write because its configuration is invalid; nothing was written. ${e.message}${e.hint ? ` ${e.hint}` : ''}`);
+    return block(
+      `fettle blocked this write because its configuration is invalid; nothing was written. ${e.message}${e.hint ? ` ${e.hint}` : ''}`,
+    );
   }
 
   try {
@@ -77,10 +79,14 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
     if (errno === 'ELOOP' || errno === 'ENAMETOOLONG') return pass();
     const file = p.call.filePath;
     const detail = `${sentence(e.message)}${e.hint ? ` ${sentence(e.hint)}` : ''}${debug(edge.env, error)}`;
-    if (p.event === 'PostToolUse') return warn(`fettle: the write to ${file} happened, but recording its result failed: ${detail}`);
-    if (p.event === 'PostToolUseFailure') return warn(`fettle: the write to ${file} failed, and settling its record failed too: ${detail}`);
+    if (p.event === 'PostToolUse')
+      return warn(`fettle: the write to ${file} happened, but recording its result failed: ${detail}`);
+    if (p.event === 'PostToolUseFailure')
+      return warn(`fettle: the write to ${file} failed, and settling its record failed too: ${detail}`);
     if (ctx.config.onError === 'allow') {
-      return warn(`fettle could not save the previous content of ${file}, so this write is NOT protected (FETTLE_ON_ERROR=allow): ${detail}`);
+      return warn(
+        `fettle could not save the previous content of ${file}, so this write is NOT protected (FETTLE_ON_ERROR=allow): ${detail}`,
+      );
     }
     return block(
       `fettle blocked this write because it could not save the previous content of ${file} first; nothing was written. ` +
@@ -89,8 +95,10 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
   }
 };
 
-const WRITTEN_THEN_REPLACED = 'The bytes this Write wrote; another writer replaced them before fettle recorded the write.';
-const REPLACED_BY_ANOTHER = 'Found on disk after this Write: another writer replaced its bytes (kept in this commit\'s second parent) before fettle recorded them.';
+const WRITTEN_THEN_REPLACED =
+  'The bytes this Write wrote; another writer replaced them before fettle recorded the write.';
+const REPLACED_BY_ANOTHER =
+  "Found on disk after this Write: another writer replaced its bytes (kept in this commit's second parent) before fettle recorded them.";
 
 /** +/- lines between the recorded bytes and what landed, when they differ from fettle's prediction. */
 
@@ -105,12 +113,20 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
   // Hashed only for a record PostToolUse will complete: a staged change the model is told about needs none.
   const expected = () => (proposed.exact ? digest(proposed.next, p.call.tool) : undefined);
   const remember = async (record: { id: string; tip: string; fields: RecordFields }) => {
-    if (p.toolUseId) await rememberWrite(target.store, p.toolUseId, { ...record, file: target.realPath, expect: expected() });
+    if (p.toolUseId)
+      await rememberWrite(target.store, p.toolUseId, { ...record, file: target.realPath, expect: expected() });
   };
   if (!proposed.exact) {
     // fettle cannot reproduce the tool's result for sure: keep the previous bytes, let the tool decide.
     if (!old) return pass();
-    const fields = { tier: 'direct' as const, path: target.treePath, file: target.realPath, reason: 'unsure', note: `fettle could not predict the result: ${proposed.why}.`, ...origin };
+    const fields = {
+      tier: 'direct' as const,
+      path: target.treePath,
+      file: target.realPath,
+      reason: 'unsure',
+      note: `fettle could not predict the result: ${proposed.why}.`,
+      ...origin,
+    };
     await remember(await recordBefore(ctx, target, old, fields));
     return pass();
   }
@@ -139,16 +155,25 @@ const startedRecord = async (ctx: Context, p: WritePayload) => {
   const target = await locateTarget(p.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
   const pending = await takeWrite(target.store, p.toolUseId);
   if (!pending || pending.file !== target.realPath) return null;
-  const change = pending.tip && pending.fields
-    ? { tip: pending.tip, fields: pending.fields }
-    : await loadChange(target.store, pending.id, ctx.config.ttlSeconds, ctx.now());
+  const change =
+    pending.tip && pending.fields
+      ? { tip: pending.tip, fields: pending.fields }
+      : await loadChange(target.store, pending.id, ctx.config.ttlSeconds, ctx.now());
   return { target, pending, change };
 };
 
 /** PostToolUseFailure: the record PreToolUse started for this call is settled (see protocol/failed-write.ts). */
 const afterFailure = async (ctx: Context, p: WritePayload): Promise<HookOutcome> => {
   const started = await startedRecord(ctx, p);
-  if (started) await settleFailedWrite(ctx, started.target.store, started.pending.id, started.change, started.target.realPath, p.error);
+  if (started)
+    await settleFailedWrite(
+      ctx,
+      started.target.store,
+      started.pending.id,
+      started.change,
+      started.target.realPath,
+      p.error,
+    );
   return pass();
 };
 
@@ -159,20 +184,25 @@ const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promis
   const kind = change.fields.kind === 'before' ? 'after' : change.fields.kind === 'proposal' ? 'applied' : null;
   if (!kind) throw new FettleError('E_CONFLICT', `change ${pending.id} was already completed by another process.`);
   const landed = await readDisk(target.realPath);
-  const predicted = pending.expect !== undefined && landed !== null && pending.expect === digest(landed.bytes, p.call.tool);
+  const predicted =
+    pending.expect !== undefined && landed !== null && pending.expect === digest(landed.bytes, p.call.tool);
   // +/- lines from the recorded bytes, when what landed differs from fettle's prediction (read once, if at all).
   let recordedBytes: Promise<Buffer | null> | undefined;
   const countsTo = async (bytes: Buffer | null) => {
     recordedBytes ??= readFile(target.store, change.tip, change.fields.path).then((f) => f?.bytes ?? null);
     return countChanges(await recordedBytes, bytes);
   };
-  const fields = predicted || change.fields.reason === 'new-file' ? change.fields : { ...change.fields, ...(await countsTo(landed?.bytes ?? null)) };
+  const fields =
+    predicted || change.fields.reason === 'new-file'
+      ? change.fields
+      : { ...change.fields, ...(await countsTo(landed?.bytes ?? null)) };
   // The tool reported success, so a Write's bytes were on disk; if other bytes are there now, another writer
   // replaced them before this hook ran. The Write's own bytes are kept too, so they can be restored.
   const asked = kind === 'after' && !predicted && p.call.tool === 'Write' ? Buffer.from(p.call.content, 'utf8') : null;
-  const replaced = asked && !sameBytes(asked, landed?.bytes)
-    ? { bytes: asked, fields: { ...change.fields, ...(await countsTo(asked)), note: WRITTEN_THEN_REPLACED } }
-    : undefined;
+  const replaced =
+    asked && !sameBytes(asked, landed?.bytes)
+      ? { bytes: asked, fields: { ...change.fields, ...(await countsTo(asked)), note: WRITTEN_THEN_REPLACED } }
+      : undefined;
   const recorded = replaced ? { ...fields, note: REPLACED_BY_ANOTHER } : fields;
   await recordAfter(ctx, target.store, pending.id, { tip: change.tip, fields: recorded }, landed, kind, replaced);
   if (kind === 'applied') await removeHiddenWorktree(target.store, pending.id);

@@ -41,10 +41,14 @@ const fsyncPath = async (path: string): Promise<void> => {
  */
 export class NotDurableError extends FettleError {
   constructor(target: string, cause: unknown) {
-    super('E_IO', `${target} was replaced, but syncing its directory failed (${(cause as Error).message}); the new bytes may not be durable.`, {
-      cause,
-      hint: 'Check the disk; the previous bytes are recorded in git.',
-    });
+    super(
+      'E_IO',
+      `${target} was replaced, but syncing its directory failed (${(cause as Error).message}); the new bytes may not be durable.`,
+      {
+        cause,
+        hint: 'Check the disk; the previous bytes are recorded in git.',
+      },
+    );
   }
 }
 
@@ -54,7 +58,8 @@ const sweepTemps = async (target: string): Promise<void> => {
   const names = await readdir(dirname(target)).catch(() => [] as string[]);
   for (const name of names) {
     const pid = name.startsWith(prefix) && name.endsWith('.tmp') ? Number.parseInt(name.slice(prefix.length), 10) : NaN;
-    if (pid > 0 && pid !== process.pid && !isAlive(pid)) await unlink(join(dirname(target), name)).catch(() => undefined);
+    if (pid > 0 && pid !== process.pid && !isAlive(pid))
+      await unlink(join(dirname(target), name)).catch(() => undefined);
   }
 };
 
@@ -66,7 +71,10 @@ const checkDirectory = async (target: string): Promise<void> => {
   const dir = dirname(target);
   const real = await realpath(dir);
   if (real !== dir || isInsideDotGit(real)) {
-    throw new FettleError('E_CONFLICT', `${dir} changed (it now leads to ${real}) while fettle was writing ${basename(target)}; nothing was written.`);
+    throw new FettleError(
+      'E_CONFLICT',
+      `${dir} changed (it now leads to ${real}) while fettle was writing ${basename(target)}; nothing was written.`,
+    );
   }
 };
 
@@ -77,7 +85,10 @@ export const replaceFile = async (target: string, bytes: Buffer, options: WriteO
     const info = await stat(target);
     if (!info.isFile()) throw new FettleError('E_IO', `${target} is not a regular file; fettle only replaces files.`);
     // A rename would replace a read-only file that a plain write could not: respect the owner's intent.
-    if ((info.mode & 0o200) === 0) throw new FettleError('E_IO', `${target} is read-only; fettle does not replace read-only files.`, { hint: 'Make it writable (chmod u+w) if it should change, then retry.' });
+    if ((info.mode & 0o200) === 0)
+      throw new FettleError('E_IO', `${target} is read-only; fettle does not replace read-only files.`, {
+        hint: 'Make it writable (chmod u+w) if it should change, then retry.',
+      });
     existing = { mode: info.mode & 0o7777, uid: info.uid, gid: info.gid };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
@@ -107,7 +118,10 @@ export const replaceFile = async (target: string, bytes: Buffer, options: WriteO
         await link(temp, target);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-          throw new FettleError('E_CONFLICT', `${target} appeared while fettle was writing it; nothing was overwritten.`);
+          throw new FettleError(
+            'E_CONFLICT',
+            `${target} appeared while fettle was writing it; nothing was overwritten.`,
+          );
         }
         throw error;
       }

@@ -35,10 +35,15 @@ export const armFailpoints = (spec: string | undefined): void => {
   for (const item of spec.split(',').filter(Boolean)) {
     const [name = '', action = 'kill'] = item.split('=');
     if (!(FAILPOINTS as readonly string[]).includes(name)) {
-      throw new FettleError('E_CONFIG', `FETTLE_FAILPOINTS names an unknown failpoint '${name}'.`, { hint: `Known: ${FAILPOINTS.join(', ')}.` });
+      throw new FettleError('E_CONFIG', `FETTLE_FAILPOINTS names an unknown failpoint '${name}'.`, {
+        hint: `Known: ${FAILPOINTS.join(', ')}.`,
+      });
     }
     if (!/^(kill|throw|sleep:\d+)$/.test(action)) {
-      throw new FettleError('E_CONFIG', `FETTLE_FAILPOINTS action for ${name} must be kill, throw or sleep:<ms>, got '${action}'.`);
+      throw new FettleError(
+        'E_CONFIG',
+        `FETTLE_FAILPOINTS action for ${name} must be kill, throw or sleep:<ms>, got '${action}'.`,
+      );
     }
     armed.set(name, action);
   }

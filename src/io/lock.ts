@@ -11,7 +11,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** A lock file is created empty and its pid written at once; one still empty after this was left by a kill. */
 const EMPTY_STALE_MS = 2_000;
 
-const holderOf = async (lockPath: string): Promise<number> => Number.parseInt(await readFile(lockPath, 'utf8').catch(() => ''), 10);
+const holderOf = async (lockPath: string): Promise<number> =>
+  Number.parseInt(await readFile(lockPath, 'utf8').catch(() => ''), 10);
 
 const createExclusive = async (path: string, track = false): Promise<boolean> => {
   try {
@@ -40,7 +41,10 @@ const BREAKER_STALE_MS = 10_000;
 const breakStaleLock = async (lockPath: string, seen: number): Promise<void> => {
   const breaker = `${lockPath}.break`;
   if (!(await createExclusive(breaker))) {
-    const age = await stat(breaker).then((s) => Date.now() - s.mtimeMs, () => 0);
+    const age = await stat(breaker).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
     if (age > BREAKER_STALE_MS) await unlink(breaker).catch(() => undefined);
     return;
   }
@@ -64,16 +68,25 @@ export const withLock = async <T>(lockPath: string, fn: () => Promise<T>, option
   for (let attempt = 0; !(await createExclusive(lockPath, true)); attempt++) {
     const holder = await holderOf(lockPath);
     const dead = Number.isInteger(holder) && holder > 0 && !isAlive(holder);
-    const abandoned = Number.isNaN(holder) && (await stat(lockPath).then((s) => Date.now() - s.mtimeMs > EMPTY_STALE_MS, () => false));
+    const abandoned =
+      Number.isNaN(holder) &&
+      (await stat(lockPath).then(
+        (s) => Date.now() - s.mtimeMs > EMPTY_STALE_MS,
+        () => false,
+      ));
     if (dead || abandoned) {
       // The holder died without cleaning up (SIGKILL cannot be caught), possibly before writing its pid.
       await breakStaleLock(lockPath, holder);
       continue;
     }
     if (Date.now() > deadline) {
-      throw new FettleError('E_LOCKED', `${lockPath} is held by another fettle process${holder > 0 ? ` (pid ${holder})` : ''}.`, {
-        hint: 'Wait for it to finish and retry. If no fettle process is running, delete the lock file.',
-      });
+      throw new FettleError(
+        'E_LOCKED',
+        `${lockPath} is held by another fettle process${holder > 0 ? ` (pid ${holder})` : ''}.`,
+        {
+          hint: 'Wait for it to finish and retry. If no fettle process is running, delete the lock file.',
+        },
+      );
     }
     // Quadratic backoff with jitter, as git's lock_file_timeout does.
     await sleep(Math.min(100, 1 + attempt * attempt) * (0.75 + Math.random() / 2));

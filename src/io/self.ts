@@ -5,7 +5,8 @@ import { realpathSync, statSync } from 'node:fs';
 import { delimiter, join, relative, isAbsolute } from 'node:path';
 import type { Env } from '../config';
 
-export const shellQuote = (value: string): string => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
+export const shellQuote = (value: string): string =>
+  /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 
 /** The words of a POSIX shell command line as `sh` splits them (quotes and backslashes; no expansion). */
 export const shellWords = (line: string): string[] => {
@@ -22,7 +23,8 @@ export const shellWords = (line: string): string[] => {
       i = end < 0 ? line.length : end;
     } else if (c === '"') {
       word ??= '';
-      for (i++; i < line.length && line[i] !== '"'; i++) word += line[i] === '\\' && /["\\$`]/.test(line[i + 1] ?? '') ? line[++i] : line[i];
+      for (i++; i < line.length && line[i] !== '"'; i++)
+        word += line[i] === '\\' && /["\\$`]/.test(line[i + 1] ?? '') ? line[++i] : line[i];
     } else if (c === '\\') {
       word = (word ?? '') + (line[++i] ?? '');
     } else word = (word ?? '') + c;
@@ -62,7 +64,12 @@ const inside = (dir: string, root: string): boolean => {
 };
 
 /** `fettle` plus `-C <dir>` if a shell in `cwd` would not find the change's store on its own. */
-export const invocationFor = (base: string, cwd: string | undefined, store: { kind: string; workTree: string }, file: string): string => {
+export const invocationFor = (
+  base: string,
+  cwd: string | undefined,
+  store: { kind: string; workTree: string },
+  file: string,
+): string => {
   if (store.kind === 'repo') {
     let real = cwd;
     try {

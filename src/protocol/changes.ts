@@ -58,7 +58,8 @@ const MAX_REVERT_DEPTH = 64;
 const markReverted = (changes: Change[]): Change[] => {
   const reverters = new Map<string, Change[]>();
   for (const c of changes) {
-    if (c.fields.reverts && c.state === 'applied') reverters.set(c.fields.reverts, [...(reverters.get(c.fields.reverts) ?? []), c]);
+    if (c.fields.reverts && c.state === 'applied')
+      reverters.set(c.fields.reverts, [...(reverters.get(c.fields.reverts) ?? []), c]);
   }
   const memo = new Map<string, string | null>();
   const activeReverter = (id: string, depth: number): string | null => {
@@ -116,14 +117,22 @@ export const requirePending = (change: Change, now: Date): void => {
   const { id } = change;
   if (change.state === 'applied') {
     throw new FettleError('E_ALREADY_APPLIED', `Session ${id} was already applied.`, {
-      hint: change.fields.tier === 'direct' ? `It was written directly. Undo it with \`fettle rollback ${id}\`.` : undefined,
+      hint:
+        change.fields.tier === 'direct'
+          ? `It was written directly. Undo it with \`fettle rollback ${id}\`.`
+          : undefined,
     });
   }
-  if (change.state === 'discarded') throw new FettleError('E_ALREADY_DISCARDED', `Session ${id} was already discarded.`);
+  if (change.state === 'discarded')
+    throw new FettleError('E_ALREADY_DISCARDED', `Session ${id} was already discarded.`);
   if (change.state === 'expired' && change.expiresAt) {
-    throw new FettleError('E_EXPIRED', `Session ${id} expired ${minutes(now.getTime() - change.expiresAt.getTime())} ago. Re-run the Write to try again.`, {
-      hint: `Its content stays readable with \`git show ${change.tip}\` until \`fettle gc\` removes it.`,
-    });
+    throw new FettleError(
+      'E_EXPIRED',
+      `Session ${id} expired ${minutes(now.getTime() - change.expiresAt.getTime())} ago. Re-run the Write to try again.`,
+      {
+        hint: `Its content stays readable with \`git show ${change.tip}\` until \`fettle gc\` removes it.`,
+      },
+    );
   }
   if (change.state !== 'pending') {
     throw new FettleError('E_NOT_FOUND', `Session ${id} is not a staged change waiting for confirmation.`, {

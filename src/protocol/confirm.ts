@@ -30,8 +30,24 @@ export interface ConfirmResult {
  * A commit of `bytes` on `parent`, and the ref moved to it by `move`. A `git gc --prune=now` running meanwhile
  * can delete the new objects before the ref names them: once it has, they are checked and written again.
  */
-const commitOn = async (ctx: Context, store: Store, change: Change, parent: string, kind: RecordKind, bytes: Buffer, mode: string, note?: string) => {
-  const spec = { parent, path: change.fields.path, bytes, mode, message: renderRecord({ ...change.fields, kind, note }), when: ctx.now() };
+const commitOn = async (
+  ctx: Context,
+  store: Store,
+  change: Change,
+  parent: string,
+  kind: RecordKind,
+  bytes: Buffer,
+  mode: string,
+  note?: string,
+) => {
+  const spec = {
+    parent,
+    path: change.fields.path,
+    bytes,
+    mode,
+    message: renderRecord({ ...change.fields, kind, note }),
+    when: ctx.now(),
+  };
   const { commit, written } = await commitFile(store, spec);
   const again = { oids: written, rewrite: () => commitFile(store, spec) };
   return { commit, written: again, settle: () => ensureObjects(store, again.oids, again.rewrite) };
@@ -52,7 +68,10 @@ const stagedFiles = async (store: Store, change: Change): Promise<Staged> => {
   const resuming = change.fields.kind === 'snapshot';
   const proposalRev = resuming ? `${change.tip}^` : change.tip;
   const { path } = change.fields;
-  const [proposal, base] = await readFiles(store, [{ commit: proposalRev, path }, { commit: `${proposalRev}^`, path }]);
+  const [proposal, base] = await readFiles(store, [
+    { commit: proposalRev, path },
+    { commit: `${proposalRev}^`, path },
+  ]);
   if (!proposal) throw new FettleError('E_INTERNAL', `internal error: change ${change.id} has no proposed content`);
   return { proposal, base: base ?? null, resuming };
 };
@@ -78,8 +97,25 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
       if (!resuming) change = await snapshotUserBytes(ctx, store, change, disk);
     }
     const mode = disk ? gitModeOf(disk.mode) : proposal.mode;
-    const applied = await commitOn(ctx, store, change, change.tip, 'applied', bytes, mode, how === 'merged' ? 'Merged with edits made on disk after it was staged.' : undefined);
-    const refs = await retryMissing(() => prepareRefs(store, [{ op: 'update', ref: change.ref, oid: applied.commit, old: change.tip }], `fettle: confirm ${id}`), applied.written);
+    const applied = await commitOn(
+      ctx,
+      store,
+      change,
+      change.tip,
+      'applied',
+      bytes,
+      mode,
+      how === 'merged' ? 'Merged with edits made on disk after it was staged.' : undefined,
+    );
+    const refs = await retryMissing(
+      () =>
+        prepareRefs(
+          store,
+          [{ op: 'update', ref: change.ref, oid: applied.commit, old: change.tip }],
+          `fettle: confirm ${id}`,
+        ),
+      applied.written,
+    );
     try {
       if (how !== 'already-on-disk') {
         await replaceFile(path, bytes, { mode: disk?.mode ?? fileModeOf(proposal.mode), createOnly: disk === null });
@@ -107,20 +143,54 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
 };
 
 /** Commits the bytes on disk on top of the proposal and moves the ref there, before anything replaces them. */
-const snapshotUserBytes = async (ctx: Context, store: Store, change: Change, disk: DiskFile | null): Promise<Change> => {
-  const snapshot = await commitOn(ctx, store, change, change.tip, 'snapshot', disk?.bytes ?? Buffer.alloc(0), gitModeOf(disk?.mode ?? 0o644));
-  await publish(store, [{ op: 'update', ref: change.ref, oid: snapshot.commit, old: change.tip }], `fettle: confirm ${change.id} (snapshot)`, snapshot.written);
+const snapshotUserBytes = async (
+  ctx: Context,
+  store: Store,
+  change: Change,
+  disk: DiskFile | null,
+): Promise<Change> => {
+  const snapshot = await commitOn(
+    ctx,
+    store,
+    change,
+    change.tip,
+    'snapshot',
+    disk?.bytes ?? Buffer.alloc(0),
+    gitModeOf(disk?.mode ?? 0o644),
+  );
+  await publish(
+    store,
+    [{ op: 'update', ref: change.ref, oid: snapshot.commit, old: change.tip }],
+    `fettle: confirm ${change.id} (snapshot)`,
+    snapshot.written,
+  );
   await failpoint('confirm.snapshot-written');
   return { ...change, tip: snapshot.commit, parents: [change.tip], fields: { ...change.fields, kind: 'snapshot' } };
 };
 
-const mergeOrRefuse = async (store: Store, change: Change, path: string, disk: Buffer | null, base: Buffer | null, proposal: Buffer): Promise<Buffer> => {
-  const keep = `Nothing was written; the change stays pending. Compare the file with the proposal: \`git diff fettle/${change.id} -- ${change.fields.path}\`;` +
+const mergeOrRefuse = async (
+  store: Store,
+  change: Change,
+  path: string,
+  disk: Buffer | null,
+  base: Buffer | null,
+  proposal: Buffer,
+): Promise<Buffer> => {
+  const keep =
+    `Nothing was written; the change stays pending. Compare the file with the proposal: \`git diff fettle/${change.id} -- ${change.fields.path}\`;` +
     ` then run \`fettle discard ${change.id}\` and re-run the Write.`;
-  if (disk === null) throw new FettleError('E_CONFLICT', `${path} was deleted after change ${change.id} was staged.`, { hint: keep });
-  if (base === null) throw new FettleError('E_CONFLICT', `${path} was created by someone else after change ${change.id} was staged.`, { hint: keep });
+  if (disk === null)
+    throw new FettleError('E_CONFLICT', `${path} was deleted after change ${change.id} was staged.`, { hint: keep });
+  if (base === null)
+    throw new FettleError('E_CONFLICT', `${path} was created by someone else after change ${change.id} was staged.`, {
+      hint: keep,
+    });
   if ([disk, base, proposal].some((b) => classifyContent(b) !== 'text')) {
-    throw new FettleError('E_CONFLICT', `${path} changed after change ${change.id} was staged, and binary content cannot be merged.`, { hint: keep });
+    throw new FettleError(
+      'E_CONFLICT',
+      `${path} changed after change ${change.id} was staged, and binary content cannot be merged.`,
+      { hint: keep },
+    );
   }
   const merged = await mergeFile(store, disk, base, proposal);
   if (!merged.clean) {

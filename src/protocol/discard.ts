@@ -26,7 +26,8 @@ export const discard = async (ctx: Context, store: Store, id: string): Promise<C
     await discardable(store, change, ctx.now());
     const tree = await treeOf(store, change.tip);
     const when = ctx.now();
-    const writeMarker = () => writeCommit(store, tree, [change.tip], renderRecord({ ...change.fields, kind: 'discarded' }), when);
+    const writeMarker = () =>
+      writeCommit(store, tree, [change.tip], renderRecord({ ...change.fields, kind: 'discarded' }), when);
     const marker = await writeMarker();
     await failpoint('discard.marker-written');
     await publish(

@@ -32,7 +32,9 @@ const MIN_NODE = 20;
 
 export const checkNode = (version: string): Check => {
   const major = Number(/^v?(\d+)/.exec(version)?.[1]);
-  return major >= MIN_NODE ? ok('node', `Node ${version}`) : fail('node', `Node ${version} is older than ${MIN_NODE}`, `Install Node ${MIN_NODE} or newer.`);
+  return major >= MIN_NODE
+    ? ok('node', `Node ${version}`)
+    : fail('node', `Node ${version} is older than ${MIN_NODE}`, `Install Node ${MIN_NODE} or newer.`);
 };
 
 export const checkGitVersion = (output: string | null): Check => {
@@ -41,30 +43,56 @@ export const checkGitVersion = (output: string | null): Check => {
   const [major, minor] = [Number(match[1]), Number(match[2])];
   const recent = major > MIN_GIT[0] || (major === MIN_GIT[0] && minor >= MIN_GIT[1]);
   const version = `${major}.${minor}`;
-  if (!recent) return fail('git', `git ${version} is older than ${MIN_GIT.join('.')}, which fettle needs to make its records durable (core.fsync)`, 'Upgrade git.');
+  if (!recent)
+    return fail(
+      'git',
+      `git ${version} is older than ${MIN_GIT.join('.')}, which fettle needs to make its records durable (core.fsync)`,
+      'Upgrade git.',
+    );
   return ok('git', `git ${version}${major === 2 && minor < 38 ? ' (file names containing a newline need 2.38)' : ''}`);
 };
 
 export const checkConfig = (env: Env): { check: Check; config?: Config } => {
   try {
     const config = loadConfig(env);
-    return { check: ok('config', `floor ${config.floor}, ceiling ${config.ceil}, ratio ${config.ratio}, staged changes kept ${config.ttlSeconds} s`), config };
+    return {
+      check: ok(
+        'config',
+        `floor ${config.floor}, ceiling ${config.ceil}, ratio ${config.ratio}, staged changes kept ${config.ttlSeconds} s`,
+      ),
+      config,
+    };
   } catch (error) {
     const e = toFettleError(error);
-    return { check: fail('config', e.message, e.hint ?? 'Fix or unset the variable; `fettle info` shows what is in force.') };
+    return {
+      check: fail('config', e.message, e.hint ?? 'Fix or unset the variable; `fettle info` shows what is in force.'),
+    };
   }
 };
 
 const gitVersion = async (env: Env, cwd: string): Promise<string | null> =>
-  createGit(cwd, env).text({ args: ['--version'] }).catch(() => null);
+  createGit(cwd, env)
+    .text({ args: ['--version'] })
+    .catch(() => null);
 
 /** Every object fettle's history needs is there (objects shared with HEAD are git's to check). */
 const checkObjects = async (store: Store): Promise<Check> => {
-  const args = ['rev-list', '--objects', '--quiet', '--glob=refs/fettle/*', '--glob=refs/fettle-discarded/*', ...(store.head ? ['--not', store.head] : [])];
+  const args = [
+    'rev-list',
+    '--objects',
+    '--quiet',
+    '--glob=refs/fettle/*',
+    '--glob=refs/fettle-discarded/*',
+    ...(store.head ? ['--not', store.head] : []),
+  ];
   const r = await store.git.run({ args, okCodes: [128] });
   if (r.code === 0) return ok('objects', "every object fettle's history needs is present");
   const first = r.stderr.split('\n').find(Boolean) ?? 'git rev-list failed';
-  return fail('objects', `fettle's history names missing objects (${first.replace(/^fatal: /, '')})`, 'Run `git fsck` to see what is missing; `fettle gc` drops changes whose history is gone once they are past retention.');
+  return fail(
+    'objects',
+    `fettle's history names missing objects (${first.replace(/^fatal: /, '')})`,
+    'Run `git fsck` to see what is missing; `fettle gc` drops changes whose history is gone once they are past retention.',
+  );
 };
 
 const SHOWN_IDS = 8;
@@ -75,8 +103,18 @@ const checkChanges = async (ctx: Context, store: Store): Promise<Check[]> => {
   const expired = changes.filter((c) => c.state === 'expired');
   const checks = [ok('changes', `${changes.length} in history, ${pending.length} staged and waiting`)];
   if (expired.length > 0) {
-    const ids = expired.slice(0, SHOWN_IDS).map((c) => c.id).join(' ') + (expired.length > SHOWN_IDS ? ' …' : '');
-    checks.push(warn('expired', `${expired.length} staged change${expired.length === 1 ? '' : 's'} expired without a decision: ${ids}`, 'Drop each with `fettle discard <id>`; `fettle gc` removes them once past FETTLE_HISTORY_MAX_AGE.'));
+    const ids =
+      expired
+        .slice(0, SHOWN_IDS)
+        .map((c) => c.id)
+        .join(' ') + (expired.length > SHOWN_IDS ? ' …' : '');
+    checks.push(
+      warn(
+        'expired',
+        `${expired.length} staged change${expired.length === 1 ? '' : 's'} expired without a decision: ${ids}`,
+        'Drop each with `fettle discard <id>`; `fettle gc` removes them once past FETTLE_HISTORY_MAX_AGE.',
+      ),
+    );
   }
   return checks;
 };
@@ -86,10 +124,16 @@ const checkLeftovers = async (ctx: Context, store: Store): Promise<Check> => {
   const r = await collectGarbage(ctx, store, { dryRun: true });
   const parts = [
     r.removed.length ? `${r.removed.length} change${r.removed.length === 1 ? '' : 's'} past retention` : '',
-    r.worktrees.length ? `${r.worktrees.length} hidden worktree${r.worktrees.length === 1 ? '' : 's'} no change uses` : '',
-    r.links.length ? `${r.links.length} tool-use link${r.links.length === 1 ? '' : 's'} no tool call will come back for` : '',
+    r.worktrees.length
+      ? `${r.worktrees.length} hidden worktree${r.worktrees.length === 1 ? '' : 's'} no change uses`
+      : '',
+    r.links.length
+      ? `${r.links.length} tool-use link${r.links.length === 1 ? '' : 's'} no tool call will come back for`
+      : '',
   ].filter(Boolean);
-  return parts.length ? warn('leftovers', parts.join(', '), 'Run `fettle gc` (`fettle gc --dry-run` lists them).') : ok('leftovers', 'nothing for `fettle gc` to remove');
+  return parts.length
+    ? warn('leftovers', parts.join(', '), 'Run `fettle gc` (`fettle gc --dry-run` lists them).')
+    : ok('leftovers', 'nothing for `fettle gc` to remove');
 };
 
 const GIT_LOCK_STALE_MS = 60_000;
@@ -100,7 +144,11 @@ const checkLocks = async (store: Store, now: Date): Promise<Check> => {
   const locks = join(fettleDir(store), 'locks');
   for (const name of await readdir(locks).catch(() => [] as string[])) {
     const pid = Number.parseInt(await readFile(join(locks, name), 'utf8').catch(() => ''), 10);
-    found.push(pid > 0 && isAlive(pid) ? `${name} (held by running pid ${pid})` : `${name} (its holder is gone; the next fettle command takes it over)`);
+    found.push(
+      pid > 0 && isAlive(pid)
+        ? `${name} (held by running pid ${pid})`
+        : `${name} (its holder is gone; the next fettle command takes it over)`,
+    );
   }
   const refsDir = join(store.commonDir, 'refs', 'fettle');
   for (const name of await readdir(refsDir).catch(() => [] as string[])) {
@@ -110,7 +158,13 @@ const checkLocks = async (store: Store, now: Date): Promise<Check> => {
   }
   if (found.length === 0) return ok('locks', 'no lock held');
   const stale = found.some((f) => f.startsWith('refs/fettle/'));
-  return warn('locks', found.join('; '), stale ? `If no git or fettle process is running, remove the old git lock: rm ${join(refsDir, '<name>.lock')}` : undefined);
+  return warn(
+    'locks',
+    found.join('; '),
+    stale
+      ? `If no git or fettle process is running, remove the old git lock: rm ${join(refsDir, '<name>.lock')}`
+      : undefined,
+  );
 };
 
 export interface DoctorInput {
@@ -128,7 +182,19 @@ export const diagnose = async (input: DoctorInput): Promise<Check[]> => {
     const e = toFettleError(input.storeError);
     return [...checks, fail('store', e.message, e.hint)];
   }
-  checks.push(ok('store', store.kind === 'repo' ? `this repository (${store.commonDir}, ${store.objectFormat})` : `the private store for files outside repositories (${store.commonDir})`));
-  checks.push(...(await checkChanges(ctx, store)), await checkObjects(store), await checkLeftovers(ctx, store), await checkLocks(store, ctx.now()));
+  checks.push(
+    ok(
+      'store',
+      store.kind === 'repo'
+        ? `this repository (${store.commonDir}, ${store.objectFormat})`
+        : `the private store for files outside repositories (${store.commonDir})`,
+    ),
+  );
+  checks.push(
+    ...(await checkChanges(ctx, store)),
+    await checkObjects(store),
+    await checkLeftovers(ctx, store),
+    await checkLocks(store, ctx.now()),
+  );
   return checks;
 };

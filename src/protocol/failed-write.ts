@@ -25,10 +25,18 @@ export const settleFailedWrite = async (
   if (change.fields.kind !== 'before') return 'kept';
   const [disk, recorded] = await Promise.all([readDisk(realPath), readFile(store, change.tip, change.fields.path)]);
   if (sameBytes(disk?.bytes, recorded?.bytes)) {
-    await updateRefs(store, [{ op: 'delete', ref: changeRef(id), old: change.tip }], `fettle: ${change.fields.tool ?? 'write'} failed, nothing changed`);
+    await updateRefs(
+      store,
+      [{ op: 'delete', ref: changeRef(id), old: change.tip }],
+      `fettle: ${change.fields.tool ?? 'write'} failed, nothing changed`,
+    );
     return 'dropped';
   }
-  const why = error?.split('\n').find((l) => l.trim() !== '')?.trim().slice(0, 200);
+  const why = error
+    ?.split('\n')
+    .find((l) => l.trim() !== '')
+    ?.trim()
+    .slice(0, 200);
   const note = `The tool reported a failure${why ? ` (${why})` : ''}; these bytes were on disk after it.`;
   await recordAfter(ctx, store, id, { tip: change.tip, fields: { ...change.fields, note } }, disk, 'after');
   return 'recorded';

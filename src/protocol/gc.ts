@@ -25,7 +25,11 @@ export interface GcReport {
 }
 
 /** Retention, re-listed and retried when another fettle process moved a ref meanwhile. */
-const retain = async (ctx: Context, store: Store, dryRun: boolean): Promise<{ removed: Removal[]; changes: Change[]; known: Set<string> }> => {
+const retain = async (
+  ctx: Context,
+  store: Store,
+  dryRun: boolean,
+): Promise<{ removed: Removal[]; changes: Change[]; known: Set<string> }> => {
   for (let attempt = 1; ; attempt++) {
     const changes = await listChanges(store, ctx.config.ttlSeconds, ctx.now());
     const removed = planRetention(changes, ctx.config, ctx.now());
@@ -45,7 +49,13 @@ const ownsWorktree = (c: Change): boolean => c.state === 'pending' || c.state ==
  * A worktree whose change is known but not staged any more (applied, discarded, removed) is an orphan; one
  * with no ref at all is only after the grace period, since staging adds the worktree before the ref.
  */
-const sweepWorktrees = async (ctx: Context, store: Store, live: Set<string>, known: Set<string>, dryRun: boolean): Promise<GcReport['worktrees']> => {
+const sweepWorktrees = async (
+  ctx: Context,
+  store: Store,
+  live: Set<string>,
+  known: Set<string>,
+  dryRun: boolean,
+): Promise<GcReport['worktrees']> => {
   const freed: GcReport['worktrees'] = [];
   const now = ctx.now().getTime();
   for (const dir of await hiddenDirs(store)) {
@@ -57,7 +67,10 @@ const sweepWorktrees = async (ctx: Context, store: Store, live: Set<string>, kno
   const swept = new Set(freed.map((f) => f.path));
   for (const wt of await registeredHidden(store)) {
     if (live.has(wt.id) || swept.has(wt.path)) continue;
-    const exists = await lstat(wt.path).then(() => true, () => false);
+    const exists = await lstat(wt.path).then(
+      () => true,
+      () => false,
+    );
     if (exists) continue; // a fresh one, inside the grace period
     if (dryRun || (await forgetMissing(store, wt.path))) freed.push({ id: wt.id, path: wt.path, bytes: 0 });
   }
@@ -71,14 +84,25 @@ const staleLink = async (ctx: Context, path: string, awaiting: Set<string>): Pro
   const age = ctx.now().getTime() - info.mtimeMs;
   if (!path.endsWith('.json')) return age > GRACE_MS; // a temp file left by a killed process
   if (age > ctx.config.historyMaxAgeSeconds * 1000) return true;
-  const id = await readFile(path, 'utf8').then((t) => (JSON.parse(t) as { id?: unknown }).id, () => undefined);
+  const id = await readFile(path, 'utf8').then(
+    (t) => (JSON.parse(t) as { id?: unknown }).id,
+    () => undefined,
+  );
   return typeof id !== 'string' || !awaiting.has(id);
 };
 
 const sweepLinks = async (ctx: Context, store: Store, changes: Change[], dryRun: boolean): Promise<string[]> => {
   const dir = join(fettleDir(store), 'tool-use');
   // Waiting for a PostToolUse: a `before` record (direct) or a proposal a human may approve (review mode).
-  const awaiting = new Set(changes.filter((c) => c.state !== 'discarded' && (c.fields.kind === 'before' || c.fields.kind === 'proposal' || c.fields.kind === 'snapshot')).map((c) => c.id));
+  const awaiting = new Set(
+    changes
+      .filter(
+        (c) =>
+          c.state !== 'discarded' &&
+          (c.fields.kind === 'before' || c.fields.kind === 'proposal' || c.fields.kind === 'snapshot'),
+      )
+      .map((c) => c.id),
+  );
   const stale: string[] = [];
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     const path = join(dir, name);
@@ -89,11 +113,21 @@ const sweepLinks = async (ctx: Context, store: Store, changes: Change[], dryRun:
   return stale;
 };
 
-export const collectGarbage = async (ctx: Context, store: Store, options: { dryRun?: boolean } = {}): Promise<GcReport> => {
+export const collectGarbage = async (
+  ctx: Context,
+  store: Store,
+  options: { dryRun?: boolean } = {},
+): Promise<GcReport> => {
   const dryRun = options.dryRun ?? false;
   const { removed, changes, known } = await retain(ctx, store, dryRun);
   const live = new Set(changes.filter(ownsWorktree).map((c) => c.id));
   const worktrees = await sweepWorktrees(ctx, store, live, known, dryRun);
   const links = await sweepLinks(ctx, store, changes, dryRun);
-  return { removed, worktrees, links, kept: changes.length, pending: changes.filter((c) => c.state === 'pending').length };
+  return {
+    removed,
+    worktrees,
+    links,
+    kept: changes.length,
+    pending: changes.filter((c) => c.state === 'pending').length,
+  };
 };

@@ -48,7 +48,10 @@ export const chainsOf = async (store: Store, tips: string[]): Promise<Chain[]> =
   const chains: Chain[] = tips.map(() => ({ commits: [], base: null }));
   let frontier = tips.map((oid, n) => ({ n, oid }));
   for (let hop = 0; hop < MAX_HOPS && frontier.length > 0; hop++) {
-    const commits = await readCommits(store, frontier.map((f) => f.oid));
+    const commits = await readCommits(
+      store,
+      frontier.map((f) => f.oid),
+    );
     const next: typeof frontier = [];
     frontier.forEach(({ n }, i) => {
       const commit = commits[i];
@@ -63,12 +66,17 @@ export const chainsOf = async (store: Store, tips: string[]): Promise<Chain[]> =
   return chains;
 };
 
-export const chainOf = async (store: Store, tip: string): Promise<Chain> => (await chainsOf(store, [tip]))[0] ?? { commits: [], base: null };
+export const chainOf = async (store: Store, tip: string): Promise<Chain> =>
+  (await chainsOf(store, [tip]))[0] ?? { commits: [], base: null };
 
 /** The commit holding the bytes the change replaced on disk: a merging confirm's `snapshot`, else `before`. */
 export const replacedCommit = (chain: Chain): string => {
   const found = chain.commits.find((c) => kindOf(c) === 'before' || kindOf(c) === 'snapshot');
-  if (!found) throw new FettleError('E_INTERNAL', `internal error: change at ${chain.commits[0]?.oid ?? '?'} has no 'before' record`);
+  if (!found)
+    throw new FettleError(
+      'E_INTERNAL',
+      `internal error: change at ${chain.commits[0]?.oid ?? '?'} has no 'before' record`,
+    );
   return found.oid;
 };
 
@@ -82,7 +90,6 @@ export const writtenCommit = (chain: Chain): string | undefined => {
   return kindOf(tip) === 'discarded' ? chain.commits[1]?.oid : tip.oid;
 };
 
-
 export interface Versions {
   chain: Chain;
   /** the bytes the change replaced (null: the file did not exist) */
@@ -93,12 +100,18 @@ export interface Versions {
 
 /** Previous and written bytes of each change, in a fixed number of git processes. */
 export const versionsOf = async (store: Store, changes: Change[]): Promise<Versions[]> => {
-  const chains = await chainsOf(store, changes.map((c) => c.tip));
+  const chains = await chainsOf(
+    store,
+    changes.map((c) => c.tip),
+  );
   const writtenAt = chains.map(writtenCommit);
   const wants = changes.flatMap((c, n) => {
     const chain = chains[n] as Chain;
     const at = writtenAt[n];
-    return [{ commit: replacedCommit(chain), path: c.fields.path }, ...(at ? [{ commit: at, path: c.fields.path }] : [])];
+    return [
+      { commit: replacedCommit(chain), path: c.fields.path },
+      ...(at ? [{ commit: at, path: c.fields.path }] : []),
+    ];
   });
   const files = await readFiles(store, wants);
   let i = 0;

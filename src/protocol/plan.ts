@@ -31,7 +31,13 @@ export interface Plan {
  * `old` is what is on disk now (read by the caller); `source` replaces the line counts and the shown diff when
  * the threshold is about part of the file (a notebook cell's source).
  */
-export const planWrite = async (ctx: Context, target: Target, old: DiskFile | null, next: Buffer, source?: SourceCounts): Promise<Plan> => {
+export const planWrite = async (
+  ctx: Context,
+  target: Target,
+  old: DiskFile | null,
+  next: Buffer,
+  source?: SourceCounts,
+): Promise<Plan> => {
   const oldKind = old ? classifyContent(old.bytes) : 'text';
   const kind: ContentKind = oldKind === 'text' ? classifyContent(next) : oldKind;
   if (!old || kind !== 'text' || old.bytes.equals(next)) {
@@ -39,7 +45,14 @@ export const planWrite = async (ctx: Context, target: Target, old: DiskFile | nu
   }
   if (source) {
     const decision = decide({ old: old.bytes, next, oldKind: kind, counts: source }, ctx.config);
-    return { target, old, next, kind, decision, diff: source.hunks && renderUnified(target.treePath, source.hunks, DIFF_CAP) };
+    return {
+      target,
+      old,
+      next,
+      kind,
+      decision,
+      diff: source.hunks && renderUnified(target.treePath, source.hunks, DIFF_CAP),
+    };
   }
   const oldLines = countLinesIn(old.bytes);
   // Past this size jsdiff's time and memory grow faster than git's (a 5 MB edit: 600 ms and 180 MB before its
@@ -52,15 +65,29 @@ export const planWrite = async (ctx: Context, target: Target, old: DiskFile | nu
   }
   const [oldBlob = '', nextBlob = ''] = await writeBlobs(target.store, [old.bytes, next]);
   const patch = await gitDiff(target, oldBlob, nextBlob);
-  const decision = decide({ old: old.bytes, next, oldKind: kind, counts: { added: patch.added, removed: patch.removed, oldLines } }, ctx.config);
+  const decision = decide(
+    { old: old.bytes, next, oldKind: kind, counts: { added: patch.added, removed: patch.removed, oldLines } },
+    ctx.config,
+  );
   const text = [`--- a/${target.treePath}`, `+++ b/${target.treePath}`, ...patch.shown].join('\n');
-  return { target, old, next, kind, decision, diff: { text, cutLines: patch.cutLines }, stored: { old: oldBlob, next: nextBlob } };
+  return {
+    target,
+    old,
+    next,
+    kind,
+    decision,
+    diff: { text, cutLines: patch.cutLines },
+    stored: { old: oldBlob, next: nextBlob },
+  };
 };
 
 /** git's xdiff discards lines unique to one side, so a full rewrite that stalls jsdiff takes it ~70 ms. */
 const gitDiff = async (target: Target, a: string, b: string): Promise<ScannedPatch> => {
   // Scanned as it arrives: a rewrite's patch is twice the file, and only counts and DIFF_CAP lines are kept.
   const scanner = unifiedScanner(DIFF_CAP);
-  await target.store.git.run({ args: ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '-U3', a, b], onStdout: (chunk) => scanner.push(chunk) });
+  await target.store.git.run({
+    args: ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '-U3', a, b],
+    onStdout: (chunk) => scanner.push(chunk),
+  });
   return scanner.end();
 };

@@ -25,7 +25,9 @@ export const propose = (call: WriteCall, old: DiskFile | null): Proposed => {
     const result = applyNotebookEdit(old.bytes.toString('utf8'), call.op);
     if (!result.ok) return { exact: false, why: result.why };
     const d = diffLines(result.oldSource, result.newSource);
-    const counts = d ? { added: d.added, removed: d.removed } : { added: countLines(result.newSource), removed: countLines(result.oldSource) };
+    const counts = d
+      ? { added: d.added, removed: d.removed }
+      : { added: countLines(result.newSource), removed: countLines(result.oldSource) };
     return { exact: true, next: result.bytes, counts: { ...counts, oldLines: result.sourceLines, hunks: d?.hunks } };
   }
   const [first] = call.edits;
@@ -37,7 +39,8 @@ export const propose = (call: WriteCall, old: DiskFile | null): Proposed => {
   }
   const kind = classifyContent(old.bytes);
   // Past 5 MB a change is direct whatever it is (DESIGN §2), so predicting it would only cost memory.
-  if (kind === 'oversize') return { exact: false, why: 'the file is over 5 MB, so it is recorded without predicting the edit' };
+  if (kind === 'oversize')
+    return { exact: false, why: 'the file is over 5 MB, so it is recorded without predicting the edit' };
   if (kind !== 'text') return { exact: false, why: 'the file is not UTF-8 text' };
   const result = applyEdits(old.bytes.toString('utf8'), call.edits);
   return result.ok ? { exact: true, next: Buffer.from(result.text, 'utf8') } : { exact: false, why: result.why };

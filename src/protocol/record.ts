@@ -5,7 +5,17 @@ import { FettleError } from '../errors';
 import { failpoint } from '../io/failpoint';
 import { gitModeOf, type DiskFile } from '../io/atomic-write';
 import type { Store, Target } from '../store/locate';
-import { commitFile, commitId, headCommit, planTrees, readLevels, rootOf, writeBatch, writeBlobs, type CommitSpec } from '../store/objects';
+import {
+  commitFile,
+  commitId,
+  headCommit,
+  planTrees,
+  readLevels,
+  rootOf,
+  writeBatch,
+  writeBlobs,
+  type CommitSpec,
+} from '../store/objects';
 import { levelsAfter } from '../store/tree-codec';
 import { publish } from '../store/publish';
 import { changeRef, warmRefUpdate } from '../store/refs';
@@ -49,7 +59,10 @@ const commitBefore = async (
   const head = headCommit(store);
   const reading = readLevels(store, head ? `${head}^{tree}` : null, path); // cat-file works while blobs are written
   const missing = [old && !stored?.old ? old.bytes : undefined, next && !stored?.next ? next.bytes : undefined];
-  const fresh = await writeBlobs(store, missing.filter((b): b is Buffer => !!b)).catch(async (error: unknown) => {
+  const fresh = await writeBlobs(
+    store,
+    missing.filter((b): b is Buffer => !!b),
+  ).catch(async (error: unknown) => {
     await reading.catch(() => undefined);
     throw error;
   });
@@ -59,7 +72,8 @@ const commitBefore = async (
   const levels = await reading;
   await failpoint('record.blob-written');
   const before = planTrees(store, levels, path, old && oldBlob ? { mode: gitModeOf(old.mode), oid: oldBlob } : null);
-  const after = next && nextBlob ? planTrees(store, levelsAfter(levels, before), path, { mode: next.mode, oid: nextBlob }) : [];
+  const after =
+    next && nextBlob ? planTrees(store, levelsAfter(levels, before), path, { mode: next.mode, oid: nextBlob }) : [];
   const first: CommitSpec = { tree: rootOf(before), parents: head ? [head] : [], message: messages.before, when };
   const commits = [first];
   if (after.length > 0 && messages.proposal !== undefined) {
@@ -95,10 +109,25 @@ export const recordBefore = async (
   warmRefUpdate(store, reason);
   return withFreshId(async (id) => {
     // A rewrite after a prune writes every object again, the caller's blob included.
-    const write = (known?: { old?: string }) => commitBefore(store, treePath, old, { before: renderRecord({ ...fields, id, kind: 'before' }) }, when, undefined, known);
-    const { commits: [commit = ''], written } = await write({ old: stored });
+    const write = (known?: { old?: string }) =>
+      commitBefore(
+        store,
+        treePath,
+        old,
+        { before: renderRecord({ ...fields, id, kind: 'before' }) },
+        when,
+        undefined,
+        known,
+      );
+    const {
+      commits: [commit = ''],
+      written,
+    } = await write({ old: stored });
     await failpoint('record.commit-written');
-    await publish(store, [{ op: 'create', ref: changeRef(id), oid: commit }], reason, { oids: written, rewrite: () => write() });
+    await publish(store, [{ op: 'create', ref: changeRef(id), oid: commit }], reason, {
+      oids: written,
+      rewrite: () => write(),
+    });
     await failpoint('record.ref-written');
     return { id, tip: commit, fields: { ...fields, id, kind: 'before' } };
   });
@@ -132,12 +161,32 @@ export const recordAfter = async (
   const message = renderRecord({ ...previous.fields, id, kind });
   const mode = gitModeOf(landed?.mode ?? 0o644);
   const write = async () => {
-    const side = replaced && (await commitFile(store, { parent: previous.tip, path, bytes: replaced.bytes, mode, message: renderRecord({ ...replaced.fields, id, kind }), when }));
-    const main = await commitFile(store, { parent: previous.tip, otherParents: side ? [side.commit] : [], path, bytes: landed?.bytes ?? null, mode, message, when });
+    const side =
+      replaced &&
+      (await commitFile(store, {
+        parent: previous.tip,
+        path,
+        bytes: replaced.bytes,
+        mode,
+        message: renderRecord({ ...replaced.fields, id, kind }),
+        when,
+      }));
+    const main = await commitFile(store, {
+      parent: previous.tip,
+      otherParents: side ? [side.commit] : [],
+      path,
+      bytes: landed?.bytes ?? null,
+      mode,
+      message,
+      when,
+    });
     return { commit: main.commit, written: [...(side?.written ?? []), ...main.written] };
   };
   const { commit, written } = await write();
-  await publish(store, [{ op: 'update', ref: changeRef(id), oid: commit, old: previous.tip }], reason, { oids: written, rewrite: write });
+  await publish(store, [{ op: 'update', ref: changeRef(id), oid: commit, old: previous.tip }], reason, {
+    oids: written,
+    rewrite: write,
+  });
   await failpoint('after.ref-written');
   return commit;
 };
@@ -148,7 +197,11 @@ export const recordAfter = async (
  * hidden worktree is not made here: `fettle test` creates it on first use (design brief §5, "create it
  * lazily"), which keeps `git worktree add` and its checkout off the hook path.
  */
-export const stage = async (ctx: Context, plan: Plan, origin: Origin): Promise<{ id: string; tip: string; fields: RecordFields }> => {
+export const stage = async (
+  ctx: Context,
+  plan: Plan,
+  origin: Origin,
+): Promise<{ id: string; tip: string; fields: RecordFields }> => {
   const { store, treePath } = plan.target;
   const fields = fieldsOf(plan, origin);
   const mode = plan.old ? gitModeOf(plan.old.mode) : '100644';
@@ -156,13 +209,20 @@ export const stage = async (ctx: Context, plan: Plan, origin: Origin): Promise<{
   const reason = `fettle: stage ${treePath}`;
   warmRefUpdate(store, reason);
   return withFreshId(async (id) => {
-    const messages = { before: renderRecord({ ...fields, id, kind: 'before' }), proposal: renderRecord({ ...fields, id, kind: 'proposal' }) };
-    const write = (known?: Plan['stored']) => commitBefore(store, treePath, plan.old, messages, when, { bytes: plan.next, mode }, known);
+    const messages = {
+      before: renderRecord({ ...fields, id, kind: 'before' }),
+      proposal: renderRecord({ ...fields, id, kind: 'proposal' }),
+    };
+    const write = (known?: Plan['stored']) =>
+      commitBefore(store, treePath, plan.old, messages, when, { bytes: plan.next, mode }, known);
     const { commits, written } = await write(plan.stored);
     const proposal = commits[1];
     if (!proposal) throw new FettleError('E_INTERNAL', 'internal error: no proposal commit');
     await failpoint('stage.commits-written');
-    await publish(store, [{ op: 'create', ref: changeRef(id), oid: proposal }], reason, { oids: written, rewrite: () => write() });
+    await publish(store, [{ op: 'create', ref: changeRef(id), oid: proposal }], reason, {
+      oids: written,
+      rewrite: () => write(),
+    });
     await failpoint('stage.ref-written');
     return { id, tip: proposal, fields: { ...fields, id, kind: 'proposal' } };
   });

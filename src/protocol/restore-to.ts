@@ -36,7 +36,10 @@ export const restoreTo = async (
   const [versions] = await versionsOf(store, [change]);
   const previous = versions?.previous;
   if (!previous) {
-    throw new FettleError('E_USAGE', `Change ${change.id} created ${change.fields.path}; there are no previous bytes to restore to ${to}.`);
+    throw new FettleError(
+      'E_USAGE',
+      `Change ${change.id} created ${change.fields.path}; there are no previous bytes to restore to ${to}.`,
+    );
   }
   const dest = await locateTarget(to, ctx.cwd, ctx.env, ctx.config.dataDir);
   const run = async (): Promise<RestoreResult> => {

@@ -31,7 +31,9 @@ export const planRetention = (
   keepUnconfirmed = false,
 ): Removal[] => {
   const cutoff = now.getTime() - config.historyMaxAgeSeconds * 1000;
-  const history = changes.filter((c) => c.state !== 'pending' && !(keepUnconfirmed && c.state === 'expired') && c.ref !== '');
+  const history = changes.filter(
+    (c) => c.state !== 'pending' && !(keepUnconfirmed && c.state === 'expired') && c.ref !== '',
+  );
   const removals: Removal[] = [];
   history.forEach((change, n) => {
     if (change.at.getTime() < cutoff) removals.push({ change, why: 'age' });
@@ -43,7 +45,11 @@ export const planRetention = (
 /** Deletes the refs in one transaction, each expected at the tip read: a ref moved meanwhile fails it all. */
 export const deleteRefs = async (store: Store, removals: Removal[]): Promise<void> => {
   if (removals.length === 0) return;
-  await updateRefs(store, removals.map(({ change }) => ({ op: 'delete' as const, ref: change.ref, old: change.tip })), 'fettle: retention');
+  await updateRefs(
+    store,
+    removals.map(({ change }) => ({ op: 'delete' as const, ref: change.ref, old: change.tip })),
+    'fettle: retention',
+  );
 };
 
 /** Deletes the refs, then the hidden worktrees of the staged ones. */
@@ -55,9 +61,19 @@ export const removeChanges = async (store: Store, removals: Removal[]): Promise<
 };
 
 /** Applies the policy; `limit` bounds the deletions of one call. */
-export const applyRetention = async (ctx: Context, store: Store, limit = Number.POSITIVE_INFINITY, keepUnconfirmed = false): Promise<Removal[]> => {
+export const applyRetention = async (
+  ctx: Context,
+  store: Store,
+  limit = Number.POSITIVE_INFINITY,
+  keepUnconfirmed = false,
+): Promise<Removal[]> => {
   const now = ctx.now();
-  const removals = planRetention(await listChanges(store, ctx.config.ttlSeconds, now), ctx.config, now, keepUnconfirmed).slice(0, limit);
+  const removals = planRetention(
+    await listChanges(store, ctx.config.ttlSeconds, now),
+    ctx.config,
+    now,
+    keepUnconfirmed,
+  ).slice(0, limit);
   await removeChanges(store, removals);
   return removals;
 };

@@ -45,7 +45,13 @@ export interface Pushed {
   url: string;
 }
 
-export const pushChange = async (store: Store, change: Change, chain: Chain, remote: string, branch: string): Promise<Pushed> => {
+export const pushChange = async (
+  store: Store,
+  change: Change,
+  chain: Chain,
+  remote: string,
+  branch: string,
+): Promise<Pushed> => {
   const ref = `refs/heads/${branch}`;
   const { code } = await store.git.run({ args: ['check-ref-format', ref], okCodes: [1] });
   if (code !== 0 || branch.startsWith('-')) throw new FettleError('E_USAGE', `'${branch}' is not a valid branch name.`);

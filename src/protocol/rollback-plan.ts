@@ -33,8 +33,6 @@ export interface FilePlan {
   skipped: Change[];
 }
 
-
-
 /**
  * Permission bits after restoring `previous`: its executable bit, unless the user changed the mode since the
  * change (then theirs); the other bits (e.g. 0600) of the file on disk are kept.
@@ -47,26 +45,54 @@ const modeAfter = (current: DiskFile | null, written: FileEntry | null | undefin
 };
 
 const refusal = (path: string, id: string, why: string): FettleError =>
-  new FettleError('E_CONFLICT', `${path} changed after fettle wrote it (change ${id}), and ${why}. Nothing was changed.`, {
-    hint: `Look at \`git show fettle/${id}\`; to overwrite anyway run \`fettle rollback ${id} --force\` (the current bytes are recorded first).`,
-  });
+  new FettleError(
+    'E_CONFLICT',
+    `${path} changed after fettle wrote it (change ${id}), and ${why}. Nothing was changed.`,
+    {
+      hint: `Look at \`git show fettle/${id}\`; to overwrite anyway run \`fettle rollback ${id} --force\` (the current bytes are recorded first).`,
+    },
+  );
 
-const mergeUndo = async (store: Store, path: string, id: string, current: DiskFile | null, v: Versions): Promise<Buffer> => {
+const mergeUndo = async (
+  store: Store,
+  path: string,
+  id: string,
+  current: DiskFile | null,
+  v: Versions,
+): Promise<Buffer> => {
   const { written, previous } = v;
   if (written === undefined) throw refusal(path, id, 'fettle has no record of what the write left on disk');
   if (!current || !written || !previous) throw refusal(path, id, 'the file was created or deleted since');
-  if ([current.bytes, written.bytes, previous.bytes].some((b) => classifyContent(b) !== 'text')) throw refusal(path, id, 'binary content cannot be merged');
+  if ([current.bytes, written.bytes, previous.bytes].some((b) => classifyContent(b) !== 'text'))
+    throw refusal(path, id, 'binary content cannot be merged');
   const merged = await mergeFile(store, current.bytes, written.bytes, previous.bytes);
-  if (!merged.clean) throw refusal(path, id, `undoing it conflicts with those edits (${merged.conflicts} conflict${merged.conflicts === 1 ? '' : 's'})`);
+  if (!merged.clean)
+    throw refusal(
+      path,
+      id,
+      `undoing it conflicts with those edits (${merged.conflicts} conflict${merged.conflicts === 1 ? '' : 's'})`,
+    );
   return merged.bytes;
 };
 
 /** One change over `current`: the step, null when there is nothing to undo, or a thrown refusal. */
-const planStep = async (store: Store, path: string, change: Change, current: DiskFile | null, v: Versions, force: boolean): Promise<Step | null> => {
+const planStep = async (
+  store: Store,
+  path: string,
+  change: Change,
+  current: DiskFile | null,
+  v: Versions,
+  force: boolean,
+): Promise<Step | null> => {
   const { previous, written } = v;
   if (sameBytes(current?.bytes, previous?.bytes)) return null;
   const untouched = written !== undefined && sameBytes(current?.bytes, written?.bytes);
-  const restore = (how: How): Step => ({ change, from: current, to: previous ? { bytes: previous.bytes, mode: modeAfter(current, written, previous) } : null, how });
+  const restore = (how: How): Step => ({
+    change,
+    from: current,
+    to: previous ? { bytes: previous.bytes, mode: modeAfter(current, written, previous) } : null,
+    how,
+  });
   if (untouched) return restore(previous ? 'restored' : 'removed');
   if (force) return restore('forced');
   const bytes = await mergeUndo(store, path, change.id, current, v);
@@ -78,8 +104,13 @@ const readForPlan = async (path: string, id: string): Promise<DiskFile | null> =
   try {
     return await readDisk(path);
   } catch (error) {
-    const why = (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'a parent directory is now a file' : 'it is no longer a regular file';
-    throw new FettleError('E_CONFLICT', `${path} cannot be restored (change ${id}): ${why}. Nothing was changed.`, { cause: error });
+    const why =
+      (error as NodeJS.ErrnoException).code === 'ENOTDIR'
+        ? 'a parent directory is now a file'
+        : 'it is no longer a regular file';
+    throw new FettleError('E_CONFLICT', `${path} cannot be restored (change ${id}): ${why}. Nothing was changed.`, {
+      cause: error,
+    });
   }
 };
 
@@ -92,13 +123,19 @@ export const pickNext = (remaining: Change[], current: DiskFile | null, versions
   const holds = remaining.findIndex((c) => written(c) !== undefined && sameBytes(current?.bytes, written(c)?.bytes));
   if (holds >= 0) return holds;
   const builtOn = (c: Change) =>
-    written(c) !== undefined && remaining.some((other) => other !== c && sameBytes(versions.get(other.id)?.previous?.bytes, written(c)?.bytes));
+    written(c) !== undefined &&
+    remaining.some((other) => other !== c && sameBytes(versions.get(other.id)?.previous?.bytes, written(c)?.bytes));
   const top = remaining.findIndex((c) => !builtOn(c));
   return top >= 0 ? top : 0;
 };
 
 /** Changes to one file, newest first, over a virtual copy of it. */
-const planFile = async (store: Store, changes: Change[], versions: Map<string, Versions>, force: boolean): Promise<FilePlan> => {
+const planFile = async (
+  store: Store,
+  changes: Change[],
+  versions: Map<string, Versions>,
+  force: boolean,
+): Promise<FilePlan> => {
   const first = changes[0] as Change;
   const target: Target = { store, realPath: diskPathOf(first.fields), treePath: first.fields.path };
   const original = await readForPlan(target.realPath, first.id);
@@ -119,13 +156,21 @@ const planFile = async (store: Store, changes: Change[], versions: Map<string, V
 
 const refuseAll = (errors: FettleError[]): FettleError => {
   if (errors.length === 1) return errors[0] as FettleError;
-  return new FettleError('E_CONFLICT', `${errors.length} files cannot be rolled back, so none was. Nothing was changed.`, {
-    hint: errors.map((e) => `${e.message}${e.hint ? ` ${e.hint}` : ''}`).join('\n'),
-  });
+  return new FettleError(
+    'E_CONFLICT',
+    `${errors.length} files cannot be rolled back, so none was. Nothing was changed.`,
+    {
+      hint: errors.map((e) => `${e.message}${e.hint ? ` ${e.hint}` : ''}`).join('\n'),
+    },
+  );
 };
 
 /** Every file planned before anything is written; throws (changing nothing) if any one cannot be restored. */
-export const planRollback = async (store: Store, changes: Change[], options: { force?: boolean } = {}): Promise<FilePlan[]> => {
+export const planRollback = async (
+  store: Store,
+  changes: Change[],
+  options: { force?: boolean } = {},
+): Promise<FilePlan[]> => {
   const all = await versionsOf(store, changes);
   const versions = new Map(changes.map((c, n) => [c.id, all[n] as Versions]));
   const byPath = new Map<string, Change[]>();

@@ -39,9 +39,13 @@ type Undo = { id: string; tip: string; fields: RecordFields };
 const requireWritten = (change: Change): void => {
   const { id, state } = change;
   if (state === 'pending' || state === 'expired' || state === 'discarded') {
-    throw new FettleError('E_USAGE', `Change ${id} was never written to disk (it is ${state}); there is nothing to roll back.`, {
-      hint: state === 'pending' ? `Drop it with \`fettle discard ${id}\`.` : undefined,
-    });
+    throw new FettleError(
+      'E_USAGE',
+      `Change ${id} was never written to disk (it is ${state}); there is nothing to roll back.`,
+      {
+        hint: state === 'pending' ? `Drop it with \`fettle discard ${id}\`.` : undefined,
+      },
+    );
   }
 };
 
@@ -50,7 +54,10 @@ const planChecked = async (store: Store, changes: Change[], force: boolean): Pro
   const only = changes.length === 1 ? plans[0] : undefined;
   if (only && only.steps.length === 0) {
     const change = changes[0] as Change;
-    throw new FettleError('E_USAGE', `${change.fields.path} already holds the bytes change ${change.id} replaced; nothing to roll back.`);
+    throw new FettleError(
+      'E_USAGE',
+      `${change.fields.path} already holds the bytes change ${change.id} replaced; nothing to roll back.`,
+    );
   }
   return plans;
 };
@@ -61,7 +68,8 @@ const withLocks = <T>(paths: string[], fn: () => Promise<T>): Promise<T> => {
   return first === undefined ? fn() : withLock(first, () => withLocks(rest, fn));
 };
 
-const sameFile = (a: DiskFile | null, b: DiskFile | null): boolean => sameBytes(a?.bytes, b?.bytes) && a?.mode === b?.mode;
+const sameFile = (a: DiskFile | null, b: DiskFile | null): boolean =>
+  sameBytes(a?.bytes, b?.bytes) && a?.mode === b?.mode;
 
 const put = async (path: string, next: DiskFile | null, current: DiskFile | null): Promise<void> => {
   if (next === null) {
@@ -108,15 +116,29 @@ const writeAll = async (store: Store, plans: FilePlan[], undos: Undo[]): Promise
     const stuck = await putBack(written);
     if (stuck.length === 0) {
       // Nothing changed on disk, so the undo records would claim rollbacks that did not happen.
-      await updateRefs(store, undos.map((u) => ({ op: 'delete' as const, ref: changeRef(u.id), old: u.tip })), 'fettle: rollback failed').catch(() => undefined);
+      await updateRefs(
+        store,
+        undos.map((u) => ({ op: 'delete' as const, ref: changeRef(u.id), old: u.tip })),
+        'fettle: rollback failed',
+      ).catch(() => undefined);
     }
-    const files = written.length === 1 ? 'The file already rolled back' : `The ${written.length} files already rolled back`;
-    const back = stuck.length > 0 ? `could not all be put back (${stuck.join(', ')}); the bytes they held are recorded (see \`fettle log\`)` : written.length === 1 ? 'was put back' : 'were put back';
+    const files =
+      written.length === 1 ? 'The file already rolled back' : `The ${written.length} files already rolled back`;
+    const back =
+      stuck.length > 0
+        ? `could not all be put back (${stuck.join(', ')}); the bytes they held are recorded (see \`fettle log\`)`
+        : written.length === 1
+          ? 'was put back'
+          : 'were put back';
     const restored = written.length === 0 ? '' : ` ${files} ${back}.`;
-    throw new FettleError(e.code, `${current?.target.realPath ?? 'a file'} could not be rolled back: ${e.message.replace(/\.$/, '')}.${restored}${stuck.length === 0 ? ' Nothing was changed.' : ''}`, {
-      cause: error,
-      hint: e.hint,
-    });
+    throw new FettleError(
+      e.code,
+      `${current?.target.realPath ?? 'a file'} could not be rolled back: ${e.message.replace(/\.$/, '')}.${restored}${stuck.length === 0 ? ' Nothing was changed.' : ''}`,
+      {
+        cause: error,
+        hint: e.hint,
+      },
+    );
   }
 };
 
@@ -141,6 +163,9 @@ export const rollbackChanges = async (
       const undo = undos[n] as Undo;
       await recordAfter(ctx, store, undo.id, undo, step.to);
     }
-    return { plans, done: steps.map(({ step }, n) => ({ change: step.change, undoId: (undos[n] as Undo).id, how: step.how })) };
+    return {
+      plans,
+      done: steps.map(({ step }, n) => ({ change: step.change, undoId: (undos[n] as Undo).id, how: step.how })),
+    };
   });
 };

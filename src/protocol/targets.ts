@@ -20,11 +20,15 @@ export const inEffect = (c: Change): boolean => c.state === 'applied' && !c.reve
 
 export const storeOf = (ctx: Context): Promise<Store> => openStoreAt(ctx.cwd, ctx.env, ctx.config.dataDir);
 
-export const changesOf = (ctx: Context, store: Store): Promise<Change[]> => listChanges(store, ctx.config.ttlSeconds, ctx.now());
+export const changesOf = (ctx: Context, store: Store): Promise<Change[]> =>
+  listChanges(store, ctx.config.ttlSeconds, ctx.now());
 
 const commitNamed = async (store: Store, arg: string): Promise<ChainCommit | null> => {
   if (arg.startsWith('-') || arg.trim() === '') return null;
-  const { code, stdout } = await store.git.run({ args: ['rev-parse', '-q', '--verify', `${arg}^{commit}`], okCodes: [1, 128] });
+  const { code, stdout } = await store.git.run({
+    args: ['rev-parse', '-q', '--verify', `${arg}^{commit}`],
+    okCodes: [1, 128],
+  });
   if (code !== 0) return null;
   const [commit] = await readCommits(store, [stdout.toString('utf8').trim()]);
   return commit?.fields ? commit : null;
@@ -37,11 +41,23 @@ const commitNamed = async (store: Store, arg: string): Promise<ChainCommit | nul
 const changeFromCommit = (commit: ChainCommit): Change => {
   const fields = commit.fields;
   if (!fields || (fields.kind !== 'after' && fields.kind !== 'applied')) {
-    throw new FettleError('E_NOT_FOUND', `Commit ${commit.oid.slice(0, 12)} belongs to change ${fields?.id ?? '?'}, which is no longer in fettle's history.`, {
-      hint: `Name the commit of what it wrote instead (its \`write\` or \`apply\` commit), e.g. from \`git log --all --grep='Fettle-Id: ${fields?.id ?? ''}'\`.`,
-    });
+    throw new FettleError(
+      'E_NOT_FOUND',
+      `Commit ${commit.oid.slice(0, 12)} belongs to change ${fields?.id ?? '?'}, which is no longer in fettle's history.`,
+      {
+        hint: `Name the commit of what it wrote instead (its \`write\` or \`apply\` commit), e.g. from \`git log --all --grep='Fettle-Id: ${fields?.id ?? ''}'\`.`,
+      },
+    );
   }
-  return { id: fields.id, ref: '', tip: commit.oid, parents: commit.parents, fields, state: 'applied', at: new Date(commit.time * 1000) };
+  return {
+    id: fields.id,
+    ref: '',
+    tip: commit.oid,
+    parents: commit.parents,
+    fields,
+    state: 'applied',
+    at: new Date(commit.time * 1000),
+  };
 };
 
 /** The change an id or a fettle commit names; null when the argument is neither. */
@@ -55,7 +71,10 @@ export const findChange = async (store: Store, all: Change[], arg: string): Prom
 };
 
 /** `show`, `review`, `test`: an id or a fettle commit, in the repository the command runs in. */
-export const resolveChange = async (ctx: Context, arg: string): Promise<{ store: Store; change: Change; all: Change[] }> => {
+export const resolveChange = async (
+  ctx: Context,
+  arg: string,
+): Promise<{ store: Store; change: Change; all: Change[] }> => {
   const store = await storeOf(ctx);
   const all = await changesOf(ctx, store);
   const change = await findChange(store, all, arg);
@@ -77,15 +96,28 @@ const latestTo = async (ctx: Context, arg: string): Promise<{ store: Store; chan
   const toFile = all.filter((c) => c.fields.path === target.treePath);
   const live = toFile.filter(inEffect);
   const newest = live[0]?.at.getTime();
-  if (live.length > 0) return { store: target.store, change: await lastOf(target, live.filter((c) => c.at.getTime() === newest)) };
+  if (live.length > 0)
+    return {
+      store: target.store,
+      change: await lastOf(
+        target,
+        live.filter((c) => c.at.getTime() === newest),
+      ),
+    };
   if (toFile.length === 0) {
     // The baseline text: the argument names no change, no fettle commit, and no file fettle changed.
     const e = notFound(arg);
-    throw new FettleError(e.code, e.message, { hint: `fettle has no record of changes to ${target.treePath} either. Run \`fettle log\` to list what fettle recorded.` });
+    throw new FettleError(e.code, e.message, {
+      hint: `fettle has no record of changes to ${target.treePath} either. Run \`fettle log\` to list what fettle recorded.`,
+    });
   }
-  throw new FettleError('E_NOT_FOUND', `No change fettle made to ${target.treePath} is left to roll back (each one is rolled back, or was never written).`, {
-    hint: `See them with \`fettle log ${target.treePath}\`; undo a rollback by naming its id.`,
-  });
+  throw new FettleError(
+    'E_NOT_FOUND',
+    `No change fettle made to ${target.treePath} is left to roll back (each one is rolled back, or was never written).`,
+    {
+      hint: `See them with \`fettle log ${target.treePath}\`; undo a rollback by naming its id.`,
+    },
+  );
 };
 
 const sameStore = (a: Store, b: Store): boolean => a.commonDir === b.commonDir;
@@ -100,12 +132,19 @@ export const selectTargets = async (ctx: Context, args: string[]): Promise<Selec
     const found = await findChange(home, all, arg);
     const next = found ? { store: home, change: found } : await latestTo(ctx, arg);
     if (store && !sameStore(store, next.store)) {
-      throw new FettleError('E_USAGE', `${arg} is in another repository than the other changes named; roll them back one repository at a time.`);
+      throw new FettleError(
+        'E_USAGE',
+        `${arg} is in another repository than the other changes named; roll them back one repository at a time.`,
+      );
     }
     store = next.store;
     picked.set(next.change.id, next.change);
   }
-  if (!store) throw new FettleError('E_USAGE', 'Name a change id, a fettle commit or a file to roll back, or use --session <id>.');
+  if (!store)
+    throw new FettleError(
+      'E_USAGE',
+      'Name a change id, a fettle commit or a file to roll back, or use --session <id>.',
+    );
   return { store, changes: [...picked.values()].sort((a, b) => b.at.getTime() - a.at.getTime()) };
 };
 

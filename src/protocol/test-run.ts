@@ -14,14 +14,27 @@ import { addHiddenWorktree, fettleDir, forgetMissing, worktreePath } from '../st
 import type { Change } from './changes';
 import type { Context } from './context';
 
-const exists = (path: string): Promise<boolean> => stat(path).then(() => true, () => false);
+const exists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 /** The hidden worktree, recreated if it went missing, and filled once. */
-export const prepareWorktree = async (ctx: Context, store: Store, change: Change): Promise<{ dir: string; filled: boolean }> => {
+export const prepareWorktree = async (
+  ctx: Context,
+  store: Store,
+  change: Change,
+): Promise<{ dir: string; filled: boolean }> => {
   if (change.state !== 'pending' && change.state !== 'expired') {
-    throw new FettleError('E_USAGE', `Change ${change.id} is ${change.state}; only a staged change not yet confirmed or discarded has a staged tree to test.`, {
-      hint: change.state === 'applied' ? 'Its content is in your working tree now: run the command there.' : undefined,
-    });
+    throw new FettleError(
+      'E_USAGE',
+      `Change ${change.id} is ${change.state}; only a staged change not yet confirmed or discarded has a staged tree to test.`,
+      {
+        hint:
+          change.state === 'applied' ? 'Its content is in your working tree now: run the command there.' : undefined,
+      },
+    );
   }
   const dir = worktreePath(store, change.id);
   return withLock(join(fettleDir(store), 'locks', `test-${change.id}.lock`), async () => {
@@ -64,7 +77,8 @@ export const runCommand = (argv: string[], cwd: string, env: Record<string, stri
     const [cmd = '', ...args] = argv;
     const child = spawn(cmd, args, { cwd, env, stdio: 'inherit' });
     child.on('error', (e: NodeJS.ErrnoException) =>
-      resolve({ code: e.code === 'ENOENT' ? 127 : 126, error: e.code === 'ENOENT' ? 'command not found' : e.message }));
+      resolve({ code: e.code === 'ENOENT' ? 127 : 126, error: e.code === 'ENOENT' ? 'command not found' : e.message }),
+    );
     child.on('close', (code, signal) => {
       if (signal) resolve({ code: 128 + (constants.signals[signal] ?? 0), signal });
       else resolve({ code: code ?? 1 });

@@ -27,7 +27,9 @@ export interface PendingWrite {
  */
 export const digest = (bytes: Buffer, tool?: string): string => {
   const cells = tool === 'NotebookEdit' ? cellSources(bytes.toString('utf8')) : null;
-  return createHash('sha1').update(cells ?? bytes).digest('hex');
+  return createHash('sha1')
+    .update(cells ?? bytes)
+    .digest('hex');
 };
 
 const pathFor = (store: Store, toolUseId: string): string =>

@@ -18,6 +18,11 @@ export const encodeCommit = (c: CommitFields): Buffer => {
   for (const oid of [c.tree, ...c.parents]) if (!OID.test(oid)) throw new Error(`not an object id: ${oid}`);
   if (/[<>\n]/.test(c.identity.replace(/ <[^<>\n]*>$/, ''))) throw new Error(`malformed identity: ${c.identity}`);
   const stamp = `${c.identity} ${c.seconds} +0000`;
-  const header = [`tree ${c.tree}`, ...c.parents.map((p) => `parent ${p}`), `author ${stamp}`, `committer ${stamp}`].join('\n');
+  const header = [
+    `tree ${c.tree}`,
+    ...c.parents.map((p) => `parent ${p}`),
+    `author ${stamp}`,
+    `committer ${stamp}`,
+  ].join('\n');
   return Buffer.concat([Buffer.from(`${header}\n\n`, 'utf8'), Buffer.from(c.message, 'utf8')]);
 };

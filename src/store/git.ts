@@ -11,15 +11,24 @@ import type { Env } from '../config';
  * - no signing, no fsmonitor daemons, no auto-gc started by fettle, stable path quoting.
  */
 const PINNED = [
-  '-c', 'core.hooksPath=/dev/null',
-  '-c', 'core.fsync=loose-object,reference,index',
-  '-c', 'core.fsyncMethod=fsync',
-  '-c', 'commit.gpgSign=false',
-  '-c', 'core.fsmonitor=false',
-  '-c', 'core.quotePath=false',
-  '-c', 'gc.auto=0',
-  '-c', 'maintenance.auto=false',
-  '-c', 'advice.detachedHead=false',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.fsync=loose-object,reference,index',
+  '-c',
+  'core.fsyncMethod=fsync',
+  '-c',
+  'commit.gpgSign=false',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.quotePath=false',
+  '-c',
+  'gc.auto=0',
+  '-c',
+  'maintenance.auto=false',
+  '-c',
+  'advice.detachedHead=false',
 ];
 
 /**
@@ -27,12 +36,33 @@ const PINNED = [
  * config injections. An editor or CI may export GIT_DIR/GIT_INDEX_FILE for another repository.
  */
 const SCRUBBED = new Set([
-  'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_CONFIG', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT',
-  'GIT_OBJECT_DIRECTORY', 'GIT_DIR', 'GIT_WORK_TREE', 'GIT_IMPLICIT_WORK_TREE', 'GIT_GRAFT_FILE',
-  'GIT_INDEX_FILE', 'GIT_NO_REPLACE_OBJECTS', 'GIT_REPLACE_REF_BASE', 'GIT_PREFIX',
-  'GIT_INTERNAL_SUPER_PREFIX', 'GIT_SHALLOW_FILE', 'GIT_COMMON_DIR', 'GIT_EXTERNAL_DIFF',
-  'GIT_DIFF_OPTS', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'GIT_PAGER', 'GIT_TRACE', 'GIT_TRACE2',
-  'GIT_TRACE2_EVENT', 'GIT_TRACE2_PERF', 'GIT_CEILING_DIRECTORIES', 'GIT_DISCOVERY_ACROSS_FILESYSTEM',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_CONFIG',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_CONFIG_COUNT',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_IMPLICIT_WORK_TREE',
+  'GIT_GRAFT_FILE',
+  'GIT_INDEX_FILE',
+  'GIT_NO_REPLACE_OBJECTS',
+  'GIT_REPLACE_REF_BASE',
+  'GIT_PREFIX',
+  'GIT_INTERNAL_SUPER_PREFIX',
+  'GIT_SHALLOW_FILE',
+  'GIT_COMMON_DIR',
+  'GIT_EXTERNAL_DIFF',
+  'GIT_DIFF_OPTS',
+  'GIT_EDITOR',
+  'GIT_SEQUENCE_EDITOR',
+  'GIT_PAGER',
+  'GIT_TRACE',
+  'GIT_TRACE2',
+  'GIT_TRACE2_EVENT',
+  'GIT_TRACE2_PERF',
+  'GIT_CEILING_DIRECTORIES',
+  'GIT_DISCOVERY_ACROSS_FILESYSTEM',
 ]);
 
 export const IDENTITY = { name: 'fettle', email: 'fettle@localhost' } as const;
@@ -122,7 +152,8 @@ export type WarmPool = Map<string, Warm[]>;
 export const createWarmPool = (): WarmPool => new Map();
 
 type Handle = { ref?: () => void; unref?: () => void };
-const handlesOf = (child: ChildProcessWithoutNullStreams): Handle[] => [child, child.stdin, child.stdout, child.stderr] as Handle[];
+const handlesOf = (child: ChildProcessWithoutNullStreams): Handle[] =>
+  [child, child.stdin, child.stdout, child.stderr] as Handle[];
 
 const collect = (child: ChildProcessWithoutNullStreams, onStdout?: (chunk: Buffer) => void): Warm => {
   const warm: Warm = { child, out: [], err: [], failed: null, closed: Promise.resolve({ code: null, signal: null }) };
@@ -150,10 +181,19 @@ const finish = async (warm: Warm, call: GitCall): Promise<GitResult> => {
   throw new GitError(call.args, result.code, result.stderr);
 };
 
-export const createGit = (cwd: string, env: Env, extraArgs: readonly string[] = [], pool: WarmPool = createWarmPool()): GitRunner => {
+export const createGit = (
+  cwd: string,
+  env: Env,
+  extraArgs: readonly string[] = [],
+  pool: WarmPool = createWarmPool(),
+): GitRunner => {
   const baseEnv = gitEnv(env);
   const spawnGit = (args: readonly string[], callEnv?: Record<string, string>) =>
-    spawn('git', [...PINNED, ...extraArgs, ...args], { cwd, env: callEnv ? { ...baseEnv, ...callEnv } : baseEnv, stdio: 'pipe' });
+    spawn('git', [...PINNED, ...extraArgs, ...args], {
+      cwd,
+      env: callEnv ? { ...baseEnv, ...callEnv } : baseEnv,
+      stdio: 'pipe',
+    });
   const keyOf = (args: readonly string[]): string => [...extraArgs, ...args].join('\0');
   const run = (call: GitCall): Promise<GitResult> => {
     const warm = call.env || call.onStdout ? undefined : pool.get(keyOf(call.args))?.shift();

@@ -7,7 +7,6 @@ import { createGit } from './git';
 import type { Store } from './locate';
 import { worktreesDir } from './worktrees';
 
-
 export interface HiddenDir {
   id: string;
   path: string;
@@ -61,7 +60,13 @@ export const fillWorktree = async (dir: string, env: Env): Promise<boolean> => {
   const git = createGit(dir, env);
   const admin = await git.text({ args: ['rev-parse', '--absolute-git-dir'] });
   const mark = join(admin, FILLED_MARK);
-  if (await stat(mark).then(() => true, () => false)) return false;
+  if (
+    await stat(mark).then(
+      () => true,
+      () => false,
+    )
+  )
+    return false;
   await git.run({ args: ['read-tree', 'HEAD'] });
   await git.run({ args: ['checkout-index', '--all', '--force'] });
   await writeFile(mark, '');

@@ -54,7 +54,7 @@ const nearestExistingDir = async (dir: string): Promise<{ existing: string; rest
 export const resolveRealPath = async (abs: string): Promise<string> => {
   let target = abs;
   for (let hops = 0; hops < 40; hops++) {
-    let info;
+    let info: Awaited<ReturnType<typeof lstat>>;
     try {
       info = await lstat(target);
     } catch {
@@ -73,7 +73,13 @@ export interface OpenOptions {
   warm?: readonly (readonly string[])[];
 }
 
-export const locateTarget = async (filePath: string, cwd: string, env: Env, dataDir: string, options: OpenOptions = {}): Promise<Target> => {
+export const locateTarget = async (
+  filePath: string,
+  cwd: string,
+  env: Env,
+  dataDir: string,
+  options: OpenOptions = {},
+): Promise<Target> => {
   const abs = resolve(cwd, filePath);
   const realPath = await resolveRealPath(abs);
   if (isInsideDotGit(abs) || isInsideDotGit(realPath)) {
@@ -90,11 +96,25 @@ export const locateTarget = async (filePath: string, cwd: string, env: Env, data
 };
 
 /** The store for the repository containing `dir`, or the private store when there is none. */
-export const openStoreAt = async (dir: string, env: Env, dataDir: string, options: OpenOptions = {}): Promise<Store> => {
+export const openStoreAt = async (
+  dir: string,
+  env: Env,
+  dataDir: string,
+  options: OpenOptions = {},
+): Promise<Store> => {
   const pool = createWarmPool();
   const probe = createGit(dir, env, [], pool);
   // One spawn for everything the hook needs to know; `--verify -q` prints HEAD's commit, or exits 1 if unborn.
-  const args = ['rev-parse', '--is-inside-git-dir', '--show-toplevel', '--git-common-dir', '--show-object-format', '--verify', '-q', 'HEAD^{commit}'];
+  const args = [
+    'rev-parse',
+    '--is-inside-git-dir',
+    '--show-toplevel',
+    '--git-common-dir',
+    '--show-object-format',
+    '--verify',
+    '-q',
+    'HEAD^{commit}',
+  ];
   const probing = probe.run({ args, okCodes: [1] });
   // Started second: the answer above is what everything waits for.
   for (const warm of options.warm ?? []) probe.warm(warm);
@@ -114,10 +134,21 @@ export const openStoreAt = async (dir: string, env: Env, dataDir: string, option
   }
   const workTree = await realpath(top);
   const commonDir = await realpath(resolve(dir, common));
-  return finishStore('repo', createGit(workTree, env, [], pool), commonDir, workTree, format, head && /^[0-9a-f]{40,64}$/.test(head) ? head : null);
+  return finishStore(
+    'repo',
+    createGit(workTree, env, [], pool),
+    commonDir,
+    workTree,
+    format,
+    head && /^[0-9a-f]{40,64}$/.test(head) ? head : null,
+  );
 };
 
-const exists = (path: string): Promise<boolean> => stat(path).then(() => true, () => false);
+const exists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * Two first writers can race here, and two `git init` into one directory collide copying its template files
@@ -148,7 +179,22 @@ const openPrivateStore = async (env: Env, dataDir: string): Promise<Store> => {
   return finishStore('private', git, await realpath(dir), '/', format, null);
 };
 
-const finishStore = (kind: Store['kind'], git: GitRunner, commonDir: string, workTree: string, format: string | undefined, head: string | null): Store => {
+const finishStore = (
+  kind: Store['kind'],
+  git: GitRunner,
+  commonDir: string,
+  workTree: string,
+  format: string | undefined,
+  head: string | null,
+): Store => {
   const objectFormat = format === 'sha256' ? 'sha256' : 'sha1';
-  return { kind, git, commonDir, workTree, objectFormat, zeroOid: '0'.repeat(objectFormat === 'sha256' ? 64 : 40), head };
+  return {
+    kind,
+    git,
+    commonDir,
+    workTree,
+    objectFormat,
+    zeroOid: '0'.repeat(objectFormat === 'sha256' ? 64 : 40),
+    head,
+  };
 };

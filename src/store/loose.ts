@@ -5,7 +5,18 @@
 // with core.fsync=loose-object, syncs the file but not the directory). The calls are synchronous: a handful of
 // small files, where a round trip through libuv's thread pool per call costs more than the call.
 import { randomBytes } from 'node:crypto';
-import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fchmodSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { createDeflate, deflateSync } from 'node:zlib';
 import { hashObject } from './tree-codec';
@@ -137,7 +148,12 @@ const PLACE_ATTEMPTS = 5;
  * keeps it; otherwise it is written under a `tmp_obj_` name, which `git gc` sweeps if this process dies
  * before the rename, and renamed into place. Returns the new object's id.
  */
-const writeOne = async (target: LooseTarget, object: NewObject, mode: number, touched: Set<string>): Promise<string> => {
+const writeOne = async (
+  target: LooseTarget,
+  object: NewObject,
+  mode: number,
+  touched: Set<string>,
+): Promise<string> => {
   const oid = object.oid ?? hashObject(object.type, object.body, target.objectFormat);
   const dir = join(target.objectsDir, oid.slice(0, 2));
   const path = join(dir, oid.slice(2));
@@ -152,7 +168,10 @@ const writeOne = async (target: LooseTarget, object: NewObject, mode: number, to
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     if (await placeOnce(dir, path, produce, mode)) break;
-    if (attempt >= PLACE_ATTEMPTS) throw Object.assign(new Error(`${path}: a concurrent prune kept deleting it while it was written`), { code: 'ENOENT' });
+    if (attempt >= PLACE_ATTEMPTS)
+      throw Object.assign(new Error(`${path}: a concurrent prune kept deleting it while it was written`), {
+        code: 'ENOENT',
+      });
   }
   touched.add(dir);
   return oid;

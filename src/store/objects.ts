@@ -16,13 +16,20 @@ export interface BatchObject {
   body: Buffer;
 }
 
-const looseTarget = (store: Store) => ({ objectsDir: join(store.commonDir, 'objects'), objectFormat: store.objectFormat });
+const looseTarget = (store: Store) => ({
+  objectsDir: join(store.commonDir, 'objects'),
+  objectFormat: store.objectFormat,
+});
 
 /** The bytes exactly as given: no clean filter or end-of-line conversion ever sees them. */
 export const writeBlobs = (store: Store, contents: Buffer[]): Promise<string[]> =>
-  writeLoose(looseTarget(store), contents.map((body) => ({ type: 'blob', body })));
+  writeLoose(
+    looseTarget(store),
+    contents.map((body) => ({ type: 'blob', body })),
+  );
 
-export const writeBlob = async (store: Store, bytes: Buffer): Promise<string> => (await writeBlobs(store, [bytes]))[0] as string;
+export const writeBlob = async (store: Store, bytes: Buffer): Promise<string> =>
+  (await writeBlobs(store, [bytes]))[0] as string;
 
 /** The reader `readObjects` runs for specs without newlines; worth warming on the hook path. */
 export const READ_BATCH = ['cat-file', '--batch'] as const;
@@ -59,8 +66,14 @@ export interface FileEntry {
 }
 
 /** Files at (commit, path), with their modes, in one cat-file; null where the commit has no such file. */
-export const readFiles = async (store: Store, wants: { commit: string; path: string }[]): Promise<(FileEntry | null)[]> => {
-  const specs = wants.flatMap(({ commit, path }) => [`${commit}:${path.split('/').slice(0, -1).join('/')}`, `${commit}:${path}`]);
+export const readFiles = async (
+  store: Store,
+  wants: { commit: string; path: string }[],
+): Promise<(FileEntry | null)[]> => {
+  const specs = wants.flatMap(({ commit, path }) => [
+    `${commit}:${path.split('/').slice(0, -1).join('/')}`,
+    `${commit}:${path}`,
+  ]);
   const objects = await readObjects(store, specs);
   return wants.map(({ path }, n) => {
     const [tree, blob] = [objects[2 * n], objects[2 * n + 1]];
@@ -87,7 +100,12 @@ export const readLevels = async (store: Store, baseTree: string | null, path: st
 };
 
 /** The trees for `levels` with `path` set to `leaf` (null: removed), computed in memory, not yet written. */
-export const planTrees = (store: Store, levels: Buffer[], path: string, leaf: { mode: string; oid: string } | null): NewTree[] => {
+export const planTrees = (
+  store: Store,
+  levels: Buffer[],
+  path: string,
+  leaf: { mode: string; oid: string } | null,
+): NewTree[] => {
   const trees = editTree(levels, path.split('/'), leaf, store.objectFormat);
   if (trees.length === 0) throw new FettleError('E_INTERNAL', 'internal error: tree edit produced no root');
   return trees;
@@ -105,7 +123,13 @@ export interface CommitSpec {
 
 const commitObject = (c: CommitSpec): NewObject => ({
   type: 'commit',
-  body: encodeCommit({ tree: c.tree, parents: c.parents, message: c.message, seconds: Math.floor(c.when.getTime() / 1000), identity: `${IDENTITY.name} <${IDENTITY.email}>` }),
+  body: encodeCommit({
+    tree: c.tree,
+    parents: c.parents,
+    message: c.message,
+    seconds: Math.floor(c.when.getTime() / 1000),
+    identity: `${IDENTITY.name} <${IDENTITY.email}>`,
+  }),
 });
 
 /** The id a commit will have, before it is written: a commit on top of it can be planned in the same batch. */
@@ -119,7 +143,10 @@ export const commitId = (store: Store, c: CommitSpec): string => {
  * them). Returns the commits' ids, in order.
  */
 export const writeBatch = async (store: Store, trees: NewTree[], commits: CommitSpec[]): Promise<string[]> => {
-  const oids = await writeLoose(looseTarget(store), [...trees.map((t): NewObject => ({ type: 'tree', body: t.body, oid: t.oid })), ...commits.map(commitObject)]);
+  const oids = await writeLoose(looseTarget(store), [
+    ...trees.map((t): NewObject => ({ type: 'tree', body: t.body, oid: t.oid })),
+    ...commits.map(commitObject),
+  ]);
   return oids.slice(trees.length);
 };
 
@@ -150,7 +177,9 @@ export const commitFile = async (store: Store, c: FileCommit): Promise<{ commit:
     throw error;
   });
   const trees = planTrees(store, await reading, c.path, blobs[0] ? { mode: c.mode, oid: blobs[0] } : null);
-  const [commit = ''] = await writeBatch(store, trees, [{ tree: rootOf(trees), parents: [c.parent, ...(c.otherParents ?? [])], message: c.message, when: c.when }]);
+  const [commit = ''] = await writeBatch(store, trees, [
+    { tree: rootOf(trees), parents: [c.parent, ...(c.otherParents ?? [])], message: c.message, when: c.when },
+  ]);
   return { commit, written: [...blobs, ...trees.map((t) => t.oid), commit] };
 };
 
@@ -167,7 +196,10 @@ export const writeTreeWith = async (
 };
 
 const isLoose = (store: Store, oid: string): Promise<boolean> =>
-  stat(join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2))).then(() => true, () => false);
+  stat(join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2))).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * Objects among `oids` that are gone. Fresh objects are loose, so this is a stat per object; git is asked only
@@ -178,7 +210,11 @@ export const missingObjects = async (store: Store, oids: string[]): Promise<stri
   for (const oid of new Set(oids)) if (!(await isLoose(store, oid))) notLoose.push(oid);
   if (notLoose.length === 0) return [];
   const { stdout } = await store.git.run({ args: ['cat-file', '--batch-check'], input: `${notLoose.join('\n')}\n` });
-  return stdout.toString('utf8').split('\n').filter((l) => l.endsWith(' missing')).map((l) => l.split(' ')[0] ?? '');
+  return stdout
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.endsWith(' missing'))
+    .map((l) => l.split(' ')[0] ?? '');
 };
 
 /**
@@ -195,7 +231,11 @@ export const ensureObjects = async (store: Store, oids: string[], rewrite: () =>
     await rewrite();
   }
   const still = await missingObjects(store, oids);
-  if (still.length > 0) throw new FettleError('E_GIT', `objects ${still.join(', ')} keep disappearing (is \`git gc --prune=now\` running in a loop?)`);
+  if (still.length > 0)
+    throw new FettleError(
+      'E_GIT',
+      `objects ${still.join(', ')} keep disappearing (is \`git gc --prune=now\` running in a loop?)`,
+    );
 };
 
 const GC_WAIT_MS = 30_000;
@@ -214,8 +254,13 @@ const waitForGc = async (store: Store): Promise<void> => {
 const readFileText = (path: string): Promise<string> => fsReadFile(path, 'utf8').catch(() => '');
 
 /** A commit by fettle's fixed identity, dated `when` in UTC; the message is stored as given. */
-export const writeCommit = async (store: Store, tree: string, parents: string[], message: string, when: Date): Promise<string> =>
-  (await writeBatch(store, [], [{ tree, parents, message, when }]))[0] as string;
+export const writeCommit = async (
+  store: Store,
+  tree: string,
+  parents: string[],
+  message: string,
+  when: Date,
+): Promise<string> => (await writeBatch(store, [], [{ tree, parents, message, when }]))[0] as string;
 
 /** The tree a commit names (`fettle discard` writes a marker commit on the same tree). */
 export const treeOf = async (store: Store, commit: string): Promise<string> =>

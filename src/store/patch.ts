@@ -2,15 +2,32 @@
 // no work tree; external diff tools and textconv filters are off so the output is the stored bytes' diff.
 import type { Store } from './locate';
 
-export const diffCommits = async (store: Store, from: string, to: string, options: { color?: boolean } = {}): Promise<string> => {
+export const diffCommits = async (
+  store: Store,
+  from: string,
+  to: string,
+  options: { color?: boolean } = {},
+): Promise<string> => {
   const { stdout } = await store.git.run({
-    args: ['diff', options.color ? '--color=always' : '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', from, to],
+    args: [
+      'diff',
+      options.color ? '--color=always' : '--no-color',
+      '--no-ext-diff',
+      '--no-textconv',
+      '--no-renames',
+      from,
+      to,
+    ],
   });
   return stdout.toString('utf8');
 };
 
 /** Commits on each side: `behind` only in `base`'s history, `ahead` only in `head`'s. */
-export const distance = async (store: Store, base: string, head: string): Promise<{ behind: number; ahead: number }> => {
+export const distance = async (
+  store: Store,
+  base: string,
+  head: string,
+): Promise<{ behind: number; ahead: number }> => {
   const text = await store.git.text({ args: ['rev-list', '--left-right', '--count', `${base}...${head}`] });
   const [behind = 0, ahead = 0] = text.split(/\s+/).map(Number);
   return { behind, ahead };

@@ -95,7 +95,10 @@ export const prepareRefs = async (store: Store, updates: RefUpdate[], reason: st
   git.write(`start\n${updates.map(line).join('\n')}\nprepare\n`);
   if (!(await prepared)) {
     await end(''); // rejects with git's reason
-    throw new FettleError('E_GIT', `git update-ref did not prepare the update of ${updates.map((u) => u.ref).join(', ')}`);
+    throw new FettleError(
+      'E_GIT',
+      `git update-ref did not prepare the update of ${updates.map((u) => u.ref).join(', ')}`,
+    );
   }
   return { commit: () => end('commit\n'), abort: () => end('abort\n') };
 };
@@ -116,7 +119,9 @@ const END = '\u0002';
 /** Every ref under the given prefixes with its tip commit; one process, cost grows with fettle's refs only. */
 export const listRefs = async (store: Store, prefixes: string[]): Promise<RefRecord[]> => {
   const format = ['%(refname)', '%(objectname)', '%(committerdate:unix)', '%(parent)', '%(contents)'].join(SEP) + END;
-  const text = (await store.git.run({ args: ['for-each-ref', `--format=${format}`, ...prefixes] })).stdout.toString('utf8');
+  const text = (await store.git.run({ args: ['for-each-ref', `--format=${format}`, ...prefixes] })).stdout.toString(
+    'utf8',
+  );
   return text
     .split(`${END}\n`)
     .filter((chunk) => chunk.includes(SEP))

@@ -38,7 +38,8 @@ export const parseTree = (raw: Buffer, oidBytes: number): TreeEntry[] => {
 };
 
 /** git's tree order (see compareRaw). */
-export const compareEntries = (a: TreeEntry, b: TreeEntry): number => compareRaw(a.name, a.mode === TREE_MODE, b.name, b.mode === TREE_MODE);
+export const compareEntries = (a: TreeEntry, b: TreeEntry): number =>
+  compareRaw(a.name, a.mode === TREE_MODE, b.name, b.mode === TREE_MODE);
 
 /** Entries already in tree order, encoded into one buffer. */
 const encodeSorted = (entries: TreeEntry[]): Buffer => {
@@ -86,7 +87,12 @@ const compareRaw = (a: Buffer, aTree: boolean, b: Buffer, bTree: boolean): numbe
  * and whether it is a tree) at its place. One pass over the bytes, nothing parsed into objects: a directory of
  * thousands of entries is edited at the cost of a copy.
  */
-const spliceEntry = (raw: Buffer, oidBytes: number, name: Buffer, entry: { bytes: Buffer; tree: boolean } | null): Buffer => {
+const spliceEntry = (
+  raw: Buffer,
+  oidBytes: number,
+  name: Buffer,
+  entry: { bytes: Buffer; tree: boolean } | null,
+): Buffer => {
   let removeAt = -1;
   let removeEnd = -1;
   let insertAt = entry ? raw.length : -1;

@@ -24,13 +24,28 @@ export const addHiddenWorktree = async (store: Store, id: string, commit: string
   await mkdir(dirname(dir), { recursive: true });
   await withWorktreeLock(store, () =>
     store.git.run({
-      args: ['worktree', 'add', '-q', '--no-checkout', '--detach', '--lock', '--reason', `fettle staged change ${id}`, dir, commit],
+      args: [
+        'worktree',
+        'add',
+        '-q',
+        '--no-checkout',
+        '--detach',
+        '--lock',
+        '--reason',
+        `fettle staged change ${id}`,
+        dir,
+        commit,
+      ],
     }),
   );
   return dir;
 };
 
-const exists = (path: string): Promise<boolean> => stat(path).then(() => true, () => false);
+const exists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * Unregisters a hidden worktree whose directory is gone (a remove killed midway leaves git's admin entry).
@@ -53,6 +68,8 @@ export const removeHiddenWorktree = async (store: Store, id: string): Promise<vo
   }
   // Two --force: the worktree is locked on purpose, and may hold files git does not track. Its admin entry
   // goes with it; `worktree prune` is not run here, as it could race another process's `worktree add`.
-  await withWorktreeLock(store, () => store.git.run({ args: ['worktree', 'remove', '--force', '--force', dir], okCodes: [128] }));
+  await withWorktreeLock(store, () =>
+    store.git.run({ args: ['worktree', 'remove', '--force', '--force', dir], okCodes: [128] }),
+  );
   await rm(dir, { recursive: true, force: true });
 };

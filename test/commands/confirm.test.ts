@@ -5,7 +5,20 @@ import { existsSync, lstatSync, readdirSync, statSync, symlinkSync, unlinkSync }
 import { test } from 'node:test';
 import { CLI, runHook, writePayload } from '../helpers/cli';
 import { lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
-import { T0, errorLine, fails, fettle, hasWorktree, keepsUserState, kinds, ok, openWorktree, refOid, stageWrite, statusJson } from '../helpers/stage';
+import {
+  T0,
+  errorLine,
+  fails,
+  fettle,
+  hasWorktree,
+  keepsUserState,
+  kinds,
+  ok,
+  openWorktree,
+  refOid,
+  stageWrite,
+  statusJson,
+} from '../helpers/stage';
 
 const BASE = lines(40);
 /** Rewrites lines 21-40: staged (40 changed lines of 40), and leaves lines 1-20 free for a user's edit. */
@@ -47,7 +60,10 @@ test('confirm keeps the file mode (0755)', () => {
 
 test('confirm keeps bytes that are not valid text exactly (CRLF, no final newline)', () => {
   const old = Buffer.from(lines(30).replace(/\n/g, '\r\n'));
-  const next = Buffer.concat([Buffer.from(lines(30, 'crlf').replace(/\n/g, '\r\n')), Buffer.from('tail without newline')]);
+  const next = Buffer.concat([
+    Buffer.from(lines(30, 'crlf').replace(/\n/g, '\r\n')),
+    Buffer.from('tail without newline'),
+  ]);
   const repo = makeRepo({ 'w.txt': old });
   const id = stageWrite(repo, 'w.txt', next);
   keepsUserState(repo, () => ok(fettle(repo, ['confirm', id])));
@@ -58,7 +74,9 @@ test('confirm of a path with spaces and non-ASCII characters, staged through a s
   const repo = makeRepo({ 'dir with space/ü ñ.txt': BASE });
   symlinkSync('dir with space/ü ñ.txt', repo.path('link.txt'));
   const id = stageWrite(repo, 'link.txt', PROPOSAL);
-  keepsUserState(repo, () => assert.equal(ok(fettle(repo, ['confirm', id])).stdout, `Applied ${id} to dir with space/ü ñ.txt (+20 -20).\n`));
+  keepsUserState(repo, () =>
+    assert.equal(ok(fettle(repo, ['confirm', id])).stdout, `Applied ${id} to dir with space/ü ñ.txt (+20 -20).\n`),
+  );
   assert.ok(repo.read('dir with space/ü ñ.txt').equals(Buffer.from(PROPOSAL)));
   assert.ok(lstatSync(repo.path('link.txt')).isSymbolicLink(), 'the link stays a link');
 });
@@ -66,10 +84,16 @@ test('confirm of a path with spaces and non-ASCII characters, staged through a s
 test('the hidden worktree is locked: git worktree prune keeps it, and confirm still works', () => {
   const { repo, id } = staged();
   openWorktree(repo, id);
-  assert.match(repo.git('worktree', 'list', '--porcelain'), new RegExp(`worktree .*/fettle/worktrees/${id}\n(.*\n)*locked`));
+  assert.match(
+    repo.git('worktree', 'list', '--porcelain'),
+    new RegExp(`worktree .*/fettle/worktrees/${id}\n(.*\n)*locked`),
+  );
   repo.git('worktree', 'prune');
   assert.ok(hasWorktree(repo, id));
-  assert.ok(repo.read(`.git/fettle/worktrees/${id}/a.txt`).equals(Buffer.from(PROPOSAL)), 'the worktree holds the proposal');
+  assert.ok(
+    repo.read(`.git/fettle/worktrees/${id}/a.txt`).equals(Buffer.from(PROPOSAL)),
+    'the worktree holds the proposal',
+  );
   ok(fettle(repo, ['confirm', id]));
   assert.equal(repo.git('worktree', 'list', '--porcelain').includes(id), false);
 });
@@ -82,7 +106,10 @@ test('confirm --json prints the result as one JSON object', () => {
 
 test('confirm of a change staged by the hook applies it', () => {
   const repo = makeRepo({ 'a.txt': BASE });
-  const pre = runHook(writePayload({ file: repo.path('a.txt'), content: PROPOSAL, cwd: repo.dir }), { cwd: repo.dir, env: { ...repo.env, FETTLE_NOW: String(T0) } });
+  const pre = runHook(writePayload({ file: repo.path('a.txt'), content: PROPOSAL, cwd: repo.dir }), {
+    cwd: repo.dir,
+    env: { ...repo.env, FETTLE_NOW: String(T0) },
+  });
   const reason = pre.json?.hookSpecificOutput?.permissionDecisionReason ?? '';
   const id = /Staged change ([0-9a-z]{8})/.exec(reason)?.[1];
   assert.ok(id, pre.stdout);
@@ -102,7 +129,10 @@ test('confirm after a non-overlapping edit on disk applies the clean 3-way merge
   });
   assert.equal(repo.read('a.txt').toString(), lines(1) + 'user 2\n' + lines(18, 'line', 3) + lines(20, 'new', 21));
   assert.deepEqual(kinds(repo, `refs/fettle/${id}`), ['applied', 'snapshot', 'proposal', 'before']);
-  assert.ok(repo.gitBytes('cat-file', 'blob', `refs/fettle/${id}~1:a.txt`).equals(Buffer.from(EDIT_TOP)), "the user's pre-confirm bytes are kept");
+  assert.ok(
+    repo.gitBytes('cat-file', 'blob', `refs/fettle/${id}~1:a.txt`).equals(Buffer.from(EDIT_TOP)),
+    "the user's pre-confirm bytes are kept",
+  );
   assert.equal(hasWorktree(repo, id), false);
   assert.deepEqual(readdirSync(tmp), [], 'the merge leaves no temp files');
 });
@@ -116,12 +146,18 @@ test('confirm after an overlapping edit refuses, writes nothing, and leaves the 
   keepsUserState(repo, () => {
     const r = fettle(repo, ['confirm', id], { env: { TMPDIR: tmp } });
     assert.equal(r.code, 1);
-    assert.match(errorLine(r), new RegExp(`^${repo.path('a.txt')} changed after change ${id} was staged, and those edits overlap`));
+    assert.match(
+      errorLine(r),
+      new RegExp(`^${repo.path('a.txt')} changed after change ${id} was staged, and those edits overlap`),
+    );
     assert.match(r.stderr, /Nothing was written; the change stays pending/);
   });
   assert.ok(repo.read('a.txt').equals(Buffer.from(EDIT_BOTTOM)), 'the file is unchanged');
   assert.equal(refOid(repo, `refs/fettle/${id}`), tip, 'the ref did not move');
-  assert.deepEqual(statusJson(repo).pending.map((c) => [c.id, c.state]), [[id, 'pending']]);
+  assert.deepEqual(
+    statusJson(repo).pending.map((c) => [c.id, c.state]),
+    [[id, 'pending']],
+  );
   assert.ok(hasWorktree(repo, id), 'the worktree stays for review');
   assert.deepEqual(readdirSync(tmp), [], 'the merge leaves no temp files');
 });
@@ -136,7 +172,10 @@ test('confirm after the file was deleted refuses and does not recreate it', () =
     assert.match(r.stderr, /Nothing was written; the change stays pending/);
   });
   assert.equal(existsSync(repo.path('a.txt')), false);
-  assert.deepEqual(statusJson(repo).pending.map((c) => c.id), [id]);
+  assert.deepEqual(
+    statusJson(repo).pending.map((c) => c.id),
+    [id],
+  );
 });
 
 test('confirm when the file already holds the proposal records it without rewriting', () => {
@@ -175,7 +214,9 @@ const unknown: [string, string][] = [
 for (const [command, id] of unknown) {
   test(`${command} '${id}' (no such change) is refused with the baseline text`, () => {
     const { repo } = staged();
-    keepsUserState(repo, () => fails(fettle(repo, [command, id]), `No session '${id}'. It may have expired or been discarded.`));
+    keepsUserState(repo, () =>
+      fails(fettle(repo, [command, id]), `No session '${id}'. It may have expired or been discarded.`),
+    );
     assert.ok(repo.read('a.txt').equals(Buffer.from(BASE)));
   });
 }
@@ -219,8 +260,13 @@ test('an expired change shows as EXPIRED and can still be discarded', () => {
   const { repo, id } = staged();
   const later = T0 + 601;
   assert.match(ok(fettle(repo, ['status'], { now: later })).stdout, new RegExp(`^  ${id}  a\\.txt  .*EXPIRED$`, 'm'));
-  assert.deepEqual(statusJson(repo, { now: later }).pending.map((c) => [c.id, c.state]), [[id, 'expired']]);
-  keepsUserState(repo, () => assert.equal(ok(fettle(repo, ['discard', id], { now: later })).stdout, `Discarded ${id}; a.txt was not touched.\n`));
+  assert.deepEqual(
+    statusJson(repo, { now: later }).pending.map((c) => [c.id, c.state]),
+    [[id, 'expired']],
+  );
+  keepsUserState(repo, () =>
+    assert.equal(ok(fettle(repo, ['discard', id], { now: later })).stdout, `Discarded ${id}; a.txt was not touched.\n`),
+  );
   assert.equal(refOid(repo, `refs/fettle/${id}`), null);
   assert.ok(refOid(repo, `refs/fettle-discarded/${id}`));
   assert.equal(hasWorktree(repo, id), false);
@@ -235,7 +281,10 @@ test('-C <dir> confirms from another working directory', () => {
 
 const runAsync = (repo: Repo, args: string[]): Promise<{ code: number; stderr: string }> =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: repo.dir, env: { ...repo.env, FETTLE_NOW: String(T0) } });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: repo.dir,
+      env: { ...repo.env, FETTLE_NOW: String(T0) },
+    });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.stdout.resume();

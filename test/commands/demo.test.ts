@@ -8,7 +8,12 @@ import { makeRepo, tempDir } from '../helpers/repo';
 import { keepsUserState } from '../helpers/stage';
 
 /** A private TMPDIR, so that what the demo leaves behind (and nothing else) shows up in its listing. */
-const demoEnv = (home: string, tmp: string): Record<string, string> => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: tmp, LANG: 'C' });
+const demoEnv = (home: string, tmp: string): Record<string, string> => ({
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: home,
+  TMPDIR: tmp,
+  LANG: 'C',
+});
 
 test('demo runs the protocol, exits 0, and leaves no temp dir behind', () => {
   const tmp = tempDir('fettle-demo-tmp-');
@@ -21,8 +26,13 @@ test('demo runs the protocol, exits 0, and leaves no temp dir behind', () => {
   assert.equal(existsSync(throwaway), false);
   assert.deepEqual(readdirSync(tmp), [], 'nothing left in TMPDIR');
   // Only Node's compiled code, in the cache directory every CLI may use (src/code-cache.ts).
-  const written = readdirSync(home, { recursive: true }).map(String).filter((p) => !existsSync(join(home, p)) || !statSync(join(home, p)).isDirectory());
-  assert.ok(written.every((p) => /^\.cache\/fettle\/(hook|commands)-[0-9a-f]{16}\.v8$/.test(p)), `nothing else written to HOME: ${written.join(', ')}`);
+  const written = readdirSync(home, { recursive: true })
+    .map(String)
+    .filter((p) => !existsSync(join(home, p)) || !statSync(join(home, p)).isDirectory());
+  assert.ok(
+    written.every((p) => /^\.cache\/fettle\/(hook|commands)-[0-9a-f]{16}\.v8$/.test(p)),
+    `nothing else written to HOME: ${written.join(', ')}`,
+  );
 });
 
 test('demo output shows a direct write, a staged change applied, another discarded', () => {
@@ -37,15 +47,26 @@ test('demo output shows a direct write, a staged change applied, another discard
   assert.match(out, new RegExp(`Discarded ${staged[1]}; notes\\.txt was not touched\\.`));
   assert.match(out, /No staged changes waiting\./);
   assert.doesNotMatch(out, /internal error|fettle: (No session|Session)/);
-  assert.deepEqual(readdirSync(tmp).filter((name) => name.startsWith('fettle-demo-')), []);
+  assert.deepEqual(
+    readdirSync(tmp).filter((name) => name.startsWith('fettle-demo-')),
+    [],
+  );
 });
 
 test('demo run inside a repository leaves that repository alone', () => {
   const repo = makeRepo({ 'a.txt': 'a\n' });
   const tmp = tempDir('fettle-demo-tmp-');
-  keepsUserState(repo, () => assert.equal(runCli(['demo'], { cwd: repo.dir, env: { ...repo.env, TMPDIR: tmp } }).code, 0));
+  keepsUserState(repo, () =>
+    assert.equal(runCli(['demo'], { cwd: repo.dir, env: { ...repo.env, TMPDIR: tmp } }).code, 0),
+  );
   assert.equal(repo.git('for-each-ref', 'refs/fettle', 'refs/fettle-discarded'), '');
-  assert.equal(repo.git('worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length, 1);
+  assert.equal(
+    repo
+      .git('worktree', 'list', '--porcelain')
+      .split('\n')
+      .filter((l) => l.startsWith('worktree ')).length,
+    1,
+  );
   assert.ok(repo.read('a.txt').equals(Buffer.from('a\n')));
   assert.deepEqual(readdirSync(tmp), []);
 });

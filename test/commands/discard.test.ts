@@ -3,7 +3,18 @@ import assert from 'node:assert/strict';
 import { rmSync, statSync } from 'node:fs';
 import { test } from 'node:test';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
-import { fails, fettle, hasWorktree, keepsUserState, kinds, ok, openWorktree, refOid, stageWrite, statusJson } from '../helpers/stage';
+import {
+  fails,
+  fettle,
+  hasWorktree,
+  keepsUserState,
+  kinds,
+  ok,
+  openWorktree,
+  refOid,
+  stageWrite,
+  statusJson,
+} from '../helpers/stage';
 
 const BASE = lines(30);
 const PROPOSAL = lines(30, 'rewritten');
@@ -19,7 +30,9 @@ test('discard drops the ref, keeps the proposal under refs/fettle-discarded/, re
   openWorktree(repo, id);
   assert.ok(tip && hasWorktree(repo, id));
   const mtime = statSync(repo.path('src/a.txt')).mtimeMs;
-  keepsUserState(repo, () => assert.equal(ok(fettle(repo, ['discard', id])).stdout, `Discarded ${id}; src/a.txt was not touched.\n`));
+  keepsUserState(repo, () =>
+    assert.equal(ok(fettle(repo, ['discard', id])).stdout, `Discarded ${id}; src/a.txt was not touched.\n`),
+  );
   assert.equal(refOid(repo, `refs/fettle/${id}`), null);
   assert.deepEqual(kinds(repo, `refs/fettle-discarded/${id}`), ['discarded', 'proposal', 'before']);
   assert.equal(repo.git('rev-parse', `refs/fettle-discarded/${id}^`), tip);
@@ -27,12 +40,20 @@ test('discard drops the ref, keeps the proposal under refs/fettle-discarded/, re
   assert.equal(hasWorktree(repo, id), false);
   assert.ok(repo.read('src/a.txt').equals(Buffer.from(BASE)));
   assert.equal(statSync(repo.path('src/a.txt')).mtimeMs, mtime, 'the file was not rewritten');
-  assert.equal(repo.git('log', '--format=%s', '--glob=fettle/*').includes('stage src/a.txt'), false, "gone from git log --glob='fettle/*'");
+  assert.equal(
+    repo.git('log', '--format=%s', '--glob=fettle/*').includes('stage src/a.txt'),
+    false,
+    "gone from git log --glob='fettle/*'",
+  );
 });
 
 test('discard --json prints the result as JSON', () => {
   const { repo, id } = staged();
-  assert.deepEqual(JSON.parse(ok(fettle(repo, ['discard', id, '--json'])).stdout), { id, path: 'src/a.txt', state: 'discarded' });
+  assert.deepEqual(JSON.parse(ok(fettle(repo, ['discard', id, '--json'])).stdout), {
+    id,
+    path: 'src/a.txt',
+    state: 'discarded',
+  });
 });
 
 test('discard leaves edits made on disk since staging alone', () => {
@@ -61,7 +82,10 @@ test('a discarded change is listed as discarded, no longer pending', () => {
   ok(fettle(repo, ['discard', id]));
   const s = statusJson(repo);
   assert.deepEqual(s.pending, []);
-  assert.deepEqual(s.recent.map((c) => [c.id, c.state, c.tier]), [[id, 'discarded', 'staged']]);
+  assert.deepEqual(
+    s.recent.map((c) => [c.id, c.state, c.tier]),
+    [[id, 'discarded', 'staged']],
+  );
 });
 
 test('discard of one change leaves another pending change of the same file alone', () => {
@@ -70,7 +94,10 @@ test('discard of one change leaves another pending change of the same file alone
   openWorktree(repo, id);
   openWorktree(repo, other);
   keepsUserState(repo, () => ok(fettle(repo, ['discard', id])));
-  assert.deepEqual(statusJson(repo).pending.map((c) => c.id), [other]);
+  assert.deepEqual(
+    statusJson(repo).pending.map((c) => c.id),
+    [other],
+  );
   assert.ok(hasWorktree(repo, other));
   ok(fettle(repo, ['confirm', other]));
   assert.ok(repo.read('src/a.txt').equals(Buffer.from(lines(30, 'other'))));
@@ -89,14 +116,21 @@ test('-C <dir> discards from another working directory (relative and absolute)',
 
 test('discard from outside the repository without -C does not find the change', () => {
   const { repo, id } = staged();
-  fails(fettle(repo, ['discard', id], { cwd: repo.home }), `No session '${id}'. It may have expired or been discarded.`);
+  fails(
+    fettle(repo, ['discard', id], { cwd: repo.home }),
+    `No session '${id}'. It may have expired or been discarded.`,
+  );
   assert.ok(refOid(repo, `refs/fettle/${id}`), 'still pending');
 });
 
 test('discard unregisters a hidden worktree whose directory is gone (git worktree prune keeps locked ones)', () => {
   const { repo, id } = staged();
   rmSync(openWorktree(repo, id), { recursive: true, force: true });
-  assert.match(repo.git('worktree', 'list', '--porcelain'), new RegExp(`/fettle/worktrees/${id}\\n(.*\\n)*locked`), 'git still lists it, locked');
+  assert.match(
+    repo.git('worktree', 'list', '--porcelain'),
+    new RegExp(`/fettle/worktrees/${id}\\n(.*\\n)*locked`),
+    'git still lists it, locked',
+  );
   ok(fettle(repo, ['discard', id]));
   assert.equal(hasWorktree(repo, id), false, 'unregistered');
 });

@@ -8,7 +8,12 @@ import { runCli } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { keepsUserState, stageWrite, T0 } from '../helpers/stage';
 
-interface Check { name: string; status: string; detail: string; fix?: string }
+interface Check {
+  name: string;
+  status: string;
+  detail: string;
+  fix?: string;
+}
 
 const doctor = (repo: Repo, env: Record<string, string> = {}) => {
   const r = runCli(['doctor', '--json'], { cwd: repo.dir, env: { ...repo.env, ...env } });
@@ -22,9 +27,19 @@ const installed = (): Repo => {
 };
 
 test('checkNode and checkGitVersion', () => {
-  const cases: [string, string][] = [['v20.1.0', 'ok'], ['v22.3.0', 'ok'], ['v18.19.0', 'fail']];
+  const cases: [string, string][] = [
+    ['v20.1.0', 'ok'],
+    ['v22.3.0', 'ok'],
+    ['v18.19.0', 'fail'],
+  ];
   for (const [version, status] of cases) assert.equal(checkNode(version).status, status, version);
-  const gits: [string | null, string][] = [['git version 2.39.5', 'ok'], ['git version 2.36.0', 'ok'], ['git version 2.35.8', 'fail'], ['git version 3.0.0', 'ok'], [null, 'fail']];
+  const gits: [string | null, string][] = [
+    ['git version 2.39.5', 'ok'],
+    ['git version 2.36.0', 'ok'],
+    ['git version 2.35.8', 'fail'],
+    ['git version 3.0.0', 'ok'],
+    [null, 'fail'],
+  ];
   for (const [output, status] of gits) assert.equal(checkGitVersion(output).status, status, String(output));
   assert.match(checkGitVersion('git version 2.37.1').detail, /newline need 2\.38/);
 });
@@ -45,8 +60,14 @@ test('a healthy setup: every check ok, exit 0, and doctor changes nothing', () =
   keepsUserState(repo, () => {
     const d = doctor(repo);
     assert.equal(d.code, 0);
-    assert.deepEqual(d.checks.filter((c) => c.status !== 'ok'), []);
-    assert.deepEqual(d.checks.map((c) => c.name), ['node', 'git', 'config', 'hooks', 'store', 'changes', 'objects', 'leftovers', 'locks']);
+    assert.deepEqual(
+      d.checks.filter((c) => c.status !== 'ok'),
+      [],
+    );
+    assert.deepEqual(
+      d.checks.map((c) => c.name),
+      ['node', 'git', 'config', 'hooks', 'store', 'changes', 'objects', 'leftovers', 'locks'],
+    );
     assert.match(d.of('hooks')[0]?.detail ?? '', /\.claude\/settings\.json \(project\)$/);
   });
   const text = runCli(['doctor'], { cwd: repo.dir, env: repo.env });
@@ -57,13 +78,18 @@ test('not installed anywhere: a warning that says how to install, exit 0', () =>
   const repo = makeRepo({ 'a.txt': 'a\n' });
   const d = doctor(repo);
   assert.equal(d.code, 0);
-  assert.deepEqual(d.of('hooks').map((c) => [c.status, c.fix]), [['warn', 'Run `fettle install` (user scope) or `fettle install --scope project`.']]);
+  assert.deepEqual(
+    d.of('hooks').map((c) => [c.status, c.fix]),
+    [['warn', 'Run `fettle install` (user scope) or `fettle install --scope project`.']],
+  );
 });
 
 test('installed in two scopes: every write would run fettle twice', () => {
   const repo = installed();
   assert.equal(runCli(['install'], { cwd: repo.dir, env: repo.env }).code, 0);
-  const warned = doctor(repo).of('hooks').find((c) => c.status === 'warn');
+  const warned = doctor(repo)
+    .of('hooks')
+    .find((c) => c.status === 'warn');
   assert.match(warned?.detail ?? '', /registered in 2 scopes \(user, project\): every write runs fettle 2 times/);
 });
 
@@ -82,15 +108,27 @@ test('an install from before PostToolUseFailure was registered: a warning to ins
 test('a hook that runs a fettle that is gone fails the check, exit 1', () => {
   const repo = makeRepo({ 'a.txt': 'a\n' });
   const gone = join(repo.home, 'old', 'dist', 'cli.js');
-  const hook = { type: 'command', command: `'/usr/bin/node' '${gone}' hook`, statusMessage: 'fettle: keeping the previous version' };
+  const hook = {
+    type: 'command',
+    command: `'/usr/bin/node' '${gone}' hook`,
+    statusMessage: 'fettle: keeping the previous version',
+  };
   mkdirSync(join(repo.dir, '.claude'));
-  const settings = { hooks: { PreToolUse: [{ matcher: 'Write|Edit|MultiEdit|NotebookEdit', hooks: [hook] }], PostToolUse: [{ matcher: 'Write|Edit|MultiEdit|NotebookEdit', hooks: [hook] }] } };
+  const settings = {
+    hooks: {
+      PreToolUse: [{ matcher: 'Write|Edit|MultiEdit|NotebookEdit', hooks: [hook] }],
+      PostToolUse: [{ matcher: 'Write|Edit|MultiEdit|NotebookEdit', hooks: [hook] }],
+    },
+  };
   writeFileSync(join(repo.dir, '.claude', 'settings.json'), JSON.stringify(settings));
   const d = doctor(repo);
   assert.equal(d.code, 1);
   const [hooks] = d.of('hooks');
   assert.equal(hooks?.status, 'fail');
-  assert.match(hooks?.detail ?? '', new RegExp(`the hook runs ${gone.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, which does not exist`));
+  assert.match(
+    hooks?.detail ?? '',
+    new RegExp(`the hook runs ${gone.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, which does not exist`),
+  );
 });
 
 test('an invalid variable fails the config check and the other checks still run', () => {
@@ -119,5 +157,9 @@ test('an expired staged change, a missing object and an old git lock are each re
   const locks = doctor(repo).of('locks')[0];
   assert.equal(locks?.status, 'warn');
   assert.match(locks?.detail ?? '', new RegExp(`refs/fettle/${id}\\.lock \\(git's, \\d+ s old\\)`));
-  assert.deepEqual(readdirSync(join(repo.dir, '.git', 'refs', 'fettle')).sort(), [id, `${id}.lock`].sort(), 'doctor removed nothing');
+  assert.deepEqual(
+    readdirSync(join(repo.dir, '.git', 'refs', 'fettle')).sort(),
+    [id, `${id}.lock`].sort(),
+    'doctor removed nothing',
+  );
 });

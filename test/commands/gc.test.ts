@@ -7,12 +7,26 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { agentWrite, runCli, runHook, writePayload } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
-import { T0, directWrite, fettle, hasWorktree, keepsUserState, ok, openWorktree, stageWrite, statusJson } from '../helpers/stage';
+import {
+  T0,
+  directWrite,
+  fettle,
+  hasWorktree,
+  keepsUserState,
+  ok,
+  openWorktree,
+  stageWrite,
+  statusJson,
+} from '../helpers/stage';
 
 const DAY = 24 * 3600;
 const BASE = lines(30);
 const ids = (repo: Repo): string[] =>
-  repo.git('for-each-ref', '--format=%(refname:lstrip=2)', 'refs/fettle', 'refs/fettle-discarded').split('\n').filter(Boolean).sort();
+  repo
+    .git('for-each-ref', '--format=%(refname:lstrip=2)', 'refs/fettle', 'refs/fettle-discarded')
+    .split('\n')
+    .filter(Boolean)
+    .sort();
 const sorted = (...list: string[]): string[] => [...list].sort();
 const toolUseDir = (repo: Repo): string => join(repo.dir, '.git', 'fettle', 'tool-use');
 
@@ -56,7 +70,11 @@ test('the hook applies retention after PostToolUse', () => {
   const repo = makeRepo({ 'a.txt': BASE });
   const old = directWrite(repo, 'x.txt', 'x\n', { now: T0 });
   const env = { ...repo.env, FETTLE_NOW: String(T0 + DAY + 1) };
-  const { post } = agentWrite({ file: repo.path('a.txt'), content: BASE.replace('line 1\n', 'one\n'), cwd: repo.dir }, env, (p, c) => repo.write(p.slice(repo.dir.length + 1), c));
+  const { post } = agentWrite(
+    { file: repo.path('a.txt'), content: BASE.replace('line 1\n', 'one\n'), cwd: repo.dir },
+    env,
+    (p, c) => repo.write(p.slice(repo.dir.length + 1), c),
+  );
   assert.equal(post?.code, 0);
   assert.ok(!ids(repo).includes(old));
   assert.equal(ids(repo).length, 1);
@@ -68,9 +86,16 @@ test('a write removes at most 10 changes; fettle gc removes the rest and says wh
   directWrite(repo, 'late.txt', 'late\n', { now: T0 + DAY + 100 });
   assert.equal(ids(repo).length, 3, 'the 10 oldest went with the write');
   const r = keepsUserState(repo, () => ok(fettle(repo, ['gc'], { now: T0 + DAY + 100 })));
-  assert.deepEqual(r.stdout.split('\n').slice(1), ['Kept 1 change (0 pending).', "The removed changes' objects are now unreachable; git's own gc reclaims them (fettle never prunes your repository).", '']);
+  assert.deepEqual(r.stdout.split('\n').slice(1), [
+    'Kept 1 change (0 pending).',
+    "The removed changes' objects are now unreachable; git's own gc reclaims them (fettle never prunes your repository).",
+    '',
+  ]);
   assert.match(r.stdout, /^Removed 2 changes from history \(2 older than 1d\): \w{8} \w{8}\.$/m);
-  assert.equal(ok(fettle(repo, ['gc'], { now: T0 + DAY + 100 })).stdout, 'Nothing to remove.\nKept 1 change (0 pending).\n');
+  assert.equal(
+    ok(fettle(repo, ['gc'], { now: T0 + DAY + 100 })).stdout,
+    'Nothing to remove.\nKept 1 change (0 pending).\n',
+  );
 });
 
 test('gc --dry-run removes nothing; --json lists what would go and why', () => {
@@ -81,8 +106,13 @@ test('gc --dry-run removes nothing; --json lists what would go and why', () => {
   const r = ok(fettle(repo, ['gc', '--dry-run'], { env, now: T0 + 20 }));
   assert.equal(r.stdout.split('\n')[0], `Would remove 1 change from history (1 beyond the newest 1): ${old}.`);
   assert.equal(ids(repo).length, 2);
-  const j = JSON.parse(ok(fettle(repo, ['gc', '--json'], { env, now: T0 + 20 })).stdout) as { removed: { id: string; why: string; path: string }[] };
-  assert.deepEqual(j.removed.map(({ id, why, path }) => ({ id, why, path })), [{ id: old, why: 'count', path: 'x.txt' }]);
+  const j = JSON.parse(ok(fettle(repo, ['gc', '--json'], { env, now: T0 + 20 })).stdout) as {
+    removed: { id: string; why: string; path: string }[];
+  };
+  assert.deepEqual(
+    j.removed.map(({ id, why, path }) => ({ id, why, path })),
+    [{ id: old, why: 'count', path: 'x.txt' }],
+  );
   assert.equal(ids(repo).length, 1);
 });
 
@@ -100,10 +130,16 @@ test('gc removes the worktree a killed confirm left behind, and one whose ref we
   assert.deepEqual(worktrees(), [confirmed, stray].sort());
 
   const r = ok(fettle(repo, ['gc']));
-  assert.match(r.stdout, new RegExp(`^Removed 1 hidden worktree no pending change uses \\(\\d+ B\\): ${confirmed}\\.$`, 'm'));
+  assert.match(
+    r.stdout,
+    new RegExp(`^Removed 1 hidden worktree no pending change uses \\(\\d+ B\\): ${confirmed}\\.$`, 'm'),
+  );
   assert.deepEqual(worktrees(), [stray], 'one without any ref is young: it may be a worktree being made right now');
   const later = Math.floor(Date.now() / 1000) + 3600;
-  assert.match(ok(fettle(repo, ['gc'], { now: later })).stdout, new RegExp(`^Removed 1 hidden worktree .*: ${stray}\\.$`, 'm'));
+  assert.match(
+    ok(fettle(repo, ['gc'], { now: later })).stdout,
+    new RegExp(`^Removed 1 hidden worktree .*: ${stray}\\.$`, 'm'),
+  );
   assert.deepEqual(worktrees(), []);
   assert.ok(!repo.git('worktree', 'list', '--porcelain').includes('/fettle/worktrees/'), 'git no longer lists them');
 });
@@ -111,7 +147,15 @@ test('gc removes the worktree a killed confirm left behind, and one whose ref we
 test('gc removes a tool-use link whose tool call will never complete', () => {
   const repo = makeRepo({ 'a.txt': BASE });
   const env = { ...repo.env, FETTLE_NOW: String(T0) };
-  const pre = runHook(writePayload({ file: repo.path('a.txt'), content: BASE.replace('line 1\n', 'one\n'), cwd: repo.dir, toolUseId: 'toolu_denied' }), { cwd: repo.dir, env });
+  const pre = runHook(
+    writePayload({
+      file: repo.path('a.txt'),
+      content: BASE.replace('line 1\n', 'one\n'),
+      cwd: repo.dir,
+      toolUseId: 'toolu_denied',
+    }),
+    { cwd: repo.dir, env },
+  );
   assert.equal(pre.code, 0);
   assert.equal(readdirSync(toolUseDir(repo)).length, 1, 'PreToolUse left its link; the user then denied the write');
   assert.equal(ok(fettle(repo, ['gc'])).stdout, 'Nothing to remove.\nKept 1 change (0 pending).\n', 'still awaited');
@@ -122,11 +166,18 @@ test('gc removes a tool-use link whose tool call will never complete', () => {
 
 test('invalid FETTLE_HISTORY_MAX_AGE / _MAX_COUNT: an error naming the variable, exit 2; the hook blocks', () => {
   const repo = makeRepo({ 'a.txt': BASE });
-  for (const [name, value] of [['FETTLE_HISTORY_MAX_AGE', '1d'], ['FETTLE_HISTORY_MAX_COUNT', '0']] as const) {
+  for (const [name, value] of [
+    ['FETTLE_HISTORY_MAX_AGE', '1d'],
+    ['FETTLE_HISTORY_MAX_COUNT', '0'],
+  ] as const) {
     const r = fettle(repo, ['gc'], { env: { [name]: value } });
     assert.equal(r.code, 2);
     assert.match(r.stderr, new RegExp(`^fettle: ${name} must be a whole number of at least 1, got '${value}'\\.`));
-    const hook = runCli(['hook'], { cwd: repo.dir, env: { ...repo.env, [name]: value }, input: JSON.stringify(writePayload({ file: repo.path('a.txt'), content: 'x\n', cwd: repo.dir })) });
+    const hook = runCli(['hook'], {
+      cwd: repo.dir,
+      env: { ...repo.env, [name]: value },
+      input: JSON.stringify(writePayload({ file: repo.path('a.txt'), content: 'x\n', cwd: repo.dir })),
+    });
     assert.equal(hook.code, 2);
     assert.match(hook.stderr, new RegExp(name));
   }

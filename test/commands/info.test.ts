@@ -17,12 +17,18 @@ test('info shows the decision rule and the default thresholds', () => {
     /^  FETTLE_WRITE_CEIL +80 \(default\)$/m,
     /^  FETTLE_WRITE_RATIO +0\.4 \(default\)$/m,
     /^  FETTLE_WRITE_STAGE_TTL +600 s \(default\)$/m,
-  ]) assert.match(out, row);
+  ])
+    assert.match(out, row);
 });
 
 test('info reflects the variables set in the environment', () => {
   const repo = makeRepo({ 'a.txt': 'a\n' });
-  const env = { FETTLE_WRITE_FLOOR: '5', FETTLE_WRITE_CEIL: '50', FETTLE_WRITE_RATIO: '0.25', FETTLE_WRITE_STAGE_TTL: '120' };
+  const env = {
+    FETTLE_WRITE_FLOOR: '5',
+    FETTLE_WRITE_CEIL: '50',
+    FETTLE_WRITE_RATIO: '0.25',
+    FETTLE_WRITE_STAGE_TTL: '120',
+  };
   const out = ok(fettle(repo, ['info'], { env })).stdout;
   for (const row of [
     /^  changed <= 5 +-> direct$/m,
@@ -32,12 +38,15 @@ test('info reflects the variables set in the environment', () => {
     /^  FETTLE_WRITE_CEIL +50 \(from FETTLE_WRITE_CEIL\)$/m,
     /^  FETTLE_WRITE_RATIO +0\.25 \(from FETTLE_WRITE_RATIO\)$/m,
     /^  FETTLE_WRITE_STAGE_TTL +120 s \(from FETTLE_WRITE_STAGE_TTL\)$/m,
-  ]) assert.match(out, row);
+  ])
+    assert.match(out, row);
 });
 
 test('info --json gives the thresholds in force and the defaults', () => {
   const repo = makeRepo({ 'a.txt': 'a\n' });
-  const out = JSON.parse(ok(fettle(repo, ['info', '--json'], { env: { FETTLE_WRITE_CEIL: '90', FETTLE_WRITE_STAGE_TTL: '30' } })).stdout) as Record<string, unknown>;
+  const out = JSON.parse(
+    ok(fettle(repo, ['info', '--json'], { env: { FETTLE_WRITE_CEIL: '90', FETTLE_WRITE_STAGE_TTL: '30' } })).stdout,
+  ) as Record<string, unknown>;
   assert.deepEqual(
     { floor: out.floor, ceil: out.ceil, ratio: out.ratio, ttlSeconds: out.ttlSeconds, defaults: out.defaults },
     { floor: 10, ceil: 90, ratio: 0.4, ttlSeconds: 30, defaults: { floor: 10, ceil: 80, ratio: 0.4, ttlSeconds: 600 } },

@@ -2,7 +2,19 @@
 // the settings files checked byte for byte. The plugin hook file is checked against the same constants.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { test } from 'node:test';
 import { settingsPath } from '../../src/commands/install';
@@ -48,7 +60,9 @@ const ok = (r: Run, what = 'command'): Run => {
 
 /** fettle's handlers, per event. */
 const fettleHandlers = (s: Settings, event: string): Handler[] =>
-  (s.hooks?.[event] ?? []).flatMap((g) => (Array.isArray(g.hooks) ? g.hooks.filter((h) => isFettleHandler(h as never)) : []));
+  (s.hooks?.[event] ?? []).flatMap((g) =>
+    Array.isArray(g.hooks) ? g.hooks.filter((h) => isFettleHandler(h as never)) : [],
+  );
 
 /** The words `sh` makes of a command string. */
 const shWords = (command: string): string[] => {
@@ -57,9 +71,18 @@ const shWords = (command: string): string[] => {
 };
 
 /** One agent Write as Claude Code runs it, with each hook command string given to sh -c. */
-const shWrite = (commands: { pre: string; post: string }, call: { file: string; content: string; cwd: string }, env: Record<string, string>) => {
+const shWrite = (
+  commands: { pre: string; post: string },
+  call: { file: string; content: string; cwd: string },
+  env: Record<string, string>,
+) => {
   const sh = (command: string, event: 'PreToolUse' | 'PostToolUse') =>
-    spawnSync('/bin/sh', ['-c', command], { cwd: call.cwd, env, input: JSON.stringify(writePayload({ ...call, event })), encoding: 'utf8' });
+    spawnSync('/bin/sh', ['-c', command], {
+      cwd: call.cwd,
+      env,
+      input: JSON.stringify(writePayload({ ...call, event })),
+      encoding: 'utf8',
+    });
   const pre = sh(commands.pre, 'PreToolUse');
   assert.equal(pre.status, 0, `PreToolUse exited ${pre.status}: ${pre.stderr}`);
   assert.doesNotMatch(pre.stdout, /"deny"/);
@@ -82,7 +105,11 @@ const assertInstalled = (path: string, words = expectedWords(), options: { read?
   for (const event of HOOK_EVENTS) {
     const ours = (s.hooks?.[event] ?? []).filter((g) => g.hooks.some((h) => isFettleHandler(h as never)));
     const matchers = options.read && event === 'PreToolUse' ? [MATCHER, READ_MATCHER] : [MATCHER];
-    assert.deepEqual(ours.map((g) => g.matcher), matchers, `${event}: fettle's groups`);
+    assert.deepEqual(
+      ours.map((g) => g.matcher),
+      matchers,
+      `${event}: fettle's groups`,
+    );
     assert.equal(fettleHandlers(s, event).length, matchers.length, `${event}: one fettle handler per group`);
     for (const group of ours) {
       assert.equal(group.hooks.length, 1);
@@ -118,7 +145,7 @@ test('install (default scope user) writes ~/.claude/settings.json with Write hoo
   assert.deepEqual(readdirSync(cwd), [], 'nothing written in the working directory');
 });
 
-test('the installed command string, run by sh -c with a Write payload, is fettle\'s hook (node not on PATH)', () => {
+test("the installed command string, run by sh -c with a Write payload, is fettle's hook (node not on PATH)", () => {
   const { user, run } = setup();
   ok(run('install'));
   const s = json(user);
@@ -131,7 +158,11 @@ test('the installed command string, run by sh -c with a Write payload, is fettle
   mkdirSync(bin);
   symlinkSync(execFileSync('/bin/sh', ['-c', 'command -v git'], { env: repo.env }).toString().trim(), join(bin, 'git'));
   const env = { ...repo.env, PATH: bin };
-  const { post: after } = shWrite({ pre, post }, { file: repo.path('new.txt'), content: 'hello\n', cwd: repo.dir }, env);
+  const { post: after } = shWrite(
+    { pre, post },
+    { file: repo.path('new.txt'), content: 'hello\n', cwd: repo.dir },
+    env,
+  );
   const out = JSON.parse(after.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
   assert.equal(out.hookSpecificOutput.hookEventName, 'PostToolUse');
   assert.match(out.hookSpecificOutput.additionalContext, /fettle recorded new\.txt/);
@@ -149,7 +180,11 @@ test('a CLI at a path with spaces and quotes installs a quoted command that sh r
   assert.ok(command.includes("'\\''"), 'the quote in the path is escaped for sh');
 
   const repo = makeRepo();
-  const { post } = shWrite({ pre: command, post: command }, { file: repo.path('a.txt'), content: 'a\n', cwd: repo.dir }, repo.env);
+  const { post } = shWrite(
+    { pre: command, post: command },
+    { file: repo.path('a.txt'), content: 'a\n', cwd: repo.dir },
+    repo.env,
+  );
   assert.match(post.stdout, /fettle recorded a\.txt/);
 
   // Installing from the real CLI afterwards replaces that handler.
@@ -167,7 +202,11 @@ test('install started through a relative path or a symlink writes the absolute r
   mkdirSync(join(home, 'bin'));
   symlinkSync(CLI, link);
   const other = join(tempDir(), 'settings.json');
-  const viaLink = spawnSync(process.execPath, [link, 'install'], { cwd: home, env: { ...env, CLAUDE_CONFIG_DIR: join(other, '..') }, encoding: 'utf8' });
+  const viaLink = spawnSync(process.execPath, [link, 'install'], {
+    cwd: home,
+    env: { ...env, CLAUDE_CONFIG_DIR: join(other, '..') },
+    encoding: 'utf8',
+  });
   assert.equal(viaLink.status, 0, viaLink.stderr);
   assertInstalled(other);
 });
@@ -240,7 +279,13 @@ test('an unknown scope is a usage error and writes nothing', () => {
 
 test('the user settings path is never relative to the working directory', () => {
   const cwd = tempDir();
-  const io = { out: () => undefined, err: () => undefined, stdin: async () => Buffer.alloc(0), script: CLI, isTTY: false };
+  const io = {
+    out: () => undefined,
+    err: () => undefined,
+    stdin: async () => Buffer.alloc(0),
+    script: CLI,
+    isTTY: false,
+  };
   for (const env of [{}, { HOME: '' }, { HOME: '/home/u', CLAUDE_CONFIG_DIR: '' }] as Record<string, string>[]) {
     const path = settingsPath({ cwd, env, io }, undefined, 'user');
     assert.ok(isAbsolute(path) && !path.startsWith(cwd), `${JSON.stringify(env)} -> ${path}`);
@@ -487,7 +532,10 @@ test('a fettle handler with an older command path is replaced on install, not du
   const original = {
     model: 'opus',
     hooks: {
-      PreToolUse: [{ matcher: 'Write', hooks: [foreign] }, { matcher: 'Write', hooks: [old] }],
+      PreToolUse: [
+        { matcher: 'Write', hooks: [foreign] },
+        { matcher: 'Write', hooks: [old] },
+      ],
       PostToolUse: [{ matcher: 'Write', hooks: [foreign, old] }],
     },
   };
@@ -498,18 +546,32 @@ test('a fettle handler with an older command path is replaced on install, not du
   const text = readFileSync(user, 'utf8');
   assert.ok(!text.includes('/old/'), 'the old command is gone');
   const s = json(user);
-  const foreignGroups = (event: string) => s.hooks![event]!.filter((g) => !g.hooks.some((h) => isFettleHandler(h as never)));
+  const foreignGroups = (event: string) =>
+    s.hooks![event]!.filter((g) => !g.hooks.some((h) => isFettleHandler(h as never)));
   assert.deepEqual(foreignGroups('PreToolUse'), [{ matcher: 'Write', hooks: [foreign] }]);
-  assert.deepEqual(foreignGroups('PostToolUse'), [{ matcher: 'Write', hooks: [foreign] }], 'the foreign handler stays in its group');
+  assert.deepEqual(
+    foreignGroups('PostToolUse'),
+    [{ matcher: 'Write', hooks: [foreign] }],
+    'the foreign handler stays in its group',
+  );
   assert.equal(s.model, 'opus');
   ok(run('uninstall'));
-  assert.deepEqual(json(user), { model: 'opus', hooks: { PreToolUse: [{ matcher: 'Write', hooks: [foreign] }], PostToolUse: [{ matcher: 'Write', hooks: [foreign] }] } });
+  assert.deepEqual(json(user), {
+    model: 'opus',
+    hooks: {
+      PreToolUse: [{ matcher: 'Write', hooks: [foreign] }],
+      PostToolUse: [{ matcher: 'Write', hooks: [foreign] }],
+    },
+  });
 });
 
 // ---------------------------------------------------------------- the plugin
 
 test('hooks/hooks.json registers the same events, matcher and handler as install, via ${CLAUDE_PLUGIN_ROOT}', () => {
-  const plugin = JSON.parse(readFileSync(join(ROOT, 'hooks', 'hooks.json'), 'utf8')) as { description?: string; hooks: Record<string, Group[]> };
+  const plugin = JSON.parse(readFileSync(join(ROOT, 'hooks', 'hooks.json'), 'utf8')) as {
+    description?: string;
+    hooks: Record<string, Group[]>;
+  };
   assert.equal(typeof plugin.description, 'string');
   assert.deepEqual(Object.keys(plugin.hooks).sort(), [...HOOK_EVENTS].sort());
 
@@ -532,14 +594,21 @@ test('hooks/hooks.json registers the same events, matcher and handler as install
 });
 
 test('the hooks.json command, with ${CLAUDE_PLUGIN_ROOT} substituted (path with a space), runs the hook', () => {
-  const plugin = JSON.parse(readFileSync(join(ROOT, 'hooks', 'hooks.json'), 'utf8')) as { hooks: Record<string, Group[]> };
+  const plugin = JSON.parse(readFileSync(join(ROOT, 'hooks', 'hooks.json'), 'utf8')) as {
+    hooks: Record<string, Group[]>;
+  };
   const pluginRoot = join(tempDir(), 'plugin cache', 'fettle');
   mkdirSync(join(pluginRoot, 'dist'), { recursive: true });
   for (const f of readdirSync(join(ROOT, 'dist'))) copyFileSync(join(ROOT, 'dist', f), join(pluginRoot, 'dist', f));
   const repo = makeRepo({ 'a.txt': 'one\n' });
-  const commandOf = (event: string) => plugin.hooks[event]![0]!.hooks[0]!.command.split('${CLAUDE_PLUGIN_ROOT}').join(pluginRoot);
+  const commandOf = (event: string) =>
+    plugin.hooks[event]![0]!.hooks[0]!.command.split('${CLAUDE_PLUGIN_ROOT}').join(pluginRoot);
   const env = { ...repo.env, CLAUDE_PLUGIN_ROOT: pluginRoot };
-  const { post } = shWrite({ pre: commandOf('PreToolUse'), post: commandOf('PostToolUse') }, { file: repo.path('a.txt'), content: 'two\n', cwd: repo.dir }, env);
+  const { post } = shWrite(
+    { pre: commandOf('PreToolUse'), post: commandOf('PostToolUse') },
+    { file: repo.path('a.txt'), content: 'two\n', cwd: repo.dir },
+    env,
+  );
   assert.match(post.stdout, /fettle recorded a\.txt/);
 });
 

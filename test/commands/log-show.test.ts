@@ -27,7 +27,10 @@ const history = () => {
   const s1 = { env: { FETTLE_SESSION: 'agent-1' } };
   const applied = directWrite(repo, 'a.txt', edit(3, 'one'), { ...s1, now: T0 });
   const undone = directWrite(repo, 'b.txt', edit(4, 'two'), { ...s1, now: T0 + 60 });
-  const rollback = /Undo this with `fettle rollback (\w+)`/.exec(ok(fettle(repo, ['rollback', undone], { now: T0 + 120 })).stdout)?.[1] ?? '';
+  const rollback =
+    /Undo this with `fettle rollback (\w+)`/.exec(
+      ok(fettle(repo, ['rollback', undone], { now: T0 + 120 })).stdout,
+    )?.[1] ?? '';
   const discarded = stageWrite(repo, 'c.txt', lines(30, 'x'), { ...s1, now: T0 + 180 });
   ok(fettle(repo, ['discard', discarded], { now: T0 + 190 }));
   const expired = stageWrite(repo, 'c.txt', lines(30, 'y'), { now: T0 + 240 });
@@ -52,16 +55,45 @@ test('log lists every change newest first: id, when, tier, path, +N -M, session,
 
 test('log <path> and --session filter; --json has one row per change with its state', () => {
   const { repo, applied, pending, undone, rollback } = history();
-  const ids = (args: string[]) => ok(fettle(repo, args, { now: T0 + 1260 })).stdout.split('\n').slice(1).filter(Boolean).map((l) => l.split(' ')[0]);
+  const ids = (args: string[]) =>
+    ok(fettle(repo, args, { now: T0 + 1260 }))
+      .stdout.split('\n')
+      .slice(1)
+      .filter(Boolean)
+      .map((l) => l.split(' ')[0]);
   assert.deepEqual(ids(['log', 'a.txt']), [pending, applied]);
   assert.deepEqual(ids(['log', '--session', 'agent-1', 'b.txt']), [undone]);
   assert.equal(ok(fettle(repo, ['log', 'nothing.txt'])).stdout, 'fettle has no record of changes to nothing.txt.\n');
-  const rows = (JSON.parse(ok(fettle(repo, ['log', '--json'], { now: T0 + 1260 })).stdout) as { changes: Row[] }).changes;
-  assert.deepEqual(rows.map((r) => r.state), ['pending', 'expired', 'discarded', 'applied', 'rolled-back', 'applied']);
+  const rows = (JSON.parse(ok(fettle(repo, ['log', '--json'], { now: T0 + 1260 })).stdout) as { changes: Row[] })
+    .changes;
+  assert.deepEqual(
+    rows.map((r) => r.state),
+    ['pending', 'expired', 'discarded', 'applied', 'rolled-back', 'applied'],
+  );
   const byId = new Map(rows.map((r) => [r.id, r]));
   assert.deepEqual(
-    (({ id, path, tier, added, removed, session, rolledBackBy, reverts, at }) => ({ id, path, tier, added, removed, session, rolledBackBy, reverts, at }))(byId.get(undone) as Row),
-    { id: undone, path: 'b.txt', tier: 'direct', added: 1, removed: 1, session: 'agent-1', rolledBackBy: rollback, reverts: null, at: new Date((T0 + 60) * 1000).toISOString() },
+    (({ id, path, tier, added, removed, session, rolledBackBy, reverts, at }) => ({
+      id,
+      path,
+      tier,
+      added,
+      removed,
+      session,
+      rolledBackBy,
+      reverts,
+      at,
+    }))(byId.get(undone) as Row),
+    {
+      id: undone,
+      path: 'b.txt',
+      tier: 'direct',
+      added: 1,
+      removed: 1,
+      session: 'agent-1',
+      rolledBackBy: rollback,
+      reverts: null,
+      at: new Date((T0 + 60) * 1000).toISOString(),
+    },
   );
   assert.equal(byId.get(rollback)?.reverts, undone);
   assert.equal(byId.get(applied)?.commit, repo.git('rev-parse', `refs/fettle/${applied}`));
@@ -70,14 +102,26 @@ test('log <path> and --session filter; --json has one row per change with its st
 test('a rolled-back change is applied again once its rollback is rolled back', () => {
   const { repo, undone, rollback } = history();
   ok(fettle(repo, ['rollback', rollback], { now: T0 + 1300 }));
-  const rows = (JSON.parse(ok(fettle(repo, ['log', 'b.txt', '--json'], { now: T0 + 1300 })).stdout) as { changes: Row[] }).changes;
-  assert.deepEqual(rows.map((r) => [r.reverts, r.state]), [[rollback, 'applied'], [undone, 'rolled-back'], [null, 'applied']]);
+  const rows = (
+    JSON.parse(ok(fettle(repo, ['log', 'b.txt', '--json'], { now: T0 + 1300 })).stdout) as { changes: Row[] }
+  ).changes;
+  assert.deepEqual(
+    rows.map((r) => [r.reverts, r.state]),
+    [
+      [rollback, 'applied'],
+      [undone, 'rolled-back'],
+      [null, 'applied'],
+    ],
+  );
 });
 
 test('show prints the metadata, the commits and the diff of what the change did', () => {
   const { repo, applied } = history();
   const head = repo.git('rev-parse', 'HEAD');
-  const [after, before] = [repo.git('rev-parse', `refs/fettle/${applied}`), repo.git('rev-parse', `refs/fettle/${applied}^`)];
+  const [after, before] = [
+    repo.git('rev-parse', `refs/fettle/${applied}`),
+    repo.git('rev-parse', `refs/fettle/${applied}^`),
+  ];
   const out = keepsUserState(repo, () => ok(fettle(repo, ['show', applied], { now: T0 + 60 })).stdout);
   const [meta = '', diff = ''] = out.split('\n\n');
   assert.deepEqual(meta.split('\n'), [
@@ -102,11 +146,19 @@ test('show prints the metadata, the commits and the diff of what the change did'
 
 test('show --json of a pending staged change: fields, commits, base and the proposed diff', () => {
   const { repo, pending } = history();
-  const j = JSON.parse(ok(fettle(repo, ['show', pending, '--json'], { now: T0 + 1260 })).stdout) as Row & { base: string; expiresAt: string; commits: { kind: string }[]; diff: string };
+  const j = JSON.parse(ok(fettle(repo, ['show', pending, '--json'], { now: T0 + 1260 })).stdout) as Row & {
+    base: string;
+    expiresAt: string;
+    commits: { kind: string }[];
+    diff: string;
+  };
   assert.equal(j.state, 'pending');
   assert.equal(j.expiresAt, new Date((T0 + 1800) * 1000).toISOString());
   assert.equal(j.base, repo.git('rev-parse', 'HEAD'));
-  assert.deepEqual(j.commits.map((c) => c.kind), ['proposal', 'before']);
+  assert.deepEqual(
+    j.commits.map((c) => c.kind),
+    ['proposal', 'before'],
+  );
   assert.match(j.diff, /\n-line 1\n/);
   assert.match(j.diff, /\n\+z 1\n/);
 });
@@ -120,17 +172,28 @@ test('show of an unknown change: the baseline error', () => {
 
 test('plain git reads the same history: log --glob, log -p, show, diff HEAD, trailers', () => {
   const { repo, applied, pending, discarded, undone, rollback } = history();
-  const subjects = repo.git('log', '--format=%s', "--glob=fettle/*").split('\n');
+  const subjects = repo.git('log', '--format=%s', '--glob=fettle/*').split('\n');
   assert.ok(subjects.includes('fettle: write a.txt (+1 -1)'));
   assert.ok(subjects.includes('fettle: stage a.txt (+30 -30)'));
   assert.ok(subjects.includes(`fettle: roll back ${undone} in b.txt (+1 -1)`));
-  assert.ok(!repo.git('log', '--format=%(trailers:key=Fettle-Id,valueonly)', "--glob=fettle/*").includes(discarded), 'discarded changes leave the glob');
+  assert.ok(
+    !repo.git('log', '--format=%(trailers:key=Fettle-Id,valueonly)', '--glob=fettle/*').includes(discarded),
+    'discarded changes leave the glob',
+  );
   assert.match(repo.git('log', '-p', `fettle/${applied}`), /\n-line 3\n\+one 3\n/);
   assert.match(repo.git('show', `fettle/${pending}`), /^\+z 30$/m);
   assert.match(repo.git('diff', '--stat', 'HEAD', `fettle/${pending}`), /a\.txt \| 60 \+{30}-{30}/);
   assert.equal(repo.git('show', `fettle/${applied}^:a.txt`) + '\n', BASE);
   const trailers = repo.git('log', '-1', '--format=%(trailers)', `fettle/${rollback}`);
-  assert.match(trailers, new RegExp(`^Fettle-Id: ${rollback}\nFettle-Kind: after\nFettle-Tier: direct\nFettle-Path: b\\.txt\n`));
+  assert.match(
+    trailers,
+    new RegExp(`^Fettle-Id: ${rollback}\nFettle-Kind: after\nFettle-Tier: direct\nFettle-Path: b\\.txt\n`),
+  );
   assert.match(trailers, new RegExp(`\nFettle-Reverts: ${undone}$`));
-  assert.match(repo.git('log', '-1', '--format=%B', `fettle/${rollback}`), new RegExp(`^fettle: roll back ${undone} in b\\.txt \\(\\+1 -1\\)\n\nfettle rolled back change ${undone}, restoring the bytes it had replaced`));
+  assert.match(
+    repo.git('log', '-1', '--format=%B', `fettle/${rollback}`),
+    new RegExp(
+      `^fettle: roll back ${undone} in b\\.txt \\(\\+1 -1\\)\n\nfettle rolled back change ${undone}, restoring the bytes it had replaced`,
+    ),
+  );
 });

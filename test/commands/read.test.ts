@@ -17,8 +17,18 @@ const pages: [string, string[], string, string][] = [
   ['the whole file', ['a.txt'], numbered(1, 10), ''],
   ['--offset', ['a.txt', '--offset', '8'], numbered(8, 10), ''],
   ['--limit', ['a.txt', '--limit', '3'], numbered(1, 3), '(lines 1-3 of 10; next: --offset 4)\n'],
-  ['--offset and --limit', ['a.txt', '--offset', '4', '--limit', '2'], numbered(4, 5), '(lines 4-5 of 10; next: --offset 6)\n'],
-  ['--offset=N --limit=N spelling', ['a.txt', '--offset=9', '--limit=1'], numbered(9, 9), '(lines 9-9 of 10; next: --offset 10)\n'],
+  [
+    '--offset and --limit',
+    ['a.txt', '--offset', '4', '--limit', '2'],
+    numbered(4, 5),
+    '(lines 4-5 of 10; next: --offset 6)\n',
+  ],
+  [
+    '--offset=N --limit=N spelling',
+    ['a.txt', '--offset=9', '--limit=1'],
+    numbered(9, 9),
+    '(lines 9-9 of 10; next: --offset 10)\n',
+  ],
   ['a limit past the end', ['a.txt', '--offset', '10', '--limit', '50'], numbered(10, 10), ''],
   ['an offset past the end: nothing', ['a.txt', '--offset', '11'], '', ''],
   ['a path in a subdirectory', ['sub/b.txt'], numbered(1, 2, 'b'), ''],
@@ -86,7 +96,10 @@ test('read of a directory: exit 1 naming the path', () => {
 test('-C: a relative path is read from that directory; an absolute one as given', () => {
   const repo = makeRepo({ 'sub/a.txt': lines(3, 'sub'), 'a.txt': lines(3, 'top') });
   assert.equal(ok(fettle(repo, ['-C', 'sub', 'read', 'a.txt'])).stdout, numbered(1, 3, 'sub'));
-  assert.equal(ok(fettle(repo, ['-C', repo.path('sub'), 'read', 'a.txt', '--limit', '1'])).stdout, numbered(1, 1, 'sub'));
+  assert.equal(
+    ok(fettle(repo, ['-C', repo.path('sub'), 'read', 'a.txt', '--limit', '1'])).stdout,
+    numbered(1, 1, 'sub'),
+  );
   assert.equal(ok(fettle(repo, ['-C', 'sub', 'read', repo.path('a.txt')])).stdout, numbered(1, 3, 'top'));
   assert.equal(ok(fettle(repo, ['read', 'a.txt'], { cwd: repo.path('sub') })).stdout, numbered(1, 3, 'sub'));
 });
@@ -98,7 +111,10 @@ test('read outside any repository works the same, and creates no store', () => {
   writeFileSync(join(dir, 'notes.txt'), lines(4, 'note'));
   const r = runCli(['read', 'notes.txt', '--offset', '2', '--limit', '2'], { cwd: dir, env: baseEnv(home) });
   assert.deepEqual([r.code, r.stdout], [0, numbered(2, 3, 'note')], r.stderr);
-  assert.equal(runCli(['read', join(dir, 'notes.txt')], { cwd: home, env: baseEnv(home) }).stdout, numbered(1, 4, 'note'));
+  assert.equal(
+    runCli(['read', join(dir, 'notes.txt')], { cwd: home, env: baseEnv(home) }).stdout,
+    numbered(1, 4, 'note'),
+  );
   assert.ok(!existsSync(join(home, '.data', 'fettle')), 'no private store created');
 });
 

@@ -17,7 +17,10 @@ const withRemote = (repo: Repo): { bare: string; bareGit: (...a: string[]) => st
   execFileSync('git', ['init', '-q', '--bare', bare], { env: repo.env });
   repo.git('remote', 'add', 'origin', bare);
   repo.git('push', '-q', 'origin', 'main');
-  const bareGit = (...a: string[]) => execFileSync('git', ['--git-dir', bare, ...a], { env: repo.env }).toString('utf8').trim();
+  const bareGit = (...a: string[]) =>
+    execFileSync('git', ['--git-dir', bare, ...a], { env: repo.env })
+      .toString('utf8')
+      .trim();
   return { bare, bareGit };
 };
 
@@ -52,17 +55,29 @@ test('review says how far HEAD moved since staging and whether the file changed 
   repo.write('b.txt', 'b2\n');
   repo.commit('user commit 1');
   const out = ok(fettle(repo, ['review', id], { now: T0 + 60 })).stdout;
-  assert.match(out, new RegExp(`^Base: ${base} \\(HEAD when it was staged\\); HEAD has moved 1 commit ahead since \\(now ${repo.git('rev-parse', 'HEAD').slice(0, 12)}\\)\\.$`, 'm'));
+  assert.match(
+    out,
+    new RegExp(
+      `^Base: ${base} \\(HEAD when it was staged\\); HEAD has moved 1 commit ahead since \\(now ${repo.git('rev-parse', 'HEAD').slice(0, 12)}\\)\\.$`,
+      'm',
+    ),
+  );
   repo.write('a.txt', BASE.replace('line 2\n', 'user 2\n'));
   repo.commit('user commit 2');
-  assert.match(ok(fettle(repo, ['review', id], { now: T0 + 60 })).stdout, /HEAD has moved 2 commits ahead since \(now \w+\); a\.txt differs on HEAD, so expect a merge\.$/m);
+  assert.match(
+    ok(fettle(repo, ['review', id], { now: T0 + 60 })).stdout,
+    /HEAD has moved 2 commits ahead since \(now \w+\); a\.txt differs on HEAD, so expect a merge\.$/m,
+  );
 });
 
 test('review --json; review of an expired change offers no confirm; of a direct change is refused', () => {
   const repo = makeRepo({ 'a.txt': BASE });
   const id = stageWrite(repo, 'a.txt', PROPOSED);
   const j = JSON.parse(ok(fettle(repo, ['review', id, '--json'])).stdout) as Record<string, unknown>;
-  assert.deepEqual([j.id, j.title, j.base, j.head, j.ahead, j.fileChangedOnHead], [id, 'fettle: stage a.txt (+30 -30)', repo.git('rev-parse', 'HEAD'), repo.git('rev-parse', 'HEAD'), 0, false]);
+  assert.deepEqual(
+    [j.id, j.title, j.base, j.head, j.ahead, j.fileChangedOnHead],
+    [id, 'fettle: stage a.txt (+30 -30)', repo.git('rev-parse', 'HEAD'), repo.git('rev-parse', 'HEAD'), 0, false],
+  );
   const expired = ok(fettle(repo, ['review', id], { now: T0 + 3600 })).stdout;
   assert.match(expired, new RegExp(`^Change ${id}: expired 50m ago; staged 1h ago \\(fettle write\\)\\.$`, 'm'));
   assert.ok(!expired.includes('To apply it'));
@@ -79,7 +94,10 @@ test('review --push creates the branch fettle/<id> on the remote and changes not
   const [remoteBefore, localBefore] = [allRefs(bareGit), allRefs(repo.git)];
   const r = keepsUserState(repo, () => ok(fettle(repo, ['review', id, '--push'])));
   const tip = repo.git('rev-parse', `refs/fettle/${id}`);
-  assert.equal(r.stdout, `Pushed change ${id} (commit ${tip.slice(0, 12)}) to origin as branch fettle/${id}; open a pull request from it. No local branch was created or changed.\n`);
+  assert.equal(
+    r.stdout,
+    `Pushed change ${id} (commit ${tip.slice(0, 12)}) to origin as branch fettle/${id}; open a pull request from it. No local branch was created or changed.\n`,
+  );
   assert.equal(allRefs(bareGit), `${remoteBefore}\nrefs/heads/fettle/${id} ${tip}`.split('\n').sort().join('\n'));
   assert.equal(allRefs(repo.git), localBefore, 'no local ref moved, not even a remote-tracking one');
   assert.equal(bareGit('show', `fettle/${id}:a.txt`) + '\n', PROPOSED);

@@ -8,8 +8,10 @@ import { T0, directWrite, errorLine, fettle, keepsUserState, ok } from '../helpe
 
 const BASE = lines(40);
 const edit = (text: string, n: number, word: string): string => text.replace(`line ${n}\n`, `${word} ${n}\n`);
-const fettleRefs = (repo: Repo): string => repo.git('for-each-ref', '--format=%(refname) %(objectname)', 'refs/fettle', 'refs/fettle-discarded');
-const undoCommandOf = (stdout: string): string[] => (/Undo this with `fettle rollback ([^`]+)`\.$/m.exec(stdout)?.[1] ?? '').split(' ');
+const fettleRefs = (repo: Repo): string =>
+  repo.git('for-each-ref', '--format=%(refname) %(objectname)', 'refs/fettle', 'refs/fettle-discarded');
+const undoCommandOf = (stdout: string): string[] =>
+  (/Undo this with `fettle rollback ([^`]+)`\.$/m.exec(stdout)?.[1] ?? '').split(' ');
 const session = (id: string, now: number) => ({ env: { FETTLE_SESSION: id }, now });
 
 /** Session s1 edits a.txt twice (in the same second) and creates new.txt; session s2 edits b.txt. */
@@ -67,8 +69,19 @@ test('rollback --session undoes every change of that session, newest first, byte
   assert.ok(repo.read('bin.dat').equals(Buffer.from([0, 1, 2, 3])));
   assert.equal(existsSync(repo.path('new.txt')), false);
   assert.equal(repo.read('b.txt').toString(), edit(BASE, 5, 'other'), 'session s2 is untouched');
-  const trailers = [...new Set(repo.git('log', '--format=%(trailers:key=Fettle-Reverts,valueonly)', '--glob=fettle/*').split('\n').filter(Boolean))].sort();
-  assert.deepEqual(trailers, [first, second, created, binary].sort(), 'each undone change is named by a Fettle-Reverts trailer');
+  const trailers = [
+    ...new Set(
+      repo
+        .git('log', '--format=%(trailers:key=Fettle-Reverts,valueonly)', '--glob=fettle/*')
+        .split('\n')
+        .filter(Boolean),
+    ),
+  ].sort();
+  assert.deepEqual(
+    trailers,
+    [first, second, created, binary].sort(),
+    'each undone change is named by a Fettle-Reverts trailer',
+  );
 });
 
 test('the undo command a session rollback prints redoes all of it', () => {
@@ -84,7 +97,9 @@ test('the undo command a session rollback prints redoes all of it', () => {
 test('--dry-run lists each file that would change and how, and changes nothing', () => {
   const { repo, first, second, created, binary } = sessions();
   const refs = fettleRefs(repo);
-  const r = keepsUserState(repo, () => ok(fettle(repo, ['rollback', '--session', 's1', '--dry-run'], { now: T0 + 10 })));
+  const r = keepsUserState(repo, () =>
+    ok(fettle(repo, ['rollback', '--session', 's1', '--dry-run'], { now: T0 + 10 })),
+  );
   assert.deepEqual(r.stdout.split('\n'), [
     'Dry run: rolling back would change 3 files; nothing was changed.',
     `  bin.dat  binary  restore its previous bytes (${binary})`,
@@ -95,22 +110,40 @@ test('--dry-run lists each file that would change and how, and changes nothing',
   assert.equal(fettleRefs(repo), refs, 'nothing recorded');
   assert.equal(repo.read('new.txt').toString(), 'fresh\n');
   const json = JSON.parse(ok(fettle(repo, ['rollback', 'a.txt', '--dry-run', '--json'])).stdout);
-  assert.deepEqual(json, { dryRun: true, files: [{ path: 'a.txt', file: repo.path('a.txt'), action: 'restore its previous bytes', added: 1, removed: 1, changes: [second] }], skipped: [] });
+  assert.deepEqual(json, {
+    dryRun: true,
+    files: [
+      {
+        path: 'a.txt',
+        file: repo.path('a.txt'),
+        action: 'restore its previous bytes',
+        added: 1,
+        removed: 1,
+        changes: [second],
+      },
+    ],
+    skipped: [],
+  });
 });
 
-test('a session rollback refuses if one file was edited over fettle\'s write, naming it; nothing changes', () => {
+test("a session rollback refuses if one file was edited over fettle's write, naming it; nothing changes", () => {
   const { repo } = sessions();
   repo.write('a.txt', edit(edit(BASE, 3, 'one'), 30, 'user'));
   const refs = fettleRefs(repo);
   const r = keepsUserState(repo, () => fettle(repo, ['rollback', '--session', 's1'], { now: T0 + 10 }));
   assert.equal(r.code, 1, r.stderr);
-  assert.match(errorLine(r), new RegExp(`^${repo.path('a.txt')} changed after fettle wrote it \\(change \\w{8}\\), and undoing it conflicts with those edits \\(1 conflict\\)\\. Nothing was changed\\.$`));
+  assert.match(
+    errorLine(r),
+    new RegExp(
+      `^${repo.path('a.txt')} changed after fettle wrote it \\(change \\w{8}\\), and undoing it conflicts with those edits \\(1 conflict\\)\\. Nothing was changed\\.$`,
+    ),
+  );
   assert.equal(fettleRefs(repo), refs);
   assert.equal(repo.read('new.txt').toString(), 'fresh\n', 'the files that could be restored were not');
   assert.ok(repo.read('bin.dat').equals(Buffer.from([9, 0, 9])));
 });
 
-test('a clean 3-way merge keeps the user\'s edit; --force overwrites it after recording it', () => {
+test("a clean 3-way merge keeps the user's edit; --force overwrites it after recording it", () => {
   const { repo } = sessions();
   repo.write('a.txt', edit(edit(edit(BASE, 3, 'one'), 30, 'two'), 20, 'user'));
   ok(fettle(repo, ['rollback', '--session', 's1'], { now: T0 + 10 }));
@@ -120,10 +153,16 @@ test('a clean 3-way merge keeps the user\'s edit; --force overwrites it after re
   const edited = edit(edit(BASE, 3, 'one'), 30, 'user');
   other.repo.write('a.txt', edited);
   assert.equal(fettle(other.repo, ['rollback', '--session', 's1'], { now: T0 + 10 }).code, 1);
-  const undo = undoCommandOf(ok(fettle(other.repo, ['rollback', '--session', 's1', '--force'], { now: T0 + 10 })).stdout);
+  const undo = undoCommandOf(
+    ok(fettle(other.repo, ['rollback', '--session', 's1', '--force'], { now: T0 + 10 })).stdout,
+  );
   assert.equal(other.repo.read('a.txt').toString(), BASE);
   ok(fettle(other.repo, ['rollback', ...undo], { now: T0 + 20 }));
-  assert.equal(other.repo.read('a.txt').toString(), edited, "the user's bytes were recorded before --force replaced them");
+  assert.equal(
+    other.repo.read('a.txt').toString(),
+    edited,
+    "the user's bytes were recorded before --force replaced them",
+  );
 });
 
 test('all or nothing: one file that cannot be restored (now a directory) stops every file', () => {
@@ -133,7 +172,10 @@ test('all or nothing: one file that cannot be restored (now a directory) stops e
   const refs = fettleRefs(repo);
   const r = keepsUserState(repo, () => fettle(repo, ['rollback', '--session', 's1'], { now: T0 + 10 }));
   assert.equal(r.code, 1);
-  assert.equal(errorLine(r), `${repo.path('new.txt')} cannot be restored (change ${created}): it is no longer a regular file. Nothing was changed.`);
+  assert.equal(
+    errorLine(r),
+    `${repo.path('new.txt')} cannot be restored (change ${created}): it is no longer a regular file. Nothing was changed.`,
+  );
   assert.equal(repo.read('a.txt').toString(), edit(edit(BASE, 3, 'one'), 30, 'two'));
   assert.ok(repo.read('bin.dat').equals(Buffer.from([9, 0, 9])));
   assert.equal(fettleRefs(repo), refs);
@@ -142,9 +184,15 @@ test('all or nothing: one file that cannot be restored (now a directory) stops e
 test('all or nothing: a write failing midway puts back the files already rolled back', () => {
   const { repo } = sessions();
   const refs = fettleRefs(repo);
-  const r = fettle(repo, ['rollback', '--session', 's1'], { now: T0 + 10, env: { FETTLE_FAILPOINTS: 'rollback.file-written=throw' } });
+  const r = fettle(repo, ['rollback', '--session', 's1'], {
+    now: T0 + 10,
+    env: { FETTLE_FAILPOINTS: 'rollback.file-written=throw' },
+  });
   assert.equal(r.code, 1, r.stderr);
-  assert.match(errorLine(r), /could not be rolled back: failpoint rollback\.file-written fired\. The file already rolled back was put back\. Nothing was changed\.$/);
+  assert.match(
+    errorLine(r),
+    /could not be rolled back: failpoint rollback\.file-written fired\. The file already rolled back was put back\. Nothing was changed\.$/,
+  );
   assert.equal(repo.read('a.txt').toString(), edit(edit(BASE, 3, 'one'), 30, 'two'));
   assert.ok(repo.read('bin.dat').equals(Buffer.from([9, 0, 9])));
   assert.equal(repo.read('new.txt').toString(), 'fresh\n');
@@ -158,7 +206,10 @@ test('--to writes the previous bytes to another path with their mode; an existin
   const id = directWrite(repo, 'run.sh', '#!/bin/sh\necho new\n');
   const r = keepsUserState(repo, () => ok(fettle(repo, ['rollback', id, '--to', 'old/run.sh'])));
   const undo = undoCommandOf(r.stdout);
-  assert.equal(r.stdout, `Restored the bytes change ${id} replaced in run.sh to ${repo.path('old/run.sh')}. Undo this with \`fettle rollback ${undo[0]}\`.\n`);
+  assert.equal(
+    r.stdout,
+    `Restored the bytes change ${id} replaced in run.sh to ${repo.path('old/run.sh')}. Undo this with \`fettle rollback ${undo[0]}\`.\n`,
+  );
   assert.equal(repo.read('old/run.sh').toString(), '#!/bin/sh\necho old\n');
   assert.equal(statSync(repo.path('old/run.sh')).mode & 0o777, 0o755);
   assert.equal(repo.read('run.sh').toString(), '#!/bin/sh\necho new\n', 'the changed file is left alone');

@@ -9,8 +9,10 @@ import { T0, directWrite, errorLine, fettle, keepsUserState, kinds, ok, stageWri
 
 const BASE = lines(40);
 const AGENT = BASE.replace('line 30\n', 'agent 30\n');
-const undoIdOf = (stdout: string): string => /Undo this with `fettle rollback ([0-9a-z]{8})`\.$/m.exec(stdout)?.[1] ?? '';
-const fettleRefs = (repo: Repo): string[] => repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle').split('\n').filter(Boolean);
+const undoIdOf = (stdout: string): string =>
+  /Undo this with `fettle rollback ([0-9a-z]{8})`\.$/m.exec(stdout)?.[1] ?? '';
+const fettleRefs = (repo: Repo): string[] =>
+  repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle').split('\n').filter(Boolean);
 const mode = (repo: Repo, path: string): number => statSync(repo.path(path)).mode & 0o777;
 
 test('rollback of a direct write restores the previous bytes exactly and prints an undo id', () => {
@@ -18,10 +20,16 @@ test('rollback of a direct write restores the previous bytes exactly and prints 
   const id = directWrite(repo, 'a.txt', AGENT);
   const r = keepsUserState(repo, () => ok(fettle(repo, ['rollback', id])));
   const undo = undoIdOf(r.stdout);
-  assert.equal(r.stdout, `Rolled back ${id}: a.txt: restored its previous bytes. Undo this with \`fettle rollback ${undo}\`.\n`);
+  assert.equal(
+    r.stdout,
+    `Rolled back ${id}: a.txt: restored its previous bytes. Undo this with \`fettle rollback ${undo}\`.\n`,
+  );
   assert.ok(repo.read('a.txt').equals(Buffer.from(BASE)));
   assert.deepEqual(kinds(repo, `refs/fettle/${undo}`), ['after', 'before']);
-  assert.ok(repo.gitBytes('cat-file', 'blob', `refs/fettle/${undo}^:a.txt`).equals(Buffer.from(AGENT)), 'the replaced bytes are recorded');
+  assert.ok(
+    repo.gitBytes('cat-file', 'blob', `refs/fettle/${undo}^:a.txt`).equals(Buffer.from(AGENT)),
+    'the replaced bytes are recorded',
+  );
 });
 
 test('rolling back the rollback redoes the change (byte-exact)', () => {
@@ -38,7 +46,12 @@ test('rolling back the rollback redoes the change (byte-exact)', () => {
 const exact: [string, Buffer, Buffer, number][] = [
   ['binary over binary', Buffer.from([0, 1, 2, 0xff, 0x0d, 0x0a]), Buffer.from([0, 9, 9]), 0o644],
   ['text over binary', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0]), Buffer.from('now text\n'), 0o644],
-  ['executable, CRLF, no final newline', Buffer.from('#!/bin/sh\r\necho hi\r\nexit 0'), Buffer.from('#!/bin/sh\r\necho bye\r\nexit 0'), 0o755],
+  [
+    'executable, CRLF, no final newline',
+    Buffer.from('#!/bin/sh\r\necho hi\r\nexit 0'),
+    Buffer.from('#!/bin/sh\r\necho bye\r\nexit 0'),
+    0o755,
+  ],
 ];
 for (const [name, before, next, fileMode] of exact) {
   test(`rollback restores the bytes exactly and keeps the mode: ${name}`, () => {
@@ -57,7 +70,10 @@ test('rollback of a change that created the file removes it; its undo recreates 
   const id = directWrite(repo, 'tools/new.sh', 'echo new\n');
   chmodSync(repo.path('tools/new.sh'), 0o755);
   const r = keepsUserState(repo, () => ok(fettle(repo, ['rollback', id])));
-  assert.match(r.stdout, new RegExp(`^Rolled back ${id}: tools/new\\.sh: removed it \\(the change had created it\\)\\.`));
+  assert.match(
+    r.stdout,
+    new RegExp(`^Rolled back ${id}: tools/new\\.sh: removed it \\(the change had created it\\)\\.`),
+  );
   assert.equal(existsSync(repo.path('tools/new.sh')), false);
   ok(fettle(repo, ['rollback', undoIdOf(r.stdout)]));
   assert.ok(repo.read('tools/new.sh').equals(Buffer.from('echo new\n')));
@@ -72,7 +88,12 @@ test('rollback refuses when the file was edited after fettle wrote it and the ed
   const refs = fettleRefs(repo);
   const r = keepsUserState(repo, () => fettle(repo, ['rollback', id]));
   assert.equal(r.code, 1, r.stderr);
-  assert.match(errorLine(r), new RegExp(`^${repo.path('a.txt')} changed after fettle wrote it \\(change ${id}\\), and .*conflict.*Nothing was changed\\.$`));
+  assert.match(
+    errorLine(r),
+    new RegExp(
+      `^${repo.path('a.txt')} changed after fettle wrote it \\(change ${id}\\), and .*conflict.*Nothing was changed\\.$`,
+    ),
+  );
   assert.match(r.stderr, new RegExp(`fettle rollback ${id} --force`));
   assert.ok(repo.read('a.txt').equals(Buffer.from(edited)));
   assert.deepEqual(fettleRefs(repo), refs, 'nothing recorded');
@@ -132,15 +153,15 @@ test('rollback of a confirmed staged change restores the bytes from before it wa
   assert.ok(repo.read('a.txt').equals(Buffer.from(BASE)));
 });
 
-test('rollback of a merged confirm restores the bytes the confirm replaced, keeping the user\'s edit', () => {
-    const repo = makeRepo({ 'a.txt': BASE });
-    const id = stageWrite(repo, 'a.txt', lines(20) + lines(20, 'new', 21));
-    const userBytes = BASE.replace('line 2\n', 'user 2\n');
-    repo.write('a.txt', userBytes);
-    ok(fettle(repo, ['confirm', id]));
-    ok(fettle(repo, ['rollback', id]));
-    assert.equal(repo.read('a.txt').toString(), userBytes);
-  });
+test("rollback of a merged confirm restores the bytes the confirm replaced, keeping the user's edit", () => {
+  const repo = makeRepo({ 'a.txt': BASE });
+  const id = stageWrite(repo, 'a.txt', lines(20) + lines(20, 'new', 21));
+  const userBytes = BASE.replace('line 2\n', 'user 2\n');
+  repo.write('a.txt', userBytes);
+  ok(fettle(repo, ['confirm', id]));
+  ok(fettle(repo, ['rollback', id]));
+  assert.equal(repo.read('a.txt').toString(), userBytes);
+});
 
 test('rollback of a change that is still pending is refused and writes nothing', () => {
   const repo = makeRepo({ 'a.txt': BASE });
@@ -154,7 +175,9 @@ test('rollback of a change that is still pending is refused and writes nothing',
 test('rollback of a write recorded by the hook (PreToolUse + PostToolUse) restores it', () => {
   const repo = makeRepo({ 'a.txt': BASE });
   const env = { ...repo.env, FETTLE_NOW: String(T0) };
-  const { post } = agentWrite({ file: repo.path('a.txt'), content: AGENT, cwd: repo.dir }, env, (p, c) => repo.write(p.slice(repo.dir.length + 1), c));
+  const { post } = agentWrite({ file: repo.path('a.txt'), content: AGENT, cwd: repo.dir }, env, (p, c) =>
+    repo.write(p.slice(repo.dir.length + 1), c),
+  );
   const id = /as ([0-9a-z]{8});/.exec(post?.json?.hookSpecificOutput?.additionalContext ?? '')?.[1] ?? '';
   assert.ok(id, post?.stdout);
   keepsUserState(repo, () => ok(fettle(repo, ['rollback', id])));
@@ -171,7 +194,12 @@ test('-C <dir> rolls back from another working directory', () => {
 test('rollback --json prints the result and the undo id', () => {
   const repo = makeRepo({ 'a.txt': BASE });
   const id = directWrite(repo, 'a.txt', AGENT);
-  const out = JSON.parse(ok(fettle(repo, ['rollback', id, '--json'])).stdout) as { id: string; path: string; how: string; undoId: string };
+  const out = JSON.parse(ok(fettle(repo, ['rollback', id, '--json'])).stdout) as {
+    id: string;
+    path: string;
+    how: string;
+    undoId: string;
+  };
   assert.deepEqual({ ...out, undoId: undefined }, { id, path: 'a.txt', how: 'restored', undoId: undefined });
   assert.match(out.undoId, /^[0-9a-z]{8}$/);
   assert.deepEqual(kinds(repo, `refs/fettle/${out.undoId}`), ['after', 'before']);

@@ -40,20 +40,59 @@ test('status lists pending changes with id, path, counts, age and expiry, then r
 test('status --json has {pending, recent} rows with id, path, tier, state, added, removed, at, expiresAt', () => {
   const { repo, staged, direct, created } = scene();
   const s = keepsUserState(repo, () => statusJson(repo, { now: T0 + 120 }));
-  const pick = ({ id, path, tier, state, added, removed, at, expiresAt }: StatusRow) => ({ id, path, tier, state, added, removed, at, expiresAt });
+  const pick = ({ id, path, tier, state, added, removed, at, expiresAt }: StatusRow) => ({
+    id,
+    path,
+    tier,
+    state,
+    added,
+    removed,
+    at,
+    expiresAt,
+  });
   assert.deepEqual(s.pending.map(pick), [
-    { id: staged, path: 'a.txt', tier: 'staged', state: 'pending', added: 30, removed: 30, at: iso(T0), expiresAt: iso(T0 + 600) },
+    {
+      id: staged,
+      path: 'a.txt',
+      tier: 'staged',
+      state: 'pending',
+      added: 30,
+      removed: 30,
+      at: iso(T0),
+      expiresAt: iso(T0 + 600),
+    },
   ]);
   assert.deepEqual(s.recent.map(pick), [
-    { id: direct, path: 'b.txt', tier: 'direct', state: 'applied', added: 1, removed: 1, at: iso(T0 - 300), expiresAt: null },
-    { id: created, path: 'new.txt', tier: 'direct', state: 'applied', added: null, removed: null, at: iso(T0 - 600), expiresAt: null },
+    {
+      id: direct,
+      path: 'b.txt',
+      tier: 'direct',
+      state: 'applied',
+      added: 1,
+      removed: 1,
+      at: iso(T0 - 300),
+      expiresAt: null,
+    },
+    {
+      id: created,
+      path: 'new.txt',
+      tier: 'direct',
+      state: 'applied',
+      added: null,
+      removed: null,
+      at: iso(T0 - 600),
+      expiresAt: null,
+    },
   ]);
 });
 
 test('FETTLE_WRITE_STAGE_TTL sets the expiry shown', () => {
   const { repo, staged } = scene();
   const env = { FETTLE_WRITE_STAGE_TTL: '3600' };
-  assert.match(ok(fettle(repo, ['status'], { env })).stdout, new RegExp(`^  ${staged}  a\\.txt  \\+30 -30  staged 0s ago, expires in 1h$`, 'm'));
+  assert.match(
+    ok(fettle(repo, ['status'], { env })).stdout,
+    new RegExp(`^  ${staged}  a\\.txt  \\+30 -30  staged 0s ago, expires in 1h$`, 'm'),
+  );
   assert.equal(statusJson(repo, { env }).pending[0]?.expiresAt, iso(T0 + 3600));
 });
 
@@ -62,14 +101,20 @@ test('an expired change is listed under pending, marked EXPIRED, without the con
   const out = ok(fettle(repo, ['status'], { now: T0 + 601 })).stdout;
   assert.match(out, new RegExp(`^Pending \\(1\\):\\n  ${staged}  a\\.txt  \\+30 -30  .*  EXPIRED$`, 'm'));
   assert.equal(out.includes('apply with'), false);
-  assert.deepEqual(statusJson(repo, { now: T0 + 601 }).pending.map((c) => c.state), ['expired']);
+  assert.deepEqual(
+    statusJson(repo, { now: T0 + 601 }).pending.map((c) => c.state),
+    ['expired'],
+  );
 });
 
 test('an expired row says how long ago it expired, as confirm does', () => {
   const { repo, staged } = scene();
   const later = T0 + 600 + 8 * 60;
   assert.match(fettle(repo, ['confirm', staged], { now: later }).stderr, /expired 8 minutes ago/);
-  const row = ok(fettle(repo, ['status'], { now: later })).stdout.split('\n').find((l) => l.includes(staged)) ?? '';
+  const row =
+    ok(fettle(repo, ['status'], { now: later }))
+      .stdout.split('\n')
+      .find((l) => l.includes(staged)) ?? '';
   assert.match(row, /expired 8m ago/);
 });
 
@@ -88,28 +133,56 @@ test('applied and discarded changes move from pending to recent', () => {
 
 test('recent shows the 10 newest writes, newest first', () => {
   const repo = makeRepo({ 'a.txt': lines(30) });
-  const ids = Array.from({ length: 12 }, (_, n) => directWrite(repo, 'a.txt', lines(30).replace('line 1\n', `edit ${n}\n`), { now: T0 + n }));
+  const ids = Array.from({ length: 12 }, (_, n) =>
+    directWrite(repo, 'a.txt', lines(30).replace('line 1\n', `edit ${n}\n`), { now: T0 + n }),
+  );
   const s = statusJson(repo, { now: T0 + 100 });
-  assert.deepEqual(s.recent.map((c) => c.id), ids.slice(2).reverse());
+  assert.deepEqual(
+    s.recent.map((c) => c.id),
+    ids.slice(2).reverse(),
+  );
 });
 
 test('changes recorded by the hook are listed: a staged Write pending, a Write without its PostToolUse incomplete', () => {
   const repo = makeRepo({ 'a.txt': lines(30), 'b.txt': lines(30) });
   const env = { ...repo.env, FETTLE_NOW: String(T0) };
-  const big = runHook(writePayload({ file: repo.path('a.txt'), content: lines(30, 'x'), cwd: repo.dir, toolUseId: 'toolu_a' }), { cwd: repo.dir, env });
+  const big = runHook(
+    writePayload({ file: repo.path('a.txt'), content: lines(30, 'x'), cwd: repo.dir, toolUseId: 'toolu_a' }),
+    { cwd: repo.dir, env },
+  );
   const id = /Staged change ([0-9a-z]{8})/.exec(big.json?.hookSpecificOutput?.permissionDecisionReason ?? '')?.[1];
   assert.ok(id, big.stdout);
-  assert.equal(runHook(writePayload({ file: repo.path('b.txt'), content: 'small\n' + lines(30), cwd: repo.dir, toolUseId: 'toolu_b' }), { cwd: repo.dir, env }).code, 0);
+  assert.equal(
+    runHook(
+      writePayload({ file: repo.path('b.txt'), content: 'small\n' + lines(30), cwd: repo.dir, toolUseId: 'toolu_b' }),
+      { cwd: repo.dir, env },
+    ).code,
+    0,
+  );
   const s = statusJson(repo);
-  assert.deepEqual(s.pending.map((c) => [c.id, c.path, c.tier, c.state]), [[id, 'a.txt', 'staged', 'pending']]);
-  assert.deepEqual(s.recent.map((c) => [c.path, c.tier, c.state]), [['b.txt', 'direct', 'incomplete']]);
+  assert.deepEqual(
+    s.pending.map((c) => [c.id, c.path, c.tier, c.state]),
+    [[id, 'a.txt', 'staged', 'pending']],
+  );
+  assert.deepEqual(
+    s.recent.map((c) => [c.path, c.tier, c.state]),
+    [['b.txt', 'direct', 'incomplete']],
+  );
 });
 
-test('-C <dir> shows the repository\'s changes from another working directory', () => {
+test("-C <dir> shows the repository's changes from another working directory", () => {
   const { repo, staged } = scene();
   const elsewhere = keepsUserState(repo, () => statusJson(repo, { cwd: repo.home }));
   assert.deepEqual(elsewhere.pending, [], 'outside any repository, status reads the private store');
-  const viaC = JSON.parse(ok(fettle(repo, ['-C', repo.dir, 'status', '--json'], { cwd: repo.home })).stdout) as { pending: StatusRow[] };
-  assert.deepEqual(viaC.pending.map((c) => c.id), [staged]);
-  assert.match(ok(fettle(repo, ['-C', 'repo', 'status'], { cwd: repo.home })).stdout, new RegExp(`^  ${staged}  a\\.txt `, 'm'));
+  const viaC = JSON.parse(ok(fettle(repo, ['-C', repo.dir, 'status', '--json'], { cwd: repo.home })).stdout) as {
+    pending: StatusRow[];
+  };
+  assert.deepEqual(
+    viaC.pending.map((c) => c.id),
+    [staged],
+  );
+  assert.match(
+    ok(fettle(repo, ['-C', 'repo', 'status'], { cwd: repo.home })).stdout,
+    new RegExp(`^  ${staged}  a\\.txt `, 'm'),
+  );
 });

@@ -8,7 +8,12 @@ import { T0, fettle, keepsUserState, ok, openWorktree, stageWrite, worktreeDir }
 const BASE = lines(30);
 const PROPOSED = lines(30, 'new');
 /** Prints what the staged tree holds and exits with the code given. */
-const probe = (code: number) => ['--', 'sh', '-c', `cat a.txt | head -1; cat lib/util.txt; echo "in $(basename "$PWD")"; git status --porcelain; exit ${code}`];
+const probe = (code: number) => [
+  '--',
+  'sh',
+  '-c',
+  `cat a.txt | head -1; cat lib/util.txt; echo "in $(basename "$PWD")"; git status --porcelain; exit ${code}`,
+];
 
 const scene = (): { repo: Repo; id: string; status: string } => {
   const repo = makeRepo({ 'a.txt': BASE, 'lib/util.txt': 'util\n' });
@@ -21,10 +26,22 @@ test('a passing command: output streamed from the full staged tree, exit 0, PASS
   const { repo, id, status } = scene();
   const r = keepsUserState(repo, () => fettle(repo, ['test', id, ...probe(0)]));
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stdout, `new 1\nutil\nin ${id}\n`, 'the staged file and the rest of the tree, nothing reported modified');
+  assert.equal(
+    r.stdout,
+    `new 1\nutil\nin ${id}\n`,
+    'the staged file and the rest of the tree, nothing reported modified',
+  );
   const [start, verdict] = r.stderr.trimEnd().split('\n');
-  assert.equal(start, `fettle: running \`sh -c 'cat a.txt | head -1; cat lib/util.txt; echo "in $(basename "$PWD")"; git status --porcelain; exit 0'\` in the staged tree of ${id} (checked out now, first use): ${worktreeDir(repo, id)}`);
-  assert.match(verdict ?? '', new RegExp(`^fettle: PASS: \`.*\` exited with code 0 in the staged tree of ${id}; your working tree was not touched\\.$`));
+  assert.equal(
+    start,
+    `fettle: running \`sh -c 'cat a.txt | head -1; cat lib/util.txt; echo "in $(basename "$PWD")"; git status --porcelain; exit 0'\` in the staged tree of ${id} (checked out now, first use): ${worktreeDir(repo, id)}`,
+  );
+  assert.match(
+    verdict ?? '',
+    new RegExp(
+      `^fettle: PASS: \`.*\` exited with code 0 in the staged tree of ${id}; your working tree was not touched\\.$`,
+    ),
+  );
   assert.equal(repo.git('status', '--porcelain'), status);
   assert.equal(repo.read('a.txt').toString(), BASE);
 });
@@ -35,7 +52,12 @@ test('a failing command: its exit code is returned and FAIL reported; the tree i
   const r = keepsUserState(repo, () => fettle(repo, ['test', id, ...probe(3)]));
   assert.equal(r.code, 3);
   assert.ok(!r.stderr.includes('first use'), 'already filled');
-  assert.match(r.stderr, new RegExp(`\nfettle: FAIL: \`.*\` exited with code 3 in the staged tree of ${id}; your working tree was not touched\\.\n$`));
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `\nfettle: FAIL: \`.*\` exited with code 3 in the staged tree of ${id}; your working tree was not touched\\.\n$`,
+    ),
+  );
   assert.equal(repo.git('status', '--porcelain'), status);
 });
 
@@ -47,7 +69,10 @@ test('a command that does not exist fails with 127; a change that is not staged 
   ok(fettle(repo, ['confirm', id], { now: T0 + 1 }));
   const applied = fettle(repo, ['test', id, '--', 'true'], { now: T0 + 1 });
   assert.equal(applied.code, 2);
-  assert.match(applied.stderr, /is applied; only a staged change not yet confirmed or discarded has a staged tree to test/);
+  assert.match(
+    applied.stderr,
+    /is applied; only a staged change not yet confirmed or discarded has a staged tree to test/,
+  );
 });
 
 test('an expired change can still be tested; its hidden worktree is recreated if it went missing', () => {

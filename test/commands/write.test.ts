@@ -5,9 +5,21 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, statSync, symlinkSync } from 'node:fs';
 import { test } from 'node:test';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
-import { directWrite, fails, fettle, T0, keepsUserState, kinds, ok, refOid, stageWrite, worktreeDir } from '../helpers/stage';
+import {
+  directWrite,
+  fails,
+  fettle,
+  T0,
+  keepsUserState,
+  kinds,
+  ok,
+  refOid,
+  stageWrite,
+  worktreeDir,
+} from '../helpers/stage';
 
-const fettleRefs = (repo: Repo): string[] => repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle', 'refs/fettle-discarded').split('\n').filter(Boolean);
+const fettleRefs = (repo: Repo): string[] =>
+  repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle', 'refs/fettle-discarded').split('\n').filter(Boolean);
 const blob = (repo: Repo, spec: string): Buffer => repo.gitBytes('cat-file', 'blob', spec);
 const ALL_BYTES = Buffer.from(Array.from({ length: 512 }, (_, i) => i % 256));
 
@@ -15,11 +27,18 @@ test('a new file is created with its parent directories and recorded', () => {
   const repo = makeRepo({ 'a.txt': 'a\n' });
   const r = keepsUserState(repo, () => ok(fettle(repo, ['write', 'sub/deep/new.txt'], { input: 'hello\n' })));
   const id = /as ([0-9a-z]{8});/.exec(r.stdout)?.[1] ?? '';
-  assert.match(r.stdout, new RegExp(`^fettle recorded sub/deep/new\\.txt \\(new file\\) as ${id}; undo with: .+ rollback ${id}\\n$`));
+  assert.match(
+    r.stdout,
+    new RegExp(`^fettle recorded sub/deep/new\\.txt \\(new file\\) as ${id}; undo with: .+ rollback ${id}\\n$`),
+  );
   assert.ok(repo.read('sub/deep/new.txt').equals(Buffer.from('hello\n')));
   assert.deepEqual(kinds(repo, `refs/fettle/${id}`), ['after', 'before']);
   assert.ok(blob(repo, `refs/fettle/${id}:sub/deep/new.txt`).equals(Buffer.from('hello\n')));
-  assert.deepEqual(repo.git('ls-tree', '-r', '--name-only', `refs/fettle/${id}^`).split('\n'), ['a.txt'], 'the before commit has no such file');
+  assert.deepEqual(
+    repo.git('ls-tree', '-r', '--name-only', `refs/fettle/${id}^`).split('\n'),
+    ['a.txt'],
+    'the before commit has no such file',
+  );
 });
 
 test('a small change is written and its previous bytes recorded first', () => {
@@ -29,7 +48,10 @@ test('a small change is written and its previous bytes recorded first', () => {
   const head = repo.git('rev-parse', 'HEAD');
   const r = keepsUserState(repo, () => ok(fettle(repo, ['write', 'a.txt'], { input: next })));
   const id = /as ([0-9a-z]{8});/.exec(r.stdout)?.[1] ?? '';
-  assert.match(r.stdout, new RegExp(`^fettle recorded a\\.txt \\(\\+1 -1\\) as ${id}; undo with: .+ rollback ${id}\\n$`));
+  assert.match(
+    r.stdout,
+    new RegExp(`^fettle recorded a\\.txt \\(\\+1 -1\\) as ${id}; undo with: .+ rollback ${id}\\n$`),
+  );
   assert.ok(repo.read('a.txt').equals(Buffer.from(next)));
   assert.ok(blob(repo, `refs/fettle/${id}^:a.txt`).equals(Buffer.from(old)));
   assert.ok(blob(repo, `refs/fettle/${id}:a.txt`).equals(Buffer.from(next)));
@@ -54,7 +76,11 @@ test('a large change is staged: exit 3, the file untouched, the proposal on the 
   assert.equal(statSync(repo.path('a.txt')).mtimeMs, mtime);
   assert.deepEqual(kinds(repo, `refs/fettle/${id}`), ['proposal', 'before']);
   assert.ok(blob(repo, `refs/fettle/${id}:a.txt`).equals(Buffer.from(next)));
-  assert.equal(repo.git('diff', '--numstat', 'HEAD', `refs/fettle/${id}`), '30\t30\ta.txt', 'git diff HEAD fettle/<id> is the change');
+  assert.equal(
+    repo.git('diff', '--numstat', 'HEAD', `refs/fettle/${id}`),
+    '30\t30\ta.txt',
+    'git diff HEAD fettle/<id> is the change',
+  );
   assert.equal(existsSync(worktreeDir(repo, id)), false, 'the hidden worktree is made on first use, not when staging');
 });
 
@@ -163,7 +189,11 @@ for (const [modified, env, code] of thresholds) {
 
 test('an invalid threshold variable stops the write: exit 2, nothing written', () => {
   const repo = makeRepo({ 'a.txt': lines(3) });
-  fails(fettle(repo, ['write', 'a.txt'], { input: 'x\n', env: { FETTLE_WRITE_CEIL: 'lots' } }), /^fettle: FETTLE_WRITE_CEIL must be/, 2);
+  fails(
+    fettle(repo, ['write', 'a.txt'], { input: 'x\n', env: { FETTLE_WRITE_CEIL: 'lots' } }),
+    /^fettle: FETTLE_WRITE_CEIL must be/,
+    2,
+  );
   assert.ok(repo.read('a.txt').equals(Buffer.from(lines(3))));
   assert.deepEqual(fettleRefs(repo), []);
 });
@@ -172,22 +202,33 @@ test('-C <dir> writes into that repository from another working directory', () =
   const repo = makeRepo({ 'a.txt': lines(30) });
   const next = lines(30).replace('line 2\n', 'y\n');
   const id = directWrite(repo, 'a.txt', next, { cwd: repo.home });
-  assert.equal(refOid(repo, `refs/fettle/${id}`), null, 'without -C the path resolves against the cwd, outside the repository');
+  assert.equal(
+    refOid(repo, `refs/fettle/${id}`),
+    null,
+    'without -C the path resolves against the cwd, outside the repository',
+  );
   assert.ok(repo.read('a.txt').equals(Buffer.from(lines(30))));
-  const id2 = /as ([0-9a-z]{8});/.exec(ok(fettle(repo, ['-C', 'repo', 'write', 'a.txt'], { input: next, cwd: repo.home })).stdout)?.[1] ?? '';
+  const id2 =
+    /as ([0-9a-z]{8});/.exec(
+      ok(fettle(repo, ['-C', 'repo', 'write', 'a.txt'], { input: next, cwd: repo.home })).stdout,
+    )?.[1] ?? '';
   assert.ok(refOid(repo, `refs/fettle/${id2}`));
   assert.ok(repo.read('a.txt').equals(Buffer.from(next)));
 });
 
-test('the confirm command printed by `fettle -C <repo> write` runs as printed from the caller\'s directory', () => {
-    const repo = makeRepo({ 'a.txt': lines(30) });
-    const r = fettle(repo, ['-C', repo.dir, 'write', 'a.txt'], { input: lines(30, 'new'), cwd: repo.home });
-    assert.equal(r.code, 3, r.stderr);
-    const command = /^To apply it, run: (.+)$/m.exec(r.stdout)?.[1] ?? '';
-    const run = spawnSync('sh', ['-c', command], { cwd: repo.home, env: { ...repo.env, FETTLE_NOW: String(T0) }, encoding: 'utf8' });
-    assert.equal(run.status, 0, `${command}\n${run.stdout}${run.stderr}`);
-    assert.ok(repo.read('a.txt').equals(Buffer.from(lines(30, 'new'))));
+test("the confirm command printed by `fettle -C <repo> write` runs as printed from the caller's directory", () => {
+  const repo = makeRepo({ 'a.txt': lines(30) });
+  const r = fettle(repo, ['-C', repo.dir, 'write', 'a.txt'], { input: lines(30, 'new'), cwd: repo.home });
+  assert.equal(r.code, 3, r.stderr);
+  const command = /^To apply it, run: (.+)$/m.exec(r.stdout)?.[1] ?? '';
+  const run = spawnSync('sh', ['-c', command], {
+    cwd: repo.home,
+    env: { ...repo.env, FETTLE_NOW: String(T0) },
+    encoding: 'utf8',
   });
+  assert.equal(run.status, 0, `${command}\n${run.stdout}${run.stderr}`);
+  assert.ok(repo.read('a.txt').equals(Buffer.from(lines(30, 'new'))));
+});
 
 test('a staged write to an empty file shows a valid hunk header (@@ -0,0 +1,N @@)', () => {
   const repo = makeRepo({ 'empty.txt': '' });
@@ -203,10 +244,12 @@ test('GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE inherited for another repository
   other.write('staged.txt', 'in the index\n');
   other.git('add', 'staged.txt');
   const env = { GIT_DIR: `${other.dir}/.git`, GIT_WORK_TREE: other.dir, GIT_INDEX_FILE: `${other.dir}/.git/index` };
-  keepsUserState(other, () => keepsUserState(repo, () => {
-    directWrite(repo, 'a.txt', lines(30).replace('line 1\n', 'x\n'), { env });
-    ok(fettle(repo, ['confirm', stageWrite(repo, 'a.txt', lines(30, 'new'), { env })], { env }));
-  }));
+  keepsUserState(other, () =>
+    keepsUserState(repo, () => {
+      directWrite(repo, 'a.txt', lines(30).replace('line 1\n', 'x\n'), { env });
+      ok(fettle(repo, ['confirm', stageWrite(repo, 'a.txt', lines(30, 'new'), { env })], { env }));
+    }),
+  );
   assert.ok(repo.read('a.txt').equals(Buffer.from(lines(30, 'new'))));
   assert.equal(fettleRefs(repo).length, 2);
   assert.deepEqual(fettleRefs(other), []);

@@ -20,7 +20,8 @@ const cases: [number, number, string][] = [
 ];
 
 for (const [changed, oldLines, expected] of cases) {
-  test(`tierFor(${changed} changed, ${oldLines} old lines) = ${expected}`, () => assert.equal(tierFor(changed, oldLines, T), expected));
+  test(`tierFor(${changed} changed, ${oldLines} old lines) = ${expected}`, () =>
+    assert.equal(tierFor(changed, oldLines, T), expected));
 }
 
 const buf = (s: string) => Buffer.from(s);
@@ -28,13 +29,28 @@ const outcome = (d: Decision) => (d.tier === 'noop' ? 'noop' : `${d.tier}:${d.re
 const text = { oldKind: 'text' as const };
 
 test('a file that does not exist is a new file, written directly', () =>
-  assert.deepEqual(decide({ old: null, next: buf('x'), ...text }, T), { tier: 'direct', reason: 'new-file', added: 0, removed: 0, oldLines: 0 }));
-test('identical bytes are a no-op', () => assert.deepEqual(decide({ old: buf('a\n'), next: buf('a\n'), ...text }, T), { tier: 'noop' }));
-test('binary content is direct, without counts', () => assert.equal(outcome(decide({ old: buf('\0'), next: buf('x'), oldKind: 'binary' }, T)), 'direct:binary'));
-test('oversize content is direct, without counts', () => assert.equal(outcome(decide({ old: buf('a'), next: buf('b'), oldKind: 'oversize' }, T)), 'direct:oversize'));
+  assert.deepEqual(decide({ old: null, next: buf('x'), ...text }, T), {
+    tier: 'direct',
+    reason: 'new-file',
+    added: 0,
+    removed: 0,
+    oldLines: 0,
+  }));
+test('identical bytes are a no-op', () =>
+  assert.deepEqual(decide({ old: buf('a\n'), next: buf('a\n'), ...text }, T), { tier: 'noop' }));
+test('binary content is direct, without counts', () =>
+  assert.equal(outcome(decide({ old: buf('\0'), next: buf('x'), oldKind: 'binary' }, T)), 'direct:binary'));
+test('oversize content is direct, without counts', () =>
+  assert.equal(outcome(decide({ old: buf('a'), next: buf('b'), oldKind: 'oversize' }, T)), 'direct:oversize'));
 test('text changes are decided by their counts', () =>
-  assert.equal(outcome(decide({ old: buf('a'), next: buf('b'), ...text, counts: { added: 40, removed: 40, oldLines: 100 } }, T)), 'staged:ceil'));
+  assert.equal(
+    outcome(decide({ old: buf('a'), next: buf('b'), ...text, counts: { added: 40, removed: 40, oldLines: 100 } }, T)),
+    'staged:ceil',
+  ));
 test('a small text change is direct', () =>
-  assert.equal(outcome(decide({ old: buf('a'), next: buf('b'), ...text, counts: { added: 1, removed: 1, oldLines: 100 } }, T)), 'direct:small'));
+  assert.equal(
+    outcome(decide({ old: buf('a'), next: buf('b'), ...text, counts: { added: 1, removed: 1, oldLines: 100 } }, T)),
+    'direct:small',
+  ));
 test('share of file is capped at 100%', () => assert.equal(shareOfFile(80, 40), 100));
 test('share of file of an empty file is 100%', () => assert.equal(shareOfFile(3, 0), 100));

@@ -124,16 +124,33 @@ test('renderUnified with a cap above the size cuts nothing', () => {
   assert.equal(r.text.split('\n').length, 2 + 201);
 });
 
-const gitPatch = ['diff --git a/f b/f', 'index 1..2 100644', '--- a/f', '+++ b/f', '@@ -1,3 +1,3 @@', ' a', '-b', '+B', '+C', ' c', ''].join('\n');
+const gitPatch = [
+  'diff --git a/f b/f',
+  'index 1..2 100644',
+  '--- a/f',
+  '+++ b/f',
+  '@@ -1,3 +1,3 @@',
+  ' a',
+  '-b',
+  '+B',
+  '+C',
+  ' c',
+  '',
+].join('\n');
 
-test('patch counts: ignores the ---/+++ file headers', () => assert.deepEqual(countUnified(gitPatch), { added: 2, removed: 1 }));
+test('patch counts: ignores the ---/+++ file headers', () =>
+  assert.deepEqual(countUnified(gitPatch), { added: 2, removed: 1 }));
 test('patch counts: of an empty patch is zero', () => assert.deepEqual(countUnified(''), { added: 0, removed: 0 }));
 test('patch counts: ignores "\\ No newline at end of file"', () =>
-  assert.deepEqual(countUnified('--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n'), { added: 1, removed: 1 }));
-test(
-  'countUnified counts removed/added lines whose content starts with -- or ++',
-  () => assert.deepEqual(countUnified('--- a/f\n+++ b/f\n@@ -1 +1 @@\n--- sql comment\n+++ counter\n'), { added: 1, removed: 1 }),
-);
+  assert.deepEqual(
+    countUnified('--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n'),
+    { added: 1, removed: 1 },
+  ));
+test('countUnified counts removed/added lines whose content starts with -- or ++', () =>
+  assert.deepEqual(countUnified('--- a/f\n+++ b/f\n@@ -1 +1 @@\n--- sql comment\n+++ counter\n'), {
+    added: 1,
+    removed: 1,
+  }));
 
 test('unifiedScanner fed in chunks of any size gives what scanUnified gives for the whole patch', () => {
   const patch = Buffer.from(`${gitPatch}${gitPatch.replace('a/f', 'a/g')}@@ -9 +9 @@\n-é\n+ü without a newline`);

@@ -22,7 +22,12 @@ const single: [string, string, EditOp, string | RegExp][] = [
   ['three matches, replace_all false', 'ab ab ab', op('ab', 'c', false), /matches 3 places/],
   ['empty old_string on an existing file', 'a\n', op('', 'b'), /empty/],
   ['old_string equal to new_string', 'a\n', op('a', 'a'), /same/],
-  ['replace_all: every occurrence', 'foo 1\nfoo 2\nbar\nfoo 3\n', op('foo', 'baz', true), 'ok:baz 1\nbaz 2\nbar\nbaz 3\n'],
+  [
+    'replace_all: every occurrence',
+    'foo 1\nfoo 2\nbar\nfoo 3\n',
+    op('foo', 'baz', true),
+    'ok:baz 1\nbaz 2\nbar\nbaz 3\n',
+  ],
   ['replace_all with one occurrence', 'foo\n', op('foo', 'bar', true), 'ok:bar\n'],
   ['replace_all with none', 'foo\n', op('qux', 'bar', true), /not found/],
   ['replace_all: occurrences do not overlap', 'aaaa', op('aa', 'b', true), 'ok:bb'],
@@ -39,17 +44,27 @@ for (const [label, text, edit, expected] of single) {
   test(`applyEdit: ${label}`, () => {
     const got = outcome(applyEdit(text, edit));
     if (typeof expected === 'string') assert.equal(got, expected);
-    else (assert.match(got, /^unsure:/), assert.match(got, expected));
+    else assert.match(got, /^unsure:/), assert.match(got, expected);
   });
 }
 
 // [label, text on disk, edits in order, expected]
 const multi: [string, string, EditOp[], string | RegExp][] = [
   ['edits apply in order, each to the previous result', 'one\n', [op('one', 'two'), op('two', 'three')], 'ok:three\n'],
-  ['order matters: the reverse order fails', 'one\n', [op('two', 'three'), op('one', 'two')], /^unsure:edit 1: .*not found/],
+  [
+    'order matters: the reverse order fails',
+    'one\n',
+    [op('two', 'three'), op('one', 'two')],
+    /^unsure:edit 1: .*not found/,
+  ],
   ['independent edits', 'a\nb\nc\n', [op('a', 'A'), op('c', 'C')], 'ok:A\nb\nC\n'],
   ['all or nothing: a failing last edit', 'a\nb\n', [op('a', 'A'), op('z', 'Z')], /^unsure:edit 2: .*not found/],
-  ['all or nothing: an ambiguous middle edit', 'a\nx\nx\n', [op('a', 'A'), op('x', 'y'), op('A', 'B')], /^unsure:edit 2: .*matches 2/],
+  [
+    'all or nothing: an ambiguous middle edit',
+    'a\nx\nx\n',
+    [op('a', 'A'), op('x', 'y'), op('A', 'B')],
+    /^unsure:edit 2: .*matches 2/,
+  ],
   ['an edit made ambiguous by an earlier one', 'a\nb\n', [op('a', 'b'), op('b', 'c')], /^unsure:edit 2: .*matches 2/],
   ['replace_all inside a sequence', 'x x\ny\n', [op('x', 'z', true), op('y', 'w')], 'ok:z z\nw\n'],
   ['one edit: the reason has no edit number', 'a\n', [op('z', 'Z')], /^unsure:old_string was not found/],
@@ -65,6 +80,6 @@ for (const [label, text, edits, expected] of multi) {
 
 // Claude Code's Edit, given an empty new_string and an old_string without its newline, deletes the line's
 // newline too when old_string + "\n" is in the file. fettle reproduces that.
-test('applyEdit: deleting a line\'s text without its newline takes the newline too, as the tool does', () => {
+test("applyEdit: deleting a line's text without its newline takes the newline too, as the tool does", () => {
   assert.equal(outcome(applyEdit('a\nb\nc\n', op('b', ''))), 'ok:a\nc\n');
 });

@@ -4,22 +4,58 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { applyNotebookEdit, type NotebookOp } from '../../src/core/notebook';
 
-type Cell = { cell_type: string; id?: string; source: string[] | string; outputs?: unknown[]; execution_count?: number | null; metadata: object };
+type Cell = {
+  cell_type: string;
+  id?: string;
+  source: string[] | string;
+  outputs?: unknown[];
+  execution_count?: number | null;
+  metadata: object;
+};
 type Notebook = { cells: Cell[]; metadata: object; nbformat: number; nbformat_minor: number };
 
 const OUTPUT = { output_type: 'stream', name: 'stdout', text: ['1\n'] };
-const code = (id: string | undefined, source: string[] | string): Cell =>
-  ({ cell_type: 'code', execution_count: 1, ...(id ? { id } : {}), metadata: {}, outputs: [OUTPUT], source });
-const md = (id: string | undefined, source: string[]): Cell => ({ cell_type: 'markdown', ...(id ? { id } : {}), metadata: {}, source });
-const notebook = (cells: Cell[], minor = 5): Notebook => ({ cells, metadata: { kernelspec: { name: 'python3' } }, nbformat: 4, nbformat_minor: minor });
+const code = (id: string | undefined, source: string[] | string): Cell => ({
+  cell_type: 'code',
+  execution_count: 1,
+  ...(id ? { id } : {}),
+  metadata: {},
+  outputs: [OUTPUT],
+  source,
+});
+const md = (id: string | undefined, source: string[]): Cell => ({
+  cell_type: 'markdown',
+  ...(id ? { id } : {}),
+  metadata: {},
+  source,
+});
+const notebook = (cells: Cell[], minor = 5): Notebook => ({
+  cells,
+  metadata: { kernelspec: { name: 'python3' } },
+  nbformat: 4,
+  nbformat_minor: minor,
+});
 const raw = (nb: Notebook, indent: string | number = 1, eol = '\n'): string => JSON.stringify(nb, null, indent) + eol;
 
 /** Three cells with ids (nbformat 4.5), 6 source lines in all. */
-const NB = notebook([md('intro', ['# Title\n', 'Some text']), code('c1', ['x = 1\n', 'print(x)']), code('c2', ['y = 2\n', 'print(y)'])]);
+const NB = notebook([
+  md('intro', ['# Title\n', 'Some text']),
+  code('c1', ['x = 1\n', 'print(x)']),
+  code('c2', ['y = 2\n', 'print(y)']),
+]);
 /** The same without ids (nbformat 4.4). */
-const NB44 = notebook(NB.cells.map(({ id: _id, ...c }) => c), 4);
+const NB44 = notebook(
+  NB.cells.map(({ id: _id, ...c }) => c),
+  4,
+);
 
-const op = (o: Partial<NotebookOp>): NotebookOp => ({ cellId: undefined, newSource: '', cellType: undefined, editMode: 'replace', ...o });
+const op = (o: Partial<NotebookOp>): NotebookOp => ({
+  cellId: undefined,
+  newSource: '',
+  cellType: undefined,
+  editMode: 'replace',
+  ...o,
+});
 const ORIGINAL_IDS = new Set(['intro', 'c1', 'c2']);
 /** `type#id:source` per cell (`#new` for an id fettle made up), then the counted sources. */
 const summary = (text: string, o: NotebookOp): string => {
@@ -38,29 +74,105 @@ const C1 = 'code#c1:"x = 1\\nprint(x)"';
 const C2 = 'code#c2:"y = 2\\nprint(y)"';
 // [label, notebook text, op, expected summary]
 const cases: [string, string, NotebookOp, string][] = [
-  ['replace a code cell', raw(NB), op({ cellId: 'c1', newSource: 'x = 3\nprint(x * 2)\n' }), `${MD} code#c1:"x = 3\\nprint(x * 2)\\n" ${C2} | old="x = 1\\nprint(x)" new="x = 3\\nprint(x * 2)\\n" lines=6`],
-  ['replace a markdown cell', raw(NB), op({ cellId: 'intro', newSource: '# New' }), `markdown#intro:"# New" ${C1} ${C2} | old="# Title\\nSome text" new="# New" lines=6`],
-  ['replace, cell_type given and unchanged', raw(NB), op({ cellId: 'c2', newSource: 'z', cellType: 'code' }), `${MD} ${C1} code#c2:"z" | old="y = 2\\nprint(y)" new="z" lines=6`],
-  ['replace with an empty source', raw(NB), op({ cellId: 'c2', newSource: '' }), `${MD} ${C1} code#c2:"" | old="y = 2\\nprint(y)" new="" lines=6`],
+  [
+    'replace a code cell',
+    raw(NB),
+    op({ cellId: 'c1', newSource: 'x = 3\nprint(x * 2)\n' }),
+    `${MD} code#c1:"x = 3\\nprint(x * 2)\\n" ${C2} | old="x = 1\\nprint(x)" new="x = 3\\nprint(x * 2)\\n" lines=6`,
+  ],
+  [
+    'replace a markdown cell',
+    raw(NB),
+    op({ cellId: 'intro', newSource: '# New' }),
+    `markdown#intro:"# New" ${C1} ${C2} | old="# Title\\nSome text" new="# New" lines=6`,
+  ],
+  [
+    'replace, cell_type given and unchanged',
+    raw(NB),
+    op({ cellId: 'c2', newSource: 'z', cellType: 'code' }),
+    `${MD} ${C1} code#c2:"z" | old="y = 2\\nprint(y)" new="z" lines=6`,
+  ],
+  [
+    'replace with an empty source',
+    raw(NB),
+    op({ cellId: 'c2', newSource: '' }),
+    `${MD} ${C1} code#c2:"" | old="y = 2\\nprint(y)" new="" lines=6`,
+  ],
   ['replace without cell_id', raw(NB), op({ newSource: 'z' }), 'unsure: replace needs cell_id'],
   ['replace with an unknown cell_id', raw(NB), op({ cellId: 'nope', newSource: 'z' }), 'unsure: no cell with id nope'],
-  ['replace by a cell-N index (the tool resolves it, fettle does not)', raw(NB44), op({ cellId: 'cell-1', newSource: 'z' }), 'unsure: no cell with id cell-1'],
-  ['replace that changes the cell type', raw(NB), op({ cellId: 'c1', newSource: 'z', cellType: 'markdown' }), 'unsure: changing a cell type is left to the tool'],
-  ['insert code without cell_id: at the start', raw(NB), op({ editMode: 'insert', cellType: 'code', newSource: 'import os\n' }), `code#new:"import os\\n" ${MD} ${C1} ${C2} | old="" new="import os\\n" lines=6`],
-  ['insert markdown after a cell', raw(NB), op({ editMode: 'insert', cellId: 'c1', cellType: 'markdown', newSource: '## Part 2\ntext' }), `${MD} ${C1} markdown#new:"## Part 2\\ntext" ${C2} | old="" new="## Part 2\\ntext" lines=6`],
-  ['insert after the last cell', raw(NB), op({ editMode: 'insert', cellId: 'c2', cellType: 'code', newSource: 'z' }), `${MD} ${C1} ${C2} code#new:"z" | old="" new="z" lines=6`],
-  ['insert without ids in the notebook: none made up', raw(NB44), op({ editMode: 'insert', cellType: 'code', newSource: 'z' }), 'code:"z" markdown:"# Title\\nSome text" code:"x = 1\\nprint(x)" code:"y = 2\\nprint(y)" | old="" new="z" lines=6'],
+  [
+    'replace by a cell-N index (the tool resolves it, fettle does not)',
+    raw(NB44),
+    op({ cellId: 'cell-1', newSource: 'z' }),
+    'unsure: no cell with id cell-1',
+  ],
+  [
+    'replace that changes the cell type',
+    raw(NB),
+    op({ cellId: 'c1', newSource: 'z', cellType: 'markdown' }),
+    'unsure: changing a cell type is left to the tool',
+  ],
+  [
+    'insert code without cell_id: at the start',
+    raw(NB),
+    op({ editMode: 'insert', cellType: 'code', newSource: 'import os\n' }),
+    `code#new:"import os\\n" ${MD} ${C1} ${C2} | old="" new="import os\\n" lines=6`,
+  ],
+  [
+    'insert markdown after a cell',
+    raw(NB),
+    op({ editMode: 'insert', cellId: 'c1', cellType: 'markdown', newSource: '## Part 2\ntext' }),
+    `${MD} ${C1} markdown#new:"## Part 2\\ntext" ${C2} | old="" new="## Part 2\\ntext" lines=6`,
+  ],
+  [
+    'insert after the last cell',
+    raw(NB),
+    op({ editMode: 'insert', cellId: 'c2', cellType: 'code', newSource: 'z' }),
+    `${MD} ${C1} ${C2} code#new:"z" | old="" new="z" lines=6`,
+  ],
+  [
+    'insert without ids in the notebook: none made up',
+    raw(NB44),
+    op({ editMode: 'insert', cellType: 'code', newSource: 'z' }),
+    'code:"z" markdown:"# Title\\nSome text" code:"x = 1\\nprint(x)" code:"y = 2\\nprint(y)" | old="" new="z" lines=6',
+  ],
   ['insert without cell_type', raw(NB), op({ editMode: 'insert', newSource: 'z' }), 'unsure: insert needs cell_type'],
-  ['insert after an unknown cell_id', raw(NB), op({ editMode: 'insert', cellId: 'nope', cellType: 'code', newSource: 'z' }), 'unsure: no cell with id nope'],
-  ['delete a cell', raw(NB), op({ editMode: 'delete', cellId: 'c1' }), `${MD} ${C2} | old="x = 1\\nprint(x)" new="" lines=6`],
-  ['delete ignores new_source', raw(NB), op({ editMode: 'delete', cellId: 'intro', newSource: 'ignored' }), `${C1} ${C2} | old="# Title\\nSome text" new="" lines=6`],
+  [
+    'insert after an unknown cell_id',
+    raw(NB),
+    op({ editMode: 'insert', cellId: 'nope', cellType: 'code', newSource: 'z' }),
+    'unsure: no cell with id nope',
+  ],
+  [
+    'delete a cell',
+    raw(NB),
+    op({ editMode: 'delete', cellId: 'c1' }),
+    `${MD} ${C2} | old="x = 1\\nprint(x)" new="" lines=6`,
+  ],
+  [
+    'delete ignores new_source',
+    raw(NB),
+    op({ editMode: 'delete', cellId: 'intro', newSource: 'ignored' }),
+    `${C1} ${C2} | old="# Title\\nSome text" new="" lines=6`,
+  ],
   ['delete without cell_id', raw(NB), op({ editMode: 'delete' }), 'unsure: delete needs cell_id'],
-  ['source stored as one string', raw(notebook([code('c1', 'a\nb\n')])), op({ cellId: 'c1', newSource: 'c\n' }), 'code#c1:"c\\n" | old="a\\nb\\n" new="c\\n" lines=2'],
+  [
+    'source stored as one string',
+    raw(notebook([code('c1', 'a\nb\n')])),
+    op({ cellId: 'c1', newSource: 'c\n' }),
+    'code#c1:"c\\n" | old="a\\nb\\n" new="c\\n" lines=2',
+  ],
   ['not JSON', '{"cells": [', op({ cellId: 'c1', newSource: 'z' }), 'unsure: the notebook is not valid JSON'],
-  ['no cells array', JSON.stringify({ metadata: {} }), op({ cellId: 'c1', newSource: 'z' }), 'unsure: the notebook has no cells array'],
+  [
+    'no cells array',
+    JSON.stringify({ metadata: {} }),
+    op({ cellId: 'c1', newSource: 'z' }),
+    'unsure: the notebook has no cells array',
+  ],
   ['JSON null', 'null', op({ cellId: 'c1', newSource: 'z' }), 'unsure: the notebook has no cells array'],
 ];
-for (const [label, text, o, expected] of cases) test(`applyNotebookEdit: ${label}`, () => assert.equal(summary(text, o), expected));
+for (const [label, text, o, expected] of cases)
+  test(`applyNotebookEdit: ${label}`, () => assert.equal(summary(text, o), expected));
 
 const edited = (text: string, o: NotebookOp): { text: string; nb: Notebook } => {
   const r = applyNotebookEdit(text, o);
@@ -98,7 +210,10 @@ for (const [label, indent, eol] of layouts) {
 
 test('a new code cell is a clean cell; a new markdown cell has no outputs', () => {
   const codeCell = edited(raw(NB), op({ editMode: 'insert', cellType: 'code', newSource: 'a' })).nb.cells[0];
-  assert.deepEqual({ ...codeCell, id: 'x' }, { cell_type: 'code', execution_count: null, id: 'x', metadata: {}, outputs: [], source: ['a'] });
+  assert.deepEqual(
+    { ...codeCell, id: 'x' },
+    { cell_type: 'code', execution_count: null, id: 'x', metadata: {}, outputs: [], source: ['a'] },
+  );
   const mdCell = edited(raw(NB), op({ editMode: 'insert', cellType: 'markdown', newSource: 'a' })).nb.cells[0];
   assert.deepEqual({ ...mdCell, id: 'x' }, { cell_type: 'markdown', id: 'x', metadata: {}, source: ['a'] });
 });
@@ -115,15 +230,17 @@ test('a new cell id is a fresh string, unlike the others', () => {
 });
 
 test('the counted lines are of source only, across all cells', () => {
-  const r = applyNotebookEdit(raw(notebook([code('a', ['1\n', '2\n', '3']), md('b', []), code('c', ['4\n'])])), op({ cellId: 'c', newSource: '5\n' }));
+  const r = applyNotebookEdit(
+    raw(notebook([code('a', ['1\n', '2\n', '3']), md('b', []), code('c', ['4\n'])])),
+    op({ cellId: 'c', newSource: '5\n' }),
+  );
   assert.ok(r.ok);
   assert.equal(r.sourceLines, 4);
 });
 
 // Claude Code's NotebookEdit resets a replaced code cell (execution_count null, outputs []); a staged
 // proposal that keeps stale outputs is not what the tool would have written.
-test('replace of a code cell clears its outputs and execution count, as the tool does', {
-}, () => {
+test('replace of a code cell clears its outputs and execution count, as the tool does', {}, () => {
   const cell = edited(raw(NB), op({ cellId: 'c1', newSource: 'x = 3' })).nb.cells[1];
   assert.deepEqual([cell?.outputs, cell?.execution_count], [[], null]);
 });

@@ -18,8 +18,18 @@ const full: RecordFields = {
 };
 
 const minimal = (over: Partial<RecordFields>): RecordFields => ({
-  id: 'a1b2c3d4', kind: 'proposal', tier: 'staged', path: 'f.txt', file: '/r/f.txt',
-  session: undefined, toolUse: undefined, tool: undefined, added: undefined, removed: undefined, reason: undefined, ...over,
+  id: 'a1b2c3d4',
+  kind: 'proposal',
+  tier: 'staged',
+  path: 'f.txt',
+  file: '/r/f.txt',
+  session: undefined,
+  toolUse: undefined,
+  tool: undefined,
+  added: undefined,
+  removed: undefined,
+  reason: undefined,
+  ...over,
 });
 
 test('renderRecord/parseRecord round-trip every field', () => assert.deepEqual(parseRecord(renderRecord(full)), full));
@@ -46,15 +56,12 @@ for (const [label, path] of paths) {
   });
 }
 
-test(
-  'a path cannot inject trailers into the message',
-  () => {
-    const fields = minimal({ path: 'x\nFettle-Session: spoofed' });
-    const message = renderRecord(fields);
-    assert.equal(parseRecord(message)?.session, undefined);
-    assert.equal(message.split('\n')[1], '', 'the subject is a single line');
-  },
-);
+test('a path cannot inject trailers into the message', () => {
+  const fields = minimal({ path: 'x\nFettle-Session: spoofed' });
+  const message = renderRecord(fields);
+  assert.equal(parseRecord(message)?.session, undefined);
+  assert.equal(message.split('\n')[1], '', 'the subject is a single line');
+});
 
 test('the message reads as a git commit: subject, blank line, sentence, blank line, trailers', () => {
   const message = renderRecord(full);

@@ -79,7 +79,8 @@ const handlers: [Json, boolean][] = [
   [STATUS_MESSAGE, false],
 ];
 for (const [handler, expected] of handlers) {
-  test(`isFettleHandler(${JSON.stringify(handler)}) = ${expected}`, () => assert.equal(isFettleHandler(handler), expected));
+  test(`isFettleHandler(${JSON.stringify(handler)}) = ${expected}`, () =>
+    assert.equal(isFettleHandler(handler), expected));
 }
 
 // ---------------------------------------------------------------- removeFettleHooks: [name, input, expected, todo?]
@@ -88,17 +89,68 @@ const removals: [string, Obj, Obj, string?][] = [
   ['no hooks key', { model: 'opus', env: { A: '1' } }, { model: 'opus', env: { A: '1' } }],
   ['only fettle: hooks key removed', { hooks: { PreToolUse: [OURS()], PostToolUse: [OURS()] } }, {}],
   ['other keys keep their order', { a: 1, hooks: { PreToolUse: [OURS()] }, b: 2 }, { a: 1, b: 2 }],
-  ['foreign groups around ours kept in order', { hooks: { PreToolUse: [gX, OURS(), gY] } }, { hooks: { PreToolUse: [gX, gY] } }],
-  ['mixed group: only our handler removed', { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [X, H(), Y] }] } }, { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [X, Y] }] } }],
-  ['mixed group keeps its other fields', { hooks: { PostToolUse: [{ matcher: 'Write', if: 'Write(src/**)', hooks: [OLD, X] }] } }, { hooks: { PostToolUse: [{ matcher: 'Write', if: 'Write(src/**)', hooks: [X] }] } }],
-  ['older fettle handlers (command or status) removed', { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [OLD] }, { matcher: 'Write', hooks: [OLD_BY_STATUS] }] } }, {}],
-  ['other events untouched, emptied event removed', { hooks: { Stop: [gX], PreToolUse: [OURS()], SessionStart: [gY] } }, { hooks: { Stop: [gX], SessionStart: [gY] } }],
-  ['non-array event value left alone (string)', { hooks: { PreToolUse: 'weird', PostToolUse: [OURS()] } }, { hooks: { PreToolUse: 'weird' } }],
-  ['non-array event value left alone (object)', { hooks: { PreToolUse: { matcher: 'Write', hooks: [H()] } } }, { hooks: { PreToolUse: { matcher: 'Write', hooks: [H()] } } }],
-  ['non-object groups and groups without a hooks array left alone', { hooks: { PreToolUse: [42, null, { matcher: 'Write' }, { matcher: 'Write', hooks: 'x' }, OURS()] } }, { hooks: { PreToolUse: [42, null, { matcher: 'Write' }, { matcher: 'Write', hooks: 'x' }] } }],
-  ['foreign group with an empty hooks array kept', { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [] }, OURS()] } }, { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [] }] } }],
-  ['an event that was already empty is not fettle\'s to remove', { model: 'x', hooks: { PreToolUse: [] } }, { model: 'x', hooks: { PreToolUse: [] } }],
-  ['a hooks object that was already empty is not fettle\'s to remove', { model: 'x', hooks: {} }, { model: 'x', hooks: {} }],
+  [
+    'foreign groups around ours kept in order',
+    { hooks: { PreToolUse: [gX, OURS(), gY] } },
+    { hooks: { PreToolUse: [gX, gY] } },
+  ],
+  [
+    'mixed group: only our handler removed',
+    { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [X, H(), Y] }] } },
+    { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [X, Y] }] } },
+  ],
+  [
+    'mixed group keeps its other fields',
+    { hooks: { PostToolUse: [{ matcher: 'Write', if: 'Write(src/**)', hooks: [OLD, X] }] } },
+    { hooks: { PostToolUse: [{ matcher: 'Write', if: 'Write(src/**)', hooks: [X] }] } },
+  ],
+  [
+    'older fettle handlers (command or status) removed',
+    {
+      hooks: {
+        PreToolUse: [
+          { matcher: 'Write', hooks: [OLD] },
+          { matcher: 'Write', hooks: [OLD_BY_STATUS] },
+        ],
+      },
+    },
+    {},
+  ],
+  [
+    'other events untouched, emptied event removed',
+    { hooks: { Stop: [gX], PreToolUse: [OURS()], SessionStart: [gY] } },
+    { hooks: { Stop: [gX], SessionStart: [gY] } },
+  ],
+  [
+    'non-array event value left alone (string)',
+    { hooks: { PreToolUse: 'weird', PostToolUse: [OURS()] } },
+    { hooks: { PreToolUse: 'weird' } },
+  ],
+  [
+    'non-array event value left alone (object)',
+    { hooks: { PreToolUse: { matcher: 'Write', hooks: [H()] } } },
+    { hooks: { PreToolUse: { matcher: 'Write', hooks: [H()] } } },
+  ],
+  [
+    'non-object groups and groups without a hooks array left alone',
+    { hooks: { PreToolUse: [42, null, { matcher: 'Write' }, { matcher: 'Write', hooks: 'x' }, OURS()] } },
+    { hooks: { PreToolUse: [42, null, { matcher: 'Write' }, { matcher: 'Write', hooks: 'x' }] } },
+  ],
+  [
+    'foreign group with an empty hooks array kept',
+    { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [] }, OURS()] } },
+    { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [] }] } },
+  ],
+  [
+    "an event that was already empty is not fettle's to remove",
+    { model: 'x', hooks: { PreToolUse: [] } },
+    { model: 'x', hooks: { PreToolUse: [] } },
+  ],
+  [
+    "a hooks object that was already empty is not fettle's to remove",
+    { model: 'x', hooks: {} },
+    { model: 'x', hooks: {} },
+  ],
 ];
 for (const [name, input, expected, todo] of removals) {
   test(`removeFettleHooks: ${name}`, { todo }, () => {
@@ -109,20 +161,68 @@ for (const [name, input, expected, todo] of removals) {
 }
 
 test('removeFettleHooks refuses a "hooks" that is not an object', () => {
-  for (const hooks of [[], 'x', 1, null, true] as Json[]) assert.throws(() => removeFettleHooks({ hooks }), SettingsShapeError, JSON.stringify(hooks));
+  for (const hooks of [[], 'x', 1, null, true] as Json[])
+    assert.throws(() => removeFettleHooks({ hooks }), SettingsShapeError, JSON.stringify(hooks));
 });
 
 // ---------------------------------------------------------------- addFettleHooks: [name, input, expected, todo?]
 const additions: [string, Obj, Obj][] = [
   ['empty settings', {}, { hooks: { PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } }],
-  ['hooks appended after existing keys', { model: 'opus', env: { A: 'é' } }, { model: 'opus', env: { A: 'é' }, hooks: { PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } }],
-  ['existing hooks key keeps its place; ours go after foreign groups', { hooks: { PreToolUse: [gX] }, model: 'opus' }, { hooks: { PreToolUse: [gX, OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] }, model: 'opus' }],
-  ['other events kept first, ours appended', { hooks: { Stop: [gX] } }, { hooks: { Stop: [gX], PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } }],
-  ['events keep their order', { hooks: { PostToolUse: [gY], PreToolUse: [gX] } }, { hooks: { PostToolUse: [gY, POST()], PreToolUse: [gX, OURS()], PostToolUseFailure: [POST()] } }],
-  ['an older fettle handler is replaced, not duplicated', { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [OLD] }], PostToolUse: [{ matcher: 'Write', hooks: [OLD_BY_STATUS] }] } }, { hooks: { PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } }],
-  ['an older handler in a mixed group: the foreign handler stays, ours takes that place', { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [X, OLD] }] } }, { hooks: { PreToolUse: [OURS(), { matcher: 'Write', hooks: [X] }], PostToolUse: [POST()], PostToolUseFailure: [POST()] } }],
-  ['re-install keeps our group where it was among foreign groups', { hooks: { PreToolUse: [gX, OURS('old'), gY], PostToolUse: [POST('old'), gY] } }, { hooks: { PreToolUse: [gX, OURS(), gY], PostToolUse: [POST(), gY], PostToolUseFailure: [POST()] } }],
-  ['a non-array value of another event is left alone', { hooks: { Stop: 'weird', PreToolUse: [] } }, { hooks: { Stop: 'weird', PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } }],
+  [
+    'hooks appended after existing keys',
+    { model: 'opus', env: { A: 'é' } },
+    {
+      model: 'opus',
+      env: { A: 'é' },
+      hooks: { PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] },
+    },
+  ],
+  [
+    'existing hooks key keeps its place; ours go after foreign groups',
+    { hooks: { PreToolUse: [gX] }, model: 'opus' },
+    { hooks: { PreToolUse: [gX, OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] }, model: 'opus' },
+  ],
+  [
+    'other events kept first, ours appended',
+    { hooks: { Stop: [gX] } },
+    { hooks: { Stop: [gX], PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } },
+  ],
+  [
+    'events keep their order',
+    { hooks: { PostToolUse: [gY], PreToolUse: [gX] } },
+    { hooks: { PostToolUse: [gY, POST()], PreToolUse: [gX, OURS()], PostToolUseFailure: [POST()] } },
+  ],
+  [
+    'an older fettle handler is replaced, not duplicated',
+    {
+      hooks: {
+        PreToolUse: [{ matcher: 'Write', hooks: [OLD] }],
+        PostToolUse: [{ matcher: 'Write', hooks: [OLD_BY_STATUS] }],
+      },
+    },
+    { hooks: { PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } },
+  ],
+  [
+    'an older handler in a mixed group: the foreign handler stays, ours takes that place',
+    { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [X, OLD] }] } },
+    {
+      hooks: {
+        PreToolUse: [OURS(), { matcher: 'Write', hooks: [X] }],
+        PostToolUse: [POST()],
+        PostToolUseFailure: [POST()],
+      },
+    },
+  ],
+  [
+    're-install keeps our group where it was among foreign groups',
+    { hooks: { PreToolUse: [gX, OURS('old'), gY], PostToolUse: [POST('old'), gY] } },
+    { hooks: { PreToolUse: [gX, OURS(), gY], PostToolUse: [POST(), gY], PostToolUseFailure: [POST()] } },
+  ],
+  [
+    'a non-array value of another event is left alone',
+    { hooks: { Stop: 'weird', PreToolUse: [] } },
+    { hooks: { Stop: 'weird', PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } },
+  ],
 ];
 for (const [name, input, expected] of additions) {
   test(`addFettleHooks: ${name}`, () => {
@@ -133,7 +233,12 @@ for (const [name, input, expected] of additions) {
 }
 
 test('addFettleHooks is idempotent and removeFettleHooks undoes it exactly', () => {
-  const inputs: Obj[] = [{}, { model: 'x' }, { hooks: { PreToolUse: [gX], Stop: [gY] }, z: [1, 2] }, { a: { b: null }, hooks: { PostToolUse: [gY] } }];
+  const inputs: Obj[] = [
+    {},
+    { model: 'x' },
+    { hooks: { PreToolUse: [gX], Stop: [gY] }, z: [1, 2] },
+    { a: { b: null }, hooks: { PostToolUse: [gY] } },
+  ];
   for (const input of inputs) {
     const once = addFettleHooks(input, CMD);
     same(addFettleHooks(once, CMD), once);
@@ -144,7 +249,10 @@ test('addFettleHooks is idempotent and removeFettleHooks undoes it exactly', () 
 test('addFettleHooks with read: a PreToolUse group on Read as well, none on PostToolUse; removed like the others', () => {
   const input: Obj = { model: 'x', hooks: { PreToolUse: [gX] } };
   const withRead = addFettleHooks(input, CMD, { read: true });
-  same(withRead, { model: 'x', hooks: { PreToolUse: [gX, OURS(), OURS_READ()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } });
+  same(withRead, {
+    model: 'x',
+    hooks: { PreToolUse: [gX, OURS(), OURS_READ()], PostToolUse: [POST()], PostToolUseFailure: [POST()] },
+  });
   same(addFettleHooks(withRead, CMD, { read: true }), withRead);
   same(addFettleHooks(withRead, CMD), addFettleHooks(input, CMD)); // the options describe the whole install
   same(removeFettleHooks(withRead), input);
@@ -152,7 +260,13 @@ test('addFettleHooks with read: a PreToolUse group on Read as well, none on Post
 
 test('addFettleHooks with a new command replaces the old one', () => {
   const next = addFettleHooks(addFettleHooks({ hooks: { PreToolUse: [gX] } }, CMD), 'fettle hook');
-  same(next, { hooks: { PreToolUse: [gX, OURS('fettle hook')], PostToolUse: [POST('fettle hook')], PostToolUseFailure: [POST('fettle hook')] } });
+  same(next, {
+    hooks: {
+      PreToolUse: [gX, OURS('fettle hook')],
+      PostToolUse: [POST('fettle hook')],
+      PostToolUseFailure: [POST('fettle hook')],
+    },
+  });
 });
 
 test('addFettleHooks is idempotent when a foreign group was added after ours', () => {
@@ -162,7 +276,8 @@ test('addFettleHooks is idempotent when a foreign group was added after ours', (
 });
 
 test('addFettleHooks refuses shapes it cannot extend', () => {
-  for (const hooks of [[], 'x', null] as Json[]) assert.throws(() => addFettleHooks({ hooks }, CMD), SettingsShapeError, JSON.stringify(hooks));
+  for (const hooks of [[], 'x', null] as Json[])
+    assert.throws(() => addFettleHooks({ hooks }, CMD), SettingsShapeError, JSON.stringify(hooks));
   for (const value of ['x', { matcher: 'Write' }, null, 1] as Json[]) {
     assert.throws(() => addFettleHooks({ hooks: { PreToolUse: value } }, CMD), /"hooks\.PreToolUse" is not an array/);
     assert.throws(() => addFettleHooks({ hooks: { PostToolUse: value } }, CMD), /"hooks\.PostToolUse" is not an array/);
@@ -172,11 +287,21 @@ test('addFettleHooks refuses shapes it cannot extend', () => {
 // ---------------------------------------------------------------- serializeLike: [name, original, value, expected, todo?]
 const V: Obj = { a: 1, b: { c: [1, 'x'] } };
 const serializations: [string, string | null, Obj, string, string?][] = [
-  ['new file: 2 spaces, trailing newline', null, V, '{\n  "a": 1,\n  "b": {\n    "c": [\n      1,\n      "x"\n    ]\n  }\n}\n'],
+  [
+    'new file: 2 spaces, trailing newline',
+    null,
+    V,
+    '{\n  "a": 1,\n  "b": {\n    "c": [\n      1,\n      "x"\n    ]\n  }\n}\n',
+  ],
   ['2 spaces with newline', '{\n  "z": 0\n}\n', { a: 1 }, '{\n  "a": 1\n}\n'],
   ['2 spaces without newline', '{\n  "z": 0\n}', { a: 1 }, '{\n  "a": 1\n}'],
   ['4 spaces with newline', '{\n    "z": 0\n}\n', { a: 1 }, '{\n    "a": 1\n}\n'],
-  ['4 spaces, nested, indent taken from the first level', '{\n    "z": {\n        "y": 0\n    }\n}\n', { a: { b: 1 } }, '{\n    "a": {\n        "b": 1\n    }\n}\n'],
+  [
+    '4 spaces, nested, indent taken from the first level',
+    '{\n    "z": {\n        "y": 0\n    }\n}\n',
+    { a: { b: 1 } },
+    '{\n    "a": {\n        "b": 1\n    }\n}\n',
+  ],
   ['tabs without newline', '{\n\t"z": 0\n}', { a: 1 }, '{\n\t"a": 1\n}'],
   ['one-line {} with newline', '{}\n', { a: 1 }, '{\n  "a": 1\n}\n'],
   ['one-line {} without newline', '{}', { a: 1 }, '{\n  "a": 1\n}'],
@@ -189,7 +314,15 @@ for (const [name, original, value, expected, todo] of serializations) {
 }
 
 test('serializeLike(original, parseSettings(original)) is the original, for files written like JSON.stringify', () => {
-  const value: Obj = { $schema: 'https://json.schemastore.org/claude-code-settings.json', permissions: { allow: ['Bash(npm test)'], deny: [] }, env: { A: 'ü 🙂' }, hooks: { PreToolUse: [gX] }, n: -1.5, t: true, z: null };
+  const value: Obj = {
+    $schema: 'https://json.schemastore.org/claude-code-settings.json',
+    permissions: { allow: ['Bash(npm test)'], deny: [] },
+    env: { A: 'ü 🙂' },
+    hooks: { PreToolUse: [gX] },
+    n: -1.5,
+    t: true,
+    z: null,
+  };
   for (const indent of ['  ', '    ', '\t']) {
     for (const nl of ['\n', '']) {
       const text = JSON.stringify(value, null, indent) + nl;

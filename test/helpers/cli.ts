@@ -10,7 +10,10 @@ export interface Run {
   stderr: string;
 }
 
-export const runCli = (args: string[], opts: { cwd: string; env: Record<string, string>; input?: string | Buffer }): Run => {
+export const runCli = (
+  args: string[],
+  opts: { cwd: string; env: Record<string, string>; input?: string | Buffer },
+): Run => {
   const r = spawnSync(process.execPath, [CLI, ...args], {
     cwd: opts.cwd,
     env: opts.env,
@@ -48,7 +51,7 @@ export const writePayload = (c: WriteCall): Record<string, unknown> => ({
 
 export const runHook = (payload: unknown, opts: { cwd: string; env: Record<string, string> }): HookRun => {
   const r = runCli(['hook'], { ...opts, input: typeof payload === 'string' ? payload : JSON.stringify(payload) });
-  let json;
+  let json: HookRun['json'];
   try {
     json = r.stdout.trim() ? JSON.parse(r.stdout) : undefined;
   } catch {
@@ -61,7 +64,11 @@ export const runHook = (payload: unknown, opts: { cwd: string; env: Record<strin
  * One agent Write as Claude Code runs it: PreToolUse; if it neither denied nor blocked, the tool writes the
  * file (as Claude Code would); then PostToolUse.
  */
-export const agentWrite = (c: WriteCall, env: Record<string, string>, writeFile: (path: string, content: string) => void) => {
+export const agentWrite = (
+  c: WriteCall,
+  env: Record<string, string>,
+  writeFile: (path: string, content: string) => void,
+) => {
   const pre = runHook(writePayload({ ...c, event: 'PreToolUse' }), { cwd: c.cwd, env });
   const denied = pre.json?.hookSpecificOutput?.permissionDecision === 'deny' || pre.code === 2;
   if (denied) return { pre, post: undefined, written: false };

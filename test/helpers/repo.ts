@@ -1,7 +1,16 @@
 // Real git repositories in temp dirs, deterministic by construction (git's own test-lib does the same:
 // HOME in the trash dir, no system config, fixed identity and dates).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after } from 'node:test';
@@ -55,7 +64,10 @@ export const repoAt = (dir: string, home: string): Repo => {
     home,
     env,
     gitBytes,
-    git: (...args) => gitBytes(...args).toString('utf8').trim(),
+    git: (...args) =>
+      gitBytes(...args)
+        .toString('utf8')
+        .trim(),
     path: (p) => join(dir, p),
     write: (p, content, mode) => {
       const file = join(dir, p);
@@ -74,7 +86,10 @@ export const repoAt = (dir: string, home: string): Repo => {
 };
 
 /** `git init` with files committed (unless `commit: false`, which leaves HEAD unborn). */
-export const makeRepo = (files: Record<string, string | Buffer> = {}, options: { commit?: boolean; objectFormat?: 'sha1' | 'sha256' } = {}): Repo => {
+export const makeRepo = (
+  files: Record<string, string | Buffer> = {},
+  options: { commit?: boolean; objectFormat?: 'sha1' | 'sha256' } = {},
+): Repo => {
   const root = tempDir();
   const dir = join(root, 'repo');
   mkdirSync(dir);
@@ -110,6 +125,10 @@ export const userState = (repo: Repo): string => {
     refs: repo.git('for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags', 'refs/stash'),
     index: safe(() => repo.git('ls-files', '-s', '--debug')),
     config: readFileSync(join(abs(gitDir), 'config'), 'utf8'),
-    hooks: safe(() => readdirSync(join(abs(gitDir), 'hooks')).map((f) => `${f} ${readFileSync(join(abs(gitDir), 'hooks', f)).length}`).join(',')),
+    hooks: safe(() =>
+      readdirSync(join(abs(gitDir), 'hooks'))
+        .map((f) => `${f} ${readFileSync(join(abs(gitDir), 'hooks', f)).length}`)
+        .join(','),
+    ),
   });
 };

@@ -24,15 +24,29 @@ const rawState = (repo: Repo): string => {
   const gitDir = join(repo.dir, '.git');
   const read = (p: string) => (existsSync(p) ? readFileSync(p) : null);
   const walk = (dir: string): string[] =>
-    !existsSync(dir) ? [] : readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? walk(join(dir, e.name)) : [`${join(dir, e.name)} ${readFileSync(join(dir, e.name), 'utf8').trim()}`]);
-  const packed = (read(join(gitDir, 'packed-refs'))?.toString('utf8') ?? '').split('\n').filter((l) => / refs\/(heads|tags|stash)/.test(l));
+    !existsSync(dir)
+      ? []
+      : readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+          e.isDirectory()
+            ? walk(join(dir, e.name))
+            : [`${join(dir, e.name)} ${readFileSync(join(dir, e.name), 'utf8').trim()}`],
+        );
+  const packed = (read(join(gitDir, 'packed-refs'))?.toString('utf8') ?? '')
+    .split('\n')
+    .filter((l) => / refs\/(heads|tags|stash)/.test(l));
   const hooks = existsSync(join(gitDir, 'hooks'))
-    ? readdirSync(join(gitDir, 'hooks')).map((n) => `${n} ${statSync(join(gitDir, 'hooks', n)).mode} ${statSync(join(gitDir, 'hooks', n)).size}`)
+    ? readdirSync(join(gitDir, 'hooks')).map(
+        (n) => `${n} ${statSync(join(gitDir, 'hooks', n)).mode} ${statSync(join(gitDir, 'hooks', n)).size}`,
+      )
     : [];
   return JSON.stringify({
     head: read(join(gitDir, 'HEAD'))?.toString('utf8'),
-    refs: [...walk(join(gitDir, 'refs', 'heads')), ...walk(join(gitDir, 'refs', 'tags')), ...walk(join(gitDir, 'refs', 'stash')), ...packed],
+    refs: [
+      ...walk(join(gitDir, 'refs', 'heads')),
+      ...walk(join(gitDir, 'refs', 'tags')),
+      ...walk(join(gitDir, 'refs', 'stash')),
+      ...packed,
+    ],
     index: read(join(gitDir, 'index'))?.toString('base64') ?? null,
     config: read(join(gitDir, 'config'))?.toString('utf8'),
     hooks,
@@ -42,8 +56,16 @@ const rawState = (repo: Repo): string => {
 /** Runs the built CLI; every run must leave the user's HEAD, branches, index, config and hooks as they were. */
 export const fettle = (repo: Repo, args: string[], o: FettleOpts = {}): Run => {
   const before = rawState(repo);
-  const r = runCli(args, { cwd: o.cwd ?? repo.dir, env: { ...repo.env, FETTLE_NOW: String(o.now ?? T0), ...o.env }, input: o.input ?? '' });
-  assert.equal(rawState(repo), before, `\`fettle ${args.join(' ')}\` changed the user's HEAD, branches, index, config or hooks`);
+  const r = runCli(args, {
+    cwd: o.cwd ?? repo.dir,
+    env: { ...repo.env, FETTLE_NOW: String(o.now ?? T0), ...o.env },
+    input: o.input ?? '',
+  });
+  assert.equal(
+    rawState(repo),
+    before,
+    `\`fettle ${args.join(' ')}\` changed the user's HEAD, branches, index, config or hooks`,
+  );
   return r;
 };
 

@@ -13,13 +13,28 @@ export type Input = Record<string, unknown>;
 /** Thresholds under which every change of at least one line is staged: the proposal shows fettle's prediction. */
 export const STAGE_ALL: Env = { FETTLE_WRITE_FLOOR: '0', FETTLE_WRITE_CEIL: '1' };
 
-export const editInput = (file: string, oldString: string, newString: string, replaceAll?: boolean): Input =>
-  ({ file_path: file, old_string: oldString, new_string: newString, ...(replaceAll === undefined ? {} : { replace_all: replaceAll }) });
+export const editInput = (file: string, oldString: string, newString: string, replaceAll?: boolean): Input => ({
+  file_path: file,
+  old_string: oldString,
+  new_string: newString,
+  ...(replaceAll === undefined ? {} : { replace_all: replaceAll }),
+});
 
-export const multiEditInput = (file: string, edits: [string, string, boolean?][]): Input =>
-  ({ file_path: file, edits: edits.map(([o, n, all]) => ({ old_string: o, new_string: n, ...(all === undefined ? {} : { replace_all: all }) })) });
+export const multiEditInput = (file: string, edits: [string, string, boolean?][]): Input => ({
+  file_path: file,
+  edits: edits.map(([o, n, all]) => ({
+    old_string: o,
+    new_string: n,
+    ...(all === undefined ? {} : { replace_all: all }),
+  })),
+});
 
-export interface NotebookArgs { cellId?: string; source?: string; cellType?: 'code' | 'markdown'; mode?: 'replace' | 'insert' | 'delete' }
+export interface NotebookArgs {
+  cellId?: string;
+  source?: string;
+  cellType?: 'code' | 'markdown';
+  mode?: 'replace' | 'insert' | 'delete';
+}
 export const notebookInput = (path: string, a: NotebookArgs): Input => ({
   notebook_path: path,
   ...(a.cellId === undefined ? {} : { cell_id: a.cellId }),
@@ -28,8 +43,11 @@ export const notebookInput = (path: string, a: NotebookArgs): Input => ({
   ...(a.mode ? { edit_mode: a.mode } : {}),
 });
 
-export const readInput = (file: string, offset?: number, limit?: number): Input =>
-  ({ file_path: file, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) });
+export const readInput = (file: string, offset?: number, limit?: number): Input => ({
+  file_path: file,
+  ...(offset === undefined ? {} : { offset }),
+  ...(limit === undefined ? {} : { limit }),
+});
 
 export interface CallOpts {
   event?: 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure';
@@ -51,7 +69,9 @@ export const payload = (repo: Repo, tool: string, input: Input, o: CallOpts = {}
   tool_name: tool,
   tool_input: input,
   tool_use_id: o.toolUseId ?? 'toolu_01',
-  ...(o.event === 'PostToolUseFailure' ? { error: o.error ?? 'String to replace not found in file.', is_interrupt: false } : {}),
+  ...(o.event === 'PostToolUseFailure'
+    ? { error: o.error ?? 'String to replace not found in file.', is_interrupt: false }
+    : {}),
 });
 
 /** `fettle hook` on one event, on the pinned clock. */
@@ -71,17 +91,36 @@ export interface ToolRun {
  * One tool call. The tool runs unless PreToolUse blocked or denied it, or asked and `answer` is not `allow`.
  * `tool` is the tool's own effect on disk; returning false means the tool failed (it reported an error).
  */
-export const toolCall = (repo: Repo, name: string, input: Input, tool: () => boolean | void, o: CallOpts & { answer?: 'allow' | 'deny' } = {}): ToolRun => {
+export const toolCall = (
+  repo: Repo,
+  name: string,
+  input: Input,
+  tool: () => boolean | void,
+  o: CallOpts & { answer?: 'allow' | 'deny' } = {},
+): ToolRun => {
   const pre = hook(repo, name, input, { ...o, event: 'PreToolUse' });
   const decision = hso(pre)?.permissionDecision;
-  if (pre.code === 2 || decision === 'deny' || (decision === 'ask' && o.answer !== 'allow')) return { pre, post: undefined, ran: false };
-  const atTool = new Map(repo.git('for-each-ref', '--format=%(refname) %(objectname)', 'refs/fettle/').split('\n').filter(Boolean).map((l) => l.split(' ') as [string, string]));
+  if (pre.code === 2 || decision === 'deny' || (decision === 'ask' && o.answer !== 'allow'))
+    return { pre, post: undefined, ran: false };
+  const atTool = new Map(
+    repo
+      .git('for-each-ref', '--format=%(refname) %(objectname)', 'refs/fettle/')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split(' ') as [string, string]),
+  );
   const failed = tool() === false;
-  return { pre, post: hook(repo, name, input, { ...o, event: failed ? 'PostToolUseFailure' : 'PostToolUse' }), ran: true, atTool };
+  return {
+    pre,
+    post: hook(repo, name, input, { ...o, event: failed ? 'PostToolUseFailure' : 'PostToolUse' }),
+    ran: true,
+    atTool,
+  };
 };
 
 export const hso = (r: HookRun | undefined): Record<string, string> | undefined => r?.json?.hookSpecificOutput;
-export const show = (r: HookRun | undefined): string => (r ? `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}` : 'no run');
+export const show = (r: HookRun | undefined): string =>
+  r ? `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}` : 'no run';
 
 /** Exit 0, nothing on stdout or stderr: Claude Code carries on as if fettle were not there. */
 export const assertSilent = (r: HookRun | undefined, what = 'hook'): void =>
@@ -128,13 +167,20 @@ export const newChange = (repo: Repo, known: string[]): string => {
 export const blobAt = (repo: Repo, rev: string, file: string): Buffer | null =>
   repo.git('ls-tree', rev, '--', file) === '' ? null : repo.gitBytes('show', `${rev}:${file}`);
 
-export const onDisk = (repo: Repo, file: string): Buffer | null => (existsSync(repo.path(file)) ? repo.read(file) : null);
+export const onDisk = (repo: Repo, file: string): Buffer | null =>
+  existsSync(repo.path(file)) ? repo.read(file) : null;
 
 /** Fettle-Kind of the commit at `rev`. */
-export const kindAt = (repo: Repo, rev: string): string => repo.git('log', '-1', '--format=%(trailers:key=Fettle-Kind,valueonly)', rev);
+export const kindAt = (repo: Repo, rev: string): string =>
+  repo.git('log', '-1', '--format=%(trailers:key=Fettle-Kind,valueonly)', rev);
 
 /** A test in a fresh repository holding `files`; the user's HEAD, branches, index, config and hooks must come out unchanged. */
-export const scenario = (name: string, files: Record<string, string | Buffer>, body: (repo: Repo) => void, todo?: string): void => {
+export const scenario = (
+  name: string,
+  files: Record<string, string | Buffer>,
+  body: (repo: Repo) => void,
+  todo?: string,
+): void => {
   test(name, todo ? { todo } : {}, () => {
     const repo = makeRepo(files);
     const before = stateOf(repo);

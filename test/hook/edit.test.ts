@@ -7,7 +7,28 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { lines, type Repo } from '../helpers/repo';
 import { T0 } from '../helpers/stage';
-import { assertSilent, blobAt, type CallOpts, changeOf, denied, editInput, fettleRefs, hook, hso, type Input, kindAt, multiEditInput, newChange, onDisk, recordedLine, scenario, show, STAGE_ALL, toolCall, type ToolRun } from '../helpers/tools';
+import {
+  assertSilent,
+  blobAt,
+  type CallOpts,
+  changeOf,
+  denied,
+  editInput,
+  fettleRefs,
+  hook,
+  hso,
+  type Input,
+  kindAt,
+  multiEditInput,
+  newChange,
+  onDisk,
+  recordedLine,
+  scenario,
+  show,
+  STAGE_ALL,
+  toolCall,
+  type ToolRun,
+} from '../helpers/tools';
 
 const A30 = { 'a.txt': lines(30) };
 /** lines 1..n of `lines(30)`, as one old_string without the final newline */
@@ -17,10 +38,22 @@ const block = (n: number, word = 'line'): string => lines(n, word).slice(0, -1);
  * One Edit/MultiEdit call; the tool writes `landed` (null: the tool fails). Returns the run and the id of the
  * one change it created.
  */
-const call = (repo: Repo, tool: string, input: Input, landed: string | null, o: CallOpts = {}): { run: ToolRun; id: string; tip: string } => {
+const call = (
+  repo: Repo,
+  tool: string,
+  input: Input,
+  landed: string | null,
+  o: CallOpts = {},
+): { run: ToolRun; id: string; tip: string } => {
   const known = fettleRefs(repo);
   const file = input.file_path as string;
-  const run = toolCall(repo, tool, input, () => (landed === null ? false : (mkdirSync(dirname(file), { recursive: true }), writeFileSync(file, landed))), o);
+  const run = toolCall(
+    repo,
+    tool,
+    input,
+    () => (landed === null ? false : (mkdirSync(dirname(file), { recursive: true }), writeFileSync(file, landed))),
+    o,
+  );
   return { run, ...changeOf(repo, run, known) };
 };
 const edit = (repo: Repo, old: string, next: string, all?: boolean) => editInput(repo.path('a.txt'), old, next, all);
@@ -48,7 +81,11 @@ scenario('Edit, large: staged, denied with the diff, file untouched; the printed
   assert.equal(repo.git('show', '--name-only', '--format=', `fettle/${id}`), 'a.txt');
   assert.deepEqual(blobAt(repo, `fettle/${id}^`, 'a.txt'), old);
   assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), expected, 'git show fettle/<id> is the edit');
-  execFileSync('sh', ['-c', /^To apply it, run: (.+)$/m.exec(reason)![1]!], { cwd: repo.dir, env: { ...repo.env, FETTLE_NOW: String(T0) }, stdio: 'pipe' });
+  execFileSync('sh', ['-c', /^To apply it, run: (.+)$/m.exec(reason)![1]!], {
+    cwd: repo.dir,
+    env: { ...repo.env, FETTLE_NOW: String(T0) },
+    stdio: 'pipe',
+  });
   assert.equal(repo.read('a.txt').toString(), expected);
 });
 
@@ -89,40 +126,56 @@ const unsure: [string, string, [string, string, boolean?]][] = [
 ];
 for (const [label, text, [from, to, all]] of unsure) {
   const bytes = text.startsWith('\xff') ? Buffer.from(text, 'latin1') : Buffer.from(text);
-  scenario(`Edit unsure (${label}), tool fails: previous bytes kept while it runs, the record dropped after`, { 'a.txt': bytes }, (repo) => {
-    const { run, id, tip } = call(repo, 'Edit', edit(repo, from, to, all), null, { env: STAGE_ALL });
-    assertSilent(run.pre, 'PreToolUse');
-    assertSilent(run.post, 'PostToolUseFailure');
-    assert.deepEqual(blobAt(repo, tip, 'a.txt'), bytes, 'while the tool ran, the record held the previous bytes');
-    assert.equal(kindAt(repo, tip), 'before');
-    assert.match(repo.git('log', '-1', '--format=%B', tip), /^Fettle-Reason: unsure$/m);
-    assert.deepEqual(fettleRefs(repo).filter((r) => r.endsWith(id)), [], 'the file is unchanged: nothing to keep');
-    assert.deepEqual(repo.read('a.txt'), bytes);
-  });
+  scenario(
+    `Edit unsure (${label}), tool fails: previous bytes kept while it runs, the record dropped after`,
+    { 'a.txt': bytes },
+    (repo) => {
+      const { run, id, tip } = call(repo, 'Edit', edit(repo, from, to, all), null, { env: STAGE_ALL });
+      assertSilent(run.pre, 'PreToolUse');
+      assertSilent(run.post, 'PostToolUseFailure');
+      assert.deepEqual(blobAt(repo, tip, 'a.txt'), bytes, 'while the tool ran, the record held the previous bytes');
+      assert.equal(kindAt(repo, tip), 'before');
+      assert.match(repo.git('log', '-1', '--format=%B', tip), /^Fettle-Reason: unsure$/m);
+      assert.deepEqual(
+        fettleRefs(repo).filter((r) => r.endsWith(id)),
+        [],
+        'the file is unchanged: nothing to keep',
+      );
+      assert.deepEqual(repo.read('a.txt'), bytes);
+    },
+  );
 }
 
-scenario('Edit unsure, the tool normalises and writes: PostToolUse records what landed, with counts', { 'a.txt': 'x\nsay \u201chi\u201d\ny\n' }, (repo) => {
-  const [old, landed] = [repo.read('a.txt'), 'x\nsay \u201cbye\u201d\ny\n'];
-  const { run, id } = call(repo, 'Edit', edit(repo, 'say "hi"', 'say "bye"'), landed, { env: STAGE_ALL });
-  assertSilent(run.pre, 'an unsure PreToolUse');
-  assert.match(recordedLine(run.post, id), /\(\+1 -1\)/);
-  assert.deepEqual(blobAt(repo, `fettle/${id}^`, 'a.txt'), old);
-  assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), landed);
-  assert.equal(kindAt(repo, `fettle/${id}`), 'after');
-});
+scenario(
+  'Edit unsure, the tool normalises and writes: PostToolUse records what landed, with counts',
+  { 'a.txt': 'x\nsay \u201chi\u201d\ny\n' },
+  (repo) => {
+    const [old, landed] = [repo.read('a.txt'), 'x\nsay \u201cbye\u201d\ny\n'];
+    const { run, id } = call(repo, 'Edit', edit(repo, 'say "hi"', 'say "bye"'), landed, { env: STAGE_ALL });
+    assertSilent(run.pre, 'an unsure PreToolUse');
+    assert.match(recordedLine(run.post, id), /\(\+1 -1\)/);
+    assert.deepEqual(blobAt(repo, `fettle/${id}^`, 'a.txt'), old);
+    assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), landed);
+    assert.equal(kindAt(repo, `fettle/${id}`), 'after');
+  },
+);
 
-scenario('Edit unsure, ambiguous match that the tool writes anyway: a large result is recorded, not staged', A30, (repo) => {
-  repo.write('a.txt', lines(30) + 'line 1\n');
-  const landed = lines(31, 'other');
-  const { run, id } = call(repo, 'Edit', edit(repo, 'line 1\n', 'x\n'), landed);
-  assertSilent(run.pre);
-  assert.match(recordedLine(run.post, id), /\(\+31 -31\)/);
-  assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), landed);
-});
+scenario(
+  'Edit unsure, ambiguous match that the tool writes anyway: a large result is recorded, not staged',
+  A30,
+  (repo) => {
+    repo.write('a.txt', lines(30) + 'line 1\n');
+    const landed = lines(31, 'other');
+    const { run, id } = call(repo, 'Edit', edit(repo, 'line 1\n', 'x\n'), landed);
+    assertSilent(run.pre);
+    assert.match(recordedLine(run.post, id), /\(\+31 -31\)/);
+    assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), landed);
+  },
+);
 
 // Claude Code's Edit with an empty new_string also removes the newline after old_string (when old_string does
 // not end with one): the line goes, not just its text. The record's counts must describe what landed.
-scenario('Edit deleting a line\'s text: the counts recorded are those of what landed', A30, (repo) => {
+scenario("Edit deleting a line's text: the counts recorded are those of what landed", A30, (repo) => {
   const landed = lines(30).replace('line 5\n', '');
   const { run, id } = call(repo, 'Edit', edit(repo, 'line 5', ''), landed);
   assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), landed);
@@ -152,15 +205,30 @@ scenario('$& and $1 in new_string are written literally', { 'a.txt': 'cost = X;\
 });
 
 scenario('MultiEdit applies its edits in order, each to the result of the one before', A30, (repo) => {
-  const input = multiEditInput(repo.path('a.txt'), [['line 3\n', 'three\n'], ['three\n', 'THREE\n'], ['line 7', 'seven', true]]);
+  const input = multiEditInput(repo.path('a.txt'), [
+    ['line 3\n', 'three\n'],
+    ['three\n', 'THREE\n'],
+    ['line 7', 'seven', true],
+  ]);
   const { run, id } = call(repo, 'MultiEdit', input, null, { env: STAGE_ALL });
   denied(run.pre);
-  assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), lines(30).replace('line 3\n', 'THREE\n').replace('line 7\n', 'seven\n'));
+  assert.equal(
+    blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(),
+    lines(30).replace('line 3\n', 'THREE\n').replace('line 7\n', 'seven\n'),
+  );
 });
 
 scenario('MultiEdit, small: direct, counted over all its edits', A30, (repo) => {
   const next = lines(30).replace('line 2\n', 'two\n').replace('line 9\n', 'nine\n');
-  const { run, id } = call(repo, 'MultiEdit', multiEditInput(repo.path('a.txt'), [['line 2\n', 'two\n'], ['line 9\n', 'nine\n']]), next);
+  const { run, id } = call(
+    repo,
+    'MultiEdit',
+    multiEditInput(repo.path('a.txt'), [
+      ['line 2\n', 'two\n'],
+      ['line 9\n', 'nine\n'],
+    ]),
+    next,
+  );
   assertSilent(run.pre);
   assert.match(recordedLine(run.post, id), /\(\+2 -2\)/);
   assert.deepEqual(blobAt(repo, `fettle/${id}`, 'a.txt'), Buffer.from(next));
@@ -168,26 +236,46 @@ scenario('MultiEdit, small: direct, counted over all its edits', A30, (repo) => 
 
 scenario('MultiEdit is all or nothing: one failing edit makes it unsure, nothing staged', A30, (repo) => {
   const old = repo.read('a.txt');
-  const input = multiEditInput(repo.path('a.txt'), [['line 1\n', 'x\n'], ['nowhere', 'y'], ['line 3\n', 'z\n']]);
+  const input = multiEditInput(repo.path('a.txt'), [
+    ['line 1\n', 'x\n'],
+    ['nowhere', 'y'],
+    ['line 3\n', 'z\n'],
+  ]);
   const { run, id, tip } = call(repo, 'MultiEdit', input, null, { env: STAGE_ALL });
   assertSilent(run.pre, 'no deny: nothing was staged');
   assert.deepEqual([kindAt(repo, tip), blobAt(repo, tip, 'a.txt')], ['before', old]);
   assert.ok(!existsSync(repo.path(`.git/fettle/worktrees/${id}`)), 'no hidden worktree');
 });
 
-scenario('Edit of a file over 5 MB: recorded without predicting it (always direct), what landed recorded after', { 'big.txt': lines(600_000) }, (repo) => {
-  const old = repo.read('big.txt');
-  const landed = old.toString().replace('line 300000\n', 'LINE 300000\n');
-  const { run, id } = call(repo, 'Edit', editInput(repo.path('big.txt'), 'line 300000\n', 'LINE 300000\n'), landed, { env: STAGE_ALL });
-  assertSilent(run.pre, 'no deny: over 5 MB a change is direct whatever it is');
-  recordedLine(run.post, id);
-  assert.match(repo.git('log', '-1', '--format=%B', `fettle/${id}^`), /the file is over 5 MB, so it is recorded without predicting the edit/);
-  assert.deepEqual(blobAt(repo, `fettle/${id}^`, 'big.txt'), old);
-  assert.equal(blobAt(repo, `fettle/${id}`, 'big.txt')?.toString(), landed);
-});
+scenario(
+  'Edit of a file over 5 MB: recorded without predicting it (always direct), what landed recorded after',
+  { 'big.txt': lines(600_000) },
+  (repo) => {
+    const old = repo.read('big.txt');
+    const landed = old.toString().replace('line 300000\n', 'LINE 300000\n');
+    const { run, id } = call(repo, 'Edit', editInput(repo.path('big.txt'), 'line 300000\n', 'LINE 300000\n'), landed, {
+      env: STAGE_ALL,
+    });
+    assertSilent(run.pre, 'no deny: over 5 MB a change is direct whatever it is');
+    recordedLine(run.post, id);
+    assert.match(
+      repo.git('log', '-1', '--format=%B', `fettle/${id}^`),
+      /the file is over 5 MB, so it is recorded without predicting the edit/,
+    );
+    assert.deepEqual(blobAt(repo, `fettle/${id}^`, 'big.txt'), old);
+    assert.equal(blobAt(repo, `fettle/${id}`, 'big.txt')?.toString(), landed);
+  },
+);
 
 scenario('MultiEdit whose edits cancel out: one no-op line, nothing recorded', A30, (repo) => {
-  const pre = hook(repo, 'MultiEdit', multiEditInput(repo.path('a.txt'), [['line 4\n', 'x\n'], ['x\n', 'line 4\n']]));
+  const pre = hook(
+    repo,
+    'MultiEdit',
+    multiEditInput(repo.path('a.txt'), [
+      ['line 4\n', 'x\n'],
+      ['x\n', 'line 4\n'],
+    ]),
+  );
   assert.deepEqual([pre.code, hso(pre)?.permissionDecision], [0, undefined], show(pre));
   assert.match(hso(pre)?.additionalContext ?? '', /^fettle: a\.txt already has this exact content/);
   assert.deepEqual(fettleRefs(repo), []);
@@ -199,7 +287,8 @@ scenario('plan mode: Edit and MultiEdit do nothing at all', A30, (repo) => {
     ['Edit', edit(repo, block(20), block(20, 'X'))],
     ['Edit', edit(repo, 'nowhere', 'x')],
     ['MultiEdit', multiEditInput(repo.path('a.txt'), [['line 1\n', 'x\n']])],
-  ] as const) assertSilent(hook(repo, tool, input, { mode: 'plan' }), `${tool} in plan mode`);
+  ] as const)
+    assertSilent(hook(repo, tool, input, { mode: 'plan' }), `${tool} in plan mode`);
   assert.ok(!existsSync(repo.path('.git/fettle')), 'nothing recorded');
   assert.deepEqual(onDisk(repo, 'a.txt'), Buffer.from(lines(30)));
 });

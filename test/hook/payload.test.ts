@@ -20,9 +20,21 @@ const input = (over: Record<string, unknown>): string => json({ tool_input: { ..
 // [label, raw stdin, expected kind, what `why` names (ignore and invalid)]
 const cases: [string, string, 'call' | 'ignore' | 'invalid', RegExp?][] = [
   ['a full PreToolUse Write', json(), 'call'],
-  ['a PostToolUse Write with tool_response', json({ hook_event_name: 'PostToolUse', tool_response: { success: true } }), 'call'],
-  ['extra fields Claude Code may add', json({ effort: { level: 'high' }, agent_id: 'a1', prompt_id: 'p', duration_ms: 3 }), 'call'],
-  ['only the required fields', JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: BASE.tool_input }), 'call'],
+  [
+    'a PostToolUse Write with tool_response',
+    json({ hook_event_name: 'PostToolUse', tool_response: { success: true } }),
+    'call',
+  ],
+  [
+    'extra fields Claude Code may add',
+    json({ effort: { level: 'high' }, agent_id: 'a1', prompt_id: 'p', duration_ms: 3 }),
+    'call',
+  ],
+  [
+    'only the required fields',
+    JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: BASE.tool_input }),
+    'call',
+  ],
   ['empty content (truncating a file)', input({ content: '' }), 'call'],
   ['content with NUL and CRLF', input({ content: 'a\r\n\0b' }), 'call'],
   ['a relative file_path (resolved against cwd later)', input({ file_path: 'src/a.ts' }), 'call'],
@@ -35,8 +47,17 @@ const cases: [string, string, 'call' | 'ignore' | 'invalid', RegExp?][] = [
   ['a JSON number', '42', 'invalid', /not a JSON object/],
   ['no hook_event_name', json({ hook_event_name: undefined }), 'ignore', /event/],
   ['an unknown event', json({ hook_event_name: 'PermissionRequest' }), 'ignore', /PermissionRequest/],
-  ['PostToolUseFailure (a write tool that failed)', json({ hook_event_name: 'PostToolUseFailure', error: 'boom' }), 'call'],
-  ['PostToolUseFailure of a tool fettle does not handle', json({ hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: 'x' } }), 'ignore', /Bash/],
+  [
+    'PostToolUseFailure (a write tool that failed)',
+    json({ hook_event_name: 'PostToolUseFailure', error: 'boom' }),
+    'call',
+  ],
+  [
+    'PostToolUseFailure of a tool fettle does not handle',
+    json({ hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: 'x' } }),
+    'ignore',
+    /Bash/,
+  ],
   ['an event name in another case', json({ hook_event_name: 'pretooluse' }), 'ignore', /pretooluse/],
   ['no tool_name', json({ tool_name: undefined }), 'ignore', /tool/],
   ['tool Bash', json({ tool_name: 'Bash', tool_input: { command: 'rm -rf /' } }), 'ignore', /Bash/],
@@ -76,7 +97,13 @@ test('parsePayload: a Write call carries its fields exactly', () => {
   assert.ok(parsed.kind === 'call');
   const { call, ...rest } = parsed.payload;
   assert.deepEqual(call, { tool: 'Write', filePath: '/home/user/project/a.txt', content });
-  assert.deepEqual(rest, { event: 'PreToolUse', cwd: '/home/user/project', permissionMode: 'default', sessionId: 'sess-1', toolUseId: 'toolu_01' });
+  assert.deepEqual(rest, {
+    event: 'PreToolUse',
+    cwd: '/home/user/project',
+    permissionMode: 'default',
+    sessionId: 'sess-1',
+    toolUseId: 'toolu_01',
+  });
 });
 
 test('parsePayload: optional fields of the wrong type are dropped, not trusted', () => {

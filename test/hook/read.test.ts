@@ -13,7 +13,8 @@ import { assertSilent, denied, editInput, fettleRefs, hook, readInput, scenario,
 const LIMIT = 256 * 1024;
 const BIG = lines(30_000); // about 320 KB
 const num = (k: number, line: string): string => `${String(k).padStart(6)}\t${line}`;
-const read = (repo: Repo, file: string, offset?: number, limit?: number) => hook(repo, 'Read', readInput(repo.path(file), offset, limit));
+const read = (repo: Repo, file: string, offset?: number, limit?: number) =>
+  hook(repo, 'Read', readInput(repo.path(file), offset, limit));
 
 /** The served page: its range, its numbered lines, and the continuation command (if any). */
 const served = (reason: string) => {
@@ -21,32 +22,55 @@ const served = (reason: string) => {
   const range = /: lines (\d+)-(\d+) of (\d+) of (.+)\.$/.exec(head);
   assert.ok(range, head);
   const tail = rest.pop() ?? '';
-  return { first: Number(range[1]), last: Number(range[2]), total: Number(range[3]), path: range[4], body: rest, tail, next: /Read on with: (.+)$/.exec(tail)?.[1] };
+  return {
+    first: Number(range[1]),
+    last: Number(range[2]),
+    total: Number(range[3]),
+    path: range[4],
+    body: rest,
+    tail,
+    next: /Read on with: (.+)$/.exec(tail)?.[1],
+  };
 };
 
-scenario('a text file over 256 KB: denied with numbered lines and a next-page command that runs as printed', { 'big.log': BIG }, (repo) => {
-  const reason = denied(read(repo, 'big.log'));
-  assert.ok(reason.length < 10_000, `${reason.length} characters: under the cap on hook output`);
-  const page = served(reason);
-  assert.deepEqual([page.first, page.total, page.path], [1, 30_000, repo.path('big.log')]);
-  assert.deepEqual(page.body, Array.from({ length: page.last }, (_, i) => num(i + 1, `line ${i + 1}`)));
-  assert.match(page.tail, new RegExp(`^Lines ${page.last + 1}-30000 were not shown\\.`));
-  assert.match(page.next ?? '', new RegExp(` read .*big\\.log'? --offset ${page.last + 1} --limit 2000$`));
-  const out = execFileSync('sh', ['-c', page.next!], { cwd: repo.home, env: repo.env }).toString('utf8').split('\n');
-  assert.equal(out[0], num(page.last + 1, `line ${page.last + 1}`));
-  assert.equal(out.filter(Boolean).length, 2000);
-});
+scenario(
+  'a text file over 256 KB: denied with numbered lines and a next-page command that runs as printed',
+  { 'big.log': BIG },
+  (repo) => {
+    const reason = denied(read(repo, 'big.log'));
+    assert.ok(reason.length < 10_000, `${reason.length} characters: under the cap on hook output`);
+    const page = served(reason);
+    assert.deepEqual([page.first, page.total, page.path], [1, 30_000, repo.path('big.log')]);
+    assert.deepEqual(
+      page.body,
+      Array.from({ length: page.last }, (_, i) => num(i + 1, `line ${i + 1}`)),
+    );
+    assert.match(page.tail, new RegExp(`^Lines ${page.last + 1}-30000 were not shown\\.`));
+    assert.match(page.next ?? '', new RegExp(` read .*big\\.log'? --offset ${page.last + 1} --limit 2000$`));
+    const out = execFileSync('sh', ['-c', page.next!], { cwd: repo.home, env: repo.env }).toString('utf8').split('\n');
+    assert.equal(out[0], num(page.last + 1, `line ${page.last + 1}`));
+    assert.equal(out.filter(Boolean).length, 2000);
+  },
+);
 
-scenario('the next-page command runs as printed for a path with spaces and quotes', { "logs/it's a big.log": BIG }, (repo) => {
-  const page = served(denied(read(repo, "logs/it's a big.log", 100, 10)));
-  const out = execFileSync('sh', ['-c', page.next!], { cwd: '/', env: repo.env }).toString('utf8');
-  assert.equal(out.split('\n')[0], num(110, 'line 110'));
-});
+scenario(
+  'the next-page command runs as printed for a path with spaces and quotes',
+  { "logs/it's a big.log": BIG },
+  (repo) => {
+    const page = served(denied(read(repo, "logs/it's a big.log", 100, 10)));
+    const out = execFileSync('sh', ['-c', page.next!], { cwd: '/', env: repo.env }).toString('utf8');
+    assert.equal(out.split('\n')[0], num(110, 'line 110'));
+  },
+);
 
-scenario('one byte over 256 KB is served', { 'edge.txt': Buffer.concat([Buffer.alloc(LIMIT, 0x61), Buffer.from('\n')]) }, (repo) => {
-  const page = served(denied(read(repo, 'edge.txt')));
-  assert.deepEqual([page.first, page.last, page.total, page.tail], [1, 1, 1, 'That is the end of the file.']);
-});
+scenario(
+  'one byte over 256 KB is served',
+  { 'edge.txt': Buffer.concat([Buffer.alloc(LIMIT, 0x61), Buffer.from('\n')]) },
+  (repo) => {
+    const page = served(denied(read(repo, 'edge.txt')));
+    assert.deepEqual([page.first, page.last, page.total, page.tail], [1, 1, 1, 'That is the end of the file.']);
+  },
+);
 
 // [label, offset, limit, first line, last line, ends the file]
 const pages: [string, number, number | undefined, number, number, boolean][] = [
@@ -58,7 +82,10 @@ for (const [label, offset, limit, first, last, end] of pages) {
   scenario(`a large read with ${label}: exactly the requested lines`, { 'big.log': BIG }, (repo) => {
     const page = served(denied(read(repo, 'big.log', offset, limit)));
     assert.deepEqual([page.first, page.last], [first, last]);
-    assert.deepEqual(page.body, Array.from({ length: last - first + 1 }, (_, i) => num(first + i, `line ${first + i}`)));
+    assert.deepEqual(
+      page.body,
+      Array.from({ length: last - first + 1 }, (_, i) => num(first + i, `line ${first + i}`)),
+    );
     if (end) assert.equal(page.tail, 'That is the end of the file.');
     else assert.match(page.next ?? '', new RegExp(`--offset ${last + 1} --limit 2000$`));
   });
@@ -104,15 +131,21 @@ scenario('a staged file is read as it is on disk, never as staged', { 'big.log':
 
 scenario('a file fettle recorded is read as it landed', { 'big.log': BIG }, (repo) => {
   const landed = BIG.replace('line 3\n', 'landed 3\n');
-  const run = toolCall(repo, 'Edit', editInput(repo.path('big.log'), 'line 3\n', 'landed 3\n'), () => writeFileSync(repo.path('big.log'), landed));
+  const run = toolCall(repo, 'Edit', editInput(repo.path('big.log'), 'line 3\n', 'landed 3\n'), () =>
+    writeFileSync(repo.path('big.log'), landed),
+  );
   assert.ok(run.ran && fettleRefs(repo).length === 1, 'the edit was recorded');
   assert.deepEqual(served(denied(read(repo, 'big.log', 3, 1))).body, [num(3, 'landed 3')]);
 });
 
-scenario('a large file that is one long line: the page still fits the hook output cap', { 'min.js': `${'x'.repeat(LIMIT + 10)}\n` }, (repo) => {
-  const reason = denied(read(repo, 'min.js'));
-  assert.ok(reason.length < 10_000, `${reason.length} characters`);
-});
+scenario(
+  'a large file that is one long line: the page still fits the hook output cap',
+  { 'min.js': `${'x'.repeat(LIMIT + 10)}\n` },
+  (repo) => {
+    const reason = denied(read(repo, 'min.js'));
+    assert.ok(reason.length < 10_000, `${reason.length} characters`);
+  },
+);
 
 // --- install: exactly the matchers in use ---------------------------------------------------------------
 
@@ -128,13 +161,25 @@ const matchers = (s: Settings): Record<string, string[]> =>
   Object.fromEntries(Object.entries(s.hooks).map(([event, groups]) => [event, groups.map((g) => g.matcher)]));
 
 test('install registers the write tools on PreToolUse, PostToolUse and PostToolUseFailure, and no Read group', () => {
-  assert.deepEqual(matchers(install()), { PreToolUse: ['Write|Edit|MultiEdit|NotebookEdit'], PostToolUse: ['Write|Edit|MultiEdit|NotebookEdit'], PostToolUseFailure: ['Write|Edit|MultiEdit|NotebookEdit'] });
+  assert.deepEqual(matchers(install()), {
+    PreToolUse: ['Write|Edit|MultiEdit|NotebookEdit'],
+    PostToolUse: ['Write|Edit|MultiEdit|NotebookEdit'],
+    PostToolUseFailure: ['Write|Edit|MultiEdit|NotebookEdit'],
+  });
 });
 
 test('install --read adds a PreToolUse group on Read only, running the same hook command', () => {
   const s = install('--read');
-  assert.deepEqual(matchers(s), { PreToolUse: ['Write|Edit|MultiEdit|NotebookEdit', 'Read'], PostToolUse: ['Write|Edit|MultiEdit|NotebookEdit'], PostToolUseFailure: ['Write|Edit|MultiEdit|NotebookEdit'] });
-  const commands = new Set(Object.values(s.hooks).flat().flatMap((g) => g.hooks.map((h) => h.command)));
+  assert.deepEqual(matchers(s), {
+    PreToolUse: ['Write|Edit|MultiEdit|NotebookEdit', 'Read'],
+    PostToolUse: ['Write|Edit|MultiEdit|NotebookEdit'],
+    PostToolUseFailure: ['Write|Edit|MultiEdit|NotebookEdit'],
+  });
+  const commands = new Set(
+    Object.values(s.hooks)
+      .flat()
+      .flatMap((g) => g.hooks.map((h) => h.command)),
+  );
   assert.equal(commands.size, 1);
   assert.match([...commands][0]!, / hook$/);
 });

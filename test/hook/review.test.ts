@@ -7,7 +7,20 @@ import { test } from 'node:test';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { fettle, hasWorktree, kinds, ok, openWorktree, statusJson } from '../helpers/stage';
 import {
-  assertSilent, blobAt, denied, editInput, fettleRefs, hook, hso, kindAt, newChange, notebookInput, recordedLine, scenario, show, toolCall,
+  assertSilent,
+  blobAt,
+  denied,
+  editInput,
+  fettleRefs,
+  hook,
+  hso,
+  kindAt,
+  newChange,
+  notebookInput,
+  recordedLine,
+  scenario,
+  show,
+  toolCall,
   type Input,
 } from '../helpers/tools';
 
@@ -15,7 +28,8 @@ const HUMAN = { FETTLE_REVIEW: 'human' };
 const A30 = { 'a.txt': lines(30) };
 const OLD = lines(30);
 const NEXT = lines(15, 'LINE') + lines(15, 'line', 16);
-const bigEdit = (repo: Repo): Input => editInput(repo.path('a.txt'), lines(15).slice(0, -1), lines(15, 'LINE').slice(0, -1));
+const bigEdit = (repo: Repo): Input =>
+  editInput(repo.path('a.txt'), lines(15).slice(0, -1), lines(15, 'LINE').slice(0, -1));
 
 /** A PreToolUse `ask`: returns the reason shown to the user. */
 const asked = (r: ReturnType<typeof hook>, id: string): string => {
@@ -27,80 +41,165 @@ const asked = (r: ReturnType<typeof hook>, id: string): string => {
   return reason;
 };
 
-scenario('human review: a large Edit asks; the ref is written as a proposal first; the file is untouched', A30, (repo) => {
-  const known = fettleRefs(repo);
-  const pre = hook(repo, 'Edit', bigEdit(repo), { env: HUMAN });
-  const id = newChange(repo, known);
-  const reason = asked(pre, id);
-  assert.match(reason, /a\.txt \(\+15 -15, 100% of file\)/);
-  assert.doesNotMatch(reason, /fettle confirm|confirm [0-9a-z]{8}/, 'no command for the model to run');
-  assert.equal(kindAt(repo, `fettle/${id}`), 'proposal');
-  assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), NEXT);
-  assert.equal(repo.git('diff', '--name-only', 'HEAD', `fettle/${id}`), 'a.txt', 'reviewable with git diff HEAD fettle/<id>');
-  assert.equal(repo.read('a.txt').toString(), OLD);
-  assert.equal(hasWorktree(repo, id), false, 'no hidden worktree until one is asked for');
-});
+scenario(
+  'human review: a large Edit asks; the ref is written as a proposal first; the file is untouched',
+  A30,
+  (repo) => {
+    const known = fettleRefs(repo);
+    const pre = hook(repo, 'Edit', bigEdit(repo), { env: HUMAN });
+    const id = newChange(repo, known);
+    const reason = asked(pre, id);
+    assert.match(reason, /a\.txt \(\+15 -15, 100% of file\)/);
+    assert.doesNotMatch(reason, /fettle confirm|confirm [0-9a-z]{8}/, 'no command for the model to run');
+    assert.equal(kindAt(repo, `fettle/${id}`), 'proposal');
+    assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), NEXT);
+    assert.equal(
+      repo.git('diff', '--name-only', 'HEAD', `fettle/${id}`),
+      'a.txt',
+      'reviewable with git diff HEAD fettle/<id>',
+    );
+    assert.equal(repo.read('a.txt').toString(), OLD);
+    assert.equal(hasWorktree(repo, id), false, 'no hidden worktree until one is asked for');
+  },
+);
 
-scenario('human review, the user allows: the tool writes, PostToolUse marks it applied and drops the worktree', A30, (repo) => {
-  const known = fettleRefs(repo);
-  const run = toolCall(repo, 'Edit', bigEdit(repo), () => {
-    // The user reviewed it with `fettle test` before allowing: its hidden worktree exists when the tool writes.
-    const staged = newChange(repo, known);
-    openWorktree(repo, staged);
-    assert.ok(hasWorktree(repo, staged));
-    writeFileSync(repo.path('a.txt'), NEXT);
-  }, { env: HUMAN, answer: 'allow' });
-  const id = newChange(repo, known);
-  asked(run.pre, id);
-  recordedLine(run.post, id);
-  assert.deepEqual(kinds(repo, `fettle/${id}`), ['applied', 'proposal', 'before']);
-  assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), NEXT);
-  assert.equal(blobAt(repo, `fettle/${id}^^`, 'a.txt')?.toString(), OLD);
-  assert.equal(hasWorktree(repo, id), false);
-  const status = statusJson(repo);
-  assert.deepEqual([status.pending, status.recent.map((c) => [c.id, c.state])], [[], [[id, 'applied']]]);
-});
+scenario(
+  'human review, the user allows: the tool writes, PostToolUse marks it applied and drops the worktree',
+  A30,
+  (repo) => {
+    const known = fettleRefs(repo);
+    const run = toolCall(
+      repo,
+      'Edit',
+      bigEdit(repo),
+      () => {
+        // The user reviewed it with `fettle test` before allowing: its hidden worktree exists when the tool writes.
+        const staged = newChange(repo, known);
+        openWorktree(repo, staged);
+        assert.ok(hasWorktree(repo, staged));
+        writeFileSync(repo.path('a.txt'), NEXT);
+      },
+      { env: HUMAN, answer: 'allow' },
+    );
+    const id = newChange(repo, known);
+    asked(run.pre, id);
+    recordedLine(run.post, id);
+    assert.deepEqual(kinds(repo, `fettle/${id}`), ['applied', 'proposal', 'before']);
+    assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), NEXT);
+    assert.equal(blobAt(repo, `fettle/${id}^^`, 'a.txt')?.toString(), OLD);
+    assert.equal(hasWorktree(repo, id), false);
+    const status = statusJson(repo);
+    assert.deepEqual([status.pending, status.recent.map((c) => [c.id, c.state])], [[], [[id, 'applied']]]);
+  },
+);
 
-scenario('human review, the user denies: nothing written, the change stays pending and can still be confirmed', A30, (repo) => {
-  const known = fettleRefs(repo);
-  const run = toolCall(repo, 'Edit', bigEdit(repo), () => assert.fail('the tool must not run'), { env: HUMAN, answer: 'deny' });
-  const id = newChange(repo, known);
-  asked(run.pre, id);
-  assert.equal(run.post, undefined);
-  assert.equal(repo.read('a.txt').toString(), OLD);
-  assert.deepEqual(statusJson(repo).pending.map((c) => [c.id, c.state]), [[id, 'pending']]);
-  ok(fettle(repo, ['confirm', id]));
-  assert.equal(repo.read('a.txt').toString(), NEXT);
-});
+scenario(
+  'human review, the user denies: nothing written, the change stays pending and can still be confirmed',
+  A30,
+  (repo) => {
+    const known = fettleRefs(repo);
+    const run = toolCall(repo, 'Edit', bigEdit(repo), () => assert.fail('the tool must not run'), {
+      env: HUMAN,
+      answer: 'deny',
+    });
+    const id = newChange(repo, known);
+    asked(run.pre, id);
+    assert.equal(run.post, undefined);
+    assert.equal(repo.read('a.txt').toString(), OLD);
+    assert.deepEqual(
+      statusJson(repo).pending.map((c) => [c.id, c.state]),
+      [[id, 'pending']],
+    );
+    ok(fettle(repo, ['confirm', id]));
+    assert.equal(repo.read('a.txt').toString(), NEXT);
+  },
+);
 
-scenario('human review of a notebook: allowed, what the tool wrote is recorded as applied', { 'nb.ipynb': JSON.stringify({ cells: [{ cell_type: 'code', id: 'c1', metadata: {}, outputs: [], execution_count: null, source: lines(20).split(/(?<=\n)/) }], metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1) }, (repo) => {
-  const landed = JSON.stringify({ cells: [{ cell_type: 'code', id: 'c1', metadata: {}, outputs: [], execution_count: null, source: lines(20, 'X') }], metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1);
-  const known = fettleRefs(repo);
-  const input = notebookInput(repo.path('nb.ipynb'), { cellId: 'c1', source: lines(20, 'X') });
-  const run = toolCall(repo, 'NotebookEdit', input, () => writeFileSync(repo.path('nb.ipynb'), landed), { env: HUMAN, answer: 'allow' });
-  const id = newChange(repo, known);
-  assert.match(asked(run.pre, id), /nb\.ipynb \(\+20 -20, 100% of file\)/);
-  assert.match(recordedLine(run.post, id), /\(\+20 -20\)/);
-  assert.equal(kindAt(repo, `fettle/${id}`), 'applied');
-  assert.equal(blobAt(repo, `fettle/${id}`, 'nb.ipynb')?.toString(), landed);
-});
+scenario(
+  'human review of a notebook: allowed, what the tool wrote is recorded as applied',
+  {
+    'nb.ipynb': JSON.stringify(
+      {
+        cells: [
+          {
+            cell_type: 'code',
+            id: 'c1',
+            metadata: {},
+            outputs: [],
+            execution_count: null,
+            source: lines(20).split(/(?<=\n)/),
+          },
+        ],
+        metadata: {},
+        nbformat: 4,
+        nbformat_minor: 5,
+      },
+      null,
+      1,
+    ),
+  },
+  (repo) => {
+    const landed = JSON.stringify(
+      {
+        cells: [
+          { cell_type: 'code', id: 'c1', metadata: {}, outputs: [], execution_count: null, source: lines(20, 'X') },
+        ],
+        metadata: {},
+        nbformat: 4,
+        nbformat_minor: 5,
+      },
+      null,
+      1,
+    );
+    const known = fettleRefs(repo);
+    const input = notebookInput(repo.path('nb.ipynb'), { cellId: 'c1', source: lines(20, 'X') });
+    const run = toolCall(repo, 'NotebookEdit', input, () => writeFileSync(repo.path('nb.ipynb'), landed), {
+      env: HUMAN,
+      answer: 'allow',
+    });
+    const id = newChange(repo, known);
+    assert.match(asked(run.pre, id), /nb\.ipynb \(\+20 -20, 100% of file\)/);
+    assert.match(recordedLine(run.post, id), /\(\+20 -20\)/);
+    assert.equal(kindAt(repo, `fettle/${id}`), 'applied');
+    assert.equal(blobAt(repo, `fettle/${id}`, 'nb.ipynb')?.toString(), landed);
+  },
+);
 
 scenario('human review leaves small, unsure and plan-mode calls as they are', A30, (repo) => {
-  const small = toolCall(repo, 'Edit', editInput(repo.path('a.txt'), 'line 1\n', 'one\n'), () => writeFileSync(repo.path('a.txt'), OLD.replace('line 1\n', 'one\n')), { env: HUMAN });
+  const small = toolCall(
+    repo,
+    'Edit',
+    editInput(repo.path('a.txt'), 'line 1\n', 'one\n'),
+    () => writeFileSync(repo.path('a.txt'), OLD.replace('line 1\n', 'one\n')),
+    { env: HUMAN },
+  );
   assertSilent(small.pre, 'a small change in human review');
   recordedLine(small.post, newChange(repo, []));
-  assertSilent(hook(repo, 'Edit', editInput(repo.path('a.txt'), 'nowhere', 'x'), { env: HUMAN, toolUseId: 'toolu_02' }), 'unsure');
+  assertSilent(
+    hook(repo, 'Edit', editInput(repo.path('a.txt'), 'nowhere', 'x'), { env: HUMAN, toolUseId: 'toolu_02' }),
+    'unsure',
+  );
   const refs = fettleRefs(repo).length;
   assertSilent(hook(repo, 'Edit', bigEdit(repo), { env: HUMAN, mode: 'plan', toolUseId: 'toolu_03' }), 'plan mode');
   assert.equal(fettleRefs(repo).length, refs, 'plan mode records nothing');
 });
 
-scenario('FETTLE_REVIEW=model (the default spelled out): a large change is denied for the model to confirm', A30, (repo) => {
-  assert.match(denied(hook(repo, 'Edit', bigEdit(repo), { env: { FETTLE_REVIEW: 'model' } })), /^To apply it, run: .* confirm [0-9a-z]{8}$/m);
-});
+scenario(
+  'FETTLE_REVIEW=model (the default spelled out): a large change is denied for the model to confirm',
+  A30,
+  (repo) => {
+    assert.match(
+      denied(hook(repo, 'Edit', bigEdit(repo), { env: { FETTLE_REVIEW: 'model' } })),
+      /^To apply it, run: .* confirm [0-9a-z]{8}$/m,
+    );
+  },
+);
 
 // [event, exit code]: PreToolUse blocks (nothing written); PostToolUse can only warn (the write happened).
-for (const [event, code] of [['PreToolUse', 2], ['PostToolUse', 1]] as const) {
+for (const [event, code] of [
+  ['PreToolUse', 2],
+  ['PostToolUse', 1],
+] as const) {
   scenario(`FETTLE_REVIEW=other on ${event}: exit ${code}, naming the variable`, A30, (repo) => {
     const r = hook(repo, 'Edit', bigEdit(repo), { event, env: { FETTLE_REVIEW: 'other' } });
     assert.deepEqual([r.code, r.stdout], [code, ''], show(r));
@@ -120,7 +219,8 @@ test('FETTLE_REVIEW=other: commands refuse with exit 2 naming the variable', () 
 test('info names every tool fettle handles and the review mode in force', () => {
   const repo = makeRepo(A30);
   const out = ok(fettle(repo, ['info'])).stdout;
-  for (const tool of ['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Read']) assert.match(out, new RegExp(`^  ${tool} +\\S`, 'm'), tool);
+  for (const tool of ['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Read'])
+    assert.match(out, new RegExp(`^  ${tool} +\\S`, 'm'), tool);
   assert.match(out, /fettle install --read/);
   assert.match(out, /^  FETTLE_REVIEW +model \(default\)$/m);
   assert.match(ok(fettle(repo, ['info'], { env: HUMAN })).stdout, /^  FETTLE_REVIEW +human \(from FETTLE_REVIEW\)$/m);

@@ -13,7 +13,12 @@ import { openWorktree } from '../helpers/stage';
 type Env = Record<string, string>;
 
 /** `commit: false` leaves HEAD unborn; `setup` runs before the user's state is captured. */
-interface Scenario { files?: Record<string, string | Buffer>; commit?: boolean; setup?: (repo: Repo) => void; todo?: string }
+interface Scenario {
+  files?: Record<string, string | Buffer>;
+  commit?: boolean;
+  setup?: (repo: Repo) => void;
+  todo?: string;
+}
 
 /** userState() without the hooks listing's `..` row: the git dir's link count grows with fettle's own folders. */
 const state = (repo: Repo): unknown => {
@@ -33,7 +38,10 @@ const scenario = (name: string, s: Scenario, body: (repo: Repo) => void | Promis
 };
 
 const hook = (repo: Repo, file: string, content: string, over: Partial<WriteCall> = {}, extra: Env = {}): HookRun =>
-  runHook(writePayload({ file: repo.path(file), content, cwd: repo.dir, ...over }), { cwd: repo.dir, env: { ...repo.env, ...extra } });
+  runHook(writePayload({ file: repo.path(file), content, cwd: repo.dir, ...over }), {
+    cwd: repo.dir,
+    env: { ...repo.env, ...extra },
+  });
 
 /** The whole Write as Claude Code runs it: PreToolUse, the tool's own write (unless denied), PostToolUse. */
 const write = (repo: Repo, file: string, content: string, extra: Env = {}, over: Partial<WriteCall> = {}) =>
@@ -42,7 +50,8 @@ const write = (repo: Repo, file: string, content: string, extra: Env = {}, over:
     writeFileSync(p, c);
   });
 
-const show = (r: HookRun | undefined): string => (r ? `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}` : 'no run');
+const show = (r: HookRun | undefined): string =>
+  r ? `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}` : 'no run';
 const hso = (r: HookRun | undefined) => r?.json?.hookSpecificOutput;
 const onDisk = (repo: Repo, file: string): Buffer | null => (existsSync(repo.path(file)) ? repo.read(file) : null);
 const fettleRefs = (repo: Repo): string[] =>
@@ -60,7 +69,11 @@ const oneLine = (text: string): void => {
 
 /** A staged PreToolUse: exit 0, deny, reason naming the id and both commands. Returns the reason. */
 const expectDenied = (pre: HookRun, id: string): string => {
-  assert.deepEqual([pre.code, hso(pre)?.hookEventName, hso(pre)?.permissionDecision], [0, 'PreToolUse', 'deny'], show(pre));
+  assert.deepEqual(
+    [pre.code, hso(pre)?.hookEventName, hso(pre)?.permissionDecision],
+    [0, 'PreToolUse', 'deny'],
+    show(pre),
+  );
   const reason = hso(pre)?.permissionDecisionReason ?? '';
   assert.match(reason.split('\n')[0] ?? '', /nothing was written/);
   assert.match(reason, new RegExp(`\\b${id}\\b`));
@@ -86,7 +99,12 @@ const expectRecorded = (run: ReturnType<typeof write>, id: string): string => {
  * bytes at fettle/<id>^, the proposed ones at fettle/<id>, the disk untouched when staged. Returns e.g.
  * `direct +5 -5` or `staged +6 -5 (100% of file)`.
  */
-const tierOf = (repo: Repo, file: string, next: string, extra: Env = {}): { tier: string; id: string; text: string } => {
+const tierOf = (
+  repo: Repo,
+  file: string,
+  next: string,
+  extra: Env = {},
+): { tier: string; id: string; text: string } => {
   const old = onDisk(repo, file);
   const known = fettleRefs(repo);
   const run = write(repo, file, next, extra);
@@ -119,15 +137,19 @@ scenario('new file: passes through, then PostToolUse records it on top of HEAD',
   assert.equal(repo.git('rev-parse', `fettle/${id}^^`), repo.git('rev-parse', 'HEAD'));
 });
 
-scenario('small diff: direct, previous bytes restorable byte-exact from git', { files: { 'a.txt': lines(20) } }, (repo) => {
-  const old = repo.read('a.txt');
-  const { tier, id } = tierOf(repo, 'a.txt', edit(20, 1));
-  assert.equal(tier, 'direct +1 -1');
-  assert.deepEqual(repo.gitBytes('show', `fettle/${id}^:a.txt`), old);
-  assert.match(repo.git('log', "--glob=fettle/*", '--format=%H'), new RegExp(repo.git('rev-parse', `fettle/${id}`)));
-  const pending = repo.path('.git/fettle/tool-use');
-  assert.deepEqual(existsSync(pending) ? readdirSync(pending) : [], [], 'no pending tool-use records left');
-});
+scenario(
+  'small diff: direct, previous bytes restorable byte-exact from git',
+  { files: { 'a.txt': lines(20) } },
+  (repo) => {
+    const old = repo.read('a.txt');
+    const { tier, id } = tierOf(repo, 'a.txt', edit(20, 1));
+    assert.equal(tier, 'direct +1 -1');
+    assert.deepEqual(repo.gitBytes('show', `fettle/${id}^:a.txt`), old);
+    assert.match(repo.git('log', '--glob=fettle/*', '--format=%H'), new RegExp(repo.git('rev-parse', `fettle/${id}`)));
+    const pending = repo.path('.git/fettle/tool-use');
+    assert.deepEqual(existsSync(pending) ? readdirSync(pending) : [], [], 'no pending tool-use records left');
+  },
+);
 
 // [label, previous bytes on disk, expected]
 const opaque: [string, Buffer, string][] = [
@@ -143,62 +165,94 @@ for (const [label, bytes, expected] of opaque) {
   });
 }
 
-scenario('executable file: mode 100755 kept in the record', { setup: (r) => (r.write('run.sh', '#!/bin/sh\necho hi\n', 0o755), r.commit('exec')) }, (repo) => {
-  const { tier, id } = tierOf(repo, 'run.sh', '#!/bin/sh\necho hello\n');
-  assert.equal(tier, 'direct +1 -1');
-  assert.match(repo.git('ls-tree', `fettle/${id}^`, '--', 'run.sh'), /^100755 blob /);
-  assert.match(repo.git('ls-tree', `fettle/${id}`, '--', 'run.sh'), /^100755 blob /);
-  assert.equal(statSync(repo.path('run.sh')).mode & 0o777, 0o755);
-});
+scenario(
+  'executable file: mode 100755 kept in the record',
+  { setup: (r) => (r.write('run.sh', '#!/bin/sh\necho hi\n', 0o755), r.commit('exec')) },
+  (repo) => {
+    const { tier, id } = tierOf(repo, 'run.sh', '#!/bin/sh\necho hello\n');
+    assert.equal(tier, 'direct +1 -1');
+    assert.match(repo.git('ls-tree', `fettle/${id}^`, '--', 'run.sh'), /^100755 blob /);
+    assert.match(repo.git('ls-tree', `fettle/${id}`, '--', 'run.sh'), /^100755 blob /);
+    assert.equal(statSync(repo.path('run.sh')).mode & 0o777, 0o755);
+  },
+);
 
-scenario('the printed undo command runs as printed and restores the old bytes', { files: { 'a.txt': lines(20) } }, (repo) => {
-  const old = repo.read('a.txt');
-  const { text } = tierOf(repo, 'a.txt', edit(20, 2));
-  execFileSync('sh', ['-c', /undo with: (.+)$/.exec(text)![1]!], { cwd: repo.dir, env: repo.env, stdio: 'pipe' });
-  assert.deepEqual(repo.read('a.txt'), old);
-});
+scenario(
+  'the printed undo command runs as printed and restores the old bytes',
+  { files: { 'a.txt': lines(20) } },
+  (repo) => {
+    const old = repo.read('a.txt');
+    const { text } = tierOf(repo, 'a.txt', edit(20, 2));
+    execFileSync('sh', ['-c', /undo with: (.+)$/.exec(text)![1]!], { cwd: repo.dir, env: repo.env, stdio: 'pipe' });
+    assert.deepEqual(repo.read('a.txt'), old);
+  },
+);
 
-scenario('a Write replaced by another writer before its PostToolUse: both versions are kept, the first-parent chain as usual', {
-  files: { 'a.txt': lines(30) },
-}, (repo) => {
-  const mine = lines(30).replace('line 3\n', 'mine\n');
-  const theirs = lines(30).replace('line 9\n', 'theirs\n');
-  const run = agentWrite({ file: repo.path('a.txt'), content: mine, cwd: repo.dir }, repo.env, (p, c) => {
-    writeFileSync(p, c);
-    writeFileSync(p, theirs); // another agent, between the tool's write and this PostToolUse
-  });
-  assert.deepEqual([run.pre.code, run.post?.code], [0, 0], show(run.post));
-  const [ref] = fettleRefs(repo);
-  assert.ok(ref);
-  assert.equal(blobAt(repo, ref, 'a.txt')?.toString(), theirs, 'the tip holds what was on disk');
-  assert.equal(blobAt(repo, `${ref}^2`, 'a.txt')?.toString(), mine, "its second parent holds the Write's own bytes");
-  assert.equal(blobAt(repo, `${ref}^1`, 'a.txt')?.toString(), lines(30), 'the first parent is the before record');
-  assert.match(repo.git('log', '-1', '--format=%B', ref), /another writer replaced its bytes/);
-  assert.equal(repo.git('log', '-1', '--format=%(trailers:key=Fettle-Kind,valueonly)', `${ref}^2`), 'after');
-});
+scenario(
+  'a Write replaced by another writer before its PostToolUse: both versions are kept, the first-parent chain as usual',
+  {
+    files: { 'a.txt': lines(30) },
+  },
+  (repo) => {
+    const mine = lines(30).replace('line 3\n', 'mine\n');
+    const theirs = lines(30).replace('line 9\n', 'theirs\n');
+    const run = agentWrite({ file: repo.path('a.txt'), content: mine, cwd: repo.dir }, repo.env, (p, c) => {
+      writeFileSync(p, c);
+      writeFileSync(p, theirs); // another agent, between the tool's write and this PostToolUse
+    });
+    assert.deepEqual([run.pre.code, run.post?.code], [0, 0], show(run.post));
+    const [ref] = fettleRefs(repo);
+    assert.ok(ref);
+    assert.equal(blobAt(repo, ref, 'a.txt')?.toString(), theirs, 'the tip holds what was on disk');
+    assert.equal(blobAt(repo, `${ref}^2`, 'a.txt')?.toString(), mine, "its second parent holds the Write's own bytes");
+    assert.equal(blobAt(repo, `${ref}^1`, 'a.txt')?.toString(), lines(30), 'the first parent is the before record');
+    assert.match(repo.git('log', '-1', '--format=%B', ref), /another writer replaced its bytes/);
+    assert.equal(repo.git('log', '-1', '--format=%(trailers:key=Fettle-Kind,valueonly)', `${ref}^2`), 'after');
+  },
+);
 
 // --- staged changes --------------------------------------------------------------------------------
 
-scenario('large diff: staged as a commit, denied with the diff, file untouched', {
-  files: { 'a.txt': lines(30), 'b.txt': 'other\n' },
-  setup: (r) => r.write('b.txt', 'edited but not committed\n'),
-}, (repo) => {
-  const { tier, id, text } = tierOf(repo, 'a.txt', lines(30, 'LINE'));
-  assert.equal(tier, 'staged +30 -30 (100% of file)');
-  for (const l of ['--- a/a.txt', '+++ b/a.txt', '@@ -1,30 +1,30 @@', '-line 1', '+LINE 30']) assert.ok(text.split('\n').includes(l), l);
-  assert.equal(repo.git('show', '--name-only', '--format=', `fettle/${id}`), 'a.txt', 'git show is exactly the change');
-  assert.equal(repo.git('rev-parse', `fettle/${id}^^`), repo.git('rev-parse', 'HEAD'));
-  assert.equal(repo.git('diff', '--name-only', 'HEAD', `fettle/${id}`), 'a.txt', 'only the written file, no other edits');
-  assert.match(repo.git('diff', 'HEAD', `fettle/${id}`), /^\+LINE 1$/m);
-  assert.match(repo.git('log', '--glob=fettle/*', '--format=%H %s'), new RegExp(`^${repo.git('rev-parse', `fettle/${id}`)} .*a\\.txt`, 'm'));
-  const dir = repo.path(`.git/fettle/worktrees/${id}`);
-  assert.equal(existsSync(dir), false, 'staging makes no hidden worktree');
-  openWorktree(repo, id);
-  assert.equal(readFileSync(`${dir}/a.txt`, 'utf8'), lines(30, 'LINE'), 'the hidden worktree, made on first use, holds the proposal');
-  const entry = worktrees(repo).find((w) => w.startsWith(`worktree ${dir}\n`));
-  assert.ok(entry, worktrees(repo).join('\n\n'));
-  assert.match(entry, /^locked\b/m);
-});
+scenario(
+  'large diff: staged as a commit, denied with the diff, file untouched',
+  {
+    files: { 'a.txt': lines(30), 'b.txt': 'other\n' },
+    setup: (r) => r.write('b.txt', 'edited but not committed\n'),
+  },
+  (repo) => {
+    const { tier, id, text } = tierOf(repo, 'a.txt', lines(30, 'LINE'));
+    assert.equal(tier, 'staged +30 -30 (100% of file)');
+    for (const l of ['--- a/a.txt', '+++ b/a.txt', '@@ -1,30 +1,30 @@', '-line 1', '+LINE 30'])
+      assert.ok(text.split('\n').includes(l), l);
+    assert.equal(
+      repo.git('show', '--name-only', '--format=', `fettle/${id}`),
+      'a.txt',
+      'git show is exactly the change',
+    );
+    assert.equal(repo.git('rev-parse', `fettle/${id}^^`), repo.git('rev-parse', 'HEAD'));
+    assert.equal(
+      repo.git('diff', '--name-only', 'HEAD', `fettle/${id}`),
+      'a.txt',
+      'only the written file, no other edits',
+    );
+    assert.match(repo.git('diff', 'HEAD', `fettle/${id}`), /^\+LINE 1$/m);
+    assert.match(
+      repo.git('log', '--glob=fettle/*', '--format=%H %s'),
+      new RegExp(`^${repo.git('rev-parse', `fettle/${id}`)} .*a\\.txt`, 'm'),
+    );
+    const dir = repo.path(`.git/fettle/worktrees/${id}`);
+    assert.equal(existsSync(dir), false, 'staging makes no hidden worktree');
+    openWorktree(repo, id);
+    assert.equal(
+      readFileSync(`${dir}/a.txt`, 'utf8'),
+      lines(30, 'LINE'),
+      'the hidden worktree, made on first use, holds the proposal',
+    );
+    const entry = worktrees(repo).find((w) => w.startsWith(`worktree ${dir}\n`));
+    assert.ok(entry, worktrees(repo).join('\n\n'));
+    assert.match(entry, /^locked\b/m);
+  },
+);
 
 scenario('a staged diff is capped near 200 lines and says what was cut', { files: { 'a.txt': lines(300) } }, (repo) => {
   const { tier, id, text } = tierOf(repo, 'a.txt', lines(300, 'LINE'));
@@ -209,26 +263,40 @@ scenario('a staged diff is capped near 200 lines and says what was cut', { files
   assert.equal(note[2], id);
   assert.ok(body.length >= 190 && body.length <= 210, `${body.length} diff lines shown`);
   assert.equal(body.length + Number(note[1]), 1 + 600, 'shown + cut = the whole hunk');
-  assert.equal(repo.git('show', '--format=', `fettle/${id}`).split('\n').filter((l) => /^[-+][lL]/.test(l)).length, 600);
+  assert.equal(
+    repo
+      .git('show', '--format=', `fettle/${id}`)
+      .split('\n')
+      .filter((l) => /^[-+][lL]/.test(l)).length,
+    600,
+  );
 });
 
 for (const where of ['repo', 'home'] as const) {
-  scenario(`the printed confirm command runs as printed from the agent's cwd (${where})`, { files: { 'a.txt': lines(30) } }, (repo) => {
-    const cwd = where === 'repo' ? repo.dir : repo.home;
-    const run = write(repo, 'a.txt', lines(30, 'LINE'), {}, { cwd });
-    const cmd = /^To apply it, run: (.+)$/m.exec(hso(run.pre)?.permissionDecisionReason ?? '')?.[1];
-    assert.ok(cmd, show(run.pre));
-    execFileSync('sh', ['-c', cmd], { cwd, env: repo.env, stdio: 'pipe' });
-    assert.equal(repo.read('a.txt').toString(), lines(30, 'LINE'));
-    assert.equal(worktrees(repo).length, 1, 'the hidden worktree is gone');
-  });
+  scenario(
+    `the printed confirm command runs as printed from the agent's cwd (${where})`,
+    { files: { 'a.txt': lines(30) } },
+    (repo) => {
+      const cwd = where === 'repo' ? repo.dir : repo.home;
+      const run = write(repo, 'a.txt', lines(30, 'LINE'), {}, { cwd });
+      const cmd = /^To apply it, run: (.+)$/m.exec(hso(run.pre)?.permissionDecisionReason ?? '')?.[1];
+      assert.ok(cmd, show(run.pre));
+      execFileSync('sh', ['-c', cmd], { cwd, env: repo.env, stdio: 'pipe' });
+      assert.equal(repo.read('a.txt').toString(), lines(30, 'LINE'));
+      assert.equal(worktrees(repo).length, 1, 'the hidden worktree is gone');
+    },
+  );
 }
 
-scenario('unborn HEAD: a staged change has a parentless base', { files: { 'a.txt': lines(30) }, commit: false }, (repo) => {
-  const { tier, id } = tierOf(repo, 'a.txt', lines(30, 'LINE'));
-  assert.equal(tier, 'staged +30 -30 (100% of file)');
-  assert.equal(repo.git('rev-list', '--count', `fettle/${id}`), '2');
-});
+scenario(
+  'unborn HEAD: a staged change has a parentless base',
+  { files: { 'a.txt': lines(30) }, commit: false },
+  (repo) => {
+    const { tier, id } = tierOf(repo, 'a.txt', lines(30, 'LINE'));
+    assert.equal(tier, 'staged +30 -30 (100% of file)');
+    assert.equal(repo.git('rev-list', '--count', `fettle/${id}`), '2');
+  },
+);
 
 // --- thresholds, end to end, both sides of each boundary (a modified line is -1 +1) ----------------
 
@@ -243,10 +311,34 @@ const boundaries: [string, string, string, Env, string][] = [
   ['empty file: 5 new lines', '', lines(5), {}, 'direct +5 -0'],
   ['empty file: 20 new lines', '', lines(20), {}, 'staged +20 -0 (100% of file)'],
   ['FETTLE_WRITE_FLOOR=11 lets 11 through', lines(10), edit(10, 5, 1), { FETTLE_WRITE_FLOOR: '11' }, 'direct +6 -5'],
-  ['FETTLE_WRITE_CEIL=50 stages 50 of 1000', lines(1000), edit(1000, 25), { FETTLE_WRITE_CEIL: '50' }, 'staged +25 -25 (5% of file)'],
-  ['FETTLE_WRITE_CEIL=50 passes 49 of 1000', lines(1000), edit(1000, 24, 1), { FETTLE_WRITE_CEIL: '50' }, 'direct +25 -24'],
-  ['FETTLE_WRITE_RATIO=0.5 lets 13 of 30 through', lines(30), edit(30, 6, 1), { FETTLE_WRITE_RATIO: '0.5' }, 'direct +7 -6'],
-  ['FETTLE_WRITE_RATIO=0.1 stages 12 of 100', lines(100), edit(100, 6), { FETTLE_WRITE_RATIO: '0.1' }, 'staged +6 -6 (12% of file)'],
+  [
+    'FETTLE_WRITE_CEIL=50 stages 50 of 1000',
+    lines(1000),
+    edit(1000, 25),
+    { FETTLE_WRITE_CEIL: '50' },
+    'staged +25 -25 (5% of file)',
+  ],
+  [
+    'FETTLE_WRITE_CEIL=50 passes 49 of 1000',
+    lines(1000),
+    edit(1000, 24, 1),
+    { FETTLE_WRITE_CEIL: '50' },
+    'direct +25 -24',
+  ],
+  [
+    'FETTLE_WRITE_RATIO=0.5 lets 13 of 30 through',
+    lines(30),
+    edit(30, 6, 1),
+    { FETTLE_WRITE_RATIO: '0.5' },
+    'direct +7 -6',
+  ],
+  [
+    'FETTLE_WRITE_RATIO=0.1 stages 12 of 100',
+    lines(100),
+    edit(100, 6),
+    { FETTLE_WRITE_RATIO: '0.1' },
+    'staged +6 -6 (12% of file)',
+  ],
 ];
 for (const [label, old, next, env, expected] of boundaries) {
   scenario(label, { files: { 'f.txt': old } }, (repo) => assert.equal(tierOf(repo, 'f.txt', next, env).tier, expected));
@@ -263,8 +355,12 @@ scenario('identical content: one-line no-op, nothing recorded', { files: { 'a.tx
   assert.equal(worktrees(repo).length, 1);
 });
 
-scenario("plan mode: PreToolUse does nothing at all", { files: { 'a.txt': lines(30) } }, (repo) => {
-  for (const [file, content] of [['a.txt', edit(30, 1)], ['a.txt', lines(30, 'LINE')], ['new.txt', 'x\n']] as const) {
+scenario('plan mode: PreToolUse does nothing at all', { files: { 'a.txt': lines(30) } }, (repo) => {
+  for (const [file, content] of [
+    ['a.txt', edit(30, 1)],
+    ['a.txt', lines(30, 'LINE')],
+    ['new.txt', 'x\n'],
+  ] as const) {
     const pre = hook(repo, file, content, { mode: 'plan' });
     assert.deepEqual([pre.code, pre.stdout, pre.stderr], [0, '', ''], `${file}: ${show(pre)}`);
   }
@@ -275,13 +371,17 @@ scenario("plan mode: PreToolUse does nothing at all", { files: { 'a.txt': lines(
 });
 
 for (const mode of ['default', 'acceptEdits', 'auto', 'dontAsk', 'bypassPermissions']) {
-  scenario(`${mode} mode: never answers allow (direct passes, staged denies)`, { files: { 'a.txt': lines(30) } }, (repo) => {
-    const direct = hook(repo, 'a.txt', edit(30, 1), { mode });
-    assert.deepEqual([direct.code, direct.stdout], [0, ''], show(direct));
-    const staged = hook(repo, 'a.txt', lines(30, 'LINE'), { mode, toolUseId: 'toolu_02' });
-    assert.equal(hso(staged)?.permissionDecision, 'deny', show(staged));
-    for (const r of [direct, staged]) assert.doesNotMatch(r.stdout, /"allow"/);
-  });
+  scenario(
+    `${mode} mode: never answers allow (direct passes, staged denies)`,
+    { files: { 'a.txt': lines(30) } },
+    (repo) => {
+      const direct = hook(repo, 'a.txt', edit(30, 1), { mode });
+      assert.deepEqual([direct.code, direct.stdout], [0, ''], show(direct));
+      const staged = hook(repo, 'a.txt', lines(30, 'LINE'), { mode, toolUseId: 'toolu_02' });
+      assert.equal(hso(staged)?.permissionDecision, 'deny', show(staged));
+      for (const r of [direct, staged]) assert.doesNotMatch(r.stdout, /"allow"/);
+    },
+  );
 }
 
 // --- paths fettle never handles ---------------------------------------------------------------------
@@ -300,21 +400,28 @@ const gitPaths: [string, string | ((r: Repo) => string)][] = [
   ['the repository config', '.git/config'],
   ['a new hook script', '.git/hooks/x'],
   ['.GIT in another case', '.GIT/config'],
-  ["a nested repository's git dir", (r) => (execFileSync('git', ['init', '-q', r.path('sub')], { env: r.env }), 'sub/.git/config')],
+  [
+    "a nested repository's git dir",
+    (r) => (execFileSync('git', ['init', '-q', r.path('sub')], { env: r.env }), 'sub/.git/config'),
+  ],
   ['a symlink pointing into .git', (r) => (symlinkSync('.git/config', r.path('cfg')), 'cfg')],
   ["fettle's own hidden worktree", stageOne],
 ];
 for (const [label, where] of gitPaths) {
   let file = '';
-  scenario(`inside .git: ${label} is left alone`, { setup: (r) => void (file = typeof where === 'string' ? where : where(r)) }, (repo) => {
-    const [refs, bytes] = [allRefs(repo), onDisk(repo, file)];
-    for (const event of ['PreToolUse', 'PostToolUse'] as const) {
-      const r = hook(repo, file, lines(40, 'evil'), { event, toolUseId: 'toolu_git' });
-      assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', ''], `${event}: ${show(r)}`);
-    }
-    assert.deepEqual(onDisk(repo, file), bytes);
-    assert.equal(allRefs(repo), refs, 'no refs created');
-  });
+  scenario(
+    `inside .git: ${label} is left alone`,
+    { setup: (r) => void (file = typeof where === 'string' ? where : where(r)) },
+    (repo) => {
+      const [refs, bytes] = [allRefs(repo), onDisk(repo, file)];
+      for (const event of ['PreToolUse', 'PostToolUse'] as const) {
+        const r = hook(repo, file, lines(40, 'evil'), { event, toolUseId: 'toolu_git' });
+        assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', ''], `${event}: ${show(r)}`);
+      }
+      assert.deepEqual(onDisk(repo, file), bytes);
+      assert.equal(allRefs(repo), refs, 'no refs created');
+    },
+  );
 }
 
 // Targets the Write tool itself fails on: fettle stays out of the way and lets the tool report the error.
@@ -332,7 +439,8 @@ for (const [label, file, todo] of notFiles) {
 }
 
 scenario('names that merely contain .git are protected as usual', {}, (repo) => {
-  for (const file of ['.gitignore', '.github/ci.yml', 'x.git/f']) assert.equal(tierOf(repo, file, 'x\n').tier, 'direct new file', file);
+  for (const file of ['.gitignore', '.github/ci.yml', 'x.git/f'])
+    assert.equal(tierOf(repo, file, 'x\n').tier, 'direct new file', file);
 });
 
 // --- failures: each maps to a deliberate exit code -----------------------------------------------------
@@ -345,10 +453,18 @@ const malformed: [string, (p: Payload) => string, 0 | 1][] = [
   ['a JSON array', (p) => JSON.stringify([p]), 1],
   ['no tool_input', (p) => JSON.stringify({ ...p, tool_input: undefined }), 1],
   ['content not a string', (p) => JSON.stringify({ ...p, tool_input: { ...p.tool_input, content: 42 } }), 1],
-  ['file_path with NUL', (p) => JSON.stringify({ ...p, tool_input: { ...p.tool_input, file_path: `${p.tool_input.file_path}\0x` } }), 1],
+  [
+    'file_path with NUL',
+    (p) => JSON.stringify({ ...p, tool_input: { ...p.tool_input, file_path: `${p.tool_input.file_path}\0x` } }),
+    1,
+  ],
   ['invalid JSON spread over lines', (p) => JSON.stringify(p, null, 2).replace('"Write"', 'Write'), 1],
   ['tool Bash', (p) => JSON.stringify({ ...p, tool_name: 'Bash', tool_input: { command: 'rm -rf a.txt' } }), 0],
-  ['tool Read', (p) => JSON.stringify({ ...p, tool_name: 'Read', tool_input: { file_path: p.tool_input.file_path } }), 0],
+  [
+    'tool Read',
+    (p) => JSON.stringify({ ...p, tool_name: 'Read', tool_input: { file_path: p.tool_input.file_path } }),
+    0,
+  ],
   ['unknown event', (p) => JSON.stringify({ ...p, hook_event_name: 'PermissionRequest' }), 0],
 ];
 for (const [label, raw, code] of malformed) {
@@ -357,7 +473,7 @@ for (const [label, raw, code] of malformed) {
     const r = runHook(input, { cwd: repo.dir, env: repo.env });
     assert.deepEqual([r.code, r.stdout], [code, ''], show(r));
     if (code === 0) assert.equal(r.stderr, '');
-    else (assert.match(r.stderr, /^fettle:/), oneLine(r.stderr));
+    else assert.match(r.stderr, /^fettle:/), oneLine(r.stderr);
     assert.equal(repo.read('a.txt').toString(), lines(30));
     assert.deepEqual(fettleRefs(repo), []);
   });
@@ -371,15 +487,19 @@ const badConfig: [string, Env, string][] = [
   ['FETTLE_ON_ERROR=maybe', { FETTLE_ON_ERROR: 'maybe' }, 'FETTLE_ON_ERROR'],
 ];
 for (const [label, env, name] of badConfig) {
-  scenario(`invalid config ${label}: blocks with exit 2 naming the variable`, { files: { 'a.txt': lines(30) } }, (repo) => {
-    const r = hook(repo, 'a.txt', edit(30, 1), {}, env);
-    assert.deepEqual([r.code, r.stdout], [2, ''], show(r));
-    assert.match(r.stderr, new RegExp(name));
-    assert.match(r.stderr, /nothing was written/);
-    oneLine(r.stderr);
-    assert.equal(repo.read('a.txt').toString(), lines(30));
-    assert.deepEqual(fettleRefs(repo), []);
-  });
+  scenario(
+    `invalid config ${label}: blocks with exit 2 naming the variable`,
+    { files: { 'a.txt': lines(30) } },
+    (repo) => {
+      const r = hook(repo, 'a.txt', edit(30, 1), {}, env);
+      assert.deepEqual([r.code, r.stdout], [2, ''], show(r));
+      assert.match(r.stderr, new RegExp(name));
+      assert.match(r.stderr, /nothing was written/);
+      oneLine(r.stderr);
+      assert.equal(repo.read('a.txt').toString(), lines(30));
+      assert.deepEqual(fettleRefs(repo), []);
+    },
+  );
 }
 
 // `.git/refs/fettle` as a regular file: no ref under it can be created (root ignores read-only modes).
@@ -392,35 +512,47 @@ const failures: [string, string, Env, 1 | 2][] = [
   ['staged with FETTLE_ON_ERROR=allow', lines(30, 'LINE'), { FETTLE_ON_ERROR: 'allow' }, 1],
 ];
 for (const [label, next, env, code] of failures) {
-  scenario(`recording fails (${label}) -> exit ${code}`, { files: { 'a.txt': lines(30) }, setup: breakRefs }, (repo) => {
-    const r = hook(repo, 'a.txt', next, {}, env);
-    assert.deepEqual([r.code, r.stdout], [code, ''], show(r));
-    oneLine(r.stderr);
-    if (code === 2) (assert.match(r.stderr, /nothing was written/), assert.match(r.stderr, /FETTLE_ON_ERROR=allow/));
-    else assert.match(r.stderr, /NOT protected/);
-    assert.match(r.stderr, /refs\/fettle/, 'names the real cause');
-    assert.doesNotMatch(r.stderr, /another fettle process/, 'a broken ref store is not a lost race');
-    assert.equal(repo.read('a.txt').toString(), lines(30));
-    assert.equal(worktrees(repo).length, 1, 'no hidden worktree left behind');
-  });
+  scenario(
+    `recording fails (${label}) -> exit ${code}`,
+    { files: { 'a.txt': lines(30) }, setup: breakRefs },
+    (repo) => {
+      const r = hook(repo, 'a.txt', next, {}, env);
+      assert.deepEqual([r.code, r.stdout], [code, ''], show(r));
+      oneLine(r.stderr);
+      if (code === 2) assert.match(r.stderr, /nothing was written/), assert.match(r.stderr, /FETTLE_ON_ERROR=allow/);
+      else assert.match(r.stderr, /NOT protected/);
+      assert.match(r.stderr, /refs\/fettle/, 'names the real cause');
+      assert.doesNotMatch(r.stderr, /another fettle process/, 'a broken ref store is not a lost race');
+      assert.equal(repo.read('a.txt').toString(), lines(30));
+      assert.equal(worktrees(repo).length, 1, 'no hidden worktree left behind');
+    },
+  );
 }
 
-scenario('recording fails: the cause ends its sentence before the advice', {
-  files: { 'a.txt': lines(30) },
-  setup: breakRefs,
-}, (repo) => assert.match(hook(repo, 'a.txt', edit(30, 1)).stderr, /[.!?)] To let writes through/));
+scenario(
+  'recording fails: the cause ends its sentence before the advice',
+  {
+    files: { 'a.txt': lines(30) },
+    setup: breakRefs,
+  },
+  (repo) => assert.match(hook(repo, 'a.txt', edit(30, 1)).stderr, /[.!?)] To let writes through/),
+);
 
 // --- concurrency: hooks of parallel sessions and subagents run as separate processes at once ------------
 
 const hookAsync = (repo: Repo, payload: unknown): Promise<HookRun> =>
   new Promise((resolve) => {
     const child = execFile(process.execPath, [CLI, 'hook'], { cwd: repo.dir, env: repo.env }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr, json: stdout ? JSON.parse(stdout) : undefined }));
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr, json: stdout ? JSON.parse(stdout) : undefined }),
+    );
     child.stdin?.end(JSON.stringify(payload));
   });
 const parallel = (repo: Repo, n: number, content: string) =>
-  Promise.all(Array.from({ length: n }, (_, i) =>
-    hookAsync(repo, writePayload({ file: repo.path(`f${i}.txt`), content, cwd: repo.dir, toolUseId: `toolu_p${i}` }))));
+  Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      hookAsync(repo, writePayload({ file: repo.path(`f${i}.txt`), content, cwd: repo.dir, toolUseId: `toolu_p${i}` })),
+    ),
+  );
 const tenFiles = (r: Repo) => Array.from({ length: 10 }, (_, i) => r.write(`f${i}.txt`, lines(30)));
 
 scenario('concurrent direct Writes to different files are all recorded', { setup: tenFiles }, async (repo) => {

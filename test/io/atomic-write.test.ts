@@ -1,10 +1,29 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { FettleError } from '../../src/errors';
-import { fileModeOf, gitModeOf, readDisk, removeFile, replaceFile, resolveRealPathSync, TEMP_MARKER, tempNameFor } from '../../src/io/atomic-write';
+import {
+  fileModeOf,
+  gitModeOf,
+  readDisk,
+  removeFile,
+  replaceFile,
+  resolveRealPathSync,
+  TEMP_MARKER,
+  tempNameFor,
+} from '../../src/io/atomic-write';
 import { tempDir } from '../helpers/repo';
 
 const modeOf = (p: string) => statSync(p).mode & 0o7777;
@@ -30,7 +49,10 @@ for (const mode of [0o600, 0o644, 0o755, 0o700, 0o640]) {
 
 test('replaceFile refuses a read-only file (a rename could replace what a write could not)', async () => {
   const { dir, file } = fresh('f.txt', 'old\n', 0o444);
-  await assert.rejects(replaceFile(file, Buffer.from('new\n')), (e: FettleError) => e.code === 'E_IO' && /read-only/.test(e.message));
+  await assert.rejects(
+    replaceFile(file, Buffer.from('new\n')),
+    (e: FettleError) => e.code === 'E_IO' && /read-only/.test(e.message),
+  );
   assert.equal(readFileSync(file, 'utf8'), 'old\n');
   assert.deepEqual(leftovers(dir), []);
 });
@@ -75,7 +97,10 @@ test('replaceFile replaces the inode (rename), so an open reader keeps the old b
 
 test('createOnly refuses an existing file with E_CONFLICT and leaves it and the dir untouched', async () => {
   const { dir, file } = fresh('f.txt', 'mine\n');
-  await assert.rejects(replaceFile(file, Buffer.from('theirs\n'), { createOnly: true }), (e: unknown) => e instanceof FettleError && e.code === 'E_CONFLICT');
+  await assert.rejects(
+    replaceFile(file, Buffer.from('theirs\n'), { createOnly: true }),
+    (e: unknown) => e instanceof FettleError && e.code === 'E_CONFLICT',
+  );
   assert.equal(readFileSync(file, 'utf8'), 'mine\n');
   assert.deepEqual(readdirSync(dir), ['f.txt']);
 });
@@ -103,7 +128,10 @@ test('given the real path, a write through a symlink replaces the target and the
 test('replaceFile refuses a directory with E_IO', async () => {
   const dir = tempDir();
   mkdirSync(join(dir, 'd'));
-  await assert.rejects(replaceFile(join(dir, 'd'), Buffer.from('x')), (e: unknown) => e instanceof FettleError && e.code === 'E_IO');
+  await assert.rejects(
+    replaceFile(join(dir, 'd'), Buffer.from('x')),
+    (e: unknown) => e instanceof FettleError && e.code === 'E_IO',
+  );
 });
 
 test('replaceFile into a missing directory fails and leaves nothing behind', async () => {
@@ -118,7 +146,8 @@ test('temp names are hidden, marked, and in the same directory', () => {
   assert.notEqual(tempNameFor('/a/b/file.txt'), name);
 });
 
-test('readDisk returns null for a missing file', async () => assert.equal(await readDisk(join(tempDir(), 'missing')), null));
+test('readDisk returns null for a missing file', async () =>
+  assert.equal(await readDisk(join(tempDir(), 'missing')), null));
 
 test('readDisk returns bytes and permission bits', async () => {
   const bytes = randomBytes(4096);
@@ -144,12 +173,24 @@ test('removeFile deletes the file', async () => {
 });
 
 // [permission bits, git mode]
-const toGit: [number, string][] = [[0o644, '100644'], [0o600, '100644'], [0o755, '100755'], [0o700, '100755'], [0o744, '100755'], [0o654, '100755']];
-for (const [mode, git] of toGit) test(`gitModeOf(${mode.toString(8)}) = ${git}`, () => assert.equal(gitModeOf(mode), git));
+const toGit: [number, string][] = [
+  [0o644, '100644'],
+  [0o600, '100644'],
+  [0o755, '100755'],
+  [0o700, '100755'],
+  [0o744, '100755'],
+  [0o654, '100755'],
+];
+for (const [mode, git] of toGit)
+  test(`gitModeOf(${mode.toString(8)}) = ${git}`, () => assert.equal(gitModeOf(mode), git));
 
 // [git mode, permission bits]
-const fromGit: [string, number][] = [['100644', 0o644], ['100755', 0o755]];
-for (const [git, mode] of fromGit) test(`fileModeOf(${git}) = ${mode.toString(8)}`, () => assert.equal(fileModeOf(git), mode));
+const fromGit: [string, number][] = [
+  ['100644', 0o644],
+  ['100755', 0o755],
+];
+for (const [git, mode] of fromGit)
+  test(`fileModeOf(${git}) = ${mode.toString(8)}`, () => assert.equal(fileModeOf(git), mode));
 
 test('resolveRealPathSync: real path of an existing file, absolute path of a missing one', () => {
   const { dir } = fresh('t', 'x');

@@ -28,9 +28,12 @@ test('withLock runs fn, holds the lock file with our pid meanwhile, and removes 
 
 test('the lock file is removed after fn throws, and the error propagates', async () => {
   const lock = lockIn();
-  await assert.rejects(withLock(lock, async () => {
-    throw new Error('boom');
-  }), /boom/);
+  await assert.rejects(
+    withLock(lock, async () => {
+      throw new Error('boom');
+    }),
+    /boom/,
+  );
   assert.equal(existsSync(lock), false);
 });
 
@@ -55,10 +58,15 @@ test('a lock held by a live process fails with E_LOCKED within the timeout, and 
   let ran = false;
   const started = Date.now();
   await assert.rejects(
-    withLock(lock, async () => {
-      ran = true;
-    }, { timeoutMs: 200 }),
-    (e: unknown) => e instanceof FettleError && e.code === 'E_LOCKED' && e.message.includes(String(holder.pid)) && Boolean(e.hint),
+    withLock(
+      lock,
+      async () => {
+        ran = true;
+      },
+      { timeoutMs: 200 },
+    ),
+    (e: unknown) =>
+      e instanceof FettleError && e.code === 'E_LOCKED' && e.message.includes(String(holder.pid)) && Boolean(e.hint),
   );
   const took = Date.now() - started;
   assert.ok(took >= 150 && took < 1500, `took ${took} ms`);
@@ -89,23 +97,20 @@ test('two holders in one process never overlap', async () => {
   assert.equal(existsSync(lock), false);
 });
 
-test(
-  'waiters racing to take over a stale lock never end up inside together',
-  async () => {
-    const pid = await deadPid();
-    for (let round = 0; round < 15; round++) {
-      const lock = lockIn();
-      await withLock(lock, async () => undefined);
-      writeFileSync(lock, `${pid}\n`);
-      let inside = 0;
-      let overlap = false;
-      const critical = async () => {
-        if (++inside > 1) overlap = true;
-        await new Promise((r) => setTimeout(r, 20));
-        inside--;
-      };
-      await Promise.all(Array.from({ length: 8 }, () => withLock(lock, critical, { timeoutMs: 5000 })));
-      assert.equal(overlap, false, `round ${round}`);
-    }
-  },
-);
+test('waiters racing to take over a stale lock never end up inside together', async () => {
+  const pid = await deadPid();
+  for (let round = 0; round < 15; round++) {
+    const lock = lockIn();
+    await withLock(lock, async () => undefined);
+    writeFileSync(lock, `${pid}\n`);
+    let inside = 0;
+    let overlap = false;
+    const critical = async () => {
+      if (++inside > 1) overlap = true;
+      await new Promise((r) => setTimeout(r, 20));
+      inside--;
+    };
+    await Promise.all(Array.from({ length: 8 }, () => withLock(lock, critical, { timeoutMs: 5000 })));
+    assert.equal(overlap, false, `round ${round}`);
+  }
+});

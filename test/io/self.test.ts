@@ -4,7 +4,11 @@ import { test } from 'node:test';
 import { shellQuote, shellWords } from '../../src/io/self';
 
 /** How sh itself splits a line into words. */
-const shSplit = (line: string): string[] => execFileSync('sh', ['-c', `printf '%s\\0' ${line}`]).toString().split('\0').slice(0, -1);
+const shSplit = (line: string): string[] =>
+  execFileSync('sh', ['-c', `printf '%s\\0' ${line}`])
+    .toString()
+    .split('\0')
+    .slice(0, -1);
 
 const lines = [
   `'/usr/bin/node' '/opt/f/dist/cli.js' hook`,
@@ -20,5 +24,6 @@ for (const line of lines) {
 
 const values = ['plain', "it's", 'a b', '$HOME', 'new\nline', '', 'ünï'];
 for (const value of values) {
-  test(`shellWords reads back what shellQuote wrote: ${JSON.stringify(value)}`, () => assert.deepEqual(shellWords(`x ${shellQuote(value)}`), ['x', value]));
+  test(`shellWords reads back what shellQuote wrote: ${JSON.stringify(value)}`, () =>
+    assert.deepEqual(shellWords(`x ${shellQuote(value)}`), ['x', value]));
 }

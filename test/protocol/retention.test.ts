@@ -12,7 +12,13 @@ const change = (id: string, state: ChangeState, at: Date): Change => ({
   ref: `refs/fettle/${id}`,
   tip: '0'.repeat(40),
   parents: [],
-  fields: { id, kind: 'after', tier: state === 'pending' || state === 'expired' ? 'staged' : 'direct', path: 'f', file: '/r/f' },
+  fields: {
+    id,
+    kind: 'after',
+    tier: state === 'pending' || state === 'expired' ? 'staged' : 'direct',
+    path: 'f',
+    file: '/r/f',
+  },
   state,
   at,
 });
@@ -25,7 +31,12 @@ test('nothing to remove within age and count', () => {
 });
 
 test('older than the maximum age goes, whatever its state but pending', () => {
-  const changes = [change('p', 'pending', hoursAgo(30)), change('e', 'expired', hoursAgo(25)), change('d', 'discarded', hoursAgo(26)), change('i', 'incomplete', hoursAgo(27))];
+  const changes = [
+    change('p', 'pending', hoursAgo(30)),
+    change('e', 'expired', hoursAgo(25)),
+    change('d', 'discarded', hoursAgo(26)),
+    change('i', 'incomplete', hoursAgo(27)),
+  ];
   assert.deepEqual(plan(changes), ['i:age', 'd:age', 'e:age']);
 });
 

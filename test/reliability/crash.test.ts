@@ -50,7 +50,20 @@ scenario('random SIGKILLs on every write path, then a rerun: the invariants hold
     const s = await path.make();
     const label = `#${n} ${path.name}: kill after ${delay} ms (${group ? 'process group' : 'fettle only'})`;
     try {
-      const acted = await s.act(group ? { killAfterMs: delay } : { onSpawn: (pid) => setTimeout(() => { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }, delay) });
+      const acted = await s.act(
+        group
+          ? { killAfterMs: delay }
+          : {
+              onSpawn: (pid) =>
+                setTimeout(() => {
+                  try {
+                    process.kill(pid, 'SIGKILL');
+                  } catch {
+                    /* gone */
+                  }
+                }, delay),
+            },
+      );
       if (acted.some((p) => p.signal === 'SIGKILL')) count('kills');
       for (const p of acted) if (p.signal !== 'SIGKILL') expectOutcome(p, { exit: [0, 1, 2, 3] });
       checkInvariants(s.repo, s.before, { files: [{ ...s.tracked, owe: false }], owed: s.owed(), litter: 'crash' });
@@ -62,7 +75,11 @@ scenario('random SIGKILLs on every write path, then a rerun: the invariants hold
       if (empty) count('emptyLocksLeftByKills', empty);
       await s.recover();
       assert.equal(readFileSync(s.tracked.file, 'utf8'), FINAL[path.name], 'the rerun completed the operation');
-      checkInvariants(s.repo, s.before, { files: [{ ...s.tracked, next: [Buffer.from(FINAL[path.name] ?? '')], owe: false }], owed: s.owed(), litter: 'crash' });
+      checkInvariants(s.repo, s.before, {
+        files: [{ ...s.tracked, next: [Buffer.from(FINAL[path.name] ?? '')], owe: false }],
+        owed: s.owed(),
+        litter: 'crash',
+      });
       count('rounds');
     } catch (error) {
       throw new Error(`${label}: ${(error as Error).message}`);
@@ -74,30 +91,34 @@ for (const [name, args, point] of [
   ['fettle write', ['write', 'a.txt'], 'write.recorded'],
   ['fettle confirm', ['confirm'], 'confirm.locked'],
 ] as const) {
-  scenario(
-    `hook timeout: SIGTERM while ${name} holds its file lock leaves no lock behind`,
-    undefined,
-    async () => {
-      const s = await PATHS[args[0] === 'write' ? 2 : 4]!.make();
-      const id = args[0] === 'confirm' ? /"id":\s*"([0-9a-z]{8})"/.exec((await fettle(s.repo, ['status', '--json'])).stdout)?.[1] : undefined;
-      let pid = 0;
-      const run = fettle(s.repo, id ? ['confirm', id] : [...args], {
-        // A small edit, so the write is direct and reaches its failpoint with the lock held.
-        input: id ? undefined : edit(readFileSync(s.repo.path('a.txt'), 'utf8'), 1, 'x'),
-        failpoints: `${point}=sleep:5000`,
-        onSpawn: (p) => (pid = p),
-      });
-      const locks = join(s.repo.dir, '.git', 'fettle', 'locks');
-      for (let i = 0; i < 100 && !(existsSync(locks) && readdirSync(locks).length); i++) await new Promise((r) => setTimeout(r, 20));
-      assert.ok(id || args[0] === 'write', 'a staged change to confirm');
-      assert.equal(readdirSync(locks).length, 1, 'the file lock is held');
-      killGroup(pid, 'SIGTERM');
-      const killer = setTimeout(() => killGroup(pid, 'SIGKILL'), 200);
-      const r = await run;
-      clearTimeout(killer);
-      count('sigterms');
-      assert.equal(r.signal === 'SIGKILL', false, 'SIGTERM alone ended it');
-      assert.deepEqual(litterOf(s.repo).map((l) => l.item), [], 'no lock or temp file left');
-    },
-  );
+  scenario(`hook timeout: SIGTERM while ${name} holds its file lock leaves no lock behind`, undefined, async () => {
+    const s = await PATHS[args[0] === 'write' ? 2 : 4]!.make();
+    const id =
+      args[0] === 'confirm'
+        ? /"id":\s*"([0-9a-z]{8})"/.exec((await fettle(s.repo, ['status', '--json'])).stdout)?.[1]
+        : undefined;
+    let pid = 0;
+    const run = fettle(s.repo, id ? ['confirm', id] : [...args], {
+      // A small edit, so the write is direct and reaches its failpoint with the lock held.
+      input: id ? undefined : edit(readFileSync(s.repo.path('a.txt'), 'utf8'), 1, 'x'),
+      failpoints: `${point}=sleep:5000`,
+      onSpawn: (p) => (pid = p),
+    });
+    const locks = join(s.repo.dir, '.git', 'fettle', 'locks');
+    for (let i = 0; i < 100 && !(existsSync(locks) && readdirSync(locks).length); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    assert.ok(id || args[0] === 'write', 'a staged change to confirm');
+    assert.equal(readdirSync(locks).length, 1, 'the file lock is held');
+    killGroup(pid, 'SIGTERM');
+    const killer = setTimeout(() => killGroup(pid, 'SIGKILL'), 200);
+    const r = await run;
+    clearTimeout(killer);
+    count('sigterms');
+    assert.equal(r.signal === 'SIGKILL', false, 'SIGTERM alone ended it');
+    assert.deepEqual(
+      litterOf(s.repo).map((l) => l.item),
+      [],
+      'no lock or temp file left',
+    );
+  });
 }

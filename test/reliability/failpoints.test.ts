@@ -12,7 +12,6 @@ reportAs('failpoints');
 
 const killedBySelf = (procs: { signal: string | null }[]): boolean => procs.some((p) => p.signal === 'SIGKILL');
 
-
 // Every failpoint but the last of a path has work left after it; a kill there must not leave anything the
 // next run does not reclaim (B.5 I5: once the owner is dead). Staging creates no hidden worktree (it is made on
 // first use), so no kill leaves one that only `fettle gc` could tell from a staging in progress.

@@ -24,7 +24,10 @@ for (const path of PATHS) {
     scenario(`sha256 repository: kill -9 at ${point}, then rerun: ${path.name}`, undefined, async () => {
       const s = await path.make();
       const acted = await s.act({ failpoints: `${point}=kill` });
-      assert.ok(acted.some((p) => p.signal === 'SIGKILL'), `the failpoint ${point} was reached`);
+      assert.ok(
+        acted.some((p) => p.signal === 'SIGKILL'),
+        `the failpoint ${point} was reached`,
+      );
       count('kills');
       await crashThenRecover(s, path.name, 'none');
     });

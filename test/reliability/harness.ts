@@ -55,7 +55,8 @@ export interface SpawnOpts {
 }
 
 /** The built CLI in its own process group, as a host would run it. Never rejects. */
-export const spawnFettle = (args: string[], o: SpawnOpts): Promise<Proc> => spawnArgv([process.execPath, CLI, ...args], o);
+export const spawnFettle = (args: string[], o: SpawnOpts): Promise<Proc> =>
+  spawnArgv([process.execPath, CLI, ...args], o);
 
 /** Any command (git, as the user runs it) under the same rules as spawnFettle. */
 export const spawnArgv = (command: string[], o: SpawnOpts): Promise<Proc> =>
@@ -81,7 +82,14 @@ export const spawnArgv = (command: string[], o: SpawnOpts): Promise<Proc> =>
     }
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
-      resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), pid: child.pid ?? -1, killed });
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        pid: child.pid ?? -1,
+        killed,
+      });
     });
     child.stdin.end(o.input ?? '');
   });
@@ -96,7 +104,9 @@ export const killGroup = (pid: number | undefined, signal: NodeJS.Signals = 'SIG
 };
 
 export const show = (p: Proc | undefined): string =>
-  p ? `exit ${p.code} signal ${p.signal}\nstdout: ${p.stdout.slice(0, 2000)}\nstderr: ${p.stderr.slice(0, 2000)}` : 'not run';
+  p
+    ? `exit ${p.code} signal ${p.signal}\nstdout: ${p.stdout.slice(0, 2000)}\nstderr: ${p.stderr.slice(0, 2000)}`
+    : 'not run';
 
 export const hookJson = (p: Proc): { hookSpecificOutput?: Record<string, string> } | undefined => {
   try {
@@ -108,7 +118,8 @@ export const hookJson = (p: Proc): { hookSpecificOutput?: Record<string, string>
 export const decisionOf = (p: Proc): string | undefined => hookJson(p)?.hookSpecificOutput?.permissionDecision;
 
 /** Claude Code's view of a PreToolUse: it writes unless the hook denied, asked, or exited 2. */
-export const hostProceeds = (pre: Proc): boolean => pre.code !== 2 && decisionOf(pre) !== 'deny' && decisionOf(pre) !== 'ask';
+export const hostProceeds = (pre: Proc): boolean =>
+  pre.code !== 2 && decisionOf(pre) !== 'deny' && decisionOf(pre) !== 'ask';
 
 export interface AgentRun {
   pre: Proc;
@@ -120,8 +131,18 @@ export interface AgentRun {
  * One Write as the host runs it: PreToolUse; unless it stopped the call, the tool writes `content` (plain
  * writeFileSync, as the host does: same inode, mode kept); then PostToolUse. `preOpts` can kill or fault the Pre.
  */
-export const agentWrite = async (c: WriteCall, env: Record<string, string>, preOpts: Partial<SpawnOpts> = {}, postOpts: Partial<SpawnOpts> = {}): Promise<AgentRun> => {
-  const pre = await spawnFettle(['hook'], { cwd: c.cwd, env, input: JSON.stringify(writePayload({ ...c, event: 'PreToolUse' })), ...preOpts });
+export const agentWrite = async (
+  c: WriteCall,
+  env: Record<string, string>,
+  preOpts: Partial<SpawnOpts> = {},
+  postOpts: Partial<SpawnOpts> = {},
+): Promise<AgentRun> => {
+  const pre = await spawnFettle(['hook'], {
+    cwd: c.cwd,
+    env,
+    input: JSON.stringify(writePayload({ ...c, event: 'PreToolUse' })),
+    ...preOpts,
+  });
   if (!hostProceeds(pre)) return { pre, written: false };
   try {
     mkdirSync(dirname(c.file), { recursive: true });
@@ -129,7 +150,12 @@ export const agentWrite = async (c: WriteCall, env: Record<string, string>, preO
   } catch {
     return { pre, written: false }; // the tool failed (ELOOP, EISDIR, …): the host sends no PostToolUse
   }
-  const post = await spawnFettle(['hook'], { cwd: c.cwd, env, input: JSON.stringify(writePayload({ ...c, event: 'PostToolUse' })), ...postOpts });
+  const post = await spawnFettle(['hook'], {
+    cwd: c.cwd,
+    env,
+    input: JSON.stringify(writePayload({ ...c, event: 'PostToolUse' })),
+    ...postOpts,
+  });
   return { pre, post, written: true };
 };
 
@@ -140,7 +166,10 @@ export const agentWrite = async (c: WriteCall, env: Record<string, string>, preO
 /** FETTLE_TEST_OBJECT_FORMAT=sha256 runs the reliability suite in sha256 repositories (formats.test.ts sets it). */
 export const repoWith = (files: Record<string, string | Buffer> = {}, options: { commit?: boolean } = {}): Repo => {
   const format = process.env.FETTLE_TEST_OBJECT_FORMAT;
-  const repo = makeRepo(files, { ...options, ...(format === 'sha1' || format === 'sha256' ? { objectFormat: format } : {}) });
+  const repo = makeRepo(files, {
+    ...options,
+    ...(format === 'sha1' || format === 'sha256' ? { objectFormat: format } : {}),
+  });
   repo.env.FETTLE_HISTORY_MAX_COUNT = '1000000';
   return repo;
 };
@@ -161,7 +190,8 @@ export const pool = async <T>(width: number, jobs: (() => Promise<T>)[]): Promis
 
 /** Whether a tool is on PATH; FETTLE_TEST_WITHOUT=a,b pretends some are not (to check the skips). */
 export const have = (cmd: string): boolean =>
-  !(process.env.FETTLE_TEST_WITHOUT ?? '').split(',').includes(cmd) && spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+  !(process.env.FETTLE_TEST_WITHOUT ?? '').split(',').includes(cmd) &&
+  spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 export const isRoot = process.getuid?.() === 0;
 
 /** argv prefix that runs a child as nobody (CI runs as root, and root ignores permission bits). */
@@ -184,12 +214,19 @@ export const tally: Record<string, number> = {};
 let inKnownBug = false;
 /** Violations found inside a scenario marked todo (a known, reported bug) are tallied apart. */
 export const count = (key: string, n = 1): void => {
-  const k = inKnownBug && ['torn', 'lost', 'crashes', 'wrongExits', 'litterLeft', 'corruptRefs'].includes(key) ? `knownBug.${key}` : key;
+  const k =
+    inKnownBug && ['torn', 'lost', 'crashes', 'wrongExits', 'litterLeft', 'corruptRefs'].includes(key)
+      ? `knownBug.${key}`
+      : key;
   tally[k] = (tally[k] ?? 0) + n;
 };
 
 /** `test()` that may be marked todo with the bug it demonstrates; its violations are tallied as known bugs. */
-export const scenario = (name: string, todo: string | undefined, body: (t: TestContext) => Promise<void> | void): void => {
+export const scenario = (
+  name: string,
+  todo: string | undefined,
+  body: (t: TestContext) => Promise<void> | void,
+): void => {
   test(name, todo ? { todo } : {}, async (t) => {
     inKnownBug = todo !== undefined;
     try {
@@ -208,8 +245,12 @@ export const reportAs = (suite: string): void => {
 };
 
 /** Text of n numbered lines, distinct per tag so every version of a file is unique. */
-export const text = (n: number, tag: string): string => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';
+export const text = (n: number, tag: string): string =>
+  Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';
 
 /** A modification of `base` touching `k` lines (direct below the floor, staged above the ceiling). */
 export const edit = (base: string, k: number, tag: string): string =>
-  base.split('\n').map((l, i) => (i < k && l !== '' ? `${l} ${tag}` : l)).join('\n');
+  base
+    .split('\n')
+    .map((l, i) => (i < k && l !== '' ? `${l} ${tag}` : l))
+    .join('\n');

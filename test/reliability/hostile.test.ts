@@ -7,7 +7,18 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from '../helpers/repo';
-import { agentWrite, count, have, repoWith, reportAs, scenario, show, spawnFettle, text, type SpawnOpts } from './harness';
+import {
+  agentWrite,
+  count,
+  have,
+  repoWith,
+  reportAs,
+  scenario,
+  show,
+  spawnFettle,
+  text,
+  type SpawnOpts,
+} from './harness';
 import { checkInvariants, expectOutcome, fettleRefs, track, userState } from './invariants';
 
 reportAs('hostile');
@@ -22,7 +33,8 @@ const fresh = (): Repo => {
   repo.write('a.txt', OLD);
   return repo;
 };
-const fettle = (repo: Repo, args: string[], o: Partial<SpawnOpts> = {}) => spawnFettle(args, { cwd: repo.dir, env: repo.env, ...o });
+const fettle = (repo: Repo, args: string[], o: Partial<SpawnOpts> = {}) =>
+  spawnFettle(args, { cwd: repo.dir, env: repo.env, ...o });
 const stagedId = (stdout: string): string => /Staged change ([0-9a-z]{8})/.exec(stdout)?.[1] ?? assert.fail(stdout);
 const lockOf = (repo: Repo, path: string): string =>
   join(repo.dir, '.git', 'fettle', 'locks', `${createHash('sha1').update(path).digest('hex').slice(0, 20)}.lock`);
@@ -39,7 +51,10 @@ const placeLock = (repo: Repo, content: string): string => {
  */
 const sequence = async (repo: Repo, o: Partial<SpawnOpts> = {}): Promise<void> => {
   const env = { ...repo.env, ...o.env };
-  const direct = await agentWrite({ file: repo.path('a.txt'), content: SMALL, cwd: repo.dir, toolUseId: 'toolu_h1' }, env);
+  const direct = await agentWrite(
+    { file: repo.path('a.txt'), content: SMALL, cwd: repo.dir, toolUseId: 'toolu_h1' },
+    env,
+  );
   expectOutcome(direct.pre, { exit: [0], hook: true });
   assert.ok(direct.post && direct.written, show(direct.pre));
   expectOutcome(direct.post, { exit: [0], hook: true });
@@ -69,23 +84,27 @@ scenario('a file lock left by a dead process is taken over', undefined, async ()
   await survives(repo);
 });
 
-scenario('a file lock held by a live process is never taken: E_LOCKED naming the lock, nothing written', undefined, async () => {
-  const repo = fresh();
-  const holder = spawn('sleep', ['60']);
-  try {
-    const lock = placeLock(repo, `${holder.pid}\n`);
-    const before = userState(repo);
-    const file = track(repo.path('a.txt'), []);
-    const r = await fettle(repo, ['write', 'a.txt'], { input: SMALL });
-    expectOutcome(r, { exit: [1] });
-    assert.ok(r.stderr.includes(lock), show(r));
-    assert.equal(readFileSync(lock, 'utf8'), `${holder.pid}\n`, 'the live holder keeps its lock');
-    rmSync(lock);
-    checkInvariants(repo, before, { files: [file], litter: 'none' });
-  } finally {
-    holder.kill('SIGKILL');
-  }
-});
+scenario(
+  'a file lock held by a live process is never taken: E_LOCKED naming the lock, nothing written',
+  undefined,
+  async () => {
+    const repo = fresh();
+    const holder = spawn('sleep', ['60']);
+    try {
+      const lock = placeLock(repo, `${holder.pid}\n`);
+      const before = userState(repo);
+      const file = track(repo.path('a.txt'), []);
+      const r = await fettle(repo, ['write', 'a.txt'], { input: SMALL });
+      expectOutcome(r, { exit: [1] });
+      assert.ok(r.stderr.includes(lock), show(r));
+      assert.equal(readFileSync(lock, 'utf8'), `${holder.pid}\n`, 'the live holder keeps its lock');
+      rmSync(lock);
+      checkInvariants(repo, before, { files: [file], litter: 'none' });
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  },
+);
 
 scenario('a file lock a live process releases after a second: the write waits and succeeds', undefined, async () => {
   const repo = fresh();
@@ -111,7 +130,7 @@ scenario(
 );
 
 scenario(
-  "a held ref lock during confirm: confirm waits for it, or fails without writing the file",
+  'a held ref lock during confirm: confirm waits for it, or fails without writing the file',
   undefined,
   async () => {
     const repo = fresh();
@@ -126,17 +145,26 @@ scenario(
   },
 );
 
-scenario("the user holds .git/index.lock: fettle never needs it and leaves it alone", undefined, async () => {
+scenario('the user holds .git/index.lock: fettle never needs it and leaves it alone', undefined, async () => {
   const repo = fresh();
-  writeFileSync(join(repo.dir, '.git', 'index.lock'), 'the user\'s\n');
+  writeFileSync(join(repo.dir, '.git', 'index.lock'), "the user's\n");
   await survives(repo, {}, ['index.lock']);
-  assert.equal(readFileSync(join(repo.dir, '.git', 'index.lock'), 'utf8'), 'the user\'s\n');
+  assert.equal(readFileSync(join(repo.dir, '.git', 'index.lock'), 'utf8'), "the user's\n");
 });
 
 // ---- hostile configuration and hooks (row 16) ----
 
 /** Hook scripts that fail and leave a mark, so a hook that ran at all is seen. */
-const HOOKS = ['pre-commit', 'commit-msg', 'post-commit', 'post-checkout', 'reference-transaction', 'post-index-change', 'pre-auto-gc', 'post-rewrite'];
+const HOOKS = [
+  'pre-commit',
+  'commit-msg',
+  'post-commit',
+  'post-checkout',
+  'reference-transaction',
+  'post-index-change',
+  'pre-auto-gc',
+  'post-rewrite',
+];
 const plantHooks = (dir: string, mark: string): void => {
   mkdirSync(dir, { recursive: true });
   for (const h of HOOKS) {
@@ -146,20 +174,41 @@ const plantHooks = (dir: string, mark: string): void => {
 };
 
 const HOSTILE: [string, (repo: Repo, mark: string) => void][] = [
-  ['commit.gpgSign with a failing gpg', (r) => (r.git('config', 'commit.gpgSign', 'true'), r.git('config', 'gpg.program', 'false'))],
+  [
+    'commit.gpgSign with a failing gpg',
+    (r) => (r.git('config', 'commit.gpgSign', 'true'), r.git('config', 'gpg.program', 'false')),
+  ],
   ['failing hooks in .git/hooks', (r, mark) => plantHooks(join(r.dir, '.git', 'hooks'), mark)],
-  ['core.hooksPath to failing hooks', (r, mark) => (plantHooks(join(r.home, 'hooks'), mark), r.git('config', 'core.hooksPath', join(r.home, 'hooks')))],
-  ['a failing core.fsmonitor hook', (r, mark) => r.git('config', 'core.fsmonitor', `echo fsmonitor >> '${mark}'; false`)],
-  ['failing clean/smudge filters and CRLF conversion on every file', (r) => {
-    r.write('.gitattributes', '* filter=evil text eol=crlf\n');
-    r.git('config', 'filter.evil.clean', 'false');
-    r.git('config', 'filter.evil.smudge', 'false');
-    r.git('config', 'filter.evil.required', 'true');
-    r.git('config', 'core.autocrlf', 'true');
-  }],
-  ['user.useConfigOnly with no identity', (r) => (r.git('config', 'user.useConfigOnly', 'true'), r.git('config', '--unset-all', 'user.email').length)],
-  ['gc.auto=1 with a failing pre-auto-gc hook', (r, mark) => (r.git('config', 'gc.auto', '1'), plantHooks(join(r.dir, '.git', 'hooks'), mark))],
-  ['core.logAllRefUpdates=always and an editor that fails', (r) => (r.git('config', 'core.logAllRefUpdates', 'always'), r.git('config', 'core.editor', 'false'))],
+  [
+    'core.hooksPath to failing hooks',
+    (r, mark) => (plantHooks(join(r.home, 'hooks'), mark), r.git('config', 'core.hooksPath', join(r.home, 'hooks'))),
+  ],
+  [
+    'a failing core.fsmonitor hook',
+    (r, mark) => r.git('config', 'core.fsmonitor', `echo fsmonitor >> '${mark}'; false`),
+  ],
+  [
+    'failing clean/smudge filters and CRLF conversion on every file',
+    (r) => {
+      r.write('.gitattributes', '* filter=evil text eol=crlf\n');
+      r.git('config', 'filter.evil.clean', 'false');
+      r.git('config', 'filter.evil.smudge', 'false');
+      r.git('config', 'filter.evil.required', 'true');
+      r.git('config', 'core.autocrlf', 'true');
+    },
+  ],
+  [
+    'user.useConfigOnly with no identity',
+    (r) => (r.git('config', 'user.useConfigOnly', 'true'), r.git('config', '--unset-all', 'user.email').length),
+  ],
+  [
+    'gc.auto=1 with a failing pre-auto-gc hook',
+    (r, mark) => (r.git('config', 'gc.auto', '1'), plantHooks(join(r.dir, '.git', 'hooks'), mark)),
+  ],
+  [
+    'core.logAllRefUpdates=always and an editor that fails',
+    (r) => (r.git('config', 'core.logAllRefUpdates', 'always'), r.git('config', 'core.editor', 'false')),
+  ],
 ];
 
 for (const [label, setup] of HOSTILE) {
@@ -177,41 +226,62 @@ for (const [label, setup] of HOSTILE) {
   });
 }
 
-scenario('GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE and GIT_OBJECT_DIRECTORY exported for another repository are ignored', undefined, async () => {
-  const repo = fresh();
-  const other = repoWith({ 'x.txt': 'other\n' });
-  const otherState = () => [userState(other), other.git('count-objects', '-v'), other.git('for-each-ref')].join('\n');
-  const before = otherState();
-  const gitDir = join(other.dir, '.git');
-  count('faults');
-  await survives(repo, {
-    env: { GIT_DIR: gitDir, GIT_WORK_TREE: other.dir, GIT_INDEX_FILE: join(gitDir, 'index'), GIT_OBJECT_DIRECTORY: join(gitDir, 'objects'), GIT_COMMON_DIR: gitDir },
-  });
-  assert.equal(otherState(), before, 'the other repository gained no objects, refs or index changes');
-});
+scenario(
+  'GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE and GIT_OBJECT_DIRECTORY exported for another repository are ignored',
+  undefined,
+  async () => {
+    const repo = fresh();
+    const other = repoWith({ 'x.txt': 'other\n' });
+    const otherState = () => [userState(other), other.git('count-objects', '-v'), other.git('for-each-ref')].join('\n');
+    const before = otherState();
+    const gitDir = join(other.dir, '.git');
+    count('faults');
+    await survives(repo, {
+      env: {
+        GIT_DIR: gitDir,
+        GIT_WORK_TREE: other.dir,
+        GIT_INDEX_FILE: join(gitDir, 'index'),
+        GIT_OBJECT_DIRECTORY: join(gitDir, 'objects'),
+        GIT_COMMON_DIR: gitDir,
+      },
+    });
+    assert.equal(otherState(), before, 'the other repository gained no objects, refs or index changes');
+  },
+);
 
 // ---- clocks (row 17): FETTLE_NOW pins fettle's clock; faketime moves the whole process's ----
 
 const at = (t: number) => ({ env: { FETTLE_NOW: String(t) } as Record<string, string> });
 const withEnv = (repo: Repo, o: { env: Record<string, string> }) => ({ env: { ...repo.env, ...o.env } });
 
-scenario('clock jumps back a day after staging: the change is still pending and confirm applies it', undefined, async () => {
-  const repo = fresh();
-  const id = stagedId((await fettle(repo, ['write', 'a.txt'], { input: LARGE, ...withEnv(repo, at(T0)) })).stdout);
-  expectOutcome(await fettle(repo, ['confirm', id], withEnv(repo, at(T0 - 86_400))), { exit: [0] });
-  assert.equal(readFileSync(repo.path('a.txt'), 'utf8'), LARGE);
-});
+scenario(
+  'clock jumps back a day after staging: the change is still pending and confirm applies it',
+  undefined,
+  async () => {
+    const repo = fresh();
+    const id = stagedId((await fettle(repo, ['write', 'a.txt'], { input: LARGE, ...withEnv(repo, at(T0)) })).stdout);
+    expectOutcome(await fettle(repo, ['confirm', id], withEnv(repo, at(T0 - 86_400))), { exit: [0] });
+    assert.equal(readFileSync(repo.path('a.txt'), 'utf8'), LARGE);
+  },
+);
 
-scenario('clock jumps a year ahead: confirm says expired, writes nothing, the proposal stays readable', undefined, async () => {
-  const repo = fresh();
-  const before = userState(repo);
-  const file = track(repo.path('a.txt'), []);
-  const id = stagedId((await fettle(repo, ['write', 'a.txt'], { input: LARGE, ...withEnv(repo, at(T0)) })).stdout);
-  const r = await fettle(repo, ['confirm', id, '--json'], withEnv(repo, at(T0 + 365 * 86_400)));
-  expectOutcome(r, { exit: [1] });
-  assert.equal((JSON.parse(r.stdout.split('\n')[0] ?? '{}') as { error?: { code?: string } }).error?.code, 'E_EXPIRED');
-  checkInvariants(repo, before, { files: [file], owed: [Buffer.from(LARGE)], litter: 'none' });
-});
+scenario(
+  'clock jumps a year ahead: confirm says expired, writes nothing, the proposal stays readable',
+  undefined,
+  async () => {
+    const repo = fresh();
+    const before = userState(repo);
+    const file = track(repo.path('a.txt'), []);
+    const id = stagedId((await fettle(repo, ['write', 'a.txt'], { input: LARGE, ...withEnv(repo, at(T0)) })).stdout);
+    const r = await fettle(repo, ['confirm', id, '--json'], withEnv(repo, at(T0 + 365 * 86_400)));
+    expectOutcome(r, { exit: [1] });
+    assert.equal(
+      (JSON.parse(r.stdout.split('\n')[0] ?? '{}') as { error?: { code?: string } }).error?.code,
+      'E_EXPIRED',
+    );
+    checkInvariants(repo, before, { files: [file], owed: [Buffer.from(LARGE)], litter: 'none' });
+  },
+);
 
 scenario(
   'clock jumps a year ahead, then a write runs retention: an unconfirmed staged change is not deleted',
@@ -221,25 +291,34 @@ scenario(
     repo.write('b.txt', 'b\n');
     const before = userState(repo);
     expectOutcome(await fettle(repo, ['write', 'a.txt'], { input: LARGE, ...withEnv(repo, at(T0)) }), { exit: [3] });
-    expectOutcome(await fettle(repo, ['write', 'b.txt'], { input: 'b2\n', ...withEnv(repo, at(T0 + 400 * 86_400)) }), { exit: [0] });
+    expectOutcome(await fettle(repo, ['write', 'b.txt'], { input: 'b2\n', ...withEnv(repo, at(T0 + 400 * 86_400)) }), {
+      exit: [0],
+    });
     checkInvariants(repo, before, { owed: [Buffer.from(LARGE)], litter: 'none' });
   },
 );
 
-scenario('faketime: a year ahead, status lists the staged change as expired; a live lock is still not taken', undefined, async (t) => {
-  if (!have('faketime')) return t.skip('needs faketime (Debian faketime)');
-  const repo = fresh();
-  await fettle(repo, ['write', 'a.txt'], { input: LARGE });
-  const wrap = ['faketime', '-f', '+365d'];
-  const s = await fettle(repo, ['status', '--json'], { wrap });
-  expectOutcome(s, { exit: [0] });
-  assert.deepEqual((JSON.parse(s.stdout) as { pending: { state: string }[] }).pending.map((p) => p.state), ['expired']);
-  const holder = spawn('sleep', ['60']);
-  try {
-    placeLock(repo, `${holder.pid}\n`);
-    expectOutcome(await fettle(repo, ['write', 'a.txt'], { input: SMALL, wrap }), { exit: [1] });
-    assert.equal(fettleRefs(repo).length, 1, 'nothing recorded');
-  } finally {
-    holder.kill('SIGKILL');
-  }
-});
+scenario(
+  'faketime: a year ahead, status lists the staged change as expired; a live lock is still not taken',
+  undefined,
+  async (t) => {
+    if (!have('faketime')) return t.skip('needs faketime (Debian faketime)');
+    const repo = fresh();
+    await fettle(repo, ['write', 'a.txt'], { input: LARGE });
+    const wrap = ['faketime', '-f', '+365d'];
+    const s = await fettle(repo, ['status', '--json'], { wrap });
+    expectOutcome(s, { exit: [0] });
+    assert.deepEqual(
+      (JSON.parse(s.stdout) as { pending: { state: string }[] }).pending.map((p) => p.state),
+      ['expired'],
+    );
+    const holder = spawn('sleep', ['60']);
+    try {
+      placeLock(repo, `${holder.pid}\n`);
+      expectOutcome(await fettle(repo, ['write', 'a.txt'], { input: SMALL, wrap }), { exit: [1] });
+      assert.equal(fettleRefs(repo).length, 1, 'nothing recorded');
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  },
+);

@@ -41,8 +41,11 @@ const sha1 = (b: Buffer | string): string => createHash('sha1').update(b).digest
 export type ObjectFormat = 'sha1' | 'sha256';
 /** The id git gives these bytes as a blob, in a repository of `format`. */
 export const blobId = (bytes: Buffer, format: ObjectFormat = 'sha1'): string =>
-  createHash(format).update(Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes])).digest('hex');
-export const formatOf = (repo: Repo): ObjectFormat => (repo.git('rev-parse', '--show-object-format') === 'sha256' ? 'sha256' : 'sha1');
+  createHash(format)
+    .update(Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes]))
+    .digest('hex');
+export const formatOf = (repo: Repo): ObjectFormat =>
+  repo.git('rev-parse', '--show-object-format') === 'sha256' ? 'sha256' : 'sha1';
 
 const git = (repo: Repo, args: string[]): string =>
   execFileSync('git', args, { cwd: repo.dir, env: repo.env, maxBuffer: 256 * 1024 * 1024 }).toString('utf8');
@@ -53,11 +56,13 @@ const commonDirOf = (repo: Repo): string => {
 };
 
 const listFiles = (dir: string, skip: (p: string) => boolean = () => false): string[] =>
-  !existsSync(dir) ? [] : readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = join(dir, e.name);
-    if (skip(p)) return [];
-    return e.isDirectory() ? listFiles(p, skip) : [p];
-  });
+  !existsSync(dir)
+    ? []
+    : readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+        const p = join(dir, e.name);
+        if (skip(p)) return [];
+        return e.isDirectory() ? listFiles(p, skip) : [p];
+      });
 
 const digest = (p: string): string => (existsSync(p) ? sha1(readFileSync(p)) : '-');
 
@@ -81,7 +86,9 @@ export const userState = (repo: Repo): string => {
     .split('\n')
     .filter((l) => l && !/ ?refs\/fettle(-discarded)?\//.test(l.split(' ')[0] ?? ''));
   const hooks = listFiles(join(common, 'hooks')).map((p) => `${relative(common, p)} ${statSync(p).mode} ${digest(p)}`);
-  const worktrees = worktreeAdmins(common).user.map((d) => `${d} ${digest(join(d, 'HEAD'))} ${digest(join(d, 'index'))}`);
+  const worktrees = worktreeAdmins(common).user.map(
+    (d) => `${d} ${digest(join(d, 'HEAD'))} ${digest(join(d, 'index'))}`,
+  );
   return JSON.stringify({
     head: digest(join(common, 'HEAD')),
     refs,
@@ -105,9 +112,16 @@ interface FettleCommit {
 const fettleCommits = (repo: Repo): Map<string, FettleCommit> => {
   const out = new Map<string, FettleCommit>();
   // A ref to a missing object makes log fail; fsck reports that, so read what can be read.
-  const text = spawnSync('git', ['log', '--glob=refs/fettle/*', '--glob=refs/fettle-discarded/*', '--format=%H%x00%P%x00%B%x01'], {
-    cwd: repo.dir, env: repo.env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024,
-  }).stdout;
+  const text = spawnSync(
+    'git',
+    ['log', '--glob=refs/fettle/*', '--glob=refs/fettle-discarded/*', '--format=%H%x00%P%x00%B%x01'],
+    {
+      cwd: repo.dir,
+      env: repo.env,
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    },
+  ).stdout;
   for (const chunk of text.split('\x01')) {
     const [oid, parents, body] = chunk.replace(/^\n/, '').split('\0');
     if (!oid || body === undefined) continue;
@@ -126,20 +140,39 @@ const fettleCommits = (repo: Repo): Map<string, FettleCommit> => {
 const LEGAL = /^before( after| proposal( snapshot)?( applied| discarded)?)?$/;
 
 export const fettleRefs = (repo: Repo): { ref: string; oid: string; type: string }[] => {
-  const refs = git(repo, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/fettle/', 'refs/fettle-discarded/'])
-    .split('\n').filter(Boolean).map((l) => l.split(' ') as [string, string]);
+  const refs = git(repo, [
+    'for-each-ref',
+    '--format=%(refname) %(objectname)',
+    'refs/fettle/',
+    'refs/fettle-discarded/',
+  ])
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split(' ') as [string, string]);
   // %(objecttype) would make for-each-ref fail outright on a ref to a missing object.
   const types = spawnSync('git', ['cat-file', '--batch-check=%(objecttype)'], {
-    cwd: repo.dir, env: repo.env, encoding: 'utf8', input: refs.map(([, oid]) => `${oid}\n`).join(''),
+    cwd: repo.dir,
+    env: repo.env,
+    encoding: 'utf8',
+    input: refs.map(([, oid]) => `${oid}\n`).join(''),
   }).stdout.split('\n');
-  return refs.map(([ref, oid], i) => ({ ref, oid, type: /missing/.test(types[i] ?? '') ? 'missing object' : (types[i] ?? '?') }));
+  return refs.map(([ref, oid], i) => ({
+    ref,
+    oid,
+    type: /missing/.test(types[i] ?? '') ? 'missing object' : (types[i] ?? '?'),
+  }));
 };
 
 /** I3: fsck clean; each ref a commit; its first-parent chain one change's legal history under its own id. */
 const refProblems = (repo: Repo): string[] => {
   const problems: string[] = [];
-  const fsck = spawnSync('git', ['-c', 'core.fsmonitor=false', 'fsck', '--no-dangling', '--no-progress'], { cwd: repo.dir, env: repo.env, encoding: 'utf8' });
-  if (fsck.status !== 0 || /error|missing|broken|corrupt/i.test(fsck.stderr + fsck.stdout)) problems.push(`git fsck: ${fsck.status} ${fsck.stderr}${fsck.stdout}`);
+  const fsck = spawnSync('git', ['-c', 'core.fsmonitor=false', 'fsck', '--no-dangling', '--no-progress'], {
+    cwd: repo.dir,
+    env: repo.env,
+    encoding: 'utf8',
+  });
+  if (fsck.status !== 0 || /error|missing|broken|corrupt/i.test(fsck.stderr + fsck.stdout))
+    problems.push(`git fsck: ${fsck.status} ${fsck.stderr}${fsck.stdout}`);
   const commits = fettleCommits(repo);
   for (const { ref, oid, type } of fettleRefs(repo)) {
     if (type !== 'commit') {
@@ -165,9 +198,16 @@ const refProblems = (repo: Repo): string[] => {
  * ids those refs need that are missing from the object store.
  */
 export const reachable = (repo: Repo): { ids: Set<string>; missing: string[] } => {
-  const r = spawnSync('git', ['rev-list', '--objects', '--missing=print', '--glob=refs/fettle/*', '--glob=refs/fettle-discarded/*'], {
-    cwd: repo.dir, env: repo.env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024,
-  });
+  const r = spawnSync(
+    'git',
+    ['rev-list', '--objects', '--missing=print', '--glob=refs/fettle/*', '--glob=refs/fettle-discarded/*'],
+    {
+      cwd: repo.dir,
+      env: repo.env,
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    },
+  );
   const lines = r.stdout.split('\n');
   const id = (l: string): string => /^[0-9a-f]{40}(?:[0-9a-f]{24})?(?=\s|$)/.exec(l)?.[0] ?? '';
   const missing = lines.filter((l) => l.startsWith('?')).map((l) => id(l.slice(1)));
@@ -203,14 +243,21 @@ export const litterOf = (repo: Repo, allowLocks: string[] = []): { item: string;
       found.push({ item: rel, pid: Number(/\.(\d+)\.tmp$/.exec(rel)?.[1]) });
     }
   }
-  const pending = new Set(fettleRefs(repo).filter((r) => r.ref.startsWith('refs/fettle/')).map((r) => r.ref.slice('refs/fettle/'.length)));
+  const pending = new Set(
+    fettleRefs(repo)
+      .filter((r) => r.ref.startsWith('refs/fettle/'))
+      .map((r) => r.ref.slice('refs/fettle/'.length)),
+  );
   const hidden = join(common, 'fettle', 'worktrees');
-  for (const id of existsSync(hidden) ? readdirSync(hidden) : []) if (!pending.has(id)) found.push({ item: `fettle/worktrees/${id} (no ref)` });
-  for (const [id] of worktreeAdmins(common).fettle) if (!pending.has(id)) found.push({ item: `worktrees/${id} (no ref)` });
+  for (const id of existsSync(hidden) ? readdirSync(hidden) : [])
+    if (!pending.has(id)) found.push({ item: `fettle/worktrees/${id} (no ref)` });
+  for (const [id] of worktreeAdmins(common).fettle)
+    if (!pending.has(id)) found.push({ item: `worktrees/${id} (no ref)` });
   return found;
 };
 
-const describe = (b: Buffer | null): string => (b === null ? 'absent' : `${b.length} bytes ${JSON.stringify(b.subarray(0, 40).toString('utf8'))}`);
+const describe = (b: Buffer | null): string =>
+  b === null ? 'absent' : `${b.length} bytes ${JSON.stringify(b.subarray(0, 40).toString('utf8'))}`;
 
 /** Reads the tracked files' state now: bytes (null: absent) and mode. */
 export const track = (file: string, next: (Buffer | string | null)[]): Tracked => {
@@ -232,7 +279,9 @@ export const checkInvariants = (repo: Repo, before: string, e: Expectation = {})
     const same = (a: Buffer | null, b: Buffer | null) => (a === null || b === null ? a === b : a.equals(b));
     if (![t.old, ...t.next].some((c) => same(c, now))) {
       count('torn');
-      problems.push(`I1 torn: ${t.file} holds ${describe(now)}; expected old (${describe(t.old)}) or one of ${t.next.length} new`);
+      problems.push(
+        `I1 torn: ${t.file} holds ${describe(now)}; expected old (${describe(t.old)}) or one of ${t.next.length} new`,
+      );
     }
     if (now && t.old && t.mode !== undefined && (statSync(t.file).mode & 0o7777) !== t.mode) {
       problems.push(`I1 mode: ${t.file} is ${(statSync(t.file).mode & 0o7777).toString(8)}, was ${t.mode.toString(8)}`);
@@ -281,7 +330,10 @@ export const expectOutcome = (p: Proc, rule: OutcomeRule): void => {
   const crashed = p.signal !== null || p.code === null || /\n\s+at .+:\d+:\d+\)?/.test(p.stderr);
   if (crashed) count('crashes');
   else if (!rule.exit.includes(p.code as number)) count('wrongExits');
-  assert.ok(!crashed && rule.exit.includes(p.code as number), `I6 unexpected outcome (allowed exits ${rule.exit.join('/')}):\n${show(p)}`);
+  assert.ok(
+    !crashed && rule.exit.includes(p.code as number),
+    `I6 unexpected outcome (allowed exits ${rule.exit.join('/')}):\n${show(p)}`,
+  );
   const lines = p.stderr.trimEnd().split('\n').filter(Boolean);
   assert.ok(lines.length <= (rule.hook ? 1 : 3), `I6 stderr is one short paragraph:\n${show(p)}`);
 };

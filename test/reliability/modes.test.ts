@@ -5,7 +5,19 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from '../helpers/repo';
-import { count, decisionOf, hookJson, pool, repoWith, reportAs, scenario, show, spawnFettle, text, type Proc } from './harness';
+import {
+  count,
+  decisionOf,
+  hookJson,
+  pool,
+  repoWith,
+  reportAs,
+  scenario,
+  show,
+  spawnFettle,
+  text,
+  type Proc,
+} from './harness';
 import { checkInvariants, fettleRefs, userState } from './invariants';
 
 reportAs('modes');
@@ -13,19 +25,69 @@ reportAs('modes');
 const MODES = ['default', 'acceptEdits', 'plan', 'auto', 'dontAsk', 'bypassPermissions', undefined, 'someFutureMode'];
 
 const OLD = text(30, 'old');
-const NOTEBOOK = JSON.stringify({ cells: [{ id: 'c1', cell_type: 'code', source: ['x = 1\n'], metadata: {}, outputs: [], execution_count: null }], metadata: {}, nbformat: 4, nbformat_minor: 5 });
+const NOTEBOOK = JSON.stringify({
+  cells: [{ id: 'c1', cell_type: 'code', source: ['x = 1\n'], metadata: {}, outputs: [], execution_count: null }],
+  metadata: {},
+  nbformat: 4,
+  nbformat_minor: 5,
+});
 
 /** [case, tool, tool_input (paths relative to the repo), expected outside plan mode: the decision and whether a ref is made]. */
 type Expect = { decision: 'none' | 'deny' | 'ask' | 'context'; records: boolean };
 const CASES: [string, string, (r: Repo) => Record<string, unknown>, Expect, Expect?][] = [
-  ['small Write', 'Write', (r) => ({ file_path: r.path('a.txt'), content: OLD.replace('old 1\n', 'new 1\n') }), { decision: 'none', records: true }],
-  ['large Write', 'Write', (r) => ({ file_path: r.path('a.txt'), content: text(30, 'new') }), { decision: 'deny', records: true }, { decision: 'ask', records: true }],
-  ['new file', 'Write', (r) => ({ file_path: r.path('fresh.txt'), content: 'x\n' }), { decision: 'none', records: true }],
-  ['identical Write', 'Write', (r) => ({ file_path: r.path('a.txt'), content: OLD }), { decision: 'context', records: false }],
-  ['small Edit', 'Edit', (r) => ({ file_path: r.path('a.txt'), old_string: 'old 2\n', new_string: 'new 2\n' }), { decision: 'none', records: true }],
-  ['large MultiEdit', 'MultiEdit', (r) => ({ file_path: r.path('a.txt'), edits: Array.from({ length: 20 }, (_, i) => ({ old_string: `old ${i + 10}\n`, new_string: `new ${i + 10}\n` })) }), { decision: 'deny', records: true }, { decision: 'ask', records: true }],
-  ['NotebookEdit', 'NotebookEdit', (r) => ({ notebook_path: r.path('nb.ipynb'), cell_id: 'c1', new_source: 'x = 2\n' }), { decision: 'none', records: true }],
-  ['.git path', 'Write', (r) => ({ file_path: r.path('.git/config'), content: '[core]\n' }), { decision: 'none', records: false }],
+  [
+    'small Write',
+    'Write',
+    (r) => ({ file_path: r.path('a.txt'), content: OLD.replace('old 1\n', 'new 1\n') }),
+    { decision: 'none', records: true },
+  ],
+  [
+    'large Write',
+    'Write',
+    (r) => ({ file_path: r.path('a.txt'), content: text(30, 'new') }),
+    { decision: 'deny', records: true },
+    { decision: 'ask', records: true },
+  ],
+  [
+    'new file',
+    'Write',
+    (r) => ({ file_path: r.path('fresh.txt'), content: 'x\n' }),
+    { decision: 'none', records: true },
+  ],
+  [
+    'identical Write',
+    'Write',
+    (r) => ({ file_path: r.path('a.txt'), content: OLD }),
+    { decision: 'context', records: false },
+  ],
+  [
+    'small Edit',
+    'Edit',
+    (r) => ({ file_path: r.path('a.txt'), old_string: 'old 2\n', new_string: 'new 2\n' }),
+    { decision: 'none', records: true },
+  ],
+  [
+    'large MultiEdit',
+    'MultiEdit',
+    (r) => ({
+      file_path: r.path('a.txt'),
+      edits: Array.from({ length: 20 }, (_, i) => ({ old_string: `old ${i + 10}\n`, new_string: `new ${i + 10}\n` })),
+    }),
+    { decision: 'deny', records: true },
+    { decision: 'ask', records: true },
+  ],
+  [
+    'NotebookEdit',
+    'NotebookEdit',
+    (r) => ({ notebook_path: r.path('nb.ipynb'), cell_id: 'c1', new_source: 'x = 2\n' }),
+    { decision: 'none', records: true },
+  ],
+  [
+    '.git path',
+    'Write',
+    (r) => ({ file_path: r.path('.git/config'), content: '[core]\n' }),
+    { decision: 'none', records: false },
+  ],
 ];
 
 const outcome = (p: Proc): Expect['decision'] => {
@@ -36,7 +98,11 @@ const outcome = (p: Proc): Expect['decision'] => {
 
 /** The tool calls fettle's records name (cases run concurrently, so a count of refs could not tell whose). */
 const recordedCalls = (repo: Repo): string[] =>
-  repo.git('for-each-ref', '--format=%(trailers:key=Fettle-Tool-Use,valueonly)', 'refs/fettle/').split('\n').map((l) => l.trim()).filter(Boolean);
+  repo
+    .git('for-each-ref', '--format=%(trailers:key=Fettle-Tool-Use,valueonly)', 'refs/fettle/')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
 
 const toolUseFiles = (repo: Repo): string[] => {
   const dir = join(repo.dir, '.git', 'fettle', 'tool-use');
@@ -45,28 +111,52 @@ const toolUseFiles = (repo: Repo): string[] => {
 
 for (const review of ['model', 'human'] as const) {
   for (const mode of MODES) {
-    scenario(`permission mode ${mode ?? '(absent)'}${review === 'human' ? ', FETTLE_REVIEW=human' : ''}: decisions pinned, never allow`, undefined, async () => {
-      const repo = repoWith({ 'a.txt': OLD, 'nb.ipynb': NOTEBOOK });
-      const before = userState(repo);
-      const env = { ...repo.env, FETTLE_REVIEW: review };
-      await pool(4, CASES.map(([label, tool, input, model, human]) => async () => {
-        const files = [readFileSync(repo.path('a.txt')), readFileSync(repo.path('nb.ipynb'))];
-        const payload = { session_id: 's', cwd: repo.dir, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input(repo), tool_use_id: `toolu_${label}`, ...(mode ? { permission_mode: mode } : {}) };
-        const p = await spawnFettle(['hook'], { cwd: repo.dir, env, input: JSON.stringify(payload) });
-        count('decisions');
-        const expected = mode === 'plan' ? { decision: 'none', records: false } : (review === 'human' && human) || model;
-        assert.equal(p.code, 0, `${label}: ${show(p)}`);
-        assert.notEqual(decisionOf(p), 'allow', `${label}: never allow`);
-        assert.equal(outcome(p), expected.decision, `${label}: ${show(p)}`);
-        if (mode === 'plan') assert.equal(p.stdout + p.stderr, '', `${label}: plan mode is silent`);
-        assert.equal(recordedCalls(repo).includes(`toolu_${label}`), expected.records, `${label}: ${expected.records ? 'recorded' : 'not recorded'}`);
-        assert.deepEqual([readFileSync(repo.path('a.txt')), readFileSync(repo.path('nb.ipynb'))], files, `${label}: PreToolUse never writes the file`);
-      }));
-      if (mode === 'plan') {
-        assert.deepEqual(fettleRefs(repo), [], 'plan mode records nothing');
-        assert.deepEqual(toolUseFiles(repo), [], 'plan mode leaves no tool-use link');
-      }
-      checkInvariants(repo, before, { litter: 'none' });
-    });
+    scenario(
+      `permission mode ${mode ?? '(absent)'}${review === 'human' ? ', FETTLE_REVIEW=human' : ''}: decisions pinned, never allow`,
+      undefined,
+      async () => {
+        const repo = repoWith({ 'a.txt': OLD, 'nb.ipynb': NOTEBOOK });
+        const before = userState(repo);
+        const env = { ...repo.env, FETTLE_REVIEW: review };
+        await pool(
+          4,
+          CASES.map(([label, tool, input, model, human]) => async () => {
+            const files = [readFileSync(repo.path('a.txt')), readFileSync(repo.path('nb.ipynb'))];
+            const payload = {
+              session_id: 's',
+              cwd: repo.dir,
+              hook_event_name: 'PreToolUse',
+              tool_name: tool,
+              tool_input: input(repo),
+              tool_use_id: `toolu_${label}`,
+              ...(mode ? { permission_mode: mode } : {}),
+            };
+            const p = await spawnFettle(['hook'], { cwd: repo.dir, env, input: JSON.stringify(payload) });
+            count('decisions');
+            const expected =
+              mode === 'plan' ? { decision: 'none', records: false } : (review === 'human' && human) || model;
+            assert.equal(p.code, 0, `${label}: ${show(p)}`);
+            assert.notEqual(decisionOf(p), 'allow', `${label}: never allow`);
+            assert.equal(outcome(p), expected.decision, `${label}: ${show(p)}`);
+            if (mode === 'plan') assert.equal(p.stdout + p.stderr, '', `${label}: plan mode is silent`);
+            assert.equal(
+              recordedCalls(repo).includes(`toolu_${label}`),
+              expected.records,
+              `${label}: ${expected.records ? 'recorded' : 'not recorded'}`,
+            );
+            assert.deepEqual(
+              [readFileSync(repo.path('a.txt')), readFileSync(repo.path('nb.ipynb'))],
+              files,
+              `${label}: PreToolUse never writes the file`,
+            );
+          }),
+        );
+        if (mode === 'plan') {
+          assert.deepEqual(fettleRefs(repo), [], 'plan mode records nothing');
+          assert.deepEqual(toolUseFiles(repo), [], 'plan mode leaves no tool-use link');
+        }
+        checkInvariants(repo, before, { litter: 'none' });
+      },
+    );
   }
 }

@@ -10,8 +10,21 @@ import { checkInvariants, expectOutcome, userState } from './invariants';
 reportAs('names');
 
 const NAMES = [
-  'a b.txt', 'new\nline.txt', 'ünïcödé ✓.txt', '-rf', '--', 'tab\there.txt', `quote"s'.txt`, 'back\\slash.txt', '*glob?[x].txt',
-  ' leading space.txt', 'trailing space.txt ', 'dir with space/ä/x.txt', 'e\u0301 decomposed.txt', '.hidden', '#hash;semi&amp|pipe$(x).txt',
+  'a b.txt',
+  'new\nline.txt',
+  'ünïcödé ✓.txt',
+  '-rf',
+  '--',
+  'tab\there.txt',
+  `quote"s'.txt`,
+  'back\\slash.txt',
+  '*glob?[x].txt',
+  ' leading space.txt',
+  'trailing space.txt ',
+  'dir with space/ä/x.txt',
+  'e\u0301 decomposed.txt',
+  '.hidden',
+  '#hash;semi&amp|pipe$(x).txt',
 ];
 
 const lifecycle = async (repo: Repo, name: string): Promise<Buffer[]> => {
@@ -34,7 +47,9 @@ const lifecycle = async (repo: Repo, name: string): Promise<Buffer[]> => {
   assert.equal(readFileSync(file, 'utf8'), v3);
   const status = await spawnFettle(['status', '--json'], { cwd: repo.dir, env: repo.env });
   expectOutcome(status, { exit: [0] });
-  const paths = (JSON.parse(status.stdout) as { recent: { id: string; path: string }[] }).recent.filter((c) => c.id === id).map((c) => c.path);
+  const paths = (JSON.parse(status.stdout) as { recent: { id: string; path: string }[] }).recent
+    .filter((c) => c.id === id)
+    .map((c) => c.path);
   assert.deepEqual(paths, [name], 'status names the path exactly');
   expectOutcome(await spawnFettle(['rollback', id], { cwd: repo.dir, env: repo.env }), { exit: [0] });
   assert.equal(readFileSync(file, 'utf8'), v2, 'rolled back to the bytes the confirm replaced');
@@ -56,21 +71,28 @@ scenario(`${NAMES.length} odd file names through write, confirm, rollback and st
   checkInvariants(repo, before, { owed, litter: 'none' });
 });
 
-scenario('an executable script keeps its mode through a direct write, a confirm and a rollback', undefined, async () => {
-  const repo = repoWith({ 'run.sh': '#!/bin/sh\necho 1\n' });
-  repo.git('update-index', '--chmod=+x', 'run.sh');
-  repo.git('commit', '-qm', 'exec');
-  chmodSync(repo.path('run.sh'), 0o755);
-  const before = userState(repo);
-  const mode = () => statSync(repo.path('run.sh')).mode & 0o777;
-  expectOutcome(await spawnFettle(['write', 'run.sh'], { cwd: repo.dir, env: repo.env, input: '#!/bin/sh\necho 2\n' }), { exit: [0] });
-  assert.equal(mode(), 0o755);
-  const staged = await spawnFettle(['write', 'run.sh'], { cwd: repo.dir, env: repo.env, input: text(30, 'echo') });
-  const id = /Staged change ([0-9a-z]{8})/.exec(staged.stdout)?.[1] ?? assert.fail(show(staged));
-  expectOutcome(await spawnFettle(['confirm', id], { cwd: repo.dir, env: repo.env }), { exit: [0] });
-  assert.equal(mode(), 0o755);
-  expectOutcome(await spawnFettle(['rollback', id], { cwd: repo.dir, env: repo.env }), { exit: [0] });
-  assert.equal(mode(), 0o755);
-  count('names');
-  checkInvariants(repo, before, { owed: [Buffer.from(text(30, 'echo'))], litter: 'none' });
-});
+scenario(
+  'an executable script keeps its mode through a direct write, a confirm and a rollback',
+  undefined,
+  async () => {
+    const repo = repoWith({ 'run.sh': '#!/bin/sh\necho 1\n' });
+    repo.git('update-index', '--chmod=+x', 'run.sh');
+    repo.git('commit', '-qm', 'exec');
+    chmodSync(repo.path('run.sh'), 0o755);
+    const before = userState(repo);
+    const mode = () => statSync(repo.path('run.sh')).mode & 0o777;
+    expectOutcome(
+      await spawnFettle(['write', 'run.sh'], { cwd: repo.dir, env: repo.env, input: '#!/bin/sh\necho 2\n' }),
+      { exit: [0] },
+    );
+    assert.equal(mode(), 0o755);
+    const staged = await spawnFettle(['write', 'run.sh'], { cwd: repo.dir, env: repo.env, input: text(30, 'echo') });
+    const id = /Staged change ([0-9a-z]{8})/.exec(staged.stdout)?.[1] ?? assert.fail(show(staged));
+    expectOutcome(await spawnFettle(['confirm', id], { cwd: repo.dir, env: repo.env }), { exit: [0] });
+    assert.equal(mode(), 0o755);
+    expectOutcome(await spawnFettle(['rollback', id], { cwd: repo.dir, env: repo.env }), { exit: [0] });
+    assert.equal(mode(), 0o755);
+    count('names');
+    checkInvariants(repo, before, { owed: [Buffer.from(text(30, 'echo'))], litter: 'none' });
+  },
+);

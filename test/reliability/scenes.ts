@@ -85,7 +85,11 @@ const watcher = (repo: Repo) => {
 
 type Watch = ReturnType<typeof watcher>;
 
-const scene = (repo: Repo, next: string[], make: (w: Watch) => Omit<Scene, 'repo' | 'before' | 'tracked' | 'owed'>): Scene => {
+const scene = (
+  repo: Repo,
+  next: string[],
+  make: (w: Watch) => Omit<Scene, 'repo' | 'before' | 'tracked' | 'owed'>,
+): Scene => {
   const w = watcher(repo);
   return { repo, tracked: track(repo.path(FILE), next), before: userState(repo), owed: w.owed, ...make(w) };
 };
@@ -106,20 +110,28 @@ export const failOpen = (acted: Proc[]): boolean => {
 
 const pendingIds = async (repo: Repo): Promise<string[]> => {
   const r = await ok(fettle(repo, ['status', '--json']));
-  return (JSON.parse(r.stdout) as { pending: { id: string; state: string }[] }).pending.filter((c) => c.state === 'pending').map((c) => c.id);
+  return (JSON.parse(r.stdout) as { pending: { id: string; state: string }[] }).pending
+    .filter((c) => c.state === 'pending')
+    .map((c) => c.id);
 };
 
-const hookWrite = (repo: Repo, content: string, o: Partial<SpawnOpts> = {}, toolUseId = `toolu_${Math.random().toString(36).slice(2)}`) =>
-  agentWrite({ file: repo.path(FILE), content, cwd: repo.dir, toolUseId }, repo.env, o, o);
+const hookWrite = (
+  repo: Repo,
+  content: string,
+  o: Partial<SpawnOpts> = {},
+  toolUseId = `toolu_${Math.random().toString(36).slice(2)}`,
+) => agentWrite({ file: repo.path(FILE), content, cwd: repo.dir, toolUseId }, repo.env, o, o);
 
 const procsOf = (r: Awaited<ReturnType<typeof hookWrite>>): Proc[] => (r.post ? [r.pre, r.post] : [r.pre]);
 
 /** A command of the recovery: its outcome checked, then the file looked at. */
-const runner = (repo: Repo, w: Watch) => async (args: string[], exit: number[] = [0], input?: string): Promise<Proc> => {
-  const r = await ok(fettle(repo, args, { input }), exit);
-  w.step();
-  return r;
-};
+const runner =
+  (repo: Repo, w: Watch) =>
+  async (args: string[], exit: number[] = [0], input?: string): Promise<Proc> => {
+    const r = await ok(fettle(repo, args, { input }), exit);
+    w.step();
+    return r;
+  };
 
 /** A Write through the hook in the recovery: it must be handled cleanly. */
 const cleanHookWrite = async (repo: Repo, w: Watch, content: string) => {
@@ -167,7 +179,16 @@ export const PATHS: PathCase[] = [
   },
   {
     name: '`fettle write`, direct',
-    points: ['record.blob-written', 'record.commit-written', 'record.ref-written', 'write.recorded', 'replace.temp-synced', 'replace.renamed', 'write.file-written', 'after.ref-written'],
+    points: [
+      'record.blob-written',
+      'record.commit-written',
+      'record.ref-written',
+      'write.recorded',
+      'replace.temp-synced',
+      'replace.renamed',
+      'write.file-written',
+      'after.ref-written',
+    ],
     make: async () => {
       const repo = fresh();
       return scene(repo, [SMALL], (w) => ({
@@ -191,19 +212,28 @@ export const PATHS: PathCase[] = [
       }));
     },
   },
-  ...[false, true].map((merge): PathCase => ({
-    name: merge ? 'confirm with a 3-way merge (the user edited the file after staging)' : 'confirm',
-    points: ['confirm.locked', ...(merge ? ['confirm.snapshot-written' as const] : []), 'replace.temp-synced', 'replace.renamed', 'confirm.file-written', 'confirm.ref-updated'],
-    make: async () => {
-      const repo = fresh();
-      const id = stagedId(await ok(fettle(repo, ['write', FILE], { input: PROPOSAL }), [3]));
-      if (merge) repo.write(FILE, USER_EDIT);
-      return scene(repo, [merge ? MERGED : PROPOSAL], (w) => ({
-        act: async (o) => stepped(w, [await fettle(repo, ['confirm', id], o)]),
-        recover: async () => void (await runner(repo, w)(['confirm', id], [0, 1])),
-      }));
-    },
-  })),
+  ...[false, true].map(
+    (merge): PathCase => ({
+      name: merge ? 'confirm with a 3-way merge (the user edited the file after staging)' : 'confirm',
+      points: [
+        'confirm.locked',
+        ...(merge ? ['confirm.snapshot-written' as const] : []),
+        'replace.temp-synced',
+        'replace.renamed',
+        'confirm.file-written',
+        'confirm.ref-updated',
+      ],
+      make: async () => {
+        const repo = fresh();
+        const id = stagedId(await ok(fettle(repo, ['write', FILE], { input: PROPOSAL }), [3]));
+        if (merge) repo.write(FILE, USER_EDIT);
+        return scene(repo, [merge ? MERGED : PROPOSAL], (w) => ({
+          act: async (o) => stepped(w, [await fettle(repo, ['confirm', id], o)]),
+          recover: async () => void (await runner(repo, w)(['confirm', id], [0, 1])),
+        }));
+      },
+    }),
+  ),
   {
     name: 'discard',
     points: ['discard.marker-written', 'discard.refs-moved'],
@@ -221,7 +251,16 @@ export const PATHS: PathCase[] = [
   },
   {
     name: 'rollback',
-    points: ['record.blob-written', 'record.commit-written', 'record.ref-written', 'rollback.recorded', 'replace.temp-synced', 'replace.renamed', 'rollback.file-written', 'after.ref-written'],
+    points: [
+      'record.blob-written',
+      'record.commit-written',
+      'record.ref-written',
+      'rollback.recorded',
+      'replace.temp-synced',
+      'replace.renamed',
+      'rollback.file-written',
+      'after.ref-written',
+    ],
     make: async () => {
       const repo = fresh();
       const id = recordedId(await ok(fettle(repo, ['write', FILE], { input: SMALL })));

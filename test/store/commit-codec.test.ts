@@ -13,9 +13,20 @@ const SECONDS = 1_715_000_000;
 const byGit = (message: string, parents: string[]): string => {
   const repo = makeRepo();
   const date = `@${SECONDS} +0000`;
-  const env = { GIT_AUTHOR_NAME: IDENTITY.name, GIT_AUTHOR_EMAIL: IDENTITY.email, GIT_COMMITTER_NAME: IDENTITY.name, GIT_COMMITTER_EMAIL: IDENTITY.email, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
+  const env = {
+    GIT_AUTHOR_NAME: IDENTITY.name,
+    GIT_AUTHOR_EMAIL: IDENTITY.email,
+    GIT_COMMITTER_NAME: IDENTITY.name,
+    GIT_COMMITTER_EMAIL: IDENTITY.email,
+    GIT_AUTHOR_DATE: date,
+    GIT_COMMITTER_DATE: date,
+  };
   const commit = (msg: string, ps: string[]) => {
-    const out = execFileSync('git', ['commit-tree', EMPTY_TREE, ...ps.flatMap((p) => ['-p', p])], { cwd: repo.dir, env: { ...repo.env, ...env }, input: msg });
+    const out = execFileSync('git', ['commit-tree', EMPTY_TREE, ...ps.flatMap((p) => ['-p', p])], {
+      cwd: repo.dir,
+      env: { ...repo.env, ...env },
+      input: msg,
+    });
     return out.toString().trim();
   };
   const real = parents.map((_, n) => commit(`parent ${n}\n`, []));
@@ -32,13 +43,28 @@ const cases: [string, string, number][] = [
 
 for (const [label, message, parentCount] of cases) {
   test(`encodeCommit makes the commit git commit-tree makes: ${label}`, () => {
-    const [expected = '', ...parents] = byGit(message, Array.from({ length: parentCount }, () => '')).split(' ');
-    const body = encodeCommit({ tree: EMPTY_TREE, parents, message, seconds: SECONDS, identity: `${IDENTITY.name} <${IDENTITY.email}>` });
+    const [expected = '', ...parents] = byGit(
+      message,
+      Array.from({ length: parentCount }, () => ''),
+    ).split(' ');
+    const body = encodeCommit({
+      tree: EMPTY_TREE,
+      parents,
+      message,
+      seconds: SECONDS,
+      identity: `${IDENTITY.name} <${IDENTITY.email}>`,
+    });
     assert.equal(hashObject('commit', body, 'sha1'), expected);
   });
 }
 
 test('encodeCommit refuses a revision expression where an id belongs', () => {
-  assert.throws(() => encodeCommit({ tree: 'HEAD^{tree}', parents: [], message: 'm', seconds: 0, identity: 'a <b>' }), /not an object id/);
-  assert.throws(() => encodeCommit({ tree: EMPTY_TREE, parents: ['main'], message: 'm', seconds: 0, identity: 'a <b>' }), /not an object id/);
+  assert.throws(
+    () => encodeCommit({ tree: 'HEAD^{tree}', parents: [], message: 'm', seconds: 0, identity: 'a <b>' }),
+    /not an object id/,
+  );
+  assert.throws(
+    () => encodeCommit({ tree: EMPTY_TREE, parents: ['main'], message: 'm', seconds: 0, identity: 'a <b>' }),
+    /not an object id/,
+  );
 });

@@ -9,22 +9,47 @@ import { agentWrite, runCli, runHook, writePayload } from '../helpers/cli';
 import { baseEnv, lines, makeRepo, tempDir, userState, type Repo } from '../helpers/repo';
 
 const REAL_GIT = execFileSync('sh', ['-c', 'command -v git']).toString().trim();
-const stagedId = (text: string) => /Staged change ([0-9a-z]{8})/.exec(text)?.[1] ?? assert.fail(`no staged id in: ${text}`);
-const fettleRefs = (repo: Repo) => repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle', 'refs/fettle-discarded');
+const stagedId = (text: string) =>
+  /Staged change ([0-9a-z]{8})/.exec(text)?.[1] ?? assert.fail(`no staged id in: ${text}`);
+const fettleRefs = (repo: Repo) =>
+  repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle', 'refs/fettle-discarded');
 const countObjects = (repo: Repo) => repo.git('count-objects', '-v');
 
 test('gitEnv scrubs repository-selecting and config-injecting variables, and pins identity and locale', () => {
   const inherited = {
-    PATH: '/bin', HOME: '/home/u', GIT_DIR: '/x/.git', GIT_WORK_TREE: '/x', GIT_INDEX_FILE: '/x/.git/index', GIT_COMMON_DIR: '/x/.git',
-    GIT_OBJECT_DIRECTORY: '/x/o', GIT_ALTERNATE_OBJECT_DIRECTORIES: '/x/alt', GIT_CONFIG_PARAMETERS: "'core.hookspath'='/evil'",
-    GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: '/evil', GIT_TRACE: '1', GIT_TRACE2_EVENT: '/tmp/t',
-    GIT_EXTERNAL_DIFF: 'evil', GIT_AUTHOR_NAME: 'Someone', GIT_AUTHOR_DATE: '@1 +0000', GIT_COMMITTER_EMAIL: 'x@y', GIT_CEILING_DIRECTORIES: '/',
-    GIT_TERMINAL_PROMPT: '1', LC_ALL: 'de_DE.UTF-8', UNDEFINED: undefined,
+    PATH: '/bin',
+    HOME: '/home/u',
+    GIT_DIR: '/x/.git',
+    GIT_WORK_TREE: '/x',
+    GIT_INDEX_FILE: '/x/.git/index',
+    GIT_COMMON_DIR: '/x/.git',
+    GIT_OBJECT_DIRECTORY: '/x/o',
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: '/x/alt',
+    GIT_CONFIG_PARAMETERS: "'core.hookspath'='/evil'",
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'core.hooksPath',
+    GIT_CONFIG_VALUE_0: '/evil',
+    GIT_TRACE: '1',
+    GIT_TRACE2_EVENT: '/tmp/t',
+    GIT_EXTERNAL_DIFF: 'evil',
+    GIT_AUTHOR_NAME: 'Someone',
+    GIT_AUTHOR_DATE: '@1 +0000',
+    GIT_COMMITTER_EMAIL: 'x@y',
+    GIT_CEILING_DIRECTORIES: '/',
+    GIT_TERMINAL_PROMPT: '1',
+    LC_ALL: 'de_DE.UTF-8',
+    UNDEFINED: undefined,
   };
   const out = gitEnv(inherited);
   assert.deepEqual(out, {
-    PATH: '/bin', HOME: '/home/u', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C',
-    GIT_AUTHOR_NAME: IDENTITY.name, GIT_AUTHOR_EMAIL: IDENTITY.email, GIT_COMMITTER_NAME: IDENTITY.name, GIT_COMMITTER_EMAIL: IDENTITY.email,
+    PATH: '/bin',
+    HOME: '/home/u',
+    GIT_TERMINAL_PROMPT: '0',
+    LC_ALL: 'C',
+    GIT_AUTHOR_NAME: IDENTITY.name,
+    GIT_AUTHOR_EMAIL: IDENTITY.email,
+    GIT_COMMITTER_NAME: IDENTITY.name,
+    GIT_COMMITTER_EMAIL: IDENTITY.email,
   });
 });
 
@@ -47,7 +72,12 @@ test('createGit returns stdout as bytes, takes binary stdin, and rejects with Gi
 
 test('createGit ignores inherited GIT_DIR/GIT_WORK_TREE/GIT_INDEX_FILE of another repository', async () => {
   const [a, b] = [makeRepo({ 'a.txt': 'a' }), makeRepo({ 'b.txt': 'b' })];
-  const env = { ...a.env, GIT_DIR: join(b.dir, '.git'), GIT_WORK_TREE: b.dir, GIT_INDEX_FILE: join(b.dir, '.git', 'index') };
+  const env = {
+    ...a.env,
+    GIT_DIR: join(b.dir, '.git'),
+    GIT_WORK_TREE: b.dir,
+    GIT_INDEX_FILE: join(b.dir, '.git', 'index'),
+  };
   const top = await createGit(a.dir, env).text({ args: ['rev-parse', '--show-toplevel'] });
   assert.equal(top, a.dir);
 });
@@ -58,9 +88,18 @@ const loggingGit = (): { path: string; log: string; calls: () => string[][] } =>
   const log = join(dir, 'calls.log');
   mkdirSync(join(dir, 'bin'));
   const script = join(dir, 'bin', 'git');
-  writeFileSync(script, `#!/bin/sh\nfor a in "$@"; do printf '%s\\037' "$a"; done >> '${log}'\nprintf '\\n' >> '${log}'\nexec '${REAL_GIT}' "$@"\n`);
+  writeFileSync(
+    script,
+    `#!/bin/sh\nfor a in "$@"; do printf '%s\\037' "$a"; done >> '${log}'\nprintf '\\n' >> '${log}'\nexec '${REAL_GIT}' "$@"\n`,
+  );
   chmodSync(script, 0o755);
-  const calls = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.split('\x1f').filter(Boolean)) : []);
+  const calls = () =>
+    existsSync(log)
+      ? readFileSync(log, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.split('\x1f').filter(Boolean))
+      : [];
   return { path: `${join(dir, 'bin')}:${process.env.PATH ?? ''}`, log, calls };
 };
 
@@ -70,8 +109,15 @@ const assertPinned = (calls: string[][]) => {
   for (const args of calls) {
     const configs = args.filter((_, i) => args[i - 1] === '-c');
     for (const pin of PINS) assert.ok(configs.includes(pin), `${pin} missing in: git ${args.join(' ')}`);
-    const fsync = configs.find((c) => c.startsWith('core.fsync='))?.slice('core.fsync='.length).split(',') ?? [];
-    assert.ok(fsync.includes('loose-object') || fsync.includes('committed') || fsync.includes('all'), `objects fsynced: ${args.join(' ')}`);
+    const fsync =
+      configs
+        .find((c) => c.startsWith('core.fsync='))
+        ?.slice('core.fsync='.length)
+        .split(',') ?? [];
+    assert.ok(
+      fsync.includes('loose-object') || fsync.includes('committed') || fsync.includes('all'),
+      `objects fsynced: ${args.join(' ')}`,
+    );
     assert.ok(fsync.includes('reference') || fsync.includes('all'), `refs fsynced: ${args.join(' ')}`);
   }
 };
@@ -83,7 +129,13 @@ test('every git call of a runner carries the pinned config (hooks off, fsync on,
   await git.run({ args: ['rev-parse', 'HEAD'] });
   await git.run({ args: ['hash-object', '-w', '--stdin'], input: 'x' });
   assertPinned(wrapper.calls());
-  assert.deepEqual(wrapper.calls().map((c) => c.slice(-2)), [['rev-parse', 'HEAD'], ['-w', '--stdin']]);
+  assert.deepEqual(
+    wrapper.calls().map((c) => c.slice(-2)),
+    [
+      ['rev-parse', 'HEAD'],
+      ['-w', '--stdin'],
+    ],
+  );
 });
 
 test('end to end: every git process the CLI starts for a hook write and a confirm carries the pins', () => {
@@ -91,25 +143,42 @@ test('end to end: every git process the CLI starts for a hook write and a confir
   const wrapper = loggingGit();
   const env = { ...repo.env, PATH: wrapper.path };
   agentWrite({ file: repo.path('f.txt'), content: 'two\n', cwd: repo.dir }, env, (p, c) => writeFileSync(p, c));
-  const staged = runHook(writePayload({ file: repo.path('big.txt'), content: lines(200, 'new'), cwd: repo.dir, toolUseId: 'toolu_02' }), { cwd: repo.dir, env });
+  const staged = runHook(
+    writePayload({ file: repo.path('big.txt'), content: lines(200, 'new'), cwd: repo.dir, toolUseId: 'toolu_02' }),
+    { cwd: repo.dir, env },
+  );
   const id = stagedId(staged.json?.hookSpecificOutput?.permissionDecisionReason ?? '');
   assert.equal(runCli(['confirm', id], { cwd: repo.dir, env }).code, 0);
   assertPinned(wrapper.calls());
-  assert.ok(wrapper.calls().some((c) => c.includes('cat-file')) && wrapper.calls().some((c) => c.includes('update-ref')));
+  assert.ok(
+    wrapper.calls().some((c) => c.includes('cat-file')) && wrapper.calls().some((c) => c.includes('update-ref')),
+  );
 });
 
 test('inherited GIT_DIR / GIT_INDEX_FILE / GIT_WORK_TREE for another repo are ignored by the hook and by `fettle write`', () => {
   const [a, b] = [makeRepo({ 'f.txt': 'a\n', 'big.txt': lines(3) }), makeRepo({ 'other.txt': 'b\n' })];
   const gitDir = join(b.dir, '.git');
   const hostile = {
-    ...a.env, GIT_DIR: gitDir, GIT_WORK_TREE: b.dir, GIT_INDEX_FILE: join(gitDir, 'index'), GIT_COMMON_DIR: gitDir,
-    GIT_OBJECT_DIRECTORY: join(gitDir, 'objects'), GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.bare', GIT_CONFIG_VALUE_0: 'true',
+    ...a.env,
+    GIT_DIR: gitDir,
+    GIT_WORK_TREE: b.dir,
+    GIT_INDEX_FILE: join(gitDir, 'index'),
+    GIT_COMMON_DIR: gitDir,
+    GIT_OBJECT_DIRECTORY: join(gitDir, 'objects'),
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'core.bare',
+    GIT_CONFIG_VALUE_0: 'true',
   };
   const [objectsBefore, stateBefore] = [countObjects(b), userState(b)];
-  const direct = agentWrite({ file: a.path('f.txt'), content: 'A\n', cwd: a.dir }, hostile, (p, c) => writeFileSync(p, c));
+  const direct = agentWrite({ file: a.path('f.txt'), content: 'A\n', cwd: a.dir }, hostile, (p, c) =>
+    writeFileSync(p, c),
+  );
   assert.equal(direct.pre.code, 0, direct.pre.stderr);
   assert.equal(direct.post?.code, 0, direct.post?.stderr);
-  const staged = runHook(writePayload({ file: a.path('big.txt'), content: lines(100, 'x'), cwd: a.dir, toolUseId: 't2' }), { cwd: a.dir, env: hostile });
+  const staged = runHook(
+    writePayload({ file: a.path('big.txt'), content: lines(100, 'x'), cwd: a.dir, toolUseId: 't2' }),
+    { cwd: a.dir, env: hostile },
+  );
   const id = stagedId(staged.json?.hookSpecificOutput?.permissionDecisionReason ?? '');
   const cli = runCli(['write', 'f.txt'], { cwd: a.dir, env: hostile, input: 'AA\n' });
   assert.equal(cli.code, 0, cli.stderr);
@@ -129,7 +198,17 @@ test("the user's hooks, core.hooksPath, signing, filters, fsmonitor and diff.ext
   const evil = join(repo.home, 'evil.sh');
   writeFileSync(evil, `#!/bin/sh\necho "$0 $*" >> '${marker}'\nexit 1\n`);
   chmodSync(evil, 0o755);
-  const names = ['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'post-checkout', 'reference-transaction', 'post-index-change', 'post-rewrite', 'pre-auto-gc'];
+  const names = [
+    'pre-commit',
+    'prepare-commit-msg',
+    'commit-msg',
+    'post-commit',
+    'post-checkout',
+    'reference-transaction',
+    'post-index-change',
+    'post-rewrite',
+    'pre-auto-gc',
+  ];
   for (const dir of [hooks, join(repo.dir, '.git', 'hooks')]) {
     for (const name of names) {
       writeFileSync(join(dir, name), `#!/bin/sh\necho "${name} $*" >> '${marker}'\nexit 1\n`);
@@ -138,17 +217,32 @@ test("the user's hooks, core.hooksPath, signing, filters, fsmonitor and diff.ext
   }
   repo.write('.gitattributes', '* filter=evil diff=evil\n');
   const config: [string, string][] = [
-    ['core.hooksPath', hooks], ['commit.gpgSign', 'true'], ['gpg.program', evil], ['tag.gpgSign', 'true'],
-    ['filter.evil.clean', evil], ['filter.evil.smudge', evil], ['filter.evil.process', evil], ['filter.evil.required', 'true'],
-    ['diff.external', evil], ['diff.evil.command', evil], ['diff.evil.textconv', evil], ['core.fsmonitor', evil],
-    ['gc.auto', '1'], ['core.pager', evil],
+    ['core.hooksPath', hooks],
+    ['commit.gpgSign', 'true'],
+    ['gpg.program', evil],
+    ['tag.gpgSign', 'true'],
+    ['filter.evil.clean', evil],
+    ['filter.evil.smudge', evil],
+    ['filter.evil.process', evil],
+    ['filter.evil.required', 'true'],
+    ['diff.external', evil],
+    ['diff.evil.command', evil],
+    ['diff.evil.textconv', evil],
+    ['core.fsmonitor', evil],
+    ['gc.auto', '1'],
+    ['core.pager', evil],
   ];
   for (const [k, v] of config) repo.git('config', k, v);
   const env = repo.env;
-  const direct = agentWrite({ file: repo.path('f.txt'), content: 'two\n', cwd: repo.dir }, env, (p, c) => writeFileSync(p, c));
+  const direct = agentWrite({ file: repo.path('f.txt'), content: 'two\n', cwd: repo.dir }, env, (p, c) =>
+    writeFileSync(p, c),
+  );
   assert.equal(direct.pre.code, 0, direct.pre.stderr);
   assert.equal(direct.post?.code, 0, direct.post?.stderr);
-  const staged = runHook(writePayload({ file: repo.path('big.txt'), content: lines(300, 'new'), cwd: repo.dir, toolUseId: 't2' }), { cwd: repo.dir, env });
+  const staged = runHook(
+    writePayload({ file: repo.path('big.txt'), content: lines(300, 'new'), cwd: repo.dir, toolUseId: 't2' }),
+    { cwd: repo.dir, env },
+  );
   const id = stagedId(staged.json?.hookSpecificOutput?.permissionDecisionReason ?? '');
   const confirm = runCli(['confirm', id], { cwd: repo.dir, env });
   assert.equal(confirm.code, 0, confirm.stderr);
@@ -157,8 +251,17 @@ test("the user's hooks, core.hooksPath, signing, filters, fsmonitor and diff.ext
   const writeId = /as ([0-9a-z]{8})/.exec(write.stdout)?.[1] ?? assert.fail(write.stdout);
   const rollback = runCli(['rollback', writeId], { cwd: repo.dir, env });
   assert.equal(rollback.code, 0, rollback.stderr);
-  const staged2 = runHook(writePayload({ file: repo.path('big.txt'), content: lines(300, 'again'), cwd: repo.dir, toolUseId: 't3' }), { cwd: repo.dir, env });
-  assert.equal(runCli(['discard', stagedId(staged2.json?.hookSpecificOutput?.permissionDecisionReason ?? '')], { cwd: repo.dir, env }).code, 0);
+  const staged2 = runHook(
+    writePayload({ file: repo.path('big.txt'), content: lines(300, 'again'), cwd: repo.dir, toolUseId: 't3' }),
+    { cwd: repo.dir, env },
+  );
+  assert.equal(
+    runCli(['discard', stagedId(staged2.json?.hookSpecificOutput?.permissionDecisionReason ?? '')], {
+      cwd: repo.dir,
+      env,
+    }).code,
+    0,
+  );
   assert.equal(existsSync(marker), false, existsSync(marker) ? readFileSync(marker, 'utf8') : '');
   assert.equal(repo.read('f.txt').toString(), 'two\n');
   assert.equal(repo.read('big.txt').toString(), lines(300, 'new'));
@@ -183,11 +286,14 @@ test('warm: a started process is used by the run with the same args, once; other
   assert.equal(wrapper.calls().length, 4, 'a call with its own env spawned, leaving the warm one idle');
 });
 
-test('warm: a failing warm process rejects its run with git\'s error', async () => {
+test("warm: a failing warm process rejects its run with git's error", async () => {
   const dir = tempDir();
   const git = createGit(dir, baseEnv(dir));
   git.warm(['cat-file', '--batch']);
-  await assert.rejects(git.run({ args: ['cat-file', '--batch'], input: 'HEAD\n' }), (e: unknown) => e instanceof GitError && /not a git repository/i.test(e.stderr));
+  await assert.rejects(
+    git.run({ args: ['cat-file', '--batch'], input: 'HEAD\n' }),
+    (e: unknown) => e instanceof GitError && /not a git repository/i.test(e.stderr),
+  );
 });
 
 test('warm: an update-ref never used changes nothing and does not keep the process alive', () => {
@@ -195,7 +301,10 @@ test('warm: an update-ref never used changes nothing and does not keep the proce
   const script = `const { createGit } = require(${JSON.stringify(join(process.cwd(), 'src/store/git.ts'))});
     createGit(process.argv[1], process.env).warm(['update-ref', '-m', 'x', '--stdin']);`;
   const started = Date.now();
-  execFileSync(process.execPath, ['--import', 'tsx', '-e', script, repo.dir], { env: { ...process.env, ...repo.env }, timeout: 20_000 });
+  execFileSync(process.execPath, ['--import', 'tsx', '-e', script, repo.dir], {
+    env: { ...process.env, ...repo.env },
+    timeout: 20_000,
+  });
   assert.ok(Date.now() - started < 15_000);
   assert.equal(repo.git('for-each-ref'), repo.git('for-each-ref', 'refs/heads'), 'no ref but the branch');
 });
@@ -206,11 +315,21 @@ const subcommand = (args: string[]): string => args.find((a, i) => a !== '-c' &&
 test('a hook write starts three git processes, direct or staged (rev-parse, cat-file, update-ref)', () => {
   const repo = makeRepo({ 'f.txt': lines(30), 'big.txt': lines(30), 'deep/er/x.txt': 'x\n' });
   const direct = loggingGit();
-  const d = runHook(writePayload({ file: repo.path('deep/er/x.txt'), content: 'y\n', cwd: repo.dir, toolUseId: 'toolu_d' }), { cwd: repo.dir, env: { ...repo.env, PATH: direct.path } });
+  const d = runHook(
+    writePayload({ file: repo.path('deep/er/x.txt'), content: 'y\n', cwd: repo.dir, toolUseId: 'toolu_d' }),
+    { cwd: repo.dir, env: { ...repo.env, PATH: direct.path } },
+  );
   assert.deepEqual([d.code, d.stdout], [0, ''], d.stderr);
   assert.deepEqual(direct.calls().map(subcommand).sort(), ['cat-file', 'rev-parse', 'update-ref'], 'direct PreToolUse');
   const staged = loggingGit();
-  const s = runHook(writePayload({ file: repo.path('big.txt'), content: lines(30, 'new'), cwd: repo.dir, toolUseId: 'toolu_s' }), { cwd: repo.dir, env: { ...repo.env, PATH: staged.path } });
+  const s = runHook(
+    writePayload({ file: repo.path('big.txt'), content: lines(30, 'new'), cwd: repo.dir, toolUseId: 'toolu_s' }),
+    { cwd: repo.dir, env: { ...repo.env, PATH: staged.path } },
+  );
   assert.match(s.stdout, /"permissionDecision":"deny"/);
-  assert.deepEqual(staged.calls().map(subcommand).sort(), ['cat-file', 'rev-parse', 'update-ref'], 'staged PreToolUse: no worktree, no object-writing git');
+  assert.deepEqual(
+    staged.calls().map(subcommand).sort(),
+    ['cat-file', 'rev-parse', 'update-ref'],
+    'staged PreToolUse: no worktree, no object-writing git',
+  );
 });

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { FettleError } from '../../src/errors';
@@ -10,8 +19,12 @@ import { baseEnv, lines, makeRepo, repoAt, tempDir, type Repo } from '../helpers
 
 const data = (repo: Repo) => join(repo.home, 'data');
 const refsIn = (gitDir: string, env: Record<string, string>) =>
-  execFileSync('git', ['--git-dir', gitDir, 'for-each-ref', '--format=%(refname)', 'refs/fettle'], { env }).toString().trim();
-const idOf = (r: HookRun) => /Staged change ([0-9a-z]{8})/.exec(r.json?.hookSpecificOutput?.permissionDecisionReason ?? r.stdout)?.[1] ?? assert.fail(`not staged: ${r.stdout}${r.stderr}`);
+  execFileSync('git', ['--git-dir', gitDir, 'for-each-ref', '--format=%(refname)', 'refs/fettle'], { env })
+    .toString()
+    .trim();
+const idOf = (r: HookRun) =>
+  /Staged change ([0-9a-z]{8})/.exec(r.json?.hookSpecificOutput?.permissionDecisionReason ?? r.stdout)?.[1] ??
+  assert.fail(`not staged: ${r.stdout}${r.stderr}`);
 const stageBig = (file: string, cwd: string, env: Record<string, string>) =>
   idOf(runHook(writePayload({ file, content: lines(150, 'new'), cwd, toolUseId: `t-${Math.random()}` }), { cwd, env }));
 const forbidden = (e: unknown) => e instanceof FettleError && e.code === 'E_FORBIDDEN_PATH';
@@ -19,16 +32,30 @@ const writeFile = (p: string, c: string) => writeFileSync(p, c);
 
 // [path, inside .git?]
 const dotGit: [string, boolean][] = [
-  ['.git', true], ['.GIT', true], ['.Git/config', true], ['a/.git/b', true], ['/r/sub/.git/modules/x/HEAD', true],
-  ['a\\.git\\b', true], ['.github/workflows/ci.yml', false], ['.gitignore', false], ['a/.gitmodules', false],
-  ['x.git', false], ['.git-foo/bar', false], ['repo.git/HEAD', false], ['', false],
+  ['.git', true],
+  ['.GIT', true],
+  ['.Git/config', true],
+  ['a/.git/b', true],
+  ['/r/sub/.git/modules/x/HEAD', true],
+  ['a\\.git\\b', true],
+  ['.github/workflows/ci.yml', false],
+  ['.gitignore', false],
+  ['a/.gitmodules', false],
+  ['x.git', false],
+  ['.git-foo/bar', false],
+  ['repo.git/HEAD', false],
+  ['', false],
 ];
-for (const [path, inside] of dotGit) test(`isInsideDotGit(${JSON.stringify(path)}) = ${inside}`, () => assert.equal(isInsideDotGit(path), inside));
+for (const [path, inside] of dotGit)
+  test(`isInsideDotGit(${JSON.stringify(path)}) = ${inside}`, () => assert.equal(isInsideDotGit(path), inside));
 
 test('ordinary repo: relative treePath, commonDir is .git, workTree the real top level', async () => {
   const repo = makeRepo({ 'src/a.ts': 'a' });
   const t = await locateTarget('a.ts', repo.path('src'), repo.env, data(repo));
-  assert.deepEqual([t.store.kind, t.store.commonDir, t.store.workTree, t.treePath, t.realPath], ['repo', join(repo.dir, '.git'), repo.dir, 'src/a.ts', repo.path('src/a.ts')]);
+  assert.deepEqual(
+    [t.store.kind, t.store.commonDir, t.store.workTree, t.treePath, t.realPath],
+    ['repo', join(repo.dir, '.git'), repo.dir, 'src/a.ts', repo.path('src/a.ts')],
+  );
   assert.equal(t.store.objectFormat, 'sha1');
   assert.equal(t.store.zeroOid, '0'.repeat(40));
   assert.equal((await locateTarget(repo.path('new/dir/f.txt'), '/', repo.env, data(repo))).treePath, 'new/dir/f.txt');
@@ -60,7 +87,10 @@ test('a file inside a bare repository is E_FORBIDDEN_PATH', async () => {
 test('hook: a Write into .git passes through untouched and records nothing', () => {
   const repo = makeRepo({ 'f.txt': 'f' });
   const config = readFileSync(repo.path('.git/config'));
-  const r = runHook(writePayload({ file: repo.path('.git/config'), content: 'x', cwd: repo.dir }), { cwd: repo.dir, env: repo.env });
+  const r = runHook(writePayload({ file: repo.path('.git/config'), content: 'x', cwd: repo.dir }), {
+    cwd: repo.dir,
+    env: repo.env,
+  });
   assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', ''], 'no decision, no warning: Claude Code carries on');
   assert.ok(readFileSync(repo.path('.git/config')).equals(config));
   assert.equal(repo.git('for-each-ref', 'refs/fettle'), '');
@@ -88,11 +118,19 @@ test('linked worktree: hook writes record refs and objects in the main common di
   assert.equal(repo.git('show', `fettle/${id}:big.txt`), lines(150, 'new').trim());
   const perWorktree = join(repo.dir, '.git', 'worktrees', 'wt');
   const walk = (rel: string): string[] =>
-    readdirSync(join(perWorktree, rel), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(rel, e.name)) : [join(rel, e.name)]));
+    readdirSync(join(perWorktree, rel), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(join(rel, e.name)) : [join(rel, e.name)],
+    );
   const files = walk('');
-  assert.deepEqual(files.filter((p) => p.startsWith('refs') || /fettle/.test(p)), []);
+  assert.deepEqual(
+    files.filter((p) => p.startsWith('refs') || /fettle/.test(p)),
+    [],
+  );
   assert.equal(runCli(['test', id, '--', 'true'], { cwd: wt, env: repo.env }).code, 0);
-  assert.ok(existsSync(join(repo.dir, '.git', 'fettle', 'worktrees', id)), 'the hidden worktree, made on first use, is in the main git dir');
+  assert.ok(
+    existsSync(join(repo.dir, '.git', 'fettle', 'worktrees', id)),
+    'the hidden worktree, made on first use, is in the main git dir',
+  );
   assert.equal(runCli(['confirm', id], { cwd: wt, env: repo.env }).code, 0);
   assert.equal(readFileSync(join(wt, 'big.txt'), 'utf8'), lines(150, 'new'));
   assert.equal(repo.read('big.txt').toString(), lines(3));
@@ -124,10 +162,16 @@ test('outside any repository: the private bare store under $XDG_DATA_HOME/fettle
   writeFileSync(join(dir, 'a.txt'), lines(2));
   writeFileSync(join(dir, 'b.txt'), lines(2));
   const t = await locateTarget('a.txt', dir, env, join(home, 'xdg', 'fettle'));
-  assert.deepEqual([t.store.kind, t.store.commonDir, t.store.workTree, t.treePath], ['private', store, '/', join(dir, 'a.txt').slice(1)]);
+  assert.deepEqual(
+    [t.store.kind, t.store.commonDir, t.store.workTree, t.treePath],
+    ['private', store, '/', join(dir, 'a.txt').slice(1)],
+  );
   const a = stageBig(join(dir, 'a.txt'), dir, env);
   const b = stageBig(join(dir, 'b.txt'), dir, env);
-  assert.equal(execFileSync('git', ['--git-dir', store, 'rev-parse', '--is-bare-repository'], { env }).toString().trim(), 'true');
+  assert.equal(
+    execFileSync('git', ['--git-dir', store, 'rev-parse', '--is-bare-repository'], { env }).toString().trim(),
+    'true',
+  );
   assert.equal(refsIn(store, env), [`refs/fettle/${a}`, `refs/fettle/${b}`].sort().join('\n'));
   const elsewhere = tempDir();
   const confirm = runCli(['-C', dir, 'confirm', a], { cwd: elsewhere, env });
@@ -207,7 +251,15 @@ test('outside any repository: eight first writers at once all get the one privat
   const env = baseEnv(home);
   const dataDir = join(home, 'data');
   const stores = await Promise.all(Array.from({ length: 8 }, () => openStoreAt(dir, env, dataDir)));
-  assert.deepEqual(new Set(stores.map((s) => [s.kind, s.commonDir].join(' '))), new Set([`private ${join(dataDir, 'store.git')}`]));
-  assert.equal(execFileSync('git', ['--git-dir', join(dataDir, 'store.git'), 'rev-parse', '--is-bare-repository'], { env }).toString().trim(), 'true');
+  assert.deepEqual(
+    new Set(stores.map((s) => [s.kind, s.commonDir].join(' '))),
+    new Set([`private ${join(dataDir, 'store.git')}`]),
+  );
+  assert.equal(
+    execFileSync('git', ['--git-dir', join(dataDir, 'store.git'), 'rev-parse', '--is-bare-repository'], { env })
+      .toString()
+      .trim(),
+    'true',
+  );
   assert.deepEqual(readdirSync(dataDir), ['store.git'], 'no initialisation directory left behind');
 });

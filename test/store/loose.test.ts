@@ -8,13 +8,26 @@ import { writeLoose, type NewObject } from '../../src/store/loose';
 import { makeRepo, type Repo } from '../helpers/repo';
 
 const objectsOf = (repo: Repo): string => join(repo.dir, '.git', 'objects');
-const target = (repo: Repo, objectFormat: 'sha1' | 'sha256' = 'sha1') => ({ objectsDir: objectsOf(repo), objectFormat });
+const target = (repo: Repo, objectFormat: 'sha1' | 'sha256' = 'sha1') => ({
+  objectsDir: objectsOf(repo),
+  objectFormat,
+});
 const pathOf = (repo: Repo, oid: string): string => join(objectsOf(repo), oid.slice(0, 2), oid.slice(2));
 const tempsIn = (repo: Repo): string[] =>
-  readdirSync(objectsOf(repo)).flatMap((d) => (/^[0-9a-f]{2}$/.test(d) && statSync(join(objectsOf(repo), d)).isDirectory() ? readdirSync(join(objectsOf(repo), d)).filter((f) => f.startsWith('tmp_')) : []));
+  readdirSync(objectsOf(repo)).flatMap((d) =>
+    /^[0-9a-f]{2}$/.test(d) && statSync(join(objectsOf(repo), d)).isDirectory()
+      ? readdirSync(join(objectsOf(repo), d)).filter((f) => f.startsWith('tmp_'))
+      : [],
+  );
 
 const gitHash = (repo: Repo, object: NewObject): string =>
-  execFileSync('git', ['hash-object', '-t', object.type, '--stdin', '--no-filters'], { cwd: repo.dir, env: repo.env, input: object.body }).toString().trim();
+  execFileSync('git', ['hash-object', '-t', object.type, '--stdin', '--no-filters'], {
+    cwd: repo.dir,
+    env: repo.env,
+    input: object.body,
+  })
+    .toString()
+    .trim();
 
 // [label, object]: git must compute the same id and read back the same bytes
 const cases: [string, NewObject][] = [
@@ -40,7 +53,9 @@ test('writeLoose in a sha256 repository', async () => {
   const repo = makeRepo();
   repo.git('init', '-q', '--object-format=sha256', 'r256');
   const r256 = { ...repo, dir: join(repo.dir, 'r256') };
-  const [oid] = await writeLoose({ objectsDir: join(r256.dir, '.git', 'objects'), objectFormat: 'sha256' }, [{ type: 'blob', body: Buffer.from('x\n') }]);
+  const [oid] = await writeLoose({ objectsDir: join(r256.dir, '.git', 'objects'), objectFormat: 'sha256' }, [
+    { type: 'blob', body: Buffer.from('x\n') },
+  ]);
   assert.equal(oid?.length, 64);
   assert.equal(repo.git('-C', r256.dir, 'cat-file', 'blob', oid as string), 'x');
 });

@@ -14,7 +14,8 @@ const WHEN = new Date('2024-05-06T07:08:09Z');
 
 const commitWith = async (store: Store, files: Record<string, { bytes: Buffer; mode: string }>): Promise<string> => {
   let tree: string | null = null;
-  for (const [path, f] of Object.entries(files)) tree = await writeTreeWith(store, tree, path, { mode: f.mode, oid: await writeBlob(store, f.bytes) });
+  for (const [path, f] of Object.entries(files))
+    tree = await writeTreeWith(store, tree, path, { mode: f.mode, oid: await writeBlob(store, f.bytes) });
   return writeCommit(store, tree ?? EMPTY_TREE, [], 'test\n', WHEN);
 };
 
@@ -58,7 +59,8 @@ test('readFile returns null for a missing path, a directory, and a missing paren
   const repo = makeRepo();
   const store = await storeOf(repo);
   const commit = await commitWith(store, { 'd/f.txt': { bytes: Buffer.from('x'), mode: '100644' } });
-  for (const path of ['nope.txt', 'd', 'd/nope', 'e/f.txt']) assert.equal(await readFile(store, commit, path), null, path);
+  for (const path of ['nope.txt', 'd', 'd/nope', 'e/f.txt'])
+    assert.equal(await readFile(store, commit, path), null, path);
 });
 
 test('readObjects reads several objects in one call; missing ones are null', async () => {
@@ -108,7 +110,10 @@ for (const [label, path, content] of edits) {
 test('writeTreeWith keeps the file mode it is given', async () => {
   const repo = makeRepo({ 'a.sh': 'echo\n' });
   const store = await storeOf(repo);
-  const tree = await writeTreeWith(store, 'HEAD^{tree}', 'a.sh', { mode: '100755', oid: await writeBlob(store, Buffer.from('echo\n')) });
+  const tree = await writeTreeWith(store, 'HEAD^{tree}', 'a.sh', {
+    mode: '100755',
+    oid: await writeBlob(store, Buffer.from('echo\n')),
+  });
   assert.equal(repo.git('diff', '--summary', 'HEAD', tree), 'mode change 100644 => 100755 a.sh');
 });
 
@@ -132,16 +137,23 @@ test('writeTreeWith: removing the only file gives the (written) empty tree', asy
 test('writeTreeWith from no base builds the whole path', async () => {
   const repo = makeRepo();
   const store = await storeOf(repo);
-  const tree = await writeTreeWith(store, null, 'a/b/c.txt', { mode: '100644', oid: await writeBlob(store, Buffer.from('c')) });
+  const tree = await writeTreeWith(store, null, 'a/b/c.txt', {
+    mode: '100644',
+    oid: await writeBlob(store, Buffer.from('c')),
+  });
   assert.equal(repo.git('ls-tree', '-r', '--name-only', tree), 'a/b/c.txt');
 });
 
 test('writeTreeWith leaves loose objects readable from the common dir', async () => {
   const repo = makeRepo({ 'x/y.txt': 'y' });
   const store = await storeOf(repo);
-  const tree = await writeTreeWith(store, 'HEAD^{tree}', 'x/z.txt', { mode: '100644', oid: await writeBlob(store, Buffer.from('z')) });
+  const tree = await writeTreeWith(store, 'HEAD^{tree}', 'x/z.txt', {
+    mode: '100644',
+    oid: await writeBlob(store, Buffer.from('z')),
+  });
   const sub = repo.git('rev-parse', `${tree}:x`);
-  for (const oid of [tree, sub]) assert.ok(existsSync(join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2))), oid);
+  for (const oid of [tree, sub])
+    assert.ok(existsSync(join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2))), oid);
 });
 
 test('writeTreeWith works in a sha256 repository', async () => {
@@ -152,7 +164,10 @@ test('writeTreeWith works in a sha256 repository', async () => {
   assert.equal(store.objectFormat, 'sha256');
   assert.equal(store.zeroOid.length, 64);
   const bytes = randomBytes(1000);
-  const commit = await commitWith(store, { 'a/b.bin': { bytes, mode: '100755' }, 'a/c.txt': { bytes: Buffer.from('c'), mode: '100644' } });
+  const commit = await commitWith(store, {
+    'a/b.bin': { bytes, mode: '100755' },
+    'a/c.txt': { bytes: Buffer.from('c'), mode: '100644' },
+  });
   assert.equal(commit.length, 64);
   const file = await readFile(store, commit, 'a/b.bin');
   assert.ok(file?.bytes.equals(bytes));
@@ -166,7 +181,10 @@ test('writeCommit uses the fettle identity, the given time and parents, and neve
   const store = await storeOf(repo);
   const head = repo.git('rev-parse', 'HEAD');
   const commit = await writeCommit(store, repo.git('rev-parse', 'HEAD^{tree}'), [head], 'fettle: test\n\nbody\n', WHEN);
-  assert.equal(repo.git('log', '-1', '--format=%an <%ae>|%cn <%ce>|%at|%ct|%P|%s|%G?', commit), `fettle <fettle@localhost>|fettle <fettle@localhost>|${WHEN.getTime() / 1000}|${WHEN.getTime() / 1000}|${head}|fettle: test|N`);
+  assert.equal(
+    repo.git('log', '-1', '--format=%an <%ae>|%cn <%ce>|%at|%ct|%P|%s|%G?', commit),
+    `fettle <fettle@localhost>|fettle <fettle@localhost>|${WHEN.getTime() / 1000}|${WHEN.getTime() / 1000}|${head}|fettle: test|N`,
+  );
 });
 
 test('headCommit: null for an unborn HEAD, the commit otherwise (as read when the store was opened)', async () => {

@@ -2,14 +2,27 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { editTree, encodeTree, hashObject, parseTree, TREE_MODE, type NewTree, type TreeEntry } from '../../src/store/tree-codec';
+import {
+  editTree,
+  encodeTree,
+  hashObject,
+  parseTree,
+  TREE_MODE,
+  type NewTree,
+  type TreeEntry,
+} from '../../src/store/tree-codec';
 import { makeRepo, type Repo } from '../helpers/repo';
 
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
-const blob = (repo: Repo, content: string) => execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: repo.dir, env: repo.env, input: content }).toString().trim();
+const blob = (repo: Repo, content: string) =>
+  execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: repo.dir, env: repo.env, input: content })
+    .toString()
+    .trim();
 const mktree = (repo: Repo, entries: TreeEntry[]) => {
-  const input = entries.map((e) => `${e.mode} ${e.mode === TREE_MODE ? 'tree' : 'blob'} ${e.oid}\t${e.name.toString()}\n`).join('');
+  const input = entries
+    .map((e) => `${e.mode} ${e.mode === TREE_MODE ? 'tree' : 'blob'} ${e.oid}\t${e.name.toString()}\n`)
+    .join('');
   return execFileSync('git', ['mktree'], { cwd: repo.dir, env: repo.env, input }).toString().trim();
 };
 const entry = (mode: string, name: string, oid: string): TreeEntry => ({ mode, name: Buffer.from(name), oid });
@@ -50,22 +63,79 @@ const mktreeInput = (trees: NewTree[]): Buffer =>
 /** applies editTree, writes its trees with `git mktree --batch`, checks git printed the same oids */
 const edit = (repo: Repo, base: string, path: string, content: string | null): string => {
   const segments = path.split('/');
-  const trees = editTree(levelsOf(repo, base, segments), segments, content === null ? null : { mode: '100644', oid: blob(repo, content) }, 'sha1');
+  const trees = editTree(
+    levelsOf(repo, base, segments),
+    segments,
+    content === null ? null : { mode: '100644', oid: blob(repo, content) },
+    'sha1',
+  );
   const root = trees[trees.length - 1];
   assert.ok(root);
   if (root.body.length === 0) return root.oid;
-  const printed = execFileSync('git', ['mktree', '-z', '--batch'], { cwd: repo.dir, env: repo.env, input: mktreeInput(trees) }).toString().trim().split('\n');
-  assert.deepEqual(printed, trees.map((t) => t.oid));
+  const printed = execFileSync('git', ['mktree', '-z', '--batch'], {
+    cwd: repo.dir,
+    env: repo.env,
+    input: mktreeInput(trees),
+  })
+    .toString()
+    .trim()
+    .split('\n');
+  assert.deepEqual(
+    printed,
+    trees.map((t) => t.oid),
+  );
   return root.oid;
 };
 
 // names that sort differently depending on whether 'a' is a file or a directory ('-' < '.' < '/' < '0')
 const tricky: [string, [string, string][]][] = [
-  ['dir a among a-b, a.b, a0', [['tree', 'a'], ['blob', 'a-b'], ['blob', 'a.b'], ['blob', 'a0'], ['blob', 'ab']]],
-  ['file a among a-b, a.b, a0', [['blob', 'a'], ['blob', 'a-b'], ['blob', 'a.b'], ['blob', 'a0']]],
-  ['dir foo and file foo.txt', [['tree', 'foo'], ['blob', 'foo.txt'], ['blob', 'foo-bar'], ['blob', 'foo0']]],
-  ['unicode and uppercase', [['blob', 'Z'], ['blob', 'a'], ['blob', 'é'], ['tree', 'B'], ['blob', '_']]],
-  ['executable, symlink and dir', [['exec', 'run.sh'], ['link', 'l'], ['tree', 'd'], ['blob', 'd.txt']]],
+  [
+    'dir a among a-b, a.b, a0',
+    [
+      ['tree', 'a'],
+      ['blob', 'a-b'],
+      ['blob', 'a.b'],
+      ['blob', 'a0'],
+      ['blob', 'ab'],
+    ],
+  ],
+  [
+    'file a among a-b, a.b, a0',
+    [
+      ['blob', 'a'],
+      ['blob', 'a-b'],
+      ['blob', 'a.b'],
+      ['blob', 'a0'],
+    ],
+  ],
+  [
+    'dir foo and file foo.txt',
+    [
+      ['tree', 'foo'],
+      ['blob', 'foo.txt'],
+      ['blob', 'foo-bar'],
+      ['blob', 'foo0'],
+    ],
+  ],
+  [
+    'unicode and uppercase',
+    [
+      ['blob', 'Z'],
+      ['blob', 'a'],
+      ['blob', 'é'],
+      ['tree', 'B'],
+      ['blob', '_'],
+    ],
+  ],
+  [
+    'executable, symlink and dir',
+    [
+      ['exec', 'run.sh'],
+      ['link', 'l'],
+      ['tree', 'd'],
+      ['blob', 'd.txt'],
+    ],
+  ],
 ];
 
 for (const [label, spec] of tricky) {
@@ -73,7 +143,9 @@ for (const [label, spec] of tricky) {
     const repo = makeRepo();
     const sub = mktree(repo, [entry('100644', 'inner', blob(repo, 'inner'))]);
     const modes: Record<string, string> = { tree: TREE_MODE, blob: '100644', exec: '100755', link: '120000' };
-    const entries = spec.map(([kind, name]) => entry(modes[kind] ?? '', name, kind === 'tree' ? sub : blob(repo, name)));
+    const entries = spec.map(([kind, name]) =>
+      entry(modes[kind] ?? '', name, kind === 'tree' ? sub : blob(repo, name)),
+    );
     const body = encodeTree([...entries].reverse());
     assert.equal(hashObject('tree', body, 'sha1'), mktree(repo, entries));
     assert.ok(body.equals(catTree(repo, mktree(repo, entries))));
@@ -89,7 +161,9 @@ test('hashObject sha256 matches a sha256 repository', () => {
   const repo = makeRepo();
   const dir = join(repo.home, 'sha256');
   execFileSync('git', ['init', '-q', '--object-format=sha256', dir], { env: repo.env });
-  const oid = execFileSync('git', ['hash-object', '--stdin'], { cwd: dir, env: repo.env, input: 'x\n' }).toString().trim();
+  const oid = execFileSync('git', ['hash-object', '--stdin'], { cwd: dir, env: repo.env, input: 'x\n' })
+    .toString()
+    .trim();
   assert.equal(hashObject('blob', Buffer.from('x\n'), 'sha256'), oid);
 });
 
@@ -98,22 +172,38 @@ test('parseTree round-trips `git cat-file tree` output', () => {
   const root = repo.git('rev-parse', 'HEAD^{tree}');
   const raw = catTree(repo, root);
   const entries = parseTree(raw, 20);
-  assert.deepEqual(entries.map((e) => `${e.mode} ${e.name.toString()}`), ['100644 a-b', '100644 a.txt', '40000 a', '40000 z']);
+  assert.deepEqual(
+    entries.map((e) => `${e.mode} ${e.name.toString()}`),
+    ['100644 a-b', '100644 a.txt', '40000 a', '40000 z'],
+  );
   assert.equal(entries[2]?.oid, repo.git('rev-parse', 'HEAD:a'));
   assert.ok(encodeTree(entries).equals(raw));
 });
 
 test('parseTree keeps non-UTF-8 name bytes', () => {
-  const raw = Buffer.concat([Buffer.from('100644 '), Buffer.from([0x66, 0xff]), Buffer.from([0]), Buffer.alloc(20, 0xab)]);
+  const raw = Buffer.concat([
+    Buffer.from('100644 '),
+    Buffer.from([0x66, 0xff]),
+    Buffer.from([0]),
+    Buffer.alloc(20, 0xab),
+  ]);
   const [e] = parseTree(raw, 20);
   assert.deepEqual([...(e?.name ?? [])], [0x66, 0xff]);
   assert.equal(e?.oid, 'ab'.repeat(20));
   assert.ok(encodeTree(parseTree(raw, 20)).equals(raw));
 });
 
-test('parseTree rejects a truncated tree', () => assert.throws(() => parseTree(Buffer.from('100644 a\0abc'), 20), /malformed/));
+test('parseTree rejects a truncated tree', () =>
+  assert.throws(() => parseTree(Buffer.from('100644 a\0abc'), 20), /malformed/));
 
-const base = { 'a.txt': 'a', 'a-b': 'ab', 'dir/one.txt': '1', 'dir/two.txt': '2', 'dir/sub/deep.txt': 'deep', 'z.txt': 'z' };
+const base = {
+  'a.txt': 'a',
+  'a-b': 'ab',
+  'dir/one.txt': '1',
+  'dir/two.txt': '2',
+  'dir/sub/deep.txt': 'deep',
+  'z.txt': 'z',
+};
 
 // [label, path, new content (null: remove)]
 const edits: [string, string, string | null][] = [
@@ -157,9 +247,17 @@ test('editTree: removing the only file gives the empty tree as root', () => {
 test('editTree writes only the trees along the path, children first', () => {
   const repo = makeRepo();
   const before = gitTreeOf(repo, base);
-  const trees = editTree(levelsOf(repo, before, ['dir', 'sub', 'deep.txt']), ['dir', 'sub', 'deep.txt'], { mode: '100644', oid: blob(repo, 'v2') }, 'sha1');
+  const trees = editTree(
+    levelsOf(repo, before, ['dir', 'sub', 'deep.txt']),
+    ['dir', 'sub', 'deep.txt'],
+    { mode: '100644', oid: blob(repo, 'v2') },
+    'sha1',
+  );
   assert.equal(trees.length, 3);
-  assert.deepEqual(entriesOf(trees[0]).map((e) => e.name.toString()), ['deep.txt']);
+  assert.deepEqual(
+    entriesOf(trees[0]).map((e) => e.name.toString()),
+    ['deep.txt'],
+  );
   assert.equal(entriesOf(trees[2]).length, 4);
 });
 

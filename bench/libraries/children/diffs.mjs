@@ -36,6 +36,9 @@ export function gitDiffCase() {
     const oa = (await run(['hash-object', '-w', '--stdin'], a)).toString().trim();
     const ob = (await run(['hash-object', '-w', '--stdin'], b)).toString().trim();
     const patch = (await run(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '-U3', oa, ob])).toString();
-    return { ms: +(performance.now() - t).toFixed(1), result: `patch, ${patch.split('\n').filter((l) => l.startsWith('@@')).length} hunk(s)` };
+    return {
+      ms: +(performance.now() - t).toFixed(1),
+      result: `patch, ${patch.split('\n').filter((l) => l.startsWith('@@')).length} hunk(s)`,
+    };
   })().then(out, fail);
 }

@@ -13,9 +13,24 @@ export function snapFettleRecipe() {
   const fs = require('fs');
   const { join } = require('path');
   const PINNED = [
-    '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsync=loose-object,reference,index', '-c', 'core.fsyncMethod=fsync',
-    '-c', 'commit.gpgSign=false', '-c', 'core.fsmonitor=false', '-c', 'core.quotePath=false', '-c', 'gc.auto=0',
-    '-c', 'maintenance.auto=false', '-c', 'advice.detachedHead=false',
+    '-c',
+    'core.hooksPath=/dev/null',
+    '-c',
+    'core.fsync=loose-object,reference,index',
+    '-c',
+    'core.fsyncMethod=fsync',
+    '-c',
+    'commit.gpgSign=false',
+    '-c',
+    'core.fsmonitor=false',
+    '-c',
+    'core.quotePath=false',
+    '-c',
+    'gc.auto=0',
+    '-c',
+    'maintenance.auto=false',
+    '-c',
+    'advice.detachedHead=false',
   ];
   const run = cpRunner(repo, PINNED);
   const text = async (args, input) => (await run(args, input)).toString('utf8').trim();
@@ -24,7 +39,11 @@ export function snapFettleRecipe() {
     for (let i = 0; i < raw.length; ) {
       const sp = raw.indexOf(0x20, i);
       const nul = raw.indexOf(0, sp);
-      entries.push({ mode: raw.subarray(i, sp).toString('latin1'), name: Buffer.from(raw.subarray(sp + 1, nul)), oid: raw.subarray(nul + 1, nul + 21).toString('hex') });
+      entries.push({
+        mode: raw.subarray(i, sp).toString('latin1'),
+        name: Buffer.from(raw.subarray(sp + 1, nul)),
+        oid: raw.subarray(nul + 1, nul + 21).toString('hex'),
+      });
       i = nul + 21;
     }
     return entries;
@@ -32,7 +51,9 @@ export function snapFettleRecipe() {
   const key = (e) => (e.mode === '40000' ? Buffer.concat([e.name, Buffer.from('/')]) : e.name);
   const encode = (entries) =>
     Buffer.concat(
-      [...entries].sort((a, b) => Buffer.compare(key(a), key(b))).flatMap((e) => [Buffer.from(`${e.mode} `), e.name, Buffer.from([0]), Buffer.from(e.oid, 'hex')]),
+      [...entries]
+        .sort((a, b) => Buffer.compare(key(a), key(b)))
+        .flatMap((e) => [Buffer.from(`${e.mode} `), e.name, Buffer.from([0]), Buffer.from(e.oid, 'hex')]),
     );
   (async () => {
     const head = await text(['rev-parse', '-q', '--verify', 'HEAD^{commit}']);
@@ -60,7 +81,13 @@ export function snapFettleRecipe() {
     }
     const input = Buffer.concat(
       trees.flatMap((t) => [
-        ...t.entries.map((e) => Buffer.concat([Buffer.from(`${e.mode} ${e.mode === '40000' ? 'tree' : 'blob'} ${e.oid}\t`), e.name, Buffer.from([0])])),
+        ...t.entries.map((e) =>
+          Buffer.concat([
+            Buffer.from(`${e.mode} ${e.mode === '40000' ? 'tree' : 'blob'} ${e.oid}\t`),
+            e.name,
+            Buffer.from([0]),
+          ]),
+        ),
         Buffer.from([0]),
       ]),
     );
@@ -94,7 +121,9 @@ export function snapFettleRecipe() {
       });
       const o = [];
       c.stdout.on('data', (x) => o.push(x));
-      c.on('close', (code) => (code === 0 ? resolve(Buffer.concat(o).toString().trim()) : reject(new Error(`commit-tree ${code}`))));
+      c.on('close', (code) =>
+        code === 0 ? resolve(Buffer.concat(o).toString().trim()) : reject(new Error(`commit-tree ${code}`)),
+      );
       c.stdin.end('snapshot\n');
     });
     await run(['update-ref', '-m', 'snapshot', '--stdin'], `create ${ref} ${commit}\n`);

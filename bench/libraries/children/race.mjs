@@ -16,8 +16,17 @@ export function raceIso() {
     for (let attempt = 0; landed < Number(n) && attempt < 2000; attempt++) {
       try {
         const old = await git.resolveRef({ fs, dir, ref });
-        const who = { name: 'bench', email: 'bench@example.invalid', timestamp: 1700000000 + attempt, timezoneOffset: 0 };
-        const c = await git.writeCommit({ fs, dir, commit: { message: `w${id} u${landed} a${attempt}\n`, tree, parent: [old], author: who, committer: who } });
+        const who = {
+          name: 'bench',
+          email: 'bench@example.invalid',
+          timestamp: 1700000000 + attempt,
+          timezoneOffset: 0,
+        };
+        const c = await git.writeCommit({
+          fs,
+          dir,
+          commit: { message: `w${id} u${landed} a${attempt}\n`, tree, parent: [old], author: who, committer: who },
+        });
         const now = await git.resolveRef({ fs, dir, ref });
         if (now !== old) {
           retries++;

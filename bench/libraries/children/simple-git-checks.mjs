@@ -8,7 +8,12 @@ export function simpleGitChecks() {
   const cp = cpRunner(repo);
   const attempt = async (f) => {
     try {
-      return { ok: true, value: String(await f()).trim().slice(0, 160) };
+      return {
+        ok: true,
+        value: String(await f())
+          .trim()
+          .slice(0, 160),
+      };
     } catch (error) {
       return { ok: false, error: String(error.message).split('\n')[0].slice(0, 160) };
     }
@@ -44,27 +49,39 @@ export function simpleGitChecks() {
     delete process.env.GIT_AUTHOR_NAME;
     // a temporary index through GIT_INDEX_FILE (what a temp-index snapshot needs)
     r.indexFileEnv = {
-      default: await attempt(() => simpleGit({ baseDir: repo }).env('GIT_INDEX_FILE', idx).raw(['rev-parse', '--git-path', 'index'])),
+      default: await attempt(() =>
+        simpleGit({ baseDir: repo }).env('GIT_INDEX_FILE', idx).raw(['rev-parse', '--git-path', 'index']),
+      ),
       allowEnvironment: await attempt(() =>
-        simpleGit({ baseDir: repo, allowEnvironment: ['GIT_INDEX_FILE'] }).env('GIT_INDEX_FILE', idx).raw(['rev-parse', '--git-path', 'index']),
+        simpleGit({ baseDir: repo, allowEnvironment: ['GIT_INDEX_FILE'] })
+          .env('GIT_INDEX_FILE', idx)
+          .raw(['rev-parse', '--git-path', 'index']),
       ),
     };
     // hooks off for one command, as fettle runs every command
     r.hooksPathOff = {
       default: await attempt(() => sg.raw(['-c', 'core.hooksPath=/dev/null', 'rev-parse', 'HEAD'])),
       allowUnsafeHooksPath: await attempt(() =>
-        simpleGit({ baseDir: repo, unsafe: { allowUnsafeHooksPath: true } }).raw(['-c', 'core.hooksPath=/dev/null', 'rev-parse', 'HEAD']),
+        simpleGit({ baseDir: repo, unsafe: { allowUnsafeHooksPath: true } }).raw([
+          '-c',
+          'core.hooksPath=/dev/null',
+          'rev-parse',
+          'HEAD',
+        ]),
       ),
     };
     // a non-zero exit with nothing on stderr
-    const missing = await cp(['rev-parse', '--verify', '-q', 'refs/bench/missing']).then(() => 0, (e) => e.exitCode);
-    r.silentFailure = { gitExitCode: missing, sg: await attempt(() => sg.raw(['rev-parse', '--verify', '-q', 'refs/bench/missing'])) };
+    const missing = await cp(['rev-parse', '--verify', '-q', 'refs/bench/missing']).then(
+      () => 0,
+      (e) => e.exitCode,
+    );
+    r.silentFailure = {
+      gitExitCode: missing,
+      sg: await attempt(() => sg.raw(['rev-parse', '--verify', '-q', 'refs/bench/missing'])),
+    };
     return r;
-  })().then(
-    (r) => {
-      out(r);
-      process.exit(0);
-    },
-    fail,
-  );
+  })().then((r) => {
+    out(r);
+    process.exit(0);
+  }, fail);
 }

@@ -55,8 +55,17 @@ export function snapIso() {
       tree = await git.writeTree({ fs, dir, tree: entries });
       child = { mode: '040000', type: 'tree', oid: tree };
     }
-    const who = { name: 'bench', email: 'bench@example.invalid', timestamp: Math.floor(Date.now() / 1000), timezoneOffset: 0 };
-    const c = await git.writeCommit({ fs, dir, commit: { message: 'snapshot\n', tree, parent: [head], author: who, committer: who } });
+    const who = {
+      name: 'bench',
+      email: 'bench@example.invalid',
+      timestamp: Math.floor(Date.now() / 1000),
+      timezoneOffset: 0,
+    };
+    const c = await git.writeCommit({
+      fs,
+      dir,
+      commit: { message: 'snapshot\n', tree, parent: [head], author: who, committer: who },
+    });
     await git.writeRef({ fs, dir, ref, value: c, force: false });
     return { blob, tree, commit: c };
   })().then(out, fail);

@@ -18,8 +18,18 @@ export function worktreeIso() {
     r.resolveHead = await attempt(() => git.resolveRef({ fs, dir: wt, ref: 'HEAD' }));
     r.readCommitHead = await attempt(async () => (await git.readCommit({ fs, dir: wt, oid: r.resolveHead.value })).oid);
     r.resolveMain = await attempt(() => git.resolveRef({ fs, dir: wt, ref: 'refs/heads/main' }));
-    r.writeBlob = await attempt(() => git.writeBlob({ fs, dir: wt, blob: Buffer.from('written from a linked worktree\n') }));
-    r.writeRef = await attempt(() => git.writeRef({ fs, dir: wt, ref, value: r.resolveMain.ok ? r.resolveMain.value : r.resolveHead.value, force: true }));
+    r.writeBlob = await attempt(() =>
+      git.writeBlob({ fs, dir: wt, blob: Buffer.from('written from a linked worktree\n') }),
+    );
+    r.writeRef = await attempt(() =>
+      git.writeRef({
+        fs,
+        dir: wt,
+        ref,
+        value: r.resolveMain.ok ? r.resolveMain.value : r.resolveHead.value,
+        force: true,
+      }),
+    );
     // the usual workaround: point gitdir at the common dir
     r.commonResolveHead = await attempt(() => git.resolveRef({ fs, dir: wt, gitdir: commonDir, ref: 'HEAD' }));
     return r;

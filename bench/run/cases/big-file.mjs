@@ -26,14 +26,23 @@ export const measureBigFile = (mid) => {
   const [fettle, gitDiff] = alternate(RUNS, [
     (i) => stagedOk(mid.repo, file, bigText(i, 'sparse')),
     () => {
-      const r = timed('git', ['diff', '--no-index', '--no-color', '--no-ext-diff', '-U3', oldCopy, newCopy], { cwd: caseDir });
+      const r = timed('git', ['diff', '--no-index', '--no-color', '--no-ext-diff', '-U3', oldCopy, newCopy], {
+        cwd: caseDir,
+      });
       if (r.code !== 1) fail('git diff --no-index', r);
       return r.ms;
     },
   ]);
   const f = stats(fettle);
   const g = stats(gitDiff);
-  addCase({ id: '5', name: `${fmtBytes(SIZES.bigFile)} text, 1 % lines changed: PreToolUse (staged) ÷ git diff --no-index`, fettle: f, baseline: g, ratio: f.median / g.median, target: { op: '<=', value: 3 } });
+  addCase({
+    id: '5',
+    name: `${fmtBytes(SIZES.bigFile)} text, 1 % lines changed: PreToolUse (staged) ÷ git diff --no-index`,
+    fettle: f,
+    baseline: g,
+    ratio: f.median / g.median,
+    target: { op: '<=', value: 3 },
+  });
 
   log(`case 5b: ${fmtBytes(SIZES.bigFile)} full rewrite must answer within ${REWRITE_LIMIT_MS} ms`);
   const rewriteRuns = Math.max(1, Math.min(RUNS, 5));
@@ -49,7 +58,11 @@ export const measureBigFile = (mid) => {
     }
     if (r.code !== 0 || !r.denied) fail('full rewrite PreToolUse did not deny', r);
     const reason = r.json.hookSpecificOutput.permissionDecisionReason ?? '';
-    answer = /^@@ /m.test(reason) ? 'staged, with a diff' : /[+-]\d+/.test(reason) ? 'staged, with a summary' : 'staged';
+    answer = /^@@ /m.test(reason)
+      ? 'staged, with a diff'
+      : /[+-]\d+/.test(reason)
+        ? 'staged, with a summary'
+        : 'staged';
     times.push(r.ms);
   }
   const t = stats(times);
@@ -61,6 +74,8 @@ export const measureBigFile = (mid) => {
     ratio: null,
     target: { op: 'ms<=', value: REWRITE_LIMIT_MS },
     met: opts.quick ? null : !hung && t.max <= REWRITE_LIMIT_MS,
-    note: hung ? `killed after ${HANG_MS} ms (hung)` : `${answer}; worst of ${times.length} runs ${t.max.toFixed(0)} ms`,
+    note: hung
+      ? `killed after ${HANG_MS} ms (hung)`
+      : `${answer}; worst of ${times.length} runs ${t.max.toFixed(0)} ms`,
   });
 };

@@ -18,11 +18,22 @@ export const measureShadowSnapshot = () => {
   const init = sg(['init', '-q']);
   if (init.code !== 0) fail('shadow git init', init);
   const first = [sg(['add', '-A']), sg(['commit', '-q', '--no-verify', '-m', 'shadow: first snapshot'])];
-  if (first.some((r) => r.code !== 0)) fail('shadow first snapshot', first.find((r) => r.code !== 0));
+  if (first.some((r) => r.code !== 0))
+    fail(
+      'shadow first snapshot',
+      first.find((r) => r.code !== 0),
+    );
   const firstMs = first[0].ms + first[1].ms;
   settle(); // the first snapshot wrote one loose object per file
-  info.push({ id: '4-first', name: `shadow repo: first whole-tree snapshot of ${repo.files} files (cold, once)`, median: firstMs, n: 1 });
-  log(`case 4: shadow snapshot vs fettle direct Write in the ${repo.files}-file repo (first snapshot took ${firstMs.toFixed(0)} ms)`);
+  info.push({
+    id: '4-first',
+    name: `shadow repo: first whole-tree snapshot of ${repo.files} files (cold, once)`,
+    median: firstMs,
+    n: 1,
+  });
+  log(
+    `case 4: shadow snapshot vs fettle direct Write in the ${repo.files}-file repo (first snapshot took ${firstMs.toFixed(0)} ms)`,
+  );
   const touched = join(repo.repo, 'src', 'd0000', 'f000000.txt');
   const [fettle, shadow] = alternate(RUNS, [
     (i) => directWrite(repo.repo, repo.direct, directText(`c4-${i}`)).ms,
@@ -39,7 +50,14 @@ export const measureShadowSnapshot = () => {
   const s = stats(shadow);
   const f = stats(fettle);
   // here the baseline is the peer's way and the ratio is baseline ÷ fettle: how many times cheaper fettle is
-  addCase({ id: '4', name: `shadow snapshot (git add -A + commit) ÷ fettle direct Write, ${repo.files} files`, fettle: f, baseline: s, ratio: s.median / f.median, target: { op: '>=', value: 20 } });
+  addCase({
+    id: '4',
+    name: `shadow snapshot (git add -A + commit) ÷ fettle direct Write, ${repo.files} files`,
+    fettle: f,
+    baseline: s,
+    ratio: s.median / f.median,
+    target: { op: '>=', value: 20 },
+  });
   if (!opts.keep) rmSync(shadowDir, { recursive: true, force: true });
   removeRepo(repo);
 };

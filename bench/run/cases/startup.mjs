@@ -12,7 +12,12 @@ import { alternate, bareNode, stats, timed } from '../timing.mjs';
 
 export const measureStartup = (mid) => {
   log('case 0: start-up decomposition');
-  const ignored = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Glob', tool_input: { pattern: '*.txt' }, cwd: mid.repo });
+  const ignored = JSON.stringify({
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Glob',
+    tool_input: { pattern: '*.txt' },
+    cwd: mid.repo,
+  });
   const [node, hookIgnored, gitSpawn] = alternate(RUNS, [
     () => bareNode(mid.repo),
     () => {
@@ -24,26 +29,48 @@ export const measureStartup = (mid) => {
   ]);
   info.push({ id: '0a', name: 'bare `node -e 0`', ...stats(node) });
   info.push({ id: '0b', name: '`fettle hook` with a non-Write payload (bundle load, no git)', ...stats(hookIgnored) });
-  info.push({ id: '0c', name: 'one `git rev-parse --verify HEAD` spawned from node (1k-file repo)', ...stats(gitSpawn) });
+  info.push({
+    id: '0c',
+    name: 'one `git rev-parse --verify HEAD` spawned from node (1k-file repo)',
+    ...stats(gitSpawn),
+  });
 
   // git spawns per hook path, counted with a PATH shim that logs and execs the real git
-  const realGit = (baseEnv.PATH ?? '').split(delimiter).map((d) => join(d, 'git')).find((p) => {
-    try {
-      return statSync(p).isFile();
-    } catch {
-      return false;
-    }
-  });
+  const realGit = (baseEnv.PATH ?? '')
+    .split(delimiter)
+    .map((d) => join(d, 'git'))
+    .find((p) => {
+      try {
+        return statSync(p).isFile();
+      } catch {
+        return false;
+      }
+    });
   if (realGit) {
     const logFile = join(TMP, 'git-spawns.log');
-    writeFileSync(join(dirs.shim, 'git'), `#!/bin/sh\nprintf '%s\\n' "$*" >> "$FETTLE_BENCH_GIT_LOG"\nexec '${realGit.replace(/'/g, `'\\''`)}' "$@"\n`);
+    writeFileSync(
+      join(dirs.shim, 'git'),
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> "$FETTLE_BENCH_GIT_LOG"\nexec '${realGit.replace(/'/g, `'\\''`)}' "$@"\n`,
+    );
     chmodSync(join(dirs.shim, 'git'), 0o755);
-    const shimEnv = { ...baseEnv, PATH: `${dirs.shim}${delimiter}${baseEnv.PATH ?? ''}`, FETTLE_BENCH_GIT_LOG: logFile };
+    const shimEnv = {
+      ...baseEnv,
+      PATH: `${dirs.shim}${delimiter}${baseEnv.PATH ?? ''}`,
+      FETTLE_BENCH_GIT_LOG: logFile,
+    };
     const take = () => {
       const lines = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').filter(Boolean) : [];
       writeFileSync(logFile, '');
       // drop the pinned `-c key=value` pairs and `--git-dir X`, keep the subcommand and its first flags
-      return lines.map((l) => l.replace(/(^| )-c \S+/g, '').replace(/(^| )--git-dir \S+/g, '').trim().split(' ').slice(0, 3).join(' '));
+      return lines.map((l) =>
+        l
+          .replace(/(^| )-c \S+/g, '')
+          .replace(/(^| )--git-dir \S+/g, '')
+          .trim()
+          .split(' ')
+          .slice(0, 3)
+          .join(' '),
+      );
     };
     writeFileSync(logFile, '');
     const id = nextToolUseId();
@@ -68,9 +95,11 @@ export const measureStartup = (mid) => {
     writeFileSync(big, bigText(-1, 'none'));
     const bigRun = stagedWrite(mid.repo, big, bigText(0, 'sparse'), shimEnv);
     spawnCounts[`staged PreToolUse, ${fmtBytes(SIZES.bigFile)} file, 1 % of lines changed`] = take();
-    if (!bigRun.denied) notes.push(`spawn count of the ${fmtBytes(SIZES.bigFile)} write: the hook did not deny (exit ${bigRun.code})`);
+    if (!bigRun.denied)
+      notes.push(`spawn count of the ${fmtBytes(SIZES.bigFile)} write: the hook did not deny (exit ${bigRun.code})`);
     rmSync(big, { force: true });
-    for (const [path, list] of Object.entries(spawnCounts)) log(`  git spawns, ${path}: ${list.length} (${list.map((l) => l.split(' ')[0]).join(', ')})`);
+    for (const [path, list] of Object.entries(spawnCounts))
+      log(`  git spawns, ${path}: ${list.length} (${list.map((l) => l.split(' ')[0]).join(', ')})`);
   } else {
     notes.push('git spawn counts: git not found on PATH');
   }
