@@ -35,11 +35,51 @@ export const renderStaged = (m: StagedMessage): string => {
     `It can be confirmed for ${duration(m.ttlSeconds)}. Do not retry the ${m.tool}; confirm or discard instead.`,
   ];
   if (m.diff) {
-    lines.push('', m.diff.text);
-    if (m.diff.cutLines > 0)
-      lines.push(`[${m.diff.cutLines} more diff lines not shown; see them with: git show fettle/${m.id}]`);
+    const shown = capDiff(m.diff.text);
+    const cut = m.diff.cutLines + shown.cutLines;
+    lines.push('', shown.text);
+    if (shown.shortened > 0)
+      lines.push(
+        `[${shown.shortened} long line${shown.shortened === 1 ? '' : 's'} cut at ${LINE_CHAR_CAP} characters; see them whole with: git show fettle/${m.id}]`,
+      );
+    if (cut > 0) lines.push(`[${cut} more diff lines not shown; see them with: git show fettle/${m.id}]`);
   }
   return lines.join('\n');
+};
+
+/**
+ * Characters of diff the model is shown. Claude Code passes a deny reason on whole (a 12-line file of
+ * 6,000-character lines made a 144,591-character reason), and caps other hook text at 10,000 characters.
+ */
+export const DIFF_CHAR_CAP = 6000;
+/** A longer diff line is shown cut, with the count of characters left out. */
+export const LINE_CHAR_CAP = 400;
+
+/** Never ends on the first half of a surrogate pair. */
+const cutAt = (text: string, at: number): string => {
+  const code = text.charCodeAt(at - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? at - 1 : at);
+};
+
+/** A diff cut to DIFF_CHAR_CAP characters, each line to LINE_CHAR_CAP: what is left, and what was cut. */
+export const capDiff = (text: string): { text: string; cutLines: number; shortened: number } => {
+  const out: string[] = [];
+  let size = 0;
+  let shortened = 0;
+  const all = text.split('\n');
+  for (const [n, line] of all.entries()) {
+    let shown = line;
+    if (line.length > LINE_CHAR_CAP) {
+      const head = cutAt(line, LINE_CHAR_CAP);
+      shown = `${head} [… ${line.length - head.length} more characters]`;
+    }
+    const grown = size + (out.length > 0 ? 1 : 0) + shown.length;
+    if (grown > DIFF_CHAR_CAP) return { text: out.join('\n'), cutLines: all.length - n, shortened };
+    if (shown !== line) shortened++;
+    out.push(shown);
+    size = grown;
+  }
+  return { text: out.join('\n'), cutLines: 0, shortened };
 };
 
 /** Human review mode: shown in Claude Code's permission prompt, to the user (not the model). */

@@ -272,6 +272,28 @@ scenario('a staged diff is capped near 200 lines and says what was cut', { files
   );
 });
 
+// 12 lines of 6,000 characters each once made a 144,591-character reason: the model is shown a bounded diff.
+scenario(
+  'a staged diff of long lines is capped by characters and says what was cut',
+  { files: { 'a.txt': Array.from({ length: 12 }, (_, i) => `${i}${'a'.repeat(6000)}\n`).join('') } },
+  (repo) => {
+    const next = Array.from({ length: 12 }, (_, i) => `${i}${'b'.repeat(6000)}\n`).join('');
+    const { tier, id, text } = tierOf(repo, 'a.txt', next);
+    assert.equal(tier, 'staged +12 -12 (100% of file)');
+    assert.ok(text.length < 10_000, `${text.length} characters shown`);
+    assert.match(text, /^-0a{398} \[… 5602 more characters\]$/m, 'a long line is cut with its count');
+    const shortened = /^\[(\d+) long lines cut at 400 characters; see them whole with: git show fettle\/(\w+)\]$/m.exec(
+      text,
+    );
+    const cut = /^\[(\d+) more diff lines not shown; see them with: git show fettle\/(\w+)\]$/m.exec(text);
+    assert.ok(shortened && cut, text.slice(-400));
+    assert.deepEqual([shortened[2], cut[2]], [id, id]);
+    const shown = text.split('\n').filter((l) => /^[-+]\d/.test(l)).length;
+    assert.equal(Number(shortened[1]), shown, 'every shown line was cut');
+    assert.equal(shown + Number(cut[1]), 24 + 0, 'shown + cut = every changed line (the last cut rows are diff lines)');
+  },
+);
+
 for (const where of ['repo', 'home'] as const) {
   scenario(
     `the printed confirm command runs as printed from the agent's cwd (${where})`,
