@@ -49,7 +49,7 @@ export const payload = (cwd, event, file, content, toolUseId) =>
     session_id: 'bench-session',
     transcript_path: '/dev/null',
     cwd,
-    permission_mode: 'default',
+    permission_mode: 'acceptEdits', // the model reviews staged changes (default mode asks a person)
     hook_event_name: event,
     tool_name: 'Write',
     tool_input: { file_path: file, content },

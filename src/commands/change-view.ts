@@ -39,6 +39,8 @@ export const changeJson = (c: Change) => ({
   session: c.fields.session ?? null,
   tool: c.fields.tool ?? null,
   toolUse: c.fields.toolUse ?? null,
+  /** 'person': only a person may confirm it (Claude Code asked them) */
+  review: c.fields.review ?? null,
   expiresAt: c.expiresAt?.toISOString() ?? null,
 });
 

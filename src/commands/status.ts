@@ -1,5 +1,6 @@
 // `fettle status`: what is waiting for a decision, and what happened lately.
 import { listChanges, type Change } from '../protocol/changes';
+import { needsPerson } from '../protocol/person-review';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
 import { contextFor, storeFor, type Edge } from './edge';
 
@@ -25,9 +26,19 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
   }
   const lines: string[] = [];
   lines.push(pending.length ? `Pending (${pending.length}):` : 'No staged changes waiting.');
-  for (const c of pending) lines.push(c.state === 'expired' ? `${row(c, now)}  EXPIRED` : row(c, now));
+  const person = (c: Change) => c.state === 'pending' && needsPerson(ctx, c);
+  for (const c of pending)
+    lines.push(
+      c.state === 'expired'
+        ? `${row(c, now)}  EXPIRED`
+        : person(c)
+          ? `${row(c, now)}  (a person confirms)`
+          : row(c, now),
+    );
   if (pending.some((c) => c.state === 'pending'))
     lines.push('  apply with `fettle confirm <id>`, drop with `fettle discard <id>`');
+  if (pending.some(person))
+    lines.push("  those marked (a person confirms) are applied only from a person's own terminal, never the agent's");
   if (recent.length) lines.push('', 'Recent:', ...recent.map((c) => row(c, now)));
   edge.io.out(lines.join('\n'));
 };

@@ -82,14 +82,33 @@ export const capDiff = (text: string): { text: string; cutLines: number; shorten
   return { text: out.join('\n'), cutLines: 0, shortened };
 };
 
-/** Human review mode: shown in Claude Code's permission prompt, to the user (not the model). */
-export const renderAsk = (m: Omit<StagedMessage, 'invoke' | 'diff' | 'tool'>): string => {
-  const { added, removed, oldLines } = m.decision;
-  return (
-    `fettle: large change to ${m.path} (+${added} -${removed}, ${shareOfFile(added + removed, oldLines)}% of file), staged as ${m.id}. ` +
-    `Review it with \`git diff HEAD fettle/${m.id}\`. Allow to write it; deny to leave the file as it is.`
-  );
+/** The size of a large change and the rule it passed, in words. */
+const sizeOf = (m: Pick<StagedMessage, 'decision' | 'thresholds'>): string => {
+  const { added, removed, oldLines, reason } = m.decision;
+  const changed = added + removed;
+  const rule =
+    reason === 'ceil'
+      ? `${changed} changed lines reach the limit of ${m.thresholds.ceil}`
+      : `it changes more than ${Math.round(m.thresholds.ratio * 100)}% of the file`;
+  return `+${added} -${removed}, ${shareOfFile(changed, oldLines)}% of the file; ${rule}`;
 };
+
+/**
+ * A staged change Claude Code asks a person about (`ask`). Two readers: the person, in the permission prompt;
+ * and, when nobody can answer (a headless run, `claude -p`), the model, which then gets this text as the tool's
+ * error. So it says what happens either way and gives the model no command to apply it.
+ */
+export const renderAsk = (m: Omit<StagedMessage, 'invoke' | 'diff' | 'tool'>): string =>
+  `fettle: this is a large change to ${m.path} (${sizeOf(m)}), so a person must approve it. ` +
+  `It is staged as ${m.id}: review it with \`git diff HEAD fettle/${m.id}\`. Allowing it writes the file; ` +
+  `denying it leaves the file as it is. If nobody approved it, nothing was written: do not retry it; tell the ` +
+  `user that change ${m.id} to ${m.path} waits for their review.`;
+
+/** A large write in a mode where nobody can review it (dontAsk): denied, nothing staged. */
+export const renderRefused = (m: Pick<StagedMessage, 'path' | 'decision' | 'thresholds' | 'tool'>): string =>
+  `fettle refused this write: nothing was written to ${m.path} and nothing was staged. It is a large change ` +
+  `(${sizeOf(m)}), and in dontAsk mode nobody can review a large change. Make it as smaller edits, each within ` +
+  `the limit, or tell the user it needs their review in another permission mode. Do not retry the ${m.tool} unchanged.`;
 
 const REASON_TEXT: Record<string, string> = {
   'new-file': 'new file',

@@ -30,6 +30,8 @@ export interface RecordFields {
   note?: string | undefined;
   /** a rollback: the id of the change it undoes (`log` derives "rolled back" from it) */
   reverts?: string | undefined;
+  /** a staged change only a person may apply: Claude Code asked them (`fettle confirm` from the agent is refused) */
+  review?: 'person' | undefined;
 }
 
 const SUBJECT: Record<RecordKind, string> = {
@@ -89,6 +91,7 @@ export const renderRecord = (f: RecordFields): string => {
     ['Fettle-Session', f.session],
     ['Fettle-Tool-Use', f.toolUse],
     ['Fettle-Reverts', f.reverts],
+    ['Fettle-Review', f.review],
   ];
   const rollbackBody = f.reverts ? ROLLBACK_BODY[f.kind]?.(f.reverts) : undefined;
   const body = [rollbackBody ?? BODY[f.kind], f.note].filter(Boolean).join('\n\n');
@@ -127,6 +130,7 @@ export const parseRecord = (message: string): RecordFields | null => {
   if (!id || !kind || !path || !Object.hasOwn(SUBJECT, kind)) return null;
   const statMatch = /^\+(\d+) -(\d+)$/.exec(fields.get('Fettle-Stat') ?? '');
   const reverts = fields.get('Fettle-Reverts');
+  const review = fields.get('Fettle-Review') === 'person' ? 'person' : undefined;
   return {
     id,
     kind,
@@ -141,5 +145,6 @@ export const parseRecord = (message: string): RecordFields | null => {
     reason: fields.get('Fettle-Reason'),
     // only when present, so a record without it round-trips to the same object
     ...(reverts ? { reverts } : {}),
+    ...(review ? { review } : {}),
   };
 };

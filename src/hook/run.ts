@@ -1,7 +1,9 @@
 // `fettle hook`: one Claude Code hook call. PreToolUse records the file's current bytes (direct) or stages
 // the write and denies it (large); PostToolUse records what landed. Failures map to outcomes here, once.
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { clockFrom, loadConfig, type Env } from '../config';
-import { renderAsk, renderDirect, renderNoop, renderStaged, summarize } from '../core/messages';
+import { renderAsk, renderDirect, renderNoop, renderRefused, renderStaged, summarize } from '../core/messages';
+import { routeStaged } from '../core/permission';
 import type { RecordFields } from '../core/record';
 import type { WriteCall } from '../core/tool-call';
 import { FettleError, toFettleError } from '../errors';
@@ -100,7 +102,16 @@ const WRITTEN_THEN_REPLACED =
 const REPLACED_BY_ANOTHER =
   "Found on disk after this Write: another writer replaced its bytes (kept in this commit's second parent) before fettle recorded them.";
 
-/** +/- lines between the recorded bytes and what landed, when they differ from fettle's prediction. */
+/**
+ * Inside the project (`CLAUDE_PROJECT_DIR`, else the agent's cwd) and not under a `.claude` directory: where
+ * acceptEdits lets Claude Code write without asking. Compared as the client sends the path, before symlinks.
+ */
+const inProject = (file: string, project: string): boolean => {
+  const rel = relative(resolve(project), resolve(project, file));
+  return (
+    rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel) && !rel.split(sep).includes('.claude')
+  );
+};
 
 const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promise<HookOutcome> => {
   const target = await locateTarget(p.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
@@ -137,11 +148,18 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
     await remember(await recordBefore(ctx, target, old, fieldsOf(plan, origin), plan.stored?.old));
     return pass(); // Claude Code now writes through its normal permission flow; PostToolUse reports.
   }
-  const staged = await stage(ctx, plan, origin);
+  const route = routeStaged({
+    mode: p.permissionMode,
+    review: ctx.config.review,
+    inProject: inProject(p.call.filePath, edge.env.CLAUDE_PROJECT_DIR || ctx.cwd),
+  });
+  if (route === 'refuse')
+    return deny(renderRefused({ path: target.treePath, decision: d, thresholds: ctx.config, tool: p.call.tool }));
+  const staged = await stage(ctx, plan, route === 'person' ? { ...origin, review: 'person' } : origin);
   const { id } = staged;
   const message = { id, path: target.treePath, decision: d, ttlSeconds: ctx.config.ttlSeconds, thresholds: ctx.config };
-  if (ctx.config.review === 'human') {
-    // The user answers Claude Code's prompt; if they allow it, the tool writes and PostToolUse marks it applied.
+  if (route === 'person') {
+    // The person answers Claude Code's prompt; if they allow it, the tool writes and PostToolUse marks it applied.
     await remember(staged);
     return ask(renderAsk(message));
   }

@@ -18,6 +18,7 @@ import { removeHiddenWorktree } from '../store/worktrees';
 import { loadChange, requirePending, tidySettled, type Change } from './changes';
 import type { Context } from './context';
 import { diskPathOf, fileLockPath } from './paths';
+import { requirePerson } from './person-review';
 
 export interface ConfirmResult {
   change: Change;
@@ -78,6 +79,7 @@ const stagedFiles = async (store: Store, change: Change): Promise<Staged> => {
 
 export const confirm = async (ctx: Context, store: Store, id: string): Promise<ConfirmResult> => {
   const first = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
+  requirePerson(ctx, first);
   const path = diskPathOf(first.fields);
   return withLock(fileLockPath(store, first.fields.path), async () => {
     await failpoint('confirm.locked');

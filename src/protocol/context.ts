@@ -13,4 +13,6 @@ export interface Origin {
   session?: string | undefined;
   toolUse?: string | undefined;
   tool?: string | undefined;
+  /** a staged change Claude Code asks a person about */
+  review?: 'person' | undefined;
 }

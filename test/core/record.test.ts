@@ -132,3 +132,9 @@ test('stat formats counts', () => {
   assert.equal(stat(undefined, 3), '');
   assert.equal(stat(1), '+1 -0');
 });
+
+test('a staged change for a person round-trips its Fettle-Review trailer', () => {
+  const asked = minimal({ review: 'person' });
+  assert.match(renderRecord(asked), /^Fettle-Review: person$/m);
+  assert.deepEqual(parseRecord(renderRecord(asked)), asked);
+});

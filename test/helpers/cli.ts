@@ -42,7 +42,7 @@ export const writePayload = (c: WriteCall): Record<string, unknown> => ({
   session_id: c.session ?? 'session-1',
   transcript_path: '/dev/null',
   cwd: c.cwd,
-  permission_mode: c.mode ?? 'default',
+  permission_mode: c.mode ?? 'acceptEdits',
   hook_event_name: c.event ?? 'PreToolUse',
   tool_name: 'Write',
   tool_input: { file_path: c.file, content: c.content },

@@ -163,6 +163,7 @@ export interface StatusRow {
   removed: number | null;
   at: string;
   expiresAt: string | null;
+  review?: string | null;
 }
 export const statusJson = (repo: Repo, o: FettleOpts = {}): { pending: StatusRow[]; recent: StatusRow[] } =>
   JSON.parse(ok(fettle(repo, ['status', '--json'], o)).stdout) as { pending: StatusRow[]; recent: StatusRow[] };

@@ -51,7 +51,8 @@ export const readInput = (file: string, offset?: number, limit?: number): Input 
 
 export interface CallOpts {
   event?: 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure';
-  mode?: string;
+  /** permission_mode (default acceptEdits, where the model reviews); null leaves the field out */
+  mode?: string | null;
   toolUseId?: string;
   /** the agent's cwd in the payload (default: the repository) */
   cwd?: string;
@@ -64,7 +65,7 @@ export const payload = (repo: Repo, tool: string, input: Input, o: CallOpts = {}
   session_id: 'session-1',
   transcript_path: '/dev/null',
   cwd: o.cwd ?? repo.dir,
-  permission_mode: o.mode ?? 'default',
+  ...(o.mode === null ? {} : { permission_mode: o.mode ?? 'acceptEdits' }),
   hook_event_name: o.event ?? 'PreToolUse',
   tool_name: tool,
   tool_input: input,

@@ -49,8 +49,17 @@ scenario(
     const pre = hook(repo, 'Edit', bigEdit(repo), { env: HUMAN });
     const id = newChange(repo, known);
     const reason = asked(pre, id);
-    assert.match(reason, /a\.txt \(\+15 -15, 100% of file\)/);
+    assert.match(reason, /a\.txt \(\+15 -15, 100% of the file; it changes more than 40% of the file\)/);
     assert.doesNotMatch(reason, /fettle confirm|confirm [0-9a-z]{8}/, 'no command for the model to run');
+    // Read by the person in the prompt, or by the model when nobody can answer (claude -p): right for both.
+    assert.match(reason, /so a person must approve it\./);
+    assert.match(reason, /Allowing it writes the file; denying it leaves the file as it is\./);
+    assert.match(
+      reason,
+      new RegExp(
+        `If nobody approved it, nothing was written: do not retry it; tell the user that change ${id} to a\\.txt waits for their review\\.$`,
+      ),
+    );
     assert.equal(kindAt(repo, `fettle/${id}`), 'proposal');
     assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), NEXT);
     assert.equal(
@@ -92,6 +101,60 @@ scenario(
     assert.deepEqual([status.pending, status.recent.map((c) => [c.id, c.state])], [[], [[id, 'applied']]]);
   },
 );
+
+const AGENT_SHELL = { CLAUDECODE: '1' };
+
+// [what staged it, the env of the confirm]: only a person may apply a change Claude Code asked them about.
+for (const [label, mode, env] of [
+  ['FETTLE_REVIEW=human', 'acceptEdits', HUMAN],
+  ['default mode (asked, model review)', 'default', {}],
+] as const) {
+  scenario(`${label}: confirm from the agent's shell is refused; a person's terminal applies it`, A30, (repo) => {
+    const known = fettleRefs(repo);
+    const pre = hook(repo, 'Edit', bigEdit(repo), { env, mode });
+    const id = newChange(repo, known);
+    asked(pre, id);
+    const r = fettle(repo, ['confirm', id], { env: { ...env, ...AGENT_SHELL } });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^fettle: Change ${id} to a\\.txt needs a person's approval .*CLAUDECODE=1.*Nothing was written\\.$`,
+        'm',
+      ),
+    );
+    assert.match(r.stderr, new RegExp(`A person must run \`fettle confirm ${id}\` in their own terminal`));
+    const json = JSON.parse(fettle(repo, ['confirm', id, '--json'], { env: { ...env, ...AGENT_SHELL } }).stdout);
+    assert.equal(json.error.code, 'E_PERSON_REQUIRED');
+    assert.equal(repo.read('a.txt').toString(), OLD);
+    assert.deepEqual(
+      statusJson(repo).pending.map((c) => [c.id, c.state]),
+      [[id, 'pending']],
+    );
+    ok(fettle(repo, ['confirm', id], { env }));
+    assert.equal(repo.read('a.txt').toString(), NEXT);
+  });
+}
+
+scenario('FETTLE_REVIEW=human: even a change the model was told to confirm needs a person', A30, (repo) => {
+  const known = fettleRefs(repo);
+  denied(hook(repo, 'Edit', bigEdit(repo), { mode: 'acceptEdits' }));
+  const id = newChange(repo, known);
+  const r = fettle(repo, ['confirm', id], { env: { ...HUMAN, ...AGENT_SHELL } });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /needs a person's approval \(FETTLE_REVIEW=human is set\)/);
+  // Without FETTLE_REVIEW=human the model reviews it: the agent's shell confirms.
+  ok(fettle(repo, ['confirm', id], { env: AGENT_SHELL }));
+  assert.equal(repo.read('a.txt').toString(), NEXT);
+});
+
+scenario("a change that needs a person can still be discarded from the agent's shell", A30, (repo) => {
+  const known = fettleRefs(repo);
+  hook(repo, 'Edit', bigEdit(repo), { env: HUMAN });
+  const id = newChange(repo, known);
+  ok(fettle(repo, ['discard', id], { env: { ...HUMAN, ...AGENT_SHELL } }));
+  assert.equal(repo.read('a.txt').toString(), OLD);
+});
 
 scenario(
   'human review, the user denies: nothing written, the change stays pending and can still be confirmed',
@@ -158,7 +221,7 @@ scenario(
       answer: 'allow',
     });
     const id = newChange(repo, known);
-    assert.match(asked(run.pre, id), /nb\.ipynb \(\+20 -20, 100% of file\)/);
+    assert.match(asked(run.pre, id), /nb\.ipynb \(\+20 -20, 100% of the file;/);
     assert.match(recordedLine(run.post, id), /\(\+20 -20\)/);
     assert.equal(kindAt(repo, `fettle/${id}`), 'applied');
     assert.equal(blobAt(repo, `fettle/${id}`, 'nb.ipynb')?.toString(), landed);

@@ -392,20 +392,6 @@ scenario('plan mode: PreToolUse does nothing at all', { files: { 'a.txt': lines(
   assert.ok(!existsSync(repo.path('.git/fettle')), 'nothing recorded');
 });
 
-for (const mode of ['default', 'acceptEdits', 'auto', 'dontAsk', 'bypassPermissions']) {
-  scenario(
-    `${mode} mode: never answers allow (direct passes, staged denies)`,
-    { files: { 'a.txt': lines(30) } },
-    (repo) => {
-      const direct = hook(repo, 'a.txt', edit(30, 1), { mode });
-      assert.deepEqual([direct.code, direct.stdout], [0, ''], show(direct));
-      const staged = hook(repo, 'a.txt', lines(30, 'LINE'), { mode, toolUseId: 'toolu_02' });
-      assert.equal(hso(staged)?.permissionDecision, 'deny', show(staged));
-      for (const r of [direct, staged]) assert.doesNotMatch(r.stdout, /"allow"/);
-    },
-  );
-}
-
 // --- paths fettle never handles ---------------------------------------------------------------------
 
 const stageOne = (r: Repo): string => {

@@ -32,9 +32,10 @@ const NOTEBOOK = JSON.stringify({
   nbformat_minor: 5,
 });
 
-/** [case, tool, tool_input (paths relative to the repo), expected outside plan mode: the decision and whether a ref is made]. */
+/** [case, tool, tool_input (paths relative to the repo), expected outside plan mode: the decision and whether a ref is
+ * made; 'large': a staged write, whose answer depends on the mode (LARGE)]. */
 type Expect = { decision: 'none' | 'deny' | 'ask' | 'context'; records: boolean };
-const CASES: [string, string, (r: Repo) => Record<string, unknown>, Expect, Expect?][] = [
+const CASES: [string, string, (r: Repo) => Record<string, unknown>, Expect, 'large'?][] = [
   [
     'small Write',
     'Write',
@@ -46,7 +47,7 @@ const CASES: [string, string, (r: Repo) => Record<string, unknown>, Expect, Expe
     'Write',
     (r) => ({ file_path: r.path('a.txt'), content: text(30, 'new') }),
     { decision: 'deny', records: true },
-    { decision: 'ask', records: true },
+    'large',
   ],
   [
     'new file',
@@ -74,7 +75,7 @@ const CASES: [string, string, (r: Repo) => Record<string, unknown>, Expect, Expe
       edits: Array.from({ length: 20 }, (_, i) => ({ old_string: `old ${i + 10}\n`, new_string: `new ${i + 10}\n` })),
     }),
     { decision: 'deny', records: true },
-    { decision: 'ask', records: true },
+    'large',
   ],
   [
     'NotebookEdit',
@@ -89,6 +90,18 @@ const CASES: [string, string, (r: Repo) => Record<string, unknown>, Expect, Expe
     { decision: 'none', records: false },
   ],
 ];
+
+/** A large write by mode (docs/ARCHITECTURE.md, "Permission modes"): staged for the model, asked, or refused. */
+const LARGE: Record<'model' | 'person' | 'refuse', Expect> = {
+  model: { decision: 'deny', records: true },
+  person: { decision: 'ask', records: true },
+  refuse: { decision: 'deny', records: false },
+};
+const routeOf = (mode: string | undefined, review: 'model' | 'human'): keyof typeof LARGE => {
+  if (mode === 'dontAsk') return 'refuse';
+  if (review === 'human') return 'person';
+  return mode === undefined || mode === 'acceptEdits' || mode === 'bypassPermissions' ? 'model' : 'person';
+};
 
 const outcome = (p: Proc): Expect['decision'] => {
   const d = decisionOf(p);
@@ -120,7 +133,7 @@ for (const review of ['model', 'human'] as const) {
         const env = { ...repo.env, FETTLE_REVIEW: review };
         await pool(
           4,
-          CASES.map(([label, tool, input, model, human]) => async () => {
+          CASES.map(([label, tool, input, model, large]) => async () => {
             const files = [readFileSync(repo.path('a.txt')), readFileSync(repo.path('nb.ipynb'))];
             const payload = {
               session_id: 's',
@@ -134,7 +147,7 @@ for (const review of ['model', 'human'] as const) {
             const p = await spawnFettle(['hook'], { cwd: repo.dir, env, input: JSON.stringify(payload) });
             count('decisions');
             const expected =
-              mode === 'plan' ? { decision: 'none', records: false } : (review === 'human' && human) || model;
+              mode === 'plan' ? { decision: 'none', records: false } : large ? LARGE[routeOf(mode, review)] : model;
             assert.equal(p.code, 0, `${label}: ${show(p)}`);
             assert.notEqual(decisionOf(p), 'allow', `${label}: never allow`);
             assert.equal(outcome(p), expected.decision, `${label}: ${show(p)}`);

@@ -1,0 +1,31 @@
+// Changes only a person may apply: a staged change Claude Code asked a person about, or any staged change under
+// FETTLE_REVIEW=human. The model reaches fettle through its shell tool, so a `fettle confirm` run from there is
+// refused. This tells the agent's shell from a person's terminal; it is a guard against the model applying what
+// the person was asked about, not a security boundary against a model that rewrites its own environment.
+import type { Env } from '../config';
+import { FettleError } from '../errors';
+import type { Change } from './changes';
+import type { Context } from './context';
+
+/** The agent whose shell runs this command, or null. Claude Code sets CLAUDECODE=1 in its Bash tool. */
+export const agentShell = (env: Env): string | null => (env.CLAUDECODE === '1' ? 'Claude Code' : null);
+
+export const needsPerson = (ctx: Context, change: Change): boolean =>
+  change.fields.review === 'person' || ctx.config.review === 'human';
+
+/** Throws when `change` needs a person and this command runs in the agent's shell. */
+export const requirePerson = (ctx: Context, change: Change): void => {
+  const agent = agentShell(ctx.env);
+  if (!agent || !needsPerson(ctx, change)) return;
+  const why =
+    change.fields.review === 'person'
+      ? `${agent} asked a person to approve change ${change.id}`
+      : 'FETTLE_REVIEW=human is set';
+  throw new FettleError(
+    'E_PERSON_REQUIRED',
+    `Change ${change.id} to ${change.fields.path} needs a person's approval (${why}), and this command runs in ${agent}'s shell (CLAUDECODE=1). Nothing was written.`,
+    {
+      hint: `A person must run \`fettle confirm ${change.id}\` in their own terminal after reviewing \`git diff HEAD fettle/${change.id}\`; the agent may only discard it.`,
+    },
+  );
+};
