@@ -42,23 +42,50 @@ const emit = (fd: 1 | 2, text: string): void => {
   }
 };
 
+const internalError = (error: unknown): HookOutcome => {
+  const detail =
+    process.env.FETTLE_DEBUG && error instanceof Error
+      ? `\n${error.stack}`
+      : ` (${String((error as Error)?.message ?? error)})`;
+  return block(
+    `fettle hit an internal error and blocked this write; nothing was written${detail}. Set FETTLE_DEBUG=1 for details.`,
+  );
+};
+
+/**
+ * An error that escapes every await (an event a stream or child emits later) must not end the process with
+ * Node's exit 1, which the client reads as "go ahead": before the outcome is decided it blocks like any
+ * internal error; after, the decided exit code stands (a block stays a block) and only FETTLE_DEBUG hears of it.
+ */
+const guardLateErrors = (decided: () => HookOutcome | undefined): void => {
+  const onLate = (error: unknown) => {
+    const outcome = decided();
+    if (outcome) {
+      if (process.env.FETTLE_DEBUG) emit(2, `fettle: after deciding: ${(error as Error)?.stack ?? String(error)}\n`);
+      process.exit(outcome.exitCode);
+    }
+    const failed = internalError(error);
+    if (failed.stderr) emit(2, failed.stderr);
+    process.exit(failed.exitCode);
+  };
+  process.on('uncaughtException', onLate);
+  process.on('unhandledRejection', onLate);
+};
+
 export const runHookProcess = async (): Promise<void> => {
-  let outcome: HookOutcome;
+  let outcome: HookOutcome | undefined;
+  guardLateErrors(() => outcome);
+  let decided: HookOutcome;
   try {
     armFailpoints(process.env.FETTLE_FAILPOINTS);
     cleanUpOnSignals();
-    outcome = await runHook(await readStdin(), { cwd: process.cwd(), env: process.env, script: process.argv[1] });
+    decided = await runHook(await readStdin(), { cwd: process.cwd(), env: process.env, script: process.argv[1] });
   } catch (error) {
     // runHook maps every expected failure itself; reaching here is a bug. Fail closed and say so.
-    const detail =
-      process.env.FETTLE_DEBUG && error instanceof Error
-        ? `\n${error.stack}`
-        : ` (${String((error as Error)?.message ?? error)})`;
-    outcome = block(
-      `fettle hit an internal error and blocked this write; nothing was written${detail}. Set FETTLE_DEBUG=1 for details.`,
-    );
+    decided = internalError(error);
   }
-  if (outcome.stdout) emit(1, outcome.stdout);
-  if (outcome.stderr) emit(2, outcome.stderr);
-  process.exitCode = outcome.exitCode;
+  outcome = decided;
+  process.exitCode = decided.exitCode;
+  if (decided.stdout) emit(1, decided.stdout);
+  if (decided.stderr) emit(2, decided.stderr);
 };

@@ -153,14 +153,12 @@ export const createWarmPool = (): WarmPool => new Map();
 
 type Handle = { ref?: () => void; unref?: () => void };
 const handlesOf = (child: ChildProcessWithoutNullStreams): Handle[] =>
-  [child, child.stdin, child.stdout, child.stderr] as Handle[];
+  [child, child.stdin, child.stdout, child.stderr].filter(Boolean) as Handle[];
 
 const collect = (child: ChildProcessWithoutNullStreams, onStdout?: (chunk: Buffer) => void): Warm => {
   const warm: Warm = { child, out: [], err: [], failed: null, closed: Promise.resolve({ code: null, signal: null }) };
-  child.stdout.on('data', onStdout ?? ((c: Buffer) => warm.out.push(c)));
-  child.stderr.on('data', (c: Buffer) => warm.err.push(c));
-  // EPIPE when git exits before reading all input is reported through the exit code instead.
-  child.stdin.on('error', () => undefined);
+  // The 'error' listener comes first: a spawn that fails (EMFILE, ENOENT, EAGAIN) emits it on the next tick,
+  // and leaves the stdio streams unset, so touching them first would throw past every error boundary.
   warm.closed = new Promise((resolve) => {
     child.on('error', (e) => {
       warm.failed = e;
@@ -168,13 +166,32 @@ const collect = (child: ChildProcessWithoutNullStreams, onStdout?: (chunk: Buffe
     });
     child.on('close', (code, signal) => resolve({ code, signal }));
   });
+  child.stdout?.on('data', onStdout ?? ((c: Buffer) => warm.out.push(c)));
+  child.stderr?.on('data', (c: Buffer) => warm.err.push(c));
+  // EPIPE when git exits before reading all input is reported through the exit code instead.
+  child.stdin?.on('error', () => undefined);
+  // A pipe that fails on its own (a read error) ends the call as a failure, never as an uncaught event.
+  child.stdout?.on('error', (e) => {
+    warm.failed ??= e;
+  });
+  child.stderr?.on('error', (e) => {
+    warm.failed ??= e;
+  });
   return warm;
 };
 
+/** What a failed start means for the person reading it; the errno stays in the message for searching. */
+const spawnFailure = (e: NodeJS.ErrnoException): string =>
+  e.code === 'EMFILE' || e.code === 'ENFILE'
+    ? `${e.message}: this process is out of file descriptors (raise \`ulimit -n\` or close other programs)`
+    : e.code === 'ENOENT'
+      ? `${e.message}: git is not installed or not on PATH`
+      : e.message;
+
 const finish = async (warm: Warm, call: GitCall): Promise<GitResult> => {
-  warm.child.stdin.end(call.input ?? '');
+  warm.child.stdin?.end(call.input ?? '');
   const { code, signal } = await warm.closed;
-  if (warm.failed) throw new GitError(call.args, -1, `cannot run git: ${warm.failed.message}`, warm.failed);
+  if (warm.failed) throw new GitError(call.args, -1, `cannot run git: ${spawnFailure(warm.failed)}`, warm.failed);
   const stderr = Buffer.concat(warm.err).toString('utf8') || (signal ? `git was killed by ${signal}` : '');
   const result = { code: code ?? -1, stdout: Buffer.concat(warm.out), stderr };
   if (result.code === 0 || call.okCodes?.includes(result.code)) return result;
@@ -209,7 +226,7 @@ export const createGit = (
     start: (args, onStdout) => {
       const started = collect(spawnGit(args), onStdout);
       return {
-        write: (text) => void started.child.stdin.write(text),
+        write: (text) => void started.child.stdin?.write(text),
         finish: (input) => finish(started, { args, input }),
         closed: started.closed,
       };

@@ -331,3 +331,32 @@ scenario(
     rmSync(trace);
   },
 );
+
+// ---- out of file descriptors (RLIMIT_NOFILE): spawning git fails with EMFILE ----
+
+scenario(
+  'ulimit -n: out of descriptors, every hook call blocks with one line or completes; none fails open',
+  undefined,
+  async () => {
+    // From too few descriptors to start git at all up to enough for some of its processes: each limit stops the
+    // hook at a different step. Whatever the step, a PreToolUse either completes (a record or a staged change)
+    // or blocks (exit 2); exit 1 or a crash would let the client write with nothing recorded.
+    for (const limit of [20, 22, 24, 26, 28, 30]) {
+      for (const content of [SMALL, text(40, 'new')]) {
+        const repo = fresh();
+        const before = userState(repo);
+        const t = track(repo.path('a.txt'), []);
+        const run = await agentWrite({ file: repo.path('a.txt'), content, cwd: repo.dir }, repo.env, {
+          ulimitFiles: limit,
+        });
+        count('faults');
+        expectOutcome(run.pre, { exit: [0, 2], hook: true });
+        if (run.pre.code === 2) {
+          assert.match(run.pre.stderr, /^fettle blocked this write because it could not save the previous content/);
+          assert.equal(run.written, false, show(run.pre));
+          checkInvariants(repo, before, { files: [t], litter: 'none' });
+        }
+      }
+    }
+  },
+);

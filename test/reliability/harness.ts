@@ -51,6 +51,8 @@ export interface SpawnOpts {
   wrap?: string[];
   /** RLIMIT_FSIZE in 512-byte blocks, applied by the shell before exec */
   ulimitBlocks?: number;
+  /** RLIMIT_NOFILE: how many descriptors the process may hold, applied by the shell before exec */
+  ulimitFiles?: number;
   onSpawn?: (pid: number) => void;
 }
 
@@ -63,6 +65,7 @@ export const spawnArgv = (command: string[], o: SpawnOpts): Promise<Proc> =>
   new Promise((resolve) => {
     let argv = command;
     if (o.ulimitBlocks !== undefined) argv = ['sh', '-c', `ulimit -f ${o.ulimitBlocks} && exec "$@"`, 'sh', ...argv];
+    if (o.ulimitFiles !== undefined) argv = ['sh', '-c', `ulimit -n ${o.ulimitFiles} && exec "$@"`, 'sh', ...argv];
     if (o.wrap) argv = [...o.wrap, ...argv];
     const env = { ...o.env, ...(o.failpoints ? { FETTLE_FAILPOINTS: o.failpoints } : {}) };
     const child = spawn(argv[0] as string, argv.slice(1), { cwd: o.cwd, env, detached: true, stdio: 'pipe' });
