@@ -8,6 +8,7 @@ import { dataDirFrom, homeFrom } from '../config';
 import {
   addFettleHooks,
   HOOK_EVENTS,
+  SESSION_EVENTS,
   MATCHER,
   READ_MATCHER,
   parseSettings,
@@ -112,7 +113,7 @@ export const install = async (
   } else if (result === 'changed') {
     await rm(marker, { force: true }); // the file was there before this install: never remove it
   }
-  const what = `${HOOK_EVENTS.join(' and ')} hooks on ${MATCHER}${options.read ? ` (and PreToolUse on ${READ_MATCHER})` : ''}`;
+  const what = `${HOOK_EVENTS.join(' and ')} hooks on ${MATCHER}${options.read ? ` (and PreToolUse on ${READ_MATCHER})` : ''}, and ${SESSION_EVENTS.join(' and ')} hooks`;
   edge.io.out(
     result === 'changed'
       ? `Installed fettle's ${what} in ${path}.\nHook command: ${command}`

@@ -1,5 +1,5 @@
 // `fettle log [path] [--session <id>] [--json]`: every change fettle keeps, newest first.
-import { listChanges } from '../protocol/changes';
+import { changesOf } from '../protocol/targets';
 import { locateTarget } from '../store/locate';
 import { ago, changeJson, countsText, stateText, table } from './change-view';
 import { contextFor, storeFor, type Edge } from './edge';
@@ -14,7 +14,7 @@ export const logCommand = async (
   const target = path === undefined ? undefined : await locateTarget(path, ctx.cwd, ctx.env, ctx.config.dataDir);
   const store = target?.store ?? (await storeFor(ctx));
   const now = ctx.now();
-  const changes = (await listChanges(store, ctx.config.ttlSeconds, now)).filter(
+  const changes = (await changesOf(ctx, store)).filter(
     (c) =>
       (!target || c.fields.path === target.treePath) && (o.session === undefined || c.fields.session === o.session),
   );

@@ -1,5 +1,6 @@
 // `fettle status`: what is waiting for a decision, and what happened lately.
-import { listChanges, type Change } from '../protocol/changes';
+import type { Change } from '../protocol/changes';
+import { changesOf } from '../protocol/targets';
 import { needsPerson } from '../protocol/person-review';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
 import { contextFor, storeFor, type Edge } from './edge';
@@ -17,7 +18,7 @@ const row = (c: Change, now: Date): string => {
 export const status = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const now = ctx.now();
-  const changes = await listChanges(await storeFor(ctx), ctx.config.ttlSeconds, now);
+  const changes = await changesOf(ctx, await storeFor(ctx));
   const pending = changes.filter((c) => c.state === 'pending' || c.state === 'expired');
   const recent = changes.filter((c) => !pending.includes(c)).slice(0, RECENT);
   if (o.json) {

@@ -9,6 +9,14 @@ import { WRITE_TOOLS } from './tool-call';
 
 /** PostToolUseFailure settles the record of a write whose tool failed (src/protocol/failed-write.ts). */
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'] as const;
+/**
+ * The end of a turn and of a session: the session's records whose PostToolUse never came are settled
+ * (src/protocol/settle.ts). Registered without a matcher and not in the background: `claude -p` cancels
+ * background hooks when it exits, and Stop runs before it does.
+ */
+export const SESSION_EVENTS = ['Stop', 'SessionEnd'] as const;
+/** Every event install registers, in the order it adds them. */
+export const INSTALLED_EVENTS = [...HOOK_EVENTS, ...SESSION_EVENTS] as const;
 /** The write tools (MultiEdit is legacy; keeping it in a matcher is harmless). */
 export const MATCHER = WRITE_TOOLS.join('|');
 /** Registered only with `fettle install --read`: a hook on every Read costs start-up on the most frequent tool. */
@@ -104,11 +112,13 @@ export const addFettleHooks = (settings: Obj, command: string, options: { read?:
   // note reaches the model next turn.
   const background = (): Obj => ({ ...handler(), async: true });
   const hooks: Obj = { ...(hooksOf(removeFettleHooks(settings)) ?? {}) };
-  for (const event of HOOK_EVENTS) {
+  for (const event of INSTALLED_EVENTS) {
     const before = current[event];
     if (before !== undefined && !Array.isArray(before))
       throw new SettingsShapeError(`"hooks.${event}" is not an array`);
-    const ours: Json[] = [{ matcher: MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] }];
+    const ours: Json[] = SESSION_EVENTS.some((e) => e === event)
+      ? [{ hooks: [handler()] }]
+      : [{ matcher: MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] }];
     if (options.read && event === 'PreToolUse') ours.push({ matcher: READ_MATCHER, hooks: [handler()] });
     // Re-installing keeps fettle's groups where they were, so an unchanged install leaves the file unchanged.
     // Every group before the first one holding a fettle handler is foreign and kept, so `at` is still valid.

@@ -1,7 +1,7 @@
 // The hook input, checked without trusting it. Claude Code sends JSON on stdin; other agents (Cursor's
 // third-party loader) may send other shapes, which fettle lets pass untouched.
 import type { EditOp } from '../core/edits';
-import { HOOK_EVENTS } from '../core/settings';
+import { HOOK_EVENTS, SESSION_EVENTS } from '../core/settings';
 import { WRITE_TOOLS, type ToolCall } from '../core/tool-call';
 
 export type HookEvent = 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure';
@@ -20,8 +20,17 @@ export interface Payload {
   error?: string | undefined;
 }
 
+/** The end of a turn (Stop) or of the session (SessionEnd): the session's open records are settled. */
+export interface EndPayload {
+  event: (typeof SESSION_EVENTS)[number];
+  session: string | undefined;
+  cwd: string | undefined;
+  transcript: string | undefined;
+}
+
 export type Parsed =
   | { kind: 'call'; payload: Payload }
+  | { kind: 'end'; end: EndPayload }
   | { kind: 'ignore'; why: string }
   | { kind: 'invalid'; why: string };
 
@@ -92,6 +101,10 @@ export const parsePayload = (raw: string): Parsed => {
   }
   if (!isObj(data)) return { kind: 'invalid', why: 'hook input is not a JSON object' };
   const event = data.hook_event_name;
+  if (SESSION_EVENTS.some((e) => e === event)) {
+    const end = { session: str(data.session_id), cwd: str(data.cwd), transcript: str(data.transcript_path) };
+    return { kind: 'end', end: { event: event as EndPayload['event'], ...end } };
+  }
   if (!EVENTS.has(event)) return { kind: 'ignore', why: `event ${String(event)}` };
   const tool = data.tool_name;
   if (typeof tool !== 'string' || !TOOLS.has(tool)) return { kind: 'ignore', why: `tool ${String(tool)}` };

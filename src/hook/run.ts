@@ -25,6 +25,7 @@ import { removeHiddenWorktree } from '../store/worktrees';
 import { ask, block, context, deny, pass, warn, type HookOutcome } from './outcome';
 import { parsePayload, type Payload } from './payload';
 import { serveRead } from './read';
+import { settleSession } from './end';
 
 export interface HookEdge {
   cwd: string;
@@ -50,6 +51,7 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
   if (parsed.kind === 'invalid') {
     return warn(`fettle: ${parsed.why}. This tool call was not protected by fettle.`);
   }
+  if (parsed.kind === 'end') return settleSession(parsed.end, edge);
   const payload = parsed.payload;
   if (payload.call.tool === 'Read') {
     return payload.event === 'PreToolUse' ? serveRead(payload.call, payload.cwd ?? edge.cwd, edge) : pass();

@@ -19,7 +19,8 @@ const discardable = async (store: Store, change: Change, now: Date): Promise<voi
   if (change.state !== 'expired') requirePending(change, now);
 };
 
-export const discard = async (ctx: Context, store: Store, id: string): Promise<Change> => {
+/** `note`: why, in the marker commit (e.g. the person denied it at the prompt). */
+export const discard = async (ctx: Context, store: Store, id: string, o: { note?: string } = {}): Promise<Change> => {
   const first = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
   return withLock(fileLockPath(store, first.fields.path), async () => {
     const change = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
@@ -27,7 +28,7 @@ export const discard = async (ctx: Context, store: Store, id: string): Promise<C
     const tree = await treeOf(store, change.tip);
     const when = ctx.now();
     const writeMarker = () =>
-      writeCommit(store, tree, [change.tip], renderRecord({ ...change.fields, kind: 'discarded' }), when);
+      writeCommit(store, tree, [change.tip], renderRecord({ ...change.fields, kind: 'discarded', note: o.note }), when);
     const marker = await writeMarker();
     await failpoint('discard.marker-written');
     await publish(

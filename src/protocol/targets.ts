@@ -8,6 +8,7 @@ import type { Context } from './context';
 import { readCommits, versionsOf, type ChainCommit, type Versions } from './history';
 import { isId } from './ids';
 import { pickNext } from './rollback-plan';
+import { settleMet } from './settle';
 
 export interface Selection {
   store: Store;
@@ -20,8 +21,11 @@ export const inEffect = (c: Change): boolean => c.state === 'applied' && !c.reve
 
 export const storeOf = (ctx: Context): Promise<Store> => openStoreAt(ctx.cwd, ctx.env, ctx.config.dataDir);
 
-export const changesOf = (ctx: Context, store: Store): Promise<Change[]> =>
-  listChanges(store, ctx.config.ttlSeconds, ctx.now());
+/** Every change, newest first; records left open whose result the disk proves are settled first. */
+export const changesOf = async (ctx: Context, store: Store): Promise<Change[]> => {
+  const all = await listChanges(store, ctx.config.ttlSeconds, ctx.now());
+  return (await settleMet(ctx, store, all)) ? listChanges(store, ctx.config.ttlSeconds, ctx.now()) : all;
+};
 
 const commitNamed = async (store: Store, arg: string): Promise<ChainCommit | null> => {
   if (arg.startsWith('-') || arg.trim() === '') return null;

@@ -1,8 +1,8 @@
 // Links a PreToolUse record to its PostToolUse: a small file per tool call under fettle's folder in the git
 // dir, named by a hash of the tool_use_id. Losing one only means the "after" bytes go unrecorded; the
 // previous bytes are already safe in git.
-import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cellSources } from '../core/notebook';
 import type { RecordFields } from '../core/record';
@@ -33,7 +33,7 @@ export const digest = (bytes: Buffer, tool?: string): string => {
 };
 
 const pathFor = (store: Store, toolUseId: string): string =>
-  join(fettleDir(store), 'tool-use', `${createHash('sha1').update(toolUseId).digest('hex').slice(0, 20)}.json`);
+  join(linksDir(store.commonDir), `${createHash('sha1').update(toolUseId).digest('hex').slice(0, 20)}.json`);
 
 export const rememberWrite = async (store: Store, toolUseId: string, pending: PendingWrite): Promise<void> => {
   const path = pathFor(store, toolUseId);
@@ -48,14 +48,66 @@ export const rememberWrite = async (store: Store, toolUseId: string, pending: Pe
   }
 };
 
-/** The record started for this tool call, removed from the list; null when there is none. */
-export const takeWrite = async (store: Store, toolUseId: string): Promise<PendingWrite | null> => {
-  const path = pathFor(store, toolUseId);
+/** The directory of the links, from a store's common dir (the hook's end-of-turn check finds it without git). */
+export const linksDir = (commonDir: string): string => join(commonDir, 'fettle', 'tool-use');
+
+/**
+ * Takes the link at `path`: renamed to a name of this process first, so that of a PostToolUse and a settling
+ * of the same record (src/protocol/settle.ts) exactly one gets it. Null when another took it, or it is not a link.
+ */
+export const claimLink = async (path: string): Promise<PendingWrite | null> => {
+  const mine = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.taken`;
   try {
-    const pending = JSON.parse(await readFile(path, 'utf8')) as PendingWrite;
-    await unlink(path).catch(() => undefined);
-    return typeof pending.id === 'string' && typeof pending.file === 'string' ? pending : null;
+    await rename(path, mine);
   } catch {
     return null;
   }
+  try {
+    const pending = JSON.parse(await readFile(mine, 'utf8')) as PendingWrite;
+    return typeof pending.id === 'string' && typeof pending.file === 'string' ? pending : null;
+  } catch {
+    return null;
+  } finally {
+    await unlink(mine).catch(() => undefined);
+  }
+};
+
+/** The record started for this tool call, removed from the list; null when there is none. */
+export const takeWrite = (store: Store, toolUseId: string): Promise<PendingWrite | null> =>
+  claimLink(pathFor(store, toolUseId));
+
+export interface OpenLink {
+  /** the link file */
+  path: string;
+  pending: PendingWrite;
+  /** when PreToolUse wrote it (ms since the epoch) */
+  writtenAt: number;
+}
+
+/**
+ * Every link in `dir` (of one agent session when `session` is given): records whose tool call has not reported
+ * back. Reads a handful of small files, no git; an unreadable or foreign file is skipped.
+ */
+export const openLinks = async (dir: string, session?: string): Promise<OpenLink[]> => {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const found = await Promise.all(
+    names.map(async (name): Promise<OpenLink | null> => {
+      const path = join(dir, name);
+      try {
+        const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
+        const pending = JSON.parse(text) as PendingWrite;
+        if (typeof pending.id !== 'string' || typeof pending.file !== 'string') return null;
+        if (session !== undefined && pending.fields?.session !== session) return null;
+        return { path, pending, writtenAt: info.mtimeMs };
+      } catch {
+        return null;
+      }
+    }),
+  );
+  return found.filter((l): l is OpenLink => l !== null);
 };

@@ -3,7 +3,7 @@
 // any repository. One git spawn to locate it (the hook also starts, alongside, the readers it will need);
 // nothing here looks at the rest of the work tree.
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Env } from '../config';
 import { isInsideDotGit } from '../core/dot-git';
@@ -197,4 +197,26 @@ const finishStore = (
     zeroOid: '0'.repeat(objectFormat === 'sha256' ? 64 : 40),
     head,
   };
+};
+
+/**
+ * The common dir of the repository around `dir`, found from the files alone (`.git` as a directory, or a
+ * `gitdir:` file and its `commondir`), without starting git: for a cheap look at fettle's files before deciding
+ * whether git is needed at all. Null when there is none; git remains the authority on anything written.
+ */
+export const commonDirNear = async (dir: string): Promise<string | null> => {
+  for (let current = resolve(dir); ; current = dirname(current)) {
+    const dotGit = join(current, '.git');
+    const info = await stat(dotGit).catch(() => null);
+    if (info?.isDirectory()) return realpath(dotGit);
+    if (info?.isFile()) {
+      const text = await readFile(dotGit, 'utf8').catch(() => '');
+      const gitdir = /^gitdir: (.+)$/m.exec(text)?.[1]?.trim();
+      if (!gitdir) return null;
+      const at = resolve(current, gitdir);
+      const common = (await readFile(join(at, 'commondir'), 'utf8').catch(() => null))?.trim();
+      return realpath(common ? resolve(at, common) : at).catch(() => null);
+    }
+    if (dirname(current) === current) return null;
+  }
 };

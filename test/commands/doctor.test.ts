@@ -105,6 +105,21 @@ test('an install from before PostToolUseFailure was registered: a warning to ins
   assert.equal(hooks?.fix, 'Run `fettle install --scope project` again.');
 });
 
+test('an install from before Stop and SessionEnd were registered: a warning to install again', () => {
+  const repo = installed();
+  const path = join(repo.dir, '.claude', 'settings.json');
+  const settings = JSON.parse(readFileSync(path, 'utf8')) as { hooks: Record<string, unknown> };
+  delete settings.hooks.Stop;
+  writeFileSync(path, JSON.stringify(settings));
+  const [hooks] = doctor(repo).of('hooks');
+  assert.equal(hooks?.status, 'warn');
+  assert.match(
+    hooks?.detail ?? '',
+    /without Stop and SessionEnd: the last write of a headless session stays incomplete/,
+  );
+  assert.equal(hooks?.fix, 'Run `fettle install --scope project` again.');
+});
+
 test('a hook that runs a fettle that is gone fails the check, exit 1', () => {
   const repo = makeRepo({ 'a.txt': 'a\n' });
   const gone = join(repo.home, 'old', 'dist', 'cli.js');

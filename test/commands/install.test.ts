@@ -18,7 +18,19 @@ import {
 import { isAbsolute, join } from 'node:path';
 import { test } from 'node:test';
 import { settingsPath } from '../../src/commands/install';
-import { HOOK_EVENTS, isFettleHandler, MATCHER, READ_MATCHER, STATUS_MESSAGE } from '../../src/core/settings';
+import {
+  HOOK_EVENTS,
+  INSTALLED_EVENTS,
+  isFettleHandler,
+  MATCHER,
+  READ_MATCHER,
+  SESSION_EVENTS,
+  STATUS_MESSAGE,
+} from '../../src/core/settings';
+
+/** Stop and SessionEnd: no matcher (they are not about a tool). */
+const matcherOf = (event: string): string | undefined =>
+  SESSION_EVENTS.some((e) => e === event) ? undefined : MATCHER;
 import { CLI, runCli, writePayload, type Run } from '../helpers/cli';
 import { baseEnv, makeRepo, tempDir } from '../helpers/repo';
 
@@ -102,9 +114,9 @@ const expectedWords = (cli = CLI): string[] => [process.execPath, realpathSync(c
 const assertInstalled = (path: string, words = expectedWords(), options: { read?: boolean } = {}): string => {
   const s = json(path);
   const commands = new Set<string>();
-  for (const event of HOOK_EVENTS) {
+  for (const event of INSTALLED_EVENTS) {
     const ours = (s.hooks?.[event] ?? []).filter((g) => g.hooks.some((h) => isFettleHandler(h as never)));
-    const matchers = options.read && event === 'PreToolUse' ? [MATCHER, READ_MATCHER] : [MATCHER];
+    const matchers = options.read && event === 'PreToolUse' ? [MATCHER, READ_MATCHER] : [matcherOf(event)];
     assert.deepEqual(
       ours.map((g) => g.matcher),
       matchers,
@@ -140,7 +152,7 @@ test('install (default scope user) writes ~/.claude/settings.json with Write hoo
   assert.ok(text.startsWith('{\n  "hooks": {\n'), '2-space indent');
   assert.ok(text.endsWith('}\n'), 'one trailing newline');
   assert.deepEqual(Object.keys(json(user)), ['hooks']);
-  assert.deepEqual(Object.keys(json(user).hooks!), [...HOOK_EVENTS]);
+  assert.deepEqual(Object.keys(json(user).hooks!), [...INSTALLED_EVENTS]);
   assert.deepEqual(readdirSync(join(home, '.claude')), ['settings.json'], 'no temp file left next to it');
   assert.deepEqual(readdirSync(cwd), [], 'nothing written in the working directory');
 });
@@ -335,11 +347,15 @@ for (const [name, original] of fixtures) {
     for (const key of Object.keys(source)) if (key !== 'hooks') assert.deepEqual(s[key], source[key], key);
     // Foreign hooks first, in order, unchanged; ours after them.
     const events = Object.keys(source.hooks ?? {});
-    assert.deepEqual(Object.keys(s.hooks!), [...events, ...HOOK_EVENTS.filter((e) => !events.includes(e))]);
+    assert.deepEqual(Object.keys(s.hooks!), [...events, ...INSTALLED_EVENTS.filter((e) => !events.includes(e))]);
     for (const event of events) {
       const foreign = source.hooks![event]!;
       assert.deepEqual(s.hooks![event]!.slice(0, foreign.length), foreign, event);
-      assert.equal(s.hooks![event]!.length, foreign.length + (HOOK_EVENTS.includes(event as never) ? 1 : 0), event);
+      assert.equal(
+        s.hooks![event]!.length,
+        foreign.length + (INSTALLED_EVENTS.includes(event as never) ? 1 : 0),
+        event,
+      );
     }
     // Same style: indent, trailing newline, characters not escaped.
     assert.equal(text.split('\n')[1]!.match(/^\s*/)![0], original.split('\n')[1]!.match(/^\s*/)![0], 'indent');
@@ -573,15 +589,15 @@ test('hooks/hooks.json registers the same events, matcher and handler as install
     hooks: Record<string, Group[]>;
   };
   assert.equal(typeof plugin.description, 'string');
-  assert.deepEqual(Object.keys(plugin.hooks).sort(), [...HOOK_EVENTS].sort());
+  assert.deepEqual(Object.keys(plugin.hooks).sort(), [...INSTALLED_EVENTS].sort());
 
   const { user, run } = setup();
   ok(run('install'));
   const installed = json(user);
-  for (const event of HOOK_EVENTS) {
+  for (const event of INSTALLED_EVENTS) {
     const groups = plugin.hooks[event]!;
     assert.equal(groups.length, 1, event);
-    assert.equal(groups[0]!.matcher, MATCHER, event);
+    assert.equal(groups[0]!.matcher, matcherOf(event), event);
     assert.equal(groups[0]!.hooks.length, 1, event);
     const handler = groups[0]!.hooks[0]!;
     assert.ok(handler.command.includes('${CLAUDE_PLUGIN_ROOT}/dist/cli.js'), handler.command);

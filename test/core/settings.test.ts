@@ -26,6 +26,8 @@ const OURS = (command = CMD): Obj => ({ matcher: MATCHER, hooks: [H(command)] })
 const OURS_READ = (command = CMD): Obj => ({ matcher: READ_MATCHER, hooks: [H(command)] });
 /** The group of PostToolUse and PostToolUseFailure: the same handler, run in the background. */
 const POST = (command = CMD): Obj => ({ matcher: MATCHER, hooks: [{ ...H(command), async: true }] });
+/** The group of Stop and SessionEnd: no matcher, not in the background. */
+const END = (command = CMD): Obj => ({ hooks: [H(command)] });
 /** Foreign handlers and groups. */
 const X: Obj = { type: 'command', command: 'prettier --write "$CLAUDE_PROJECT_DIR"' };
 const Y: Obj = { type: 'command', command: '~/bin/lint.sh', timeout: 30 };
@@ -167,30 +169,73 @@ test('removeFettleHooks refuses a "hooks" that is not an object', () => {
 
 // ---------------------------------------------------------------- addFettleHooks: [name, input, expected, todo?]
 const additions: [string, Obj, Obj][] = [
-  ['empty settings', {}, { hooks: { PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } }],
+  [
+    'empty settings',
+    {},
+    {
+      hooks: {
+        PreToolUse: [OURS()],
+        PostToolUse: [POST()],
+        PostToolUseFailure: [POST()],
+        Stop: [END()],
+        SessionEnd: [END()],
+      },
+    },
+  ],
   [
     'hooks appended after existing keys',
     { model: 'opus', env: { A: 'é' } },
     {
       model: 'opus',
       env: { A: 'é' },
-      hooks: { PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] },
+      hooks: {
+        PreToolUse: [OURS()],
+        PostToolUse: [POST()],
+        PostToolUseFailure: [POST()],
+        Stop: [END()],
+        SessionEnd: [END()],
+      },
     },
   ],
   [
     'existing hooks key keeps its place; ours go after foreign groups',
     { hooks: { PreToolUse: [gX] }, model: 'opus' },
-    { hooks: { PreToolUse: [gX, OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] }, model: 'opus' },
+    {
+      hooks: {
+        PreToolUse: [gX, OURS()],
+        PostToolUse: [POST()],
+        PostToolUseFailure: [POST()],
+        Stop: [END()],
+        SessionEnd: [END()],
+      },
+      model: 'opus',
+    },
   ],
   [
     'other events kept first, ours appended',
     { hooks: { Stop: [gX] } },
-    { hooks: { Stop: [gX], PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } },
+    {
+      hooks: {
+        Stop: [gX, END()],
+        PreToolUse: [OURS()],
+        PostToolUse: [POST()],
+        PostToolUseFailure: [POST()],
+        SessionEnd: [END()],
+      },
+    },
   ],
   [
     'events keep their order',
     { hooks: { PostToolUse: [gY], PreToolUse: [gX] } },
-    { hooks: { PostToolUse: [gY, POST()], PreToolUse: [gX, OURS()], PostToolUseFailure: [POST()] } },
+    {
+      hooks: {
+        PostToolUse: [gY, POST()],
+        PreToolUse: [gX, OURS()],
+        PostToolUseFailure: [POST()],
+        Stop: [END()],
+        SessionEnd: [END()],
+      },
+    },
   ],
   [
     'an older fettle handler is replaced, not duplicated',
@@ -200,7 +245,15 @@ const additions: [string, Obj, Obj][] = [
         PostToolUse: [{ matcher: 'Write', hooks: [OLD_BY_STATUS] }],
       },
     },
-    { hooks: { PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } },
+    {
+      hooks: {
+        PreToolUse: [OURS()],
+        PostToolUse: [POST()],
+        PostToolUseFailure: [POST()],
+        Stop: [END()],
+        SessionEnd: [END()],
+      },
+    },
   ],
   [
     'an older handler in a mixed group: the foreign handler stays, ours takes that place',
@@ -210,18 +263,37 @@ const additions: [string, Obj, Obj][] = [
         PreToolUse: [OURS(), { matcher: 'Write', hooks: [X] }],
         PostToolUse: [POST()],
         PostToolUseFailure: [POST()],
+        Stop: [END()],
+        SessionEnd: [END()],
       },
     },
   ],
   [
     're-install keeps our group where it was among foreign groups',
     { hooks: { PreToolUse: [gX, OURS('old'), gY], PostToolUse: [POST('old'), gY] } },
-    { hooks: { PreToolUse: [gX, OURS(), gY], PostToolUse: [POST(), gY], PostToolUseFailure: [POST()] } },
+    {
+      hooks: {
+        PreToolUse: [gX, OURS(), gY],
+        PostToolUse: [POST(), gY],
+        PostToolUseFailure: [POST()],
+        Stop: [END()],
+        SessionEnd: [END()],
+      },
+    },
   ],
   [
     'a non-array value of another event is left alone',
-    { hooks: { Stop: 'weird', PreToolUse: [] } },
-    { hooks: { Stop: 'weird', PreToolUse: [OURS()], PostToolUse: [POST()], PostToolUseFailure: [POST()] } },
+    { hooks: { Notification: 'weird', PreToolUse: [] } },
+    {
+      hooks: {
+        Notification: 'weird',
+        PreToolUse: [OURS()],
+        PostToolUse: [POST()],
+        PostToolUseFailure: [POST()],
+        Stop: [END()],
+        SessionEnd: [END()],
+      },
+    },
   ],
 ];
 for (const [name, input, expected] of additions) {
@@ -251,7 +323,13 @@ test('addFettleHooks with read: a PreToolUse group on Read as well, none on Post
   const withRead = addFettleHooks(input, CMD, { read: true });
   same(withRead, {
     model: 'x',
-    hooks: { PreToolUse: [gX, OURS(), OURS_READ()], PostToolUse: [POST()], PostToolUseFailure: [POST()] },
+    hooks: {
+      PreToolUse: [gX, OURS(), OURS_READ()],
+      PostToolUse: [POST()],
+      PostToolUseFailure: [POST()],
+      Stop: [END()],
+      SessionEnd: [END()],
+    },
   });
   same(addFettleHooks(withRead, CMD, { read: true }), withRead);
   same(addFettleHooks(withRead, CMD), addFettleHooks(input, CMD)); // the options describe the whole install
@@ -265,6 +343,8 @@ test('addFettleHooks with a new command replaces the old one', () => {
       PreToolUse: [gX, OURS('fettle hook')],
       PostToolUse: [POST('fettle hook')],
       PostToolUseFailure: [POST('fettle hook')],
+      Stop: [END('fettle hook')],
+      SessionEnd: [END('fettle hook')],
     },
   });
 });

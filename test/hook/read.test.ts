@@ -157,7 +157,7 @@ const install = (...args: string[]): Settings => {
   assert.equal(r.code, 0, r.stderr);
   return JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8')) as Settings;
 };
-const matchers = (s: Settings): Record<string, string[]> =>
+const matchers = (s: Settings): Record<string, (string | undefined)[]> =>
   Object.fromEntries(Object.entries(s.hooks).map(([event, groups]) => [event, groups.map((g) => g.matcher)]));
 
 test('install registers the write tools on PreToolUse, PostToolUse and PostToolUseFailure, and no Read group', () => {
@@ -165,6 +165,8 @@ test('install registers the write tools on PreToolUse, PostToolUse and PostToolU
     PreToolUse: ['Write|Edit|MultiEdit|NotebookEdit'],
     PostToolUse: ['Write|Edit|MultiEdit|NotebookEdit'],
     PostToolUseFailure: ['Write|Edit|MultiEdit|NotebookEdit'],
+    Stop: [undefined],
+    SessionEnd: [undefined],
   });
 });
 
@@ -174,6 +176,8 @@ test('install --read adds a PreToolUse group on Read only, running the same hook
     PreToolUse: ['Write|Edit|MultiEdit|NotebookEdit', 'Read'],
     PostToolUse: ['Write|Edit|MultiEdit|NotebookEdit'],
     PostToolUseFailure: ['Write|Edit|MultiEdit|NotebookEdit'],
+    Stop: [undefined],
+    SessionEnd: [undefined],
   });
   const commands = new Set(
     Object.values(s.hooks)
