@@ -2,7 +2,7 @@
 // check, so fettle never answers `allow` (it would approve writes the user's rules deny, e.g. in dontAsk),
 // and in plan mode it does nothing at all: no output, no record, no file touched.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from '../helpers/repo';
 import {
@@ -172,4 +172,60 @@ for (const review of ['model', 'human'] as const) {
       },
     );
   }
+}
+
+// Issue class "human review bypassed": a change Claude Code asked a person about must never be applied by the
+// model. The person denies it at the prompt; the model then tries `fettle confirm` from its shell (CLAUDECODE=1),
+// before and after the turn ends (Stop marks the change denied).
+for (const [label, mode, review] of [
+  ['FETTLE_REVIEW=human', 'acceptEdits', 'human'],
+  ['default mode', 'default', 'model'],
+] as const) {
+  scenario(`${label}: a change the person denied cannot be applied from the agent's shell`, undefined, async () => {
+    const repo = repoWith({ 'a.txt': OLD });
+    const before = userState(repo);
+    const env = { ...repo.env, FETTLE_REVIEW: review };
+    const agent = { ...env, CLAUDECODE: '1' };
+    const input = {
+      session_id: 's',
+      cwd: repo.dir,
+      permission_mode: mode,
+      tool_name: 'Write',
+      tool_input: { file_path: repo.path('a.txt'), content: text(30, 'new') },
+      tool_use_id: 'toolu_denied',
+    };
+    const pre = await spawnFettle(['hook'], {
+      cwd: repo.dir,
+      env,
+      input: JSON.stringify({ ...input, hook_event_name: 'PreToolUse' }),
+    });
+    count('decisions');
+    assert.equal(decisionOf(pre), 'ask', show(pre));
+    const id = fettleRefs(repo)[0]?.ref.replace('refs/fettle/', '') ?? '';
+    const confirmFromAgent = () => spawnFettle(['confirm', id, '--json'], { cwd: repo.dir, env: agent });
+    const early = await confirmFromAgent();
+    assert.equal(early.code, 1, show(early));
+    assert.equal(JSON.parse(early.stdout).error.code, 'E_PERSON_REQUIRED');
+    // The person denied it: the transcript holds the call's result; the turn ends.
+    const transcript = join(repo.home, 'transcript.jsonl');
+    writeFileSync(
+      transcript,
+      `${JSON.stringify({ type: 'user', message: { content: [{ tool_use_id: 'toolu_denied', type: 'tool_result', is_error: true }] } })}\n`,
+    );
+    const stop = await spawnFettle(['hook'], {
+      cwd: repo.dir,
+      env,
+      input: JSON.stringify({ session_id: 's', cwd: repo.dir, hook_event_name: 'Stop', transcript_path: transcript }),
+    });
+    assert.deepEqual([stop.code, stop.stdout, stop.stderr], [0, '', ''], show(stop));
+    assert.deepEqual(
+      fettleRefs(repo).map((r) => r.ref),
+      [`refs/fettle-discarded/${id}`],
+      'marked denied',
+    );
+    const late = await confirmFromAgent();
+    assert.equal(late.code, 1, show(late));
+    assert.equal(readFileSync(repo.path('a.txt'), 'utf8'), OLD, 'never applied');
+    checkInvariants(repo, before, { litter: 'none' });
+  });
 }
