@@ -59,7 +59,7 @@ export const write = async (edge: Edge, dir: string | undefined, file: string): 
     }
     await mkdir(dirname(target.realPath), { recursive: true });
     try {
-      await replaceFile(target.realPath, bytes, { createOnly: plan.old === null });
+      await replaceFile(target.realPath, bytes, { createOnly: plan.old === null, expect: plan.old?.bytes });
     } catch (error) {
       // Replaced but not durable: the bytes did land, so history says so if it can (the disk is failing, so
       // recording may fail too); the error reported is the first one.

@@ -17,7 +17,51 @@ export interface WriteOptions {
   mode?: number;
   /** fail with E_CONFLICT instead of replacing a file that exists (uses link(), which never clobbers) */
   createOnly?: boolean;
+  /**
+   * The bytes the caller read and planned on. Right before the rename the file is read again; if someone (a
+   * person's editor) saved other bytes meanwhile, nothing is replaced and E_CONFLICT says so.
+   */
+  expect?: Buffer;
 }
+
+/** Someone else wrote the file between the caller's read and fettle's rename. */
+export const changedUnderfoot = (target: string): FettleError =>
+  new FettleError('E_CONFLICT', `${target} changed while fettle was writing it; nothing was overwritten.`, {
+    hint: 'The bytes saved meanwhile are on disk. Run the command again to apply it on top of them.',
+  });
+
+/**
+ * Holds the file the rename will replace: its bytes must be `expect`, and it must still be the file at `target`
+ * (a rename-style save swaps the inode). Returns the open handle, so that after the rename a save made in place
+ * between this check and the rename can still be read from the replaced inode.
+ */
+const holdExpected = async (target: string, expect: Buffer) => {
+  const handle = await open(target, 'r').catch((error: NodeJS.ErrnoException) => {
+    throw error.code === 'ENOENT' ? changedUnderfoot(target) : error;
+  });
+  try {
+    const info = await handle.stat();
+    const now = await handle.readFile();
+    if (!now.equals(expect)) throw changedUnderfoot(target);
+    return { handle, ino: info.ino, dev: info.dev, mode: info.mode & 0o7777 };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+};
+
+/** Reads the whole inode behind `handle` again, from the start. */
+const reread = async (handle: Awaited<ReturnType<typeof open>>): Promise<Buffer> => {
+  const { size } = await handle.stat();
+  const bytes = Buffer.alloc(size);
+  let done = 0;
+  while (done < size) {
+    const { bytesRead } = await handle.read(bytes, done, size - done, done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+  }
+  return bytes.subarray(0, done);
+};
 
 /** Temp files carry this marker so a later run can tell fettle's leftovers from the user's files. */
 export const TEMP_MARKER = '.fettle-';
@@ -113,23 +157,39 @@ export const replaceFile = async (target: string, bytes: Buffer, options: WriteO
     }
     await failpoint('replace.temp-synced');
     await checkDirectory(target);
-    if (options.createOnly) {
-      try {
-        await link(temp, target);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-          throw new FettleError(
-            'E_CONFLICT',
-            `${target} appeared while fettle was writing it; nothing was overwritten.`,
-          );
+    const held = options.expect && !options.createOnly ? await holdExpected(target, options.expect) : null;
+    try {
+      await failpoint('replace.checked');
+      if (options.createOnly) {
+        try {
+          await link(temp, target);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+            throw new FettleError(
+              'E_CONFLICT',
+              `${target} appeared while fettle was writing it; nothing was overwritten.`,
+            );
+          }
+          throw error;
         }
-        throw error;
+        await unlink(temp);
+      } else {
+        if (held) {
+          const now = await stat(target).catch(() => null);
+          if (!now || now.ino !== held.ino || now.dev !== held.dev) throw changedUnderfoot(target);
+        }
+        await rename(temp, target);
       }
-      await unlink(temp);
-    } else {
-      await rename(temp, target);
+      renamed = true;
+      // A save made in place between the check and the rename went to the inode just replaced: put it back.
+      const late = held ? await reread(held.handle) : null;
+      if (held && late && options.expect && !late.equals(options.expect)) {
+        await replaceFile(target, late, { mode: held.mode, expect: bytes });
+        throw changedUnderfoot(target);
+      }
+    } finally {
+      await held?.handle.close();
     }
-    renamed = true;
     await failpoint('replace.renamed');
     await fsyncPath(dirname(target)).catch((error: unknown) => {
       throw new NotDurableError(target, error);
@@ -143,8 +203,9 @@ export const replaceFile = async (target: string, bytes: Buffer, options: WriteO
   }
 };
 
-/** Removes a file durably (rollback of a change that created it). */
-export const removeFile = async (target: string): Promise<void> => {
+/** Removes a file durably (rollback of a change that created it); with `expect`, only if it still holds it. */
+export const removeFile = async (target: string, expect?: Buffer): Promise<void> => {
+  if (expect) await (await holdExpected(target, expect)).handle.close();
   await unlink(target);
   await fsyncPath(dirname(target));
 };

@@ -21,6 +21,7 @@ export const FAILPOINTS = [
   'write.recorded', // `fettle write`: previous bytes recorded, file not yet replaced
   'write.file-written',
   'replace.temp-synced', // atomic replace: temp file written and fsynced, not yet renamed
+  'replace.checked', // atomic replace: the file rechecked against what the caller planned on, not yet renamed
   'replace.renamed', // atomic replace: renamed, directory not yet fsynced
 ] as const;
 

@@ -120,7 +120,11 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
     );
     try {
       if (how !== 'already-on-disk') {
-        await replaceFile(path, bytes, { mode: disk?.mode ?? fileModeOf(proposal.mode), createOnly: disk === null });
+        await replaceFile(path, bytes, {
+          mode: disk?.mode ?? fileModeOf(proposal.mode),
+          createOnly: disk === null,
+          expect: disk?.bytes,
+        });
         await failpoint('confirm.file-written');
       }
     } catch (error) {

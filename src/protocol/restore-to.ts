@@ -63,7 +63,11 @@ export const restoreTo = async (
     });
     await failpoint('rollback.recorded');
     if (!disk) await mkdir(dirname(dest.realPath), { recursive: true });
-    await replaceFile(dest.realPath, previous.bytes, { mode: fileModeOf(previous.mode), createOnly: disk === null });
+    await replaceFile(dest.realPath, previous.bytes, {
+      mode: fileModeOf(previous.mode),
+      createOnly: disk === null,
+      expect: disk?.bytes,
+    });
     await failpoint('rollback.file-written');
     await recordAfter(ctx, dest.store, undo.id, undo, await readDisk(dest.realPath));
     return { change, dest, how: 'written', ...counts, undoId: undo.id };

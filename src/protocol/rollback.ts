@@ -73,11 +73,11 @@ const sameFile = (a: DiskFile | null, b: DiskFile | null): boolean =>
 
 const put = async (path: string, next: DiskFile | null, current: DiskFile | null): Promise<void> => {
   if (next === null) {
-    if (current !== null) await removeFile(path);
+    if (current !== null) await removeFile(path, current.bytes);
     return;
   }
   if (current === null) await mkdir(dirname(path), { recursive: true });
-  await replaceFile(path, next.bytes, { mode: next.mode, createOnly: current === null });
+  await replaceFile(path, next.bytes, { mode: next.mode, createOnly: current === null, expect: current?.bytes });
 };
 
 const recordUndo = (ctx: Context, plan: FilePlan, step: Step): Promise<Undo> =>
