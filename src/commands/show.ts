@@ -62,6 +62,8 @@ export const showCommand = async (
   }
   const body =
     diff.trimEnd() ||
-    (change.state === 'incomplete' ? '(no result recorded: the tool call never completed)' : '(no difference)');
+    (change.state === 'incomplete'
+      ? '(no result recorded: the tool call has not reported back; it may wait at a permission prompt, or was refused)'
+      : '(no difference)');
   edge.io.out([...details(change, chain, ctx.now()), '', body].join('\n'));
 };

@@ -108,6 +108,10 @@ scenario('status and log settle what the disk proves and leave a write that has 
   assert.deepEqual([rows.get(id), rows.get(waiting)], ['applied', 'incomplete']);
   ok(fettle(repo, ['log']));
   assert.equal(kindAt(repo, `fettle/${waiting}`), 'before', 'a call that may wait at a prompt stays open');
+  assert.match(
+    ok(fettle(repo, ['show', waiting])).stdout,
+    /the tool call has not reported back; it may wait at a permission prompt/,
+  );
   assert.equal(links(repo).length, 1);
 });
 
