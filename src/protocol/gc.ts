@@ -9,7 +9,7 @@ import { hiddenDirs, registeredHidden, sizeOf } from '../store/hidden-worktrees'
 import { fettleDir, forgetMissing, removeHiddenWorktree } from '../store/worktrees';
 import { listChanges, type Change } from './changes';
 import type { Context } from './context';
-import { deleteRefs, planRetention, type Removal } from './retention';
+import { deleteRefs, openChangeIds, planRetention, type Removal } from './retention';
 
 /** A worktree or link file younger than this may belong to a write in progress (made before its ref). */
 const GRACE_MS = 60_000;
@@ -31,8 +31,11 @@ const retain = async (
   dryRun: boolean,
 ): Promise<{ removed: Removal[]; changes: Change[]; known: Set<string> }> => {
   for (let attempt = 1; ; attempt++) {
-    const changes = await listChanges(store, ctx.config.ttlSeconds, ctx.now());
-    const removed = planRetention(changes, ctx.config, ctx.now());
+    const [changes, open] = await Promise.all([
+      listChanges(store, ctx.config.ttlSeconds, ctx.now()),
+      openChangeIds(store),
+    ]);
+    const removed = planRetention(changes, ctx.config, ctx.now(), { open });
     try {
       if (!dryRun) await deleteRefs(store, removed); // their worktrees go with the orphans, below
       const gone = new Set(removed.map((r) => r.change.id));

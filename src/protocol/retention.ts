@@ -9,6 +9,7 @@ import { updateRefs } from '../store/refs';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { listChanges, type Change } from './changes';
 import type { Context } from './context';
+import { linksDir, openLinks } from './tool-use';
 
 /** Deletions per write on the hook path: the oldest first, the rest on later writes or `fettle gc`. */
 export const HOOK_BATCH = 10;
@@ -19,28 +20,42 @@ export interface Removal {
   why: 'age' | 'count';
 }
 
-/**
- * Pure: which of `changes` (newest first) the policy removes, oldest first. With `keepUnconfirmed`, expired
- * staged changes are kept too: "expired" rests on the wall clock, and a clock that jumped forward must not
- * delete a proposal nobody decided on. Only an explicit `fettle gc` removes them.
- */
+export interface RetentionOptions {
+  /**
+   * Keep expired staged changes too: "expired" rests on the wall clock, and a clock that jumped forward must not
+   * delete a proposal nobody decided on. Only an explicit `fettle gc` removes them.
+   */
+  keepUnconfirmed?: boolean;
+  /**
+   * Ids of changes whose tool call has not reported back (their PreToolUse link is still open): the write may
+   * be waiting at a permission prompt, and its previous bytes are in no other record. Never removed by count;
+   * past the maximum age the call is taken as abandoned (`fettle gc` then removes its link too).
+   */
+  open?: ReadonlySet<string>;
+}
+
+/** Pure: which of `changes` (newest first) the policy removes, oldest first. */
 export const planRetention = (
   changes: Change[],
   config: Pick<Config, 'historyMaxAgeSeconds' | 'historyMaxCount'>,
   now: Date,
-  keepUnconfirmed = false,
+  options: RetentionOptions = {},
 ): Removal[] => {
   const cutoff = now.getTime() - config.historyMaxAgeSeconds * 1000;
   const history = changes.filter(
-    (c) => c.state !== 'pending' && !(keepUnconfirmed && c.state === 'expired') && c.ref !== '',
+    (c) => c.state !== 'pending' && !(options.keepUnconfirmed && c.state === 'expired') && c.ref !== '',
   );
   const removals: Removal[] = [];
   history.forEach((change, n) => {
     if (change.at.getTime() < cutoff) removals.push({ change, why: 'age' });
-    else if (n >= config.historyMaxCount) removals.push({ change, why: 'count' });
+    else if (n >= config.historyMaxCount && !options.open?.has(change.id)) removals.push({ change, why: 'count' });
   });
   return removals.reverse();
 };
+
+/** The changes whose tool call is still open: one readdir and a few small files, no git. */
+export const openChangeIds = async (store: Store): Promise<Set<string>> =>
+  new Set((await openLinks(linksDir(store.commonDir))).map((l) => l.pending.id));
 
 /** Deletes the refs in one transaction, each expected at the tip read: a ref moved meanwhile fails it all. */
 export const deleteRefs = async (store: Store, removals: Removal[]): Promise<void> => {
@@ -68,12 +83,8 @@ export const applyRetention = async (
   keepUnconfirmed = false,
 ): Promise<Removal[]> => {
   const now = ctx.now();
-  const removals = planRetention(
-    await listChanges(store, ctx.config.ttlSeconds, now),
-    ctx.config,
-    now,
-    keepUnconfirmed,
-  ).slice(0, limit);
+  const [changes, open] = await Promise.all([listChanges(store, ctx.config.ttlSeconds, now), openChangeIds(store)]);
+  const removals = planRetention(changes, ctx.config, now, { keepUnconfirmed, open }).slice(0, limit);
   await removeChanges(store, removals);
   return removals;
 };

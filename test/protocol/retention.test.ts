@@ -56,3 +56,19 @@ test('beyond the maximum count goes, oldest first; pending changes are neither c
 test('a change rebuilt from a commit (no ref) is never a candidate', () => {
   assert.deepEqual(plan([{ ...change('x', 'applied', hoursAgo(48)), ref: '' }]), []);
 });
+
+test('a change whose tool call is still open (waiting at a prompt) is not counted out; past the age it goes', () => {
+  const changes = [
+    change('a', 'applied', hoursAgo(1)),
+    change('b', 'applied', hoursAgo(2)),
+    change('c', 'applied', hoursAgo(3)),
+    change('w', 'incomplete', hoursAgo(3.5)),
+    change('d', 'applied', hoursAgo(4)),
+    change('old', 'incomplete', hoursAgo(30)),
+  ];
+  const open = new Set(['w', 'old']);
+  assert.deepEqual(
+    planRetention(changes, policy, NOW, { open }).map((r) => `${r.change.id}:${r.why}`),
+    ['old:age', 'd:count'],
+  );
+});

@@ -1,0 +1,46 @@
+// Retention runs after every write; it must never drop the record of a write whose tool call has not come back
+// (a PreToolUse answered, the person still looking at the permission prompt): those previous bytes are in no
+// other record.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { writePayload } from '../helpers/cli';
+import { count, repoWith, reportAs, scenario, show, spawnFettle, text } from './harness';
+import { expectOutcome } from './invariants';
+
+reportAs('retention');
+
+scenario('a write waiting at a permission prompt keeps its record through retention by count', undefined, async () => {
+  const repo = repoWith({
+    'waiting.txt': text(20, 'head'),
+    ...Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`f${n}.txt`, text(20, `f${n}`)])),
+  });
+  const previous = text(20, 'dirty'); // only on disk: if its record goes, these bytes are gone
+  repo.write('waiting.txt', previous);
+  repo.env.FETTLE_HISTORY_MAX_COUNT = '3';
+  const hook = (event: 'PreToolUse' | 'PostToolUse', file: string, content: string, toolUseId: string) =>
+    spawnFettle(['hook'], {
+      cwd: repo.dir,
+      env: repo.env,
+      input: JSON.stringify(writePayload({ file: repo.path(file), content, cwd: repo.dir, event, toolUseId })),
+    });
+  const next = previous.replace('dirty 1\n', 'dirty 1 edited\n');
+  const pre = await hook('PreToolUse', 'waiting.txt', next, 'toolu_waiting');
+  expectOutcome(pre, { exit: [0], hook: true });
+  // Five other writes complete while the prompt is open; each runs retention with a limit of three.
+  for (const n of [1, 2, 3, 4, 5]) {
+    const content = text(20, `f${n}`).replace(`f${n} 1\n`, `f${n} 1 edited\n`);
+    expectOutcome(await hook('PreToolUse', `f${n}.txt`, content, `toolu_${n}`), { exit: [0], hook: true });
+    repo.write(`f${n}.txt`, content);
+    expectOutcome(await hook('PostToolUse', `f${n}.txt`, content, `toolu_${n}`), { exit: [0], hook: true });
+    count('writes');
+  }
+  // The person allows it: the tool writes, PostToolUse reports.
+  repo.write('waiting.txt', next);
+  const post = await hook('PostToolUse', 'waiting.txt', next, 'toolu_waiting');
+  expectOutcome(post, { exit: [0], hook: true });
+  const id = /as ([0-9a-z]{8})/.exec(post.stdout)?.[1];
+  assert.ok(id, `PostToolUse found the record PreToolUse made\n${show(post)}`);
+  const back = await spawnFettle(['rollback', id], { cwd: repo.dir, env: repo.env });
+  expectOutcome(back, { exit: [0] });
+  assert.equal(readFileSync(repo.path('waiting.txt'), 'utf8'), previous, show(back));
+});
