@@ -11,7 +11,7 @@ export type ErrorCode =
   | 'E_ALREADY_DISCARDED'
   | 'E_CONFLICT' // the file changed since fettle recorded it and the edits cannot be merged
   | 'E_LOCKED' // another fettle process holds the lock on this file
-  | 'E_FORBIDDEN_PATH' // a path fettle never writes (inside a .git directory)
+  | 'E_FORBIDDEN_PATH' // a path fettle never writes or records (inside a .git directory, a pseudo-filesystem)
   | 'E_PERSON_REQUIRED' // only a person may do this (human review), and it was run from the agent's shell
   | 'E_NOT_TEXT' // content fettle only handles as text (fettle read of a binary file)
   | 'E_SETTINGS' // the Claude Code settings file cannot be read or written safely

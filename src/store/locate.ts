@@ -7,6 +7,7 @@ import { lstat, mkdir, readFile, readlink, realpath, rename, rm, stat } from 'no
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Env } from '../config';
 import { isInsideDotGit } from '../core/dot-git';
+import { pseudoFilesystemOf } from '../io/pseudo-fs';
 import { FettleError } from '../errors';
 import { createGit, createWarmPool, GitError, type GitRunner } from './git';
 
@@ -84,6 +85,13 @@ export const locateTarget = async (
   const realPath = await resolveRealPath(abs);
   if (isInsideDotGit(abs) || isInsideDotGit(realPath)) {
     throw new FettleError('E_FORBIDDEN_PATH', `${abs} is inside a .git directory; fettle never writes there.`);
+  }
+  const pseudo = await pseudoFilesystemOf(realPath);
+  if (pseudo) {
+    throw new FettleError(
+      'E_FORBIDDEN_PATH',
+      `${abs} is on a ${pseudo} pseudo-filesystem (live kernel state, not a file anyone wrote); fettle does not record it.`,
+    );
   }
   const { existing } = await nearestExistingDir(dirname(realPath));
   const store = await openStoreAt(existing, env, dataDir, options);

@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writePayload } from '../helpers/cli';
 import type { Repo } from '../helpers/repo';
 import {
   agentWrite,
@@ -322,3 +323,29 @@ scenario(
     }
   },
 );
+
+// ---- pseudo-filesystems: live kernel state is not content to record ----
+
+scenario('a write to /proc, /sys or /dev is passed through and nothing of it is stored', undefined, async () => {
+  const repo = fresh();
+  const secret = `fettle-secret-${process.pid}`;
+  const env = { ...repo.env, FETTLE_TEST_SECRET: secret };
+  for (const file of ['/proc/self/environ', '/sys/kernel/profiling', '/dev/null', '/proc/self/nonexistent']) {
+    // Only the PreToolUse: the host's write itself would change kernel state.
+    const payload = writePayload({ file, content: 'x\n', cwd: repo.dir });
+    const pre = await fettle(repo, ['hook'], { env, input: JSON.stringify(payload) });
+    count('pseudoFiles');
+    expectOutcome(pre, { exit: [0], hook: true });
+    assert.equal(pre.stdout, '', `no decision and no note\n${show(pre)}`);
+    const direct = await fettle(repo, ['write', file], { env, input: 'x\n' });
+    expectOutcome(direct, { exit: [1] });
+    assert.match(direct.stderr, /pseudo-filesystem .*fettle does not record it/, show(direct));
+  }
+  // Neither the repository's store nor the private one (files outside a repository) holds anything of them.
+  assert.deepEqual(fettleRefs(repo), []);
+  const store = join(repo.home, '.data', 'fettle', 'store.git');
+  if (existsSync(store)) {
+    const refs = spawnSync('git', ['for-each-ref', 'refs/fettle/'], { cwd: store, encoding: 'utf8' }).stdout;
+    assert.equal(refs, '', 'the private store recorded a pseudo-file');
+  }
+});
