@@ -67,7 +67,8 @@ export const settleSession = async (end: EndPayload, edge: HookEdge): Promise<Ho
     const dirs = unique([...(common ? [linksDir(common)] : []), linksDir(join(ctx.config.dataDir, 'store.git'))]);
     const find = async () => (await Promise.all(dirs.map((d) => openLinks(d, session)))).flat();
     let links = await find();
-    const deadline = Date.now() + POST_GRACE_MS;
+    // SessionEnd shares a 1.5 s budget, and nothing runs after it: no waiting there.
+    const deadline = end.event === 'Stop' ? Date.now() + POST_GRACE_MS : 0;
     while (links.some((l) => Date.now() - l.writtenAt < YOUNG_MS) && Date.now() < deadline) {
       await sleep(100);
       links = await find();

@@ -12,9 +12,9 @@
 //     once the record is older than OPEN_GRACE_MS.
 import { sameBytes } from '../core/content';
 import { countChanges } from '../core/diff';
-import { readDisk } from '../io/atomic-write';
+import { readDisk, type DiskFile } from '../io/atomic-write';
 import type { Store } from '../store/locate';
-import { readFiles } from '../store/objects';
+import { readFiles, type FileEntry } from '../store/objects';
 import { changeRef, updateRefs } from '../store/refs';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { loadChange, type Change } from './changes';
@@ -55,7 +55,7 @@ export const settleLink = async (
 ): Promise<Settled> => {
   const change = await openChange(ctx, store, link);
   if (!change) {
-    await claimLink(link.path); // stale: its change was settled, removed or replaced
+    await (await claimLink(link.path))?.release(); // stale: its change was settled, removed or replaced
     return 'gone';
   }
   const { fields } = change;
@@ -77,8 +77,28 @@ export const settleLink = async (
   const settle = predicted || (o.ended && untouched) || (!untouched && (o.ended || old));
   if (!settle || (proposal && !predicted && !untouched)) return 'open';
   // Whoever renames the link settles the record: a PostToolUse arriving now finds none and stays quiet.
-  if (!(await claimLink(link.path))) return 'open';
-  if (predicted) {
+  const claimed = await claimLink(link.path);
+  if (!claimed) return 'open';
+  try {
+    const outcome = await settleClaimed(ctx, store, change, { disk, previous, predicted, untouched });
+    await claimed.release();
+    return outcome;
+  } catch (error) {
+    await claimed.restore();
+    throw error;
+  }
+};
+
+const settleClaimed = async (
+  ctx: Context,
+  store: Store,
+  change: Change,
+  o: { disk: DiskFile | null; previous: FileEntry | null | undefined; predicted: boolean; untouched: boolean },
+): Promise<Settled> => {
+  const { fields } = change;
+  const proposal = fields.kind === 'proposal';
+  const { disk, previous } = o;
+  if (o.predicted) {
     await recordAfter(
       ctx,
       store,
@@ -90,11 +110,11 @@ export const settleLink = async (
     if (proposal) await removeHiddenWorktree(store, change.id);
     return proposal ? 'applied' : 'recorded';
   }
-  if (untouched && proposal) {
+  if (o.untouched && proposal) {
     await discard(ctx, store, change.id, { note: DENIED_NOTE });
     return 'denied';
   }
-  if (untouched) {
+  if (o.untouched) {
     await updateRefs(
       store,
       [{ op: 'delete', ref: changeRef(change.id), old: change.tip }],

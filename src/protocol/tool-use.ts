@@ -6,6 +6,7 @@ import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:
 import { join } from 'node:path';
 import { cellSources } from '../core/notebook';
 import type { RecordFields } from '../core/record';
+import { isAlive } from '../io/pid';
 import type { Store } from '../store/locate';
 import { fettleDir } from '../store/worktrees';
 
@@ -51,30 +52,47 @@ export const rememberWrite = async (store: Store, toolUseId: string, pending: Pe
 /** The directory of the links, from a store's common dir (the hook's end-of-turn check finds it without git). */
 export const linksDir = (commonDir: string): string => join(commonDir, 'fettle', 'tool-use');
 
+export interface Claimed {
+  pending: PendingWrite;
+  /** the record is settled: the link goes */
+  release: () => Promise<void>;
+  /** settling failed: the link is put back for the next try */
+  restore: () => Promise<void>;
+}
+
+const TAKEN = /^(.+\.json)\.(\d+)\.[0-9a-f]+\.taken$/;
+
 /**
- * Takes the link at `path`: renamed to a name of this process first, so that of a PostToolUse and a settling
- * of the same record (src/protocol/settle.ts) exactly one gets it. Null when another took it, or it is not a link.
+ * Takes the link at `path`: renamed to a name of this process, so that of a PostToolUse and a settling of the
+ * same record (src/protocol/settle.ts) exactly one gets it. It stays under that name until released, so a
+ * process killed before it recorded the result leaves it for the next one (openLinks takes back the links of
+ * dead processes). Null when another took it, or it is not a link.
  */
-export const claimLink = async (path: string): Promise<PendingWrite | null> => {
+export const claimLink = async (path: string): Promise<Claimed | null> => {
   const mine = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.taken`;
   try {
     await rename(path, mine);
   } catch {
     return null;
   }
+  const release = () => unlink(mine).catch(() => undefined);
   try {
     const pending = JSON.parse(await readFile(mine, 'utf8')) as PendingWrite;
-    return typeof pending.id === 'string' && typeof pending.file === 'string' ? pending : null;
+    if (typeof pending.id === 'string' && typeof pending.file === 'string')
+      return { pending, release, restore: () => rename(mine, path).catch(() => undefined) };
   } catch {
-    return null;
-  } finally {
-    await unlink(mine).catch(() => undefined);
+    // not a link: dropped below
   }
+  await release();
+  return null;
 };
 
 /** The record started for this tool call, removed from the list; null when there is none. */
-export const takeWrite = (store: Store, toolUseId: string): Promise<PendingWrite | null> =>
-  claimLink(pathFor(store, toolUseId));
+export const takeWrite = async (store: Store, toolUseId: string): Promise<PendingWrite | null> => {
+  const claimed = await claimLink(pathFor(store, toolUseId));
+  await claimed?.release();
+  return claimed?.pending ?? null;
+};
 
 export interface OpenLink {
   /** the link file */
@@ -89,12 +107,19 @@ export interface OpenLink {
  * back. Reads a handful of small files, no git; an unreadable or foreign file is skipped.
  */
 export const openLinks = async (dir: string, session?: string): Promise<OpenLink[]> => {
-  let names: string[];
+  let all: string[];
   try {
-    names = (await readdir(dir)).filter((n) => n.endsWith('.json'));
+    all = await readdir(dir);
   } catch {
     return [];
   }
+  // A link a process took and died holding is open again.
+  for (const name of all) {
+    const taken = TAKEN.exec(name);
+    if (taken?.[1] && !isAlive(Number(taken[2])) && !all.includes(taken[1]))
+      await rename(join(dir, name), join(dir, taken[1])).catch(() => undefined);
+  }
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
   const found = await Promise.all(
     names.map(async (name): Promise<OpenLink | null> => {
       const path = join(dir, name);

@@ -3,7 +3,8 @@
 // command that meets such a record, settle it from the disk, as PostToolUse would have, but only what the disk
 // proves (a record whose call still waits at a permission prompt is open legitimately).
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runHook } from '../helpers/cli';
 import { lines, type Repo } from '../helpers/repo';
@@ -91,6 +92,18 @@ scenario('without a Stop hook, show settles the last write from the disk, and ro
   assert.deepEqual(links(repo), [], 'the link is taken');
   ok(fettle(repo, ['rollback', id]));
   assert.equal(repo.read('a.txt').toString(), OLD);
+});
+
+scenario('a link a killed process took is open again: the next command settles its record', A30, (repo) => {
+  const id = lastWrite(repo);
+  const [name] = links(repo);
+  const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+  const dir = repo.path('.git/fettle/tool-use');
+  renameSync(join(dir, name as string), join(dir, `${name}.${dead}.0badc0de.taken`));
+  assert.equal(kindAt(repo, `fettle/${id}`), 'before');
+  ok(fettle(repo, ['status']));
+  assert.deepEqual(kinds(repo, `fettle/${id}`), ['after', 'before']);
+  assert.deepEqual(links(repo), []);
 });
 
 scenario('without a Stop hook, rollback by path settles and undoes the last write', A30, (repo) => {
