@@ -14,7 +14,7 @@ export const logCommand = async (
   const target = path === undefined ? undefined : await locateTarget(path, ctx.cwd, ctx.env, ctx.config.dataDir);
   const store = target?.store ?? (await storeFor(ctx));
   const now = ctx.now();
-  const changes = (await changesOf(ctx, store)).filter(
+  const changes = (await changesOf(ctx, store, edge.io.err)).filter(
     (c) =>
       (!target || c.fields.path === target.treePath) && (o.session === undefined || c.fields.session === o.session),
   );

@@ -46,7 +46,7 @@ export const showCommand = async (
   o: { json?: boolean },
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
-  const { store, change } = await resolveChange(ctx, arg);
+  const { store, change } = await resolveChange(ctx, arg, edge.io.err);
   const chain = await chainOf(store, change.tip);
   const color = !o.json && edge.io.isTTY && !edge.env.NO_COLOR;
   const diff = await changeDiff(store, chain, color);

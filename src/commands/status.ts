@@ -18,7 +18,7 @@ const row = (c: Change, now: Date): string => {
 export const status = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const now = ctx.now();
-  const changes = await changesOf(ctx, await storeFor(ctx));
+  const changes = await changesOf(ctx, await storeFor(ctx), edge.io.err);
   const pending = changes.filter((c) => c.state === 'pending' || c.state === 'expired');
   const recent = changes.filter((c) => !pending.includes(c)).slice(0, RECENT);
   if (o.json) {

@@ -1,6 +1,6 @@
 // What a command argument names: a change id, any fettle commit (`git log` shows them), or a file (for
 // rollback: the latest change to it that is still in effect). Ids win over commits, commits over paths.
-import { FettleError } from '../errors';
+import { FettleError, toFettleError } from '../errors';
 import { readDisk } from '../io/atomic-write';
 import { locateTarget, openStoreAt, type Store, type Target } from '../store/locate';
 import { listChanges, notFound, type Change } from './changes';
@@ -21,10 +21,20 @@ export const inEffect = (c: Change): boolean => c.state === 'applied' && !c.reve
 
 export const storeOf = (ctx: Context): Promise<Store> => openStoreAt(ctx.cwd, ctx.env, ctx.config.dataDir);
 
-/** Every change, newest first; records left open whose result the disk proves are settled first. */
-export const changesOf = async (ctx: Context, store: Store): Promise<Change[]> => {
+/**
+ * Every change, newest first; records left open whose result the disk proves are settled first. A command that
+ * only reads (status, log, show) passes `warn`: if settling fails (a read-only repository), it is told why and
+ * lists the records as they are; without `warn` the failure is the command's.
+ */
+export const changesOf = async (ctx: Context, store: Store, warn?: (message: string) => void): Promise<Change[]> => {
   const all = await listChanges(store, ctx.config.ttlSeconds, ctx.now());
-  return (await settleMet(ctx, store, all)) ? listChanges(store, ctx.config.ttlSeconds, ctx.now()) : all;
+  try {
+    return (await settleMet(ctx, store, all)) ? listChanges(store, ctx.config.ttlSeconds, ctx.now()) : all;
+  } catch (error) {
+    if (!warn) throw error;
+    warn(`fettle: could not record the result of open records from the disk: ${toFettleError(error).message}`);
+    return all;
+  }
 };
 
 const commitNamed = async (store: Store, arg: string): Promise<ChainCommit | null> => {
@@ -78,9 +88,10 @@ export const findChange = async (store: Store, all: Change[], arg: string): Prom
 export const resolveChange = async (
   ctx: Context,
   arg: string,
+  warn?: (message: string) => void,
 ): Promise<{ store: Store; change: Change; all: Change[] }> => {
   const store = await storeOf(ctx);
-  const all = await changesOf(ctx, store);
+  const all = await changesOf(ctx, store, warn);
   const change = await findChange(store, all, arg);
   if (!change) throw notFound(arg);
   return { store, change, all };

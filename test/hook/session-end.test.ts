@@ -219,3 +219,16 @@ scenario('Stop never blocks: a failure is reported with exit 1', A30, (repo) => 
   assert.equal(r.code, 1, show(r));
   assert.match(r.stderr, /FETTLE_REVIEW must be 'model' or 'human'/);
 });
+
+scenario('a command that only reads still lists when settling fails, and says why', A30, (repo) => {
+  const id = lastWrite(repo);
+  const failing = { env: { FETTLE_FAILPOINTS: 'after.ref-written=throw' } };
+  const r = ok(fettle(repo, ['status'], failing));
+  assert.match(r.stderr, /^fettle: could not record the result of open records from the disk: /m);
+  assert.match(r.stdout, new RegExp(id));
+  assert.deepEqual(kinds(repo, `fettle/${id}`), ['after', 'before'], 'recorded before the injected failure');
+  ok(fettle(repo, ['gc']));
+  assert.deepEqual(links(repo), [], 'the link put back after the failure is stale now: gc takes it');
+  ok(fettle(repo, ['rollback', id]));
+  assert.equal(repo.read('a.txt').toString(), OLD);
+});
