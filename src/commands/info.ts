@@ -50,7 +50,16 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
       '  NotebookEdit  changed lines of cell source count; the record keeps the whole .ipynb',
       '  Read          only with `fettle install --read`: text files over 256 KB are served from disk',
       '',
-      `Review: ${c.review === 'human' ? "a human approves staged changes at Claude Code's prompt (FETTLE_REVIEW=human)" : 'the model may run `fettle confirm` (FETTLE_REVIEW=human hands that to you)'}`,
+      ...(c.review === 'human'
+        ? [
+            "Review: a person approves every staged change at Claude Code's prompt (FETTLE_REVIEW=human);",
+            "        `fettle confirm` from the agent's shell is refused. dontAsk mode: a large write is refused.",
+          ]
+        : [
+            "Review, by Claude Code's permission mode: acceptEdits (in the project), bypassPermissions: the model",
+            '        may run `fettle confirm`; default, auto: Claude Code asks you; dontAsk: a large write is',
+            '        refused. FETTLE_REVIEW=human: you approve every one.',
+          ]),
       '',
       'In force:',
       `  FETTLE_WRITE_FLOOR      ${c.floor} (${source('FETTLE_WRITE_FLOOR')})`,

@@ -286,6 +286,7 @@ test('info names every tool fettle handles and the review mode in force', () => 
     assert.match(out, new RegExp(`^  ${tool} +\\S`, 'm'), tool);
   assert.match(out, /fettle install --read/);
   assert.match(out, /^  FETTLE_REVIEW +model \(default\)$/m);
+  assert.match(out, /default, auto: Claude Code asks you; dontAsk: a large write is\s+refused\./);
   assert.match(ok(fettle(repo, ['info'], { env: HUMAN })).stdout, /^  FETTLE_REVIEW +human \(from FETTLE_REVIEW\)$/m);
   assert.equal(JSON.parse(ok(fettle(repo, ['info', '--json'], { env: HUMAN })).stdout).review, 'human');
 });
