@@ -28,6 +28,8 @@ const toChange = (r: RefRecord, ttlSeconds: number, now: Date): Change | null =>
   if (!fields) return null;
   const at = new Date(r.time * 1000);
   const id = r.ref.slice(r.ref.lastIndexOf('/') + 1);
+  // A record names its own change: one that names another was not written for this ref (copied or planted).
+  if (fields.id !== id) return null;
   const base = { id, ref: r.ref, tip: r.oid, parents: r.parents, fields, at };
   if (r.ref.startsWith(DISCARDED_PREFIX)) return { ...base, state: 'discarded' };
   switch (fields.kind) {

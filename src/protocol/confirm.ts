@@ -80,7 +80,7 @@ const stagedFiles = async (store: Store, change: Change): Promise<Staged> => {
 export const confirm = async (ctx: Context, store: Store, id: string): Promise<ConfirmResult> => {
   const first = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
   requirePerson(ctx, first);
-  const path = diskPathOf(first.fields);
+  const path = await diskPathOf(store, first.fields);
   return withLock(fileLockPath(store, first.fields.path), async () => {
     await failpoint('confirm.locked');
     // Read again under the lock: another process may have confirmed or discarded it meanwhile.

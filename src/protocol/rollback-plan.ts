@@ -137,7 +137,7 @@ const planFile = async (
   force: boolean,
 ): Promise<FilePlan> => {
   const first = changes[0] as Change;
-  const target: Target = { store, realPath: diskPathOf(first.fields), treePath: first.fields.path };
+  const target: Target = { store, realPath: await diskPathOf(store, first.fields), treePath: first.fields.path };
   const original = await readForPlan(target.realPath, first.id);
   const plan: FilePlan = { target, original, final: original, steps: [], skipped: [] };
   const remaining = [...changes];

@@ -1,8 +1,8 @@
 // The hidden worktree of a staged change: registered with git and locked (so `git worktree prune` keeps it),
 // under fettle's folder in the common git dir. Made on first use by `fettle test`, never on the hook path, and
 // registered without a checkout: the fill, with an index of its own, is hidden-worktrees.ts's.
-import { mkdir, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, realpath, rm, stat } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
 import { withLock } from '../io/lock';
 import type { Store } from './locate';
 
@@ -39,6 +39,26 @@ export const addHiddenWorktree = async (store: Store, id: string, commit: string
     }),
   );
   return dir;
+};
+
+/**
+ * The work trees a person uses in this repository: the main one and linked ones (`git worktree list`), without
+ * fettle's hidden worktrees or a bare main entry. Real paths, as fettle records them.
+ */
+export const userWorkTrees = async (store: Store): Promise<string[]> => {
+  const out = await store.git.run({ args: ['worktree', 'list', '--porcelain', '-z'] });
+  const hidden = worktreesDir(store) + sep;
+  const trees: string[] = [];
+  let current: string | null = null;
+  for (const field of [...out.stdout.toString('utf8').split('\0'), '']) {
+    if (field.startsWith('worktree ')) current = field.slice('worktree '.length);
+    else if (field === 'bare') current = null;
+    else if (field === '' && current !== null) {
+      if (!current.startsWith(hidden)) trees.push(await realpath(current).catch(() => current as string));
+      current = null;
+    }
+  }
+  return trees;
 };
 
 const exists = (path: string): Promise<boolean> =>

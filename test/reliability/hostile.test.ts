@@ -349,3 +349,56 @@ scenario('a write to /proc, /sys or /dev is passed through and nothing of it is 
     assert.equal(refs, '', 'the private store recorded a pseudo-file');
   }
 });
+
+// ---- planted refs: records under refs/fettle/ that fettle did not write ----
+
+/** Copies the staged change `id` under a new id whose record says the file is `file`. */
+const plant = (repo: Repo, id: string, file: string, planted = 'plantedx'): string => {
+  const git = (args: string[], input?: string) =>
+    spawnSync('git', args, { cwd: repo.dir, input, encoding: 'utf8', env: repo.env }).stdout.trim();
+  const tip = git(['rev-parse', `refs/fettle/${id}`]);
+  const message = git(['cat-file', 'commit', tip]).split('\n\n').slice(1).join('\n\n');
+  const forged = message
+    .replace(/^Fettle-Id: .*$/m, `Fettle-Id: ${planted}`)
+    .replace(/^Fettle-File: .*$/m, `Fettle-File: ${file}`);
+  const commit = git(['commit-tree', git(['rev-parse', `${tip}^{tree}`]), '-p', `${tip}^`], forged);
+  git(['update-ref', `refs/fettle/${planted}`, commit]);
+  return planted;
+};
+
+scenario(
+  'a planted ref whose record points outside the work tree is refused by confirm and rollback',
+  undefined,
+  async () => {
+    const repo = fresh();
+    const outside = join(repo.home, 'outside');
+    mkdirSync(outside, { recursive: true });
+    const bare = join(repo.home, 'bare.git');
+    spawnSync('git', ['init', '-q', '--bare', bare]);
+    const staged = await fettle(repo, ['write', 'a.txt'], { input: LARGE });
+    const id = stagedId(staged.stdout);
+    for (const target of [join(outside, 'a.txt'), join(bare, 'hooks', 'pre-push'), `${repo.dir}/../a.txt`]) {
+      const planted = plant(repo, id, target);
+      const before = userState(repo);
+      const r = await fettle(repo, ['confirm', planted]);
+      count('plantedRefs');
+      expectOutcome(r, { exit: [1] });
+      assert.match(r.stderr, /fettle does not act on it/, show(r));
+      assert.equal(existsSync(target), false, `confirm wrote ${target}`);
+      const back = await fettle(repo, ['rollback', planted]); // refused: untrusted, or never written
+      expectOutcome(back, { exit: [1, 2] });
+      assert.equal(existsSync(target), false, `rollback wrote ${target}`);
+      spawnSync('git', ['update-ref', '-d', `refs/fettle/${planted}`], { cwd: repo.dir });
+      checkInvariants(repo, before, { files: [], litter: 'none' });
+    }
+    // A record whose id is not its ref's is not a change of this repository at all.
+    const renamed = plant(repo, id, repo.path('a.txt'), 'othernam');
+    spawnSync('git', ['update-ref', 'refs/fettle/copiedxx', `refs/fettle/${renamed}`], { cwd: repo.dir });
+    const copied = await fettle(repo, ['confirm', 'copiedxx']);
+    expectOutcome(copied, { exit: [1] });
+    assert.equal(readFileSync(repo.path('a.txt'), 'utf8'), OLD, show(copied));
+    // The genuine change still applies.
+    expectOutcome(await fettle(repo, ['confirm', id]), { exit: [0] });
+    assert.equal(readFileSync(repo.path('a.txt'), 'utf8'), LARGE);
+  },
+);
