@@ -60,11 +60,16 @@ const treeOf = (repo: Repo): string => {
   return [...walk(repo.dir), ...['outside.txt', 'x.txt'].filter((f) => existsSync(join(repo.dir, '..', f)))].join('\n');
 };
 
-const inputOf = (repo: Repo, c: Kept): Buffer => {
+/**
+ * The input with `$REPO` filled in. Kept inputs share one repository and run in parallel, so each gets its own
+ * tool_use_id: one input's PreToolUse must not be the record another's PostToolUse finds.
+ */
+const inputOf = (repo: Repo, c: Kept, name = 'corpus'): Buffer => {
   const raw = c.stdinBase64
     ? Buffer.from(c.stdinBase64, 'base64')
     : Buffer.from(c.repeat ? c.repeat.text.repeat(c.repeat.times) : (c.stdin ?? ''));
-  return Buffer.from(raw.toString('latin1').split('$REPO').join(Buffer.from(repo.dir).toString('latin1')), 'latin1');
+  const text = raw.toString('latin1').split('$REPO').join(Buffer.from(repo.dir).toString('latin1'));
+  return Buffer.from(text.split('toolu_corpus').join(`toolu_${name}`), 'latin1');
 };
 
 /** The oracle every input must satisfy; returns the outcome for the corpus's stricter expectations. */
@@ -83,8 +88,8 @@ const check = (p: Proc, tree: string, repo: Repo): void => {
   assert.equal(treeOf(repo), tree, "the hook wrote none of the user's files");
 };
 
-const runCase = async (repo: Repo, c: Kept, tree: string): Promise<Proc> => {
-  const p = await spawnFettle(['hook'], { cwd: repo.dir, env: repo.env, input: inputOf(repo, c) });
+const runCase = async (repo: Repo, c: Kept, tree: string, name?: string): Promise<Proc> => {
+  const p = await spawnFettle(['hook'], { cwd: repo.dir, env: repo.env, input: inputOf(repo, c, name) });
   count('fuzzCases');
   try {
     check(p, tree, repo);
@@ -115,7 +120,7 @@ scenario(
     await pool(
       3,
       corpus().map(([name, c]) => async () => {
-        const p = await runCase(repo, c, tree);
+        const p = await runCase(repo, c, tree, name.replace(/\W/g, '_'));
         if (c.expect) {
           assert.equal(p.code, c.expect.exit, `${name}: exit\n${show(p)}`);
           if (c.expect.stdout === 'empty') assert.equal(p.stdout, '', `${name}: no output\n${show(p)}`);
