@@ -17,6 +17,7 @@ import type { Store } from '../store/locate';
 import { readFiles, type FileEntry } from '../store/objects';
 import { changeRef, updateRefs } from '../store/refs';
 import { removeHiddenWorktree } from '../store/worktrees';
+import { FettleError } from '../errors';
 import { loadChange, type Change } from './changes';
 import type { Context } from './context';
 import { discard } from './discard';
@@ -31,19 +32,21 @@ export type Settled = 'recorded' | 'applied' | 'dropped' | 'denied' | 'open' | '
 const SETTLED_NOTE =
   "Recorded from the disk by fettle: the tool call's PostToolUse never reported (a headless run exits before it).";
 const UNSURE_NOTE =
-  'Recorded from the disk by fettle after the tool call ended without reporting: these bytes were on disk then.';
+  'Recorded from the disk by fettle: the tool call did not report back, and fettle could not predict its result; these bytes were on disk then.';
 export const DENIED_NOTE =
   'Denied: the tool call ended without writing it (the person denied it at the prompt, or nobody could answer).';
 
 /** The change an open link names, while its record is still open; null when something else settled it. */
 const openChange = async (ctx: Context, store: Store, link: OpenLink): Promise<Change | null> => {
+  let change: Change;
   try {
-    const change = await loadChange(store, link.pending.id, ctx.config.ttlSeconds, ctx.now());
-    const open = change.fields.kind === 'before' || (change.fields.kind === 'proposal' && change.state !== 'discarded');
-    return open && change.fields.file === link.pending.file ? change : null;
-  } catch {
-    return null;
+    change = await loadChange(store, link.pending.id, ctx.config.ttlSeconds, ctx.now());
+  } catch (error) {
+    if (error instanceof FettleError && error.code === 'E_NOT_FOUND') return null;
+    throw error;
   }
+  const open = change.fields.kind === 'before' || (change.fields.kind === 'proposal' && change.state !== 'discarded');
+  return open && change.fields.file === link.pending.file ? change : null;
 };
 
 /** Settles one open record from the disk (see the file comment); `ended`: the tool call is known to be over. */
