@@ -101,8 +101,8 @@ const sizeOf = (m: Pick<StagedMessage, 'decision' | 'thresholds'>): string => {
 export const renderAsk = (m: Omit<StagedMessage, 'invoke' | 'diff' | 'tool'>): string =>
   `fettle: this is a large change to ${m.path} (${sizeOf(m)}), so a person must approve it. ` +
   `It is staged as ${m.id}: review it with \`git diff HEAD fettle/${m.id}\`. Allowing it writes the file; ` +
-  `denying it leaves the file as it is. If nobody approved it, nothing was written: do not retry it; tell the ` +
-  `user that change ${m.id} to ${m.path} waits for their review.`;
+  `denying it leaves the file as it is. If nobody approved it, nothing was written, and fettle drops the change ` +
+  `when this turn ends: do not retry it; tell the user that this change to ${m.path} needs their approval at a prompt.`;
 
 /** A large write in a mode where nobody can review it (dontAsk): denied, nothing staged. */
 export const renderRefused = (m: Pick<StagedMessage, 'path' | 'decision' | 'thresholds' | 'tool'>): string =>

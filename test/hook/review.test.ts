@@ -56,9 +56,7 @@ scenario(
     assert.match(reason, /Allowing it writes the file; denying it leaves the file as it is\./);
     assert.match(
       reason,
-      new RegExp(
-        `If nobody approved it, nothing was written: do not retry it; tell the user that change ${id} to a\\.txt waits for their review\\.$`,
-      ),
+      /If nobody approved it, nothing was written, and fettle drops the change when this turn ends: do not retry it; tell the user that this change to a\.txt needs their approval at a prompt\.$/,
     );
     assert.equal(kindAt(repo, `fettle/${id}`), 'proposal');
     assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), NEXT);
