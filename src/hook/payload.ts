@@ -37,6 +37,12 @@ export type Parsed =
 type Obj = Record<string, unknown>;
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 const isObj = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
+const kindOf = (value: unknown): string =>
+  value === null
+    ? 'null'
+    : Array.isArray(value)
+      ? 'an array'
+      : `a ${typeof value === 'object' ? 'JSON object' : typeof value}`;
 const usablePath = (value: unknown): value is string =>
   typeof value === 'string' && value !== '' && !value.includes('\0');
 
@@ -105,9 +111,14 @@ export const parsePayload = (raw: string): Parsed => {
     const end = { session: str(data.session_id), cwd: str(data.cwd), transcript: str(data.transcript_path) };
     return { kind: 'end', end: { event: event as EndPayload['event'], ...end } };
   }
-  if (!EVENTS.has(event)) return { kind: 'ignore', why: `event ${String(event)}` };
+  // Names are strings; anything else is malformed input (and may not even print: {"toString": 1}).
+  if (event !== undefined && typeof event !== 'string')
+    return { kind: 'invalid', why: `hook_event_name is ${kindOf(event)}, not a string` };
+  if (!EVENTS.has(event)) return { kind: 'ignore', why: `event ${event ?? 'missing'}` };
   const tool = data.tool_name;
-  if (typeof tool !== 'string' || !TOOLS.has(tool)) return { kind: 'ignore', why: `tool ${String(tool)}` };
+  if (tool !== undefined && typeof tool !== 'string')
+    return { kind: 'invalid', why: `tool_name is ${kindOf(tool)}, not a string` };
+  if (tool === undefined || !TOOLS.has(tool)) return { kind: 'ignore', why: `tool ${tool ?? 'missing'}` };
   if (!isObj(data.tool_input)) return { kind: 'invalid', why: `${tool} hook input has no tool_input object` };
   const call = parseCall(tool, data.tool_input);
   if (typeof call === 'string') return { kind: 'invalid', why: call };
