@@ -58,7 +58,17 @@ export const pushChange = async (
   if (remote.startsWith('-')) throw new FettleError('E_USAGE', `'${remote}' is not a remote.`);
   const commit = writtenCommit(chain) ?? change.tip;
   const url = await remoteUrl(store, remote);
+  // A remote's URL is configuration anyone with the repository may have set: one that starts with '-' would be
+  // read by git as an option (--receive-pack=<command> runs a command). Refused, and options end with '--'.
+  if (url.startsWith('-'))
+    throw new FettleError(
+      'E_USAGE',
+      `remote '${remote}' has the push URL '${url}', which git would read as an option.`,
+      {
+        hint: `Check it with \`git remote -v\`, or push to a URL or path given directly.`,
+      },
+    );
   // No force: an existing branch is only fast-forwarded, never overwritten.
-  await store.git.run({ args: ['push', '--quiet', '--no-verify', url, `${commit}:${ref}`] });
+  await store.git.run({ args: ['push', '--quiet', '--no-verify', '--', url, `${commit}:${ref}`] });
   return { commit, branch, url };
 };

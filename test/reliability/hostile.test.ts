@@ -402,3 +402,15 @@ scenario(
     assert.equal(readFileSync(repo.path('a.txt'), 'utf8'), LARGE);
   },
 );
+
+scenario('a remote whose push URL starts with "-" is refused, never run as a git option', undefined, async () => {
+  const repo = fresh();
+  const marker = join(repo.home, 'pwned');
+  spawnSync('git', ['remote', 'add', 'evil', '--', `--receive-pack=touch ${marker}`], { cwd: repo.dir });
+  const id = stagedId((await fettle(repo, ['write', 'a.txt'], { input: LARGE })).stdout);
+  const r = await fettle(repo, ['review', id, '--push', 'evil']);
+  count('faults');
+  expectOutcome(r, { exit: [1, 2] });
+  assert.match(r.stderr, /would read as an option/, show(r));
+  assert.equal(existsSync(marker), false, 'git ran the command the URL named');
+});
