@@ -109,14 +109,31 @@ export const dataDirFrom = (env: Env): string => {
 
 /**
  * The clock. FETTLE_NOW (epoch seconds or an ISO date) pins it, so tests and reproductions can move time
- * without sleeping; otherwise the system clock.
+ * without sleeping; otherwise the system clock. git stores commit times as seconds since 1970 and `git fsck`
+ * rejects earlier ones, so a clock before 1970 is refused rather than written into history.
  */
 export const clockFrom = (env: Env): (() => Date) => {
   const raw = env.FETTLE_NOW;
-  if (raw === undefined || raw === '') return () => new Date();
-  const date = /^\d+$/.test(raw) ? new Date(Number(raw) * 1000) : new Date(raw);
-  if (Number.isNaN(date.getTime())) {
-    throw new FettleError('E_CONFIG', `FETTLE_NOW must be epoch seconds or an ISO date, got '${raw}'.`);
+  if (raw === undefined || raw === '') return () => checkedTime(new Date(), 'the system clock');
+  // Only the two spellings: Date's own parser reads '-5' as May 2001.
+  const date = /^\d+$/.test(raw)
+    ? new Date(Number(raw) * 1000)
+    : /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw)
+      ? new Date(raw)
+      : new Date(Number.NaN);
+  if (Number.isNaN(date.getTime()) || date.getTime() < 0) {
+    throw new FettleError('E_CONFIG', `FETTLE_NOW must be epoch seconds or an ISO date from 1970 on, got '${raw}'.`);
   }
   return () => date;
+};
+
+const checkedTime = (date: Date, source: string): Date => {
+  if (date.getTime() >= 0) return date;
+  throw new FettleError(
+    'E_CONFIG',
+    `${source} says ${date.toISOString()}, before 1970; git cannot date a commit then.`,
+    {
+      hint: 'Set the clock right (or FETTLE_NOW to the current time) and try again.',
+    },
+  );
 };

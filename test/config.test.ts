@@ -134,7 +134,7 @@ test('without FETTLE_NOW the clock is the system clock', () => {
   }
 });
 
-for (const raw of ['yesterday', '12abc', 'not-a-date']) {
+for (const raw of ['yesterday', '12abc', 'not-a-date', '-5', '1969-12-31', '1960-01-01T00:00:00Z']) {
   test(`FETTLE_NOW=${raw} -> E_CONFIG naming FETTLE_NOW`, () =>
     assert.throws(
       () => clockFrom({ FETTLE_NOW: raw }),

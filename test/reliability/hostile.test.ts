@@ -414,3 +414,21 @@ scenario('a remote whose push URL starts with "-" is refused, never run as a git
   assert.match(r.stderr, /would read as an option/, show(r));
   assert.equal(existsSync(marker), false, 'git ran the command the URL named');
 });
+
+scenario('a clock before 1970 is refused: nothing is dated before git can record it', undefined, async (t) => {
+  const repo = fresh();
+  const before = userState(repo);
+  const file = track(repo.path('a.txt'), []);
+  const pinned = await fettle(repo, ['write', 'a.txt'], { input: SMALL, env: { ...repo.env, FETTLE_NOW: '-5' } });
+  count('faults');
+  expectOutcome(pinned, { exit: [2] });
+  assert.match(pinned.stderr, /FETTLE_NOW must be epoch seconds or an ISO date from 1970 on, got '-5'/);
+  if (!have('faketime')) return t.skip('needs faketime for the system clock');
+  const wrap = ['faketime', '1960-01-01 00:00:00'];
+  const hook = await agentWrite({ file: repo.path('a.txt'), content: SMALL, cwd: repo.dir }, repo.env, { wrap });
+  expectOutcome(hook.pre, { exit: [2], hook: true });
+  assert.match(hook.pre.stderr, /the system clock says 1960-.*before 1970/, show(hook.pre));
+  checkInvariants(repo, before, { files: [file], litter: 'none' });
+  const log = await fettle(repo, ['log']);
+  assert.doesNotMatch(log.stdout, /NaN/);
+});
