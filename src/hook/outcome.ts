@@ -7,6 +7,8 @@ export interface HookOutcome {
   exitCode: 0 | 1 | 2;
   stdout?: string;
   stderr?: string;
+  /** the write must not happen (deny, ask): if stdout cannot carry that, the process blocks instead */
+  stops?: boolean;
 }
 
 export const HOOK_EXIT = { pass: 0, warn: 1, block: 2 } as const;
@@ -23,6 +25,7 @@ export const context = (event: 'PreToolUse' | 'PostToolUse', text: string): Hook
 /** The tool does not run; the model reads `reason` as the tool's error. */
 export const deny = (reason: string): HookOutcome => ({
   exitCode: HOOK_EXIT.pass,
+  stops: true,
   stdout: JSON.stringify({
     hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason },
   }),
@@ -37,6 +40,7 @@ export const warn = (message: string): HookOutcome => ({ exitCode: HOOK_EXIT.war
 /** Human review mode: Claude Code shows `reason` to the user in its permission prompt. */
 export const ask = (reason: string): HookOutcome => ({
   exitCode: HOOK_EXIT.pass,
+  stops: true,
   stdout: JSON.stringify({
     hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: reason },
   }),

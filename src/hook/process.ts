@@ -86,6 +86,16 @@ export const runHookProcess = async (): Promise<void> => {
   }
   outcome = decided;
   process.exitCode = decided.exitCode;
-  if (decided.stdout) emit(1, decided.stdout);
+  try {
+    if (decided.stdout) emit(1, decided.stdout);
+  } catch (error) {
+    // The reader went away (EPIPE): a deny or ask it never read would let the client write. Block instead,
+    // which needs no stdout; a note it never read is simply lost.
+    if (!decided.stops) return;
+    outcome = block(`fettle could not deliver its answer (${(error as Error).message}); nothing was written.`);
+    process.exitCode = outcome.exitCode;
+    emit(2, outcome.stderr ?? '');
+    return;
+  }
   if (decided.stderr) emit(2, decided.stderr);
 };

@@ -3,7 +3,7 @@
 // failing with EIO (libfiu), and the order of fsyncs and renames (strace). Each tool that is missing skips
 // its scenario with the reason.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
@@ -18,6 +18,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
+import { CLI, writePayload } from '../helpers/cli';
 import { repoAt, type Repo } from '../helpers/repo';
 import {
   agentWrite,
@@ -358,5 +359,43 @@ scenario(
         }
       }
     }
+  },
+);
+
+// ---- a reader that closes stdout early (EPIPE) ----
+
+/** The hook with its stdout closed by the reader before it answers. */
+const hookWithClosedStdout = (repo: Repo, payload: unknown): Promise<{ code: number | null; stderr: string }> =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, 'hook'], { cwd: repo.dir, env: repo.env, stdio: 'pipe' });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString('utf8');
+    });
+    child.on('close', (code) => resolve({ code, stderr }));
+    child.stdin.end(JSON.stringify(payload));
+  });
+
+scenario(
+  'EPIPE: a deny nobody can read becomes a block; a note nobody can read is dropped; no stack',
+  undefined,
+  async () => {
+    const repo = fresh();
+    const before = userState(repo);
+    const t = track(repo.path('a.txt'), []);
+    const large = writePayload({ file: repo.path('a.txt'), content: text(40, 'new'), cwd: repo.dir });
+    const staged = await hookWithClosedStdout(repo, large);
+    count('faults');
+    assert.equal(staged.code, 2, staged.stderr);
+    assert.match(staged.stderr, /^fettle could not deliver its answer \(EPIPE.*nothing was written\.\n$/);
+    checkInvariants(repo, before, { files: [t], owed: [Buffer.from(text(40, 'new'))], litter: 'none' });
+    const small = { file: repo.path('a.txt'), content: SMALL, cwd: repo.dir, toolUseId: 'toolu_small' };
+    const pre = await hookWithClosedStdout(repo, writePayload(small));
+    assert.equal(pre.code, 0, pre.stderr);
+    repo.write('a.txt', SMALL);
+    const post = await hookWithClosedStdout(repo, writePayload({ ...small, event: 'PostToolUse' }));
+    assert.equal(post.code, 0, post.stderr);
+    assert.equal(post.stderr, '');
   },
 );
