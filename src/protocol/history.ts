@@ -72,11 +72,18 @@ export const chainOf = async (store: Store, tip: string): Promise<Chain> =>
 /** The commit holding the bytes the change replaced on disk: a merging confirm's `snapshot`, else `before`. */
 export const replacedCommit = (chain: Chain): string => {
   const found = chain.commits.find((c) => kindOf(c) === 'before' || kindOf(c) === 'snapshot');
-  if (!found)
+  if (!found) {
+    // Every chain fettle writes starts with one; a commit that only carries fettle's trailers (written by hand,
+    // copied, or cut from its parents) is not a change fettle can undo or show.
+    const tip = chain.commits[0];
     throw new FettleError(
-      'E_INTERNAL',
-      `internal error: change at ${chain.commits[0]?.oid ?? '?'} has no 'before' record`,
+      'E_UNTRUSTED',
+      `commit ${tip?.oid.slice(0, 12) ?? '?'} carries fettle's trailers, but no commit below it records the bytes it replaced; fettle did not write this history, so it cannot undo it.`,
+      {
+        hint: `See what it is with \`git log -3 ${tip?.oid.slice(0, 12) ?? ''}\`; undo fettle's changes by their ids (\`fettle log\`).`,
+      },
     );
+  }
   return found.oid;
 };
 

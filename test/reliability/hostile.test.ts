@@ -432,3 +432,30 @@ scenario('a clock before 1970 is refused: nothing is dated before git can record
   const log = await fettle(repo, ['log']);
   assert.doesNotMatch(log.stdout, /NaN/);
 });
+
+scenario(
+  'rollback of a foreign commit carrying fettle trailers says what is wrong, not "internal error"',
+  undefined,
+  async () => {
+    const repo = fresh();
+    const git = (args: string[], input?: string) =>
+      spawnSync('git', args, { cwd: repo.dir, input, encoding: 'utf8', env: repo.env }).stdout.trim();
+    const trailers = `x\n\nFettle-Id: abcdefgh\nFettle-Kind: after\nFettle-Tier: direct\nFettle-Path: a.txt\nFettle-File: ${repo.path('a.txt')}\n`;
+    const tree = git(['rev-parse', 'HEAD^{tree}']);
+    for (const parents of [['-p', 'HEAD'], []]) {
+      const commit = git(['commit-tree', tree, ...parents], trailers);
+      const before = userState(repo);
+      for (const command of [
+        ['rollback', commit],
+        ['show', commit],
+      ]) {
+        const r = await fettle(repo, command);
+        count('faults');
+        expectOutcome(r, { exit: [1] });
+        assert.doesNotMatch(r.stderr, /internal error/, show(r));
+        assert.match(r.stderr, /fettle did not write this history/, show(r));
+      }
+      checkInvariants(repo, before, { files: [], litter: 'none' });
+    }
+  },
+);
