@@ -32,6 +32,11 @@ export interface RecordFields {
   reverts?: string | undefined;
   /** a staged change only a person may apply: Claude Code asked them (`fettle confirm` from the agent is refused) */
   review?: 'person' | undefined;
+  /**
+   * When the record was written, in epoch milliseconds: a commit's own time has one-second resolution, and
+   * changes made within one second must still sort (and be retired) in the order they were made.
+   */
+  time?: number | undefined;
 }
 
 const SUBJECT: Record<RecordKind, string> = {
@@ -92,6 +97,7 @@ export const renderRecord = (f: RecordFields): string => {
     ['Fettle-Tool-Use', f.toolUse],
     ['Fettle-Reverts', f.reverts],
     ['Fettle-Review', f.review],
+    ['Fettle-Time', f.time === undefined ? undefined : String(f.time)],
   ];
   const rollbackBody = f.reverts ? ROLLBACK_BODY[f.kind]?.(f.reverts) : undefined;
   const body = [rollbackBody ?? BODY[f.kind], f.note].filter(Boolean).join('\n\n');
@@ -131,6 +137,7 @@ export const parseRecord = (message: string): RecordFields | null => {
   const statMatch = /^\+(\d+) -(\d+)$/.exec(fields.get('Fettle-Stat') ?? '');
   const reverts = fields.get('Fettle-Reverts');
   const review = fields.get('Fettle-Review') === 'person' ? 'person' : undefined;
+  const time = /^\d{1,15}$/.test(fields.get('Fettle-Time') ?? '') ? Number(fields.get('Fettle-Time')) : undefined;
   return {
     id,
     kind,
@@ -146,5 +153,6 @@ export const parseRecord = (message: string): RecordFields | null => {
     // only when present, so a record without it round-trips to the same object
     ...(reverts ? { reverts } : {}),
     ...(review ? { review } : {}),
+    ...(time !== undefined ? { time } : {}),
   };
 };

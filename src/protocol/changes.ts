@@ -26,7 +26,11 @@ export interface Change {
 const toChange = (r: RefRecord, ttlSeconds: number, now: Date): Change | null => {
   const fields = parseRecord(r.message);
   if (!fields) return null;
-  const at = new Date(r.time * 1000);
+  // The record's own time when it has one (milliseconds), else the commit's (seconds), for records written
+  // before it existed. It must agree with the commit's second, or it is not to be believed.
+  const at = new Date(
+    fields.time !== undefined && Math.floor(fields.time / 1000) === r.time ? fields.time : r.time * 1000,
+  );
   const id = r.ref.slice(r.ref.lastIndexOf('/') + 1);
   // A record names its own change: one that names another was not written for this ref (copied or planted).
   if (fields.id !== id) return null;

@@ -41,13 +41,14 @@ const commitOn = async (
   mode: string,
   note?: string,
 ) => {
+  const when = ctx.now();
   const spec = {
     parent,
     path: change.fields.path,
     bytes,
     mode,
-    message: renderRecord({ ...change.fields, kind, note }),
-    when: ctx.now(),
+    message: renderRecord({ ...change.fields, kind, note, time: when.getTime() }),
+    when,
   };
   const { commit, written } = await commitFile(store, spec);
   const again = { oids: written, rewrite: () => commitFile(store, spec) };

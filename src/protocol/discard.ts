@@ -28,7 +28,13 @@ export const discard = async (ctx: Context, store: Store, id: string, o: { note?
     const tree = await treeOf(store, change.tip);
     const when = ctx.now();
     const writeMarker = () =>
-      writeCommit(store, tree, [change.tip], renderRecord({ ...change.fields, kind: 'discarded', note: o.note }), when);
+      writeCommit(
+        store,
+        tree,
+        [change.tip],
+        renderRecord({ ...change.fields, kind: 'discarded', note: o.note, time: when.getTime() }),
+        when,
+      );
     const marker = await writeMarker();
     await failpoint('discard.marker-written');
     await publish(

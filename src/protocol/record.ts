@@ -114,7 +114,7 @@ export const recordBefore = async (
         store,
         treePath,
         old,
-        { before: renderRecord({ ...fields, id, kind: 'before' }) },
+        { before: renderRecord({ ...fields, id, kind: 'before', time: when.getTime() }) },
         when,
         undefined,
         known,
@@ -158,7 +158,7 @@ export const recordAfter = async (
   const when = ctx.now();
   const reason = `fettle: ${kind === 'after' ? 'write' : 'apply'} ${path}`;
   warmRefUpdate(store, reason);
-  const message = renderRecord({ ...previous.fields, id, kind });
+  const message = renderRecord({ ...previous.fields, id, kind, time: when.getTime() });
   const mode = gitModeOf(landed?.mode ?? 0o644);
   const write = async () => {
     const side =
@@ -168,7 +168,7 @@ export const recordAfter = async (
         path,
         bytes: replaced.bytes,
         mode,
-        message: renderRecord({ ...replaced.fields, id, kind }),
+        message: renderRecord({ ...replaced.fields, id, kind, time: when.getTime() }),
         when,
       }));
     const main = await commitFile(store, {
@@ -210,8 +210,8 @@ export const stage = async (
   warmRefUpdate(store, reason);
   return withFreshId(async (id) => {
     const messages = {
-      before: renderRecord({ ...fields, id, kind: 'before' }),
-      proposal: renderRecord({ ...fields, id, kind: 'proposal' }),
+      before: renderRecord({ ...fields, id, kind: 'before', time: when.getTime() }),
+      proposal: renderRecord({ ...fields, id, kind: 'proposal', time: when.getTime() }),
     };
     const write = (known?: Plan['stored']) =>
       commitBefore(store, treePath, plan.old, messages, when, { bytes: plan.next, mode }, known);

@@ -2,6 +2,7 @@
 // (a PreToolUse answered, the person still looking at the permission prompt): those previous bytes are in no
 // other record.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { writePayload } from '../helpers/cli';
 import { count, repoWith, reportAs, scenario, show, spawnFettle, text } from './harness';
@@ -44,3 +45,37 @@ scenario('a write waiting at a permission prompt keeps its record through retent
   expectOutcome(back, { exit: [0] });
   assert.equal(readFileSync(repo.path('waiting.txt'), 'utf8'), previous, show(back));
 });
+
+scenario(
+  'retention removes strictly oldest first over many writes made within the same seconds',
+  undefined,
+  async () => {
+    // Sequential writes land several per second: by the commits' one-second times they tie, and retention once
+    // removed a newer change than one it kept. Each write's id is noted in the order it was made.
+    const repo = repoWith({ 'a.txt': text(20, 'v0') });
+    repo.env.FETTLE_HISTORY_MAX_COUNT = '5';
+    const made: string[] = [];
+    for (let n = 1; n <= 30; n++) {
+      const r = await spawnFettle(['write', 'a.txt'], {
+        cwd: repo.dir,
+        env: repo.env,
+        input: text(20, 'v0').replace('v0 1\n', `v0 1 edit ${n}\n`),
+      });
+      expectOutcome(r, { exit: [0] });
+      made.push(/as ([0-9a-z]{8})/.exec(r.stdout)?.[1] ?? assert.fail(show(r)));
+      count('writes');
+      // After each write (and its retention step), what is kept is exactly the newest ones.
+      const refs = spawnSync('git', ['for-each-ref', '--format=%(refname:lstrip=2)', 'refs/fettle/'], {
+        cwd: repo.dir,
+        encoding: 'utf8',
+      });
+      const kept = new Set(refs.stdout.split('\n').filter(Boolean));
+      const newest = made.slice(-5);
+      assert.deepEqual(
+        made.filter((id) => kept.has(id)),
+        newest,
+        `after write ${n}: kept ${[...kept].join(' ')}`,
+      );
+    }
+  },
+);
