@@ -2,11 +2,11 @@
 // the disk (src/protocol/settle.ts). `claude -p` exits right after the model's last answer and cancels the
 // background PostToolUse of the last write; Stop runs before it exits. Cheap when the session has no open record:
 // a few small files are read, and no git process starts.
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { clockFrom, loadConfig } from '../config';
 import { toFettleError } from '../errors';
+import { openRegular } from '../io/atomic-write';
 import type { Context } from '../protocol/context';
 import { settleLinks } from '../protocol/settle';
 import { linksDir, openLinks, type OpenLink } from '../protocol/tool-use';
@@ -31,9 +31,9 @@ export const endedCalls = async (transcript: string | undefined, ids: string[]):
   if (!transcript || ids.length === 0) return ended;
   let text: string;
   try {
-    const handle = await open(transcript, 'r');
+    const { handle, info } = await openRegular(transcript);
     try {
-      const { size } = await handle.stat();
+      const { size } = info;
       const length = Math.min(size, TRANSCRIPT_TAIL_BYTES);
       const buffer = Buffer.alloc(length);
       await handle.read(buffer, 0, length, size - length);

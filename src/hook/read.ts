@@ -2,11 +2,12 @@
 // offset/limit; fettle serves such reads from disk, one page at a time, through the deny channel (the model
 // reads it as the tool's result). Images, PDFs, notebooks and binary files pass through untouched; a file
 // fettle staged is read as it is on disk, never the staged version.
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { classifyContent } from '../core/content';
 import { numberedLines } from '../core/read-view';
 import type { ToolCall } from '../core/tool-call';
+import { readDisk } from '../io/atomic-write';
 import { selfCommand, shellQuote } from '../io/self';
 import { deny, pass, type HookOutcome } from './outcome';
 import type { HookEdge } from './run';
@@ -27,7 +28,8 @@ export const serveRead = async (
   try {
     const info = await stat(path);
     if (!info.isFile() || info.size <= READ_SERVE_BYTES) return pass();
-    const content = await readFile(path);
+    const content = (await readDisk(path))?.bytes;
+    if (!content) return pass();
     // Not UTF-8 text (or over 5 MB, which is still served): leave it to the tool.
     if (classifyContent(content) === 'binary') return pass();
     const view = numberedLines(content.toString('utf8'), call.offset ?? 1, call.limit ?? 2000, PAGE_CHARS);

@@ -4,7 +4,7 @@
 // the rename" (Ts'o); without the directory fsync the rename itself may not survive power loss.
 import { randomBytes } from 'node:crypto';
 import { chown, link, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises';
-import { realpathSync } from 'node:fs';
+import { constants as fsConstants, realpathSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import { isInsideDotGit } from '../core/dot-git';
 import { FettleError } from '../errors';
@@ -36,11 +36,10 @@ export const changedUnderfoot = (target: string): FettleError =>
  * between this check and the rename can still be read from the replaced inode.
  */
 const holdExpected = async (target: string, expect: Buffer) => {
-  const handle = await open(target, 'r').catch((error: NodeJS.ErrnoException) => {
+  const { handle, info } = await openRegular(target).catch((error: NodeJS.ErrnoException) => {
     throw error.code === 'ENOENT' ? changedUnderfoot(target) : error;
   });
   try {
-    const info = await handle.stat();
     const now = await handle.readFile();
     if (!now.equals(expect)) throw changedUnderfoot(target);
     return { handle, ino: info.ino, dev: info.dev, mode: info.mode & 0o7777 };
@@ -216,13 +215,39 @@ export interface DiskFile {
   mode: number;
 }
 
+/**
+ * Opens `path` for reading only if it is a regular file. O_NONBLOCK: opening a FIFO for reading otherwise waits
+ * for a writer (forever), and a device can answer without end (/dev/zero); the type is checked on the opened
+ * descriptor, so a swap between a stat and the open cannot slip one in. On regular files the flag is inert.
+ */
+export const openRegular = async (path: string) => {
+  const handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOCTTY);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new FettleError('E_IO', `${path} is not a regular file (${kindOfEntry(info)}).`);
+    return { handle, info };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+};
+
+const kindOfEntry = (info: Stats): string =>
+  info.isDirectory()
+    ? 'a directory'
+    : info.isFIFO()
+      ? 'a named pipe'
+      : info.isCharacterDevice() || info.isBlockDevice()
+        ? 'a device'
+        : info.isSocket()
+          ? 'a socket'
+          : 'not a file';
+
 /** The bytes and mode on disk, or null when there is no file. */
 export const readDisk = async (path: string): Promise<DiskFile | null> => {
   try {
-    const handle = await open(path, 'r');
+    const { handle, info } = await openRegular(path);
     try {
-      const info = await handle.stat();
-      if (!info.isFile()) throw new FettleError('E_IO', `${path} is not a regular file.`);
       return { bytes: await handle.readFile(), mode: info.mode & 0o7777 };
     } finally {
       await handle.close();

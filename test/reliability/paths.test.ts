@@ -4,6 +4,7 @@
 // real path; a symlink or a parent directory swapped between fettle's check and its write must not redirect
 // the write into .git.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   lstatSync,
@@ -16,6 +17,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { writePayload } from '../helpers/cli';
 import type { Repo } from '../helpers/repo';
 import {
   agentWrite,
@@ -258,3 +260,39 @@ for (const [cmd, point] of [
     },
   );
 }
+
+// ---- FIFOs and devices: never opened in a way that waits ----
+
+scenario('a FIFO or a device never hangs write, read or a PostToolUse; no lock is left held', undefined, async () => {
+  const repo = repoWith({ 'a.txt': text(20, 'old') });
+  spawnSync('mkfifo', [repo.path('pipe')]);
+  const quick = { killAfterMs: 10_000 };
+  const run = (args: string[], input?: string) => spawnFettle(args, { cwd: repo.dir, env: repo.env, input, ...quick });
+  for (const [args, input] of [
+    [['write', 'pipe'], 'x\n'],
+    [['read', 'pipe']],
+    [['read', '/dev/zero', '--limit', '1']],
+  ] as [string[], string?][]) {
+    const r = await run(args, input);
+    count('pathCases');
+    assert.equal(r.killed, false, `fettle ${args.join(' ')} hung`);
+    expectOutcome(r, { exit: [1] });
+    assert.match(r.stderr, /is not a regular file \((a named pipe|a device)\)/, show(r));
+  }
+  assert.deepEqual(
+    existsSync(join(repo.dir, '.git', 'fettle', 'locks')) ? readdirSync(join(repo.dir, '.git', 'fettle', 'locks')) : [],
+    [],
+  );
+  // The tool wrote a.txt, then something replaced it with a FIFO before PostToolUse looked.
+  const payload = (event: 'PreToolUse' | 'PostToolUse') =>
+    JSON.stringify(writePayload({ file: repo.path('a.txt'), content: text(20, 'new'), cwd: repo.dir, event }));
+  expectOutcome(await spawnFettle(['hook'], { cwd: repo.dir, env: repo.env, input: payload('PreToolUse') }), {
+    exit: [0],
+    hook: true,
+  });
+  rmSync(repo.path('a.txt'));
+  spawnSync('mkfifo', [repo.path('a.txt')]);
+  const post = await spawnFettle(['hook'], { cwd: repo.dir, env: repo.env, input: payload('PostToolUse'), ...quick });
+  assert.equal(post.killed, false, 'PostToolUse hung on a FIFO');
+  expectOutcome(post, { exit: [0, 1], hook: true });
+});
