@@ -132,6 +132,10 @@ export const openStoreAt = async (
   } catch (error) {
     if (error instanceof GitError && /not a git repository/i.test(error.stderr)) return openPrivateStore(env, dataDir);
     if (error instanceof GitError && /must be run in a work tree/i.test(error.stderr)) {
+      // Inside a git dir, or in a repository with no work tree (core.bare=true, files kept beside it anyway):
+      // only the first is forbidden; files of the second are in no work tree, like files outside a repository.
+      const inside = await probe.text({ args: ['rev-parse', '--is-inside-git-dir'] }).catch(() => 'true');
+      if (inside === 'false') return openPrivateStore(env, dataDir);
       throw new FettleError('E_FORBIDDEN_PATH', `${dir} is inside a git directory; fettle never writes there.`);
     }
     throw error;
@@ -141,6 +145,10 @@ export const openStoreAt = async (
     throw new FettleError('E_FORBIDDEN_PATH', `${dir} is inside a git directory; fettle never writes there.`);
   }
   const workTree = await realpath(top);
+  // core.worktree can put the work tree elsewhere: a directory beside the git dir is then in no work tree, and
+  // its files are fettle's like any outside a repository (the private store), for the hook and commands alike.
+  const within = relative(workTree, await realpath(dir));
+  if (within.startsWith('..') || isAbsolute(within)) return openPrivateStore(env, dataDir);
   const commonDir = await realpath(resolve(dir, common));
   return finishStore(
     'repo',

@@ -459,3 +459,29 @@ scenario(
     }
   },
 );
+
+// ---- repository shapes: core.bare=true with files beside it, and core.worktree elsewhere ----
+
+scenario(
+  'core.bare=true or core.worktree elsewhere: files beside the git dir are recorded, and undo works',
+  undefined,
+  async () => {
+    for (const shape of ['bare', 'worktree elsewhere'] as const) {
+      const repo = fresh();
+      const elsewhere = join(repo.home, 'tree');
+      mkdirSync(elsewhere, { recursive: true });
+      if (shape === 'bare') spawnSync('git', ['config', 'core.bare', 'true'], { cwd: repo.dir });
+      else spawnSync('git', ['config', 'core.worktree', elsewhere], { cwd: repo.dir });
+      const run = await agentWrite({ file: repo.path('a.txt'), content: SMALL, cwd: repo.dir }, repo.env);
+      count('faults');
+      expectOutcome(run.pre, { exit: [0], hook: true });
+      assert.ok(run.post, show(run.pre));
+      expectOutcome(run.post, { exit: [0], hook: true });
+      const id =
+        /as ([0-9a-z]{8})/.exec(run.post.stdout)?.[1] ?? assert.fail(`${shape}: not recorded\n${show(run.post)}`);
+      const back = await fettle(repo, ['rollback', id]);
+      expectOutcome(back, { exit: [0] });
+      assert.equal(readFileSync(repo.path('a.txt'), 'utf8'), OLD, `${shape}\n${show(back)}`);
+    }
+  },
+);
