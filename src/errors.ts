@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'E_FORBIDDEN_PATH' // a path fettle never writes or records (inside a .git directory, a pseudo-filesystem)
   | 'E_PERSON_REQUIRED' // only a person may do this (human review), and it was run from the agent's shell
   | 'E_UNTRUSTED' // a record whose fields disagree or point outside the repository's work trees (a planted ref)
+  | 'E_TOO_LARGE' // a file larger than fettle can hold in memory to record (2 GiB)
   | 'E_NOT_TEXT' // content fettle only handles as text (fettle read of a binary file)
   | 'E_SETTINGS' // the Claude Code settings file cannot be read or written safely
   | 'E_GIT' // a git command failed

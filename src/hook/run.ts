@@ -78,6 +78,9 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
   } catch (error) {
     const e = toFettleError(error);
     if (e.code === 'E_FORBIDDEN_PATH') return pass(); // .git paths: not fettle's to handle, never written by it
+    // Too large to hold: blocking would stop the agent from ever editing it; say plainly it goes unprotected.
+    if (e.code === 'E_TOO_LARGE')
+      return warn(`fettle: ${e.message} This write to ${p.call.filePath} is NOT protected: nothing was recorded.`);
     // A symlink loop or an overlong name: no file can be written there, and the tool will say so itself.
     const errno = (e.cause as NodeJS.ErrnoException | undefined)?.code;
     if (errno === 'ELOOP' || errno === 'ENAMETOOLONG') return pass();

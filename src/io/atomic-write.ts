@@ -243,11 +243,19 @@ const kindOfEntry = (info: Stats): string =>
           ? 'a socket'
           : 'not a file';
 
+/** Node reads at most this much into one Buffer (fs kIoMaxLength); past it readFile throws a RangeError. */
+export const MAX_RECORDABLE_BYTES = 2 ** 31 - 1;
+
 /** The bytes and mode on disk, or null when there is no file. */
 export const readDisk = async (path: string): Promise<DiskFile | null> => {
   try {
     const { handle, info } = await openRegular(path);
     try {
+      if (info.size > MAX_RECORDABLE_BYTES)
+        throw new FettleError(
+          'E_TOO_LARGE',
+          `${path} is ${(info.size / 2 ** 30).toFixed(1)} GiB, larger than fettle can record (2 GiB).`,
+        );
       return { bytes: await handle.readFile(), mode: info.mode & 0o7777 };
     } finally {
       await handle.close();

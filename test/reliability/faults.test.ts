@@ -399,3 +399,34 @@ scenario(
     assert.equal(post.stderr, '');
   },
 );
+
+// ---- a file larger than one Buffer can hold (2 GiB): sparse, so it costs no disk ----
+
+scenario(
+  'an Edit of a file over 2 GiB passes with a notice that it is not protected; nothing half-recorded',
+  undefined,
+  async () => {
+    const repo = fresh();
+    const big = repo.path('big.log');
+    spawnSync('truncate', ['-s', '2200M', big]);
+    try {
+      const before = userState(repo);
+      const payload = {
+        ...writePayload({ file: big, content: '', cwd: repo.dir }),
+        tool_name: 'Edit',
+        tool_input: { file_path: big, old_string: 'a', new_string: 'b' },
+      };
+      const pre = await spawnFettle(['hook'], { cwd: repo.dir, env: repo.env, input: JSON.stringify(payload) });
+      count('faults');
+      expectOutcome(pre, { exit: [1], hook: true });
+      assert.match(pre.stderr, /^fettle: .*big\.log is 2\.1 GiB, larger than fettle can record .* is NOT protected/);
+      const write = await spawnFettle(['write', 'big.log'], { cwd: repo.dir, env: repo.env, input: 'x\n' });
+      expectOutcome(write, { exit: [1] });
+      assert.match(write.stderr, /larger than fettle can record/, show(write));
+      assert.equal(statSync(big).size, 2200 * 2 ** 20, 'fettle write replaced what it could not record');
+      checkInvariants(repo, before, { files: [], litter: 'none' });
+    } finally {
+      rmSync(big, { force: true });
+    }
+  },
+);
