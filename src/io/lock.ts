@@ -1,10 +1,11 @@
 // A git-style lock file: O_CREAT|O_EXCL makes a second holder fail; the file records the holder's pid so a
 // lock left behind by a killed process can be taken over, while a live holder's lock never is.
-import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
+import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FettleError } from '../errors';
 import { disown, own } from './cleanup';
 import { isAlive } from './pid';
+import { makeOwnDir } from './fettle-dir';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -64,7 +65,7 @@ export interface LockOptions {
 
 export const withLock = async <T>(lockPath: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> => {
   const deadline = Date.now() + (options.timeoutMs ?? 5000);
-  await mkdir(dirname(lockPath), { recursive: true });
+  await makeOwnDir(dirname(lockPath));
   for (let attempt = 0; !(await createExclusive(lockPath, true)); attempt++) {
     const holder = await holderOf(lockPath);
     const dead = Number.isInteger(holder) && holder > 0 && !isAlive(holder);

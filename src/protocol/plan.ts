@@ -63,7 +63,7 @@ export const planWrite = async (
     const decision = decide({ old: old.bytes, next, oldKind: kind, counts: { ...inProcess, oldLines } }, ctx.config);
     return { target, old, next, kind, decision, diff: renderUnified(target.treePath, inProcess.hunks, DIFF_CAP) };
   }
-  const [oldBlob = '', nextBlob = ''] = await writeBlobs(target.store, [old.bytes, next]);
+  const [oldBlob = '', nextBlob = ''] = await writeBlobs(target.store, [old.bytes, next], old.mode);
   const patch = await gitDiff(target, oldBlob, nextBlob);
   const decision = decide(
     { old: old.bytes, next, oldKind: kind, counts: { added: patch.added, removed: patch.removed, oldLines } },

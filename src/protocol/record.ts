@@ -62,6 +62,7 @@ const commitBefore = async (
   const fresh = await writeBlobs(
     store,
     missing.filter((b): b is Buffer => !!b),
+    old?.mode,
   ).catch(async (error: unknown) => {
     await reading.catch(() => undefined);
     throw error;
@@ -170,6 +171,7 @@ export const recordAfter = async (
         mode,
         message: renderRecord({ ...replaced.fields, id, kind, time: when.getTime() }),
         when,
+        diskMode: landed?.mode,
       }));
     const main = await commitFile(store, {
       parent: previous.tip,
@@ -179,6 +181,7 @@ export const recordAfter = async (
       mode,
       message,
       when,
+      diskMode: landed?.mode,
     });
     return { commit: main.commit, written: [...(side?.written ?? []), ...main.written] };
   };

@@ -2,13 +2,14 @@
 // dir, named by a hash of the tool_use_id. Losing one only means the "after" bytes go unrecorded; the
 // previous bytes are already safe in git.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cellSources } from '../core/notebook';
 import type { RecordFields } from '../core/record';
 import { isAlive } from '../io/pid';
 import type { Store } from '../store/locate';
 import { fettleDir } from '../store/worktrees';
+import { makeOwnDir } from '../io/fettle-dir';
 
 export interface PendingWrite {
   id: string;
@@ -38,7 +39,7 @@ const pathFor = (store: Store, toolUseId: string): string =>
 
 export const rememberWrite = async (store: Store, toolUseId: string, pending: PendingWrite): Promise<void> => {
   const path = pathFor(store, toolUseId);
-  await mkdir(join(fettleDir(store), 'tool-use'), { recursive: true });
+  await makeOwnDir(join(fettleDir(store), 'tool-use'));
   const temp = `${path}.${process.pid}.tmp`;
   try {
     await writeFile(temp, JSON.stringify(pending));

@@ -3,13 +3,14 @@
 // any repository. One git spawn to locate it (the hook also starts, alongside, the readers it will need);
 // nothing here looks at the rest of the work tree.
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readFile, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
+import { lstat, readFile, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Env } from '../config';
 import { isInsideDotGit } from '../core/dot-git';
 import { pseudoFilesystemOf } from '../io/pseudo-fs';
 import { FettleError } from '../errors';
 import { createGit, createWarmPool, GitError, type GitRunner } from './git';
+import { makeOwnDir } from '../io/fettle-dir';
 
 export interface Store {
   kind: 'repo' | 'private';
@@ -188,7 +189,7 @@ const initPrivateStore = async (dir: string, dataDir: string, env: Env): Promise
 
 const openPrivateStore = async (env: Env, dataDir: string): Promise<Store> => {
   const dir = join(dataDir, 'store.git');
-  await mkdir(dataDir, { recursive: true });
+  await makeOwnDir(dataDir);
   const git = createGit(dataDir, env, ['--git-dir', dir]);
   if (!(await exists(join(dir, 'HEAD')))) await initPrivateStore(dir, dataDir, env);
   const format = await git.text({ args: ['rev-parse', '--show-object-format'] });

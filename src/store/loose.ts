@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  chmodSync,
   fchmodSync,
   fsyncSync,
   mkdirSync,
@@ -25,6 +26,8 @@ export interface LooseTarget {
   /** <common-dir>/objects */
   objectsDir: string;
   objectFormat: 'sha1' | 'sha256';
+  /** zlib level (core.looseCompression); git's default is 1 */
+  level?: number;
 }
 
 export interface NewObject {
@@ -32,10 +35,15 @@ export interface NewObject {
   body: Buffer;
   /** the id, when the caller already hashed `body` (tree-codec does): not hashed again */
   oid?: string;
+  /**
+   * Permission bits of the file these bytes come from: an object is never readable by more people than the file
+   * was (a 0600 `.env` gives a 0400 object, where objects are otherwise 0444).
+   */
+  fileMode?: number;
 }
 
 /** git's default core.looseCompression: speed over size; git gc repacks loose objects anyway. */
-const LEVEL = 1;
+const DEFAULT_LEVEL = 1;
 
 /** A directory a prune removed since (with what this process wrote in it) needs no sync: see ensureObjects. */
 const syncDir = (dir: string): void => {
@@ -117,15 +125,15 @@ const STREAM_FROM = 16 << 20;
 const STREAM_CHUNK = 1 << 20;
 
 /** zlib of the object's header and body. */
-const compressed = (object: NewObject): Produce => {
+const compressed = (object: NewObject, level: number): Produce => {
   const header = Buffer.from(`${object.type} ${object.body.length}\0`, 'latin1');
   if (object.body.length < STREAM_FROM) {
-    const data = deflateSync(Buffer.concat([header, object.body]), { level: LEVEL });
+    const data = deflateSync(Buffer.concat([header, object.body]), { level });
     return async (write) => write(data);
   }
   return (write) =>
     new Promise((resolve, reject) => {
-      const z = createDeflate({ level: LEVEL, chunkSize: STREAM_CHUNK });
+      const z = createDeflate({ level, chunkSize: STREAM_CHUNK });
       z.on('data', (chunk: Buffer) => {
         try {
           write(chunk);
@@ -159,15 +167,19 @@ const writeOne = async (
   const path = join(dir, oid.slice(2));
   const now = new Date();
   if (exists(() => utimesSync(path, now, now))) return oid;
-  const produce = compressed(object);
+  const produce = compressed(object, target.level ?? DEFAULT_LEVEL);
   for (let attempt = 1; ; attempt++) {
     try {
       mkdirSync(dir);
+      // As git does (core.sharedRepository): the new directory gets the objects directory's permissions, so a
+      // group sharing the repository can write beside fettle's objects (mkdir's mode is cut by the umask).
+      chmodSync(dir, statSync(target.objectsDir).mode & 0o7777);
       touched.add(target.objectsDir);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    if (await placeOnce(dir, path, produce, mode)) break;
+    const readers = object.fileMode === undefined ? mode : mode & ((object.fileMode & 0o444) | 0o400);
+    if (await placeOnce(dir, path, produce, readers)) break;
     if (attempt >= PLACE_ATTEMPTS)
       throw Object.assign(new Error(`${path}: a concurrent prune kept deleting it while it was written`), {
         code: 'ENOENT',

@@ -6,6 +6,7 @@ import { FettleError } from '../errors';
 import type { Store } from './locate';
 import { IDENTITY } from './git';
 import { writeLoose, type NewObject } from './loose';
+import { objectWritingOf } from './repo-config';
 import { encodeCommit } from './commit-codec';
 import { editTree, hashObject, parseTree, type NewTree } from './tree-codec';
 import { isAlive } from '../io/pid';
@@ -16,16 +17,31 @@ export interface BatchObject {
   body: Buffer;
 }
 
-const looseTarget = (store: Store) => ({
-  objectsDir: join(store.commonDir, 'objects'),
-  objectFormat: store.objectFormat,
-});
+/**
+ * Writes objects into the store: in process as loose objects, at the repository's compression level; or, in a
+ * repository with an extension that changes how objects are written (e.g. a second object format whose ids git
+ * maps), through git's own `hash-object`, one object a process, raw bytes (`--literally`, no filters).
+ */
+const writeObjects = async (store: Store, objects: NewObject[]): Promise<string[]> => {
+  const writing = await objectWritingOf(store.commonDir);
+  if (!writing.unsupported)
+    return writeLoose(
+      { objectsDir: join(store.commonDir, 'objects'), objectFormat: store.objectFormat, level: writing.level },
+      objects,
+    );
+  const oids: string[] = [];
+  for (const object of objects) {
+    const args = ['hash-object', '-w', '--literally', '--no-filters', '-t', object.type, '--stdin'];
+    oids.push(await store.git.text({ args, input: object.body }));
+  }
+  return oids;
+};
 
 /** The bytes exactly as given: no clean filter or end-of-line conversion ever sees them. */
-export const writeBlobs = (store: Store, contents: Buffer[]): Promise<string[]> =>
-  writeLoose(
-    looseTarget(store),
-    contents.map((body) => ({ type: 'blob', body })),
+export const writeBlobs = (store: Store, contents: Buffer[], fileMode?: number): Promise<string[]> =>
+  writeObjects(
+    store,
+    contents.map((body) => ({ type: 'blob', body, fileMode })),
   );
 
 export const writeBlob = async (store: Store, bytes: Buffer): Promise<string> =>
@@ -143,7 +159,7 @@ export const commitId = (store: Store, c: CommitSpec): string => {
  * them). Returns the commits' ids, in order.
  */
 export const writeBatch = async (store: Store, trees: NewTree[], commits: CommitSpec[]): Promise<string[]> => {
-  const oids = await writeLoose(looseTarget(store), [
+  const oids = await writeObjects(store, [
     ...trees.map((t): NewObject => ({ type: 'tree', body: t.body, oid: t.oid })),
     ...commits.map(commitObject),
   ]);
@@ -164,6 +180,8 @@ export interface FileCommit {
   mode: string;
   message: string;
   when: Date;
+  /** permission bits of the file on disk, when known: the blob is no more readable than the file */
+  diskMode?: number | undefined;
 }
 
 /**
@@ -172,7 +190,7 @@ export interface FileCommit {
  */
 export const commitFile = async (store: Store, c: FileCommit): Promise<{ commit: string; written: string[] }> => {
   const reading = readLevels(store, `${c.parent}^{tree}`, c.path);
-  const blobs = await writeBlobs(store, c.bytes ? [c.bytes] : []).catch(async (error: unknown) => {
+  const blobs = await writeBlobs(store, c.bytes ? [c.bytes] : [], c.diskMode).catch(async (error: unknown) => {
     await reading.catch(() => undefined);
     throw error;
   });

@@ -1,10 +1,11 @@
 // The hidden worktree of a staged change: registered with git and locked (so `git worktree prune` keeps it),
 // under fettle's folder in the common git dir. Made on first use by `fettle test`, never on the hook path, and
 // registered without a checkout: the fill, with an index of its own, is hidden-worktrees.ts's.
-import { mkdir, realpath, rm, stat } from 'node:fs/promises';
+import { realpath, rm, stat } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { withLock } from '../io/lock';
 import type { Store } from './locate';
+import { makeOwnDir } from '../io/fettle-dir';
 
 export const fettleDir = (store: Store): string => join(store.commonDir, 'fettle');
 export const worktreesDir = (store: Store): string => join(fettleDir(store), 'worktrees');
@@ -21,7 +22,7 @@ export const withWorktreeLock = <T>(store: Store, fn: () => Promise<T>): Promise
 /** Registers the worktree of `commit`, without a checkout: `fettle test` fills it (hidden-worktrees.ts). */
 export const addHiddenWorktree = async (store: Store, id: string, commit: string): Promise<string> => {
   const dir = worktreePath(store, id);
-  await mkdir(dirname(dir), { recursive: true });
+  await makeOwnDir(dirname(dir));
   await withWorktreeLock(store, () =>
     store.git.run({
       args: [

@@ -1,0 +1,66 @@
+// The few settings of a repository's own config file that decide how fettle may write its objects, read from
+// the file (no git process on the hook path). Only the repository's file: `extensions.*` count only there (git
+// ignores them elsewhere), and core.looseCompression / core.compression set in a user's global config are not
+// seen (documented; objects are valid at any level, and git gc recompresses them).
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface ObjectWriting {
+  /** zlib level for loose objects (core.looseCompression, else core.compression, else git's default 1) */
+  level: number;
+  /** an extension that changes how objects must be written, which fettle's writer does not implement */
+  unsupported: string | undefined;
+}
+
+/** Extensions that leave loose objects as fettle writes them (hash from the object format the probe reports). */
+const WRITER_SAFE = new Set([
+  'noop',
+  'noop-v1',
+  'objectformat',
+  'partialclone',
+  'preciousobjects',
+  'refstorage',
+  'worktreeconfig',
+]);
+
+/** Pure: the settings from the text of a git config file (sections, subsections and keys as git folds them). */
+export const objectWritingFrom = (text: string): ObjectWriting => {
+  let section = '';
+  const values = new Map<string, string>();
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/[;#].*$/, '').trim();
+    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"]*")?\s*\]$/.exec(line);
+    if (header) {
+      section = (header[1] as string).toLowerCase();
+      continue;
+    }
+    const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
+    if (entry && section) values.set(`${section}.${(entry[1] as string).toLowerCase()}`, entry[2]?.trim() ?? 'true');
+  }
+  const level = (key: string): number | undefined => {
+    const n = Number(values.get(key));
+    if (!values.has(key) || !Number.isInteger(n)) return undefined;
+    return n === -1 ? 6 : n >= 0 && n <= 9 ? n : undefined;
+  };
+  const version = Number(values.get('core.repositoryformatversion') ?? '0');
+  const unsupported =
+    version >= 1
+      ? [...values.keys()]
+          .filter((k) => k.startsWith('extensions.'))
+          .map((k) => k.slice('extensions.'.length))
+          .find((name) => !WRITER_SAFE.has(name))
+      : undefined;
+  return { level: level('core.loosecompression') ?? level('core.compression') ?? 1, unsupported };
+};
+
+const cache = new Map<string, Promise<ObjectWriting>>();
+
+/** Read once per process and repository. */
+export const objectWritingOf = (commonDir: string): Promise<ObjectWriting> => {
+  let found = cache.get(commonDir);
+  if (!found) {
+    found = readFile(join(commonDir, 'config'), 'utf8').then(objectWritingFrom, () => objectWritingFrom(''));
+    cache.set(commonDir, found);
+  }
+  return found;
+};
