@@ -1,0 +1,215 @@
+// The write protocol, once for every edge: the Claude Code hook, `fettle write`, and the adapters to come. An edge
+// describes a write in neutral terms (a tool call or bytes, and who made it), and renders the neutral result in
+// its own dialect. Before a tool writes: record the previous bytes (direct) or stage the proposal (large).
+// After: record what landed. After a failed call: settle the record. Or, for scripts, perform the write here.
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { sameBytes } from '../core/content';
+import type { Decision } from '../core/decide';
+import type { Plan } from './plan';
+import { countChanges } from '../core/diff';
+import { routeStaged } from '../core/permission';
+import type { RecordFields } from '../core/record';
+import type { WriteCall } from '../core/tool-call';
+import { FettleError } from '../errors';
+import { entryKind, NotDurableError, readDisk, replaceFile } from '../io/atomic-write';
+import { failpoint } from '../io/failpoint';
+import { withLock } from '../io/lock';
+import { locateTarget, type Target } from '../store/locate';
+import { READ_BATCH, readFile } from '../store/objects';
+import { removeHiddenWorktree } from '../store/worktrees';
+import { loadChange } from './changes';
+import type { Context, Origin } from './context';
+import { settleFailedWrite } from './failed-write';
+import { fileLockPath } from './paths';
+import { planWrite } from './plan';
+import { propose } from './propose';
+import { fieldsOf, recordAfter, recordBefore, stage } from './record';
+import { retainQuietly } from './retention';
+import { digest, rememberWrite, takeWrite } from './tool-use';
+
+/** A tool call about to write, as an edge describes it. */
+export interface ToolWrite {
+  call: WriteCall;
+  origin: Origin;
+  /** the agent's permission mode, when it has one (see core/permission.ts) */
+  mode?: string | undefined;
+  /** whether the agent's own rules let it write this path without asking (Claude Code's acceptEdits) */
+  inProject: boolean;
+}
+
+type Staged = Extract<Decision, { tier: 'staged' }>;
+
+export type Before =
+  | { kind: 'pass' } // nothing to say: recorded (or not fettle's), the tool goes on
+  | { kind: 'noop'; target: Target }
+  | { kind: 'refused'; target: Target; decision: Staged }
+  | { kind: 'staged'; target: Target; decision: Staged; id: string; diff: Plan['diff']; review: 'model' | 'person' };
+
+export type After = { kind: 'none' } | { kind: 'recorded'; target: Target; id: string; fields: RecordFields };
+
+/** Both steps read trees along the written path: start that reader while the repository is located. */
+const WARM = { warm: [READ_BATCH] };
+
+const WRITTEN_THEN_REPLACED =
+  'The bytes this Write wrote; another writer replaced them before fettle recorded the write.';
+const REPLACED_BY_ANOTHER =
+  "Found on disk after this Write: another writer replaced its bytes (kept in this commit's second parent) before fettle recorded them.";
+
+/** Before the tool writes: the previous bytes go into git (direct), or the proposal is staged (large). */
+export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> => {
+  const { call, origin } = w;
+  const target = await locateTarget(call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
+  // Not a file (a directory, a device): the tool will fail on its own and say why.
+  if ((await entryKind(target.realPath)) === 'other') return { kind: 'pass' };
+  const old = await readDisk(target.realPath);
+  const proposed = propose(call, old);
+  // What fettle predicts will land; the after step keeps the predicted counts only if exactly this landed.
+  // Hashed only for a record the after step will complete: a staged change the model is told about needs none.
+  const expected = () => (proposed.exact ? digest(proposed.next, call.tool) : undefined);
+  const remember = async (record: { id: string; tip: string; fields: RecordFields }) => {
+    if (origin.toolUse)
+      await rememberWrite(target.store, origin.toolUse, { ...record, file: target.realPath, expect: expected() });
+  };
+  if (!proposed.exact) {
+    // fettle cannot reproduce the tool's result for sure: keep the previous bytes, let the tool decide.
+    if (!old) return { kind: 'pass' };
+    const note = `fettle could not predict the result: ${proposed.why}.`;
+    const fields = { tier: 'direct' as const, path: target.treePath, file: target.realPath, reason: 'unsure', note };
+    await remember(await recordBefore(ctx, target, old, { ...fields, ...origin }));
+    return { kind: 'pass' };
+  }
+  const plan = await planWrite(ctx, target, old, proposed.next, proposed.counts);
+  const decision = plan.decision;
+  if (decision.tier === 'noop') return { kind: 'noop', target };
+  if (decision.tier === 'direct') {
+    await remember(await recordBefore(ctx, target, old, fieldsOf(plan, origin), plan.stored?.old));
+    return { kind: 'pass' }; // the tool now writes through the agent's own permission flow
+  }
+  const route = routeStaged({ mode: w.mode, review: ctx.config.review, inProject: w.inProject });
+  if (route === 'refuse') return { kind: 'refused', target, decision };
+  const staged = await stage(ctx, plan, route === 'person' ? { ...origin, review: 'person' } : origin);
+  // A person answers the agent's prompt; if they allow it, the tool writes and the after step marks it applied.
+  if (route === 'person') await remember(staged);
+  return { kind: 'staged', target, decision, id: staged.id, diff: plan.diff, review: route };
+};
+
+/** The record the before step started for this tool call (its link taken), or null when there is none. */
+const startedRecord = async (ctx: Context, call: WriteCall, toolUse: string | undefined) => {
+  if (!toolUse) return null;
+  const target = await locateTarget(call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
+  const pending = await takeWrite(target.store, toolUse);
+  if (!pending || pending.file !== target.realPath) return null;
+  const change =
+    pending.tip && pending.fields
+      ? { tip: pending.tip, fields: pending.fields }
+      : await loadChange(target.store, pending.id, ctx.config.ttlSeconds, ctx.now());
+  return { target, pending, change };
+};
+
+/** After the tool wrote: what landed is recorded on the change the before step started. */
+export const afterWrite = async (ctx: Context, call: WriteCall, origin: Origin): Promise<After> => {
+  const started = await startedRecord(ctx, call, origin.toolUse);
+  if (!started) return { kind: 'none' };
+  const { target, pending, change } = started;
+  const kind = change.fields.kind === 'before' ? 'after' : change.fields.kind === 'proposal' ? 'applied' : null;
+  if (!kind) throw new FettleError('E_CONFLICT', `change ${pending.id} was already completed by another process.`);
+  const landed = await readDisk(target.realPath);
+  const predicted =
+    pending.expect !== undefined && landed !== null && pending.expect === digest(landed.bytes, call.tool);
+  // +/- lines from the recorded bytes, when what landed differs from fettle's prediction (read once, if at all).
+  let recordedBytes: Promise<Buffer | null> | undefined;
+  const countsTo = async (bytes: Buffer | null) => {
+    recordedBytes ??= readFile(target.store, change.tip, change.fields.path).then((f) => f?.bytes ?? null);
+    return countChanges(await recordedBytes, bytes);
+  };
+  const fields =
+    predicted || change.fields.reason === 'new-file'
+      ? change.fields
+      : { ...change.fields, ...(await countsTo(landed?.bytes ?? null)) };
+  // The tool reported success, so a Write's bytes were on disk; if other bytes are there now, another writer
+  // replaced them before this step ran. The Write's own bytes are kept too, so they can be restored.
+  const asked = kind === 'after' && !predicted && call.tool === 'Write' ? Buffer.from(call.content, 'utf8') : null;
+  const replaced =
+    asked && !sameBytes(asked, landed?.bytes)
+      ? { bytes: asked, fields: { ...change.fields, ...(await countsTo(asked)), note: WRITTEN_THEN_REPLACED } }
+      : undefined;
+  const recorded = replaced ? { ...fields, note: REPLACED_BY_ANOTHER } : fields;
+  await recordAfter(ctx, target.store, pending.id, { tip: change.tip, fields: recorded }, landed, kind, replaced);
+  if (kind === 'applied') await removeHiddenWorktree(target.store, pending.id);
+  await retainQuietly(ctx, target.store);
+  return { kind: 'recorded', target, id: pending.id, fields };
+};
+
+/** After the tool failed: the record the before step started is settled (see failed-write.ts). */
+export const afterFailedWrite = async (
+  ctx: Context,
+  call: WriteCall,
+  origin: Origin,
+  error?: string,
+): Promise<void> => {
+  const started = await startedRecord(ctx, call, origin.toolUse);
+  if (started)
+    await settleFailedWrite(
+      ctx,
+      started.target.store,
+      started.pending.id,
+      started.change,
+      started.target.realPath,
+      error,
+    );
+};
+
+export type Written =
+  | { kind: 'noop'; target: Target }
+  | { kind: 'staged'; target: Target; decision: Staged; id: string; diff: Plan['diff'] }
+  | { kind: 'written'; target: Target; decision: Extract<Decision, { tier: 'direct' }>; id: string };
+
+/**
+ * A write fettle performs itself (`fettle write`, scripts): under the file's lock, record then replace
+ * atomically, or stage a large one. The previous bytes are in git before the file changes.
+ */
+export const writeBytes = async (ctx: Context, file: string, bytes: Buffer, origin: Origin): Promise<Written> => {
+  const target = await locateTarget(file, ctx.cwd, ctx.env, ctx.config.dataDir);
+  const result = await withLock(fileLockPath(target.store, target.treePath), async (): Promise<Written> => {
+    const plan = await planWrite(ctx, target, await readDisk(target.realPath), bytes);
+    const decision = plan.decision;
+    if (decision.tier === 'noop') return { kind: 'noop', target };
+    if (decision.tier === 'staged') {
+      const { id } = await stage(ctx, plan, origin);
+      return { kind: 'staged', target, decision, id, diff: plan.diff };
+    }
+    const before = await recordBefore(ctx, plan.target, plan.old, fieldsOf(plan, origin), plan.stored?.old);
+    await failpoint('write.recorded');
+    // The previous bytes are in git; make sure they are still what is on disk before replacing them.
+    const now = await readDisk(target.realPath);
+    const unchanged = now === null ? plan.old === null : plan.old !== null && now.bytes.equals(plan.old.bytes);
+    if (!unchanged) {
+      throw new FettleError(
+        'E_CONFLICT',
+        `${target.realPath} changed while fettle was recording it; nothing was written.`,
+        {
+          hint: 'Run the write again.',
+        },
+      );
+    }
+    await mkdir(dirname(target.realPath), { recursive: true });
+    try {
+      await replaceFile(target.realPath, bytes, { createOnly: plan.old === null, expect: plan.old?.bytes });
+    } catch (error) {
+      // Replaced but not durable: the bytes did land, so history says so if it can (the disk is failing, so
+      // recording may fail too); the error reported is the first one.
+      if (error instanceof NotDurableError) {
+        await readDisk(target.realPath)
+          .then((landed) => recordAfter(ctx, target.store, before.id, before, landed))
+          .catch(() => undefined);
+      }
+      throw error;
+    }
+    await failpoint('write.file-written');
+    await recordAfter(ctx, target.store, before.id, before, await readDisk(target.realPath));
+    return { kind: 'written', target, decision, id: before.id };
+  });
+  await retainQuietly(ctx, target.store);
+  return result;
+};
