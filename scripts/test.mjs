@@ -1,6 +1,10 @@
 // Runs the test suite with node's test runner. Node 20 cannot glob and silently runs 0 tests when given a
 // directory, so the files are listed here; a run that executes no test fails.
-import { spawnSync } from 'node:child_process';
+//
+// Most tests drive the built dist/ as a separate process, so a dist/ older than src/ would test old code: it is
+// rebuilt first when any source is newer. Results stream as each test ends (a full run takes minutes on two
+// cores); the spec reporter's summary and failure details follow at the end.
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -10,24 +14,54 @@ const find = (dir) =>
     return statSync(path).isDirectory() ? find(path) : name.endsWith('.test.ts') ? [path] : [];
   });
 
+const newest = (dir) =>
+  Math.max(
+    0,
+    ...readdirSync(dir).map((name) => {
+      const path = join(dir, name);
+      const info = statSync(path);
+      return info.isDirectory() ? newest(path) : info.mtimeMs;
+    }),
+  );
+
+const built = (() => {
+  try {
+    return Math.min(...['cli.js', 'hook.js', 'commands.js'].map((f) => statSync(join('dist', f)).mtimeMs));
+  } catch {
+    return 0;
+  }
+})();
+if (built < Math.max(newest('src'), statSync('scripts/build.mjs').mtimeMs)) {
+  console.log('dist/ is older than src/: building it first');
+  const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+
 const requested = process.argv.slice(2);
 const files = (requested.length ? requested : find('test')).sort();
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-const result = spawnSync(
+const child = spawn(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
-  { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  { stdio: ['ignore', 'pipe', 'inherit'] },
 );
-process.stdout.write(result.stdout);
-const count = (label) => Number(new RegExp(`^\\S+ ${label} (\\d+)$`, 'm').exec(result.stdout)?.[1] ?? NaN);
-const [tests, pass, fail, skipped] = ['tests', 'pass', 'fail', 'skipped'].map(count);
-if (!(tests > 0)) {
-  console.error('no test ran: treating this as a failure');
-  process.exit(1);
-}
-// The plain closing line CI reads.
-console.log(`${pass} passed, ${fail} failed, ${skipped} skipped`);
-process.exit(result.status === 0 && fail === 0 ? 0 : 1);
+let out = '';
+child.stdout.setEncoding('utf8');
+child.stdout.on('data', (chunk) => {
+  out += chunk;
+  process.stdout.write(chunk);
+});
+child.on('close', (code) => {
+  const count = (label) => Number(new RegExp(`^\\S+ ${label} (\\d+)$`, 'm').exec(out)?.[1] ?? NaN);
+  const [tests, pass, fail, skipped] = ['tests', 'pass', 'fail', 'skipped'].map(count);
+  if (!(tests > 0)) {
+    console.error('no test ran: treating this as a failure');
+    process.exit(1);
+  }
+  // The plain closing line CI reads.
+  console.log(`${pass} passed, ${fail} failed, ${skipped} skipped`);
+  process.exit(code === 0 && fail === 0 ? 0 : 1);
+});

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import {
@@ -28,10 +29,32 @@ const mktree = (repo: Repo, entries: TreeEntry[]) => {
 const entry = (mode: string, name: string, oid: string): TreeEntry => ({ mode, name: Buffer.from(name), oid });
 const catTree = (repo: Repo, oid: string) => repo.gitBytes('cat-file', 'tree', oid);
 
+/** Blob ids of many contents from one git process (`hash-object --stdin-paths`), in order. */
+const blobs = (repo: Repo, contents: string[]): string[] => {
+  if (contents.length === 0) return [];
+  const dir = mkdtempSync(join(repo.home, 'blobs-'));
+  const paths = contents.map((c, i) => {
+    const path = join(dir, String(i));
+    writeFileSync(path, c);
+    return path;
+  });
+  const ids = execFileSync('git', ['hash-object', '-w', '--no-filters', '--stdin-paths'], {
+    cwd: repo.dir,
+    env: repo.env,
+    input: `${paths.join('\n')}\n`,
+  })
+    .toString()
+    .trim()
+    .split('\n');
+  rmSync(dir, { recursive: true });
+  return ids;
+};
+
 /** The oracle: git's own index turns (path -> content) into a tree. */
 const gitTreeOf = (repo: Repo, files: Record<string, string>): string => {
   const env = { ...repo.env, GIT_INDEX_FILE: join(repo.home, `index-${Math.random()}`) };
-  const args = Object.entries(files).flatMap(([p, c]) => ['--cacheinfo', `100644,${blob(repo, c)},${p}`]);
+  const ids = blobs(repo, Object.values(files));
+  const args = Object.keys(files).flatMap((p, i) => ['--cacheinfo', `100644,${ids[i]},${p}`]);
   if (args.length) execFileSync('git', ['update-index', '--add', ...args], { cwd: repo.dir, env });
   return execFileSync('git', ['write-tree'], { cwd: repo.dir, env }).toString().trim();
 };
