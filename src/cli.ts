@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { loadBundle } from './code-cache';
 
 const args = process.argv.slice(2);
-if (args[0] === 'hook' && args.length === 1) {
+// `fettle [-C <dir>] hook`: the hook bundle, in <dir> when given. Anything else (help included) is commander's.
+const [flag, dir] = args;
+const hookArgs = flag === '-C' && dir !== undefined ? args.slice(2) : args;
+if (hookArgs.length === 1 && hookArgs[0] === 'hook') {
+  if (hookArgs !== args) process.chdir(dir as string);
   const hook = loadBundle(join(__dirname, 'hook.js'), process.env) as typeof import('./hook/process');
   void hook.runHookProcess();
 } else {

@@ -3,15 +3,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { FettleError } from './errors';
-
-export interface Thresholds {
-  /** changed lines at or below this are always direct */
-  floor: number;
-  /** changed lines at or above this are always staged */
-  ceil: number;
-  /** between floor and ceil, staged when changed / old lines exceeds this */
-  ratio: number;
-}
+import type { Thresholds } from './core/decide';
 
 export interface Config extends Thresholds {
   /** seconds a staged change stays confirmable */

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXIT } from '../errors';
-import { gitEnv } from '../store/git';
+import { gitEnv } from '../io/child-env';
 import type { Edge } from './edge';
 
 const lines = (n: number, word: string) =>

@@ -8,9 +8,10 @@ import { EXIT } from '../errors';
 import { shellWords } from '../io/self';
 import type { Context } from '../protocol/context';
 import { checkConfig, diagnose, type Check } from '../protocol/doctor';
-import { openStoreAt, type Store } from '../store/locate';
+import type { Store } from '../store/store';
+import { storeOf } from '../protocol/targets';
 import { cwdFor, type Edge } from './edge';
-import { settingsPath } from './install';
+import { settingsPath } from '../protocol/settings-file';
 
 const SCOPES = ['user', 'project', 'local'] as const;
 
@@ -26,7 +27,7 @@ const checkHooks = async (edge: Edge, root: string | undefined): Promise<Check[]
   const checks: Check[] = [];
   const registered: string[] = [];
   for (const scope of SCOPES) {
-    const path = settingsPath(edge, root, scope);
+    const path = settingsPath(cwdFor(edge, root), edge.env, scope);
     const text = await readFile(path, 'utf8').catch(() => null);
     if (text === null) continue;
     let handlers: FettleHandler[];
@@ -117,7 +118,7 @@ export const doctor = async (edge: Edge, dir: string | undefined, o: { json?: bo
   let store: Store | null = null;
   let storeError: unknown;
   try {
-    store = await openStoreAt(cwd, env, ctx.config.dataDir);
+    store = await storeOf(ctx);
   } catch (error) {
     storeError = error;
   }

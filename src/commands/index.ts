@@ -1,10 +1,9 @@
 // The command-line program. Commands are thin: parse, call the protocol, print. Errors are rendered here,
 // once: the message, the next command to run, and a stack only with FETTLE_DEBUG.
 import { Command, CommanderError, Option } from 'commander';
-import { EXIT, exitCodeFor, toFettleError } from '../errors';
+import { EXIT, exitCodeFor, FettleError, toFettleError } from '../errors';
 import { cleanUpOnSignals } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
-import { runHook } from '../hook/run';
 import { confirmCommand } from './confirm';
 import { demo } from './demo';
 import { discardCommand } from './discard';
@@ -50,12 +49,11 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
   program
     .command('hook')
     .description('run as a Claude Code hook (reads the hook JSON on stdin)')
-    .action(async () => {
-      const raw = (await edge.io.stdin()).toString('utf8');
-      const outcome = await runHook(raw, { cwd: edge.cwd, env: edge.env, script: edge.io.script });
-      if (outcome.stdout) edge.io.out(outcome.stdout);
-      if (outcome.stderr) edge.io.err(outcome.stderr);
-      setExit(outcome.exitCode);
+    .action(() => {
+      // The entry (cli.ts) runs `fettle [-C <dir>] hook` in the hook bundle; only odd spellings arrive here.
+      throw new FettleError('E_USAGE', 'fettle hook takes no arguments or options other than -C <dir>.', {
+        hint: 'Claude Code runs it as `fettle hook`, with the hook JSON on stdin.',
+      });
     });
   program
     .command('write')

@@ -1,97 +1,8 @@
-// `fettle install` / `fettle uninstall`: a read-modify-write of one Claude Code settings file. Claude Code
-// writes these files too (/config, permission approvals), so the write is atomic and only happens if the
-// file is still what was read. A symlinked settings file (dotfiles) is written through, the link kept.
-import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { dataDirFrom, homeFrom } from '../config';
-import {
-  addFettleHooks,
-  HOOK_EVENTS,
-  SESSION_EVENTS,
-  MATCHER,
-  READ_MATCHER,
-  parseSettings,
-  removeFettleHooks,
-  serializeLike,
-  SettingsShapeError,
-  type Json,
-} from '../core/settings';
-import { FettleError } from '../errors';
-import { replaceFile, resolveRealPathSync } from '../io/atomic-write';
-import { shellQuote } from '../io/self';
-import { resolveRealPath } from '../store/locate';
+// `fettle install` / `fettle uninstall`: fettle's hooks in one Claude Code settings file
+// (protocol/settings-file.ts does the careful read-modify-write).
+import { HOOK_EVENTS, MATCHER, READ_MATCHER, SESSION_EVENTS } from '../core/settings';
+import { hookCommand, installHooks, type Scope, settingsPath, uninstallHooks } from '../protocol/settings-file';
 import { cwdFor, type Edge } from './edge';
-
-type Scope = 'user' | 'project' | 'local';
-type Obj = { [key: string]: Json };
-
-export const settingsPath = (edge: Edge, dir: string | undefined, scope: Scope): string => {
-  const root = cwdFor(edge, dir);
-  if (scope === 'project') return join(root, '.claude', 'settings.json');
-  if (scope === 'local') return join(root, '.claude', 'settings.local.json');
-  return join(edge.env.CLAUDE_CONFIG_DIR || join(homeFrom(edge.env), '.claude'), 'settings.json');
-};
-
-/** Shell form, absolute paths: works whatever PATH Claude Code's hook process gets. */
-export const hookCommand = (script: string | undefined): string =>
-  `${shellQuote(process.execPath)} ${shellQuote(resolveRealPathSync(script ?? 'fettle'))} hook`;
-
-const readText = async (path: string): Promise<string | null> => {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-};
-
-/** Remembers that install created the file, so uninstall can remove it and leave exactly what was there. */
-const createdMarker = (edge: Edge, path: string): string =>
-  join(dataDirFrom(edge.env), 'settings-created', createHash('sha1').update(path).digest('hex').slice(0, 20));
-
-/** Runs `fn` (parsing or editing settings), turning a bad file into one clear E_SETTINGS error. */
-const refusing = <T>(path: string, fn: () => T): T => {
-  try {
-    return fn();
-  } catch (error) {
-    const why =
-      error instanceof SettingsShapeError ? error.message : `it is not valid JSON (${(error as Error).message})`;
-    throw new FettleError('E_SETTINGS', `${path} cannot be updated: ${why}. fettle changed nothing.`, {
-      hint: 'Fix the file (or move it aside), then run the command again.',
-      cause: error,
-    });
-  }
-};
-
-type Outcome = 'changed' | 'unchanged';
-
-/** Applies `change`; writes (or, with `remove`, deletes) only if the file still holds what was read. */
-const edit = async (
-  path: string,
-  change: (settings: Obj, existed: boolean) => { next: Obj; remove?: boolean },
-): Promise<Outcome> => {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const before = await readText(path);
-    const current = refusing(path, () => (before === null ? {} : parseSettings(before)));
-    const { next, remove } = refusing(path, () => change(current, before !== null));
-    if (next === current && !remove) return 'unchanged';
-    const text = serializeLike(before, next);
-    if (!remove && text === before) return 'unchanged';
-    if ((await readText(path)) !== before) continue; // Claude Code wrote it meanwhile: start over
-    if (remove) await rm(path);
-    else {
-      await mkdir(dirname(path), { recursive: true });
-      await replaceFile(path, Buffer.from(text, 'utf8'));
-    }
-    return 'changed';
-  }
-  throw new FettleError(
-    'E_SETTINGS',
-    `${path} kept changing while fettle tried to update it; fettle changed nothing.`,
-    { hint: 'Run the command again.' },
-  );
-};
 
 export const install = async (
   edge: Edge,
@@ -99,20 +10,9 @@ export const install = async (
   scope: Scope,
   options: { read?: boolean } = {},
 ): Promise<void> => {
-  const path = await resolveRealPath(settingsPath(edge, dir, scope));
   const command = hookCommand(edge.io.script);
-  const marker = createdMarker(edge, path);
-  let created = false;
-  const result = await edit(path, (s, existed) => {
-    created = !existed;
-    return { next: addFettleHooks(s, command, options) };
-  });
-  if (created) {
-    await mkdir(dirname(marker), { recursive: true });
-    await writeFile(marker, `${path}\n`);
-  } else if (result === 'changed') {
-    await rm(marker, { force: true }); // the file was there before this install: never remove it
-  }
+  const file = settingsPath(cwdFor(edge, dir), edge.env, scope);
+  const { path, result } = await installHooks(edge.env, file, command, options);
   const what = `${HOOK_EVENTS.join(' and ')} hooks on ${MATCHER}${options.read ? ` (and PreToolUse on ${READ_MATCHER})` : ''}, and ${SESSION_EVENTS.join(' and ')} hooks`;
   edge.io.out(
     result === 'changed'
@@ -122,15 +22,7 @@ export const install = async (
 };
 
 export const uninstall = async (edge: Edge, dir: string | undefined, scope: Scope): Promise<void> => {
-  const path = await resolveRealPath(settingsPath(edge, dir, scope));
-  const marker = createdMarker(edge, path);
-  const createdByInstall = (await readText(marker)) !== null;
-  const result = await edit(path, (s) => {
-    const next = removeFettleHooks(s);
-    // A file install created, left with nothing in it, goes away again.
-    return { next, remove: next !== s && Object.keys(next).length === 0 && createdByInstall };
-  });
-  if (result === 'changed') await rm(marker, { force: true });
+  const { path, result } = await uninstallHooks(edge.env, settingsPath(cwdFor(edge, dir), edge.env, scope));
   edge.io.out(
     result === 'changed' ? `Removed fettle's hooks from ${path}.` : `No fettle hooks in ${path}; nothing changed.`,
   );

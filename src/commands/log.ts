@@ -1,6 +1,5 @@
 // `fettle log [path] [--session <id>] [--json]`: every change fettle keeps, newest first.
-import { changesOf } from '../protocol/targets';
-import { locateTarget } from '../store/locate';
+import { changesOf, targetOf } from '../protocol/targets';
 import { ago, changeJson, countsText, stateText, table } from './change-view';
 import { contextFor, storeFor, type Edge } from './edge';
 
@@ -11,7 +10,7 @@ export const logCommand = async (
   o: { json?: boolean; session?: string },
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
-  const target = path === undefined ? undefined : await locateTarget(path, ctx.cwd, ctx.env, ctx.config.dataDir);
+  const target = path === undefined ? undefined : await targetOf(ctx, path);
   const store = target?.store ?? (await storeFor(ctx));
   const now = ctx.now();
   const changes = (await changesOf(ctx, store, edge.io.err)).filter(

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { classifyContent } from '../core/content';
 import { numberedLines } from '../core/read-view';
 import { FettleError } from '../errors';
-import { readDisk } from '../io/atomic-write';
+import { readUserFile } from '../protocol/read';
 import { cwdFor, type Edge } from './edge';
 
 const count = (name: string, value: string | undefined, min: number): number | undefined => {
@@ -21,11 +21,10 @@ export const read = async (
 ): Promise<void> => {
   const path = resolve(cwdFor(edge, dir), file);
   // EISDIR and friends carry no path of their own; the message must name it.
-  const disk = await readDisk(path).catch((error: NodeJS.ErrnoException) => {
+  const bytes = await readUserFile(path).catch((error: NodeJS.ErrnoException) => {
     throw Object.assign(error, { path: error.path ?? path });
   });
-  if (!disk) throw new FettleError('E_IO', `no such file or directory (${path})`);
-  const bytes = disk.bytes;
+  if (!bytes) throw new FettleError('E_IO', `no such file or directory (${path})`);
   if (classifyContent(bytes) === 'binary') {
     throw new FettleError('E_NOT_TEXT', `${path} is not UTF-8 text; fettle read prints text files only.`);
   }

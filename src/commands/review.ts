@@ -2,13 +2,12 @@
 import { FettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import type { Change } from '../protocol/changes';
-import { chainOf } from '../protocol/history';
+import { chainOf, changeDiff } from '../protocol/history';
 import { baseMove, pushChange, type BaseMove } from '../protocol/review';
 import { resolveChange } from '../protocol/targets';
-import type { Store } from '../store/locate';
+import type { Store } from '../store/store';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
 import { contextFor, type Edge } from './edge';
-import { changeDiff } from './show';
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 

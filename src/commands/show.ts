@@ -1,19 +1,12 @@
 // `fettle show <id|commit> [--json]`: one change's metadata, its commits, and the diff of what it did.
 import type { Change } from '../protocol/changes';
-import { chainOf, replacedCommit, writtenCommit, type Chain } from '../protocol/history';
+import { chainOf, changeDiff, type Chain } from '../protocol/history';
 import { resolveChange } from '../protocol/targets';
-import type { Store } from '../store/locate';
-import { diffCommits } from '../store/patch';
+import type { Store } from '../store/store';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
 import { contextFor, type Edge } from './edge';
 
 const short = (oid: string): string => oid.slice(0, 12);
-
-/** The diff of what the change did (or proposes); empty when fettle never saw its result. */
-export const changeDiff = async (store: Store, chain: Chain, color = false): Promise<string> => {
-  const written = writtenCommit(chain);
-  return written ? diffCommits(store, replacedCommit(chain), written, { color }) : '';
-};
 
 const details = (c: Change, chain: Chain, now: Date): string[] => {
   const f = c.fields;

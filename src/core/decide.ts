@@ -1,7 +1,15 @@
 // The decision (DESIGN §2), pure: given what is on disk and what the agent wants to write, and the
 // line counts of their diff, say whether the write goes through (direct) or is held back (staged).
-import type { Thresholds } from '../config';
 import type { ContentKind } from './content';
+
+export interface Thresholds {
+  /** changed lines at or below this are always direct */
+  floor: number;
+  /** changed lines at or above this are always staged */
+  ceil: number;
+  /** between floor and ceil, staged when changed / old lines exceeds this */
+  ratio: number;
+}
 
 export type DirectReason = 'new-file' | 'small' | 'binary' | 'oversize';
 export type StagedReason = 'ceil' | 'ratio';

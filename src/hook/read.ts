@@ -7,10 +7,10 @@ import { extname, resolve } from 'node:path';
 import { classifyContent } from '../core/content';
 import { numberedLines } from '../core/read-view';
 import type { ToolCall } from '../core/tool-call';
-import { readDisk } from '../io/atomic-write';
+import { readUserFile } from '../protocol/read';
 import { selfCommand, shellQuote } from '../io/self';
 import { deny, pass, type HookOutcome } from './outcome';
-import type { HookEdge } from './run';
+import type { HookEdge } from './edge';
 
 /** Claude Code's Read byte cap; below it the tool reads the file itself. */
 export const READ_SERVE_BYTES = 256 * 1024;
@@ -28,7 +28,7 @@ export const serveRead = async (
   try {
     const info = await stat(path);
     if (!info.isFile() || info.size <= READ_SERVE_BYTES) return pass();
-    const content = (await readDisk(path))?.bytes;
+    const content = await readUserFile(path);
     if (!content) return pass();
     // Not UTF-8 text (or over 5 MB, which is still served): leave it to the tool.
     if (classifyContent(content) === 'binary') return pass();

@@ -9,16 +9,10 @@ import { invocationFor, selfCommand } from '../io/self';
 import type { Context } from '../protocol/context';
 import * as protocol from '../protocol/write';
 import { settleSession } from './end';
+import type { HookEdge } from './edge';
 import { ask, block, context, deny, pass, warn, type HookOutcome } from './outcome';
 import { parsePayload, type Payload } from './payload';
 import { serveRead } from './read';
-
-export interface HookEdge {
-  cwd: string;
-  env: Env;
-  /** path of the running script, to print commands that run as shown */
-  script: string | undefined;
-}
 
 type WritePayload = Payload & { call: WriteCall };
 

@@ -1,7 +1,7 @@
 // Reading changes back from refs: a change's state is the kind of the commit its ref points at.
 import { parseRecord, type RecordFields } from '../core/record';
 import { FettleError } from '../errors';
-import type { Store } from '../store/locate';
+import type { Store } from '../store/store';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { changeRef, DISCARDED_PREFIX, discardedRef, listRefs, REF_PREFIX, type RefRecord } from '../store/refs';
 import { isId } from './ids';

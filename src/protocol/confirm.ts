@@ -9,7 +9,7 @@ import { FettleError } from '../errors';
 import { fileModeOf, gitModeOf, NotDurableError, readDisk, replaceFile, type DiskFile } from '../io/atomic-write';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
-import type { Store } from '../store/locate';
+import type { Store } from '../store/store';
 import { mergeFile } from '../store/merge';
 import { commitFile, ensureObjects, readFiles, type FileEntry } from '../store/objects';
 import { publish, retryMissing } from '../store/publish';
@@ -27,23 +27,22 @@ export interface ConfirmResult {
   how: 'written' | 'merged' | 'already-on-disk';
 }
 
+/** A new commit on a change's tip: what it records, and the file's bytes and git mode. */
+interface NewRecord {
+  kind: RecordKind;
+  bytes: Buffer;
+  mode: string;
+  note?: string | undefined;
+}
+
 /**
- * A commit of `bytes` on `parent`, and the ref moved to it by `move`. A `git gc --prune=now` running meanwhile
- * can delete the new objects before the ref names them: once it has, they are checked and written again.
+ * A commit of `bytes` on the change's tip, and the ref moved to it by `move`. A `git gc --prune=now` running
+ * meanwhile can delete the new objects before the ref names them: once it has, they are checked and written again.
  */
-const commitOn = async (
-  ctx: Context,
-  store: Store,
-  change: Change,
-  parent: string,
-  kind: RecordKind,
-  bytes: Buffer,
-  mode: string,
-  note?: string,
-) => {
+const commitOn = async (ctx: Context, store: Store, change: Change, { kind, bytes, mode, note }: NewRecord) => {
   const when = ctx.now();
   const spec = {
-    parent,
+    parent: change.tip,
     path: change.fields.path,
     bytes,
     mode,
@@ -95,21 +94,14 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
     let bytes = proposal.bytes;
     if (sameBytes(disk?.bytes, proposal.bytes)) how = 'already-on-disk';
     else if (!sameBytes(disk?.bytes, base?.bytes)) {
-      bytes = await mergeOrRefuse(store, change, path, disk?.bytes ?? null, base?.bytes ?? null, proposal.bytes);
+      const versions = { disk: disk?.bytes ?? null, base: base?.bytes ?? null, proposal: proposal.bytes };
+      bytes = await mergeOrRefuse(store, change, path, versions);
       how = 'merged';
       if (!resuming) change = await snapshotUserBytes(ctx, store, change, disk);
     }
     const mode = disk ? gitModeOf(disk.mode) : proposal.mode;
-    const applied = await commitOn(
-      ctx,
-      store,
-      change,
-      change.tip,
-      'applied',
-      bytes,
-      mode,
-      how === 'merged' ? 'Merged with edits made on disk after it was staged.' : undefined,
-    );
+    const note = how === 'merged' ? 'Merged with edits made on disk after it was staged.' : undefined;
+    const applied = await commitOn(ctx, store, change, { kind: 'applied', bytes, mode, note });
     const refs = await retryMissing(
       () =>
         prepareRefs(
@@ -156,15 +148,11 @@ const snapshotUserBytes = async (
   change: Change,
   disk: DiskFile | null,
 ): Promise<Change> => {
-  const snapshot = await commitOn(
-    ctx,
-    store,
-    change,
-    change.tip,
-    'snapshot',
-    disk?.bytes ?? Buffer.alloc(0),
-    gitModeOf(disk?.mode ?? 0o644),
-  );
+  const snapshot = await commitOn(ctx, store, change, {
+    kind: 'snapshot',
+    bytes: disk?.bytes ?? Buffer.alloc(0),
+    mode: gitModeOf(disk?.mode ?? 0o644),
+  });
   await publish(
     store,
     [{ op: 'update', ref: change.ref, oid: snapshot.commit, old: change.tip }],
@@ -175,14 +163,14 @@ const snapshotUserBytes = async (
   return { ...change, tip: snapshot.commit, parents: [change.tip], fields: { ...change.fields, kind: 'snapshot' } };
 };
 
-const mergeOrRefuse = async (
-  store: Store,
-  change: Change,
-  path: string,
-  disk: Buffer | null,
-  base: Buffer | null,
-  proposal: Buffer,
-): Promise<Buffer> => {
+/** The three versions a merging confirm reconciles: what is on disk, what was staged on, what was proposed. */
+interface ThreeWay {
+  disk: Buffer | null;
+  base: Buffer | null;
+  proposal: Buffer;
+}
+
+const mergeOrRefuse = async (store: Store, change: Change, path: string, { disk, base, proposal }: ThreeWay) => {
   const keep =
     `Nothing was written; the change stays pending. Compare the file with the proposal: \`git diff fettle/${change.id} -- ${change.fields.path}\`;` +
     ` then run \`fettle discard ${change.id}\` and re-run the Write.`;

@@ -4,7 +4,7 @@
 import { renderRecord } from '../core/record';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
-import type { Store } from '../store/locate';
+import type { Store } from '../store/store';
 import { treeOf, writeCommit } from '../store/objects';
 import { publish } from '../store/publish';
 import { discardedRef } from '../store/refs';

@@ -6,7 +6,7 @@ import { loadConfig, type Config, type Env } from '../config';
 import { toFettleError } from '../errors';
 import { isAlive } from '../io/pid';
 import { createGit } from '../store/git';
-import type { Store } from '../store/locate';
+import type { Store } from '../store/store';
 import { fettleDir } from '../store/worktrees';
 import { listChanges } from './changes';
 import type { Context } from './context';

@@ -5,7 +5,7 @@
 import { sameBytes } from '../core/content';
 import type { RecordFields } from '../core/record';
 import { readDisk } from '../io/atomic-write';
-import type { Store } from '../store/locate';
+import type { Store } from '../store/store';
 import { readFile } from '../store/objects';
 import { changeRef, updateRefs } from '../store/refs';
 import type { Context } from './context';
@@ -13,12 +13,17 @@ import { recordAfter } from './record';
 
 export type FailedOutcome = 'dropped' | 'recorded' | 'kept';
 
+/** The record a tool call opened: its change id, its tip and record, and the file's real path. */
+export interface OpenRecord {
+  id: string;
+  change: { tip: string; fields: RecordFields };
+  realPath: string;
+}
+
 export const settleFailedWrite = async (
   ctx: Context,
   store: Store,
-  id: string,
-  change: { tip: string; fields: RecordFields },
-  realPath: string,
+  { id, change, realPath }: OpenRecord,
   error: string | undefined,
 ): Promise<FailedOutcome> => {
   // A staged change a human approved, whose tool then failed, stays pending: `fettle confirm` can still apply it.
@@ -38,6 +43,6 @@ export const settleFailedWrite = async (
     ?.trim()
     .slice(0, 200);
   const note = `The tool reported a failure${why ? ` (${why})` : ''}; these bytes were on disk after it.`;
-  await recordAfter(ctx, store, id, { tip: change.tip, fields: { ...change.fields, note } }, disk, 'after');
+  await recordAfter(ctx, store, { id, tip: change.tip, fields: { ...change.fields, note } }, disk);
   return 'recorded';
 };

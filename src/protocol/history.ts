@@ -3,9 +3,10 @@
 // number of changes, so a session's worth of changes costs a handful of git processes, not hundreds.
 import { parseRecord, type RecordFields, type RecordKind } from '../core/record';
 import { FettleError } from '../errors';
-import type { Store } from '../store/locate';
+import type { Store } from '../store/store';
 import { readFiles, readObjects, type FileEntry } from '../store/objects';
 import type { Change } from './changes';
+import { diffCommits } from '../store/patch';
 
 /** A chain is before -> proposal/after -> (snapshot) -> applied -> (discarded): a few hops at most. */
 const MAX_HOPS = 8;
@@ -127,4 +128,10 @@ export const versionsOf = async (store: Store, changes: Change[]): Promise<Versi
     const written = writtenAt[n] ? (files[i++] ?? null) : undefined;
     return { chain: chains[n] as Chain, previous, written };
   });
+};
+
+/** The diff of what the change did (or proposes), as `git diff` prints it; empty when fettle never saw its result. */
+export const changeDiff = async (store: Store, chain: Chain, color = false): Promise<string> => {
+  const written = writtenCommit(chain);
+  return written ? diffCommits(store, replacedCommit(chain), written, { color }) : '';
 };

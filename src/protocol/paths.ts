@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { RecordFields } from '../core/record';
-import type { Store } from '../store/locate';
+import type { Store } from '../store/store';
 import { fettleDir, userWorkTrees } from '../store/worktrees';
 import { isInsideDotGit } from '../core/dot-git';
 import { FettleError } from '../errors';

@@ -4,7 +4,7 @@ import { classifyContent, countLinesIn, type ContentKind } from '../core/content
 import { decide, type Decision } from '../core/decide';
 import { diffLines, renderUnified, unifiedScanner, type ScannedPatch } from '../core/diff';
 import type { DiskFile } from '../io/atomic-write';
-import type { Target } from '../store/locate';
+import type { Target } from '../store/store';
 import { writeBlobs } from '../store/objects';
 import type { Context } from './context';
 import type { SourceCounts } from './propose';

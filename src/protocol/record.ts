@@ -4,7 +4,7 @@ import { renderRecord, type RecordFields } from '../core/record';
 import { FettleError } from '../errors';
 import { failpoint } from '../io/failpoint';
 import { gitModeOf, type DiskFile } from '../io/atomic-write';
-import type { Store, Target } from '../store/locate';
+import type { Store, Target } from '../store/store';
 import {
   commitFile,
   commitId,
@@ -47,14 +47,20 @@ export const fieldsOf = (plan: Plan, origin: Origin): Fields => {
  * trees and commits are computed in memory and written in one batch: the hook path's spawns are few, and none
  * grows with the repository. Returns the commits' ids (before, then proposal) and every object written.
  */
+interface BeforeSpec {
+  path: string;
+  old: DiskFile | null;
+  messages: { before: string; proposal?: string };
+  when: Date;
+  /** a staged change's proposed bytes (a proposal commit on top of `before`) */
+  next?: { bytes: Buffer; mode: string } | undefined;
+  /** blobs the caller already wrote, not written again */
+  stored?: { old?: string; next?: string } | undefined;
+}
+
 const commitBefore = async (
   store: Store,
-  path: string,
-  old: DiskFile | null,
-  messages: { before: string; proposal?: string },
-  when: Date,
-  next?: { bytes: Buffer; mode: string },
-  stored?: { old?: string; next?: string },
+  { path, old, messages, when, next, stored }: BeforeSpec,
 ): Promise<{ commits: string[]; written: string[] }> => {
   const head = headCommit(store);
   const reading = readLevels(store, head ? `${head}^{tree}` : null, path); // cat-file works while blobs are written
@@ -111,15 +117,13 @@ export const recordBefore = async (
   return withFreshId(async (id) => {
     // A rewrite after a prune writes every object again, the caller's blob included.
     const write = (known?: { old?: string }) =>
-      commitBefore(
-        store,
-        treePath,
+      commitBefore(store, {
+        path: treePath,
         old,
-        { before: renderRecord({ ...fields, id, kind: 'before', time: when.getTime() }) },
+        messages: { before: renderRecord({ ...fields, id, kind: 'before', time: when.getTime() }) },
         when,
-        undefined,
-        known,
-      );
+        stored: known,
+      });
     const {
       commits: [commit = ''],
       written,
@@ -149,12 +153,11 @@ export interface Replaced {
 export const recordAfter = async (
   ctx: Context,
   store: Store,
-  id: string,
-  previous: { tip: string; fields: RecordFields },
+  previous: { id: string; tip: string; fields: RecordFields },
   landed: DiskFile | null,
-  kind: 'after' | 'applied' = 'after',
-  replaced?: Replaced,
+  { kind = 'after', replaced }: { kind?: 'after' | 'applied'; replaced?: Replaced | undefined } = {},
 ): Promise<string> => {
+  const { id } = previous;
   const { path } = previous.fields;
   const when = ctx.now();
   const reason = `fettle: ${kind === 'after' ? 'write' : 'apply'} ${path}`;
@@ -217,7 +220,14 @@ export const stage = async (
       proposal: renderRecord({ ...fields, id, kind: 'proposal', time: when.getTime() }),
     };
     const write = (known?: Plan['stored']) =>
-      commitBefore(store, treePath, plan.old, messages, when, { bytes: plan.next, mode }, known);
+      commitBefore(store, {
+        path: treePath,
+        old: plan.old,
+        messages,
+        when,
+        next: { bytes: plan.next, mode },
+        stored: known,
+      });
     const { commits, written } = await write(plan.stored);
     const proposal = commits[1];
     if (!proposal) throw new FettleError('E_INTERNAL', 'internal error: no proposal commit');

@@ -8,7 +8,8 @@ import { FettleError } from '../errors';
 import { fileModeOf, readDisk, replaceFile } from '../io/atomic-write';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
-import { locateTarget, type Store, type Target } from '../store/locate';
+import { locateTarget } from '../store/locate';
+import type { Store, Target } from '../store/store';
 import type { Change } from './changes';
 import type { Context } from './context';
 import { versionsOf } from './history';
@@ -69,7 +70,7 @@ export const restoreTo = async (
       expect: disk?.bytes,
     });
     await failpoint('rollback.file-written');
-    await recordAfter(ctx, dest.store, undo.id, undo, await readDisk(dest.realPath));
+    await recordAfter(ctx, dest.store, undo, await readDisk(dest.realPath));
     return { change, dest, how: 'written', ...counts, undoId: undo.id };
   };
   return options.dryRun ? run() : withLock(fileLockPath(dest.store, dest.treePath), run);

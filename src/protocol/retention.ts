@@ -4,7 +4,7 @@
 // Runs on the hook path after a write, so: one for-each-ref over fettle's refs, a bounded number of
 // deletions in one compare-and-swap transaction, and failures ignored (it is housekeeping).
 import type { Config } from '../config';
-import type { Store } from '../store/locate';
+import type { Store } from '../store/store';
 import { updateRefs } from '../store/refs';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { listChanges, type Change } from './changes';

@@ -2,7 +2,7 @@
 // commit as a branch of a remote. Pushing goes to the remote's URL, so not even a remote-tracking ref of the
 // user's changes; local branches, HEAD and the index are never involved.
 import { FettleError } from '../errors';
-import type { Store } from '../store/locate';
+import type { Store } from '../store/store';
 import { headCommit, readObjects } from '../store/objects';
 import { countCommits, distance } from '../store/patch';
 import type { Change } from './changes';

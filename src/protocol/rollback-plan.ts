@@ -4,7 +4,7 @@
 import { classifyContent, sameBytes } from '../core/content';
 import { FettleError } from '../errors';
 import { fileModeOf, gitModeOf, readDisk, type DiskFile } from '../io/atomic-write';
-import type { Store, Target } from '../store/locate';
+import type { Store, Target } from '../store/store';
 import { mergeFile } from '../store/merge';
 import type { FileEntry } from '../store/objects';
 import type { Change } from './changes';
@@ -80,10 +80,10 @@ const planStep = async (
   store: Store,
   path: string,
   change: Change,
-  current: DiskFile | null,
-  v: Versions,
+  over: { current: DiskFile | null; v: Versions },
   force: boolean,
 ): Promise<Step | null> => {
+  const { current, v } = over;
   const { previous, written } = v;
   if (sameBytes(current?.bytes, previous?.bytes)) return null;
   const untouched = written !== undefined && sameBytes(current?.bytes, written?.bytes);
@@ -144,7 +144,8 @@ const planFile = async (
   while (remaining.length > 0) {
     const current = plan.final;
     const [change] = remaining.splice(pickNext(remaining, current, versions), 1) as [Change];
-    const step = await planStep(store, target.realPath, change, current, versions.get(change.id) as Versions, force);
+    const over = { current, v: versions.get(change.id) as Versions };
+    const step = await planStep(store, target.realPath, change, over, force);
     if (!step) plan.skipped.push(change);
     else {
       plan.steps.push(step);

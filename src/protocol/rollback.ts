@@ -12,7 +12,7 @@ import { removeFile, replaceFile, type DiskFile } from '../io/atomic-write';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import type { RecordFields } from '../core/record';
-import type { Store } from '../store/locate';
+import type { Store } from '../store/store';
 import { changeRef, updateRefs } from '../store/refs';
 import type { Change } from './changes';
 import type { Context } from './context';
@@ -161,7 +161,7 @@ export const rollbackChanges = async (
     await writeAll(store, plans, undos);
     for (const [n, { step }] of steps.entries()) {
       const undo = undos[n] as Undo;
-      await recordAfter(ctx, store, undo.id, undo, step.to);
+      await recordAfter(ctx, store, undo, step.to);
     }
     return {
       plans,

@@ -13,7 +13,7 @@
 import { sameBytes } from '../core/content';
 import { countChanges } from '../core/diff';
 import { readDisk, type DiskFile } from '../io/atomic-write';
-import type { Store } from '../store/locate';
+import type { Store } from '../store/store';
 import { readFiles, type FileEntry } from '../store/objects';
 import { changeRef, updateRefs } from '../store/refs';
 import { removeHiddenWorktree } from '../store/worktrees';
@@ -102,14 +102,8 @@ const settleClaimed = async (
   const proposal = fields.kind === 'proposal';
   const { disk, previous } = o;
   if (o.predicted) {
-    await recordAfter(
-      ctx,
-      store,
-      change.id,
-      { tip: change.tip, fields: { ...fields, note: SETTLED_NOTE } },
-      disk,
-      proposal ? 'applied' : 'after',
-    );
+    const settled = { id: change.id, tip: change.tip, fields: { ...fields, note: SETTLED_NOTE } };
+    await recordAfter(ctx, store, settled, disk, { kind: proposal ? 'applied' : 'after' });
     if (proposal) await removeHiddenWorktree(store, change.id);
     return proposal ? 'applied' : 'recorded';
   }
@@ -129,8 +123,7 @@ const settleClaimed = async (
   await recordAfter(
     ctx,
     store,
-    change.id,
-    { tip: change.tip, fields: { ...fields, ...counts, note: UNSURE_NOTE } },
+    { id: change.id, tip: change.tip, fields: { ...fields, ...counts, note: UNSURE_NOTE } },
     disk,
   );
   return 'recorded';

@@ -2,7 +2,8 @@
 // rollback: the latest change to it that is still in effect). Ids win over commits, commits over paths.
 import { FettleError, toFettleError } from '../errors';
 import { readDisk } from '../io/atomic-write';
-import { locateTarget, openStoreAt, type Store, type Target } from '../store/locate';
+import { locateTarget, openStoreAt } from '../store/locate';
+import type { Store, Target } from '../store/store';
 import { listChanges, notFound, type Change } from './changes';
 import type { Context } from './context';
 import { readCommits, versionsOf, type ChainCommit, type Versions } from './history';
@@ -20,6 +21,10 @@ export interface Selection {
 export const inEffect = (c: Change): boolean => c.state === 'applied' && !c.revertedBy && !c.fields.reverts;
 
 export const storeOf = (ctx: Context): Promise<Store> => openStoreAt(ctx.cwd, ctx.env, ctx.config.dataDir);
+
+/** Where a path argument lives: its store and its path in that store's trees. */
+export const targetOf = (ctx: Context, path: string): Promise<Target> =>
+  locateTarget(path, ctx.cwd, ctx.env, ctx.config.dataDir);
 
 /**
  * Every change, newest first; records left open whose result the disk proves are settled first. A command that

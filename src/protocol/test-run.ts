@@ -9,7 +9,7 @@ import type { Env } from '../config';
 import { FettleError } from '../errors';
 import { withLock } from '../io/lock';
 import { fillWorktree } from '../store/hidden-worktrees';
-import type { Store } from '../store/locate';
+import type { Store } from '../store/store';
 import { addHiddenWorktree, fettleDir, forgetMissing, worktreePath } from '../store/worktrees';
 import type { Change } from './changes';
 import type { Context } from './context';

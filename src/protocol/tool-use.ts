@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { cellSources } from '../core/notebook';
 import type { RecordFields } from '../core/record';
 import { isAlive } from '../io/pid';
-import type { Store } from '../store/locate';
+import type { Store } from '../store/store';
 import { fettleDir } from '../store/worktrees';
 import { makeOwnDir } from '../io/fettle-dir';
 

@@ -15,7 +15,8 @@ import { FettleError } from '../errors';
 import { entryKind, NotDurableError, readDisk, replaceFile } from '../io/atomic-write';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
-import { locateTarget, type Target } from '../store/locate';
+import { locateTarget } from '../store/locate';
+import type { Target } from '../store/store';
 import { READ_BATCH, readFile } from '../store/objects';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { loadChange } from './changes';
@@ -135,7 +136,8 @@ export const afterWrite = async (ctx: Context, call: WriteCall, origin: Origin):
       ? { bytes: asked, fields: { ...change.fields, ...(await countsTo(asked)), note: WRITTEN_THEN_REPLACED } }
       : undefined;
   const recorded = replaced ? { ...fields, note: REPLACED_BY_ANOTHER } : fields;
-  await recordAfter(ctx, target.store, pending.id, { tip: change.tip, fields: recorded }, landed, kind, replaced);
+  const previous = { id: pending.id, tip: change.tip, fields: recorded };
+  await recordAfter(ctx, target.store, previous, landed, { kind, replaced });
   if (kind === 'applied') await removeHiddenWorktree(target.store, pending.id);
   await retainQuietly(ctx, target.store);
   return { kind: 'recorded', target, id: pending.id, fields };
@@ -153,9 +155,7 @@ export const afterFailedWrite = async (
     await settleFailedWrite(
       ctx,
       started.target.store,
-      started.pending.id,
-      started.change,
-      started.target.realPath,
+      { id: started.pending.id, change: started.change, realPath: started.target.realPath },
       error,
     );
 };
@@ -201,13 +201,13 @@ export const writeBytes = async (ctx: Context, file: string, bytes: Buffer, orig
       // recording may fail too); the error reported is the first one.
       if (error instanceof NotDurableError) {
         await readDisk(target.realPath)
-          .then((landed) => recordAfter(ctx, target.store, before.id, before, landed))
+          .then((landed) => recordAfter(ctx, target.store, before, landed))
           .catch(() => undefined);
       }
       throw error;
     }
     await failpoint('write.file-written');
-    await recordAfter(ctx, target.store, before.id, before, await readDisk(target.realPath));
+    await recordAfter(ctx, target.store, before, await readDisk(target.realPath));
     return { kind: 'written', target, decision, id: before.id };
   });
   await retainQuietly(ctx, target.store);

@@ -4,7 +4,7 @@ import { lstat, readdir, stat, writeFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { Env } from '../config';
 import { createGit } from './git';
-import type { Store } from './locate';
+import type { Store } from './store';
 import { worktreesDir } from './worktrees';
 
 export interface HiddenDir {

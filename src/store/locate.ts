@@ -11,27 +11,7 @@ import { pseudoFilesystemOf } from '../io/pseudo-fs';
 import { FettleError } from '../errors';
 import { createGit, createWarmPool, GitError, type GitRunner } from './git';
 import { makeOwnDir } from '../io/fettle-dir';
-
-export interface Store {
-  kind: 'repo' | 'private';
-  git: GitRunner;
-  /** where refs and objects live (the common dir of a linked worktree) */
-  commonDir: string;
-  /** real path of the work tree; '/' for the private store, which records absolute paths */
-  workTree: string;
-  objectFormat: 'sha1' | 'sha256';
-  zeroOid: string;
-  /** the commit HEAD pointed at when the store was opened; null when unborn, and for the private store */
-  head: string | null;
-}
-
-export interface Target {
-  store: Store;
-  /** real path of the file (symlinks followed), which is what gets read and written */
-  realPath: string;
-  /** path inside the store's trees, with '/' separators */
-  treePath: string;
-}
+import type { Store, Target } from './store';
 
 export { isInsideDotGit };
 
@@ -151,14 +131,14 @@ export const openStoreAt = async (
   const within = relative(workTree, await realpath(dir));
   if (within.startsWith('..') || isAbsolute(within)) return openPrivateStore(env, dataDir);
   const commonDir = await realpath(resolve(dir, common));
-  return finishStore(
-    'repo',
-    createGit(workTree, env, [], pool),
+  return finishStore({
+    kind: 'repo',
+    git: createGit(workTree, env, [], pool),
     commonDir,
     workTree,
     format,
-    head && /^[0-9a-f]{40,64}$/.test(head) ? head : null,
-  );
+    head: head && /^[0-9a-f]{40,64}$/.test(head) ? head : null,
+  });
 };
 
 const exists = (path: string): Promise<boolean> =>
@@ -193,27 +173,14 @@ const openPrivateStore = async (env: Env, dataDir: string): Promise<Store> => {
   const git = createGit(dataDir, env, ['--git-dir', dir]);
   if (!(await exists(join(dir, 'HEAD')))) await initPrivateStore(dir, dataDir, env);
   const format = await git.text({ args: ['rev-parse', '--show-object-format'] });
-  return finishStore('private', git, await realpath(dir), '/', format, null);
+  return finishStore({ kind: 'private', git, commonDir: await realpath(dir), workTree: '/', format, head: null });
 };
 
-const finishStore = (
-  kind: Store['kind'],
-  git: GitRunner,
-  commonDir: string,
-  workTree: string,
-  format: string | undefined,
-  head: string | null,
-): Store => {
+/** A store from what locating it found; `format` as `rev-parse --show-object-format` prints it. */
+const finishStore = (found: Omit<Store, 'objectFormat' | 'zeroOid'> & { format: string | undefined }): Store => {
+  const { format, ...store } = found;
   const objectFormat = format === 'sha256' ? 'sha256' : 'sha1';
-  return {
-    kind,
-    git,
-    commonDir,
-    workTree,
-    objectFormat,
-    zeroOid: '0'.repeat(objectFormat === 'sha256' ? 64 : 40),
-    head,
-  };
+  return { ...store, objectFormat, zeroOid: '0'.repeat(objectFormat === 'sha256' ? 64 : 40) };
 };
 
 /**

@@ -3,7 +3,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Store } from './locate';
+import type { Store } from './store';
 
 export interface MergeResult {
   clean: boolean;

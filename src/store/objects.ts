@@ -3,8 +3,8 @@
 import { readFile as fsReadFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FettleError } from '../errors';
-import type { Store } from './locate';
-import { IDENTITY } from './git';
+import type { Store } from './store';
+import { IDENTITY } from '../io/child-env';
 import { writeLoose, type NewObject } from './loose';
 import { objectWritingOf } from './repo-config';
 import { encodeCommit } from './commit-codec';

@@ -1,6 +1,6 @@
 // Diffs between two of fettle's commits, as `git diff` prints them. Comparing two commits reads no index and
 // no work tree; external diff tools and textconv filters are off so the output is the stored bytes' diff.
-import type { Store } from './locate';
+import type { Store } from './store';
 
 export const diffCommits = async (
   store: Store,

@@ -3,7 +3,7 @@
 // (git then refuses it: "nonexistent object") or after it. Either way the objects are written again, which
 // recreates the very same ids, and the update or the check is retried.
 import { GitError } from './git';
-import type { Store } from './locate';
+import type { Store } from './store';
 import { ensureObjects } from './objects';
 import { updateRefs, type RefUpdate } from './refs';
 

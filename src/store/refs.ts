@@ -2,7 +2,7 @@
 // value last read. A lost race is an E_CONFLICT for the caller to retry or report, never a silent overwrite.
 import { FettleError } from '../errors';
 import { GitError } from './git';
-import type { Store } from './locate';
+import type { Store } from './store';
 
 export const REF_PREFIX = 'refs/fettle/';
 /** Discarded changes move here: out of `git log --glob='fettle/*'`, still recoverable until gc. */

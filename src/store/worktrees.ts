@@ -4,7 +4,7 @@
 import { realpath, rm, stat } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { withLock } from '../io/lock';
-import type { Store } from './locate';
+import type { Store } from './store';
 import { makeOwnDir } from '../io/fettle-dir';
 
 export const fettleDir = (store: Store): string => join(store.commonDir, 'fettle');

@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { test } from 'node:test';
-import { settingsPath } from '../../src/commands/install';
+import { settingsPath } from '../../src/protocol/settings-file';
 import {
   HOOK_EVENTS,
   INSTALLED_EVENTS,
@@ -291,15 +291,8 @@ test('an unknown scope is a usage error and writes nothing', () => {
 
 test('the user settings path is never relative to the working directory', () => {
   const cwd = tempDir();
-  const io = {
-    out: () => undefined,
-    err: () => undefined,
-    stdin: async () => Buffer.alloc(0),
-    script: CLI,
-    isTTY: false,
-  };
   for (const env of [{}, { HOME: '' }, { HOME: '/home/u', CLAUDE_CONFIG_DIR: '' }] as Record<string, string>[]) {
-    const path = settingsPath({ cwd, env, io }, undefined, 'user');
+    const path = settingsPath(cwd, env, 'user');
     assert.ok(isAbsolute(path) && !path.startsWith(cwd), `${JSON.stringify(env)} -> ${path}`);
   }
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { encodeCommit } from '../../src/store/commit-codec';
-import { IDENTITY } from '../../src/store/git';
+import { IDENTITY } from '../../src/io/child-env';
 import { hashObject } from '../../src/store/tree-codec';
 import { makeRepo } from '../helpers/repo';
 

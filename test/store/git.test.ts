@@ -4,7 +4,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { FettleError } from '../../src/errors';
-import { createGit, GitError, gitEnv, IDENTITY } from '../../src/store/git';
+import { gitEnv, IDENTITY } from '../../src/io/child-env';
+import { createGit, GitError } from '../../src/store/git';
 import { agentWrite, runCli, runHook, writePayload } from '../helpers/cli';
 import { baseEnv, lines, makeRepo, tempDir, userState, type Repo } from '../helpers/repo';
 

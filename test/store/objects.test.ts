@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { openStoreAt, type Store } from '../../src/store/locate';
+import { openStoreAt } from '../../src/store/locate';
+import type { Store } from '../../src/store/store';
 import { headCommit, readFile, readObjects, writeBlob, writeCommit, writeTreeWith } from '../../src/store/objects';
 import { makeRepo, type Repo } from '../helpers/repo';
 

@@ -1,0 +1,5 @@
+// A file's bytes as fettle reads any file it serves or records: a regular file only, opened without waiting
+// (a FIFO or device is refused), null when there is none.
+import { readDisk } from '../io/atomic-write';
+
+export const readUserFile = async (path: string): Promise<Buffer | null> => (await readDisk(path))?.bytes ?? null;

@@ -1,0 +1,24 @@
+// What fettle works on: a store (the user's repository, or the private one outside repositories) and a target
+// file in it. Plain types, imported by every layer above the store.
+import type { GitRunner } from './git';
+
+export interface Store {
+  kind: 'repo' | 'private';
+  git: GitRunner;
+  /** where refs and objects live (the common dir of a linked worktree) */
+  commonDir: string;
+  /** real path of the work tree; '/' for the private store, which records absolute paths */
+  workTree: string;
+  objectFormat: 'sha1' | 'sha256';
+  zeroOid: string;
+  /** the commit HEAD pointed at when the store was opened; null when unborn, and for the private store */
+  head: string | null;
+}
+
+export interface Target {
+  store: Store;
+  /** real path of the file (symlinks followed), which is what gets read and written */
+  realPath: string;
+  /** path inside the store's trees, with '/' separators */
+  treePath: string;
+}

@@ -1,0 +1,144 @@
+// The layer rule of docs/ARCHITECTURE.md, checked over the real source: each import goes to a layer the
+// importing layer may use, no import cycle exists (type imports included), and no function takes more than five
+// positional parameters. A violation fails CI like any other test.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { test } from 'node:test';
+import ts from 'typescript';
+
+const SRC = join(__dirname, '..', 'src');
+
+type Layer = 'entry' | 'hook' | 'commands' | 'protocol' | 'store' | 'io' | 'config' | 'core';
+
+/** Downwards only. Edges reach the store and io through the protocol, except the process edge's own io. */
+const MAY_USE: Record<Layer, Layer[]> = {
+  entry: ['entry', 'hook', 'commands'],
+  hook: ['hook', 'protocol', 'config', 'core'],
+  commands: ['commands', 'protocol', 'config', 'core'],
+  protocol: ['protocol', 'store', 'io', 'config', 'core'],
+  store: ['store', 'io', 'config', 'core'],
+  io: ['io', 'config', 'core'],
+  config: ['config', 'core'],
+  core: ['core'],
+};
+const RANK: Record<Layer, number> = {
+  entry: 6,
+  hook: 5,
+  commands: 5,
+  protocol: 4,
+  store: 3,
+  io: 2,
+  config: 1,
+  core: 0,
+};
+
+/** io modules that belong to a process edge: how fettle spells itself, signal cleanup, failpoints, child env. */
+const PROCESS_EDGE_IO = new Set(['io/self', 'io/cleanup', 'io/failpoint', 'io/child-env']);
+/** commands/ files every command may share; anything else in commands/ is one command, never imported sideways. */
+const SHARED_COMMAND_FILES = new Set(['commands/edge', 'commands/change-view']);
+
+const layerOf = (mod: string): Layer => {
+  if (mod === 'cli' || mod === 'code-cache') return 'entry';
+  if (mod === 'errors' || mod.startsWith('core/')) return 'core';
+  if (mod === 'config') return 'config';
+  return mod.split('/')[0] as Layer;
+};
+
+const sources = (dir: string): string[] =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sources(path) : name.endsWith('.ts') ? [path] : [];
+  });
+
+interface Edge {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+}
+
+const moduleOf = (file: string): string => relative(SRC, file).replace(/\.ts$/, '');
+const files = sources(SRC);
+const parsed = new Map(
+  files.map((f) => [moduleOf(f), ts.createSourceFile(f, readFileSync(f, 'utf8'), ts.ScriptTarget.Latest, true)]),
+);
+
+const edges: Edge[] = [...parsed].flatMap(([from, sf]) =>
+  sf.statements.flatMap((s): Edge[] => {
+    if (!(ts.isImportDeclaration(s) || ts.isExportDeclaration(s)) || !s.moduleSpecifier) return [];
+    const spec = (s.moduleSpecifier as ts.StringLiteral).text;
+    if (!spec.startsWith('.')) return [];
+    const to = relative(SRC, resolve(dirname(join(SRC, from)), spec));
+    const typeOnly = ts.isImportDeclaration(s) ? !!s.importClause?.isTypeOnly : s.isTypeOnly;
+    return [{ from, to, typeOnly }];
+  }),
+);
+
+const violation = ({ from, to, typeOnly }: Edge): string | null => {
+  const a = layerOf(from);
+  const b = layerOf(to);
+  if ((a === 'hook' && b === 'commands') || (a === 'commands' && b === 'hook')) return 'one edge imports another';
+  if (a === 'commands' && b === 'commands' && from !== 'commands/index' && !SHARED_COMMAND_FILES.has(to))
+    return 'one command imports another';
+  if (MAY_USE[a].includes(b)) return null;
+  if ((a === 'hook' || a === 'commands') && PROCESS_EDGE_IO.has(to)) return null;
+  // A type says nothing about behaviour: it may come from any layer below.
+  if (typeOnly && RANK[b] < RANK[a]) return null;
+  return `${a} may not import ${b}`;
+};
+
+test('every import follows the layer rule', () => {
+  assert.ok(edges.length > 100, `found ${edges.length} imports: the scan itself is broken`);
+  const bad = edges.flatMap((e) => {
+    const why = violation(e);
+    return why ? [`${e.from} -> ${e.to}${e.typeOnly ? ' (type)' : ''}: ${why}`] : [];
+  });
+  assert.deepEqual(bad, []);
+});
+
+test('no import cycle, type imports included', () => {
+  const next = new Map<string, string[]>();
+  for (const e of edges) next.set(e.from, [...(next.get(e.from) ?? []), e.to]);
+  const cycles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (mod: string, path: string[]) => {
+    if (state.get(mod) === 'done') return;
+    if (state.get(mod) === 'open') {
+      cycles.push([...path.slice(path.indexOf(mod)), mod].join(' -> '));
+      return;
+    }
+    state.set(mod, 'open');
+    for (const to of next.get(mod) ?? []) visit(to, [...path, mod]);
+    state.set(mod, 'done');
+  };
+  for (const mod of parsed.keys()) visit(mod, []);
+  assert.deepEqual(cycles, []);
+});
+
+test('no function takes more than five positional parameters', () => {
+  const wide: string[] = [];
+  for (const [mod, sf] of parsed) {
+    const walk = (node: ts.Node) => {
+      if (ts.isFunctionLike(node) && node.parameters.length > 5) {
+        const { line } = sf.getLineAndCharacterOfPosition(node.getStart());
+        wide.push(`${mod}.ts:${line + 1} takes ${node.parameters.length}`);
+      }
+      ts.forEachChild(node, walk);
+    };
+    walk(sf);
+  }
+  assert.deepEqual(wide, []);
+});
+
+test('the rule would catch a violation', () => {
+  assert.equal(
+    violation({ from: 'commands/log', to: 'store/locate', typeOnly: false }),
+    'commands may not import store',
+  );
+  assert.equal(violation({ from: 'core/diff', to: 'io/atomic-write', typeOnly: true }), 'core may not import io');
+  assert.equal(
+    violation({ from: 'commands/review', to: 'commands/show', typeOnly: false }),
+    'one command imports another',
+  );
+  assert.equal(violation({ from: 'hook/run', to: 'protocol/write', typeOnly: false }), null);
+});
