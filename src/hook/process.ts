@@ -1,6 +1,7 @@
 // The process edge of the hook: read stdin as bytes, run, write the outcome, exit. Nothing below this
 // reads process globals.
 import { readFileSync, writeSync } from 'node:fs';
+import { isFettleError } from '../errors';
 import { cleanUpOnSignals } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
 import { block, type HookOutcome } from './outcome';
@@ -47,6 +48,9 @@ const internalError = (error: unknown): HookOutcome => {
     process.env.FETTLE_DEBUG && error instanceof Error
       ? `\n${error.stack}`
       : ` (${String((error as Error)?.message ?? error)})`;
+  // A failure fettle knows (git could not start, the disk said no) is named as one; anything else is a bug.
+  if (isFettleError(error) && error.code !== 'E_INTERNAL')
+    return block(`fettle blocked this write because it failed before deciding; nothing was written${detail}.`);
   return block(
     `fettle hit an internal error and blocked this write; nothing was written${detail}. Set FETTLE_DEBUG=1 for details.`,
   );

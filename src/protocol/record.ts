@@ -64,6 +64,7 @@ const commitBefore = async (
 ): Promise<{ commits: string[]; written: string[] }> => {
   const head = headCommit(store);
   const reading = readLevels(store, head ? `${head}^{tree}` : null, path); // cat-file works while blobs are written
+  reading.catch(() => undefined); // awaited below: a failure while blobs are written must not go unhandled meanwhile
   const missing = [old && !stored?.old ? old.bytes : undefined, next && !stored?.next ? next.bytes : undefined];
   const fresh = await writeBlobs(
     store,

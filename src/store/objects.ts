@@ -190,6 +190,7 @@ export interface FileCommit {
  */
 export const commitFile = async (store: Store, c: FileCommit): Promise<{ commit: string; written: string[] }> => {
   const reading = readLevels(store, `${c.parent}^{tree}`, c.path);
+  reading.catch(() => undefined); // awaited below: a failure while the blob is written must not go unhandled meanwhile
   const blobs = await writeBlobs(store, c.bytes ? [c.bytes] : [], c.diskMode).catch(async (error: unknown) => {
     await reading.catch(() => undefined);
     throw error;
