@@ -1,5 +1,5 @@
 // How a change is named in `log`, `show` and `review`: its state in words, its counts, its JSON row.
-import { stat } from '../core/record';
+import { stat } from '../core/record-message';
 import { shortDuration } from '../core/time';
 import type { Change } from '../protocol/changes';
 

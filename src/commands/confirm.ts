@@ -1,6 +1,7 @@
-import { stat } from '../core/record';
+import { stat } from '../core/record-message';
 import { confirm } from '../protocol/confirm';
-import { contextFor, storeFor, type Edge } from './edge';
+import { storeOf } from '../protocol/arguments';
+import { contextFor, type Edge } from './edge';
 
 export const confirmCommand = async (
   edge: Edge,
@@ -9,7 +10,7 @@ export const confirmCommand = async (
   o: { json?: boolean },
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
-  const result = await confirm(ctx, await storeFor(ctx), id);
+  const result = await confirm(ctx, await storeOf(ctx), id);
   const { fields } = result.change;
   if (o.json) {
     edge.io.out(

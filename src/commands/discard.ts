@@ -1,5 +1,6 @@
 import { discard } from '../protocol/discard';
-import { contextFor, storeFor, type Edge } from './edge';
+import { storeOf } from '../protocol/arguments';
+import { contextFor, type Edge } from './edge';
 
 export const discardCommand = async (
   edge: Edge,
@@ -8,7 +9,7 @@ export const discardCommand = async (
   o: { json?: boolean },
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
-  const change = await discard(ctx, await storeFor(ctx), id);
+  const change = await discard(ctx, await storeOf(ctx), id);
   if (o.json) edge.io.out(JSON.stringify({ id, path: change.fields.path, state: 'discarded' }));
   else edge.io.out(`Discarded ${id}; ${change.fields.path} was not touched.`);
 };

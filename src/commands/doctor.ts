@@ -9,7 +9,7 @@ import { shellWords } from '../io/self';
 import type { Context } from '../protocol/context';
 import { checkConfig, diagnose, type Check } from '../protocol/doctor';
 import type { Store } from '../store/store';
-import { storeOf } from '../protocol/targets';
+import { storeOf } from '../protocol/arguments';
 import { cwdFor, type Edge } from './edge';
 import { settingsPath } from '../protocol/settings-file';
 

@@ -30,4 +30,3 @@ export const contextFor = (edge: Edge, dir?: string): Context => ({
 });
 
 /** The store of the repository the command runs in (or the private store outside any repository). */
-export { storeOf as storeFor } from '../protocol/targets';

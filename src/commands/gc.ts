@@ -1,7 +1,8 @@
 // `fettle gc [--dry-run] [--json]`: the retention policy in full, plus fettle's orphaned files; says what it freed.
 import { shortDuration } from '../core/time';
 import { collectGarbage, type GcReport } from '../protocol/gc';
-import { contextFor, storeFor, type Edge } from './edge';
+import { storeOf } from '../protocol/arguments';
+import { contextFor, type Edge } from './edge';
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -52,7 +53,7 @@ export const gcCommand = async (
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const dryRun = o.dryRun ?? false;
-  const report = await collectGarbage(ctx, await storeFor(ctx), { dryRun });
+  const report = await collectGarbage(ctx, await storeOf(ctx), { dryRun });
   if (o.json) {
     const removed = report.removed.map((x) => ({
       id: x.change.id,

@@ -1,7 +1,7 @@
 // `fettle log [path] [--session <id>] [--json]`: every change fettle keeps, newest first.
-import { changesOf, targetOf } from '../protocol/targets';
+import { changesOf, targetOf, storeOf } from '../protocol/arguments';
 import { ago, changeJson, countsText, stateText, table } from './change-view';
-import { contextFor, storeFor, type Edge } from './edge';
+import { contextFor, type Edge } from './edge';
 
 export const logCommand = async (
   edge: Edge,
@@ -11,7 +11,7 @@ export const logCommand = async (
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const target = path === undefined ? undefined : await targetOf(ctx, path);
-  const store = target?.store ?? (await storeFor(ctx));
+  const store = target?.store ?? (await storeOf(ctx));
   const now = ctx.now();
   const changes = (await changesOf(ctx, store, edge.io.err)).filter(
     (c) =>

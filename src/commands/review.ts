@@ -4,7 +4,7 @@ import { invocationFor, selfCommand } from '../io/self';
 import type { Change } from '../protocol/changes';
 import { chainOf, changeDiff } from '../protocol/history';
 import { baseMove, pushChange, type BaseMove } from '../protocol/review';
-import { resolveChange } from '../protocol/targets';
+import { resolveChange } from '../protocol/arguments';
 import type { Store } from '../store/store';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
 import { contextFor, type Edge } from './edge';

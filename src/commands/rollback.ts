@@ -1,12 +1,12 @@
 // `fettle rollback <id|path|commit>... | --session <id>` [--dry-run] [--force] [--to <path>] [--json]
 import { countChanges } from '../core/diff';
-import { stat } from '../core/record';
+import { stat } from '../core/record-message';
 import { FettleError } from '../errors';
 import { invocationFor } from '../io/self';
 import { restoreTo, type RestoreResult } from '../protocol/restore-to';
 import { rollbackChanges, type RollbackOutcome } from '../protocol/rollback';
 import type { FilePlan } from '../protocol/rollback-plan';
-import { selectSession, selectTargets } from '../protocol/targets';
+import { selectSession, selectTargets } from '../protocol/arguments';
 import { contextFor, type Edge } from './edge';
 
 export interface RollbackOptions {

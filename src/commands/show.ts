@@ -1,7 +1,7 @@
 // `fettle show <id|commit> [--json]`: one change's metadata, its commits, and the diff of what it did.
 import type { Change } from '../protocol/changes';
 import { chainOf, changeDiff, type Chain } from '../protocol/history';
-import { resolveChange } from '../protocol/targets';
+import { resolveChange } from '../protocol/arguments';
 import type { Store } from '../store/store';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
 import { contextFor, type Edge } from './edge';

@@ -1,9 +1,9 @@
 // `fettle status`: what is waiting for a decision, and what happened lately.
 import type { Change } from '../protocol/changes';
-import { changesOf } from '../protocol/targets';
+import { changesOf, storeOf } from '../protocol/arguments';
 import { needsPerson } from '../protocol/person-review';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
-import { contextFor, storeFor, type Edge } from './edge';
+import { contextFor, type Edge } from './edge';
 
 const RECENT = 10;
 
@@ -18,7 +18,7 @@ const row = (c: Change, now: Date): string => {
 export const status = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const now = ctx.now();
-  const changes = await changesOf(ctx, await storeFor(ctx), edge.io.err);
+  const changes = await changesOf(ctx, await storeOf(ctx), edge.io.err);
   const pending = changes.filter((c) => c.state === 'pending' || c.state === 'expired');
   const recent = changes.filter((c) => !pending.includes(c)).slice(0, RECENT);
   if (o.json) {

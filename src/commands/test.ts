@@ -2,7 +2,7 @@
 // the command's exit code (like `env` or `timeout`), after one line saying pass or fail.
 import { shellQuote } from '../io/self';
 import { commandEnv, prepareWorktree, runCommand, startDir } from '../protocol/test-run';
-import { resolveChange } from '../protocol/targets';
+import { resolveChange } from '../protocol/arguments';
 import { contextFor, type Edge } from './edge';
 
 export const testCommand = async (

@@ -1,6 +1,6 @@
 // What kind of content a file holds, decided from its bytes alone.
 
-/** Larger files are not diffed: they are recorded and written directly (DESIGN §2). */
+/** Larger files are not diffed: they are recorded and written directly (the decision rule). */
 export const MAX_DIFF_BYTES = 5 * 1024 * 1024;
 
 export type ContentKind = 'text' | 'binary' | 'oversize';

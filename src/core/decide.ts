@@ -1,4 +1,4 @@
-// The decision (DESIGN §2), pure: given what is on disk and what the agent wants to write, and the
+// The decision, pure: given what is on disk and what the agent wants to write, and the
 // line counts of their diff, say whether the write goes through (direct) or is held back (staged).
 import type { ContentKind } from './content';
 
@@ -19,7 +19,7 @@ export type Decision =
   | { tier: 'direct'; reason: DirectReason; added: number; removed: number; oldLines: number }
   | { tier: 'staged'; reason: StagedReason; added: number; removed: number; oldLines: number };
 
-export interface Proposal {
+export interface DecisionInput {
   /** bytes on disk now; null when the file does not exist */
   old: Buffer | null;
   next: Buffer;
@@ -38,7 +38,7 @@ export const tierFor = (changed: number, oldLines: number, t: Thresholds): 'dire
   return share > t.ratio ? 'ratio' : 'direct';
 };
 
-export const decide = (p: Proposal, t: Thresholds): Decision => {
+export const decide = (p: DecisionInput, t: Thresholds): Decision => {
   if (p.old === null) return { tier: 'direct', reason: 'new-file', added: 0, removed: 0, oldLines: 0 };
   if (p.old.equals(p.next)) return { tier: 'noop' };
   if (p.oldKind !== 'text' || !p.counts) {

@@ -1,7 +1,6 @@
 // NotebookEdit on a Jupyter notebook, in memory. The threshold counts changed *source* lines; the record keeps
 // the whole .ipynb. Claude Code's own serialisation is not reproduced byte for byte: a direct edit is written by
 // the tool (and recorded from disk afterwards); only a staged edit is serialised here, in the file's own indent.
-import { randomBytes } from 'node:crypto';
 import { countLines } from './content';
 
 export interface NotebookOp {
@@ -41,7 +40,8 @@ export const cellSources = (raw: string): string | null => {
   }
 };
 
-export const applyNotebookEdit = (raw: string, op: NotebookOp): NotebookResult => {
+/** `newId` names an inserted cell (nbformat 4.5 ids): passed in, so this stays pure and testable. */
+export const applyNotebookEdit = (raw: string, op: NotebookOp, newId: () => string): NotebookResult => {
   let nb: { cells?: unknown };
   try {
     nb = JSON.parse(raw) as { cells?: unknown };
@@ -57,7 +57,7 @@ export const applyNotebookEdit = (raw: string, op: NotebookOp): NotebookResult =
   if (op.editMode === 'insert') {
     if (!op.cellType) return { ok: false, why: 'insert needs cell_type' };
     // nbformat 4.5 gives every cell an id; keys in nbformat's sorted order.
-    const id = cells.some((c) => typeof c.id === 'string') ? { id: randomBytes(4).toString('hex') } : {};
+    const id = cells.some((c) => typeof c.id === 'string') ? { id: newId() } : {};
     const cell: Cell =
       op.cellType === 'code'
         ? {

@@ -285,7 +285,7 @@ export const gitModeOf = (mode: number): string => (mode & 0o111 ? '100755' : '1
 export const fileModeOf = (gitMode: string): number => (gitMode === '100755' ? 0o755 : 0o644);
 
 /** Absolute real path of an existing file (symlinks resolved), or the absolute path as given. */
-export const resolveRealPathSync = (path: string): string => {
+export const realPathOrAbsolute = (path: string): string => {
   try {
     return realpathSync(path);
   } catch {

@@ -1,5 +1,5 @@
 // Reading changes back from refs: a change's state is the kind of the commit its ref points at.
-import { parseRecord, type RecordFields } from '../core/record';
+import { parseRecord, type RecordFields } from '../core/record-message';
 import { FettleError } from '../errors';
 import type { Store } from '../store/store';
 import { removeHiddenWorktree } from '../store/worktrees';

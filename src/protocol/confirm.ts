@@ -4,7 +4,7 @@
 // and the final ref update is locked and checked (prepared) before the write and committed after it; a confirm
 // killed anywhere is resumed by running it again.
 import { classifyContent, sameBytes } from '../core/content';
-import { renderRecord, type RecordKind } from '../core/record';
+import { renderRecord, type RecordKind } from '../core/record-message';
 import { FettleError } from '../errors';
 import { fileModeOf, gitModeOf, NotDurableError, readDisk, replaceFile, type DiskFile } from '../io/atomic-write';
 import { failpoint } from '../io/failpoint';

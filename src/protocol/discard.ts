@@ -1,7 +1,7 @@
 // `fettle discard <id>`: the staged change is dropped; the file on disk is never touched. Its ref moves to
 // refs/fettle-discarded/ in one transaction, so "already discarded" stays answerable and the content stays
 // recoverable until gc.
-import { renderRecord } from '../core/record';
+import { renderRecord } from '../core/record-message';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import type { Store } from '../store/store';

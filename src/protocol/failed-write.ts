@@ -3,7 +3,7 @@
 // nothing to keep and is dropped, so `status` and `log` do not show a change that never was. If the file
 // changed anyway (a partial write, or another writer), what is there is recorded, as for a write that landed.
 import { sameBytes } from '../core/content';
-import type { RecordFields } from '../core/record';
+import type { RecordFields } from '../core/record-message';
 import { readDisk } from '../io/atomic-write';
 import type { Store } from '../store/store';
 import { readFile } from '../store/objects';

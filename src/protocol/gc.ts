@@ -5,7 +5,7 @@ import { lstat, readFile, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FettleError } from '../errors';
 import type { Store } from '../store/store';
-import { hiddenDirs, registeredHidden, sizeOf } from '../store/hidden-worktrees';
+import { hiddenDirs, registeredHidden, sizeOf } from '../store/worktree-fill';
 import { fettleDir, forgetMissing, removeHiddenWorktree } from '../store/worktrees';
 import { listChanges, type Change } from './changes';
 import type { Context } from './context';

@@ -1,7 +1,7 @@
 // Reading a change's chain of commits back: which commit holds the bytes it replaced, which holds what it
 // wrote, and the base (HEAD when it was recorded). Reads are batched: one `cat-file --batch` per hop for any
 // number of changes, so a session's worth of changes costs a handful of git processes, not hundreds.
-import { parseRecord, type RecordFields, type RecordKind } from '../core/record';
+import { parseRecord, type RecordFields, type RecordKind } from '../core/record-message';
 import { FettleError } from '../errors';
 import type { Store } from '../store/store';
 import { readFiles, readObjects, type FileEntry } from '../store/objects';

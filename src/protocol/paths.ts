@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import type { RecordFields } from '../core/record';
+import type { RecordFields } from '../core/record-message';
 import type { Store } from '../store/store';
 import { fettleDir, userWorkTrees } from '../store/worktrees';
 import { isInsideDotGit } from '../core/dot-git';

@@ -7,12 +7,12 @@ import type { DiskFile } from '../io/atomic-write';
 import type { Target } from '../store/store';
 import { writeBlobs } from '../store/objects';
 import type { Context } from './context';
-import type { SourceCounts } from './propose';
+import type { SourceCounts } from './predict';
 
 /** Combined size of the two versions above which the diff is left to git. */
 export const IN_PROCESS_DIFF_BYTES = 512 * 1024;
 
-/** Lines of diff shown to the agent before the rest is cut (DESIGN §3: "capped near 200 lines"). */
+/** Lines of diff shown to the agent before the rest is cut (the agent-facing contract: "capped near 200 lines"). */
 export const DIFF_CAP = 200;
 
 export interface Plan {

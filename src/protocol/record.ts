@@ -1,6 +1,6 @@
 // Writing changes into the store. Order matters for durability: blob, trees, commit, then the ref, each
 // fsynced, all before the caller lets the user's file change.
-import { renderRecord, type RecordFields } from '../core/record';
+import { renderRecord, type RecordFields } from '../core/record-message';
 import { FettleError } from '../errors';
 import { failpoint } from '../io/failpoint';
 import { gitModeOf, type DiskFile } from '../io/atomic-write';
@@ -201,7 +201,7 @@ export const recordAfter = async (
 /**
  * Staged change: a `before` commit (HEAD plus the file as on disk) and a `proposal` commit on top, so that
  * `git show fettle/<id>` is exactly the proposed change and `git diff HEAD fettle/<id>` a reviewable PR. The
- * hidden worktree is not made here: `fettle test` creates it on first use (design brief §5, "create it
+ * hidden worktree is not made here: `fettle test` creates it on first use (the product brief: "create it
  * lazily"), which keeps `git worktree add` and its checkout off the hook path.
  */
 export const stage = async (

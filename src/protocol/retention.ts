@@ -9,7 +9,7 @@ import { updateRefs } from '../store/refs';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { listChanges, type Change } from './changes';
 import type { Context } from './context';
-import { linksDir, openLinks } from './tool-use';
+import { linksDir, openLinks } from './call-links';
 
 /** Deletions per write on the hook path: the oldest first, the rest on later writes or `fettle gc`. */
 export const HOOK_BATCH = 10;

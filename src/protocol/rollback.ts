@@ -11,7 +11,7 @@ import { FettleError, toFettleError } from '../errors';
 import { removeFile, replaceFile, type DiskFile } from '../io/atomic-write';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
-import type { RecordFields } from '../core/record';
+import type { RecordFields } from '../core/record-message';
 import type { Store } from '../store/store';
 import { changeRef, updateRefs } from '../store/refs';
 import type { Change } from './changes';

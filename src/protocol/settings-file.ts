@@ -14,7 +14,7 @@ import {
   type Json,
 } from '../core/settings';
 import { FettleError } from '../errors';
-import { replaceFile, resolveRealPathSync } from '../io/atomic-write';
+import { replaceFile, realPathOrAbsolute } from '../io/atomic-write';
 import { shellQuote } from '../io/self';
 import { resolveRealPath } from '../store/locate';
 
@@ -30,7 +30,7 @@ export const settingsPath = (root: string, env: Env, scope: Scope): string => {
 
 /** Shell form, absolute paths: works whatever PATH Claude Code's hook process gets. */
 export const hookCommand = (script: string | undefined): string =>
-  `${shellQuote(process.execPath)} ${shellQuote(resolveRealPathSync(script ?? 'fettle'))} hook`;
+  `${shellQuote(process.execPath)} ${shellQuote(realPathOrAbsolute(script ?? 'fettle'))} hook`;
 
 const readText = async (path: string): Promise<string | null> => {
   try {

@@ -9,7 +9,7 @@ import { commonDirNear, locateTarget } from '../store/locate';
 import type { Store } from '../store/store';
 import type { Context } from './context';
 import { settleLinks } from './settle';
-import { linksDir, openLinks, type OpenLink } from './tool-use';
+import { linksDir, openLinks, type OpenLink } from './call-links';
 
 /** A PostToolUse of this turn may still be running in the background: it gets this long to record its write. */
 const POST_GRACE_MS = 1000;

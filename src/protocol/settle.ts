@@ -22,7 +22,7 @@ import { loadChange, type Change } from './changes';
 import type { Context } from './context';
 import { discard } from './discard';
 import { recordAfter } from './record';
-import { claimLink, digest, linksDir, openLinks, type OpenLink } from './tool-use';
+import { claimLink, digest, linksDir, openLinks, type OpenLink } from './call-links';
 
 /** An open record fettle cannot prove settled is left this long before commands record what is on disk. */
 export const OPEN_GRACE_MS = 60 * 60 * 1000;

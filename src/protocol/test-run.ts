@@ -8,7 +8,7 @@ import { join, relative, sep } from 'node:path';
 import type { Env } from '../config';
 import { FettleError } from '../errors';
 import { withLock } from '../io/lock';
-import { fillWorktree } from '../store/hidden-worktrees';
+import { fillWorktree } from '../store/worktree-fill';
 import type { Store } from '../store/store';
 import { addHiddenWorktree, fettleDir, forgetMissing, worktreePath } from '../store/worktrees';
 import type { Change } from './changes';

@@ -9,7 +9,7 @@ import type { Decision } from '../core/decide';
 import type { Plan } from './plan';
 import { countChanges } from '../core/diff';
 import { routeStaged } from '../core/permission';
-import type { RecordFields } from '../core/record';
+import type { RecordFields } from '../core/record-message';
 import type { WriteCall } from '../core/tool-call';
 import { FettleError } from '../errors';
 import { entryKind, NotDurableError, readDisk, replaceFile } from '../io/atomic-write';
@@ -24,10 +24,10 @@ import type { Context, Origin } from './context';
 import { settleFailedWrite } from './failed-write';
 import { fileLockPath } from './paths';
 import { planWrite } from './plan';
-import { propose } from './propose';
+import { predict } from './predict';
 import { fieldsOf, recordAfter, recordBefore, stage } from './record';
 import { retainQuietly } from './retention';
-import { digest, rememberWrite, takeWrite } from './tool-use';
+import { digest, rememberWrite, takeWrite } from './call-links';
 
 /** A tool call about to write, as an edge describes it. */
 export interface ToolWrite {
@@ -64,7 +64,7 @@ export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> =
   // Not a file (a directory, a device): the tool will fail on its own and say why.
   if ((await entryKind(target.realPath)) === 'other') return { kind: 'pass' };
   const old = await readDisk(target.realPath);
-  const proposed = propose(call, old);
+  const proposed = predict(call, old);
   // What fettle predicts will land; the after step keeps the predicted counts only if exactly this landed.
   // Hashed only for a record the after step will complete: a staged change the model is told about needs none.
   const expected = () => (proposed.exact ? digest(proposed.next, call.tool) : undefined);

@@ -1,6 +1,6 @@
 // The hidden worktree of a staged change: registered with git and locked (so `git worktree prune` keeps it),
 // under fettle's folder in the common git dir. Made on first use by `fettle test`, never on the hook path, and
-// registered without a checkout: the fill, with an index of its own, is hidden-worktrees.ts's.
+// registered without a checkout: the fill, with an index of its own, is worktree-fill.ts's.
 import { realpath, rm, stat } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { withLock } from '../io/lock';
@@ -19,7 +19,7 @@ export const worktreePath = (store: Store, id: string): string => join(worktrees
 export const withWorktreeLock = <T>(store: Store, fn: () => Promise<T>): Promise<T> =>
   withLock(join(fettleDir(store), 'locks', 'worktrees.lock'), fn, { timeoutMs: 20_000 });
 
-/** Registers the worktree of `commit`, without a checkout: `fettle test` fills it (hidden-worktrees.ts). */
+/** Registers the worktree of `commit`, without a checkout: `fettle test` fills it (worktree-fill.ts). */
 export const addHiddenWorktree = async (store: Store, id: string, commit: string): Promise<string> => {
   const dir = worktreePath(store, id);
   await makeOwnDir(dirname(dir));

@@ -59,7 +59,7 @@ const op = (o: Partial<NotebookOp>): NotebookOp => ({
 const ORIGINAL_IDS = new Set(['intro', 'c1', 'c2']);
 /** `type#id:source` per cell (`#new` for an id fettle made up), then the counted sources. */
 const summary = (text: string, o: NotebookOp): string => {
-  const r = applyNotebookEdit(text, o);
+  const r = applyNotebookEdit(text, o, () => 'cafe0001');
   if (!r.ok) return `unsure: ${r.why}`;
   const nb = JSON.parse(r.bytes.toString('utf8')) as Notebook;
   const cells = nb.cells.map((c) => {
@@ -175,7 +175,7 @@ for (const [label, text, o, expected] of cases)
   test(`applyNotebookEdit: ${label}`, () => assert.equal(summary(text, o), expected));
 
 const edited = (text: string, o: NotebookOp): { text: string; nb: Notebook } => {
-  const r = applyNotebookEdit(text, o);
+  const r = applyNotebookEdit(text, o, () => 'cafe0001');
   assert.ok(r.ok, r.ok ? '' : r.why);
   const out = r.bytes.toString('utf8');
   return { text: out, nb: JSON.parse(out) as Notebook };
@@ -218,21 +218,19 @@ test('a new code cell is a clean cell; a new markdown cell has no outputs', () =
   assert.deepEqual({ ...mdCell, id: 'x' }, { cell_type: 'markdown', id: 'x', metadata: {}, source: ['a'] });
 });
 
-test('a new cell id is a fresh string, unlike the others', () => {
-  const ids = new Set<string>();
-  for (let i = 0; i < 20; i++) {
-    const id = edited(raw(NB), op({ editMode: 'insert', cellType: 'code', newSource: 'a' })).nb.cells[0]?.id;
-    assert.match(id ?? '', /^[A-Za-z0-9_-]{1,64}$/, 'nbformat: 1-64 letters, digits, - and _');
-    assert.ok(!ORIGINAL_IDS.has(id!));
-    ids.add(id!);
+test('an inserted cell takes the id it is given (core stays pure: the caller draws it)', () => {
+  for (const id of ['c0ffee01', 'abc_-9']) {
+    const r = applyNotebookEdit(raw(NB), op({ editMode: 'insert', cellType: 'code', newSource: 'a' }), () => id);
+    assert.ok(r.ok, r.ok ? '' : r.why);
+    assert.equal((JSON.parse(r.bytes.toString('utf8')) as Notebook).cells[0]?.id, id);
   }
-  assert.ok(ids.size >= 19, 'ids are not reused');
 });
 
 test('the counted lines are of source only, across all cells', () => {
   const r = applyNotebookEdit(
     raw(notebook([code('a', ['1\n', '2\n', '3']), md('b', []), code('c', ['4\n'])])),
     op({ cellId: 'c', newSource: '5\n' }),
+    () => 'cafe0001',
   );
   assert.ok(r.ok);
   assert.equal(r.sourceLines, 4);

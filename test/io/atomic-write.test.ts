@@ -20,7 +20,7 @@ import {
   readDisk,
   removeFile,
   replaceFile,
-  resolveRealPathSync,
+  realPathOrAbsolute,
   TEMP_MARKER,
   tempNameFor,
 } from '../../src/io/atomic-write';
@@ -117,7 +117,7 @@ test('given the real path, a write through a symlink replaces the target and the
   const { dir, file } = fresh('target.txt', 'old\n', 0o600);
   const link = join(dir, 'link.txt');
   symlinkSync('target.txt', link);
-  await replaceFile(resolveRealPathSync(link), Buffer.from('new\n'));
+  await replaceFile(realPathOrAbsolute(link), Buffer.from('new\n'));
   assert.ok(lstatSync(link).isSymbolicLink());
   assert.equal(readlinkSync(link), 'target.txt');
   assert.equal(readFileSync(file, 'utf8'), 'new\n');
@@ -192,9 +192,9 @@ const fromGit: [string, number][] = [
 for (const [git, mode] of fromGit)
   test(`fileModeOf(${git}) = ${mode.toString(8)}`, () => assert.equal(fileModeOf(git), mode));
 
-test('resolveRealPathSync: real path of an existing file, absolute path of a missing one', () => {
+test('realPathOrAbsolute: real path of an existing file, absolute path of a missing one', () => {
   const { dir } = fresh('t', 'x');
   symlinkSync('t', join(dir, 'l'));
-  assert.equal(resolveRealPathSync(join(dir, 'l')), join(dir, 't'));
-  assert.equal(resolveRealPathSync(join(dir, 'missing')), join(dir, 'missing'));
+  assert.equal(realPathOrAbsolute(join(dir, 'l')), join(dir, 't'));
+  assert.equal(realPathOrAbsolute(join(dir, 'missing')), join(dir, 'missing'));
 });

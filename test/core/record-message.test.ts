@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
-import { parseRecord, renderRecord, stat, type RecordFields, type RecordKind } from '../../src/core/record';
+import { parseRecord, renderRecord, stat, type RecordFields, type RecordKind } from '../../src/core/record-message';
 
 const full: RecordFields = {
   id: 'a1b2c3d4',

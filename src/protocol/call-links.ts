@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cellSources } from '../core/notebook';
-import type { RecordFields } from '../core/record';
+import type { RecordFields } from '../core/record-message';
 import { isAlive } from '../io/pid';
 import type { Store } from '../store/store';
 import { fettleDir } from '../store/worktrees';

@@ -1,5 +1,6 @@
 // What a write tool will leave on disk, computed from the bytes there now. `unsure` means fettle cannot
 // reproduce the tool's result for certain; it then records the previous bytes and lets the tool run.
+import { randomBytes } from 'node:crypto';
 import { classifyContent, countLines } from '../core/content';
 import type { StructuredPatchHunk } from 'diff';
 import { diffLines } from '../core/diff';
@@ -18,11 +19,11 @@ export interface SourceCounts {
 
 export type Proposed = { exact: true; next: Buffer; counts?: SourceCounts } | { exact: false; why: string };
 
-export const propose = (call: WriteCall, old: DiskFile | null): Proposed => {
+export const predict = (call: WriteCall, old: DiskFile | null): Proposed => {
   if (call.tool === 'Write') return { exact: true, next: Buffer.from(call.content, 'utf8') };
   if (call.tool === 'NotebookEdit') {
     if (!old) return { exact: false, why: 'the notebook does not exist' };
-    const result = applyNotebookEdit(old.bytes.toString('utf8'), call.op);
+    const result = applyNotebookEdit(old.bytes.toString('utf8'), call.op, () => randomBytes(4).toString('hex'));
     if (!result.ok) return { exact: false, why: result.why };
     const d = diffLines(result.oldSource, result.newSource);
     const counts = d
@@ -38,7 +39,7 @@ export const propose = (call: WriteCall, old: DiskFile | null): Proposed => {
       : { exact: false, why: 'the file does not exist' };
   }
   const kind = classifyContent(old.bytes);
-  // Past 5 MB a change is direct whatever it is (DESIGN §2), so predicting it would only cost memory.
+  // Past 5 MB a change is direct whatever it is (the decision rule), so predicting it would only cost memory.
   if (kind === 'oversize')
     return { exact: false, why: 'the file is over 5 MB, so it is recorded without predicting the edit' };
   if (kind !== 'text') return { exact: false, why: 'the file is not UTF-8 text' };
