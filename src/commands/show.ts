@@ -2,7 +2,6 @@
 import type { Change } from '../protocol/changes';
 import { chainOf, changeDiff, type Chain } from '../protocol/history';
 import { resolveChange } from '../protocol/arguments';
-import type { Store } from '../store/store';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
 import { contextFor, type Edge } from './edge';
 

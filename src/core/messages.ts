@@ -3,6 +3,7 @@
 // "PreToolUse:Write hook error: " prefix, so it opens by saying plainly that nothing was written.
 import type { Decision } from './decide';
 import { shareOfFile } from './decide';
+import { secondsText } from './time';
 
 export interface StagedMessage {
   id: string;
@@ -17,9 +18,6 @@ export interface StagedMessage {
   thresholds: { ceil: number; ratio: number };
 }
 
-const duration = (seconds: number): string =>
-  seconds % 3600 === 0 ? `${seconds / 3600} h` : seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
-
 export const renderStaged = (m: StagedMessage): string => {
   const { added, removed, oldLines, reason } = m.decision;
   const changed = added + removed;
@@ -32,7 +30,7 @@ export const renderStaged = (m: StagedMessage): string => {
     `Staged change ${m.id}: +${added} -${removed} (${shareOfFile(changed, oldLines)}% of file); staged because ${why}.`,
     `To apply it, run: ${m.invoke} confirm ${m.id}`,
     `To drop it, run: ${m.invoke} discard ${m.id}`,
-    `It can be confirmed for ${duration(m.ttlSeconds)}. Do not retry the ${m.tool}; confirm or discard instead.`,
+    `It can be confirmed for ${secondsText(m.ttlSeconds)}. Do not retry the ${m.tool}; confirm or discard instead.`,
   ];
   if (m.diff) {
     const shown = capDiff(m.diff.text);

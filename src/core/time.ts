@@ -7,3 +7,13 @@ export const shortDuration = (ms: number): string => {
   if (s < 86400) return `${Math.round(s / 3600)}h`;
   return `${Math.round(s / 86400)}d`;
 };
+
+/** "3 minutes": how long ago a change expired, rounded, at least one. */
+export const minutesText = (ms: number): string => {
+  const m = Math.max(1, Math.round(ms / 60000));
+  return `${m} minute${m === 1 ? '' : 's'}`;
+};
+
+/** "10 min", "1 h", "45 s": a configured number of seconds, in the largest unit that divides it. */
+export const secondsText = (seconds: number): string =>
+  seconds % 3600 === 0 ? `${seconds / 3600} h` : seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;

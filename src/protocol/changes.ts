@@ -5,6 +5,7 @@ import type { Store } from '../store/store';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { changeRef, DISCARDED_PREFIX, discardedRef, listRefs, REF_PREFIX, type RefRecord } from '../store/refs';
 import { isId } from './ids';
+import { minutesText } from '../core/time';
 
 export type ChangeState = 'pending' | 'expired' | 'applied' | 'discarded' | 'incomplete';
 
@@ -105,11 +106,6 @@ export const loadChange = async (store: Store, id: string, ttlSeconds: number, n
   return change;
 };
 
-const minutes = (ms: number): string => {
-  const m = Math.max(1, Math.round(ms / 60000));
-  return `${m} minute${m === 1 ? '' : 's'}`;
-};
-
 /**
  * A change already applied or discarded may still have its hidden worktree, when the confirm or discard that
  * settled it was killed before removing it: remove it (idempotent), so a rerun leaves nothing behind.
@@ -134,7 +130,7 @@ export const requirePending = (change: Change, now: Date): void => {
   if (change.state === 'expired' && change.expiresAt) {
     throw new FettleError(
       'E_EXPIRED',
-      `Session ${id} expired ${minutes(now.getTime() - change.expiresAt.getTime())} ago. Re-run the Write to try again.`,
+      `Session ${id} expired ${minutesText(now.getTime() - change.expiresAt.getTime())} ago. Re-run the Write to try again.`,
       {
         hint: `Its content stays readable with \`git show ${change.tip}\` until \`fettle gc\` removes it.`,
       },

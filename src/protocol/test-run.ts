@@ -2,7 +2,6 @@
 // staged tree on first use. The user's working tree, index and HEAD are not involved: the worktree has its
 // own index and HEAD, under fettle's folder in the git dir.
 import { spawn } from 'node:child_process';
-import { stat } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import type { Env } from '../config';
@@ -13,12 +12,7 @@ import type { Store } from '../store/store';
 import { addHiddenWorktree, fettleDir, forgetMissing, worktreePath } from '../store/worktrees';
 import type { Change } from './changes';
 import type { Context } from './context';
-
-const exists = (path: string): Promise<boolean> =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
+import { exists } from '../io/exists';
 
 /** The hidden worktree, recreated if it went missing, and filled once. */
 export const prepareWorktree = async (

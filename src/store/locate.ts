@@ -9,9 +9,10 @@ import type { Env } from '../config';
 import { isInsideDotGit } from '../core/dot-git';
 import { pseudoFilesystemOf } from '../io/pseudo-fs';
 import { FettleError } from '../errors';
-import { createGit, createWarmPool, GitError, type GitRunner } from './git';
+import { createGit, createWarmPool, GitError } from './git';
 import { makeOwnDir } from '../io/fettle-dir';
 import type { Store, Target } from './store';
+import { exists } from '../io/exists';
 
 export { isInsideDotGit };
 
@@ -140,12 +141,6 @@ export const openStoreAt = async (
     head: head && /^[0-9a-f]{40,64}$/.test(head) ? head : null,
   });
 };
-
-const exists = (path: string): Promise<boolean> =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
 
 /**
  * Two first writers can race here, and two `git init` into one directory collide copying its template files

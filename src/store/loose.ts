@@ -68,7 +68,8 @@ const syncDir = (dir: string): void => {
  */
 const fileModeFor = (objectsDir: string): number => 0o444 & (statSync(objectsDir).mode | 0o400);
 
-const exists = (fn: () => void): boolean => {
+/** Whether `fn` ran without throwing (an fs call that may find nothing to act on). */
+const succeeds = (fn: () => void): boolean => {
   try {
     fn();
     return true;
@@ -101,7 +102,7 @@ const placeOnce = async (dir: string, path: string, produce: Produce, mode: numb
     fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
-    exists(() => unlinkSync(temp));
+    succeeds(() => unlinkSync(temp));
     throw error;
   }
   closeSync(fd);
@@ -110,7 +111,7 @@ const placeOnce = async (dir: string, path: string, produce: Produce, mode: numb
     renameSync(temp, path);
     return true;
   } catch (error) {
-    exists(() => unlinkSync(temp));
+    succeeds(() => unlinkSync(temp));
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
@@ -166,7 +167,7 @@ const writeOne = async (
   const dir = join(target.objectsDir, oid.slice(0, 2));
   const path = join(dir, oid.slice(2));
   const now = new Date();
-  if (exists(() => utimesSync(path, now, now))) return oid;
+  if (succeeds(() => utimesSync(path, now, now))) return oid;
   const produce = compressed(object, target.level ?? DEFAULT_LEVEL);
   for (let attempt = 1; ; attempt++) {
     try {

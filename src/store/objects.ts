@@ -44,9 +44,6 @@ export const writeBlobs = (store: Store, contents: Buffer[], fileMode?: number):
     contents.map((body) => ({ type: 'blob', body, fileMode })),
   );
 
-export const writeBlob = async (store: Store, bytes: Buffer): Promise<string> =>
-  (await writeBlobs(store, [bytes]))[0] as string;
-
 /** The reader `readObjects` runs for specs without newlines; worth warming on the hook path. */
 export const READ_BATCH = ['cat-file', '--batch'] as const;
 
@@ -166,10 +163,6 @@ export const writeBatch = async (store: Store, trees: NewTree[], commits: Commit
   return oids.slice(trees.length);
 };
 
-export const writeTrees = async (store: Store, trees: NewTree[]): Promise<void> => {
-  await writeBatch(store, trees, []);
-};
-
 export interface FileCommit {
   parent: string;
   /** parents after the first (the first-parent chain is what fettle reads) */
@@ -200,18 +193,6 @@ export const commitFile = async (store: Store, c: FileCommit): Promise<{ commit:
     { tree: rootOf(trees), parents: [c.parent, ...(c.otherParents ?? [])], message: c.message, when: c.when },
   ]);
   return { commit, written: [...blobs, ...trees.map((t) => t.oid), commit] };
-};
-
-/** `baseTree` with `path` set to `leaf` (null: removed), written; returns the new root tree's oid. */
-export const writeTreeWith = async (
-  store: Store,
-  baseTree: string | null,
-  path: string,
-  leaf: { mode: string; oid: string } | null,
-): Promise<string> => {
-  const trees = planTrees(store, await readLevels(store, baseTree, path), path, leaf);
-  await writeTrees(store, trees);
-  return rootOf(trees);
 };
 
 const isLoose = (store: Store, oid: string): Promise<boolean> =>

@@ -42,7 +42,7 @@ export const compareEntries = (a: TreeEntry, b: TreeEntry): number =>
   compareRaw(a.name, a.mode === TREE_MODE, b.name, b.mode === TREE_MODE);
 
 /** Entries already in tree order, encoded into one buffer. */
-const encodeSorted = (entries: TreeEntry[]): Buffer => {
+export const encodeSorted = (entries: TreeEntry[]): Buffer => {
   let size = 0;
   for (const e of entries) size += e.mode.length + 1 + e.name.length + 1 + e.oid.length / 2;
   const out = Buffer.allocUnsafe(size);
@@ -55,8 +55,6 @@ const encodeSorted = (entries: TreeEntry[]): Buffer => {
   }
   return out;
 };
-
-export const encodeTree = (entries: TreeEntry[]): Buffer => encodeSorted([...entries].sort(compareEntries));
 
 export const hashObject = (type: string, body: Buffer, format: 'sha1' | 'sha256'): string =>
   createHash(format === 'sha256' ? 'sha256' : 'sha1')

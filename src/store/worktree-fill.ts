@@ -1,11 +1,12 @@
 // Finding and filling fettle's hidden worktrees (creating and removing one is src/store/worktrees.ts).
 // Everything here acts on worktrees under <common-dir>/fettle/worktrees/ only, never on the user's.
-import { lstat, readdir, stat, writeFile } from 'node:fs/promises';
+import { lstat, readdir, writeFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { Env } from '../config';
 import { createGit } from './git';
 import type { Store } from './store';
 import { worktreesDir } from './worktrees';
+import { exists } from '../io/exists';
 
 export interface HiddenDir {
   id: string;
@@ -60,13 +61,7 @@ export const fillWorktree = async (dir: string, env: Env): Promise<boolean> => {
   const git = createGit(dir, env);
   const admin = await git.text({ args: ['rev-parse', '--absolute-git-dir'] });
   const mark = join(admin, FILLED_MARK);
-  if (
-    await stat(mark).then(
-      () => true,
-      () => false,
-    )
-  )
-    return false;
+  if (await exists(mark)) return false;
   await git.run({ args: ['read-tree', 'HEAD'] });
   await git.run({ args: ['checkout-index', '--all', '--force'] });
   await writeFile(mark, '');

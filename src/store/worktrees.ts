@@ -1,11 +1,12 @@
 // The hidden worktree of a staged change: registered with git and locked (so `git worktree prune` keeps it),
 // under fettle's folder in the common git dir. Made on first use by `fettle test`, never on the hook path, and
 // registered without a checkout: the fill, with an index of its own, is worktree-fill.ts's.
-import { realpath, rm, stat } from 'node:fs/promises';
+import { realpath, rm } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { withLock } from '../io/lock';
 import type { Store } from './store';
 import { makeOwnDir } from '../io/fettle-dir';
+import { exists } from '../io/exists';
 
 export const fettleDir = (store: Store): string => join(store.commonDir, 'fettle');
 export const worktreesDir = (store: Store): string => join(fettleDir(store), 'worktrees');
@@ -61,12 +62,6 @@ export const userWorkTrees = async (store: Store): Promise<string[]> => {
   }
   return trees;
 };
-
-const exists = (path: string): Promise<boolean> =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
 
 /**
  * Unregisters a hidden worktree whose directory is gone (a remove killed midway leaves git's admin entry).

@@ -20,7 +20,6 @@ import {
   type Input,
   kindAt,
   multiEditInput,
-  newChange,
   onDisk,
   recordedLine,
   scenario,

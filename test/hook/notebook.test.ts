@@ -14,7 +14,6 @@ import {
   fettleRefs,
   hook,
   kindAt,
-  newChange,
   type NotebookArgs,
   notebookInput,
   recordedLine,

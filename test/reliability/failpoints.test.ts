@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { count, prng, reportAs, scenario, SEED, STRESS } from './harness';
 import { checkInvariants, expectOutcome } from './invariants';
-import { crashThenRecover, fettle, PATHS } from './scenes';
+import { crashThenRecover, PATHS } from './scenes';
 
 reportAs('failpoints');
 

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { openStoreAt } from '../../src/store/locate';
 import type { Store } from '../../src/store/store';
-import { headCommit, readFile, readObjects, writeBlob, writeCommit, writeTreeWith } from '../../src/store/objects';
+import { headCommit, readFile, readObjects, writeCommit } from '../../src/store/objects';
+import { writeBlob, writeTreeWith } from '../helpers/objects';
 import { makeRepo, type Repo } from '../helpers/repo';
 
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';

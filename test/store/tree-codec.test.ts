@@ -3,15 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import {
-  editTree,
-  encodeTree,
-  hashObject,
-  parseTree,
-  TREE_MODE,
-  type NewTree,
-  type TreeEntry,
-} from '../../src/store/tree-codec';
+import { editTree, hashObject, parseTree, TREE_MODE, type NewTree, type TreeEntry } from '../../src/store/tree-codec';
+import { encodeTree } from '../helpers/objects';
 import { makeRepo, type Repo } from '../helpers/repo';
 
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
