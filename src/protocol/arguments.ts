@@ -32,9 +32,9 @@ export const targetOf = (ctx: Context, path: string): Promise<Target> =>
  * lists the records as they are; without `warn` the failure is the command's.
  */
 export const changesOf = async (ctx: Context, store: Store, warn?: (message: string) => void): Promise<Change[]> => {
-  const all = await listChanges(store, ctx.config.ttlSeconds, ctx.now());
+  const all = await listChanges(ctx, store);
   try {
-    return (await settleMet(ctx, store, all)) ? listChanges(store, ctx.config.ttlSeconds, ctx.now()) : all;
+    return (await settleMet(ctx, store, all)) ? listChanges(ctx, store) : all;
   } catch (error) {
     if (!warn) throw error;
     warn(`fettle: could not record the result of open records from the disk: ${toFettleError(error).message}`);

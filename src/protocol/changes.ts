@@ -6,6 +6,7 @@ import { removeHiddenWorktree } from '../store/worktrees';
 import { changeRef, DISCARDED_PREFIX, discardedRef, listRefs, REF_PREFIX, type RefRecord } from '../store/refs';
 import { isId } from './ids';
 import { minutesText } from '../core/time';
+import type { Context } from './context';
 
 export type ChangeState = 'pending' | 'expired' | 'applied' | 'discarded' | 'incomplete';
 
@@ -84,13 +85,16 @@ const markReverted = (changes: Change[]): Change[] => {
 };
 
 /** Every change, newest first, with `revertedBy` derived. One for-each-ref: cost grows with fettle's refs only. */
-export const listChanges = async (store: Store, ttlSeconds: number, now: Date): Promise<Change[]> =>
-  markReverted(
+export const listChanges = async (ctx: Context, store: Store): Promise<Change[]> => {
+  const ttlSeconds = ctx.config.ttlSeconds;
+  const now = ctx.now();
+  return markReverted(
     (await listRefs(store, [REF_PREFIX, DISCARDED_PREFIX]))
       .map((r) => toChange(r, ttlSeconds, now))
       .filter((c): c is Change => c !== null)
       .sort((a, b) => b.at.getTime() - a.at.getTime()),
   );
+};
 
 export const notFound = (id: string): FettleError =>
   new FettleError('E_NOT_FOUND', `No session '${id}'. It may have expired or been discarded.`, {
@@ -98,7 +102,9 @@ export const notFound = (id: string): FettleError =>
   });
 
 /** The change with this id, whatever its state; E_NOT_FOUND when there is none. */
-export const loadChange = async (store: Store, id: string, ttlSeconds: number, now: Date): Promise<Change> => {
+export const loadChange = async (ctx: Context, store: Store, id: string): Promise<Change> => {
+  const ttlSeconds = ctx.config.ttlSeconds;
+  const now = ctx.now();
   if (!isId(id)) throw notFound(id);
   const records = await listRefs(store, [changeRef(id), discardedRef(id)]);
   const change = records.map((r) => toChange(r, ttlSeconds, now)).find((c): c is Change => c !== null);

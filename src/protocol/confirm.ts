@@ -78,13 +78,13 @@ const stagedFiles = async (store: Store, change: Change): Promise<Staged> => {
 };
 
 export const confirm = async (ctx: Context, store: Store, id: string): Promise<ConfirmResult> => {
-  const first = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
+  const first = await loadChange(ctx, store, id);
   requirePerson(ctx, first);
   const path = await diskPathOf(store, first.fields);
   return withLock(fileLockPath(store, first.fields.path), async () => {
     await failpoint('confirm.locked');
     // Read again under the lock: another process may have confirmed or discarded it meanwhile.
-    let change = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
+    let change = await loadChange(ctx, store, id);
     await tidySettled(store, change);
     requirePending(change, ctx.now());
     const { proposal, base, resuming } = await stagedFiles(store, change);

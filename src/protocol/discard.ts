@@ -21,9 +21,9 @@ const discardable = async (store: Store, change: Change, now: Date): Promise<voi
 
 /** `note`: why, in the marker commit (e.g. the person denied it at the prompt). */
 export const discard = async (ctx: Context, store: Store, id: string, o: { note?: string } = {}): Promise<Change> => {
-  const first = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
+  const first = await loadChange(ctx, store, id);
   return withLock(fileLockPath(store, first.fields.path), async () => {
-    const change = await loadChange(store, id, ctx.config.ttlSeconds, ctx.now());
+    const change = await loadChange(ctx, store, id);
     await discardable(store, change, ctx.now());
     const tree = await treeOf(store, change.tip);
     const when = ctx.now();

@@ -98,7 +98,7 @@ const checkObjects = async (store: Store): Promise<Check> => {
 const SHOWN_IDS = 8;
 
 const checkChanges = async (ctx: Context, store: Store): Promise<Check[]> => {
-  const changes = await listChanges(store, ctx.config.ttlSeconds, ctx.now());
+  const changes = await listChanges(ctx, store);
   const pending = changes.filter((c) => c.state === 'pending');
   const expired = changes.filter((c) => c.state === 'expired');
   const checks = [ok('changes', `${changes.length} in history, ${pending.length} staged and waiting`)];

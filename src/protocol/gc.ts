@@ -31,10 +31,7 @@ const retain = async (
   dryRun: boolean,
 ): Promise<{ removed: Removal[]; changes: Change[]; known: Set<string> }> => {
   for (let attempt = 1; ; attempt++) {
-    const [changes, open] = await Promise.all([
-      listChanges(store, ctx.config.ttlSeconds, ctx.now()),
-      openChangeIds(store),
-    ]);
+    const [changes, open] = await Promise.all([listChanges(ctx, store), openChangeIds(store)]);
     const removed = planRetention(changes, ctx.config, ctx.now(), { open });
     try {
       if (!dryRun) await deleteRefs(store, removed); // their worktrees go with the orphans, below

@@ -83,7 +83,7 @@ export const applyRetention = async (
   keepUnconfirmed = false,
 ): Promise<Removal[]> => {
   const now = ctx.now();
-  const [changes, open] = await Promise.all([listChanges(store, ctx.config.ttlSeconds, now), openChangeIds(store)]);
+  const [changes, open] = await Promise.all([listChanges(ctx, store), openChangeIds(store)]);
   const removals = planRetention(changes, ctx.config, now, { keepUnconfirmed, open }).slice(0, limit);
   await removeChanges(store, removals);
   return removals;

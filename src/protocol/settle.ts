@@ -40,7 +40,7 @@ export const DENIED_NOTE =
 const openChange = async (ctx: Context, store: Store, link: OpenLink): Promise<Change | null> => {
   let change: Change;
   try {
-    change = await loadChange(store, link.pending.id, ctx.config.ttlSeconds, ctx.now());
+    change = await loadChange(ctx, store, link.pending.id);
   } catch (error) {
     if (error instanceof FettleError && error.code === 'E_NOT_FOUND') return null;
     throw error;

@@ -104,7 +104,7 @@ const startedRecord = async (ctx: Context, call: WriteCall, toolUse: string | un
   const change =
     pending.tip && pending.fields
       ? { tip: pending.tip, fields: pending.fields }
-      : await loadChange(target.store, pending.id, ctx.config.ttlSeconds, ctx.now());
+      : await loadChange(ctx, target.store, pending.id);
   return { target, pending, change };
 };
 
