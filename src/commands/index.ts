@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { EXIT, exitCodeFor, FettleError, toFettleError } from '../errors';
 import { cleanUpOnSignals } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
+import { readStdin } from '../io/stdin';
 import { confirmCommand } from './confirm';
 import { demo } from './demo';
 import { discardCommand } from './discard';
@@ -26,11 +27,7 @@ const VERSION = '0.1.0';
 const defaultIo = (): Io => ({
   out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
   err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
-  stdin: async () => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin as AsyncIterable<Buffer>) chunks.push(chunk);
-    return Buffer.concat(chunks);
-  },
+  stdin: readStdin,
   script: process.argv[1],
   isTTY: Boolean(process.stdout.isTTY),
 });

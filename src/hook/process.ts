@@ -1,37 +1,14 @@
 // The process edge of the hook: read stdin as bytes, run, write the outcome, exit. Nothing below this
 // reads process globals.
-import { readFileSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import { isFettleError } from '../errors';
 import { cleanUpOnSignals } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
+import { readStdin } from '../io/stdin';
 import { block, type HookOutcome } from './outcome';
 import { runHook } from './run';
 
-/** Larger input is not a Write payload fettle can handle (Claude Code's own limits are far below this). */
-const MAX_INPUT_BYTES = 256 * 1024 * 1024;
-
-/** Bytes arrive on a pipe; reading the descriptor directly skips building process.stdin (~4 ms per call). */
-const readStdin = async (): Promise<string> => {
-  try {
-    const bytes = readFileSync(0);
-    if (bytes.length > MAX_INPUT_BYTES) throw new Error(`hook input is larger than ${MAX_INPUT_BYTES} bytes`);
-    return bytes.toString('utf8');
-  } catch (error) {
-    // A non-blocking descriptor (EAGAIN) or a terminal: read it as a stream instead.
-    if (!['EAGAIN', 'EWOULDBLOCK', 'EISDIR', 'EINVAL'].includes((error as NodeJS.ErrnoException).code ?? ''))
-      throw error;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_INPUT_BYTES) throw new Error(`hook input is larger than ${MAX_INPUT_BYTES} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-};
-
-/** Written straight to the descriptor, like readStdin; a descriptor that would block gets the stream. */
+/** Written straight to the descriptor, as stdin is read (io/stdin.ts); a descriptor that would block gets the stream. */
 const emit = (fd: 1 | 2, text: string): void => {
   const bytes = Buffer.from(text, 'utf8');
   let done = 0;
@@ -83,7 +60,11 @@ export const runHookProcess = async (): Promise<void> => {
   try {
     armFailpoints(process.env.FETTLE_FAILPOINTS);
     cleanUpOnSignals();
-    decided = await runHook(await readStdin(), { cwd: process.cwd(), env: process.env, script: process.argv[1] });
+    decided = await runHook((await readStdin()).toString('utf8'), {
+      cwd: process.cwd(),
+      env: process.env,
+      script: process.argv[1],
+    });
   } catch (error) {
     // runHook maps every expected failure itself; reaching here is a bug. Fail closed and say so.
     decided = internalError(error);
