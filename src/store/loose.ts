@@ -172,12 +172,13 @@ const writeOne = async (
   for (let attempt = 1; ; attempt++) {
     try {
       mkdirSync(dir);
-      // As git does (core.sharedRepository): the new directory gets the objects directory's permissions, so a
-      // group sharing the repository can write beside fettle's objects (mkdir's mode is cut by the umask).
-      chmodSync(dir, statSync(target.objectsDir).mode & 0o7777);
       touched.add(target.objectsDir);
+      // As git does (core.sharedRepository): the new directory gets the objects directory's permissions, so a
+      // group sharing the repository can write beside fettle's objects (mkdir's mode is cut by the umask). A
+      // prune may remove the still-empty directory first: placing the object below notices and makes it again.
+      chmodSync(dir, statSync(target.objectsDir).mode & 0o7777);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (!['EEXIST', 'ENOENT'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
     }
     const readers = object.fileMode === undefined ? mode : mode & ((object.fileMode & 0o444) | 0o400);
     if (await placeOnce(dir, path, produce, readers)) break;
