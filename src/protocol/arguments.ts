@@ -98,7 +98,11 @@ export const resolveChange = async (
   const store = await storeOf(ctx);
   const all = await changesOf(ctx, store, warn);
   const change = await findChange(store, all, arg);
-  if (!change) throw notFound(arg);
+  if (!change)
+    throw notFound(
+      arg,
+      all.map((c) => c.id),
+    );
   return { store, change, all };
 };
 

@@ -7,6 +7,7 @@ import { changeRef, DISCARDED_PREFIX, discardedRef, listRefs, REF_PREFIX, type R
 import { isId } from './ids';
 import { minutesText } from '../core/time';
 import type { Context } from './context';
+import { nearest } from '../core/nearest';
 
 export type ChangeState = 'pending' | 'expired' | 'applied' | 'discarded' | 'incomplete';
 
@@ -96,10 +97,12 @@ export const listChanges = async (ctx: Context, store: Store): Promise<Change[]>
   );
 };
 
-export const notFound = (id: string): FettleError =>
-  new FettleError('E_NOT_FOUND', `No session '${id}'. It may have expired or been discarded.`, {
-    hint: 'Run `fettle status` to list pending changes.',
+export const notFound = (id: string, known: readonly string[] = []): FettleError => {
+  const near = nearest(id, known);
+  return new FettleError('E_NOT_FOUND', `No change '${id}'. It may have expired or been discarded.`, {
+    hint: `${near ? `Did you mean ${near}? ` : ''}Run \`fettle status\` to list pending changes.`,
   });
+};
 
 /** The change with this id, whatever its state; E_NOT_FOUND when there is none. */
 export const loadChange = async (ctx: Context, store: Store, id: string): Promise<Change> => {
@@ -108,7 +111,11 @@ export const loadChange = async (ctx: Context, store: Store, id: string): Promis
   if (!isId(id)) throw notFound(id);
   const records = await listRefs(store, [changeRef(id), discardedRef(id)]);
   const change = records.map((r) => toChange(r, ttlSeconds, now)).find((c): c is Change => c !== null);
-  if (!change) throw notFound(id);
+  if (!change)
+    throw notFound(
+      id,
+      (await listChanges(ctx, store)).map((c) => c.id),
+    );
   return change;
 };
 
@@ -124,26 +131,25 @@ export const tidySettled = async (store: Store, change: Change): Promise<void> =
 export const requirePending = (change: Change, now: Date): void => {
   const { id } = change;
   if (change.state === 'applied') {
-    throw new FettleError('E_ALREADY_APPLIED', `Session ${id} was already applied.`, {
-      hint:
-        change.fields.tier === 'direct'
-          ? `It was written directly. Undo it with \`fettle rollback ${id}\`.`
-          : undefined,
+    throw new FettleError('E_ALREADY_APPLIED', `Change ${id} was already applied.`, {
+      hint: `${change.fields.tier === 'direct' ? 'It was written directly. ' : ''}Undo it with \`fettle rollback ${id}\`.`,
     });
   }
   if (change.state === 'discarded')
-    throw new FettleError('E_ALREADY_DISCARDED', `Session ${id} was already discarded.`);
+    throw new FettleError('E_ALREADY_DISCARDED', `Change ${id} was already discarded.`, {
+      hint: `Nothing of it was written. Its proposal stays readable with \`git show ${change.tip}\` until \`fettle gc\`.`,
+    });
   if (change.state === 'expired' && change.expiresAt) {
     throw new FettleError(
       'E_EXPIRED',
-      `Session ${id} expired ${minutesText(now.getTime() - change.expiresAt.getTime())} ago. Re-run the Write to try again.`,
+      `Change ${id} expired ${minutesText(now.getTime() - change.expiresAt.getTime())} ago. Re-run the Write to try again.`,
       {
         hint: `Its content stays readable with \`git show ${change.tip}\` until \`fettle gc\` removes it.`,
       },
     );
   }
   if (change.state !== 'pending') {
-    throw new FettleError('E_NOT_FOUND', `Session ${id} is not a staged change waiting for confirmation.`, {
+    throw new FettleError('E_NOT_FOUND', `Change ${id} is not a staged change waiting for confirmation.`, {
       hint: 'Run `fettle status` to list pending changes.',
     });
   }

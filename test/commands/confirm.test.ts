@@ -193,8 +193,8 @@ test('confirm twice, and discard after confirm, say it was already applied', () 
   ok(fettle(repo, ['confirm', id]));
   const tip = refOid(repo, `refs/fettle/${id}`);
   keepsUserState(repo, () => {
-    fails(fettle(repo, ['confirm', id]), `Session ${id} was already applied.`);
-    fails(fettle(repo, ['discard', id]), `Session ${id} was already applied.`);
+    fails(fettle(repo, ['confirm', id]), `Change ${id} was already applied.`);
+    fails(fettle(repo, ['discard', id]), `Change ${id} was already applied.`);
   });
   assert.equal(refOid(repo, `refs/fettle/${id}`), tip);
   assert.ok(repo.read('a.txt').equals(Buffer.from(PROPOSAL)));
@@ -215,11 +215,21 @@ for (const [command, id] of unknown) {
   test(`${command} '${id}' (no such change) is refused with the baseline text`, () => {
     const { repo } = staged();
     keepsUserState(repo, () =>
-      fails(fettle(repo, [command, id]), `No session '${id}'. It may have expired or been discarded.`),
+      fails(fettle(repo, [command, id]), `No change '${id}'. It may have expired or been discarded.`),
     );
     assert.ok(repo.read('a.txt').equals(Buffer.from(BASE)));
   });
 }
+
+test('a mistyped id gets the nearest change suggested, for confirm, discard and show', () => {
+  const { repo, id } = staged();
+  const typo = `${id.slice(0, 7)}${id[7] === 'z' ? 'y' : 'z'}`;
+  for (const command of ['confirm', 'discard', 'show']) {
+    const r = fettle(repo, [command, typo]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, new RegExp(`No change '${typo}'.*\\n.*Did you mean ${id}\\?`, 's'));
+  }
+});
 
 test('confirm --json of an unknown id prints the error as JSON', () => {
   const { repo } = staged();
@@ -227,7 +237,7 @@ test('confirm --json of an unknown id prints the error as JSON', () => {
   assert.equal(r.code, 1);
   const out = JSON.parse(r.stdout) as { error: { code: string; message: string } };
   assert.equal(out.error.code, 'E_NOT_FOUND');
-  assert.equal(out.error.message, "No session 'abcd1234'. It may have expired or been discarded.");
+  assert.equal(out.error.message, "No change 'abcd1234'. It may have expired or been discarded.");
 });
 
 // [seconds after staging, FETTLE_WRITE_STAGE_TTL, expected error or null when it applies]
@@ -250,7 +260,7 @@ for (const [after, ttl, expected] of expiry) {
       assert.ok(repo.read('a.txt').equals(Buffer.from(PROPOSAL)));
       return;
     }
-    fails(r, `Session ${id} ${expected}. Re-run the Write to try again.`);
+    fails(r, `Change ${id} ${expected}. Re-run the Write to try again.`);
     assert.ok(repo.read('a.txt').equals(Buffer.from(BASE)), 'an expired change writes nothing');
     assert.deepEqual(kinds(repo, `refs/fettle/${id}`), ['proposal', 'before']);
   });
@@ -295,7 +305,7 @@ test('two concurrent confirms of one change: exactly one applies it', async () =
   const { repo, id } = staged();
   const results = await Promise.all([runAsync(repo, ['confirm', id]), runAsync(repo, ['confirm', id])]);
   assert.deepEqual(results.map((r) => r.code).sort(), [0, 1], JSON.stringify(results));
-  assert.match(results.find((r) => r.code === 1)?.stderr ?? '', new RegExp(`Session ${id} was already applied\\.`));
+  assert.match(results.find((r) => r.code === 1)?.stderr ?? '', new RegExp(`Change ${id} was already applied\\.`));
   assert.deepEqual(kinds(repo, `refs/fettle/${id}`), ['applied', 'proposal', 'before']);
   assert.ok(repo.read('a.txt').equals(Buffer.from(PROPOSAL)));
 });

@@ -69,8 +69,8 @@ test('discard twice, and confirm after discard, say it was already discarded', (
   ok(fettle(repo, ['discard', id]));
   const marker = refOid(repo, `refs/fettle-discarded/${id}`);
   keepsUserState(repo, () => {
-    fails(fettle(repo, ['discard', id]), `Session ${id} was already discarded.`);
-    fails(fettle(repo, ['confirm', id]), `Session ${id} was already discarded.`);
+    fails(fettle(repo, ['discard', id]), `Change ${id} was already discarded.`);
+    fails(fettle(repo, ['confirm', id]), `Change ${id} was already discarded.`);
   });
   assert.equal(refOid(repo, `refs/fettle-discarded/${id}`), marker);
   assert.equal(refOid(repo, `refs/fettle/${id}`), null);
@@ -116,10 +116,7 @@ test('-C <dir> discards from another working directory (relative and absolute)',
 
 test('discard from outside the repository without -C does not find the change', () => {
   const { repo, id } = staged();
-  fails(
-    fettle(repo, ['discard', id], { cwd: repo.home }),
-    `No session '${id}'. It may have expired or been discarded.`,
-  );
+  fails(fettle(repo, ['discard', id], { cwd: repo.home }), `No change '${id}'. It may have expired or been discarded.`);
   assert.ok(refOid(repo, `refs/fettle/${id}`), 'still pending');
 });
 

@@ -167,7 +167,7 @@ test('show of an unknown change: the baseline error', () => {
   const repo = makeRepo({ 'a.txt': BASE });
   const r = fettle(repo, ['show', 'zzzzzzzz']);
   assert.equal(r.code, 1);
-  assert.equal(r.stderr.split('\n')[0], "fettle: No session 'zzzzzzzz'. It may have expired or been discarded.");
+  assert.equal(r.stderr.split('\n')[0], "fettle: No change 'zzzzzzzz'. It may have expired or been discarded.");
 });
 
 test('plain git reads the same history: log --glob, log -p, show, diff HEAD, trailers', () => {
