@@ -82,6 +82,12 @@ scenario(
       const mode = statSync(objectPath(repo, oid)).mode & 0o777;
       assert.equal(mode & 0o044, 0, `object ${oid} is ${mode.toString(8)}`);
     }
+    // `fettle test` checks the staged tree out with git's modes (0644): its worktree sits in a folder only the
+    // user can enter, so the 0600 file's bytes are not readable through it.
+    const staged = await spawnFettle(['write', 'a.txt'], { cwd: repo.dir, env: repo.env, input: text(30, 'big') });
+    const stagedId = /Staged change ([0-9a-z]{8})/.exec(staged.stdout)?.[1] ?? assert.fail(show(staged));
+    expectOutcome(await spawnFettle(['test', stagedId, '--', 'true'], { cwd: repo.dir, env: repo.env }), { exit: [0] });
+    assert.ok(readdirSync(join(repo.dir, '.git', 'fettle')).includes('worktrees'));
     for (const dir of readdirSync(join(repo.dir, '.git', 'fettle'))) {
       const mode = statSync(join(repo.dir, '.git', 'fettle', dir)).mode & 0o777;
       assert.equal(mode & 0o077, 0, `.git/fettle/${dir} is ${mode.toString(8)}`);
