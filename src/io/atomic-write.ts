@@ -215,6 +215,17 @@ export interface DiskFile {
   mode: number;
 }
 
+/** Something is at the path, but not a regular file (a directory, a FIFO, a device, a socket). */
+export class NotAFileError extends FettleError {
+  constructor(path: string, what: string) {
+    super('E_IO', `${path} is not a regular file (${what}).`);
+  }
+}
+
+/** A file can be neither read nor written here: something else is at the path, or a parent is a file. */
+export const isNotAFile = (error: unknown): boolean =>
+  error instanceof NotAFileError || (error as NodeJS.ErrnoException)?.code === 'ENOTDIR';
+
 /**
  * Opens `path` for reading only if it is a regular file. O_NONBLOCK: opening a FIFO for reading otherwise waits
  * for a writer (forever), and a device can answer without end (/dev/zero); the type is checked on the opened
@@ -224,7 +235,7 @@ export const openRegular = async (path: string) => {
   const handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOCTTY);
   try {
     const info = await handle.stat();
-    if (!info.isFile()) throw new FettleError('E_IO', `${path} is not a regular file (${kindOfEntry(info)}).`);
+    if (!info.isFile()) throw new NotAFileError(path, kindOfEntry(info));
     return { handle, info };
   } catch (error) {
     await handle.close();
@@ -266,20 +277,6 @@ export const readDisk = async (path: string): Promise<DiskFile | null> => {
   }
 };
 
-/**
- * Whether `path` is a regular file, absent, or something no file can be written at: a directory, a device,
- * or a path below a regular file (ENOTDIR).
- */
-export const entryKind = async (path: string): Promise<'file' | 'missing' | 'other'> => {
-  try {
-    return (await stat(path)).isFile() ? 'file' : 'other';
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return 'missing';
-    if (code === 'ENOTDIR') return 'other';
-    throw error;
-  }
-};
 
 export const gitModeOf = (mode: number): string => (mode & 0o111 ? '100755' : '100644');
 export const fileModeOf = (gitMode: string): number => (gitMode === '100755' ? 0o755 : 0o644);

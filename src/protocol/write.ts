@@ -12,7 +12,7 @@ import { routeStaged } from '../core/permission';
 import type { RecordFields } from '../core/record-message';
 import type { WriteCall } from '../core/tool-call';
 import { FettleError } from '../errors';
-import { entryKind, NotDurableError, readDisk, replaceFile } from '../io/atomic-write';
+import { isNotAFile, NotDurableError, readDisk, replaceFile } from '../io/atomic-write';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import { locateTarget } from '../store/locate';
@@ -61,9 +61,13 @@ const REPLACED_BY_ANOTHER =
 export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> => {
   const { call, origin } = w;
   const target = await locateTarget(call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
-  // Not a file (a directory, a device): the tool will fail on its own and say why.
-  if ((await entryKind(target.realPath)) === 'other') return { kind: 'pass' };
-  const old = await readDisk(target.realPath);
+  // Not a file (a directory, a device, below a file): the tool will fail on its own and say why. One open and
+  // fstat decides it and reads the bytes.
+  const old = await readDisk(target.realPath).catch((error: unknown) => {
+    if (isNotAFile(error)) return undefined;
+    throw error;
+  });
+  if (old === undefined) return { kind: 'pass' };
   const proposed = predict(call, old);
   // What fettle predicts will land; the after step keeps the predicted counts only if exactly this landed.
   // Hashed only for a record the after step will complete: a staged change the model is told about needs none.
