@@ -277,7 +277,6 @@ export const readDisk = async (path: string): Promise<DiskFile | null> => {
   }
 };
 
-
 export const gitModeOf = (mode: number): string => (mode & 0o111 ? '100755' : '100644');
 export const fileModeOf = (gitMode: string): number => (gitMode === '100755' ? 0o755 : 0o644);
 
