@@ -4,7 +4,6 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { FettleError } from '../../src/errors';
-import { gitEnv, IDENTITY } from '../../src/io/child-env';
 import { createGit, GitError } from '../../src/store/git';
 import { agentWrite, runCli, runHook, writePayload } from '../helpers/cli';
 import { baseEnv, lines, makeRepo, tempDir, userState, type Repo } from '../helpers/repo';
@@ -15,44 +14,6 @@ const stagedId = (text: string) =>
 const fettleRefs = (repo: Repo) =>
   repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle', 'refs/fettle-discarded');
 const countObjects = (repo: Repo) => repo.git('count-objects', '-v');
-
-test('gitEnv scrubs repository-selecting and config-injecting variables, and pins identity and locale', () => {
-  const inherited = {
-    PATH: '/bin',
-    HOME: '/home/u',
-    GIT_DIR: '/x/.git',
-    GIT_WORK_TREE: '/x',
-    GIT_INDEX_FILE: '/x/.git/index',
-    GIT_COMMON_DIR: '/x/.git',
-    GIT_OBJECT_DIRECTORY: '/x/o',
-    GIT_ALTERNATE_OBJECT_DIRECTORIES: '/x/alt',
-    GIT_CONFIG_PARAMETERS: "'core.hookspath'='/evil'",
-    GIT_CONFIG_COUNT: '1',
-    GIT_CONFIG_KEY_0: 'core.hooksPath',
-    GIT_CONFIG_VALUE_0: '/evil',
-    GIT_TRACE: '1',
-    GIT_TRACE2_EVENT: '/tmp/t',
-    GIT_EXTERNAL_DIFF: 'evil',
-    GIT_AUTHOR_NAME: 'Someone',
-    GIT_AUTHOR_DATE: '@1 +0000',
-    GIT_COMMITTER_EMAIL: 'x@y',
-    GIT_CEILING_DIRECTORIES: '/',
-    GIT_TERMINAL_PROMPT: '1',
-    LC_ALL: 'de_DE.UTF-8',
-    UNDEFINED: undefined,
-  };
-  const out = gitEnv(inherited);
-  assert.deepEqual(out, {
-    PATH: '/bin',
-    HOME: '/home/u',
-    GIT_TERMINAL_PROMPT: '0',
-    LC_ALL: 'C',
-    GIT_AUTHOR_NAME: IDENTITY.name,
-    GIT_AUTHOR_EMAIL: IDENTITY.email,
-    GIT_COMMITTER_NAME: IDENTITY.name,
-    GIT_COMMITTER_EMAIL: IDENTITY.email,
-  });
-});
 
 test('createGit returns stdout as bytes, takes binary stdin, and rejects with GitError', async () => {
   const repo = makeRepo();
