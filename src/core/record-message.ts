@@ -37,6 +37,8 @@ export interface RecordFields {
    * changes made within one second must still sort (and be retired) in the order they were made.
    */
   time?: number | undefined;
+  /** the writing process's count of records at this one: orders records written in the same millisecond */
+  seq?: number | undefined;
 }
 
 const SUBJECT: Record<RecordKind, string> = {
@@ -98,6 +100,7 @@ export const renderRecord = (f: RecordFields): string => {
     ['Fettle-Reverts', f.reverts],
     ['Fettle-Review', f.review],
     ['Fettle-Time', f.time === undefined ? undefined : String(f.time)],
+    ['Fettle-Seq', f.seq === undefined ? undefined : String(f.seq)],
   ];
   const rollbackBody = f.reverts ? ROLLBACK_BODY[f.kind]?.(f.reverts) : undefined;
   const body = [rollbackBody ?? BODY[f.kind], f.note].filter(Boolean).join('\n\n');
@@ -138,6 +141,7 @@ export const parseRecord = (message: string): RecordFields | null => {
   const reverts = fields.get('Fettle-Reverts');
   const review = fields.get('Fettle-Review') === 'person' ? 'person' : undefined;
   const time = /^\d{1,15}$/.test(fields.get('Fettle-Time') ?? '') ? Number(fields.get('Fettle-Time')) : undefined;
+  const seq = /^\d{1,15}$/.test(fields.get('Fettle-Seq') ?? '') ? Number(fields.get('Fettle-Seq')) : undefined;
   return {
     id,
     kind,
@@ -154,5 +158,6 @@ export const parseRecord = (message: string): RecordFields | null => {
     ...(reverts ? { reverts } : {}),
     ...(review ? { review } : {}),
     ...(time !== undefined ? { time } : {}),
+    ...(seq !== undefined ? { seq } : {}),
   };
 };

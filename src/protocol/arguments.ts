@@ -4,7 +4,7 @@ import { FettleError, toFettleError } from '../errors';
 import { readDisk } from '../io/atomic-write';
 import { locateTarget, openStoreAt } from '../store/locate';
 import type { Store, Target } from '../store/store';
-import { listChanges, notFound, type Change } from './changes';
+import { listChanges, newestFirst, notFound, type Change } from './changes';
 import type { Context } from './context';
 import { readCommits, versionsOf, type ChainCommit, type Versions } from './history';
 import { isId } from './ids';
@@ -169,7 +169,7 @@ export const selectTargets = async (ctx: Context, args: string[]): Promise<Selec
       'E_USAGE',
       'Name a change id, a fettle commit or a file to roll back, or use --session <id>.',
     );
-  return { store, changes: [...picked.values()].sort((a, b) => b.at.getTime() - a.at.getTime()) };
+  return { store, changes: [...picked.values()].sort(newestFirst) };
 };
 
 /** `rollback --session <id>`: every change of that agent session still in effect, newest first. */

@@ -57,6 +57,16 @@ const toChange = (r: RefRecord, ttlSeconds: number, now: Date): Change | null =>
   }
 };
 
+/**
+ * The order of changes, newest first, that never ties: the time their tip was written (milliseconds), then the
+ * writing process's count of records (one process writes many records in one millisecond), then the id. Two
+ * records of different processes in the same millisecond were made at the same time; the id orders them.
+ */
+export const newestFirst = (a: Change, b: Change): number =>
+  b.at.getTime() - a.at.getTime() ||
+  (b.fields.seq ?? 0) - (a.fields.seq ?? 0) ||
+  (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
 /** Reverts of reverts nest (undo, redo, undo…); deeper than this is not a real history. */
 const MAX_REVERT_DEPTH = 64;
 
@@ -93,7 +103,7 @@ export const listChanges = async (ctx: Context, store: Store): Promise<Change[]>
     (await listRefs(store, [REF_PREFIX, DISCARDED_PREFIX]))
       .map((r) => toChange(r, ttlSeconds, now))
       .filter((c): c is Change => c !== null)
-      .sort((a, b) => b.at.getTime() - a.at.getTime()),
+      .sort(newestFirst),
   );
 };
 

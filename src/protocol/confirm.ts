@@ -16,6 +16,7 @@ import { publish, retryMissing } from '../store/publish';
 import { prepareRefs } from '../store/refs';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { loadChange, requirePending, tidySettled, type Change } from './changes';
+import { stamp } from './ids';
 import type { Context } from './context';
 import { diskPathOf, fileLockPath } from './paths';
 import { requirePerson } from './person-review';
@@ -46,7 +47,7 @@ const commitOn = async (ctx: Context, store: Store, change: Change, { kind, byte
     path: change.fields.path,
     bytes,
     mode,
-    message: renderRecord({ ...change.fields, kind, note, time: when.getTime() }),
+    message: renderRecord({ ...change.fields, kind, note, ...stamp(when) }),
     when,
   };
   const { commit, written } = await commitFile(store, spec);

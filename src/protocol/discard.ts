@@ -10,6 +10,7 @@ import { publish } from '../store/publish';
 import { discardedRef } from '../store/refs';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { loadChange, requirePending, tidySettled, type Change } from './changes';
+import { stamp } from './ids';
 import type { Context } from './context';
 import { fileLockPath } from './paths';
 
@@ -27,14 +28,8 @@ export const discard = async (ctx: Context, store: Store, id: string, o: { note?
     await discardable(store, change, ctx.now());
     const tree = await treeOf(store, change.tip);
     const when = ctx.now();
-    const writeMarker = () =>
-      writeCommit(
-        store,
-        tree,
-        [change.tip],
-        renderRecord({ ...change.fields, kind: 'discarded', note: o.note, time: when.getTime() }),
-        when,
-      );
+    const message = renderRecord({ ...change.fields, kind: 'discarded', note: o.note, ...stamp(when) });
+    const writeMarker = () => writeCommit(store, tree, [change.tip], message, when);
     const marker = await writeMarker();
     await failpoint('discard.marker-written');
     await publish(

@@ -4,3 +4,12 @@ import { customAlphabet } from 'nanoid';
 export const newId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 8);
 
 export const isId = (value: string): boolean => /^[0-9a-z]{8}$/.test(value);
+
+let written = 0;
+
+/**
+ * When a record is written: its time in milliseconds and this process's count of records so far. One process
+ * (a rollback of a thousand changes) writes many records in one millisecond; the count orders them, and the
+ * change id breaks what is left (records of two processes in the same millisecond, which nothing orders).
+ */
+export const stamp = (when: Date): { time: number; seq: number } => ({ time: when.getTime(), seq: ++written });

@@ -20,7 +20,7 @@ import { levelsAfter } from '../store/tree-codec';
 import { publish } from '../store/publish';
 import { changeRef, warmRefUpdate } from '../store/refs';
 import type { Context, Origin } from './context';
-import { newId } from './ids';
+import { newId, stamp } from './ids';
 import type { Plan } from './plan';
 
 const MAX_ID_ATTEMPTS = 5;
@@ -116,12 +116,13 @@ export const recordBefore = async (
   const reason = `fettle: record ${treePath}`;
   warmRefUpdate(store, reason);
   return withFreshId(async (id) => {
+    const before = renderRecord({ ...fields, id, kind: 'before', ...stamp(when) });
     // A rewrite after a prune writes every object again, the caller's blob included.
     const write = (known?: { old?: string }) =>
       commitBefore(store, {
         path: treePath,
         old,
-        messages: { before: renderRecord({ ...fields, id, kind: 'before', time: when.getTime() }) },
+        messages: { before },
         when,
         stored: known,
       });
@@ -163,7 +164,8 @@ export const recordAfter = async (
   const when = ctx.now();
   const reason = `fettle: ${kind === 'after' ? 'write' : 'apply'} ${path}`;
   warmRefUpdate(store, reason);
-  const message = renderRecord({ ...previous.fields, id, kind, time: when.getTime() });
+  const sideMessage = replaced && renderRecord({ ...replaced.fields, id, kind, ...stamp(when) });
+  const message = renderRecord({ ...previous.fields, id, kind, ...stamp(when) });
   const mode = gitModeOf(landed?.mode ?? 0o644);
   const write = async () => {
     const side =
@@ -173,7 +175,7 @@ export const recordAfter = async (
         path,
         bytes: replaced.bytes,
         mode,
-        message: renderRecord({ ...replaced.fields, id, kind, time: when.getTime() }),
+        message: sideMessage || '',
         when,
         diskMode: landed?.mode,
       }));
@@ -217,8 +219,8 @@ export const stage = async (
   warmRefUpdate(store, reason);
   return withFreshId(async (id) => {
     const messages = {
-      before: renderRecord({ ...fields, id, kind: 'before', time: when.getTime() }),
-      proposal: renderRecord({ ...fields, id, kind: 'proposal', time: when.getTime() }),
+      before: renderRecord({ ...fields, id, kind: 'before', ...stamp(when) }),
+      proposal: renderRecord({ ...fields, id, kind: 'proposal', ...stamp(when) }),
     };
     const write = (known?: Plan['stored']) =>
       commitBefore(store, {

@@ -15,6 +15,8 @@ const full: RecordFields = {
   added: 3,
   removed: 2,
   reason: 'small',
+  time: 1_700_000_000_123,
+  seq: 7,
 };
 
 const minimal = (over: Partial<RecordFields>): RecordFields => ({
