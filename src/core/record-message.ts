@@ -37,6 +37,8 @@ export interface RecordFields {
    * changes made within one second must still sort (and be retired) in the order they were made.
    */
   time?: number | undefined;
+  /** the agent turn (user prompt) of the session the change was made in */
+  turn?: number | undefined;
   /** the writing process's count of records at this one: orders records written in the same millisecond */
   seq?: number | undefined;
 }
@@ -97,6 +99,7 @@ export const renderRecord = (f: RecordFields): string => {
     ['Fettle-Tool', f.tool],
     ['Fettle-Session', f.session],
     ['Fettle-Tool-Use', f.toolUse],
+    ['Fettle-Turn', f.turn === undefined ? undefined : String(f.turn)],
     ['Fettle-Reverts', f.reverts],
     ['Fettle-Review', f.review],
     ['Fettle-Time', f.time === undefined ? undefined : String(f.time)],
@@ -141,6 +144,7 @@ export const parseRecord = (message: string): RecordFields | null => {
   const reverts = fields.get('Fettle-Reverts');
   const review = fields.get('Fettle-Review') === 'person' ? 'person' : undefined;
   const time = /^\d{1,15}$/.test(fields.get('Fettle-Time') ?? '') ? Number(fields.get('Fettle-Time')) : undefined;
+  const turn = /^\d{1,9}$/.test(fields.get('Fettle-Turn') ?? '') ? Number(fields.get('Fettle-Turn')) : undefined;
   const seq = /^\d{1,15}$/.test(fields.get('Fettle-Seq') ?? '') ? Number(fields.get('Fettle-Seq')) : undefined;
   return {
     id,
@@ -159,5 +163,6 @@ export const parseRecord = (message: string): RecordFields | null => {
     ...(review ? { review } : {}),
     ...(time !== undefined ? { time } : {}),
     ...(seq !== undefined ? { seq } : {}),
+    ...(turn !== undefined ? { turn } : {}),
   };
 };

@@ -6,8 +6,8 @@ import { failpoint } from '../io/failpoint';
 import { gitModeOf, type DiskFile } from '../io/atomic-write';
 import type { Store, Target } from '../store/store';
 import {
-  commitFile,
   commitId,
+  readObjects,
   headCommit,
   planTrees,
   readLevels,
@@ -18,7 +18,10 @@ import {
 } from '../store/objects';
 import { levelsAfter } from '../store/tree-codec';
 import { publish } from '../store/publish';
-import { changeRef, warmRefUpdate } from '../store/refs';
+import { changeRef, warmRefUpdate, type RefUpdate } from '../store/refs';
+import { dirSpecs, dirsAlong, editOverlay, overlayOf } from '../store/tree-overlay';
+import type { NewTree } from '../store/tree-codec';
+import { backoff, isRace, planSession, SESSION_ATTEMPTS, sessionRead } from './session-ref';
 import type { Context, Origin } from './context';
 import { newId, stamp } from './ids';
 import type { Plan } from './plan';
@@ -150,7 +153,9 @@ export interface Replaced {
  * After the tool wrote: the bytes that landed, as a commit on top of the tip. `after` completes a direct change;
  * `applied` completes a staged change a human approved at Claude Code's prompt (human review mode). `replaced`
  * bytes become a commit of their own on the tip, and a second parent of the one recorded: reachable and
- * restorable, while the first-parent chain keeps its usual shape.
+ * restorable, while the first-parent chain keeps its usual shape. A change of an agent session also gets its
+ * commit on the session's ref, in the same transaction (see session-ref.ts): one cat-file reads the trees for
+ * both, so the hook starts no git process for it.
  */
 export const recordAfter = async (
   ctx: Context,
@@ -159,45 +164,89 @@ export const recordAfter = async (
   landed: DiskFile | null,
   { kind = 'after', replaced }: { kind?: 'after' | 'applied'; replaced?: Replaced | undefined } = {},
 ): Promise<string> => {
-  const { id } = previous;
-  const { path } = previous.fields;
+  const { id, fields } = previous;
+  const { path } = fields;
   const when = ctx.now();
   const reason = `fettle: ${kind === 'after' ? 'write' : 'apply'} ${path}`;
   warmRefUpdate(store, reason);
   const sideMessage = replaced && renderRecord({ ...replaced.fields, id, kind, ...stamp(when) });
-  const message = renderRecord({ ...previous.fields, id, kind, ...stamp(when) });
+  const message = renderRecord({ ...fields, id, kind, ...stamp(when) });
   const mode = gitModeOf(landed?.mode ?? 0o644);
-  const write = async () => {
-    const side =
-      replaced &&
-      (await commitFile(store, {
-        parent: previous.tip,
-        path,
-        bytes: replaced.bytes,
-        mode,
-        message: sideMessage || '',
-        when,
-        diskMode: landed?.mode,
-      }));
-    const main = await commitFile(store, {
-      parent: previous.tip,
-      otherParents: side ? [side.commit] : [],
-      path,
-      bytes: landed?.bytes ?? null,
-      mode,
-      message,
-      when,
-      diskMode: landed?.mode,
+  const dirs = dirsAlong([path]);
+  const own = [changeRef(id), ...dirSpecs(`${previous.tip}^{tree}`, dirs)];
+  const session = fields.session === undefined ? undefined : sessionRead(store, fields.session, [path]);
+  const bytes = [landed?.bytes, replaced?.bytes].filter((b): b is Buffer => !!b);
+  for (let attempt = 1; ; attempt++) {
+    const reading = readObjects(store, [...own, ...(session?.specs ?? [])]);
+    reading.catch(() => undefined); // awaited below: a failure while blobs are written must not go unhandled meanwhile
+    const blobs = await writeBlobs(store, bytes, landed?.mode).catch(async (error: unknown) => {
+      await reading.catch(() => undefined);
+      throw error;
     });
-    return { commit: main.commit, written: [...(side?.written ?? []), ...main.written] };
-  };
-  const { commit, written } = await write();
-  await publish(store, [{ op: 'update', ref: changeRef(id), oid: commit, old: previous.tip }], reason, {
-    oids: written,
-    rewrite: write,
-  });
-  await failpoint('after.ref-written');
-  return commit;
+    const objects = await reading;
+    if (objects[0]?.oid !== previous.tip)
+      throw new FettleError('E_CONFLICT', `another fettle process changed ${changeRef(id)} at the same time`, {
+        hint: 'Run `fettle status` to see where things stand, then retry.',
+      });
+    const landedLeaf = landed ? { mode, oid: blobs[0] as string } : null;
+    const overlay = overlayOf(dirs, objects.slice(1, own.length));
+    const trees: NewTree[] = [];
+    const commits: CommitSpec[] = [];
+    const otherParents: string[] = [];
+    if (replaced) {
+      const sideTrees = editOverlay(
+        new Map(overlay),
+        path,
+        { mode, oid: blobs[landed ? 1 : 0] as string },
+        store.objectFormat,
+      );
+      const side: CommitSpec = { tree: rootOf(sideTrees), parents: [previous.tip], message: sideMessage || '', when };
+      trees.push(...sideTrees);
+      commits.push(side);
+      otherParents.push(commitId(store, side));
+    }
+    const mainTrees = editOverlay(overlay, path, landedLeaf, store.objectFormat);
+    trees.push(...mainTrees);
+    commits.push({ tree: rootOf(mainTrees), parents: [previous.tip, ...otherParents], message, when });
+    const updates: RefUpdate[] = [];
+    if (session) {
+      const state = session.from(objects.slice(own.length));
+      const landing = {
+        path,
+        leaf: landedLeaf,
+        change: id,
+        event: fields.reverts ? ('rollback' as const) : kind === 'applied' ? ('apply' as const) : ('write' as const),
+        turn: fields.turn,
+        added: fields.added,
+        removed: fields.removed,
+        reverts: fields.reverts,
+      };
+      const plan = planSession(store, state, [landing], when);
+      trees.push(...plan.trees);
+      commits.push(...plan.commits);
+      updates.push(plan.update);
+    }
+    const write = () => writeBatch(store, trees, commits);
+    const ids = await write();
+    const commit = ids[replaced ? 1 : 0] as string;
+    const oids = [...blobs, ...trees.map((t) => t.oid), ...ids];
+    try {
+      await publish(store, [{ op: 'update', ref: changeRef(id), oid: commit, old: previous.tip }, ...updates], reason, {
+        oids,
+        rewrite: async () => {
+          await writeBlobs(store, bytes, landed?.mode);
+          await write();
+        },
+      });
+    } catch (error) {
+      // Another writer of the same session moved its ref: read it again and retry.
+      if (!session || !isRace(error) || attempt >= SESSION_ATTEMPTS) throw error;
+      await backoff(attempt);
+      continue;
+    }
+    await failpoint('after.ref-written');
+    return commit;
+  }
 };
 
 /**

@@ -8,6 +8,9 @@ export const REF_PREFIX = 'refs/fettle/';
 /** Discarded changes move here: out of `git log --glob='fettle/*'`, still recoverable until gc. */
 export const DISCARDED_PREFIX = 'refs/fettle-discarded/';
 
+/** One ref per agent session: its history is the session's changes, its tree the session's view. */
+export const SESSIONS_PREFIX = `${REF_PREFIX}sessions/`;
+
 export const changeRef = (id: string): string => `${REF_PREFIX}${id}`;
 export const discardedRef = (id: string): string => `${DISCARDED_PREFIX}${id}`;
 

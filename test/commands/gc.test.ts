@@ -25,7 +25,7 @@ const ids = (repo: Repo): string[] =>
   repo
     .git('for-each-ref', '--format=%(refname:lstrip=2)', 'refs/fettle', 'refs/fettle-discarded')
     .split('\n')
-    .filter(Boolean)
+    .filter((r) => r && !r.startsWith('sessions/'))
     .sort();
 const sorted = (...list: string[]): string[] => [...list].sort();
 const toolUseDir = (repo: Repo): string => join(repo.dir, '.git', 'fettle', 'tool-use');

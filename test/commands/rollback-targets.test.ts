@@ -9,7 +9,11 @@ import { T0, directWrite, errorLine, fettle, keepsUserState, ok } from '../helpe
 const BASE = lines(40);
 const edit = (text: string, n: number, word: string): string => text.replace(`line ${n}\n`, `${word} ${n}\n`);
 const fettleRefs = (repo: Repo): string =>
-  repo.git('for-each-ref', '--format=%(refname) %(objectname)', 'refs/fettle', 'refs/fettle-discarded');
+  repo
+    .git('for-each-ref', '--format=%(refname) %(objectname)', 'refs/fettle', 'refs/fettle-discarded')
+    .split('\n')
+    .filter((l) => !l.startsWith('refs/fettle/sessions/'))
+    .join('\n');
 const undoCommandOf = (stdout: string): string[] =>
   (/Undo this with `fettle rollback ([^`]+)`\.$/m.exec(stdout)?.[1] ?? '').split(' ');
 const session = (id: string, now: number) => ({ env: { FETTLE_SESSION: id }, now });

@@ -12,7 +12,10 @@ const AGENT = BASE.replace('line 30\n', 'agent 30\n');
 const undoIdOf = (stdout: string): string =>
   /Undo this with `fettle rollback ([0-9a-z]{8})`\.$/m.exec(stdout)?.[1] ?? '';
 const fettleRefs = (repo: Repo): string[] =>
-  repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle').split('\n').filter(Boolean);
+  repo
+    .git('for-each-ref', '--format=%(refname)', 'refs/fettle')
+    .split('\n')
+    .filter((r) => r && !r.startsWith('refs/fettle/sessions/'));
 const mode = (repo: Repo, path: string): number => statSync(repo.path(path)).mode & 0o777;
 
 test('rollback of a direct write restores the previous bytes exactly and prints an undo id', () => {

@@ -19,7 +19,10 @@ import {
 } from '../helpers/stage';
 
 const fettleRefs = (repo: Repo): string[] =>
-  repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle', 'refs/fettle-discarded').split('\n').filter(Boolean);
+  repo
+    .git('for-each-ref', '--format=%(refname)', 'refs/fettle', 'refs/fettle-discarded')
+    .split('\n')
+    .filter((r) => r && !r.startsWith('refs/fettle/sessions/'));
 const blob = (repo: Repo, spec: string): Buffer => repo.gitBytes('cat-file', 'blob', spec);
 const ALL_BYTES = Buffer.from(Array.from({ length: 512 }, (_, i) => i % 256));
 

@@ -17,6 +17,7 @@ const full: RecordFields = {
   reason: 'small',
   time: 1_700_000_000_123,
   seq: 7,
+  turn: 2,
 };
 
 const minimal = (over: Partial<RecordFields>): RecordFields => ({

@@ -107,7 +107,7 @@ export const toolCall = (
     repo
       .git('for-each-ref', '--format=%(refname) %(objectname)', 'refs/fettle/')
       .split('\n')
-      .filter(Boolean)
+      .filter((l) => l && !l.startsWith('refs/fettle/sessions/'))
       .map((l) => l.split(' ') as [string, string]),
   );
   const failed = tool() === false;
@@ -143,7 +143,10 @@ export const recordedLine = (r: HookRun | undefined, id: string): string => {
 };
 
 export const fettleRefs = (repo: Repo): string[] =>
-  repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle/', 'refs/fettle-discarded/').split('\n').filter(Boolean);
+  repo
+    .git('for-each-ref', '--format=%(refname)', 'refs/fettle/', 'refs/fettle-discarded/')
+    .split('\n')
+    .filter((r) => r && !r.startsWith('refs/fettle/sessions/'));
 
 /**
  * The change a tool call created since `known` was listed, as PreToolUse left it (a failed tool's record may be

@@ -55,7 +55,10 @@ const show = (r: HookRun | undefined): string =>
 const hso = (r: HookRun | undefined) => r?.json?.hookSpecificOutput;
 const onDisk = (repo: Repo, file: string): Buffer | null => (existsSync(repo.path(file)) ? repo.read(file) : null);
 const fettleRefs = (repo: Repo): string[] =>
-  repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle/', 'refs/fettle-discarded/').split('\n').filter(Boolean);
+  repo
+    .git('for-each-ref', '--format=%(refname)', 'refs/fettle/', 'refs/fettle-discarded/')
+    .split('\n')
+    .filter((r) => r && !r.startsWith('refs/fettle/sessions/'));
 const allRefs = (repo: Repo): string => repo.git('for-each-ref', '--format=%(refname) %(objectname)');
 const worktrees = (repo: Repo): string[] => repo.git('worktree', 'list', '--porcelain').split('\n\n');
 const blobAt = (repo: Repo, rev: string, file: string): Buffer | null =>

@@ -106,6 +106,9 @@ interface FettleCommit {
   parents: string[];
   id?: string;
   kind?: string;
+  /** a session ref's commit: the change that landed, and the user's commit the session started from */
+  change?: string;
+  base?: string;
 }
 
 /** Every commit reachable from fettle's refs, with its record trailers. */
@@ -129,6 +132,8 @@ const fettleCommits = (repo: Repo): Map<string, FettleCommit> => {
       parents: (parents ?? '').split(' ').filter(Boolean),
       id: /^Fettle-Id: (.*)$/m.exec(body)?.[1],
       kind: /^Fettle-Kind: (.*)$/m.exec(body)?.[1],
+      change: /^Fettle-Change: (.*)$/m.exec(body)?.[1],
+      base: /^Fettle-Base: (.*)$/m.exec(body)?.[1],
     });
   }
   return out;
@@ -163,6 +168,28 @@ export const fettleRefs = (repo: Repo): { ref: string; oid: string; type: string
   }));
 };
 
+/**
+ * A session ref: its first-parent chain is session commits (each names one change, none twice) down to the user's
+ * commit the session started from, which every one of them names as its base.
+ */
+const sessionProblems = (ref: string, oid: string, commits: Map<string, FettleCommit>): string[] => {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  let at: string | undefined = oid;
+  let base: string | undefined;
+  for (; at && commits.get(at)?.change; at = commits.get(at)?.parents[0]) {
+    const c = commits.get(at) as FettleCommit;
+    if (seen.has(c.change as string)) problems.push(`${ref}: change ${c.change} landed twice`);
+    seen.add(c.change as string);
+    if (base !== undefined && c.base !== base) problems.push(`${ref}: commit ${at} names base ${c.base}, not ${base}`);
+    base = c.base;
+    if (commits.get(at)?.kind) problems.push(`${ref}: commit ${at} is a change's record`);
+  }
+  if (seen.size === 0) problems.push(`${ref}: its tip is not a session commit`);
+  if ((at ?? undefined) !== base) problems.push(`${ref}: the session sits on ${at}, but names ${base} as its base`);
+  return problems;
+};
+
 /** I3: fsck clean; each ref a commit; its first-parent chain one change's legal history under its own id. */
 const refProblems = (repo: Repo): string[] => {
   const problems: string[] = [];
@@ -177,6 +204,10 @@ const refProblems = (repo: Repo): string[] => {
   for (const { ref, oid, type } of fettleRefs(repo)) {
     if (type !== 'commit') {
       problems.push(`${ref} points at a ${type}`);
+      continue;
+    }
+    if (ref.startsWith('refs/fettle/sessions/')) {
+      problems.push(...sessionProblems(ref, oid, commits));
       continue;
     }
     const id = ref.slice(ref.lastIndexOf('/') + 1);

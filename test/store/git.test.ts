@@ -12,7 +12,11 @@ const REAL_GIT = execFileSync('sh', ['-c', 'command -v git']).toString().trim();
 const stagedId = (text: string) =>
   /Staged change ([0-9a-z]{8})/.exec(text)?.[1] ?? assert.fail(`no staged id in: ${text}`);
 const fettleRefs = (repo: Repo) =>
-  repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle', 'refs/fettle-discarded');
+  repo
+    .git('for-each-ref', '--format=%(refname)', 'refs/fettle', 'refs/fettle-discarded')
+    .split('\n')
+    .filter((l) => !l.startsWith('refs/fettle/sessions/'))
+    .join('\n');
 const countObjects = (repo: Repo) => repo.git('count-objects', '-v');
 
 test('createGit returns stdout as bytes, takes binary stdin, and rejects with GitError', async () => {
@@ -294,4 +298,23 @@ test('a hook write starts three git processes, direct or staged (rev-parse, cat-
     ['cat-file', 'rev-parse', 'update-ref'],
     'staged PreToolUse: no worktree, no object-writing git',
   );
+  // PostToolUse commits what landed on the change and on the session's ref in one cat-file and one update-ref
+  // (retention adds its for-each-ref): the session ref costs no process, created or moved.
+  for (const [n, file] of ['deep/er/x.txt', 'f.txt'].entries()) {
+    const post = loggingGit();
+    const content = n === 0 ? 'y\n' : lines(30).replace('line 1\n', 'one\n');
+    const call = { file: repo.path(file), content, cwd: repo.dir, toolUseId: n === 0 ? 'toolu_d' : `toolu_p${n}` };
+    const env = { ...repo.env, PATH: post.path };
+    if (n > 0)
+      assert.equal(runHook(writePayload({ ...call, event: 'PreToolUse' }), { cwd: repo.dir, env: repo.env }).code, 0);
+    writeFileSync(call.file, call.content);
+    const p = runHook(writePayload({ ...call, event: 'PostToolUse' }), { cwd: repo.dir, env });
+    assert.equal(p.code, 0, p.stderr);
+    assert.deepEqual(
+      post.calls().map(subcommand).sort(),
+      ['cat-file', 'for-each-ref', 'rev-parse', 'update-ref'],
+      `direct PostToolUse ${n === 0 ? 'creating' : 'moving'} the session ref`,
+    );
+  }
+  assert.equal(repo.git('rev-list', '--count', 'fettle/sessions/session-1', '^HEAD'), '2');
 });

@@ -21,6 +21,9 @@ const data = (repo: Repo) => join(repo.home, 'data');
 const refsIn = (gitDir: string, env: Record<string, string>) =>
   execFileSync('git', ['--git-dir', gitDir, 'for-each-ref', '--format=%(refname)', 'refs/fettle'], { env })
     .toString()
+    .split('\n')
+    .filter((r) => !r.startsWith('refs/fettle/sessions/'))
+    .join('\n')
     .trim();
 const idOf = (r: HookRun) =>
   /Staged change ([0-9a-z]{8})/.exec(r.json?.hookSpecificOutput?.permissionDecisionReason ?? r.stdout)?.[1] ??
@@ -111,7 +114,10 @@ test('linked worktree: hook writes record refs and objects in the main common di
   const direct = agentWrite({ file: join(wt, 'f.txt'), content: 'two\n', cwd: wt }, repo.env, writeFile);
   assert.equal(direct.post?.code, 0, direct.post?.stderr);
   const id = stageBig(join(wt, 'big.txt'), wt, repo.env);
-  const refs = repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle').split('\n');
+  const refs = repo
+    .git('for-each-ref', '--format=%(refname)', 'refs/fettle')
+    .split('\n')
+    .filter((r) => !r.startsWith('refs/fettle/sessions/'));
   assert.equal(refs.length, 2);
   assert.ok(refs.includes(`refs/fettle/${id}`));
   assert.equal(repo.git('cat-file', '-t', `refs/fettle/${id}`), 'commit');

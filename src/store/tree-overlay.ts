@@ -1,0 +1,45 @@
+// Several paths edited into one tree, in memory, one after another: the directories along every path are read
+// once (one cat-file for all), then each edit starts from the trees the edits before it produced. Cost grows
+// with the number of paths and their depth, never with the size of the repository.
+import type { BatchObject } from './objects';
+import { editTree, type NewTree } from './tree-codec';
+
+/** The directories (as `a/b`, the root as ``) along each path, each once, shallowest first. */
+export const dirsAlong = (paths: readonly string[]): string[] => {
+  const dirs = new Set<string>();
+  for (const path of paths) {
+    const segments = path.split('/');
+    for (let depth = 0; depth < segments.length; depth++) dirs.add(segments.slice(0, depth).join('/'));
+  }
+  return [...dirs].sort((a, b) => (a === '' ? -1 : b === '' ? 1 : a.split('/').length - b.split('/').length));
+};
+
+/** The cat-file specs reading `dirs` below `root` (a commit, tree or ref); none when there is no root. */
+export const dirSpecs = (root: string | null, dirs: readonly string[]): string[] =>
+  root === null ? [] : dirs.map((dir) => `${root}:${dir}`);
+
+/** Directory -> its tree as git stores it (absent or not a tree: empty). */
+export type Overlay = Map<string, Buffer>;
+
+export const overlayOf = (dirs: readonly string[], objects: readonly (BatchObject | null)[]): Overlay =>
+  new Map(dirs.map((dir, n) => [dir, objects[n]?.type === 'tree' ? objects[n].body : Buffer.alloc(0)]));
+
+/**
+ * Sets `path` to `leaf` (null: removes it) in the overlay and returns the new trees, children first, the root
+ * last. Every directory along `path` must have been read into the overlay (see dirsAlong).
+ */
+export const editOverlay = (
+  overlay: Overlay,
+  path: string,
+  leaf: { mode: string; oid: string } | null,
+  format: 'sha1' | 'sha256',
+): NewTree[] => {
+  const segments = path.split('/');
+  const dirAt = (depth: number) => segments.slice(0, depth).join('/');
+  const levels = segments.map((_, depth) => overlay.get(dirAt(depth)) ?? Buffer.alloc(0));
+  const trees = editTree(levels, segments, leaf, format);
+  const made = new Map(trees.map((t) => [t.depth, t.body]));
+  // A directory the edit left empty is dropped from its parent: it reads as empty from now on.
+  for (let depth = 0; depth < segments.length; depth++) overlay.set(dirAt(depth), made.get(depth) ?? Buffer.alloc(0));
+  return trees;
+};
