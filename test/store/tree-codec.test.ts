@@ -9,6 +9,13 @@ import { makeRepo, type Repo } from '../helpers/repo';
 
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
+/** One repository for the tests that only add objects to it (each builds its trees in an index of its own). */
+let shared: Repo | undefined;
+const objectRepo = (): Repo => {
+  shared ??= makeRepo();
+  return shared;
+};
+
 const blob = (repo: Repo, content: string) =>
   execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: repo.dir, env: repo.env, input: content })
     .toString()
@@ -22,33 +29,41 @@ const mktree = (repo: Repo, entries: TreeEntry[]) => {
 const entry = (mode: string, name: string, oid: string): TreeEntry => ({ mode, name: Buffer.from(name), oid });
 const catTree = (repo: Repo, oid: string) => repo.gitBytes('cat-file', 'tree', oid);
 
+/** Blob ids already known, per repository and content: the oracle hashes each content once. */
+const known = new Map<string, string>();
+
 /** Blob ids of many contents from one git process (`hash-object --stdin-paths`), in order. */
 const blobs = (repo: Repo, contents: string[]): string[] => {
-  if (contents.length === 0) return [];
-  const dir = mkdtempSync(join(repo.home, 'blobs-'));
-  const paths = contents.map((c, i) => {
-    const path = join(dir, String(i));
-    writeFileSync(path, c);
-    return path;
-  });
-  const ids = execFileSync('git', ['hash-object', '-w', '--no-filters', '--stdin-paths'], {
-    cwd: repo.dir,
-    env: repo.env,
-    input: `${paths.join('\n')}\n`,
-  })
-    .toString()
-    .trim()
-    .split('\n');
-  rmSync(dir, { recursive: true });
-  return ids;
+  const fresh = [...new Set(contents.filter((c) => !known.has(`${repo.dir}\0${c}`)))];
+  if (fresh.length > 0) {
+    const dir = mkdtempSync(join(repo.home, 'blobs-'));
+    const paths = fresh.map((c, i) => {
+      const path = join(dir, String(i));
+      writeFileSync(path, c);
+      return path;
+    });
+    const ids = execFileSync('git', ['hash-object', '-w', '--no-filters', '--stdin-paths'], {
+      cwd: repo.dir,
+      env: repo.env,
+      input: `${paths.join('\n')}\n`,
+    })
+      .toString()
+      .trim()
+      .split('\n');
+    rmSync(dir, { recursive: true });
+    for (const [i, c] of fresh.entries()) known.set(`${repo.dir}\0${c}`, ids[i] as string);
+  }
+  return contents.map((c) => known.get(`${repo.dir}\0${c}`) as string);
 };
 
-/** The oracle: git's own index turns (path -> content) into a tree. */
+/** The oracle: git's own index turns (path -> content) into a tree (one update-index, one write-tree). */
 const gitTreeOf = (repo: Repo, files: Record<string, string>): string => {
   const env = { ...repo.env, GIT_INDEX_FILE: join(repo.home, `index-${Math.random()}`) };
   const ids = blobs(repo, Object.values(files));
-  const args = Object.keys(files).flatMap((p, i) => ['--cacheinfo', `100644,${ids[i]},${p}`]);
-  if (args.length) execFileSync('git', ['update-index', '--add', ...args], { cwd: repo.dir, env });
+  const input = Object.keys(files)
+    .map((p, i) => `100644 ${ids[i]}\t${p}\n`)
+    .join('');
+  execFileSync('git', ['update-index', '--add', '--index-info'], { cwd: repo.dir, env, input });
   return execFileSync('git', ['write-tree'], { cwd: repo.dir, env }).toString().trim();
 };
 
@@ -156,7 +171,7 @@ const tricky: [string, [string, string][]][] = [
 
 for (const [label, spec] of tricky) {
   test(`encodeTree + hashObject = git mktree: ${label}`, () => {
-    const repo = makeRepo();
+    const repo = objectRepo();
     const sub = mktree(repo, [entry('100644', 'inner', blob(repo, 'inner'))]);
     const modes: Record<string, string> = { tree: TREE_MODE, blob: '100644', exec: '100755', link: '120000' };
     const entries = spec.map(([kind, name]) =>
@@ -174,7 +189,7 @@ test('hashObject of an empty tree and a blob match git', () => {
 });
 
 test('hashObject sha256 matches a sha256 repository', () => {
-  const repo = makeRepo();
+  const repo = objectRepo();
   const dir = join(repo.home, 'sha256');
   execFileSync('git', ['init', '-q', '--object-format=sha256', dir], { env: repo.env });
   const oid = execFileSync('git', ['hash-object', '--stdin'], { cwd: dir, env: repo.env, input: 'x\n' })
@@ -237,7 +252,7 @@ const edits: [string, string, string | null][] = [
 
 for (const [label, path, content] of edits) {
   test(`editTree: ${label} = git's own tree`, () => {
-    const repo = makeRepo();
+    const repo = objectRepo();
     const before = gitTreeOf(repo, base);
     const after: Record<string, string> = { ...base };
     if (content === null) delete after[path];
@@ -247,13 +262,13 @@ for (const [label, path, content] of edits) {
 }
 
 test('editTree: removing the last file of a subdir drops the dir', () => {
-  const repo = makeRepo();
+  const repo = objectRepo();
   const tree = edit(repo, gitTreeOf(repo, { 'keep.txt': 'k', 'd/only.txt': 'o' }), 'd/only.txt', null);
   assert.equal(repo.git('ls-tree', '--name-only', tree), 'keep.txt');
 });
 
 test('editTree: removing the only file gives the empty tree as root', () => {
-  const repo = makeRepo();
+  const repo = objectRepo();
   const before = gitTreeOf(repo, { 'd/only.txt': 'o' });
   const trees = editTree(levelsOf(repo, before, ['d', 'only.txt']), ['d', 'only.txt'], null, 'sha1');
   assert.equal(trees.length, 1);
@@ -261,7 +276,7 @@ test('editTree: removing the only file gives the empty tree as root', () => {
 });
 
 test('editTree writes only the trees along the path, children first', () => {
-  const repo = makeRepo();
+  const repo = objectRepo();
   const before = gitTreeOf(repo, base);
   const trees = editTree(
     levelsOf(repo, before, ['dir', 'sub', 'deep.txt']),
@@ -278,12 +293,12 @@ test('editTree writes only the trees along the path, children first', () => {
 });
 
 test('editTree from nothing builds every level', () => {
-  const repo = makeRepo();
+  const repo = objectRepo();
   assert.equal(edit(repo, gitTreeOf(repo, {}), 'x/y/z.txt', 'z'), gitTreeOf(repo, { 'x/y/z.txt': 'z' }));
 });
 
 test('editTree keeps a 1,000-entry directory in git order when it inserts into it', () => {
-  const repo = makeRepo();
+  const repo = objectRepo();
   const names = Array.from({ length: 1000 }, (_, i) => `f${String(i).padStart(4, '0')}${i % 7 === 0 ? '-x' : ''}.txt`);
   const files = Object.fromEntries(names.map((n) => [`d/${n}`, n]));
   const before = gitTreeOf(repo, files);
