@@ -1,7 +1,7 @@
 // What a large (staged) write becomes, by the client's permission mode. PreToolUse runs before Claude Code's own
 // permission decision, so staging must never turn a write the client would refuse, or ask a person about, into
 // one the model can apply itself with `fettle confirm` (any Bash rule admitting that command would otherwise be a
-// way around the prompt). The table is documented in docs/ARCHITECTURE.md ("Permission modes").
+// way around the prompt). The table is documented in docs/HOOK.md ("Permission modes").
 
 /** model: staged, the model is told to confirm or discard; person: staged, Claude Code asks the person
  * (`ask`); refuse: nothing staged, the write is denied with a plain reason. */

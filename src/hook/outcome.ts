@@ -1,4 +1,4 @@
-// Every way the hook can end, and the exit code Claude Code gives it (reference: claude-hooks.md §2.1).
+// Every way the hook can end, and the exit code Claude Code gives it (its hooks reference, "Exit code output").
 // 0 with JSON decides; 0 without output lets the call continue through Claude Code's own permission flow;
 // 2 blocks the call and shows stderr to the model; 1 is a non-blocking error: the call proceeds and the user
 // sees "hook error" with our first stderr line. fettle never answers `allow`.

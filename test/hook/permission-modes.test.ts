@@ -1,4 +1,4 @@
-// A large write in every permission mode (docs/ARCHITECTURE.md, "Permission modes"). PreToolUse runs before
+// A large write in every permission mode (docs/HOOK.md, "Permission modes"). PreToolUse runs before
 // Claude Code's own permission decision, so staging must never turn a write the client would refuse, or ask a
 // person about, into one the model can apply with `fettle confirm`: where Claude Code would ask, fettle asks
 // (`ask`); where nobody can answer (dontAsk), the write is refused and nothing is staged.

@@ -1,4 +1,4 @@
-// The invariants every reliability scenario ends with (style-and-reliability.md B.5, I1-I6):
+// The invariants every reliability scenario ends with (I1-I6, as docs/RELIABILITY.md names them):
 //   I1 no torn file: each tracked file holds its old bytes or one of the intended new ones, mode kept;
 //   I2 no lost previous content: every byte sequence a write replaced is a blob reachable from refs/fettle*;
 //   I3 refs consistent: git fsck clean, every fettle ref a commit whose chain is one change's legal history;

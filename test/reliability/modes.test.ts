@@ -91,7 +91,7 @@ const CASES: [string, string, (r: Repo) => Record<string, unknown>, Expect, 'lar
   ],
 ];
 
-/** A large write by mode (docs/ARCHITECTURE.md, "Permission modes"): staged for the model, asked, or refused. */
+/** A large write by mode (docs/HOOK.md, "Permission modes"): staged for the model, asked, or refused. */
 const LARGE: Record<'model' | 'person' | 'refuse', Expect> = {
   model: { decision: 'deny', records: true },
   person: { decision: 'ask', records: true },
