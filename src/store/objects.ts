@@ -1,6 +1,6 @@
 // Objects: blobs in and out as bytes (never through a string or git's filters), trees edited along one path,
 // commits with fettle's fixed identity. Everything written is durable before the call returns.
-import { readFile as fsReadFile, stat } from 'node:fs/promises';
+import { readFile as fsReadFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FettleError } from '../errors';
 import type { Store } from './store';
@@ -10,6 +10,7 @@ import { objectWritingOf } from './repo-config';
 import { encodeCommit } from './commit-codec';
 import { editTree, hashObject, parseTree, type NewTree } from './tree-codec';
 import { isAlive } from '../io/pid';
+import { exists } from '../io/exists';
 
 export interface BatchObject {
   oid: string;
@@ -196,10 +197,7 @@ export const commitFile = async (store: Store, c: FileCommit): Promise<{ commit:
 };
 
 const isLoose = (store: Store, oid: string): Promise<boolean> =>
-  stat(join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2))).then(
-    () => true,
-    () => false,
-  );
+  exists(join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2)));
 
 /**
  * Objects among `oids` that are gone. Fresh objects are loose, so this is a stat per object; git is asked only
