@@ -6,7 +6,10 @@ import type { Change } from '../protocol/changes';
 /** applied / pending / expired / discarded / incomplete, or rolled back, with the rollback's id. */
 export const stateText = (c: Change): string => {
   if (c.revertedBy) return `rolled back by ${c.revertedBy}`;
-  if (c.fields.reverts) return `${c.state} (rolls back ${c.fields.reverts})`;
+  if (c.fields.reverts) {
+    const ids = c.fields.reverts.split(' ');
+    return `${c.state} (rolls back ${ids.length > 3 ? `${ids.length} changes` : ids.join(', ')})`;
+  }
   return c.state;
 };
 

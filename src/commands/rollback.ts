@@ -1,4 +1,5 @@
 // `fettle rollback <id|path|commit>... | --session <id>` [--dry-run] [--force] [--to <path>] [--json]
+import { sameBytes } from '../core/content';
 import { countChanges } from '../core/diff';
 import { stat } from '../core/record-message';
 import { FettleError } from '../errors';
@@ -47,39 +48,55 @@ const action = (plan: FilePlan): string => {
   return 'restore its previous bytes';
 };
 
+/** A file whose bytes or mode the rollback changes (a file created, edited and then deleted nets to nothing). */
+const changes = (p: FilePlan): boolean =>
+  p.steps.length > 0 &&
+  !(
+    sameBytes(p.original?.bytes, p.final?.bytes) &&
+    (p.original === null) === (p.final === null) &&
+    p.original?.mode === p.final?.mode
+  );
+
 const fileRows = (plans: FilePlan[]) =>
-  plans
-    .filter((p) => p.steps.length > 0)
-    .map((p) => {
-      const counts = countChanges(p.original?.bytes ?? null, p.final?.bytes ?? null);
-      return {
-        path: p.target.treePath,
-        file: p.target.realPath,
-        action: action(p),
-        added: counts.added ?? null,
-        removed: counts.removed ?? null,
-        changes: p.steps.map((s) => s.change.id),
-      };
-    });
+  plans.filter(changes).map((p) => {
+    const counts = countChanges(p.original?.bytes ?? null, p.final?.bytes ?? null);
+    return {
+      path: p.target.treePath,
+      file: p.target.realPath,
+      action: action(p),
+      added: counts.added ?? null,
+      removed: counts.removed ?? null,
+      changes: p.steps.flatMap((s) => s.covers.map((c) => c.id)),
+    };
+  });
 
 const skippedRows = (plans: FilePlan[]) =>
   plans.flatMap((p) => p.skipped.map((c) => ({ id: c.id, path: c.fields.path })));
 
+const ids = (list: string[]): string => (list.length > 3 ? `${list.length} changes` : list.join(', '));
+
 const printDryRun = (edge: Edge, outcome: RollbackOutcome, json: boolean): void => {
   const files = fileRows(outcome.plans);
   const skipped = skippedRows(outcome.plans);
+  const refused = outcome.refusals.map((e) => ({ message: e.message, hint: e.hint ?? null }));
   if (json) {
-    edge.io.out(JSON.stringify({ dryRun: true, files, skipped }));
+    edge.io.out(JSON.stringify({ dryRun: true, files, skipped, refused }));
     return;
   }
+  const s = (n: number) => (n === 1 ? '' : 's');
   const lines = [
-    `Dry run: rolling back would change ${files.length} file${files.length === 1 ? '' : 's'}; nothing was changed.`,
+    refused.length === 0
+      ? `Dry run: rolling back would change ${files.length} file${s(files.length)}; nothing was changed.`
+      : `Dry run: ${refused.length} file${s(refused.length)} cannot be rolled back, so a rollback would change nothing until ${refused.length === 1 ? 'it is' : 'they are'} resolved (or with --force); without ${refused.length === 1 ? 'it' : 'them'} it would change ${files.length} file${s(files.length)}. Nothing was changed.`,
   ];
   for (const f of files)
     lines.push(
-      `  ${f.path}  ${f.added === null ? 'binary' : stat(f.added, f.removed ?? 0)}  ${f.action} (${f.changes.join(', ')})`,
+      `  ${f.path}  ${f.added === null ? 'binary' : stat(f.added, f.removed ?? 0)}  ${f.action} (${ids(f.changes)})`,
     );
-  for (const s of skipped) lines.push(`  ${s.path}  already holds the bytes ${s.id} replaced; nothing to do`);
+  for (const r of refused) lines.push(`  refused: ${r.message}${r.hint ? ` ${r.hint}` : ''}`);
+  if (skipped.length <= 10)
+    for (const k of skipped) lines.push(`  ${k.path}  already holds the bytes ${k.id} replaced; nothing to do`);
+  else lines.push(`  ${skipped.length} changes left nothing to undo (their files already hold what they replaced)`);
   edge.io.out(lines.join('\n'));
 };
 
@@ -90,7 +107,7 @@ const printDone = (
   session: string | undefined,
   invoke: string,
 ): void => {
-  const undo = outcome.done.map((d) => d.undoId).reverse();
+  const undo = [...new Set(outcome.done.map((d) => d.undoId))].reverse();
   const rows = outcome.done.map((d) => ({ id: d.change.id, path: d.change.fields.path, how: d.how, undoId: d.undoId }));
   const [only] = rows;
   if (json) {

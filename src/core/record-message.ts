@@ -28,7 +28,8 @@ export interface RecordFields {
   reason?: string | undefined;
   /** extra lines for the body */
   note?: string | undefined;
-  /** a rollback: the id of the change it undoes (`log` derives "rolled back" from it) */
+  /** a rollback: the id of the change it undoes, or the space-separated ids of a file's changes undone at once
+   * (`log` derives "rolled back" from it) */
   reverts?: string | undefined;
   /** a staged change only a person may apply: Claude Code asked them (`fettle confirm` from the agent is refused) */
   review?: 'person' | undefined;
@@ -86,7 +87,8 @@ export const stat = (added?: number, removed?: number): string =>
 export const renderRecord = (f: RecordFields): string => {
   const counts = stat(f.added, f.removed);
   // The `before` record holds the old bytes; the counts describe the change that follows it.
-  const verb = f.reverts && f.kind === 'after' ? `roll back ${f.reverts} in` : SUBJECT[f.kind];
+  const several = f.reverts?.includes(' ') ? `${f.reverts.split(' ').length} changes` : f.reverts;
+  const verb = f.reverts && f.kind === 'after' ? `roll back ${several} in` : SUBJECT[f.kind];
   const subject = `fettle: ${verb} ${encodeValue(f.path)}${counts && f.kind !== 'before' ? ` (${counts})` : ''}`;
   const trailers: [string, string | undefined][] = [
     ['Fettle-Id', f.id],

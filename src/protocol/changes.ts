@@ -67,6 +67,9 @@ export const newestFirst = (a: Change, b: Change): number =>
   (b.fields.seq ?? 0) - (a.fields.seq ?? 0) ||
   (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
+/** The changes a rollback record undid (one `Fettle-Reverts` value, space-separated ids). */
+export const revertedIds = (fields: RecordFields): string[] => (fields.reverts ?? '').split(' ').filter(Boolean);
+
 /** Reverts of reverts nest (undo, redo, undo…); deeper than this is not a real history. */
 const MAX_REVERT_DEPTH = 64;
 
@@ -77,8 +80,9 @@ const MAX_REVERT_DEPTH = 64;
 const markReverted = (changes: Change[]): Change[] => {
   const reverters = new Map<string, Change[]>();
   for (const c of changes) {
-    if (c.fields.reverts && c.state === 'applied')
-      reverters.set(c.fields.reverts, [...(reverters.get(c.fields.reverts) ?? []), c]);
+    if (!c.fields.reverts || c.state !== 'applied') continue;
+    // One rollback record may undo several changes of a file at once: their ids, space-separated.
+    for (const id of revertedIds(c.fields)) reverters.set(id, [...(reverters.get(id) ?? []), c]);
   }
   const memo = new Map<string, string | null>();
   const activeReverter = (id: string, depth: number): string | null => {

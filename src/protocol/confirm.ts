@@ -12,14 +12,16 @@ import { withLock } from '../io/lock';
 import type { Store } from '../store/store';
 import { mergeFile } from '../store/merge';
 import { commitFile, ensureObjects, readFiles, type FileEntry } from '../store/objects';
-import { publish, retryMissing } from '../store/publish';
-import { prepareRefs } from '../store/refs';
+import { publish, retryMissing, type Written } from '../store/publish';
+import { prepareRefs, type RefUpdate } from '../store/refs';
+import { hashObject } from '../store/tree-codec';
 import { removeHiddenWorktree } from '../store/worktrees';
 import { loadChange, requirePending, tidySettled, type Change } from './changes';
 import { stamp } from './ids';
 import type { Context } from './context';
 import { diskPathOf, fileLockPath } from './paths';
 import { requirePerson } from './person-review';
+import { retrySession, sessionStep } from './session-ref';
 
 export interface ConfirmResult {
   change: Change;
@@ -103,15 +105,9 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
     const mode = disk ? gitModeOf(disk.mode) : proposal.mode;
     const note = how === 'merged' ? 'Merged with edits made on disk after it was staged.' : undefined;
     const applied = await commitOn(ctx, store, change, { kind: 'applied', bytes, mode, note });
-    const refs = await retryMissing(
-      () =>
-        prepareRefs(
-          store,
-          [{ op: 'update', ref: change.ref, oid: applied.commit, old: change.tip }],
-          `fettle: confirm ${id}`,
-        ),
-      applied.written,
-    );
+    const landing = { commit: applied.commit, written: applied.written, bytes, mode };
+    const { refs, written } = await prepareLanding(ctx, store, change, landing);
+    const settle = () => ensureObjects(store, written.oids, written.rewrite);
     try {
       if (how !== 'already-on-disk') {
         await replaceFile(path, bytes, {
@@ -126,12 +122,12 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
       // left the file as it was.
       if (error instanceof NotDurableError) {
         await refs.commit();
-        await applied.settle();
+        await settle();
       } else await refs.abort().catch(() => undefined);
       throw error;
     }
     await refs.commit();
-    await applied.settle();
+    await settle();
     try {
       await failpoint('confirm.ref-updated');
     } finally {
@@ -139,6 +135,39 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
       await removeHiddenWorktree(store, id);
     }
     return { change, path, how };
+  });
+};
+
+/**
+ * Locks the change's ref (to move it to `applied`) and, for a change of an agent session, the session's ref (to
+ * add the change's commit) in one prepared transaction; a race on the session ref reads it again.
+ */
+const prepareLanding = async (
+  ctx: Context,
+  store: Store,
+  change: Change,
+  applied: { commit: string; written: Written; bytes: Buffer; mode: string },
+) => {
+  const { session, path, turn, added, removed } = change.fields;
+  const own: RefUpdate = { op: 'update', ref: change.ref, oid: applied.commit, old: change.tip };
+  const reason = `fettle: confirm ${change.id}`;
+  if (session === undefined)
+    return {
+      refs: await retryMissing(() => prepareRefs(store, [own], reason), applied.written),
+      written: applied.written,
+    };
+  const leaf = { mode: applied.mode, oid: hashObject('blob', applied.bytes, store.objectFormat) };
+  return retrySession(true, async () => {
+    const landing = { path, leaf, change: change.id, event: 'apply' as const, turn, added, removed };
+    const step = await sessionStep(store, session, [landing], ctx.now());
+    const written = {
+      oids: [...applied.written.oids, ...step.written.oids],
+      rewrite: async () => {
+        await applied.written.rewrite();
+        await step.written.rewrite();
+      },
+    };
+    return { refs: await retryMissing(() => prepareRefs(store, [own, step.update], reason), written), written };
   });
 };
 

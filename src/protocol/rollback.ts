@@ -17,8 +17,9 @@ import { changeRef, updateRefs } from '../store/refs';
 import type { Change } from './changes';
 import type { Context } from './context';
 import { fileLockPath } from './paths';
-import { recordAfter, recordBefore } from './record';
-import { planRollback, type FilePlan, type How, type Step } from './rollback-plan';
+import type { Fields } from './record';
+import { recordAfters, recordBefores } from './record-many';
+import { planRollback, refuseAll, type FilePlan, type How, type RollbackPlan, type Step } from './rollback-plan';
 
 export interface RolledBack {
   change: Change;
@@ -29,6 +30,8 @@ export interface RolledBack {
 
 export interface RollbackOutcome {
   plans: FilePlan[];
+  /** files that cannot be rolled back (a dry run reports them; a rollback refuses as a whole) */
+  refusals: FettleError[];
   /** empty for a dry run */
   done: RolledBack[];
 }
@@ -49,9 +52,9 @@ const requireWritten = (change: Change): void => {
   }
 };
 
-const planChecked = async (store: Store, changes: Change[], force: boolean): Promise<FilePlan[]> => {
-  const plans = await planRollback(store, changes, { force });
-  const only = changes.length === 1 ? plans[0] : undefined;
+const planChecked = async (store: Store, changes: Change[], force: boolean): Promise<RollbackPlan> => {
+  const planned = await planRollback(store, changes, { force });
+  const only = changes.length === 1 ? planned.plans[0] : undefined;
   if (only && only.steps.length === 0) {
     const change = changes[0] as Change;
     throw new FettleError(
@@ -59,7 +62,7 @@ const planChecked = async (store: Store, changes: Change[], force: boolean): Pro
       `${change.fields.path} already holds the bytes change ${change.id} replaced; nothing to roll back.`,
     );
   }
-  return plans;
+  return planned;
 };
 
 /** Locks taken in one global order, so two multi-file rollbacks cannot deadlock. */
@@ -80,16 +83,18 @@ const put = async (path: string, next: DiskFile | null, current: DiskFile | null
   await replaceFile(path, next.bytes, { mode: next.mode, createOnly: current === null, expect: current?.bytes });
 };
 
-const recordUndo = (ctx: Context, plan: FilePlan, step: Step): Promise<Undo> =>
-  recordBefore(ctx, plan.target, step.from, {
-    tier: 'direct',
-    path: plan.target.treePath,
-    file: plan.target.realPath,
-    reason: 'rollback',
-    tool: 'fettle rollback',
-    reverts: step.change.id,
-    ...countChanges(step.from?.bytes ?? null, step.to?.bytes ?? null),
-  });
+/** One undo record per step: the bytes on disk now, then what the rollback put there (Fettle-Reverts names all). */
+const undoFields = (plan: FilePlan, step: Step): Fields => ({
+  tier: 'direct',
+  path: plan.target.treePath,
+  file: plan.target.realPath,
+  reason: 'rollback',
+  tool: 'fettle rollback',
+  reverts: step.covers.map((c) => c.id).join(' '),
+  // A rollback of a session's change lands in that session: its ref shows the undo.
+  session: step.change.fields.session,
+  ...countChanges(step.from?.bytes ?? null, step.to?.bytes ?? null),
+});
 
 /** After a failed write: the files already written get their original bytes back. Returns what could not be. */
 const putBack = async (written: FilePlan[]): Promise<string[]> => {
@@ -151,21 +156,29 @@ export const rollbackChanges = async (
 ): Promise<RollbackOutcome> => {
   changes.forEach(requireWritten);
   const force = options.force ?? false;
-  if (options.dryRun) return { plans: await planChecked(store, changes, force), done: [] };
+  if (options.dryRun) return { ...(await planChecked(store, changes, force)), done: [] };
   const locks = [...new Set(changes.map((c) => fileLockPath(store, c.fields.path)))].sort();
   return withLocks(locks, async () => {
-    const plans = await planChecked(store, changes, force);
+    const { plans, refusals } = await planChecked(store, changes, force);
+    if (refusals.length > 0) throw refuseAll(refusals);
     const steps = plans.flatMap((plan) => plan.steps.map((step) => ({ plan, step })));
-    const undos: Undo[] = [];
-    for (const { plan, step } of steps) undos.push(await recordUndo(ctx, plan, step));
+    const undos = await recordBefores(
+      ctx,
+      store,
+      steps.map(({ plan, step }) => ({ old: step.from, fields: undoFields(plan, step) })),
+    );
     await writeAll(store, plans, undos);
-    for (const [n, { step }] of steps.entries()) {
-      const undo = undos[n] as Undo;
-      await recordAfter(ctx, store, undo, step.to);
-    }
+    await recordAfters(
+      ctx,
+      store,
+      steps.map(({ step }, n) => ({ previous: undos[n] as Undo, landed: step.to })),
+    );
     return {
       plans,
-      done: steps.map(({ step }, n) => ({ change: step.change, undoId: (undos[n] as Undo).id, how: step.how })),
+      refusals,
+      done: steps.flatMap(({ step }, n) =>
+        step.covers.map((change) => ({ change, undoId: (undos[n] as Undo).id, how: step.how })),
+      ),
     };
   });
 };

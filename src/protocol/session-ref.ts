@@ -12,7 +12,7 @@ import {
   type SessionEvent,
 } from '../core/session';
 import { FettleError } from '../errors';
-import { commitId, readObjects, type BatchObject, type CommitSpec } from '../store/objects';
+import { commitId, readObjects, writeBatch, type BatchObject, type CommitSpec } from '../store/objects';
 import { SESSIONS_PREFIX, type RefUpdate } from '../store/refs';
 import type { Store } from '../store/store';
 import { dirSpecs, dirsAlong, editOverlay, overlayOf, type Overlay } from '../store/tree-overlay';
@@ -124,3 +124,47 @@ export const SESSION_ATTEMPTS = 60;
 /** A short random wait before the next attempt, growing with the attempts, so racing writers spread out. */
 export const backoff = (attempt: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 + attempt * 3)));
+
+export interface SessionStep {
+  /** the session ref's update, to go in the caller's transaction */
+  update: RefUpdate;
+  /** every object the update makes reachable, and how to write them again (see publish.ts) */
+  written: { oids: string[]; rewrite: () => Promise<unknown> };
+}
+
+/**
+ * For a command moving a change to a landed state (confirm, rollback): the session's next commits for the
+ * landings (their blobs already written), written, with the ref update for the caller's transaction. Reads the
+ * session in its own cat-file; after a lost race the caller calls it again (see retrySession).
+ */
+export const sessionStep = async (
+  store: Store,
+  session: string,
+  landings: readonly Landing[],
+  when: Date,
+): Promise<SessionStep> => {
+  const state = await readSession(
+    store,
+    session,
+    landings.map((l) => l.path),
+  );
+  const plan = planSession(store, state, landings, when);
+  const write = () => writeBatch(store, plan.trees, plan.commits);
+  const ids = await write();
+  return { update: plan.update, written: { oids: [...plan.trees.map((t) => t.oid), ...ids], rewrite: write } };
+};
+
+/**
+ * Runs `attempt` until it does not lose a race on the session ref: each attempt reads the session again. Only
+ * with a session to race on; a lost race on the caller's own refs is the caller's to report.
+ */
+export const retrySession = async <T>(hasSession: boolean, attempt: () => Promise<T>): Promise<T> => {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!hasSession || !isRace(error) || n >= SESSION_ATTEMPTS) throw error;
+      await backoff(n);
+    }
+  }
+};

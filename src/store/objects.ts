@@ -73,6 +73,18 @@ export const readObjects = async (store: Store, specs: string[]): Promise<(Batch
   return out;
 };
 
+/**
+ * The blob ids at several `rev:path` specs (null: missing or not a blob), without their content: one
+ * `cat-file --batch-check`. A path with a newline cannot be told from git's answer lines: all null then.
+ */
+export const readBlobIds = async (store: Store, specs: string[]): Promise<(string | null)[]> => {
+  if (specs.length === 0 || specs.some((s) => s.includes('\n'))) return specs.map(() => null);
+  const args = ['cat-file', '--batch-check=%(objectname) %(objecttype)'];
+  const { stdout } = await store.git.run({ args, input: `${specs.join('\n')}\n` });
+  const lines = stdout.toString('utf8').split('\n');
+  return specs.map((_, n) => /^([0-9a-f]+) blob$/.exec(lines[n] ?? '')?.[1] ?? null);
+};
+
 export interface FileEntry {
   mode: string;
   oid: string;

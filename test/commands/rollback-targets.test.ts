@@ -77,7 +77,7 @@ test('rollback --session undoes every change of that session, newest first, byte
     ...new Set(
       repo
         .git('log', '--format=%(trailers:key=Fettle-Reverts,valueonly)', '--glob=fettle/*')
-        .split('\n')
+        .split(/[\n ]/)
         .filter(Boolean),
     ),
   ].sort();
@@ -91,7 +91,7 @@ test('rollback --session undoes every change of that session, newest first, byte
 test('the undo command a session rollback prints redoes all of it', () => {
   const { repo } = sessions();
   const undo = undoCommandOf(ok(fettle(repo, ['rollback', '--session', 's1'], { now: T0 + 10 })).stdout);
-  assert.equal(undo.length, 4);
+  assert.equal(undo.length, 3, "one undo per file: a.txt's two changes are undone by one record");
   keepsUserState(repo, () => ok(fettle(repo, ['rollback', ...undo], { now: T0 + 20 })));
   assert.equal(repo.read('a.txt').toString(), edit(edit(BASE, 3, 'one'), 30, 'two'));
   assert.equal(repo.read('new.txt').toString(), 'fresh\n');
@@ -127,6 +127,7 @@ test('--dry-run lists each file that would change and how, and changes nothing',
       },
     ],
     skipped: [],
+    refused: [],
   });
 });
 

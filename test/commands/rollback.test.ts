@@ -125,15 +125,14 @@ test('rollback --force overwrites the edits, after recording them so they can be
   assert.ok(repo.read('a.txt').equals(Buffer.from(edited)), "the user's edit is back");
 });
 
-test('rollback after the file was deleted refuses; --force restores it', () => {
+test('rollback after the file was deleted restores it without --force: an absent file has no bytes to lose', () => {
   const repo = makeRepo({ 'a.txt': BASE });
   const id = directWrite(repo, 'a.txt', AGENT);
   unlinkSync(repo.path('a.txt'));
-  const r = fettle(repo, ['rollback', id]);
-  assert.equal(r.code, 1);
-  assert.match(errorLine(r), /created or deleted since/);
-  assert.equal(existsSync(repo.path('a.txt')), false);
-  ok(fettle(repo, ['rollback', id, '--force']));
+  const dry = ok(fettle(repo, ['rollback', id, '--dry-run']));
+  assert.match(dry.stdout, /^ {2}a\.txt .* recreate it with its previous bytes/m);
+  assert.equal(existsSync(repo.path('a.txt')), false, 'the dry run wrote nothing');
+  ok(fettle(repo, ['rollback', id]));
   assert.ok(repo.read('a.txt').equals(Buffer.from(BASE)));
 });
 

@@ -1,0 +1,154 @@
+// Recording many changes at once (a rollback of a whole session): every `before` record in one transaction,
+// then every `after` record, with the session refs' commits, in another. The trees along all the paths are read
+// in one cat-file, objects are written in process, and each step is one `update-ref --stdin`, so a thousand
+// files cost a handful of git processes. Each change is the same chain one file's record would make.
+import { renderRecord, type RecordFields } from '../core/record-message';
+import { FettleError } from '../errors';
+import { gitModeOf, type DiskFile } from '../io/atomic-write';
+import { failpoint } from '../io/failpoint';
+import { commitId, readObjects, rootOf, writeBatch, writeBlobs, type CommitSpec } from '../store/objects';
+import { publish } from '../store/publish';
+import { changeRef, type RefUpdate } from '../store/refs';
+import type { Store } from '../store/store';
+import { hashObject, type NewTree } from '../store/tree-codec';
+import { dirSpecs, dirsAlong, editOverlay, overlayOf, type Overlay } from '../store/tree-overlay';
+import type { Context } from './context';
+import { newId, stamp } from './ids';
+import type { Fields } from './record';
+import { planSession, retrySession, sessionRead, type Landing } from './session-ref';
+
+export interface Recorded {
+  id: string;
+  tip: string;
+  fields: RecordFields;
+}
+
+/** Objects planned in memory, written in one batch (and again, identically, if a prune took them). */
+interface Batch {
+  blobs: Buffer[];
+  trees: NewTree[];
+  commits: CommitSpec[];
+}
+
+const writeAll = async (store: Store, batch: Batch, modes: (number | undefined)[] = [], failpoints = false) => {
+  const blobs: string[] = [];
+  // Blobs one mode at a time: a loose object is no more readable than the file it came from.
+  for (const [n, bytes] of batch.blobs.entries()) blobs.push(...(await writeBlobs(store, [bytes], modes[n])));
+  if (failpoints) await failpoint('record.blob-written');
+  const ids = await writeBatch(store, batch.trees, batch.commits);
+  if (failpoints) await failpoint('record.commit-written');
+  return { ids, oids: [...blobs, ...batch.trees.map((t) => t.oid), ...ids] };
+};
+
+/** The overlay's directories along one path only: each record edits its own copy of the base tree. */
+const along = (overlay: Overlay, path: string): Overlay =>
+  new Map(dirsAlong([path]).map((d) => [d, overlay.get(d) ?? Buffer.alloc(0)]));
+
+const blobOid = (store: Store, bytes: Buffer): string => hashObject('blob', bytes, store.objectFormat);
+
+/** `before` records of many files (HEAD plus each file as it is now), created in one transaction. */
+export const recordBefores = async (
+  ctx: Context,
+  store: Store,
+  items: { old: DiskFile | null; fields: Fields }[],
+): Promise<Recorded[]> => {
+  if (items.length === 0) return [];
+  const when = ctx.now();
+  const head = store.head;
+  const dirs = dirsAlong(items.map((i) => i.fields.path));
+  const base = overlayOf(dirs, await readObjects(store, dirSpecs(head, dirs)));
+  for (let attempt = 1; ; attempt++) {
+    const batch: Batch = { blobs: [], trees: [], commits: [] };
+    const modes: (number | undefined)[] = [];
+    const made = items.map(({ old, fields }) => {
+      const id = newId();
+      const leaf = old ? { mode: gitModeOf(old.mode), oid: blobOid(store, old.bytes) } : null;
+      if (old) {
+        batch.blobs.push(old.bytes);
+        modes.push(old.mode);
+      }
+      const trees = editOverlay(along(base, fields.path), fields.path, leaf, store.objectFormat);
+      const message = renderRecord({ ...fields, id, kind: 'before', ...stamp(when) });
+      const spec: CommitSpec = { tree: rootOf(trees), parents: head ? [head] : [], message, when };
+      batch.trees.push(...trees);
+      batch.commits.push(spec);
+      return { id, tip: commitId(store, spec), fields: { ...fields, id, kind: 'before' as const } };
+    });
+    const { oids } = await writeAll(store, batch, modes, true);
+    const creates = made.map((m): RefUpdate => ({ op: 'create', ref: changeRef(m.id), oid: m.tip }));
+    try {
+      await publish(store, creates, 'fettle: record', { oids, rewrite: () => writeAll(store, batch, modes) });
+      await failpoint('record.ref-written');
+      return made;
+    } catch (error) {
+      // A taken id (one in 2.8e12) fails the whole transaction: draw new ones.
+      if (!(error instanceof FettleError && error.code === 'E_CONFLICT') || attempt >= 3) throw error;
+    }
+  }
+};
+
+/**
+ * `after` records of many files (what landed, on each `before`), and each agent session's commits for them, in
+ * one transaction; a race on a session ref reads the sessions again.
+ */
+export const recordAfters = async (
+  ctx: Context,
+  store: Store,
+  items: { previous: Recorded; landed: DiskFile | null }[],
+): Promise<void> => {
+  if (items.length === 0) return;
+  const when = ctx.now();
+  const sessions = [...new Set(items.map((i) => i.previous.fields.session).filter((s): s is string => !!s))];
+  const reads = sessions.map((s) =>
+    sessionRead(
+      store,
+      s,
+      items.filter((i) => i.previous.fields.session === s).map((i) => i.previous.fields.path),
+    ),
+  );
+  const own = items.map((i) => dirsAlong([i.previous.fields.path]));
+  const ownSpecs = items.flatMap((i, n) => dirSpecs(`${i.previous.tip}^{tree}`, own[n] as string[]));
+  await retrySession(sessions.length > 0, async () => {
+    const objects = await readObjects(store, [...ownSpecs, ...reads.flatMap((r) => r.specs)]);
+    const batch: Batch = { blobs: [], trees: [], commits: [] };
+    const modes: (number | undefined)[] = [];
+    const updates: RefUpdate[] = [];
+    const landings = new Map<string, Landing[]>();
+    let at = 0;
+    items.forEach(({ previous, landed }, n) => {
+      const dirs = own[n] as string[];
+      const overlay = overlayOf(dirs, objects.slice(at, at + dirs.length));
+      at += dirs.length;
+      const { fields } = previous;
+      const leaf = landed ? { mode: gitModeOf(landed.mode), oid: blobOid(store, landed.bytes) } : null;
+      if (landed) {
+        batch.blobs.push(landed.bytes);
+        modes.push(landed.mode);
+      }
+      const trees = editOverlay(overlay, fields.path, leaf, store.objectFormat);
+      const message = renderRecord({ ...fields, kind: 'after', ...stamp(when) });
+      const spec: CommitSpec = { tree: rootOf(trees), parents: [previous.tip], message, when };
+      batch.trees.push(...trees);
+      batch.commits.push(spec);
+      updates.push({ op: 'update', ref: changeRef(previous.id), oid: commitId(store, spec), old: previous.tip });
+      if (fields.session) {
+        const event = fields.reverts ? ('rollback' as const) : ('write' as const);
+        const { turn, added, removed, reverts } = fields;
+        const landing = { path: fields.path, leaf, change: previous.id, event, turn, added, removed, reverts };
+        landings.set(fields.session, [...(landings.get(fields.session) ?? []), landing]);
+      }
+    });
+    sessions.forEach((session, n) => {
+      const read = reads[n] as (typeof reads)[number];
+      const state = read.from(objects.slice(at, at + read.specs.length));
+      at += read.specs.length;
+      const plan = planSession(store, state, landings.get(session) ?? [], when);
+      batch.trees.push(...plan.trees);
+      batch.commits.push(...plan.commits);
+      updates.push(plan.update);
+    });
+    const { oids } = await writeAll(store, batch, modes);
+    await publish(store, updates, 'fettle: record', { oids, rewrite: () => writeAll(store, batch, modes) });
+  });
+  await failpoint('after.ref-written');
+};
