@@ -3,7 +3,8 @@
 //
 // Most tests drive the built dist/ as a separate process, so a dist/ older than src/ would test old code: it is
 // rebuilt first when any source is newer. Results stream as each test ends (a full run takes minutes on two
-// cores); the spec reporter's summary and failure details follow at the end.
+// cores), with a line as each file finishes (scripts/test-progress.mjs); the spec reporter's summary and failure
+// details follow at the end.
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,10 +44,12 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
+const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout'];
+const progress = ['--test-reporter=./scripts/test-progress.mjs', '--test-reporter-destination=stderr'];
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
-  { stdio: ['ignore', 'pipe', 'inherit'] },
+  ['--import', 'tsx', '--test', ...reporters, ...progress, '--test-concurrency=2', ...files],
+  { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FETTLE_TEST_FILE_COUNT: String(files.length) } },
 );
 let out = '';
 child.stdout.setEncoding('utf8');
