@@ -1,0 +1,96 @@
+// The link from a tool call's before record to its after, in process against a real repository's git dir.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import {
+  claimLink,
+  digest,
+  linksDir,
+  openLinks,
+  rememberWrite,
+  takeWrite,
+  type PendingWrite,
+} from '../../src/protocol/call-links';
+import { openStoreAt } from '../../src/store/locate';
+import { makeRepo } from '../helpers/repo';
+
+const storeOf = async () => {
+  const repo = makeRepo({ 'a.txt': 'a' });
+  return openStoreAt(repo.dir, repo.env, join(repo.home, 'data'));
+};
+const pending = (id: string, session?: string): PendingWrite => ({
+  id,
+  file: `/r/${id}.txt`,
+  fields: {
+    id,
+    kind: 'before',
+    tier: 'direct',
+    path: `${id}.txt`,
+    file: `/r/${id}.txt`,
+    ...(session ? { session } : {}),
+  },
+});
+
+test('a remembered write is taken once, by its tool_use_id', async () => {
+  const store = await storeOf();
+  await rememberWrite(store, 'toolu_1', pending('aaaa0001'));
+  assert.equal(await takeWrite(store, 'toolu_2'), null);
+  assert.deepEqual(await takeWrite(store, 'toolu_1'), pending('aaaa0001'));
+  assert.equal(await takeWrite(store, 'toolu_1'), null);
+  assert.deepEqual(readdirSync(linksDir(store.commonDir)), []);
+});
+
+test('of many processes claiming one link, exactly one gets it', async () => {
+  const store = await storeOf();
+  await rememberWrite(store, 'toolu_1', pending('aaaa0001'));
+  const [path] = (await openLinks(linksDir(store.commonDir))).map((l) => l.path);
+  assert.ok(path);
+  const claims = await Promise.all(Array.from({ length: 8 }, () => claimLink(path)));
+  assert.equal(claims.filter((c) => c !== null).length, 1);
+});
+
+test('a claim that fails to settle is put back for the next try', async () => {
+  const store = await storeOf();
+  await rememberWrite(store, 'toolu_1', pending('aaaa0001'));
+  const [link] = await openLinks(linksDir(store.commonDir));
+  const claimed = await claimLink(link?.path ?? '');
+  assert.equal((await openLinks(linksDir(store.commonDir))).length, 0);
+  await claimed?.restore();
+  assert.deepEqual(await takeWrite(store, 'toolu_1'), pending('aaaa0001'));
+});
+
+test('open links: by session, foreign files skipped, a dead process`s claim open again', async () => {
+  const store = await storeOf();
+  const dir = linksDir(store.commonDir);
+  await rememberWrite(store, 'toolu_1', pending('aaaa0001', 's1'));
+  await rememberWrite(store, 'toolu_2', pending('aaaa0002', 's2'));
+  await rememberWrite(store, 'toolu_3', pending('aaaa0003', 's1'));
+  writeFileSync(join(dir, 'foreign.json'), '{"not":"a link"}');
+  writeFileSync(join(dir, 'broken.json'), '{');
+  // A process that took toolu_3's link and died: its name carries the dead pid.
+  const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+  const [third] = (await openLinks(dir)).filter((l) => l.pending.id === 'aaaa0003');
+  assert.ok(third);
+  renameSync(third.path, `${third.path}.${dead}.abcd1234.taken`);
+  const ids = async (session?: string) => (await openLinks(dir, session)).map((l) => l.pending.id).sort();
+  assert.deepEqual(await ids(), ['aaaa0001', 'aaaa0002', 'aaaa0003']);
+  assert.deepEqual(await ids('s1'), ['aaaa0001', 'aaaa0003']);
+  assert.deepEqual(await ids('none'), []);
+});
+
+test('no links folder: no open links', async () =>
+  assert.deepEqual(await openLinks('/nonexistent/fettle/tool-use'), []));
+
+test('digest: the bytes, or for a notebook its cells, whatever the JSON layout', () => {
+  assert.equal(digest(Buffer.from('a')), digest(Buffer.from('a')));
+  assert.notEqual(digest(Buffer.from('a')), digest(Buffer.from('b')));
+  const cells = { cells: [{ cell_type: 'code', source: ['x = 1\n'], metadata: {} }] };
+  const compact = Buffer.from(JSON.stringify(cells));
+  const indented = Buffer.from(JSON.stringify(cells, null, 1));
+  assert.equal(digest(compact, 'NotebookEdit'), digest(indented, 'NotebookEdit'));
+  assert.notEqual(digest(compact), digest(indented));
+  const changed = Buffer.from(JSON.stringify({ cells: [{ cell_type: 'code', source: ['x = 2\n'] }] }));
+  assert.notEqual(digest(compact, 'NotebookEdit'), digest(changed, 'NotebookEdit'));
+});
