@@ -130,6 +130,50 @@ test('no function takes more than five positional parameters', () => {
   assert.deepEqual(wide, []);
 });
 
+/** What core/ may take from outside the repository (an empty list: anything it exports): computation only. */
+const PURE_IMPORTS: Record<string, string[]> = { diff: [], 'node:buffer': ['isUtf8'], 'node:crypto': ['createHash'] };
+const IMPURE = /\bDate\.now\(|new Date\(\s*\)|Math\.random\(|\bprocess\.|\brequire\(|\bimport\(/;
+
+const impurities = (mod: string, sf: ts.SourceFile): string[] => {
+  const found: string[] = [];
+  for (const s of sf.statements) {
+    if (!ts.isImportDeclaration(s)) continue;
+    const spec = (s.moduleSpecifier as ts.StringLiteral).text;
+    if (spec.startsWith('.')) continue;
+    const allowed = PURE_IMPORTS[spec];
+    const bindings = s.importClause?.namedBindings;
+    const names = bindings && ts.isNamedImports(bindings) ? bindings.elements.map((e) => e.name.text) : ['*'];
+    const typeOnly = !!s.importClause?.isTypeOnly;
+    const bad = allowed === undefined ? names : names.filter((n) => allowed.length > 0 && !allowed.includes(n));
+    if (!typeOnly && bad.length) found.push(`${mod}.ts imports ${bad.join(', ')} from ${spec}`);
+  }
+  const code = sf.getFullText().replace(/\/\/.*$/gm, '');
+  const match = IMPURE.exec(code);
+  if (match) found.push(`${mod}.ts uses ${match[0]}`);
+  return found;
+};
+
+test('core is pure: computation only, no clock, randomness, process or I/O', () => {
+  const core = [...parsed].filter(([mod]) => layerOf(mod) === 'core');
+  assert.ok(core.length > 10, `found ${core.length} core modules: the scan itself is broken`);
+  assert.deepEqual(
+    core.flatMap(([mod, sf]) => impurities(mod, sf)),
+    [],
+  );
+});
+
+test('the purity check would catch an impure core', () => {
+  const sf = (text: string) => ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, true);
+  assert.deepEqual(impurities('core/x', sf("import { randomBytes } from 'node:crypto';")), [
+    'core/x.ts imports randomBytes from node:crypto',
+  ]);
+  assert.deepEqual(impurities('core/x', sf("import { readFileSync } from 'node:fs';")), [
+    'core/x.ts imports readFileSync from node:fs',
+  ]);
+  assert.deepEqual(impurities('core/x', sf('export const now = () => Date.now();')), ['core/x.ts uses Date.now(']);
+  assert.deepEqual(impurities('core/x', sf("import { createHash } from 'node:crypto';")), []);
+});
+
 test('the rule would catch a violation', () => {
   assert.equal(
     violation({ from: 'commands/log', to: 'store/locate', typeOnly: false }),
