@@ -40,6 +40,7 @@ export const changeJson = (c: Change) => ({
   removed: c.fields.removed ?? null,
   reason: c.fields.reason ?? null,
   session: c.fields.session ?? null,
+  turn: c.fields.turn ?? null,
   tool: c.fields.tool ?? null,
   toolUse: c.fields.toolUse ?? null,
   /** 'person': only a person may confirm it (Claude Code asked them) */

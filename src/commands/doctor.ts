@@ -3,7 +3,14 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { clockFrom, loadConfig, type Env } from '../config';
-import { fettleHandlers, parseSettings, MATCHER, SESSION_EVENTS, type FettleHandler } from '../core/settings';
+import {
+  fettleHandlers,
+  parseSettings,
+  MATCHER,
+  SESSION_EVENTS,
+  TURN_EVENTS,
+  type FettleHandler,
+} from '../core/settings';
 import { EXIT } from '../errors';
 import { shellWords } from '../io/self';
 import type { Context } from '../protocol/context';
@@ -76,6 +83,13 @@ const checkHooks = async (edge: Edge, root: string | undefined): Promise<Check[]
         name: 'hooks',
         status: 'warn',
         detail: `${path}: installed by an older fettle, without ${SESSION_EVENTS.join(' and ')}: the last write of a headless session stays incomplete until a fettle command meets it`,
+        fix: `Run \`fettle install --scope ${scope}\` again.`,
+      });
+    } else if (!TURN_EVENTS.every((event) => handlers.some((h) => h.event === event))) {
+      checks.push({
+        name: 'hooks',
+        status: 'warn',
+        detail: `${path}: installed by an older fettle, without ${TURN_EVENTS.join(' and ')}: turns are not counted, so \`fettle rollback --turn\` finds nothing`,
         fix: `Run \`fettle install --scope ${scope}\` again.`,
       });
     } else {

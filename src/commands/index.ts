@@ -74,6 +74,7 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .description('undo changes fettle recorded, restoring the previous bytes (all or nothing)')
     .argument('[targets...]', 'change ids, fettle commits, or files (the latest change to each still in effect)')
     .option('--session <id>', 'every change of that agent session still in effect, newest first')
+    .option('--turn <n>', 'what the session (--session, else the current one) did since turn <n> began')
     .option('--dry-run', 'list the files that would change and how, changing nothing')
     .option('--to <path>', "write the change's previous bytes to <path> instead, leaving the file alone")
     .option('--force', 'overwrite edits made after fettle wrote the file (they are snapshotted first)')
@@ -83,7 +84,7 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .command('log')
     .description('every change fettle keeps, newest first')
     .argument('[path]', 'only changes to this file')
-    .option('--session <id>', 'only changes of this agent session')
+    .option('--session <id>', 'only changes of this agent session, grouped by turn')
     .addOption(json)
     .action(async (path: string | undefined, o: { json?: boolean; session?: string }) =>
       logCommand(edge, dir(), path, o),

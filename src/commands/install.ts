@@ -1,6 +1,6 @@
 // `fettle install` / `fettle uninstall`: fettle's hooks in one Claude Code settings file
 // (protocol/settings-file.ts does the careful read-modify-write).
-import { HOOK_EVENTS, MATCHER, READ_MATCHER, SESSION_EVENTS } from '../core/settings';
+import { HOOK_EVENTS, MATCHER, READ_MATCHER, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
 import { hookCommand, installHooks, type Scope, settingsPath, uninstallHooks } from '../protocol/settings-file';
 import { cwdFor, type Edge } from './edge';
 
@@ -13,7 +13,7 @@ export const install = async (
   const command = hookCommand(edge.io.script);
   const file = settingsPath(cwdFor(edge, dir), edge.env, scope);
   const { path, result } = await installHooks(edge.env, file, command, options);
-  const what = `${HOOK_EVENTS.join(' and ')} hooks on ${MATCHER}${options.read ? ` (and PreToolUse on ${READ_MATCHER})` : ''}, and ${SESSION_EVENTS.join(' and ')} hooks`;
+  const what = `${HOOK_EVENTS.join(' and ')} hooks on ${MATCHER}${options.read ? ` (and PreToolUse on ${READ_MATCHER})` : ''}, and ${[...SESSION_EVENTS, ...TURN_EVENTS].join(', ')} hooks`;
   edge.io.out(
     result === 'changed'
       ? `Installed fettle's ${what} in ${path}.\nHook command: ${command}`

@@ -1,5 +1,6 @@
 // `fettle log [path] [--session <id>] [--json]`: every change fettle keeps, newest first.
 import { changesOf, targetOf, storeOf } from '../protocol/arguments';
+import type { Change } from '../protocol/changes';
 import { ago, changeJson, countsText, stateText, table } from './change-view';
 import { contextFor, type Edge } from './edge';
 
@@ -36,5 +37,21 @@ export const logCommand = async (
     c.fields.session ?? '-',
     stateText(c),
   ]);
-  edge.io.out(table([['ID', 'WHEN', 'TIER', 'PATH', 'CHANGE', 'SESSION', 'STATE'], ...rows]).join('\n'));
+  const lines = table([['ID', 'WHEN', 'TIER', 'PATH', 'CHANGE', 'SESSION', 'STATE'], ...rows]);
+  edge.io.out((o.session === undefined ? lines : byTurn(changes, lines)).join('\n'));
+};
+
+/** One session's rows under a line per turn (newest first), once any of its changes knows its turn. */
+const byTurn = (changes: Change[], lines: string[]): string[] => {
+  if (changes.every((c) => c.fields.turn === undefined)) return lines;
+  const [header = '', ...rows] = lines;
+  const out = [header];
+  let last: number | undefined | null = null;
+  rows.forEach((line, n) => {
+    const turn = changes[n]?.fields.turn;
+    if (turn !== last) out.push(turn === undefined ? 'Before turns were counted:' : `Turn ${turn}:`);
+    last = turn;
+    out.push(line);
+  });
+  return out;
 };

@@ -7,7 +7,7 @@ import { invocationFor } from '../io/self';
 import { restoreTo, type RestoreResult } from '../protocol/restore-to';
 import { rollbackChanges, type RollbackOutcome } from '../protocol/rollback';
 import type { FilePlan } from '../protocol/rollback-plan';
-import { selectSession, selectTargets } from '../protocol/arguments';
+import { selectSession, selectTargets, selectTurn } from '../protocol/arguments';
 import { contextFor, type Edge } from './edge';
 
 export interface RollbackOptions {
@@ -15,8 +15,18 @@ export interface RollbackOptions {
   force?: boolean;
   dryRun?: boolean;
   session?: string;
+  /** with or without --session: what the session did since this turn began */
+  turn?: string;
   to?: string;
 }
+
+const turnOf = (text: string): number => {
+  if (!/^[1-9]\d{0,8}$/.test(text))
+    throw new FettleError('E_USAGE', `--turn takes a turn number (1 for the first prompt), got '${text}'.`, {
+      hint: 'Run `fettle log --session <id>` to see the turns of a session.',
+    });
+  return Number(text);
+};
 
 const HOW = {
   restored: 'restored its previous bytes',
@@ -26,9 +36,9 @@ const HOW = {
 };
 
 const checkArgs = (targets: string[], o: RollbackOptions): void => {
-  if (o.session !== undefined && targets.length > 0)
-    throw new FettleError('E_USAGE', 'Name changes or use --session <id>, not both.');
-  if (o.session === undefined && targets.length === 0)
+  if ((o.session !== undefined || o.turn !== undefined) && targets.length > 0)
+    throw new FettleError('E_USAGE', 'Name changes or use --session <id> / --turn <n>, not both.');
+  if (o.session === undefined && o.turn === undefined && targets.length === 0)
     throw new FettleError(
       'E_USAGE',
       'Name a change id, a fettle commit or a file to roll back, or use --session <id>.',
@@ -176,7 +186,11 @@ export const rollbackCommand = async (
   checkArgs(targets, o);
   const ctx = contextFor(edge, dir);
   const { store, changes } =
-    o.session !== undefined ? await selectSession(ctx, o.session) : await selectTargets(ctx, targets);
+    o.turn !== undefined
+      ? await selectTurn(ctx, o.session, turnOf(o.turn))
+      : o.session !== undefined
+        ? await selectSession(ctx, o.session)
+        : await selectTargets(ctx, targets);
   if (o.to !== undefined) {
     printRestore(edge, await restoreTo(ctx, store, changes[0] as (typeof changes)[number], o.to, o), o);
     return;
@@ -189,7 +203,7 @@ export const rollbackCommand = async (
       edge,
       outcome,
       o.json ?? false,
-      o.session,
+      o.turn !== undefined ? `${changes[0]?.fields.session ?? ''} since turn ${o.turn} began` : o.session,
       invocationFor('fettle', edge.cwd, store, changes[0]?.fields.file ?? edge.cwd),
     );
 };

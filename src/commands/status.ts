@@ -1,6 +1,7 @@
 // `fettle status`: what is waiting for a decision, and what happened lately.
 import type { Change } from '../protocol/changes';
-import { changesOf, storeOf } from '../protocol/arguments';
+import { changesOf, currentSession, storeOf } from '../protocol/arguments';
+import { currentTurn } from '../protocol/turns';
 import { needsPerson } from '../protocol/person-review';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
 import { contextFor, type Edge } from './edge';
@@ -21,11 +22,25 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
   const changes = await changesOf(ctx, await storeOf(ctx), edge.io.err);
   const pending = changes.filter((c) => c.state === 'pending' || c.state === 'expired');
   const recent = changes.filter((c) => !pending.includes(c)).slice(0, RECENT);
+  const session = currentSession(ctx, changes);
+  const turn = await currentTurn(ctx.config.dataDir, session);
   if (o.json) {
-    edge.io.out(JSON.stringify({ pending: pending.map(changeJson), recent: recent.map(changeJson) }, null, 2));
+    const current = session === undefined ? null : { id: session, turn: turn ?? null };
+    edge.io.out(
+      JSON.stringify({ session: current, pending: pending.map(changeJson), recent: recent.map(changeJson) }, null, 2),
+    );
     return;
   }
   const lines: string[] = [];
+  if (session !== undefined) {
+    const inTurn =
+      turn === undefined ? [] : changes.filter((c) => c.fields.session === session && c.fields.turn === turn);
+    const made = `${inTurn.length} change${inTurn.length === 1 ? '' : 's'} so far`;
+    lines.push(
+      `Session ${session}${turn === undefined ? ' (turns not counted)' : `, turn ${turn} (${made}; undo them with \`fettle rollback --turn ${turn}\`)`}.`,
+      '',
+    );
+  }
   lines.push(pending.length ? `Pending (${pending.length}):` : 'No staged changes waiting.');
   const person = (c: Change) => c.state === 'pending' && needsPerson(ctx, c);
   for (const c of pending)

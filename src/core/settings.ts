@@ -15,8 +15,16 @@ export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'] a
  * background hooks when it exits, and Stop runs before it does.
  */
 export const SESSION_EVENTS = ['Stop', 'SessionEnd'] as const;
+/**
+ * A user prompt starts a turn: the session's turn count goes up (src/protocol/turns.ts), so `rollback --turn`
+ * can undo what the agent did since a prompt. Blocking (a write of the new turn must see it), and cheap: a
+ * small file, no git.
+ */
+export const TURN_EVENTS = ['UserPromptSubmit'] as const;
+/** Events registered without a matcher: they are not about a tool. */
+export const UNMATCHED_EVENTS = [...SESSION_EVENTS, ...TURN_EVENTS] as const;
 /** Every event install registers, in the order it adds them. */
-export const INSTALLED_EVENTS = [...HOOK_EVENTS, ...SESSION_EVENTS] as const;
+export const INSTALLED_EVENTS = [...HOOK_EVENTS, ...SESSION_EVENTS, ...TURN_EVENTS] as const;
 /** The write tools (MultiEdit is legacy; keeping it in a matcher is harmless). */
 export const MATCHER = WRITE_TOOLS.join('|');
 /** Registered only with `fettle install --read`: a hook on every Read costs start-up on the most frequent tool. */
@@ -116,7 +124,7 @@ export const addFettleHooks = (settings: Obj, command: string, options: { read?:
     const before = current[event];
     if (before !== undefined && !Array.isArray(before))
       throw new SettingsShapeError(`"hooks.${event}" is not an array`);
-    const ours: Json[] = SESSION_EVENTS.some((e) => e === event)
+    const ours: Json[] = UNMATCHED_EVENTS.some((e) => e === event)
       ? [{ hooks: [handler()] }]
       : [{ matcher: MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] }];
     if (options.read && event === 'PreToolUse') ours.push({ matcher: READ_MATCHER, hooks: [handler()] });

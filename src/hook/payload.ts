@@ -1,7 +1,7 @@
 // The hook input, checked without trusting it. Claude Code sends JSON on stdin; other agents (Cursor's
 // third-party loader) may send other shapes, which fettle lets pass untouched.
 import type { EditOp } from '../core/edits';
-import { HOOK_EVENTS, SESSION_EVENTS } from '../core/settings';
+import { HOOK_EVENTS, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
 import { WRITE_TOOLS, type ToolCall } from '../core/tool-call';
 
 export type HookEvent = 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure';
@@ -28,9 +28,15 @@ export interface EndPayload {
   transcript: string | undefined;
 }
 
+/** A user prompt (UserPromptSubmit): the session's next turn starts. */
+export interface TurnPayload {
+  session: string | undefined;
+}
+
 export type Parsed =
   | { kind: 'call'; payload: Payload }
   | { kind: 'end'; end: EndPayload }
+  | { kind: 'turn'; turn: TurnPayload }
   | { kind: 'ignore'; why: string }
   | { kind: 'invalid'; why: string };
 
@@ -111,6 +117,7 @@ export const parsePayload = (raw: string): Parsed => {
     const end = { session: str(data.session_id), cwd: str(data.cwd), transcript: str(data.transcript_path) };
     return { kind: 'end', end: { event: event as EndPayload['event'], ...end } };
   }
+  if (TURN_EVENTS.some((e) => e === event)) return { kind: 'turn', turn: { session: str(data.session_id) } };
   // Names are strings; anything else is malformed input (and may not even print: {"toString": 1}).
   if (event !== undefined && typeof event !== 'string')
     return { kind: 'invalid', why: `hook_event_name is ${kindOf(event)}, not a string` };

@@ -9,6 +9,7 @@ import { invocationFor, selfCommand } from '../io/self';
 import type { Context } from '../protocol/context';
 import * as protocol from '../protocol/write';
 import { settleSession } from './end';
+import { countTurn } from './turn';
 import type { HookEdge } from './edge';
 import { ask, block, context, deny, pass, warn, type HookOutcome } from './outcome';
 import { parsePayload, type Payload } from './payload';
@@ -29,6 +30,7 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
     return warn(`fettle: ${parsed.why}. This tool call was not protected by fettle.`);
   }
   if (parsed.kind === 'end') return settleSession(parsed.end, edge);
+  if (parsed.kind === 'turn') return countTurn(parsed.turn, edge);
   const payload = parsed.payload;
   if (payload.call.tool === 'Read') {
     return payload.event === 'PreToolUse' ? serveRead(payload.call, payload.cwd ?? edge.cwd, edge) : pass();

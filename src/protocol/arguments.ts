@@ -172,6 +172,33 @@ export const selectTargets = async (ctx: Context, args: string[]): Promise<Selec
   return { store, changes: [...picked.values()].sort(newestFirst) };
 };
 
+/**
+ * The agent session a command means when none is named: FETTLE_SESSION when set, else the session of the newest
+ * change recorded here (the agent's shell has no session id of its own to pass).
+ */
+export const currentSession = (ctx: Context, changes: Change[]): string | undefined =>
+  ctx.env.FETTLE_SESSION || changes.find((c) => c.fields.session !== undefined)?.fields.session;
+
+/** `rollback --turn <n> [--session <id>]`: what that session did since turn n began, still in effect. */
+export const selectTurn = async (ctx: Context, session: string | undefined, turn: number): Promise<Selection> => {
+  const store = await storeOf(ctx);
+  const all = await changesOf(ctx, store);
+  const named = session ?? currentSession(ctx, all);
+  if (named === undefined)
+    throw new FettleError('E_NOT_FOUND', 'No agent session has changes recorded here.', {
+      hint: "Name one with `--session <id>` (`fettle log` shows each change's session).",
+    });
+  const changes = all.filter((c) => c.fields.session === named && (c.fields.turn ?? 0) >= turn && inEffect(c));
+  if (changes.length === 0) {
+    throw new FettleError(
+      'E_NOT_FOUND',
+      `No change session '${named}' made since turn ${turn} began is left to roll back.`,
+      { hint: `Run \`fettle log --session ${named}\` to see its changes by turn.` },
+    );
+  }
+  return { store, changes };
+};
+
 /** `rollback --session <id>`: every change of that agent session still in effect, newest first. */
 export const selectSession = async (ctx: Context, session: string): Promise<Selection> => {
   const store = await storeOf(ctx);

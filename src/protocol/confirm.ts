@@ -22,6 +22,7 @@ import type { Context } from './context';
 import { diskPathOf, fileLockPath } from './paths';
 import { requirePerson } from './person-review';
 import { retrySession, sessionStep } from './session-ref';
+import { currentTurn } from './turns';
 
 export interface ConfirmResult {
   change: Change;
@@ -36,20 +37,22 @@ interface NewRecord {
   bytes: Buffer;
   mode: string;
   note?: string | undefined;
+  /** the turn of the change's session it lands in (applied), when turns are counted */
+  turn?: number | undefined;
 }
 
 /**
  * A commit of `bytes` on the change's tip, and the ref moved to it by `move`. A `git gc --prune=now` running
  * meanwhile can delete the new objects before the ref names them: once it has, they are checked and written again.
  */
-const commitOn = async (ctx: Context, store: Store, change: Change, { kind, bytes, mode, note }: NewRecord) => {
+const commitOn = async (ctx: Context, store: Store, change: Change, { kind, bytes, mode, note, turn }: NewRecord) => {
   const when = ctx.now();
   const spec = {
     parent: change.tip,
     path: change.fields.path,
     bytes,
     mode,
-    message: renderRecord({ ...change.fields, kind, note, ...stamp(when) }),
+    message: renderRecord({ ...change.fields, kind, note, ...(turn === undefined ? {} : { turn }), ...stamp(when) }),
     when,
   };
   const { commit, written } = await commitFile(store, spec);
@@ -104,8 +107,10 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
     }
     const mode = disk ? gitModeOf(disk.mode) : proposal.mode;
     const note = how === 'merged' ? 'Merged with edits made on disk after it was staged.' : undefined;
-    const applied = await commitOn(ctx, store, change, { kind: 'applied', bytes, mode, note });
-    const landing = { commit: applied.commit, written: applied.written, bytes, mode };
+    // An applied change lands in the turn its session is in now, which may be later than the one it was staged in.
+    const turn = (await currentTurn(ctx.config.dataDir, change.fields.session)) ?? change.fields.turn;
+    const applied = await commitOn(ctx, store, change, { kind: 'applied', bytes, mode, note, turn });
+    const landing = { commit: applied.commit, written: applied.written, bytes, mode, turn };
     const { refs, written } = await prepareLanding(ctx, store, change, landing);
     const settle = () => ensureObjects(store, written.oids, written.rewrite);
     try {
@@ -146,9 +151,10 @@ const prepareLanding = async (
   ctx: Context,
   store: Store,
   change: Change,
-  applied: { commit: string; written: Written; bytes: Buffer; mode: string },
+  applied: { commit: string; written: Written; bytes: Buffer; mode: string; turn: number | undefined },
 ) => {
-  const { session, path, turn, added, removed } = change.fields;
+  const { session, path, added, removed } = change.fields;
+  const { turn } = applied;
   const own: RefUpdate = { op: 'update', ref: change.ref, oid: applied.commit, old: change.tip };
   const reason = `fettle: confirm ${change.id}`;
   if (session === undefined)

@@ -175,13 +175,6 @@ export const refuseAll = (errors: FettleError[]): FettleError => {
   );
 };
 
-/** Changes to one file, oldest first, and the blob ids each replaced and wrote (undefined: never saw it). */
-interface Run {
-  changes: Change[];
-  previous: (string | null)[];
-  written: (string | null | undefined)[];
-}
-
 /** Each change's previous commit and written commit (if any), and the blob ids at its path: no content read. */
 const idsOf = async (store: Store, changes: Change[]) => {
   const chains = await chainsOf(

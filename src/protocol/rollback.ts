@@ -19,6 +19,7 @@ import type { Context } from './context';
 import { fileLockPath } from './paths';
 import type { Fields } from './record';
 import { recordAfters, recordBefores } from './record-many';
+import { currentTurn } from './turns';
 import { planRollback, refuseAll, type FilePlan, type How, type RollbackPlan, type Step } from './rollback-plan';
 
 export interface RolledBack {
@@ -84,7 +85,7 @@ const put = async (path: string, next: DiskFile | null, current: DiskFile | null
 };
 
 /** One undo record per step: the bytes on disk now, then what the rollback put there (Fettle-Reverts names all). */
-const undoFields = (plan: FilePlan, step: Step): Fields => ({
+const undoFields = (plan: FilePlan, step: Step, turn: number | undefined): Fields => ({
   tier: 'direct',
   path: plan.target.treePath,
   file: plan.target.realPath,
@@ -93,6 +94,7 @@ const undoFields = (plan: FilePlan, step: Step): Fields => ({
   reverts: step.covers.map((c) => c.id).join(' '),
   // A rollback of a session's change lands in that session: its ref shows the undo.
   session: step.change.fields.session,
+  ...(turn === undefined ? {} : { turn }),
   ...countChanges(step.from?.bytes ?? null, step.to?.bytes ?? null),
 });
 
@@ -162,10 +164,19 @@ export const rollbackChanges = async (
     const { plans, refusals } = await planChecked(store, changes, force);
     if (refusals.length > 0) throw refuseAll(refusals);
     const steps = plans.flatMap((plan) => plan.steps.map((step) => ({ plan, step })));
+    // Each rollback lands in the current turn of the session it undoes changes of.
+    const turns = new Map<string | undefined, number | undefined>();
+    for (const { step } of steps) {
+      const session = step.change.fields.session;
+      if (!turns.has(session)) turns.set(session, await currentTurn(ctx.config.dataDir, session));
+    }
     const undos = await recordBefores(
       ctx,
       store,
-      steps.map(({ plan, step }) => ({ old: step.from, fields: undoFields(plan, step) })),
+      steps.map(({ plan, step }) => ({
+        old: step.from,
+        fields: undoFields(plan, step, turns.get(step.change.fields.session)),
+      })),
     );
     await writeAll(store, plans, undos);
     await recordAfters(

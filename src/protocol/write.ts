@@ -28,6 +28,7 @@ import { predict } from './predict';
 import { fieldsOf, recordAfter, recordBefore, stage } from './record';
 import { retainQuietly } from './retention';
 import { digest, rememberWrite, takeWrite } from './call-links';
+import { currentTurn } from './turns';
 
 /** A tool call about to write, as an edge describes it. */
 export interface ToolWrite {
@@ -57,9 +58,16 @@ const WRITTEN_THEN_REPLACED =
 const REPLACED_BY_ANOTHER =
   "Found on disk after this Write: another writer replaced its bytes (kept in this commit's second parent) before fettle recorded them.";
 
+/** The origin with the session's current turn, read from one small file (no git). */
+const withTurn = async (ctx: Context, origin: Origin): Promise<Origin> => {
+  const turn = await currentTurn(ctx.config.dataDir, origin.session);
+  return turn === undefined ? origin : { ...origin, turn };
+};
+
 /** Before the tool writes: the previous bytes go into git (direct), or the proposal is staged (large). */
 export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> => {
-  const { call, origin } = w;
+  const { call } = w;
+  const origin = await withTurn(ctx, w.origin);
   const target = await locateTarget(call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
   // Not a file (a directory, a device, below a file): the tool will fail on its own and say why. One open and
   // fstat decides it and reads the bytes.
@@ -173,7 +181,8 @@ export type Written =
  * A write fettle performs itself (`fettle write`, scripts): under the file's lock, record then replace
  * atomically, or stage a large one. The previous bytes are in git before the file changes.
  */
-export const writeBytes = async (ctx: Context, file: string, bytes: Buffer, origin: Origin): Promise<Written> => {
+export const writeBytes = async (ctx: Context, file: string, bytes: Buffer, given: Origin): Promise<Written> => {
+  const origin = await withTurn(ctx, given);
   const target = await locateTarget(file, ctx.cwd, ctx.env, ctx.config.dataDir);
   const result = await withLock(fileLockPath(target.store, target.treePath), async (): Promise<Written> => {
     const plan = await planWrite(ctx, target, await readDisk(target.realPath), bytes);

@@ -24,13 +24,13 @@ import {
   isFettleHandler,
   MATCHER,
   READ_MATCHER,
-  SESSION_EVENTS,
   STATUS_MESSAGE,
+  UNMATCHED_EVENTS,
 } from '../../src/core/settings';
 
-/** Stop and SessionEnd: no matcher (they are not about a tool). */
+/** Stop, SessionEnd and UserPromptSubmit: no matcher (they are not about a tool). */
 const matcherOf = (event: string): string | undefined =>
-  SESSION_EVENTS.some((e) => e === event) ? undefined : MATCHER;
+  UNMATCHED_EVENTS.some((e) => e === event) ? undefined : MATCHER;
 import { CLI, runCli, writePayload, type Run } from '../helpers/cli';
 import { baseEnv, makeRepo, tempDir } from '../helpers/repo';
 

@@ -19,7 +19,7 @@ const scene = (): { repo: Repo; staged: string; direct: string; created: string 
 test('status with nothing recorded', () => {
   const repo = makeRepo({ 'a.txt': 'a\n' });
   assert.equal(ok(fettle(repo, ['status'])).stdout, 'No staged changes waiting.\n');
-  assert.deepEqual(statusJson(repo), { pending: [], recent: [] });
+  assert.deepEqual(statusJson(repo), { session: null, pending: [], recent: [] });
 });
 
 test('status lists pending changes with id, path, counts, age and expiry, then recent writes', () => {

@@ -1,0 +1,40 @@
+// Turns: each user prompt of an agent session starts one (Claude Code's UserPromptSubmit). The count lives in a
+// small file per session in fettle's data directory (not in any repository: one session may write to several),
+// and every change records the turn it was made in (`Fettle-Turn`), so `fettle log --session` groups by turn and
+// `fettle rollback --turn <n>` undoes what the session did since turn n began. Counting a turn is a read and a
+// rename: no git process, whatever the session did.
+import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { sessionName } from '../core/session';
+import { makeOwnDir } from '../io/fettle-dir';
+
+export const turnsDir = (dataDir: string): string => join(dataDir, 'turns');
+
+const turnFile = (dataDir: string, session: string): string => join(turnsDir(dataDir), sessionName(session));
+
+/** The session's current turn; undefined before its first prompt was counted (or fettle was installed mid-session). */
+export const currentTurn = async (dataDir: string, session: string | undefined): Promise<number | undefined> => {
+  if (session === undefined) return undefined;
+  const text = await readFile(turnFile(dataDir, session), 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return '';
+    throw error;
+  });
+  const turn = /^(\d{1,9})\n?$/.exec(text)?.[1];
+  return turn === undefined ? undefined : Number(turn);
+};
+
+/** A prompt was submitted: the session's next turn starts. Returns its number (the first prompt starts turn 1). */
+export const startTurn = async (dataDir: string, session: string): Promise<number> => {
+  const next = ((await currentTurn(dataDir, session)) ?? 0) + 1;
+  const path = turnFile(dataDir, session);
+  await makeOwnDir(turnsDir(dataDir));
+  const temp = `${path}.${process.pid}.tmp`;
+  try {
+    await writeFile(temp, `${next}\n`);
+    await rename(temp, path);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  return next;
+};
