@@ -97,13 +97,17 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .action(async (change: string, o: { json?: boolean }) => showCommand(edge, dir(), change, o));
   program
     .command('review')
-    .description('a staged change as a pull request; --push it as a branch of a remote')
-    .argument('<change>', 'change id or fettle commit')
-    .option('--push [remote]', 'push the staged commit as a branch of <remote> (default origin)')
-    .option('--branch <name>', 'branch name for --push (default fettle/<id>)')
+    .description('a staged change, or a whole agent session, as a pull request; --push it as a branch of a remote')
+    .argument('[change]', 'change id or fettle commit')
+    .option('--session <id>', 'everything this agent session changed, against the commit it started from')
+    .option('--push [remote]', 'push it as a branch of <remote> (default origin)')
+    .option('--branch <name>', 'branch name for --push (default fettle/<id>, fettle/sessions/<id>)')
     .addOption(json)
-    .action(async (change: string, o: { json?: boolean; push?: string | boolean; branch?: string }) =>
-      reviewCommand(edge, dir(), change, o),
+    .action(
+      async (
+        change: string | undefined,
+        o: { json?: boolean; push?: string | boolean; branch?: string; session?: string },
+      ) => reviewCommand(edge, dir(), change, o),
     );
   program
     .command('test')

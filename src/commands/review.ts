@@ -4,7 +4,9 @@ import { invocationFor, selfCommand } from '../io/self';
 import type { Change } from '../protocol/changes';
 import { chainOf, changeDiff } from '../protocol/history';
 import { baseMove, pushChange, type BaseMove } from '../protocol/review';
-import { resolveChange } from '../protocol/arguments';
+import { resolveChange, storeOf } from '../protocol/arguments';
+import type { Context } from '../protocol/context';
+import { pushSession, readSessionView } from '../protocol/session-review';
 import type { Store } from '../store/store';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
 import { contextFor, type Edge } from './edge';
@@ -50,10 +52,18 @@ const header = (c: Change, subject: string, now: Date): string[] => {
 export const reviewCommand = async (
   edge: Edge,
   dir: string | undefined,
-  arg: string,
-  o: { json?: boolean; push?: string | boolean; branch?: string },
+  arg: string | undefined,
+  o: { json?: boolean; push?: string | boolean; branch?: string; session?: string },
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
+  if (o.session !== undefined) {
+    if (arg !== undefined) throw new FettleError('E_USAGE', 'Name a change or use --session <id>, not both.');
+    return reviewSession(edge, ctx, o.session, o);
+  }
+  if (arg === undefined)
+    throw new FettleError('E_USAGE', 'Name a change to review, or use --session <id> for a whole agent session.', {
+      hint: 'Run `fettle status` to list pending changes.',
+    });
   const { store, change } = await resolveChange(ctx, arg);
   if (change.fields.tier !== 'staged') {
     throw new FettleError(
@@ -115,6 +125,65 @@ export const reviewCommand = async (
       diff.trimEnd(),
       '',
       ...nextSteps(change, invoke),
+    ].join('\n'),
+  );
+};
+
+/** `review --session <id>`: everything an agent session changed, as one diff against the commit it started from. */
+const reviewSession = async (
+  edge: Edge,
+  ctx: Context,
+  session: string,
+  o: { json?: boolean; push?: string | boolean; branch?: string },
+): Promise<void> => {
+  const store = await storeOf(ctx);
+  const color = !o.json && o.push === undefined && edge.io.isTTY && !edge.env.NO_COLOR;
+  const view = await readSessionView(store, session, color);
+  if (o.push !== undefined && o.push !== false) {
+    const remote = typeof o.push === 'string' ? o.push : 'origin';
+    const pushed = await pushSession(
+      store,
+      view,
+      remote,
+      o.branch ?? `fettle/${view.ref.slice('refs/fettle/'.length)}`,
+      ctx.now(),
+    );
+    if (o.json)
+      edge.io.out(
+        JSON.stringify({
+          session,
+          remote,
+          url: pushed.url,
+          branch: pushed.branch,
+          commit: pushed.commit,
+          base: view.base,
+        }),
+      );
+    else
+      edge.io.out(
+        `Pushed session ${session} (${plural(view.changes, 'change')} in ${plural(view.files.length, 'file')}) to ${remote} as branch ${pushed.branch}, one commit on ${view.base ? view.base.slice(0, 12) : 'no base'}; open a pull request from it. No local branch was created or changed.`,
+      );
+    return;
+  }
+  if (o.json) {
+    const { tip, base, changes, turns, files, diff } = view;
+    edge.io.out(JSON.stringify({ session, ref: view.ref, tip, base, changes, turns, files, diff }, null, 2));
+    return;
+  }
+  const turns = view.turns.length === 0 ? '' : `, turns ${view.turns[0]}-${view.turns[view.turns.length - 1]}`;
+  const ref = `fettle/${view.ref.slice('refs/fettle/'.length)}`;
+  edge.io.out(
+    [
+      `fettle: agent session ${session}`,
+      `${plural(view.changes, 'change')} landed${turns}; base ${view.base ? `${view.base.slice(0, 12)} (the commit the session started from)` : 'none'}.`,
+      '',
+      `Files changed (${view.files.length}):`,
+      ...view.files.map((f) => `  ${f.path}  ${f.added === null ? 'binary' : `+${f.added} -${f.removed}`}`),
+      '',
+      view.diff.trimEnd(),
+      '',
+      `To push it:   fettle review --session ${session} --push [remote]`,
+      `With git:     git log ${ref}; git diff ${view.base ? view.base.slice(0, 12) : '<base>'} ${ref}`,
     ].join('\n'),
   );
 };

@@ -45,18 +45,20 @@ export interface Pushed {
   url: string;
 }
 
-export const pushChange = async (
+export const pushChange = (
   store: Store,
   change: Change,
   chain: Chain,
   remote: string,
   branch: string,
-): Promise<Pushed> => {
+): Promise<Pushed> => pushCommit(store, writtenCommit(chain) ?? change.tip, remote, branch);
+
+/** Pushes `commit` as `branch` of `remote` (a remote's name, a URL or a path), never forcing. */
+export const pushCommit = async (store: Store, commit: string, remote: string, branch: string): Promise<Pushed> => {
   const ref = `refs/heads/${branch}`;
   const { code } = await store.git.run({ args: ['check-ref-format', ref], okCodes: [1] });
   if (code !== 0 || branch.startsWith('-')) throw new FettleError('E_USAGE', `'${branch}' is not a valid branch name.`);
   if (remote.startsWith('-')) throw new FettleError('E_USAGE', `'${remote}' is not a remote.`);
-  const commit = writtenCommit(chain) ?? change.tip;
   const url = await remoteUrl(store, remote);
   // A remote's URL is configuration anyone with the repository may have set: one that starts with '-' would be
   // read by git as an option (--receive-pack=<command> runs a command). Refused, and options end with '--'.

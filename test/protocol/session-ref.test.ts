@@ -2,11 +2,12 @@
 // an agent session, its tree the session's view, moved in the change's own transaction and never losing a commit
 // to a concurrent writer.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, agentWrite, writePayload, type HookRun } from '../helpers/cli';
-import { lines, makeRepo, userState, type Repo } from '../helpers/repo';
+import { CLI, agentWrite, runCli, writePayload, type HookRun } from '../helpers/cli';
+import { lines, makeRepo, tempDir, userState, type Repo } from '../helpers/repo';
 
 const write = (repo: Repo, session: string, file: string, content: string, toolUseId: string) => {
   const r = agentWrite({ file: repo.path(file), content, cwd: repo.dir, session, toolUseId }, repo.env, (p, c) =>
@@ -52,7 +53,25 @@ test('two sessions interleaving on a shared file: each ref holds exactly its own
   assert.equal(firstParents(repo, 'fettle/sessions/B', base).length, 2);
   // The session ref's commits are not changes: log lists the five writes, nothing more.
   assert.equal(repo.git('for-each-ref', 'refs/fettle/').split('\n').length, 5 + 2);
+  // One PR branch for the whole session: a commit on the user's commit whose diff is exactly A's changes.
+  const remote = join(tempDir(), 'remote.git');
+  execFileSync('git', ['init', '-q', '--bare', remote], { env: repo.env });
+  const pushed = runCli(['review', '--session', 'A', '--push', remote], { cwd: repo.dir, env: repo.env });
+  assert.equal(pushed.code, 0, pushed.stderr);
+  assert.match(pushed.stdout, /^Pushed session A \(3 changes in 2 files\) to .* as branch fettle\/sessions\/A/);
+  const inRemote = (...args: string[]) => execFileSync('git', args, { cwd: remote, env: repo.env }).toString().trim();
+  assert.equal(inRemote('rev-parse', 'fettle/sessions/A^'), base, "the branch's parent is the user's commit");
+  assert.equal(inRemote('rev-list', '--count', `${base}..fettle/sessions/A`), '1', 'one commit');
+  assert.equal(inRemote('diff', '--name-only', base, 'fettle/sessions/A'), 'a.txt\nshared.txt');
+  assert.equal(inRemote('rev-parse', 'fettle/sessions/A^{tree}'), repo.git('rev-parse', 'fettle/sessions/A^{tree}'));
+  const review = runCli(['review', '--session', 'B'], { cwd: repo.dir, env: repo.env });
+  assert.match(
+    review.stdout,
+    /^Files changed \(2\):\n {2}b\.txt {2}\+1 -1\n {2}shared\.txt {2}\+2 -2$/m,
+    review.stdout,
+  );
   assert.equal(userState(repo), before, 'no user ref, index or config changed');
+  assert.equal(repo.git('for-each-ref', 'refs/remotes'), '', 'not even a remote-tracking ref');
 });
 
 test("a session id that is not a valid ref name is made one; the raw id stays in the commit's trailer", () => {
