@@ -26,7 +26,7 @@ const OURS = (command = CMD): Obj => ({ matcher: MATCHER, hooks: [H(command)] })
 const OURS_READ = (command = CMD): Obj => ({ matcher: READ_MATCHER, hooks: [H(command)] });
 /** The group of PostToolUse and PostToolUseFailure: the same handler, run in the background. */
 const POST = (command = CMD): Obj => ({ matcher: MATCHER, hooks: [{ ...H(command), async: true }] });
-/** The group of Stop and SessionEnd: no matcher, not in the background. */
+/** The group of Stop, SessionEnd and UserPromptSubmit: no matcher, not in the background. */
 const END = (command = CMD): Obj => ({ hooks: [H(command)] });
 /** Foreign handlers and groups. */
 const X: Obj = { type: 'command', command: 'prettier --write "$CLAUDE_PROJECT_DIR"' };
@@ -179,6 +179,7 @@ const additions: [string, Obj, Obj][] = [
         PostToolUseFailure: [POST()],
         Stop: [END()],
         SessionEnd: [END()],
+        UserPromptSubmit: [END()],
       },
     },
   ],
@@ -194,6 +195,7 @@ const additions: [string, Obj, Obj][] = [
         PostToolUseFailure: [POST()],
         Stop: [END()],
         SessionEnd: [END()],
+        UserPromptSubmit: [END()],
       },
     },
   ],
@@ -207,6 +209,7 @@ const additions: [string, Obj, Obj][] = [
         PostToolUseFailure: [POST()],
         Stop: [END()],
         SessionEnd: [END()],
+        UserPromptSubmit: [END()],
       },
       model: 'opus',
     },
@@ -221,6 +224,7 @@ const additions: [string, Obj, Obj][] = [
         PostToolUse: [POST()],
         PostToolUseFailure: [POST()],
         SessionEnd: [END()],
+        UserPromptSubmit: [END()],
       },
     },
   ],
@@ -234,6 +238,7 @@ const additions: [string, Obj, Obj][] = [
         PostToolUseFailure: [POST()],
         Stop: [END()],
         SessionEnd: [END()],
+        UserPromptSubmit: [END()],
       },
     },
   ],
@@ -252,6 +257,7 @@ const additions: [string, Obj, Obj][] = [
         PostToolUseFailure: [POST()],
         Stop: [END()],
         SessionEnd: [END()],
+        UserPromptSubmit: [END()],
       },
     },
   ],
@@ -265,6 +271,7 @@ const additions: [string, Obj, Obj][] = [
         PostToolUseFailure: [POST()],
         Stop: [END()],
         SessionEnd: [END()],
+        UserPromptSubmit: [END()],
       },
     },
   ],
@@ -278,6 +285,7 @@ const additions: [string, Obj, Obj][] = [
         PostToolUseFailure: [POST()],
         Stop: [END()],
         SessionEnd: [END()],
+        UserPromptSubmit: [END()],
       },
     },
   ],
@@ -292,6 +300,7 @@ const additions: [string, Obj, Obj][] = [
         PostToolUseFailure: [POST()],
         Stop: [END()],
         SessionEnd: [END()],
+        UserPromptSubmit: [END()],
       },
     },
   ],
@@ -329,6 +338,7 @@ test('addFettleHooks with read: a PreToolUse group on Read as well, none on Post
       PostToolUseFailure: [POST()],
       Stop: [END()],
       SessionEnd: [END()],
+      UserPromptSubmit: [END()],
     },
   });
   same(addFettleHooks(withRead, CMD, { read: true }), withRead);
@@ -345,6 +355,7 @@ test('addFettleHooks with a new command replaces the old one', () => {
       PostToolUseFailure: [POST('fettle hook')],
       Stop: [END('fettle hook')],
       SessionEnd: [END('fettle hook')],
+      UserPromptSubmit: [END('fettle hook')],
     },
   });
 });

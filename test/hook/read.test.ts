@@ -167,6 +167,7 @@ test('install registers the write tools on PreToolUse, PostToolUse and PostToolU
     PostToolUseFailure: ['Write|Edit|MultiEdit|NotebookEdit'],
     Stop: [undefined],
     SessionEnd: [undefined],
+    UserPromptSubmit: [undefined],
   });
 });
 
@@ -178,6 +179,7 @@ test('install --read adds a PreToolUse group on Read only, running the same hook
     PostToolUseFailure: ['Write|Edit|MultiEdit|NotebookEdit'],
     Stop: [undefined],
     SessionEnd: [undefined],
+    UserPromptSubmit: [undefined],
   });
   const commands = new Set(
     Object.values(s.hooks)
