@@ -13,7 +13,7 @@
 // --quick   tiny fixtures and 2 runs: proves the harness works (CI), verdicts are not meaningful
 // --json    print the results as JSON on stdout (progress, and then the table, go to stderr)
 // --runs N  timed runs per side for the process cases (default 15)
-// --cases   run only these cases (1-7; 0 = start-up decomposition and git spawn counts)
+// --cases   run only these cases (1-9; 0 = start-up decomposition and git spawn counts)
 // --keep    keep the temp dir (and every fixture repo in it) and print its path
 // --keep-ca-certs  leave NODE_EXTRA_CA_CERTS in the environment (removed by default: it makes every node
 //           start, fettle's and the baseline's, parse a certificate bundle)
@@ -22,9 +22,11 @@
 import { measureBigFile } from './run/cases/big-file.mjs';
 import { measureDirectWrite, measureRepoSize, measureStagedWrite } from './run/cases/hook-writes.mjs';
 import { measurePeakMemory } from './run/cases/memory.mjs';
+import { measureRollback } from './run/cases/rollback.mjs';
 import { measureShadowSnapshot } from './run/cases/shadow.mjs';
 import { measureStartup } from './run/cases/startup.mjs';
 import { measureStatus } from './run/cases/status.mjs';
+import { measureTurn } from './run/cases/turn.mjs';
 import { cleanup, TMP } from './run/env.mjs';
 import { buildRepo, removeRepo } from './run/fixtures.mjs';
 import { hookPlan } from './run/hook-calls.mjs';
@@ -45,9 +47,9 @@ log(
 );
 
 const main = () => {
-  let mid; // the 1,000-file repo, shared by cases 0, 1, 2 and 5/6
+  let mid; // the 1,000-file repo, shared by cases 0, 1, 2, 5/6 and 9
 
-  if (want(0) || want(1) || want(2) || want(5) || want(6)) mid = buildRepo('repo-1k', SIZES.files);
+  if (want(0) || want(1) || want(2) || want(5) || want(6) || want(9)) mid = buildRepo('repo-1k', SIZES.files);
   if (want(0)) measureStartup(mid);
   if (want(1)) measureDirectWrite(mid);
   if (want(2)) measureStagedWrite(mid);
@@ -56,8 +58,10 @@ const main = () => {
   if (want(5)) measureBigFile(mid);
   // case 6 reuses the big file case 5 wrote into this repo, when it ran
   if (want(6)) measurePeakMemory(mid);
+  if (want(9)) measureTurn(mid);
   if (mid) removeRepo(mid);
   if (want(7)) measureStatus();
+  if (want(8)) measureRollback();
 };
 
 let exitCode = 0;

@@ -37,7 +37,18 @@ for (let i = 0; i < argv.length; i++) {
 }
 
 export const SIZES = opts.quick
-  ? { files: 60, small: 20, big: 300, shadow: 200, bigFile: 500_000, history: 20, pending: 5, runs: 2, memRuns: 1 }
+  ? {
+      files: 60,
+      small: 20,
+      big: 300,
+      shadow: 200,
+      bigFile: 500_000,
+      history: 20,
+      pending: 5,
+      rollback: 40,
+      runs: 2,
+      memRuns: 1,
+    }
   : {
       files: 1_000,
       small: 100,
@@ -46,6 +57,7 @@ export const SIZES = opts.quick
       bigFile: 5_000_000,
       history: 1_000,
       pending: 50,
+      rollback: 1_000,
       runs: 15,
       memRuns: 3,
     };
