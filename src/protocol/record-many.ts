@@ -32,7 +32,7 @@ interface Batch {
 
 const writeAll = async (store: Store, batch: Batch, modes: (number | undefined)[] = [], failpoints = false) => {
   const blobs: string[] = [];
-  // Blobs one mode at a time: a loose object is no more readable than the file it came from.
+  // Blobs one mode at a time: a pack is no more readable than the least readable file it holds bytes of.
   for (const [n, bytes] of batch.blobs.entries()) blobs.push(...(await writeBlobs(store, [bytes], modes[n])));
   if (failpoints) await failpoint('record.blob-written');
   const ids = await writeBatch(store, batch.trees, batch.commits);

@@ -1,16 +1,18 @@
 // Objects: blobs in and out as bytes (never through a string or git's filters), trees edited along one path,
 // commits with fettle's fixed identity. Everything written is durable before the call returns.
+import { closeSync, openSync } from 'node:fs';
 import { readFile as fsReadFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FettleError } from '../errors';
 import type { Store } from './store';
 import { IDENTITY } from '../io/child-env';
-import { writeLoose, type NewObject } from './loose';
+import { writePack, type NewObject } from './pack-write';
 import { objectWritingOf } from './repo-config';
 import { encodeCommit } from './commit-codec';
 import { editTree, hashObject, parseTree, type NewTree } from './tree-codec';
 import { isAlive } from '../io/pid';
 import { exists } from '../io/exists';
+import { makeOwnDir } from '../io/fettle-dir';
 
 export interface BatchObject {
   oid: string;
@@ -18,18 +20,55 @@ export interface BatchObject {
   body: Buffer;
 }
 
+/** Where fettle notes the packs it wrote: maintenance rolls up those and never touches the user's own. */
+export const packRegistry = (store: Pick<Store, 'commonDir'>): string => join(store.commonDir, 'fettle', 'packs');
+
+/** An empty file named after the pack; a crash before it only leaves the pack to git's own gc. */
+const registerPack = async (store: Store, name: string): Promise<void> => {
+  const path = join(packRegistry(store), name);
+  const touch = () => closeSync(openSync(path, 'w'));
+  try {
+    touch();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await makeOwnDir(packRegistry(store));
+    touch();
+  }
+};
+
+/** Packs this process wrote, by the objects in them: a fresh object is present while its pack's index is. */
+const RECENT_MAX = 4096;
+const recent = new Map<string, string>();
+const remember = (oids: string[], index: string): void => {
+  for (const oid of oids) {
+    recent.delete(oid);
+    recent.set(oid, index);
+  }
+  for (const oldest of recent.keys()) {
+    if (recent.size <= RECENT_MAX) break;
+    recent.delete(oldest);
+  }
+};
+
 /**
- * Writes objects into the store: in process as loose objects, at the repository's compression level; or, in a
+ * Writes objects into the store: in process as one small pack, at the repository's compression level; or, in a
  * repository with an extension that changes how objects are written (e.g. a second object format whose ids git
  * maps), through git's own `hash-object`, one object a process, raw bytes (`--literally`, no filters).
  */
 const writeObjects = async (store: Store, objects: NewObject[]): Promise<string[]> => {
   const writing = await objectWritingOf(store.commonDir);
-  if (!writing.unsupported)
-    return writeLoose(
-      { objectsDir: join(store.commonDir, 'objects'), objectFormat: store.objectFormat, level: writing.level },
+  if (!writing.unsupported) {
+    const objectsDir = join(store.commonDir, 'objects');
+    const { oids, name } = await writePack(
+      { objectsDir, objectFormat: store.objectFormat, level: writing.level },
       objects,
     );
+    if (name) {
+      remember(oids, join(objectsDir, 'pack', `${name}.idx`));
+      await registerPack(store, name);
+    }
+    return oids;
+  }
   const oids: string[] = [];
   for (const object of objects) {
     const args = ['hash-object', '-w', '--literally', '--no-filters', '-t', object.type, '--stdin'];
@@ -208,18 +247,28 @@ export const commitFile = async (store: Store, c: FileCommit): Promise<{ commit:
   return { commit, written: [...blobs, ...trees.map((t) => t.oid), commit] };
 };
 
-const isLoose = (store: Store, oid: string): Promise<boolean> =>
-  exists(join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2)));
+/** Whether the object is in a pack this process wrote that is still there, or stored loose. */
+const seenInPlace = async (store: Store, oid: string, checked: Map<string, Promise<boolean>>): Promise<boolean> => {
+  const index = recent.get(oid);
+  const where = index ?? join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2));
+  let found = checked.get(where);
+  if (!found) {
+    found = exists(where);
+    checked.set(where, found);
+  }
+  return found;
+};
 
 /**
- * Objects among `oids` that are gone. Fresh objects are loose, so this is a stat per object; git is asked only
- * about those that are not (packed since, or pruned).
+ * Objects among `oids` that are gone. Fresh objects are in the pack this process just wrote, so this is a stat
+ * per pack; git is asked only about the others (repacked since, or pruned).
  */
 export const missingObjects = async (store: Store, oids: string[]): Promise<string[]> => {
-  const notLoose: string[] = [];
-  for (const oid of new Set(oids)) if (!(await isLoose(store, oid))) notLoose.push(oid);
-  if (notLoose.length === 0) return [];
-  const { stdout } = await store.git.run({ args: ['cat-file', '--batch-check'], input: `${notLoose.join('\n')}\n` });
+  const unsure: string[] = [];
+  const checked = new Map<string, Promise<boolean>>();
+  for (const oid of new Set(oids)) if (!(await seenInPlace(store, oid, checked))) unsure.push(oid);
+  if (unsure.length === 0) return [];
+  const { stdout } = await store.git.run({ args: ['cat-file', '--batch-check'], input: `${unsure.join('\n')}\n` });
   return stdout
     .toString('utf8')
     .split('\n')
