@@ -50,22 +50,33 @@ const remember = (oids: string[], index: string): void => {
   }
 };
 
+/** Who may read an object's pack: the group and other read bits of the file its bytes came from. */
+const readersOf = (o: NewObject): number => (o.fileMode === undefined ? 0o044 : o.fileMode & 0o044);
+
 /**
- * Writes objects into the store: in process as one small pack, at the repository's compression level; or, in a
- * repository with an extension that changes how objects are written (e.g. a second object format whose ids git
- * maps), through git's own `hash-object`, one object a process, raw bytes (`--literally`, no filters).
+ * Writes objects into the store: in process as one small pack, at the repository's compression level (two when
+ * some bytes came from a file fewer people may read: that pack is kept as private as the file, the rest stays
+ * readable by whoever shares the repository); or, in a repository with an extension that changes how objects
+ * are written (e.g. a second object format whose ids git maps), through git's own `hash-object`, one object a
+ * process, raw bytes (`--literally`, no filters). Returns the ids in the order given.
  */
 const writeObjects = async (store: Store, objects: NewObject[]): Promise<string[]> => {
   const writing = await objectWritingOf(store.commonDir);
   if (!writing.unsupported) {
     const objectsDir = join(store.commonDir, 'objects');
-    const { oids, name } = await writePack(
-      { objectsDir, objectFormat: store.objectFormat, level: writing.level },
-      objects,
-    );
-    if (name) {
-      remember(oids, join(objectsDir, 'pack', `${name}.idx`));
-      await registerPack(store, name);
+    const groups = new Map<number, number[]>();
+    objects.forEach((o, n) => groups.set(readersOf(o), [...(groups.get(readersOf(o)) ?? []), n]));
+    const oids: string[] = [];
+    for (const members of groups.values()) {
+      const written = await writePack(
+        { objectsDir, objectFormat: store.objectFormat, level: writing.level },
+        members.map((n) => objects[n] as NewObject),
+      );
+      members.forEach((n, k) => (oids[n] = written.oids[k] as string));
+      if (written.name) {
+        remember(written.oids, join(objectsDir, 'pack', `${written.name}.idx`));
+        await registerPack(store, written.name);
+      }
     }
     return oids;
   }
@@ -83,6 +94,29 @@ export const writeBlobs = (store: Store, contents: Buffer[], fileMode?: number):
     store,
     contents.map((body) => ({ type: 'blob', body, fileMode })),
   );
+
+/** A blob's id, computed without writing it (to plan trees before one write stores everything). */
+export const blobId = (store: Store, bytes: Buffer): string => hashObject('blob', bytes, store.objectFormat);
+
+export interface RecordObjects {
+  /** with their ids (blobId), and the permission bits of the file they came from */
+  blobs: { bytes: Buffer; oid: string; fileMode?: number | undefined }[];
+  trees: NewTree[];
+  commits: CommitSpec[];
+}
+
+/**
+ * A record's blobs, trees and commits, written at once: one pack (see writeObjects), so one set of fsyncs.
+ * Returns the commits' ids, in order.
+ */
+export const writeRecord = async (store: Store, set: RecordObjects): Promise<string[]> => {
+  const oids = await writeObjects(store, [
+    ...set.blobs.map((b): NewObject => ({ type: 'blob', body: b.bytes, oid: b.oid, fileMode: b.fileMode })),
+    ...set.trees.map((t): NewObject => ({ type: 'tree', body: t.body, oid: t.oid })),
+    ...set.commits.map(commitObject),
+  ]);
+  return oids.slice(set.blobs.length + set.trees.length);
+};
 
 /** The reader `readObjects` runs for specs without newlines; worth warming on the hook path. */
 export const READ_BATCH = ['cat-file', '--batch'] as const;
