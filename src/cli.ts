@@ -1,5 +1,6 @@
-// Entry point. Two bundles sit beside this file: `hook.js`, all that `fettle hook` (run on every agent write)
-// needs, and `commands.js`, commander and every other command. Each is loaded with V8's code cache.
+// Entry point. Three bundles sit beside this file: `hook.js`, all that `fettle hook` (run on every agent write)
+// needs, `serve.js`, the resident hook server (`fettle serve` in the foreground), and `commands.js`, commander
+// and every other command. Each is loaded with V8's code cache.
 import { join } from 'node:path';
 import { loadBundle } from './code-cache';
 
@@ -11,6 +12,9 @@ if (hookArgs.length === 1 && hookArgs[0] === 'hook') {
   if (hookArgs !== args) process.chdir(dir as string);
   const hook = loadBundle(join(__dirname, 'hook.js'), process.env) as typeof import('./hook/process');
   void hook.runHookProcess();
+} else if (args[0] === 'serve' && (args.length === 1 || (args.length === 2 && args[1] === '--takeover'))) {
+  const serve = loadBundle(join(__dirname, 'serve.js'), process.env) as typeof import('./hook/serve');
+  void serve.runServer(args[1] === '--takeover' ? 'takeover' : 'foreground');
 } else {
   const commands = loadBundle(join(__dirname, 'commands.js'), process.env) as typeof import('./commands/index');
   void commands.main(args);

@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'E_TOO_LARGE' // a file larger than fettle can hold in memory to record (2 GiB)
   | 'E_NOT_TEXT' // content fettle only handles as text (fettle read of a binary file)
   | 'E_SETTINGS' // the Claude Code settings file cannot be read or written safely
+  | 'E_SERVE' // the resident hook server is not set up, cannot start, or refused (fettle serve)
   | 'E_GIT' // a git command failed
   | 'E_IO' // a filesystem operation failed
   | 'E_INTERNAL';

@@ -13,10 +13,12 @@ import type { Edge, Io } from './edge';
 import { gcCommand } from './gc';
 import { info } from './info';
 import { install, uninstall } from './install';
+import { installResidentCommand } from './install-resident';
 import { logCommand } from './log';
 import { read } from './read';
 import { reviewCommand } from './review';
 import { rollbackCommand, type RollbackOptions } from './rollback';
+import { serveCommand, type ServeOptions } from './serve';
 import { showCommand } from './show';
 import { status } from './status';
 import { testCommand } from './test';
@@ -151,14 +153,29 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .description("register fettle's hooks in Claude Code settings")
     .addOption(scope)
     .option('--read', 'also serve large text Reads (a hook on every Read; off by default)')
-    .action(async (o: { scope: 'user' | 'project' | 'local'; read?: boolean }) =>
-      install(edge, dir(), o.scope, { read: o.read }),
+    .option('--resident', 'hooks answered by a resident server (`fettle serve`): no Node start per write')
+    .action(async (o: { scope: 'user' | 'project' | 'local'; read?: boolean; resident?: boolean }) =>
+      o.resident
+        ? installResidentCommand(edge, dir(), o.scope, { read: o.read })
+        : install(edge, dir(), o.scope, { read: o.read }),
     );
   program
     .command('uninstall')
     .description("remove fettle's hooks from Claude Code settings")
     .addOption(scope)
     .action(async (o: { scope: 'user' | 'project' | 'local' }) => uninstall(edge, dir(), o.scope));
+  program
+    .command('serve')
+    .description('the resident hook server (`fettle install --resident`); alone, runs it in the foreground')
+    .option('--start', 'start it in the background unless it runs')
+    .option('--stop', 'stop it (calls in flight finish first)')
+    .option('--restart', 'stop it, then start it')
+    .option('--status', 'whether it runs, and whether this shell exports its token')
+    .option('--reset-token', 'make a new token (sessions started before are refused until restarted)')
+    .addOption(new Option('--guard', 'resident PreToolUse hook, when the server is not running').hideHelp())
+    .addOption(new Option('--session-start', 'resident SessionStart hook').hideHelp())
+    .addOption(json)
+    .action(async (o: ServeOptions) => setExit(await serveCommand(edge, o)));
   program
     .command('demo')
     .description('run the whole protocol in a throwaway repository and show what happens')

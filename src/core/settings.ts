@@ -36,7 +36,8 @@ const isObj = (v: Json | undefined): v is Obj => typeof v === 'object' && v !== 
 export const isFettleHandler = (h: Json): boolean =>
   isObj(h) &&
   (h.statusMessage === STATUS_MESSAGE ||
-    (typeof h.command === 'string' && /(^|[\s'"/])fettle(['"]?|\/dist\/cli\.js['"]?)\s+hook\s*$/.test(h.command)));
+    (typeof h.command === 'string' && /(^|[\s'"/])fettle(['"]?|\/dist\/cli\.js['"]?)\s+hook\s*$/.test(h.command)) ||
+    (h.type === 'http' && typeof h.url === 'string' && /^http:\/\/127\.0\.0\.1:\d+\/fettle\/hook\//.test(h.url)));
 
 export class SettingsShapeError extends Error {}
 
@@ -112,7 +113,17 @@ export const removeFettleHooks = (settings: Obj): Obj => {
   return next;
 };
 
-export const addFettleHooks = (settings: Obj, command: string, options: { read?: boolean } = {}): Obj => {
+/** fettle's groups for each event, when not the command hooks' (resident mode: core/resident-settings.ts). */
+export interface CustomHooks {
+  events: readonly string[];
+  groups: (event: string) => Json[];
+}
+
+export const addFettleHooks = (
+  settings: Obj,
+  command: string,
+  options: { read?: boolean; custom?: CustomHooks | undefined } = {},
+): Obj => {
   const current = hooksOf(settings) ?? {};
   const handler = (): Obj => ({ type: 'command', command, timeout: 60, statusMessage: STATUS_MESSAGE });
   // PostToolUse only records what landed (the previous bytes are safe since PreToolUse), PostToolUseFailure
@@ -120,14 +131,17 @@ export const addFettleHooks = (settings: Obj, command: string, options: { read?:
   // note reaches the model next turn.
   const background = (): Obj => ({ ...handler(), async: true });
   const hooks: Obj = { ...(hooksOf(removeFettleHooks(settings)) ?? {}) };
-  for (const event of INSTALLED_EVENTS) {
+  for (const event of options.custom?.events ?? INSTALLED_EVENTS) {
     const before = current[event];
     if (before !== undefined && !Array.isArray(before))
       throw new SettingsShapeError(`"hooks.${event}" is not an array`);
-    const ours: Json[] = UNMATCHED_EVENTS.some((e) => e === event)
-      ? [{ hooks: [handler()] }]
-      : [{ matcher: MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] }];
-    if (options.read && event === 'PreToolUse') ours.push({ matcher: READ_MATCHER, hooks: [handler()] });
+    const ours: Json[] = options.custom
+      ? options.custom.groups(event)
+      : UNMATCHED_EVENTS.some((e) => e === event)
+        ? [{ hooks: [handler()] }]
+        : [{ matcher: MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] }];
+    if (options.read && !options.custom && event === 'PreToolUse')
+      ours.push({ matcher: READ_MATCHER, hooks: [handler()] });
     // Re-installing keeps fettle's groups where they were, so an unchanged install leaves the file unchanged.
     // Every group before the first one holding a fettle handler is foreign and kept, so `at` is still valid.
     const at = (before ?? []).findIndex((g) => isObj(g) && Array.isArray(g.hooks) && g.hooks.some(isFettleHandler));

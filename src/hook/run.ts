@@ -42,7 +42,14 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
   let ctx: Context;
   try {
     const config = loadConfig(edge.env);
-    ctx = { cwd: p.cwd ?? edge.cwd, env: edge.env, now: clockFrom(edge.env), config };
+    ctx = {
+      cwd: p.cwd ?? edge.cwd,
+      env: edge.env,
+      now: clockFrom(edge.env),
+      config,
+      resident: edge.resident,
+      background: edge.background,
+    };
   } catch (error) {
     const e = toFettleError(error);
     if (p.event !== 'PreToolUse') return warn(`fettle: ${e.message}`);

@@ -1,4 +1,6 @@
 import type { Config, Env } from '../config';
+import type { Resident } from '../store/resident';
+import type { Background } from './resident';
 
 /** Everything ambient, read once at the edge and passed down. */
 export interface Context {
@@ -6,6 +8,13 @@ export interface Context {
   env: Env;
   now: () => Date;
   config: Config;
+  /**
+   * In the resident server (`fettle serve`): repositories found before and git processes kept between calls.
+   * Absent in a command's or a hook process's own run, which asks git afresh.
+   */
+  resident?: Resident | undefined;
+  /** In the resident server: housekeeping (retention, maintenance) runs after the answer, not before it. */
+  background?: Background | undefined;
 }
 
 /** Metadata of the agent call that caused a change, recorded in its commit trailers. */

@@ -11,6 +11,7 @@ import {
   removeFettleHooks,
   serializeLike,
   SettingsShapeError,
+  type CustomHooks,
   type Json,
 } from '../core/settings';
 import { FettleError } from '../errors';
@@ -93,7 +94,7 @@ export const installHooks = async (
   env: Env,
   file: string,
   command: string,
-  options: { read?: boolean } = {},
+  options: { read?: boolean; custom?: CustomHooks } = {},
 ): Promise<{ path: string; result: Outcome }> => {
   const path = await resolveRealPath(file);
   const marker = createdMarker(env, path);

@@ -26,6 +26,7 @@ import { fileLockPath } from './paths';
 import { planWrite } from './plan';
 import { predict } from './predict';
 import { fieldsOf, recordAfter, recordBefore, stage } from './record';
+import { housekeep } from './housekeeping';
 import { retainQuietly } from './retention';
 import { digest, rememberWrite, takeWrite } from './call-links';
 import { currentTurn } from './turns';
@@ -51,7 +52,7 @@ export type Before =
 export type After = { kind: 'none' } | { kind: 'recorded'; target: Target; id: string; fields: RecordFields };
 
 /** Both steps read trees along the written path: start that reader while the repository is located. */
-const WARM = { warm: [READ_BATCH] };
+const opening = (ctx: Context) => ({ warm: [READ_BATCH], resident: ctx.resident });
 
 const WRITTEN_THEN_REPLACED =
   'The bytes this Write wrote; another writer replaced them before fettle recorded the write.';
@@ -68,7 +69,7 @@ const withTurn = async (ctx: Context, origin: Origin): Promise<Origin> => {
 export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> => {
   const { call } = w;
   const origin = await withTurn(ctx, w.origin);
-  const target = await locateTarget(call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
+  const target = await locateTarget(call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, opening(ctx));
   // Not a file (a directory, a device, below a file): the tool will fail on its own and say why. One open and
   // fstat decides it and reads the bytes.
   const old = await readDisk(target.realPath).catch((error: unknown) => {
@@ -110,7 +111,7 @@ export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> =
 /** The record the before step started for this tool call (its link taken), or null when there is none. */
 const startedRecord = async (ctx: Context, call: WriteCall, toolUse: string | undefined) => {
   if (!toolUse) return null;
-  const target = await locateTarget(call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
+  const target = await locateTarget(call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, opening(ctx));
   const pending = await takeWrite(target.store, toolUse);
   if (!pending || pending.file !== target.realPath) return null;
   const change =
@@ -151,7 +152,7 @@ export const afterWrite = async (ctx: Context, call: WriteCall, origin: Origin):
   const previous = { id: pending.id, tip: change.tip, fields: recorded };
   await recordAfter(ctx, target.store, previous, landed, { kind, replaced });
   if (kind === 'applied') await removeHiddenWorktree(target.store, pending.id);
-  await retainQuietly(ctx, target.store);
+  await housekeep(ctx, target.store);
   return { kind: 'recorded', target, id: pending.id, fields };
 };
 

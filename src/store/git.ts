@@ -96,6 +96,9 @@ interface Warm {
   failed: Error | null;
 }
 
+/** A warmed process not taken by then is ended (it would be taken within milliseconds if at all). */
+const WARM_UNUSED_MS = 10_000;
+
 /** Started processes waiting for their input, by argument list; shared by the runners of one store. */
 export type WarmPool = Map<string, Warm[]>;
 export const createWarmPool = (): WarmPool => new Map();
@@ -187,6 +190,16 @@ export const createGit = (
       for (const h of handlesOf(warm.child)) h.unref?.();
       const key = keyOf(args);
       pool.set(key, [...(pool.get(key) ?? []), warm]);
+      // A hook process ends it at exit (EOF); a long-lived one must not collect processes it never used.
+      setTimeout(() => {
+        const waiting = pool.get(key) ?? [];
+        if (!waiting.includes(warm)) return;
+        pool.set(
+          key,
+          waiting.filter((w) => w !== warm),
+        );
+        warm.child.stdin?.end();
+      }, WARM_UNUSED_MS).unref();
     },
   };
 };

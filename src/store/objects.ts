@@ -65,14 +65,14 @@ const writeObjects = async (store: Store, objects: NewObject[]): Promise<string[
   if (!writing.unsupported) {
     const objectsDir = join(store.commonDir, 'objects');
     const groups = new Map<number, number[]>();
-    objects.forEach((o, n) => groups.set(readersOf(o), [...(groups.get(readersOf(o)) ?? []), n]));
+    for (const [n, o] of objects.entries()) groups.set(readersOf(o), [...(groups.get(readersOf(o)) ?? []), n]);
     const oids: string[] = [];
     for (const members of groups.values()) {
       const written = await writePack(
         { objectsDir, objectFormat: store.objectFormat, level: writing.level },
         members.map((n) => objects[n] as NewObject),
       );
-      members.forEach((n, k) => (oids[n] = written.oids[k] as string));
+      for (const [k, n] of members.entries()) oids[n] = written.oids[k] as string;
       if (written.name) {
         remember(written.oids, join(objectsDir, 'pack', `${written.name}.idx`));
         await registerPack(store, written.name);

@@ -204,8 +204,7 @@ export const writePack = async (target: PackTarget, objects: NewObject[]): Promi
   if (objects.length === 0) return { oids: [], name: null };
   const algorithm = target.objectFormat === 'sha256' ? 'sha256' : 'sha1';
   const oids = objects.map((o) => o.oid ?? hashObject(o.type, o.body, target.objectFormat));
-  const unique = new Map<string, NewObject>();
-  objects.forEach((o, n) => unique.set(oids[n] as string, o));
+  const unique = new Map(objects.map((o, n) => [oids[n] as string, o]));
   const dir = packDirOf(target.objectsDir);
   const mode = modeFor(target.objectsDir, objects);
   const tag = randomBytes(6).toString('hex');

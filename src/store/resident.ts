@@ -1,0 +1,261 @@
+// git for a long-lived process (the resident hook server, `fettle serve`): which repository a directory belongs
+// to is remembered and checked again on each call with a few stats, and the readers and the ref updater a
+// record needs stay running between calls: one `cat-file --batch-command` per work tree (HEAD, trees along the
+// path, existence checks) and one `update-ref --stdin` per repository, fed one transaction after another. A
+// hook call then starts no git process at all. Anything else goes to git as a fresh process, as it would in
+// the command hook; so does every call of a process that has died (a failed compare-and-swap ends
+// `update-ref`, which is started again for the next transaction).
+import { createHash } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import type { Env } from '../config';
+import { exists } from '../io/exists';
+import { gitEnv } from '../io/child-env';
+import { createGit, GitError, type Conversation, type GitCall, type GitResult, type GitRunner } from './git';
+import type { Store } from './store';
+
+/** What opening a store found, as much of it as does not change between calls. */
+export interface Found {
+  kind: Store['kind'];
+  workTree: string;
+  commonDir: string;
+  objectFormat: Store['objectFormat'];
+  zeroOid: string;
+  /** where git runs, and the arguments it needs there (the private store's --git-dir) */
+  cwd: string;
+  extraArgs: readonly string[];
+}
+
+/** How many bytes an answer needs: done at `n`, or wait until at least `need` bytes are in. */
+type Parse = (buf: Buffer) => { done: number } | { need: number };
+
+const IDLE_MS = 30_000;
+
+/** The kept process was gone before this request was sent: nothing happened, a fresh one may be asked. */
+class Gone extends Error {}
+
+/** A git process fed requests one at a time; each answer is cut from its stdout by the request's parser. */
+class Kept {
+  used = Date.now();
+  dead = false;
+  /** requests sent or waiting their turn: a busy process is never idle */
+  pending = 0;
+  private readonly conv: Conversation;
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private need = 1;
+  private current: { parse: Parse; resolve: (b: Buffer) => void; reject: (e: unknown) => void } | null = null;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(base: GitRunner, args: readonly string[]) {
+    this.conv = base.start(args, (chunk) => this.take(chunk));
+    void this.conv.closed.then(() => this.ended());
+  }
+
+  private take(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    this.settle();
+  }
+
+  private settle(): void {
+    if (!this.current || this.size < this.need) return;
+    const buf = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+    this.chunks = [buf];
+    const step = this.current.parse(buf);
+    if ('need' in step) {
+      this.need = step.need;
+      return;
+    }
+    const { resolve } = this.current;
+    this.current = null;
+    this.need = 1;
+    this.chunks = [buf.subarray(step.done)];
+    this.size -= step.done;
+    resolve(buf.subarray(0, step.done));
+  }
+
+  private async ended(): Promise<void> {
+    this.dead = true;
+    const waiting = this.current;
+    this.current = null;
+    if (!waiting) return;
+    // git's own words: finish() rejects with them, as a failed one-off run does.
+    await this.conv.finish().then(
+      () => waiting.reject(new Error('git exited before answering')),
+      (error: unknown) => waiting.reject(error),
+    );
+  }
+
+  /** Sends `input`; resolves with the bytes `parse` says are the answer. Rejects if git exits first. */
+  ask(input: string, parse: Parse): Promise<Buffer> {
+    this.pending++;
+    const turn = this.tail.then(
+      () =>
+        new Promise<Buffer>((resolve, reject) => {
+          if (this.dead) return reject(new Gone('git exited'));
+          this.used = Date.now();
+          this.current = { parse, resolve, reject };
+          this.need = 1;
+          this.conv.write(input);
+          this.settle();
+        }),
+    );
+    const done = turn.finally(() => {
+      this.pending--;
+      this.used = Date.now();
+    });
+    this.tail = done.catch(() => undefined);
+    return done;
+  }
+
+  close(): void {
+    this.dead = true;
+    void this.conv.finish().catch(() => undefined);
+  }
+}
+
+/** `cat-file --batch` answers, one per request: a header line, and for a found object its bytes and a newline. */
+const batchAnswers =
+  (count: number, withContent: boolean): Parse =>
+  (buf) => {
+    let at = 0;
+    for (let n = 0; n < count; n++) {
+      const eol = buf.indexOf(0x0a, at);
+      if (eol < 0) return { need: buf.length + 1 };
+      const header = buf.subarray(at, eol).toString('latin1');
+      const size = withContent ? /^[0-9a-f]+ \w+ (\d+)$/.exec(header)?.[1] : undefined;
+      at = eol + 1 + (size === undefined ? 0 : Number(size) + 1);
+      if (at > buf.length) return { need: at };
+    }
+    return { done: at };
+  };
+
+const COMMITTED = Buffer.from('commit: ok\n');
+const transactionDone: Parse = (buf) => {
+  const at = buf.indexOf(COMMITTED);
+  return at < 0 ? { need: buf.length + 1 } : { done: at + COMMITTED.length };
+};
+
+const linesOf = (input: GitCall['input']): string[] =>
+  (Buffer.isBuffer(input) ? input.toString('utf8') : (input ?? '')).split('\n').filter((l) => l !== '');
+
+export class Resident {
+  private readonly found = new Map<string, Found>();
+  private readonly kept = new Map<string, Kept>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor() {
+    this.sweeper = setInterval(() => this.sweep(), IDLE_MS / 3);
+    this.sweeper.unref();
+  }
+
+  /** Remembers what opening a store found, under `key` (the directory, and the private store's place). */
+  remember(key: string, found: Found): void {
+    this.found.set(key, found);
+  }
+
+  /**
+   * The store at `dir` if it was found before and nothing changed since: its repository is still there and no
+   * `.git` appeared between `dir` and its work tree (a nested repository made meanwhile); HEAD is read anew.
+   */
+  async reopen(key: string, dir: string, env: Env): Promise<Store | null> {
+    const found = this.found.get(key);
+    if (!found || !(await this.unchanged(dir, found))) {
+      this.found.delete(key);
+      return null;
+    }
+    const git = this.runner(found, env);
+    let head: string | null = null;
+    if (found.kind === 'repo') {
+      const answer = (await git.run({ args: ['cat-file', '--batch-check'], input: 'HEAD^{commit}\n' })).stdout;
+      head = /^([0-9a-f]{40,64}) commit /.exec(answer.toString('latin1'))?.[1] ?? null;
+    }
+    const { cwd: _cwd, extraArgs: _args, ...store } = found;
+    return { ...store, git, head };
+  }
+
+  private async unchanged(dir: string, found: Found): Promise<boolean> {
+    if (!(await exists(join(found.commonDir, 'HEAD')))) return false;
+    if (found.kind === 'repo' && !(await exists(join(found.workTree, '.git')))) return false;
+    const stop = found.kind === 'repo' ? found.workTree : null;
+    for (let d = dir; d !== stop; d = dirname(d)) {
+      if (await exists(join(d, '.git'))) return false;
+      if (dirname(d) === d) break;
+    }
+    return true;
+  }
+
+  /** A runner for the store that sends reads and ref transactions to kept processes, the rest to fresh ones. */
+  runner(found: Found, env: Env): GitRunner {
+    const base = createGit(found.cwd, env, found.extraArgs);
+    const fingerprint = createHash('sha1')
+      .update(JSON.stringify([found.cwd, found.extraArgs, Object.entries(gitEnv(env)).sort()]))
+      .digest('hex');
+    /** Asks the kept process for `args`, starting it if needed, and once more if it was found gone. */
+    const ask = async (args: readonly string[], input: string, parse: Parse): Promise<Buffer> => {
+      const key = `${fingerprint}\0${args.join('\0')}`;
+      for (let attempt = 1; ; attempt++) {
+        let kept = this.kept.get(key);
+        if (!kept || kept.dead) {
+          kept = new Kept(base, args);
+          this.kept.set(key, kept);
+        }
+        try {
+          return await kept.ask(input, parse);
+        } catch (error) {
+          if (!(error instanceof Gone) || attempt >= 2) throw error;
+        }
+      }
+    };
+    const result = (stdout: Buffer): GitResult => ({ code: 0, stdout, stderr: '' });
+    const run = async (call: GitCall): Promise<GitResult> => {
+      if (call.env || call.onStdout) return base.run(call);
+      const [command, flag, reason, stdin] = call.args;
+      if (command === 'cat-file' && call.args.length === 2 && (flag === '--batch' || flag === '--batch-check')) {
+        const specs = linesOf(call.input);
+        if (specs.length === 0) return result(Buffer.alloc(0));
+        const content = flag === '--batch';
+        const input = `${specs.map((s) => `${content ? 'contents' : 'info'} ${s}\n`).join('')}flush\n`;
+        return result(
+          await ask(['cat-file', '--batch-command', '--buffer'], input, batchAnswers(specs.length, content)),
+        );
+      }
+      if (command === 'update-ref' && flag === '-m' && reason !== undefined && stdin === '--stdin') {
+        if (call.args.length !== 4) return base.run(call);
+        const transaction = `start\n${linesOf(call.input).join('\n')}\nprepare\ncommit\n`;
+        try {
+          await ask(['update-ref', '-m', 'fettle', '--stdin'], transaction, transactionDone);
+        } catch (error) {
+          // git said why (a lost compare-and-swap, a held lock): the same words a one-off run reports.
+          throw error instanceof GitError ? new GitError(call.args, error.exitCode, error.stderr, error) : error;
+        }
+        return result(Buffer.alloc(0));
+      }
+      return base.run(call);
+    };
+    return {
+      cwd: base.cwd,
+      run,
+      start: base.start,
+      text: async (call) => (await run(call)).stdout.toString('utf8').trim(),
+      warm: () => undefined, // what is worth warming is kept running
+    };
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [key, kept] of this.kept) {
+      if (kept.dead || (kept.pending === 0 && now - kept.used > IDLE_MS)) {
+        kept.close();
+        this.kept.delete(key);
+      }
+    }
+  }
+
+  /** Ends every kept process (the server is stopping). */
+  close(): void {
+    clearInterval(this.sweeper);
+    for (const kept of this.kept.values()) kept.close();
+    this.kept.clear();
+  }
+}
