@@ -27,7 +27,7 @@ const newest = (dir) =>
 
 const built = (() => {
   try {
-    return Math.min(...['cli.js', 'hook.js', 'commands.js'].map((f) => statSync(join('dist', f)).mtimeMs));
+    return Math.min(...['cli.js', 'hook.js', 'serve.js', 'commands.js'].map((f) => statSync(join('dist', f)).mtimeMs));
   } catch {
     return 0;
   }

@@ -1,6 +1,7 @@
 // `fettle install --resident`: the server's port (chosen once, kept), the per-user token, and the hooks that
 // reach the server, with their guards (core/resident-settings.ts), in a settings file.
 import { createServer } from 'node:net';
+import { dirname } from 'node:path';
 import type { Env } from '../config';
 import { RESIDENT_EVENTS, residentGroups, type ResidentPlan } from '../core/resident-settings';
 import { realPathOrAbsolute } from '../io/atomic-write';
@@ -37,11 +38,13 @@ export const residentPlan = (paths: ServePaths, script: string, port: number, re
   const stat = '{ read -r x < /proc/$p/stat && set -- ${x##*) } && [ "$1" != Z ] && [ "${20}" = "$t" ]; }';
   const alive = `{ read -r p _ t < ${shellQuote(paths.pid)} && kill -0 "$p" && { [ "$t" = - ] || ${stat}; }; } 2>/dev/null`;
   const drain = 'exec cat >/dev/null';
+  // The server's files are where install put them, whatever HOME the session has.
+  const state = `FETTLE_STATE_DIR=${shellQuote(dirname(paths.dir))}`;
   return {
     port,
-    guardBlocking: `${alive} || exec ${node} ${cli} serve --guard; [ -n "$FETTLE_SERVE_TOKEN" ] || exec ${node} ${cli} hook; ${drain}`,
+    guardBlocking: `${alive} || exec env ${state} ${node} ${cli} serve --guard; [ -n "$FETTLE_SERVE_TOKEN" ] || exec ${node} ${cli} hook; ${drain}`,
     guard: `[ -n "$FETTLE_SERVE_TOKEN" ] && ${alive} || exec ${node} ${cli} hook; ${drain}`,
-    sessionStart: `${node} ${cli} serve --session-start`,
+    sessionStart: `${state} ${node} ${cli} serve --session-start`,
     read,
   };
 };

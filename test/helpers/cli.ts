@@ -1,6 +1,7 @@
 // Runs the built CLI as a separate process, exactly as Claude Code or a script would.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { callResident, sharedResident } from './resident';
 
 export const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
 
@@ -49,8 +50,15 @@ export const writePayload = (c: WriteCall): Record<string, unknown> => ({
   tool_use_id: c.toolUseId ?? 'toolu_01',
 });
 
+/**
+ * The hook path the tests drive: `fettle hook` as a process (the default), or, with FETTLE_TEST_HOOK_PATH=http,
+ * the resident server through Claude Code's HTTP hook (test/hook/over-http.test.ts runs suites both ways).
+ */
+export const overHttp = (): boolean => process.env.FETTLE_TEST_HOOK_PATH === 'http';
+
 export const runHook = (payload: unknown, opts: { cwd: string; env: Record<string, string> }): HookRun => {
-  const r = runCli(['hook'], { ...opts, input: typeof payload === 'string' ? payload : JSON.stringify(payload) });
+  const input = typeof payload === 'string' ? payload : JSON.stringify(payload);
+  const r = overHttp() ? callResident(sharedResident(), input, opts) : runCli(['hook'], { ...opts, input });
   let json: HookRun['json'];
   try {
     json = r.stdout.trim() ? JSON.parse(r.stdout) : undefined;
