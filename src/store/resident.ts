@@ -32,6 +32,7 @@ const IDLE_MS = 30_000;
 
 /** The kept process was gone before this request was sent: nothing happened, a fresh one may be asked. */
 class Gone extends Error {}
+const GONE_ATTEMPTS = 50;
 
 /** A git process fed requests one at a time; each answer is cut from its stdout by the request's parser. */
 class Kept {
@@ -165,11 +166,7 @@ export class Resident {
       return null;
     }
     const git = this.runner(found, env);
-    let head: string | null = null;
-    if (found.kind === 'repo') {
-      const answer = (await git.run({ args: ['cat-file', '--batch-check'], input: 'HEAD^{commit}\n' })).stdout;
-      head = /^([0-9a-f]{40,64}) commit /.exec(answer.toString('latin1'))?.[1] ?? null;
-    }
+    const head = found.kind === 'repo' ? await git.head() : null;
     const { cwd: _cwd, extraArgs: _args, ...store } = found;
     return { ...store, git, head };
   }
@@ -186,12 +183,16 @@ export class Resident {
   }
 
   /** A runner for the store that sends reads and ref transactions to kept processes, the rest to fresh ones. */
-  runner(found: Found, env: Env): GitRunner {
+  runner(found: Found, env: Env): GitRunner & { head(): Promise<string | null> } {
     const base = createGit(found.cwd, env, found.extraArgs);
     const fingerprint = createHash('sha1')
       .update(JSON.stringify([found.cwd, found.extraArgs, Object.entries(gitEnv(env)).sort()]))
       .digest('hex');
-    /** Asks the kept process for `args`, starting it if needed, and once more if it was found gone. */
+    /**
+     * Asks the kept process for `args`, starting it if needed, and again while it is found gone: nothing was
+     * sent to a process found gone, and under contention (failed compare-and-swaps end `update-ref`) a request
+     * can find several in a row.
+     */
     const ask = async (args: readonly string[], input: string, parse: Parse): Promise<Buffer> => {
       const key = `${fingerprint}\0${args.join('\0')}`;
       for (let attempt = 1; ; attempt++) {
@@ -203,11 +204,17 @@ export class Resident {
         try {
           return await kept.ask(input, parse);
         } catch (error) {
-          if (!(error instanceof Gone) || attempt >= 2) throw error;
+          if (!(error instanceof Gone) || attempt >= GONE_ATTEMPTS) throw error;
         }
       }
     };
     const result = (stdout: Buffer): GitResult => ({ code: 0, stdout, stderr: '' });
+    const read = (specs: string[], how: 'contents' | 'info'): Promise<Buffer> =>
+      ask(
+        ['cat-file', '--batch-command', '--buffer'],
+        `${specs.map((s) => `${how} ${s}\n`).join('')}flush\n`,
+        batchAnswers(specs.length, how === 'contents'),
+      );
     const run = async (call: GitCall): Promise<GitResult> => {
       if (call.env || call.onStdout) return base.run(call);
       const [command, flag, reason, stdin] = call.args;
@@ -239,6 +246,8 @@ export class Resident {
       start: base.start,
       text: async (call) => (await run(call)).stdout.toString('utf8').trim(),
       warm: () => undefined, // what is worth warming is kept running
+      head: async () =>
+        /^([0-9a-f]{40,64}) commit /.exec((await read(['HEAD^{commit}'], 'info')).toString('latin1'))?.[1] ?? null,
     };
   }
 

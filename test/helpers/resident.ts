@@ -51,6 +51,20 @@ export const sharedResident = (): ResidentSetup => {
   return shared;
 };
 
+/** The argv and environment of one client call (for callers that spawn it themselves, many at once). */
+export const clientCall = (
+  setup: ResidentSetup,
+  env: Record<string, string>,
+  token: string | null = setup.token,
+): { argv: string[]; env: Record<string, string> } => ({
+  argv: [process.execPath, CLIENT],
+  env: {
+    ...env,
+    FETTLE_TEST_SETTINGS: setup.settings,
+    ...(token === null ? {} : { FETTLE_SERVE_TOKEN: token }),
+  },
+});
+
 export interface ClientRun {
   code: number;
   stdout: string;
@@ -66,9 +80,8 @@ export const callResident = (
   input: string,
   opts: { cwd: string; env: Record<string, string>; token?: string | null },
 ): ClientRun => {
-  const env: Record<string, string> = { ...opts.env, FETTLE_TEST_SETTINGS: setup.settings };
-  const token = opts.token === undefined ? setup.token : opts.token;
-  if (token !== null) env.FETTLE_SERVE_TOKEN = token;
-  const r = spawnSync(process.execPath, [CLIENT], { cwd: opts.cwd, env, input, maxBuffer: 64 * 1024 * 1024 });
+  const call = clientCall(setup, opts.env, opts.token === undefined ? setup.token : opts.token);
+  const [command = '', ...args] = call.argv;
+  const r = spawnSync(command, args, { cwd: opts.cwd, env: call.env, input, maxBuffer: 64 * 1024 * 1024 });
   return { code: r.status ?? -1, stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8') };
 };
