@@ -75,9 +75,15 @@ const sessionOf = (raw: string): string | undefined =>
   /"session_id"\s*:\s*"([^"\\]{1,200})"/.exec(raw.slice(0, 1000))?.[1];
 
 /** A refusal: logged (what, from where; never the body), answered, the connection closed. */
-const refuse = (state: ServerState, res: ServerResponse, status: number, body: string, why: string): void => {
+const refuse = async (
+  state: ServerState,
+  res: ServerResponse,
+  status: number,
+  body: string,
+  why: string,
+): Promise<void> => {
   state.counts.refused++;
-  void appendLog(state.paths, `refused: ${why}`).catch(() => undefined);
+  await appendLog(state.paths, `refused: ${why}`).catch(() => undefined);
   send(res, status, body, true);
   res.once('finish', () => res.socket?.destroy());
 };

@@ -34,6 +34,11 @@ const idleSeconds = (): number => {
   return Number.isInteger(raw) && raw > 0 ? raw : IDLE_SECONDS;
 };
 
+const words = (error: unknown): string => {
+  const e = error as { message?: string; hint?: string };
+  return `${e?.message ?? String(error)}${e?.hint ? ` ${e.hint}` : ''}`;
+};
+
 const fail = async (paths: ServePaths, message: string): Promise<never> => {
   await appendLog(paths, `not started: ${message}`).catch(() => undefined);
   process.stderr.write(`fettle serve: ${message}\n`);
@@ -100,15 +105,15 @@ export const runServer = async (mode: 'foreground' | 'takeover'): Promise<void> 
   try {
     armFailpoints(process.env.FETTLE_FAILPOINTS);
   } catch (error) {
-    await fail(paths, (error as Error).message);
+    await fail(paths, words(error));
   }
-  const port = await readPort(paths).catch((error: Error) => fail(paths, error.message));
+  const port = await readPort(paths).catch((error: Error) => fail(paths, words(error)));
   let token: string;
   if (mode === 'takeover') {
-    token = await takeOver(server).catch((error: Error) => fail(paths, error.message));
+    token = await takeOver(server).catch((error: Error) => fail(paths, words(error)));
   } else {
-    token = await readToken(paths).catch((error: Error) => fail(paths, error.message));
-    const bound = await listen(server, port).catch((error: Error) => fail(paths, error.message));
+    token = await readToken(paths).catch((error: Error) => fail(paths, words(error)));
+    const bound = await listen(server, port).catch((error: Error) => fail(paths, words(error)));
     if (bound === 'in use') {
       const running = await runningServer(paths);
       if (running) process.exit(0); // another fettle server got there first

@@ -9,6 +9,8 @@ import { baseEnv, tempDir } from './repo';
 
 export interface ResidentSetup {
   home: string;
+  /** the cli.js installed */
+  cli: string;
   env: Record<string, string>;
   settings: string;
   token: string;
@@ -22,19 +24,23 @@ const CLIENT = join(__dirname, 'http-hook.mjs');
 
 export const stateDirOf = (home: string): string => join(home, '.local', 'state', 'fettle', 'serve');
 
-/** A fresh resident installation; its server is stopped when the test process exits. */
-export const setUpResident = (extraEnv: Record<string, string> = {}): ResidentSetup => {
+/**
+ * A fresh resident installation (of `cli`, the built one by default); its server is stopped when the test
+ * process exits. `extraEnv` is the environment install, and so the first server, runs in.
+ */
+export const setUpResident = (extraEnv: Record<string, string> = {}, cli = CLI): ResidentSetup => {
   const home = tempDir('fettle-resident-');
   const env = { ...baseEnv(home), ...extraEnv };
-  const r = spawnSync(process.execPath, [CLI, 'install', '--resident', '--read'], { cwd: home, env, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [cli, 'install', '--resident', '--read'], { cwd: home, env, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`install --resident failed: ${r.stderr}${r.stdout}`);
   const state = stateDirOf(home);
   // At exit, not in an `after` hook: one registered inside a test runs when that test ends.
   process.once('exit', () => {
-    spawnSync(process.execPath, [CLI, 'serve', '--stop'], { cwd: home, env });
+    spawnSync(process.execPath, [cli, 'serve', '--stop'], { cwd: home, env });
   });
   return {
     home,
+    cli,
     env,
     settings: join(home, '.claude', 'settings.json'),
     token: readFileSync(join(state, 'token'), 'utf8').trim(),

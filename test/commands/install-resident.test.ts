@@ -1,0 +1,105 @@
+// `fettle install --resident` end to end: what lands in the settings file (an HTTP hook and a guard per event,
+// the token only as a variable), the files only its user may read, and the way back to command hooks.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { FORWARDED_ENV, TOKEN_VAR } from '../../src/core/resident';
+import { RESIDENT_EVENTS } from '../../src/core/resident-settings';
+import { STATUS_MESSAGE } from '../../src/core/settings';
+import { CLI, runCli } from '../helpers/cli';
+import { baseEnv, tempDir } from '../helpers/repo';
+
+interface Handler {
+  type: string;
+  url?: string;
+  command?: string;
+  headers?: Record<string, string>;
+  allowedEnvVars?: string[];
+  onFailure?: string;
+  async?: boolean;
+  statusMessage?: string;
+}
+type Settings = { hooks: Record<string, { matcher?: string; hooks: Handler[] }[]> };
+
+const setup = () => {
+  const home = tempDir();
+  const cwd = join(home, 'work');
+  mkdirSync(cwd);
+  const env = baseEnv(home);
+  const run = (...args: string[]) => runCli(args, { cwd, env });
+  const stop = () => spawnSync(process.execPath, [CLI, 'serve', '--stop'], { cwd, env });
+  process.once('exit', stop);
+  const state = join(home, '.local', 'state', 'fettle', 'serve');
+  const settings = () => JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8')) as Settings;
+  return { home, cwd, env, run, stop, state, settings };
+};
+
+test('install --resident: an HTTP hook and a guard on every event; the token only as a variable', () => {
+  const s = setup();
+  const r = s.run('install', '--resident');
+  assert.equal(r.code, 0, r.stderr);
+  const token = readFileSync(join(s.state, 'token'), 'utf8').trim();
+  assert.match(
+    r.stdout,
+    /Installed fettle's resident hooks in .*settings\.json: a server on 127\.0\.0\.1:\d+ answers them/,
+  );
+  assert.match(r.stdout, new RegExp(`export ${TOKEN_VAR}="\\$\\(cat .*token\\)"`));
+  const text = readFileSync(join(s.home, '.claude', 'settings.json'), 'utf8');
+  assert.ok(!text.includes(token), 'the token is never written into a settings file');
+  const hooks = s.settings().hooks;
+  assert.deepEqual(Object.keys(hooks), [...RESIDENT_EVENTS]);
+  for (const event of RESIDENT_EVENTS) {
+    const handlers = hooks[event]?.flatMap((g) => g.hooks) ?? [];
+    assert.ok(
+      handlers.every((h) => h.statusMessage === STATUS_MESSAGE),
+      event,
+    );
+    if (event === 'SessionStart') {
+      assert.match(handlers[0]?.command ?? '', /serve --session-start$/);
+      continue;
+    }
+    const [http, guard] = handlers;
+    assert.match(http?.url ?? '', new RegExp(`^http://127\\.0\\.0\\.1:\\d+/fettle/hook/${event}$`));
+    assert.equal(http?.headers?.Authorization, `Bearer \${${TOKEN_VAR}}`);
+    assert.deepEqual(http?.allowedEnvVars, [TOKEN_VAR, ...FORWARDED_ENV]);
+    assert.equal(http?.onFailure, event === 'PreToolUse' ? 'block' : 'continue', event);
+    assert.equal(guard?.type, 'command');
+    assert.match(guard?.command ?? '', /kill -0 "\$p"/);
+    assert.equal(guard?.async === true, event === 'PostToolUse' || event === 'PostToolUseFailure', event);
+  }
+  for (const [path, mode] of [
+    [s.state, 0o700],
+    [join(s.state, 'token'), 0o600],
+  ] as const)
+    assert.equal(statSync(path).mode & 0o777, mode, path);
+  assert.match(s.run('serve', '--status').stdout, /runs on 127\.0\.0\.1/);
+  s.stop();
+});
+
+test('install --resident again keeps the port and token; plain install goes back to command hooks', () => {
+  const s = setup();
+  s.run('install', '--resident');
+  const port = readFileSync(join(s.state, 'config.json'), 'utf8');
+  const token = readFileSync(join(s.state, 'token'), 'utf8');
+  const again = s.run('install', '--resident');
+  assert.match(again.stdout, /already installed .* nothing changed/);
+  assert.equal(readFileSync(join(s.state, 'config.json'), 'utf8'), port);
+  assert.equal(readFileSync(join(s.state, 'token'), 'utf8'), token);
+  assert.equal(s.run('install').code, 0);
+  const handlers = Object.values(s.settings().hooks).flatMap((groups) => groups.flatMap((g) => g.hooks));
+  assert.ok(
+    handlers.every((h) => h.type === 'command' && /cli\.js'? hook$/.test(h.command ?? '')),
+    'command hooks only',
+  );
+  assert.equal(s.settings().hooks.SessionStart, undefined);
+  s.stop();
+});
+
+test('install --resident refuses the project scope, which a team shares', () => {
+  const s = setup();
+  const r = s.run('install', '--resident', '--scope', 'project');
+  assert.equal(r.code, 2, r.stdout);
+  assert.match(r.stderr, /do not belong in the project's shared settings/);
+});
