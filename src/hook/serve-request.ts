@@ -24,6 +24,8 @@ export interface ServerState {
   handOver: ((raw: string, env: NodeJS.ProcessEnv) => Promise<HookOutcome>) | null;
   /** a short hash of the bundles this server runs */
   build: string;
+  /** the server's own environment, copied once (reading process.env costs a call per variable) */
+  baseEnv: Readonly<Record<string, string | undefined>>;
   counts: { served: number; refused: number; inFlight: number; last: number };
 }
 
@@ -118,7 +120,7 @@ export const handle = async (state: ServerState, req: IncomingMessage, res: Serv
   state.counts.inFlight++;
   try {
     const raw = await readBody(req);
-    const env = envFromHeaders(process.env, req.headers);
+    const env = envFromHeaders(state.baseEnv, req.headers);
     const session = sessionOf(raw);
     const known = session ? await readSession(state.paths, session) : null;
     if (known?.project) env.CLAUDE_PROJECT_DIR = known.project;

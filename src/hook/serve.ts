@@ -132,6 +132,7 @@ export const runServer = async (mode: 'foreground' | 'takeover'): Promise<void> 
     runtime,
     handOver: null,
     build: build.id,
+    baseEnv: { ...process.env },
     counts: { served: 0, refused: 0, inFlight: 0, last: Date.now() },
   };
   ready(state);

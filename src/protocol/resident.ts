@@ -1,7 +1,9 @@
 // What a long-lived fettle process (the resident server) keeps between calls: the remembered repositories and
 // kept git processes (store/resident.ts), and housekeeping that need not delay an answer (retention after a
-// write, storage maintenance), run after the answer, one task at a time per repository; a task asked for
-// while one of the same repository waits replaces it (the later one does all the earlier one would).
+// write, storage maintenance), run after the answer, one task at a time per repository, and at most once per
+// PACE_MS per repository: a task asked for while one of the same repository runs or waits replaces the waiting
+// one (the later one does all the earlier one would). Starting a process blocks a Node process for milliseconds
+// (fork), so housekeeping that starts git must not run after every call of a busy session.
 import { Resident } from '../store/resident';
 
 export type Background = (key: string, task: () => Promise<void>) => void;
@@ -14,27 +16,41 @@ export interface Runtime {
   close(): void;
 }
 
-export const createRuntime = (onError: (error: unknown) => void): Runtime => {
+export const PACE_MS = 1000;
+
+interface Queue {
+  running: Promise<void>;
+  next: (() => Promise<void>) | null;
+  last: number;
+}
+
+export const createRuntime = (onError: (error: unknown) => void, pace = PACE_MS): Runtime => {
   const resident = new Resident();
-  const queues = new Map<string, { running: Promise<void>; next: (() => Promise<void>) | null }>();
-  const drive = (key: string, task: () => Promise<void>): Promise<void> =>
-    new Promise<void>((resolve) => setImmediate(resolve)) // after the answer that asked for it is sent
-      .then(task)
-      .catch(onError)
-      .then(() => {
-        const queue = queues.get(key);
-        const next = queue?.next;
-        if (queue && next) {
-          queue.next = null;
-          queue.running = drive(key, next);
-        } else queues.delete(key);
-      });
+  const queues = new Map<string, Queue>();
+  const lastRun = new Map<string, number>();
+  const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+  const drive = async (key: string, queue: Queue): Promise<void> => {
+    while (queue.next) {
+      // After the answer that asked for it is sent, and not sooner than `pace` after the last run.
+      await wait(Math.max(0, queue.last + pace - Date.now()));
+      const task = queue.next;
+      queue.next = null;
+      queue.last = Date.now();
+      await task().catch(onError);
+    }
+    queues.delete(key);
+  };
   return {
     resident,
     background: (key, task) => {
       const queue = queues.get(key);
-      if (queue) queue.next = task;
-      else queues.set(key, { running: drive(key, task), next: null });
+      if (queue) {
+        queue.next = task;
+        return;
+      }
+      const fresh: Queue = { running: Promise.resolve(), next: task, last: lastRun.get(key) ?? 0 };
+      queues.set(key, fresh);
+      fresh.running = drive(key, fresh).finally(() => lastRun.set(key, fresh.last));
     },
     idle: async () => {
       while (queues.size > 0) await Promise.all([...queues.values()].map((q) => q.running));

@@ -12,7 +12,6 @@ import {
   closeSync,
   fchmodSync,
   fsync,
-  fsyncSync,
   mkdirSync,
   openSync,
   renameSync,
@@ -161,10 +160,11 @@ const syncAll = (fds: number[]): Promise<void> =>
     fds.map((fd) => new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())))),
   ).then(() => undefined);
 
-const syncDir = (dir: string): void => {
+/** Through the thread pool: a server answering other calls meanwhile is not held up by this disk flush. */
+const syncDir = async (dir: string): Promise<void> => {
   const fd = openSync(dir, 'r');
   try {
-    fsyncSync(fd);
+    await syncAll([fd]);
   } finally {
     closeSync(fd);
   }
@@ -235,7 +235,7 @@ export const writePack = async (target: PackTarget, objects: NewObject[]): Promi
     // The same objects written before give the very same pack: replacing it is harmless.
     renameSync(tempPack, join(dir, `${name}.pack`));
     renameSync(tempIndex, join(dir, `${name}.idx`));
-    syncDir(dir);
+    await syncDir(dir);
     return { oids, name };
   } catch (error) {
     for (const fd of open) quietly(() => closeSync(fd));
