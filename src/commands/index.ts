@@ -119,10 +119,17 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .action(async (change: string, argv: string[]) => setExit(await testCommand(edge, dir(), change, argv)));
   program
     .command('gc')
-    .description("apply the history retention policy now and remove fettle's orphaned files")
+    .description("apply the history retention policy now, remove fettle's orphaned files, and pack its objects")
     .option('--dry-run', 'say what would be removed, removing nothing')
+    .option(
+      '--expire <when>',
+      "drop objects only removed changes reached once older than <when> (git's approxidate; default gc.pruneExpire, 2 weeks)",
+    )
+    .addOption(new Option('--auto', 'storage maintenance only, quietly (started by the hook)').hideHelp())
     .addOption(json)
-    .action(async (o: { json?: boolean; dryRun?: boolean }) => gcCommand(edge, dir(), o));
+    .action(async (o: { json?: boolean; dryRun?: boolean; auto?: boolean; expire?: string }) =>
+      gcCommand(edge, dir(), o),
+    );
   program
     .command('read')
     .description("print a text file with line numbers, past the agent's Read limits")

@@ -1,5 +1,6 @@
 // `fettle hook`: one Claude Code hook call, in Claude Code's dialect. The write protocol itself is
 // protocol/write.ts; here: parse the payload, call it, render its answer, and map failures to outcomes, once.
+import { spawn } from 'node:child_process';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { clockFrom, loadConfig, type Env } from '../config';
 import { renderAsk, renderDirect, renderNoop, renderRefused, renderStaged, summarize } from '../core/messages';
@@ -22,6 +23,28 @@ const sentence = (text: string): string => (/[.!?]$/.test(text.trim()) ? text.tr
 
 const debug = (env: Env, error: unknown): string =>
   env.FETTLE_DEBUG && error instanceof Error && error.stack ? `\n${error.stack}` : '';
+
+/**
+ * A hook process starts storage maintenance as `fettle gc --auto`, a process of its own that outlives it; the
+ * resident server runs it in process instead, after its answers (edge.background).
+ */
+const detachFor = (edge: HookEdge): Context['detach'] => {
+  const script = edge.script;
+  if (edge.background || !script) return undefined;
+  return (store) => {
+    const dir = store.kind === 'repo' ? store.workTree : '/';
+    try {
+      spawn(process.execPath, [script, '-C', dir, 'gc', '--auto'], {
+        cwd: dir,
+        env: edge.env as NodeJS.ProcessEnv,
+        detached: true,
+        stdio: 'ignore',
+      }).unref();
+    } catch {
+      // maintenance only saves space; the next write starts it again
+    }
+  };
+};
 
 export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome> => {
   const parsed = parsePayload(raw);
@@ -49,6 +72,7 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
       config,
       resident: edge.resident,
       background: edge.background,
+      detach: detachFor(edge),
     };
   } catch (error) {
     const e = toFettleError(error);

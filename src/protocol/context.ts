@@ -1,5 +1,6 @@
 import type { Config, Env } from '../config';
 import type { Resident } from '../store/resident';
+import type { Store } from '../store/store';
 import type { Background } from './resident';
 
 /** Everything ambient, read once at the edge and passed down. */
@@ -15,6 +16,8 @@ export interface Context {
   resident?: Resident | undefined;
   /** In the resident server: housekeeping (retention, maintenance) runs after the answer, not before it. */
   background?: Background | undefined;
+  /** In a hook process: starts storage maintenance of a store as a process of its own (`fettle gc --auto`). */
+  detach?: ((store: Store) => void) | undefined;
 }
 
 /** Metadata of the agent call that caused a change, recorded in its commit trailers. */

@@ -1,12 +1,21 @@
-// What a write leaves to do once it is recorded: retention (a bounded step: retention.ts). In a hook process it
-// runs before the process ends (PostToolUse is a background hook there); in the resident server, after the
-// answer (Context.background), so a blocking HTTP hook never waits for it.
+// What a write leaves to do once it is recorded: retention (a bounded step: retention.ts), and storage
+// maintenance when fettle's small packs add up (maintain.ts). In a hook process retention runs before the
+// process ends (PostToolUse is a background hook there) and maintenance is started as a process of its own
+// (Context.detach); in the resident server both run after the answer (Context.background), so a blocking
+// HTTP hook never waits for either.
 import type { Store } from '../store/store';
 import type { Context } from './context';
+import { maintain, maintenanceDue } from './maintain';
 import { retainQuietly } from './retention';
 
 export const housekeep = async (ctx: Context, store: Store): Promise<void> => {
-  const work = () => retainQuietly(ctx, store);
-  if (ctx.background) ctx.background(store.commonDir, work);
-  else await work();
+  if (ctx.background) {
+    ctx.background(store.commonDir, async () => {
+      await retainQuietly(ctx, store);
+      if (await maintenanceDue(store)) await maintain(ctx, store);
+    });
+    return;
+  }
+  await retainQuietly(ctx, store);
+  if (ctx.detach && (await maintenanceDue(store))) ctx.detach(store);
 };
