@@ -15,6 +15,7 @@ import { EXIT } from '../errors';
 import { shellWords } from '../io/self';
 import type { Context } from '../protocol/context';
 import { checkConfig, diagnose, type Check } from '../protocol/doctor';
+import { checkResident } from '../protocol/serve-doctor';
 import type { Store } from '../store/store';
 import { storeOf } from '../protocol/arguments';
 import { cwdFor, type Edge } from './edge';
@@ -138,7 +139,8 @@ export const doctor = async (edge: Edge, dir: string | undefined, o: { json?: bo
   }
   const [node, git, ...rest] = await diagnose({ ctx, store, storeError, nodeVersion: process.version });
   const hooks = await checkHooks(edge, store?.kind === 'repo' ? store.workTree : dir);
-  const checks = [node, git, config, ...hooks, ...rest].filter((c): c is Check => !!c);
+  const resident = await checkResident(env);
+  const checks = [node, git, config, ...hooks, ...resident, ...rest].filter((c): c is Check => !!c);
   if (o.json) edge.io.out(JSON.stringify({ checks }, null, 2));
   else edge.io.out(render(checks));
   return checks.some((c) => c.status === 'fail') ? EXIT.failed : EXIT.ok;

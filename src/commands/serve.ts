@@ -1,10 +1,9 @@
 // `fettle serve --start | --stop | --restart | --status | --reset-token`, and the two hooks of resident mode
 // that run as commands: `--guard` (PreToolUse, when the server is not running) and `--session-start`.
 // `fettle serve` alone runs the server in the foreground (dist/serve.js, chosen by cli.ts).
-import { request } from 'node:http';
 import { TOKEN_VAR } from '../core/resident';
 import { FettleError } from '../errors';
-import { ensureServer, stopServer } from '../protocol/serve-control';
+import { askStatus, ensureServer, stopServer } from '../protocol/serve-control';
 import {
   makeToken,
   readPort,
@@ -29,35 +28,6 @@ export interface ServeOptions {
 }
 
 const scriptOf = (edge: Edge): string => edge.io.script ?? 'fettle';
-
-/** What the running server says about itself (its build, calls served and refused), asked with the token. */
-const askStatus = (port: number, token: string): Promise<Record<string, unknown> | null> =>
-  new Promise((resolve) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/fettle/hook/status',
-        method: 'POST',
-        timeout: 2000,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      },
-      (res) => {
-        let body = '';
-        res.on('data', (c) => (body += c));
-        res.on('end', () => {
-          try {
-            resolve(JSON.parse(body) as Record<string, unknown>);
-          } catch {
-            resolve(null);
-          }
-        });
-      },
-    );
-    req.on('error', () => resolve(null));
-    req.on('timeout', () => req.destroy());
-    req.end('{}');
-  });
 
 const status = async (edge: Edge, paths: ServePaths, json: boolean): Promise<number> => {
   const port = await readPort(paths);

@@ -1,6 +1,7 @@
 // Starting and stopping the resident hook server from another process (`fettle serve --start`, the guard hook,
 // SessionStart): a detached `fettle serve` in its own session, waited for until its pid file names it.
 import { spawn } from 'node:child_process';
+import { request } from 'node:http';
 import type { Env } from '../config';
 import { FettleError } from '../errors';
 import { isAlive } from '../io/pid';
@@ -64,3 +65,32 @@ export const stopServer = async (paths: ServePaths): Promise<Running | null> => 
   }
   return running;
 };
+
+/** What the running server says about itself (its build, calls served and refused), asked with the token. */
+export const askStatus = (port: number, token: string): Promise<Record<string, unknown> | null> =>
+  new Promise((resolve) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/fettle/hook/status',
+        method: 'POST',
+        timeout: 2000,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(body) as Record<string, unknown>);
+          } catch {
+            resolve(null);
+          }
+        });
+      },
+    );
+    req.on('error', () => resolve(null));
+    req.on('timeout', () => req.destroy());
+    req.end('{}');
+  });

@@ -103,3 +103,23 @@ test('install --resident refuses the project scope, which a team shares', () => 
   assert.equal(r.code, 2, r.stdout);
   assert.match(r.stderr, /do not belong in the project's shared settings/);
 });
+
+test('fettle doctor reports the resident server, what it refused, and whether this shell hands Claude Code its token', () => {
+  const s = setup();
+  s.run('install', '--resident');
+  const token = readFileSync(join(s.state, 'token'), 'utf8').trim();
+  const doctor = (env: Record<string, string> = {}) =>
+    runCli(['doctor'], { cwd: s.cwd, env: { ...s.env, ...env } }).stdout;
+  assert.match(
+    doctor(),
+    /^ok {4}resident +server runs on 127\.0\.0\.1:\d+ \(pid \d+, build \w+\): 0 calls served, 0 refused$/m,
+  );
+  assert.match(doctor(), /^warn {2}resident +this shell does not export the server token/m);
+  assert.doesNotMatch(doctor({ [TOKEN_VAR]: token }), /^warn {2}resident/m);
+  assert.match(doctor({ [TOKEN_VAR]: '0'.repeat(64) }), /exports another token than the server's/);
+  s.stop();
+  assert.match(
+    doctor({ [TOKEN_VAR]: token }),
+    /^ok {4}resident +server not running .* the first hook call of a session starts it$/m,
+  );
+});
