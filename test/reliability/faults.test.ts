@@ -163,7 +163,8 @@ for (const [label, free] of [
 scenario('disk full: a hook write whose previous bytes cannot be stored is blocked', undefined, async (t) => {
   const repo = tmpfsRepo();
   if (!repo) return t.skip(NO_TMPFS);
-  repo.write('a.txt', Buffer.alloc(300 * 1024, 'o'));
+  // Incompressible: 300 KB that no zlib level fits into the 16 KB left.
+  repo.write('a.txt', noise(300 * 1024));
   fill(repo, 16 * 1024);
   await hookBlocks(repo, 'a.txt', 'new\n', /No space left|disk is full|couldn't write/);
 });
