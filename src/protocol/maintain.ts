@@ -3,7 +3,8 @@
 // server runs it after its answers, a hook process starts `fettle gc --auto` in the background, `fettle gc`
 // runs it in full. Only packs fettle noted as its own are rewritten (every other pack is kept as it is), and
 // the rules for what may be deleted are git's: `git repack --cruft` keeps whatever any ref, reflog, index or
-// HEAD reaches, and an unreachable object until gc.pruneExpire (2 weeks) after it was last written.
+// HEAD reaches, and an unreachable object until gc.pruneExpire (2 weeks) after it was last written. Refs are
+// not packed: `git pack-refs` would pack the user's branches too (git 2.39 cannot restrict it to fettle's).
 import { readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FettleError } from '../errors';
@@ -16,11 +17,6 @@ import type { Context } from './context';
 
 /** Small packs of fettle's before they are rolled into one (git's own auto gc starts at 50 packs). */
 export const ROLL_UP_AT = 16;
-/**
- * fettle's loose refs (one per change, a file and a disk block each) before refs are packed, as `git gc --auto`
- * packs them (`pack-refs --all --prune`).
- */
-export const PACK_REFS_AT = 64;
 /** How often the expiry step runs unasked: like git's, it walks every ref of the repository. */
 const CRUFT_EVERY_MS = 24 * 3600 * 1000;
 /** Packs are durable before the ones they replace are deleted. */
@@ -29,8 +25,6 @@ const FSYNC_PACKS = ['-c', 'core.fsync=loose-object,reference,index,pack'];
 export interface MaintainReport {
   /** fettle's packs rolled into one */
   rolledUp: number;
-  /** whether refs were packed */
-  packedRefs: boolean;
   /** whether the expiry step ran, and with which expiry */
   expired: string | null;
   /** bytes of fettle's packs before and after */
@@ -133,13 +127,6 @@ const expire = async (store: Store, packs: Pack[], expiry: string): Promise<void
 
 const stampPath = (store: Store): string => join(store.commonDir, 'fettle', 'expired-at');
 
-/** fettle's refs stored as files of their own (a reftable repository has none). */
-const looseRefs = async (dir: string): Promise<number> => {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  let n = 0;
-  for (const e of entries) n += e.isDirectory() ? await looseRefs(join(dir, e.name)) : 1;
-  return n;
-};
 
 const bytesOf = (packs: Pack[]): number => packs.reduce((n, p) => n + p.bytes, 0);
 
@@ -152,7 +139,7 @@ export interface MaintainOptions {
 
 /** One maintenance run; another one already running makes this one a no-op. */
 export const maintain = async (ctx: Context, store: Store, options: MaintainOptions = {}): Promise<MaintainReport> => {
-  const report: MaintainReport = { rolledUp: 0, packedRefs: false, expired: null, before: 0, after: 0, skipped: [] };
+  const report: MaintainReport = { rolledUp: 0, expired: null, before: 0, after: 0, skipped: [] };
   try {
     await withLock(join(store.commonDir, 'fettle', 'locks', 'maintain.lock'), () => run(ctx, store, options, report), {
       timeoutMs: options.full ? 60_000 : 0,
@@ -176,13 +163,6 @@ const run = async (ctx: Context, store: Store, options: MaintainOptions, report:
   if (options.full || packs.length >= ROLL_UP_AT) {
     report.rolledUp = await rollUp(store, packs);
     packs = await fettlePacks(store);
-  }
-  const refs =
-    (await looseRefs(join(store.commonDir, 'refs', 'fettle'))) +
-    (await looseRefs(join(store.commonDir, 'refs', 'fettle-discarded')));
-  if (options.full || refs >= PACK_REFS_AT) {
-    await store.git.run({ args: ['pack-refs', '--all', '--prune'] });
-    report.packedRefs = true;
   }
   const last = Number(await readFile(stampPath(store), 'utf8').catch(() => '0')) || 0;
   const due = options.full || ctx.now().getTime() - last > CRUFT_EVERY_MS;
