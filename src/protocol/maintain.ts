@@ -17,8 +17,14 @@ import type { Context } from './context';
 
 /** Small packs of fettle's before they are rolled into one (git's own auto gc starts at 50 packs). */
 export const ROLL_UP_AT = 16;
-/** How often the expiry step runs unasked: like git's, it walks every ref of the repository. */
+/**
+ * When the expiry step runs unasked: like git's gc it walks every ref of the repository, so not often. Once a
+ * day, or when fettle's packs have grown by half since it last ran (from 256 KB on): rolled-up packs only delta
+ * objects within each roll-up, and this full repack, which knows every object's path, packs them far tighter.
+ */
 const CRUFT_EVERY_MS = 24 * 3600 * 1000;
+const CRUFT_GROWTH = 1.5;
+const CRUFT_FROM_BYTES = 256 * 1024;
 /** Packs are durable before the ones they replace are deleted. */
 const FSYNC_PACKS = ['-c', 'core.fsync=loose-object,reference,index,pack'];
 
@@ -127,7 +133,6 @@ const expire = async (store: Store, packs: Pack[], expiry: string): Promise<void
 
 const stampPath = (store: Store): string => join(store.commonDir, 'fettle', 'expired-at');
 
-
 const bytesOf = (packs: Pack[]): number => packs.reduce((n, p) => n + p.bytes, 0);
 
 export interface MaintainOptions {
@@ -164,8 +169,12 @@ const run = async (ctx: Context, store: Store, options: MaintainOptions, report:
     report.rolledUp = await rollUp(store, packs);
     packs = await fettlePacks(store);
   }
-  const last = Number(await readFile(stampPath(store), 'utf8').catch(() => '0')) || 0;
-  const due = options.full || ctx.now().getTime() - last > CRUFT_EVERY_MS;
+  const [last = 0, lastBytes = 0] = (await readFile(stampPath(store), 'utf8').catch(() => ''))
+    .split(' ')
+    .map((n) => Number(n) || 0);
+  const bytes = bytesOf(packs);
+  const grown = bytes >= CRUFT_FROM_BYTES && bytes >= CRUFT_GROWTH * lastBytes;
+  const due = options.full || grown || ctx.now().getTime() - last > CRUFT_EVERY_MS;
   if (due && packs.length > 0) {
     const auto = await gitConfig(store, 'gc.auto');
     const expiry = options.expire ?? (await gitConfig(store, 'gc.pruneExpire')) ?? '2.weeks.ago';
@@ -174,7 +183,7 @@ const run = async (ctx: Context, store: Store, options: MaintainOptions, report:
     else if (!(await gitAtLeast(store, 2, 37))) report.skipped.push('git before 2.37 has no cruft packs');
     else {
       await expire(store, packs, expiry);
-      await writeFile(stampPath(store), String(ctx.now().getTime()));
+      await writeFile(stampPath(store), `${ctx.now().getTime()} ${bytesOf(await fettlePacks(store))}`);
       report.expired = expiry;
     }
   }

@@ -99,6 +99,10 @@ export const measureStorage = () => {
     server.stop();
   }
   const growth = du(gitDir) - before;
+  const packsDir = join(gitDir, 'objects', 'pack');
+  const ours = readdirSync(join(gitDir, 'fettle', 'packs'));
+  const oursBytes = ours.reduce((n, p) => n + du(join(packsDir, `${p}.pack`)) + du(join(packsDir, `${p}.idx`)), 0);
+  const refsBytes = du(join(gitDir, 'refs', 'fettle'));
   const looseAtEnd = looseCount(gitDir);
   const threshold = Number(git(repo.repo, ['config', '--get', 'gc.auto'], { env: fixtureEnv }).trim() || 6700) || 6700;
   const shadowLoose = du(shadow.gitDir);
@@ -145,10 +149,13 @@ export const measureStorage = () => {
   });
   info.push({
     id: '11-packs',
-    name: "storage: fettle's packs after the writes",
-    median: readdirSync(join(gitDir, 'fettle', 'packs')).length,
-    n: 1,
-    unit: 'count',
+    name: `storage: of the growth, fettle's ${ours.length} packs (with their indexes)`,
+    ...mib(oursBytes),
+  });
+  info.push({
+    id: '11-refs',
+    name: "storage: of the growth, fettle's refs (a file and a disk block each)",
+    ...mib(refsBytes),
   });
   statSync(gitDir);
   removeRepo(repo);
