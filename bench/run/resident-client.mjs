@@ -1,6 +1,8 @@
 // A separate client process for the resident server, as Claude Code is one: it POSTs hook JSON to the server
-// and times each request end to end (connect, send, answer), on a fresh connection each time. Its own start is
-// not timed. Reads a job as JSON on stdin and prints the result as JSON:
+// and times each request end to end (send, answer). Claude Code keeps one connection for a session's hooks
+// (seen on 2.1.330), so by default the connection is made, and the server's check of its peer passed, by an
+// untimed status request first; with `fresh: true` each request opens its own, and the time includes the
+// connection and the peer check. Its own start is not timed. Reads a job as JSON on stdin, prints JSON:
 //   {kind: "direct", url, headers, pre, post, file, content}  PreToolUse (timed), the write, PostToolUse (timed)
 //   {kind: "staged", url, headers, pre}                       PreToolUse only (it must deny)
 //   {kind: "writes", url, headers, writes: [{pre, post, file, content}], shadow?: {gitDir, every?}, loose?: {gitDir, every}}
@@ -8,16 +10,17 @@
 //     `loose.every` writes the loose-object count of the repository
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 
 const job = JSON.parse(readFileSync(0, 'utf8'));
+const agent = job.fresh ? false : new Agent({ keepAlive: true, maxSockets: 1 });
 
 const post = (event, body) =>
   new Promise((resolve, reject) => {
     const t = performance.now();
     const req = request(
       `${job.url}${event}`,
-      { method: 'POST', headers: { ...job.headers, 'content-type': 'application/json' }, agent: false },
+      { method: 'POST', headers: { ...job.headers, 'content-type': 'application/json' }, agent },
       (res) => {
         const chunks = [];
         res.on('data', (c) => chunks.push(c));
@@ -44,6 +47,7 @@ const looseCount = (gitDir) =>
   Number(/^count: (\d+)/m.exec(execFileSync('git', ['--git-dir', gitDir, 'count-objects', '-v']).toString())?.[1]);
 
 let out;
+if (agent) await post('status', '{}'); // the session's connection, made and checked before the timed calls
 if (job.kind === 'direct') out = await direct(job);
 else if (job.kind === 'staged') {
   const pre = await post('PreToolUse', job.pre);
@@ -71,3 +75,4 @@ else if (job.kind === 'staged') {
   out ??= { loose };
 }
 process.stdout.write(JSON.stringify(out));
+if (agent) agent.destroy();

@@ -98,7 +98,9 @@ export const runServer = async (mode: 'foreground' | 'takeover'): Promise<void> 
       }
     }
   };
-  const server = createServer({ keepAliveTimeout: 5_000, requestTimeout: 600_000 }, (req, res) => {
+  // Claude Code keeps one connection for a session's hooks: kept open across the model's pauses, its peer is
+  // checked once (reading /proc/net/tcp costs milliseconds).
+  const server = createServer({ keepAliveTimeout: 10 * 60_000, requestTimeout: 600_000 }, (req, res) => {
     void started.then((s) => serve(s, req, res));
   });
 

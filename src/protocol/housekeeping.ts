@@ -6,12 +6,14 @@
 import type { Store } from '../store/store';
 import type { Context } from './context';
 import { maintain, maintenanceDue } from './maintain';
-import { retainQuietly } from './retention';
+import { BACKGROUND_BATCH, retainQuietly } from './retention';
 
 export const housekeep = async (ctx: Context, store: Store): Promise<void> => {
   if (ctx.background) {
-    ctx.background(store.commonDir, async () => {
-      await retainQuietly(ctx, store);
+    // Two queues: a long maintenance run never holds retention back, which must keep up with the writes.
+    const background = ctx.background;
+    background(`${store.commonDir}\0retain`, () => retainQuietly(ctx, store, BACKGROUND_BATCH));
+    background(`${store.commonDir}\0maintain`, async () => {
       if (await maintenanceDue(store)) await maintain(ctx, store);
     });
     return;

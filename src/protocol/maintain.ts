@@ -17,14 +17,8 @@ import type { Context } from './context';
 
 /** Small packs of fettle's before they are rolled into one (git's own auto gc starts at 50 packs). */
 export const ROLL_UP_AT = 16;
-/**
- * When the expiry step runs unasked: like git's gc it walks every ref of the repository, so not often. Once a
- * day, or when fettle's packs have grown by half since it last ran (from 256 KB on): rolled-up packs only delta
- * objects within each roll-up, and this full repack, which knows every object's path, packs them far tighter.
- */
+/** How often the expiry step runs unasked: like git's gc it walks every ref of the repository, so not often. */
 const CRUFT_EVERY_MS = 24 * 3600 * 1000;
-const CRUFT_GROWTH = 1.5;
-const CRUFT_FROM_BYTES = 256 * 1024;
 /** Packs are durable before the ones they replace are deleted. */
 const FSYNC_PACKS = ['-c', 'core.fsync=loose-object,reference,index,pack'];
 
@@ -81,15 +75,21 @@ const dropPack = async (store: Store, name: string): Promise<void> => {
 };
 
 /**
- * The packs to roll up, geometrically: all of them, unless the largest already holds more than twice the
- * rest, which then stays (so each roll-up rewrites about as much as was added since the last).
+ * fettle's packs up to this size are rolled up whole: git then deltas each new object against everything
+ * fettle keeps (a roll-up copies what it already packed, cheaply), so a file's versions share one base.
+ */
+const WHOLE_UP_TO = 64 << 20;
+
+/**
+ * The packs to roll up: all of them while they are small; past WHOLE_UP_TO geometrically, all but the largest
+ * when it holds more than twice the rest (so each roll-up rewrites about as much as was added since the last).
  */
 export const rollUpSet = (packs: Pack[]): Pack[] => {
   const sorted = [...packs].sort((a, b) => a.bytes - b.bytes);
   const largest = sorted[sorted.length - 1];
   const rest = sorted.slice(0, -1);
   const restBytes = rest.reduce((n, p) => n + p.bytes, 0);
-  return largest && largest.bytes > 2 * restBytes ? rest : sorted;
+  return largest && largest.bytes + restBytes > WHOLE_UP_TO && largest.bytes > 2 * restBytes ? rest : sorted;
 };
 
 const rollUp = async (store: Store, packs: Pack[]): Promise<number> => {
@@ -169,12 +169,8 @@ const run = async (ctx: Context, store: Store, options: MaintainOptions, report:
     report.rolledUp = await rollUp(store, packs);
     packs = await fettlePacks(store);
   }
-  const [last = 0, lastBytes = 0] = (await readFile(stampPath(store), 'utf8').catch(() => ''))
-    .split(' ')
-    .map((n) => Number(n) || 0);
-  const bytes = bytesOf(packs);
-  const grown = bytes >= CRUFT_FROM_BYTES && bytes >= CRUFT_GROWTH * lastBytes;
-  const due = options.full || grown || ctx.now().getTime() - last > CRUFT_EVERY_MS;
+  const last = Number(await readFile(stampPath(store), 'utf8').catch(() => '0')) || 0;
+  const due = options.full || ctx.now().getTime() - last > CRUFT_EVERY_MS;
   if (due && packs.length > 0) {
     const auto = await gitConfig(store, 'gc.auto');
     const expiry = options.expire ?? (await gitConfig(store, 'gc.pruneExpire')) ?? '2.weeks.ago';
@@ -183,7 +179,7 @@ const run = async (ctx: Context, store: Store, options: MaintainOptions, report:
     else if (!(await gitAtLeast(store, 2, 37))) report.skipped.push('git before 2.37 has no cruft packs');
     else {
       await expire(store, packs, expiry);
-      await writeFile(stampPath(store), `${ctx.now().getTime()} ${bytesOf(await fettlePacks(store))}`);
+      await writeFile(stampPath(store), String(ctx.now().getTime()));
       report.expired = expiry;
     }
   }

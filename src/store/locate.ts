@@ -57,6 +57,8 @@ export interface OpenOptions {
   warm?: readonly (readonly string[])[];
   /** a long-lived process's remembered repositories and kept git processes (store/resident.ts) */
   resident?: Resident | undefined;
+  /** the file about to be recorded: a resident store reads the trees along its path with HEAD */
+  file?: string | undefined;
 }
 
 export const locateTarget = async (
@@ -79,7 +81,7 @@ export const locateTarget = async (
     );
   }
   const { existing } = await nearestExistingDir(dirname(realPath));
-  const store = await openStoreAt(existing, env, dataDir, options);
+  const store = await openStoreAt(existing, env, dataDir, { ...options, file: realPath });
   if (store.kind === 'private') return { store, realPath, treePath: realPath.split(sep).filter(Boolean).join('/') };
   const rel = relative(store.workTree, realPath);
   if (rel.startsWith('..') || isAbsolute(rel)) {
@@ -97,7 +99,7 @@ export const openStoreAt = async (
 ): Promise<Store> => {
   const resident = options.resident;
   const key = `${dir}\0${dataDir}`;
-  const known = resident && (await resident.reopen(key, dir, env));
+  const known = resident && (await resident.reopen(key, dir, env, options.file));
   if (known) return known;
   const { remember: cwd, ...store } = await discover(dir, env, dataDir, options);
   // Only the two usual outcomes are remembered: a work tree's repository, and the private store for a

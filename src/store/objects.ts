@@ -124,6 +124,8 @@ export const READ_BATCH = ['cat-file', '--batch'] as const;
 /** Reads several objects in one process. `specs` are anything cat-file accepts (oid, rev:path). */
 export const readObjects = async (store: Store, specs: string[]): Promise<(BatchObject | null)[]> => {
   if (specs.length === 0) return [];
+  const known = store.read;
+  if (known && specs.every((s) => known.has(s))) return specs.map((s) => known.get(s) ?? null);
   // NUL-delimited input (-z) only when a path needs it: older git (before 2.38) lacks the option.
   const nul = specs.some((s) => s.includes('\n'));
   const input = Buffer.concat(specs.map((s) => Buffer.from(`${s}${nul ? '\0' : '\n'}`)));

@@ -70,27 +70,45 @@ export const entryHeader = (type: NewObject['type'], size: number): Buffer => {
   return Buffer.from(bytes);
 };
 
+const writeAll = (fd: number, bytes: Buffer): void => {
+  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
+};
+
+/** Bytes gathered before they go to the file in one call: a record's few objects are one write. */
+const GATHER = 1 << 20;
+
 /** A pack file being written: every byte goes through the running checksum and the current entry's CRC. */
 class PackFile {
   readonly fd: number;
   offset = 0;
   crc = 0;
   private readonly sum: Hash;
+  private gathered: Buffer[] = [];
+  private gatheredBytes = 0;
   constructor(path: string, mode: number, algorithm: string) {
     this.fd = openSync(path, 'wx', mode);
     fchmodSync(this.fd, mode); // the umask cut the mode given to open
     this.sum = createHash(algorithm);
   }
   write(chunk: Buffer): void {
-    for (let done = 0; done < chunk.length; ) done += writeSync(this.fd, chunk, done);
     this.sum.update(chunk);
     this.crc = crc32(chunk, this.crc);
     this.offset += chunk.length;
+    this.gathered.push(chunk);
+    this.gatheredBytes += chunk.length;
+    if (this.gatheredBytes >= GATHER) this.flush();
   }
-  /** Writes the trailer and returns the checksum. */
+  private flush(): void {
+    writeAll(this.fd, Buffer.concat(this.gathered, this.gatheredBytes));
+    this.gathered = [];
+    this.gatheredBytes = 0;
+  }
+  /** Writes what is gathered and the trailer, and returns the checksum. */
   finish(): Buffer {
     const digest = this.sum.digest();
-    for (let done = 0; done < digest.length; ) done += writeSync(this.fd, digest, done);
+    this.gathered.push(digest);
+    this.gatheredBytes += digest.length;
+    this.flush();
     return digest;
   }
 }
@@ -227,7 +245,7 @@ export const writePack = async (target: PackTarget, objects: NewObject[]): Promi
     const indexFd = openSync(tempIndex, 'wx', mode);
     open.push(indexFd);
     fchmodSync(indexFd, mode);
-    for (let done = 0; done < index.length; ) done += writeSync(indexFd, index, done);
+    writeAll(indexFd, index);
     // Both at once: two fsyncs in flight cost about one.
     await syncAll(open);
     for (const fd of open.splice(0)) closeSync(fd);

@@ -6,7 +6,7 @@
 // the command hook; so does every call of a process that has died (a failed compare-and-swap ends
 // `update-ref`, which is started again for the next transaction).
 import { createHash } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import type { Env } from '../config';
 import { exists } from '../io/exists';
 import { gitEnv } from '../io/child-env';
@@ -137,6 +137,54 @@ const transactionDone: Parse = (buf) => {
   return at < 0 ? { need: buf.length + 1 } : { done: at + COMMITTED.length };
 };
 
+type Read = { oid: string; type: string; body: Buffer } | null;
+
+interface HeadRead {
+  head: string | null;
+  /** the trees along the path, under the specs readLevels asks for (`<head>^{tree}:<dir>`) */
+  read: Map<string, Read> | undefined;
+}
+
+/** Cuts `cat-file --batch` answers into objects (null for a missing one). */
+const parseBatch = (buf: Buffer, count: number): Read[] => {
+  const out: Read[] = [];
+  let at = 0;
+  for (let n = 0; n < count; n++) {
+    const eol = buf.indexOf(0x0a, at);
+    const header = buf.subarray(at, eol).toString('latin1');
+    const m = /^([0-9a-f]+) (\w+) (\d+)$/.exec(header);
+    if (!m) {
+      out.push(null);
+      at = eol + 1;
+      continue;
+    }
+    const size = Number(m[3]);
+    out.push({ oid: m[1] as string, type: m[2] as string, body: buf.subarray(eol + 1, eol + 1 + size) });
+    at = eol + 1 + size + 1;
+  }
+  return out;
+};
+
+/**
+ * HEAD's commit and the trees along `dirs` in one request. Each spec resolves HEAD on its own: the trees are
+ * kept only if the root one is the commit's tree (a commit made in between would make them another's).
+ */
+const headAndLevels = async (
+  read: (specs: string[], how: 'contents' | 'info') => Promise<Buffer>,
+  dirs: string[],
+): Promise<HeadRead> => {
+  const prefixes = ['', ...dirs.map((_, n) => dirs.slice(0, n + 1).join('/'))];
+  const specs = ['HEAD^{commit}', ...prefixes.map((p) => `HEAD^{tree}:${p}`)];
+  const [commit, ...levels] = parseBatch(await read(specs, 'contents'), specs.length);
+  if (!commit || commit.type !== 'commit') return { head: null, read: undefined };
+  const tree = /^tree ([0-9a-f]+)$/m.exec(commit.body.toString('latin1'))?.[1];
+  if (!tree || levels[0]?.oid !== tree) return { head: commit.oid, read: undefined };
+  return {
+    head: commit.oid,
+    read: new Map(prefixes.map((p, n) => [`${commit.oid}^{tree}:${p}`, levels[n] ?? null])),
+  };
+};
+
 const linesOf = (input: GitCall['input']): string[] =>
   (Buffer.isBuffer(input) ? input.toString('utf8') : (input ?? '')).split('\n').filter((l) => l !== '');
 
@@ -159,16 +207,19 @@ export class Resident {
    * The store at `dir` if it was found before and nothing changed since: its repository is still there and no
    * `.git` appeared between `dir` and its work tree (a nested repository made meanwhile); HEAD is read anew.
    */
-  async reopen(key: string, dir: string, env: Env): Promise<Store | null> {
+  async reopen(key: string, dir: string, env: Env, file?: string): Promise<Store | null> {
     const found = this.found.get(key);
     if (!found || !(await this.unchanged(dir, found))) {
       this.found.delete(key);
       return null;
     }
     const git = this.runner(found, env);
-    const head = found.kind === 'repo' ? await git.head() : null;
     const { cwd: _cwd, extraArgs: _args, ...store } = found;
-    return { ...store, git, head };
+    if (found.kind !== 'repo') return { ...store, git, head: null };
+    const rel = file ? relative(found.workTree, file) : '';
+    const segments = rel && !rel.startsWith('..') ? rel.split(sep) : [];
+    const { head, read } = await git.headAndLevels(segments.slice(0, -1));
+    return { ...store, git, head, read };
   }
 
   private async unchanged(dir: string, found: Found): Promise<boolean> {
@@ -183,7 +234,7 @@ export class Resident {
   }
 
   /** A runner for the store that sends reads and ref transactions to kept processes, the rest to fresh ones. */
-  runner(found: Found, env: Env): GitRunner & { head(): Promise<string | null> } {
+  runner(found: Found, env: Env): GitRunner & { headAndLevels(dirs: string[]): Promise<HeadRead> } {
     const base = createGit(found.cwd, env, found.extraArgs);
     const fingerprint = createHash('sha1')
       .update(JSON.stringify([found.cwd, found.extraArgs, Object.entries(gitEnv(env)).sort()]))
@@ -246,8 +297,7 @@ export class Resident {
       start: base.start,
       text: async (call) => (await run(call)).stdout.toString('utf8').trim(),
       warm: () => undefined, // what is worth warming is kept running
-      head: async () =>
-        /^([0-9a-f]{40,64}) commit /.exec((await read(['HEAD^{commit}'], 'info')).toString('latin1'))?.[1] ?? null,
+      headAndLevels: (dirs: string[]) => headAndLevels(read, dirs),
     };
   }
 

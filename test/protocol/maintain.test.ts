@@ -10,7 +10,8 @@ import { agentWrite } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { directWrite, fettle, keepsUserState, ok, T0 } from '../helpers/stage';
 
-// [sizes of the packs, sizes rolled up]
+const MB = 1 << 20;
+// [sizes of the packs, sizes rolled up]: whole while small, geometric past 64 MB
 const sets: [number[], number[]][] = [
   [
     [10, 10, 10],
@@ -18,19 +19,19 @@ const sets: [number[], number[]][] = [
   ],
   [
     [1000, 10, 20],
+    [10, 20, 1000],
+  ],
+  [
+    [70 * MB, 10, 20],
     [10, 20],
   ],
   [
-    [30, 10, 20],
-    [10, 20, 30],
+    [70 * MB, 30 * MB, 10 * MB],
+    [10 * MB, 30 * MB, 70 * MB],
   ],
   [
-    [50, 10, 20],
-    [10, 20, 50],
-  ],
-  [
-    [61, 10, 20],
-    [10, 20],
+    [81 * MB, 30 * MB, 10 * MB],
+    [10 * MB, 30 * MB],
   ],
 ];
 for (const [sizes, rolled] of sets) {

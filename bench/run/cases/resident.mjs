@@ -48,10 +48,11 @@ const client = (job) => {
 };
 
 /** One direct Write through the server: Pre (timed) and Post (timed apart); the file written in between. */
-export const residentDirect = (server, repo, file, content) => {
+export const residentDirect = (server, repo, file, content, fresh = false) => {
   const id = nextToolUseId();
   return client({
     kind: 'direct',
+    fresh,
     ...server,
     file,
     content,
