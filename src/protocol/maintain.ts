@@ -39,6 +39,8 @@ const packDir = (store: Store): string => join(store.commonDir, 'objects', 'pack
 interface Pack {
   name: string;
   bytes: number;
+  /** a cruft pack (git's, with the time each unreachable object was last written): only git repacks it */
+  cruft?: boolean;
 }
 
 /** fettle's packs that are still there (git gc may have folded them into its own); stale notes are dropped. */
@@ -47,7 +49,7 @@ export const fettlePacks = async (store: Store): Promise<Pack[]> => {
   const packs: Pack[] = [];
   for (const name of names) {
     const info = await stat(join(packDir(store), `${name}.pack`)).catch(() => null);
-    if (info) packs.push({ name, bytes: info.size });
+    if (info) packs.push({ name, bytes: info.size, cruft: await exists(join(packDir(store), `${name}.mtimes`)) });
     else await unlink(join(packRegistry(store), name)).catch(() => undefined);
   }
   return packs;
@@ -93,7 +95,8 @@ export const rollUpSet = (packs: Pack[]): Pack[] => {
 };
 
 const rollUp = async (store: Store, packs: Pack[]): Promise<number> => {
-  const chosen = rollUpSet(packs);
+  // A cruft pack rolled into a plain one would lose its objects' times: their expiry would start over.
+  const chosen = rollUpSet(packs.filter((p) => !p.cruft));
   if (chosen.length < 2) return 0;
   const input = chosen.map((p) => `${p.name}.pack\n`).join('');
   const args = [...FSYNC_PACKS, 'pack-objects', '--stdin-packs', '--delta-base-offset', '--non-empty', '-q'];

@@ -114,3 +114,16 @@ test('fettle gc --expire: what only removed changes reached is gone; what anythi
   for (const name of notes(repo)) assert.ok(existsSync(join(packDir(repo), `${name}.pack`)), name);
   assert.ok(!readFileSync(join(repo.dir, '.git', 'config'), 'utf8').includes('cruft'), 'no config written');
 });
+
+test("a cruft pack keeps its objects' times: roll-ups leave it to git's repack", () => {
+  const repo = makeRepo({ 'a.txt': lines(30) });
+  const env = { FETTLE_HISTORY_MAX_COUNT: '2' };
+  const version = (n: number) => lines(30).replace('line 2\n', `line 2 version ${n}\n`);
+  for (let n = 0; n < 6; n++) directWrite(repo, 'a.txt', version(n), { env, now: T0 + n });
+  ok(fettle(repo, ['gc'], { env, now: T0 + 10 }));
+  const cruft = readdirSync(packDir(repo)).filter((f) => f.endsWith('.mtimes'));
+  assert.equal(cruft.length, 1, 'the removed changes went into a cruft pack (not expired: 2 weeks)');
+  for (let n = 6; n < 6 + ROLL_UP_AT; n++) directWrite(repo, 'a.txt', version(n), { env, now: T0 + n });
+  ok(fettle(repo, ['gc', '--auto'], { env, now: T0 + 40 }));
+  assert.ok(existsSync(join(packDir(repo), cruft[0] as string)), 'the same cruft pack, with its times');
+});
