@@ -47,7 +47,9 @@ const looseCount = (gitDir) =>
   Number(/^count: (\d+)/m.exec(execFileSync('git', ['--git-dir', gitDir, 'count-objects', '-v']).toString())?.[1]);
 
 let out;
-if (agent) await post('status', '{}'); // the session's connection, made and checked before the timed calls
+// The session's connection, made and checked before the timed calls; a few calls warm this process's HTTP
+// code as a session's first hooks warm Claude Code's.
+if (agent) for (let n = 0; n < 3; n++) await post('status', '{}');
 if (job.kind === 'direct') out = await direct(job);
 else if (job.kind === 'staged') {
   const pre = await post('PreToolUse', job.pre);

@@ -121,6 +121,13 @@ export const measureResident = (mid) => {
       name: 'resident: PostToolUse POST of the same writes (also blocking: HTTP hooks are never async)',
       ...stats(post),
     });
+    const fresh = [];
+    for (let i = 0; i < RUNS; i++) fresh.push(residentDirect(s, mid.repo, mid.direct, directText(`r10f-${i}`), true).pre);
+    info.push({
+      id: '10-fresh',
+      name: 'resident: direct Write (Pre POST) on a new connection (connect, and the peer check: /proc/net/tcp)',
+      ...stats(fresh),
+    });
     const guard = [];
     for (let i = 0; i < RUNS; i++)
       guard.push(
