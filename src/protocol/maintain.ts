@@ -5,7 +5,7 @@
 // the rules for what may be deleted are git's: `git repack --cruft` keeps whatever any ref, reflog, index or
 // HEAD reaches, and an unreachable object until gc.pruneExpire (2 weeks) after it was last written. Refs are
 // not packed: `git pack-refs` would pack the user's branches too (git 2.39 cannot restrict it to fettle's).
-import { readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FettleError } from '../errors';
 import { exists } from '../io/exists';
@@ -39,6 +39,8 @@ const packDir = (store: Store): string => join(store.commonDir, 'objects', 'pack
 interface Pack {
   name: string;
   bytes: number;
+  /** its permission bits: a pack holding bytes of a file only its owner may read is its owner's alone */
+  mode?: number;
   /** a cruft pack (git's, with the time each unreachable object was last written): only git repacks it */
   cruft?: boolean;
 }
@@ -49,7 +51,8 @@ export const fettlePacks = async (store: Store): Promise<Pack[]> => {
   const packs: Pack[] = [];
   for (const name of names) {
     const info = await stat(join(packDir(store), `${name}.pack`)).catch(() => null);
-    if (info) packs.push({ name, bytes: info.size, cruft: await exists(join(packDir(store), `${name}.mtimes`)) });
+    const cruft = await exists(join(packDir(store), `${name}.mtimes`));
+    if (info) packs.push({ name, bytes: info.size, mode: info.mode & 0o777, cruft });
     else await unlink(join(packRegistry(store), name)).catch(() => undefined);
   }
   return packs;
@@ -94,7 +97,24 @@ export const rollUpSet = (packs: Pack[]): Pack[] => {
   return largest && largest.bytes + restBytes > WHOLE_UP_TO && largest.bytes > 2 * restBytes ? rest : sorted;
 };
 
+/** Who besides the owner may read a pack. */
+const readers = (p: Pack): number => (p.mode ?? 0o444) & 0o044;
+
+/**
+ * Packs are rolled up with packs others may read as much: git writes the new pack with the repository's
+ * permissions, and one holding bytes of a file only its owner could read is given that file's back.
+ */
 const rollUp = async (store: Store, packs: Pack[]): Promise<number> => {
+  let rolled = 0;
+  for (const bits of new Set(packs.map(readers)))
+    rolled += await rollUpGroup(
+      store,
+      packs.filter((p) => readers(p) === bits),
+    );
+  return rolled;
+};
+
+const rollUpGroup = async (store: Store, packs: Pack[]): Promise<number> => {
   // A cruft pack rolled into a plain one would lose its objects' times: their expiry would start over.
   const chosen = rollUpSet(packs.filter((p) => !p.cruft));
   if (chosen.length < 2) return 0;
@@ -102,6 +122,9 @@ const rollUp = async (store: Store, packs: Pack[]): Promise<number> => {
   const args = [...FSYNC_PACKS, 'pack-objects', '--stdin-packs', '--delta-base-offset', '--non-empty', '-q'];
   const hash = await store.git.text({ args: [...args, join(packDir(store), 'pack')], input });
   if (!/^[0-9a-f]{40,64}$/.test(hash)) return 0;
+  const mode = Math.min(...chosen.map((p) => p.mode ?? 0o444));
+  if ((mode & 0o044) !== 0o044)
+    for (const ext of ['pack', 'idx']) await chmod(join(packDir(store), `pack-${hash}.${ext}`), mode & 0o444);
   await note(store, [`pack-${hash}`]);
   for (const p of chosen) if (p.name !== `pack-${hash}`) await dropPack(store, p.name);
   return chosen.length;
@@ -122,7 +145,9 @@ const gitAtLeast = async (store: Store, major: number, minor: number): Promise<b
  */
 const expire = async (store: Store, packs: Pack[], expiry: string): Promise<void> => {
   const before = await allPacks(store);
-  const ours = new Set(packs.map((p) => p.name));
+  // git writes its packs readable as the repository is: packs of files fewer people may read are kept as they
+  // are (their objects expire with git's own gc).
+  const ours = new Set(packs.filter((p) => readers(p) === 0o044).map((p) => p.name));
   const keep = before.filter((name) => !ours.has(name)).map((name) => `--keep-pack=${name}.pack`);
   const args = [...FSYNC_PACKS, 'repack', '--cruft', '-d', '-l', `--cruft-expiration=${expiry}`];
   await store.git.run({ args: [...args, '--no-write-bitmap-index', '-q', ...keep] });

@@ -2,7 +2,8 @@
 // removed changes reached freed by git's own `repack --cruft` rules, while every pack fettle did not write,
 // and every object anything else reaches, is left alone.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { rollUpSet, ROLL_UP_AT } from '../../src/protocol/maintain';
@@ -126,4 +127,29 @@ test("a cruft pack keeps its objects' times: roll-ups leave it to git's repack",
   for (let n = 6; n < 6 + ROLL_UP_AT; n++) directWrite(repo, 'a.txt', version(n), { env, now: T0 + n });
   ok(fettle(repo, ['gc', '--auto'], { env, now: T0 + 40 }));
   assert.ok(existsSync(join(packDir(repo), cruft[0] as string)), 'the same cruft pack, with its times');
+});
+
+test('roll-ups keep a file only its owner may read out of packs others may read', () => {
+  const repo = makeRepo({ 'a.txt': lines(30) });
+  repo.write('.env', 'KEY=0\n', 0o600);
+  for (let n = 0; n < ROLL_UP_AT; n++) {
+    directWrite(repo, 'a.txt', lines(30).replace('line 2\n', `line 2 v${n}\n`), { now: T0 + n });
+    directWrite(repo, '.env', `KEY=${n + 1}\n`, { now: T0 + n });
+  }
+  ok(fettle(repo, ['gc'], { now: T0 + 100 }));
+  const envChange = repo
+    .git('for-each-ref', '--format=%(refname) %(trailers:key=Fettle-Path,valueonly)', 'refs/fettle/')
+    .split('\n')
+    .find((l) => l.trim().endsWith(' .env'))
+    ?.split(' ')[0];
+  const secret = repo.git('rev-parse', `${envChange}:.env`);
+  const modes = readdirSync(packDir(repo))
+    .filter((f) => f.endsWith('.idx'))
+    .map((f) => ({
+      mode: statSync(join(packDir(repo), f)).mode & 0o777,
+      holds: execFileSync('git', ['show-index'], { input: readFileSync(join(packDir(repo), f)) }).toString(),
+    }));
+  const holders = modes.filter((m) => m.holds.includes(secret));
+  assert.ok(holders.length > 0);
+  for (const h of holders) assert.equal(h.mode & 0o044, 0, `a pack holding the .env bytes is ${h.mode.toString(8)}`);
 });
