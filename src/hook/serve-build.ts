@@ -4,7 +4,8 @@
 // new files, so Claude Code's next calls reach the new version without a refused connection.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { outcomeOfProcess } from './serve-answer';
 import type { HookOutcome } from './outcome';
@@ -15,11 +16,15 @@ interface Seen {
   hash: string;
 }
 
-const stampOf = async (file: string): Promise<string> =>
-  stat(file).then(
-    (s) => `${s.ino}:${s.size}:${s.mtimeMs}`,
-    () => 'missing',
-  );
+/** Synchronous: a stat per call costs microseconds, a round trip through libuv's thread pool more. */
+const stampOf = (file: string): string => {
+  try {
+    const s = statSync(file);
+    return `${s.ino}:${s.size}:${s.mtimeMs}`;
+  } catch {
+    return 'missing';
+  }
+};
 
 const hashOf = async (file: string): Promise<string> =>
   readFile(file).then(
@@ -36,7 +41,7 @@ export interface BuildWatch {
 
 export const watchBuild = async (files: string[]): Promise<BuildWatch> => {
   const seen: Seen[] = await Promise.all(
-    files.map(async (file) => ({ file, stamp: await stampOf(file), hash: await hashOf(file) })),
+    files.map(async (file) => ({ file, stamp: stampOf(file), hash: await hashOf(file) })),
   );
   const id = createHash('sha256')
     .update(seen.map((s) => s.hash).join())
@@ -48,7 +53,7 @@ export const watchBuild = async (files: string[]): Promise<BuildWatch> => {
     replaced: async () => {
       if (replaced) return true;
       for (const s of seen) {
-        const stamp = await stampOf(s.file);
+        const stamp = stampOf(s.file);
         if (stamp === s.stamp) continue;
         if ((await hashOf(s.file)) !== s.hash) replaced = true;
         else s.stamp = stamp; // touched, same bytes

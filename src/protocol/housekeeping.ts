@@ -8,14 +8,23 @@ import type { Context } from './context';
 import { maintain, maintenanceDue } from './maintain';
 import { BACKGROUND_BATCH, retainQuietly } from './retention';
 
+/** How often the resident server runs each kind of housekeeping per repository, at most. */
+const RETAIN_PACE_MS = 5_000;
+const MAINTAIN_PACE_MS = 20_000;
+
 export const housekeep = async (ctx: Context, store: Store): Promise<void> => {
   if (ctx.background) {
-    // Two queues: a long maintenance run never holds retention back, which must keep up with the writes.
+    // Two queues: a long maintenance run never holds retention back, which must keep up with the writes (100
+    // removals a run, every few seconds); maintenance needs to run only every few dozen writes.
     const background = ctx.background;
-    background(`${store.commonDir}\0retain`, () => retainQuietly(ctx, store, BACKGROUND_BATCH));
-    background(`${store.commonDir}\0maintain`, async () => {
-      if (await maintenanceDue(store)) await maintain(ctx, store);
-    });
+    background(`${store.commonDir}\0retain`, () => retainQuietly(ctx, store, BACKGROUND_BATCH), RETAIN_PACE_MS);
+    background(
+      `${store.commonDir}\0maintain`,
+      async () => {
+        if (await maintenanceDue(store)) await maintain(ctx, store);
+      },
+      MAINTAIN_PACE_MS,
+    );
     return;
   }
   await retainQuietly(ctx, store);

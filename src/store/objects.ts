@@ -1,6 +1,6 @@
 // Objects: blobs in and out as bytes (never through a string or git's filters), trees edited along one path,
 // commits with fettle's fixed identity. Everything written is durable before the call returns.
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { readFile as fsReadFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FettleError } from '../errors';
@@ -11,7 +11,6 @@ import { objectWritingOf } from './repo-config';
 import { encodeCommit } from './commit-codec';
 import { editTree, hashObject, parseTree, type NewTree } from './tree-codec';
 import { isAlive } from '../io/pid';
-import { exists } from '../io/exists';
 import { makeOwnDir } from '../io/fettle-dir';
 
 export interface BatchObject {
@@ -289,7 +288,7 @@ const seenInPlace = async (store: Store, oid: string, checked: Map<string, Promi
   const where = index ?? join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2));
   let found = checked.get(where);
   if (!found) {
-    found = exists(where);
+    found = Promise.resolve(existsSync(where)); // a stat: cheaper than a round trip through the thread pool
     checked.set(where, found);
   }
   return found;
