@@ -13,8 +13,8 @@
 // --quick   tiny fixtures and 2 runs: proves the harness works (CI), verdicts are not meaningful
 // --json    print the results as JSON on stdout (progress, and then the table, go to stderr)
 // --runs N  timed runs per side for the process cases (default 15)
-// --cases   run only these cases (1-11; 0 = start-up decomposition and git spawn counts; 10 = the resident
-//           server; 11 = storage growth of 1,000 writes)
+// --cases   run only these cases (1-12; 0 = start-up decomposition and git spawn counts; 11 = the resident
+//           server; 12 = storage growth of 1,000 writes)
 // --baseline-dist DIR  also time case 1 with the build in DIR (another commit's dist/), alternating
 // --keep    keep the temp dir (and every fixture repo in it) and print its path
 // --keep-ca-certs  leave NODE_EXTRA_CA_CERTS in the environment (removed by default: it makes every node
@@ -53,7 +53,7 @@ log(
 const main = () => {
   let mid; // the 1,000-file repo, shared by cases 0, 1, 2, 5/6 and 9
 
-  if (want(0) || want(1) || want(2) || want(5) || want(6) || want(9) || want(10))
+  if (want(0) || want(1) || want(2) || want(5) || want(6) || want(9) || want(11))
     mid = buildRepo('repo-1k', SIZES.files);
   if (want(0)) measureStartup(mid);
   if (want(1)) measureDirectWrite(mid);
@@ -64,9 +64,9 @@ const main = () => {
   // case 6 reuses the big file case 5 wrote into this repo, when it ran
   if (want(6)) measurePeakMemory(mid);
   if (want(9)) measureTurn(mid);
-  if (want(10)) measureResident(mid);
+  if (want(11)) measureResident(mid);
   if (mid) removeRepo(mid);
-  if (want(11)) measureStorage();
+  if (want(12)) measureStorage();
   if (want(7)) measureStatus();
   if (want(8)) measureRollback();
 };

@@ -10,12 +10,12 @@ import { BACKGROUND_BATCH, retainQuietly } from './retention';
 
 /** How often the resident server runs each kind of housekeeping per repository, at most. */
 const RETAIN_PACE_MS = 5_000;
-const MAINTAIN_PACE_MS = 20_000;
+const MAINTAIN_PACE_MS = 1_000;
 
 export const housekeep = async (ctx: Context, store: Store): Promise<void> => {
   if (ctx.background) {
     // Two queues: a long maintenance run never holds retention back, which must keep up with the writes (100
-    // removals a run, every few seconds); maintenance needs to run only every few dozen writes.
+    // removals a run, every few seconds); maintenance runs once 16 packs add up, and must keep up with them.
     const background = ctx.background;
     background(`${store.commonDir}\0retain`, () => retainQuietly(ctx, store, BACKGROUND_BATCH), RETAIN_PACE_MS);
     background(

@@ -1,8 +1,8 @@
-// Case 11: what 1,000 agent writes cost on disk. The same direct writes (one line of one of 20 files each) go
+// Case 12: what 1,000 agent writes cost on disk. The same direct writes (one line of one of 20 files each) go
 // through fettle's resident server with its default retention, and into a peer's shadow git dir over the same
 // work tree (`git add -A` + `git commit` after each); fettle's `.git` growth is compared with the shadow dir
 // once `git gc` packed it, and git's loose-object count is sampled as the writes go.
-import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, fixtureEnv, git, TMP } from '../env.mjs';
 import { buildRepo, removeRepo } from '../fixtures.mjs';
@@ -35,14 +35,14 @@ const settled = (gitDir) => {
   for (let quiet = 0, n = 0; quiet < 3 && n < 120; n++) {
     sleep(1000);
     const now = readdirSync(join(gitDir, 'objects', 'pack')).join();
-    const busy = readdirSync(join(gitDir, 'fettle', 'locks')).includes('maintain.lock');
+    const busy = existsSync(join(gitDir, 'fettle', 'locks', 'maintain.lock'));
     quiet = now === last && !busy ? quiet + 1 : 0;
     last = now;
   }
 };
 
 export const measureStorage = () => {
-  log(`case 11: ${WRITES} direct writes of a ${SIZES.files}-file repository, fettle vs a shadow git dir`);
+  log(`case 12: ${WRITES} direct writes of a ${SIZES.files}-file repository, fettle vs a shadow git dir`);
   const repo = buildRepo('repo-storage', SIZES.files);
   const gitDir = join(repo.repo, '.git');
   const before = du(gitDir);
@@ -113,7 +113,7 @@ export const measureStorage = () => {
   const afterGc = du(gitDir) - before;
   const mib = (b) => ({ median: b / MiB, min: b / MiB, max: b / MiB, n: 1, unit: 'MB' });
   addCase({
-    id: '11',
+    id: '12',
     name: `storage: .git growth after ${WRITES} direct writes (default retention) ÷ the shadow git dir packed by git gc`,
     fettle: mib(growth),
     baseline: mib(shadowPacked),
@@ -122,7 +122,7 @@ export const measureStorage = () => {
   });
   const maxLoose = Math.max(looseAtEnd, ...(out.loose ?? []));
   addCase({
-    id: '11b',
+    id: '12b',
     name: `storage: most loose objects seen during the writes ÷ git's auto-gc threshold (gc.auto ${threshold})`,
     fettle: { median: maxLoose, min: maxLoose, max: maxLoose, n: 1, unit: 'objects' },
     baseline: { median: threshold, min: threshold, max: threshold, n: 1, unit: 'objects' },
@@ -130,17 +130,17 @@ export const measureStorage = () => {
     target: { op: '<', value: 1 },
   });
   info.push({
-    id: '11-per-1000',
+    id: '12-per-1000',
     name: `storage: .git growth per 1,000 agent writes`,
     ...mib((growth * 1000) / WRITES),
   });
   info.push({
-    id: '11-expired',
+    id: '12-expired',
     name: 'storage: .git growth after `fettle gc --expire now` (what only removed changes reached is gone)',
     ...mib(afterGc),
   });
   info.push({
-    id: '11-shadow',
+    id: '12-shadow',
     name:
       'storage: the shadow git dir before git gc (its first snapshot alone: ' +
       (firstSnapshot / MiB).toFixed(2) +
@@ -148,12 +148,12 @@ export const measureStorage = () => {
     ...mib(shadowLoose),
   });
   info.push({
-    id: '11-packs',
+    id: '12-packs',
     name: `storage: of the growth, fettle's ${ours.length} packs (with their indexes)`,
     ...mib(oursBytes),
   });
   info.push({
-    id: '11-refs',
+    id: '12-refs',
     name: "storage: of the growth, fettle's refs (a file and a disk block each)",
     ...mib(refsBytes),
   });
