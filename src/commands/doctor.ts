@@ -17,7 +17,7 @@ import type { Context } from '../protocol/context';
 import { checkConfig, diagnose, type Check } from '../protocol/doctor';
 import type { Store } from '../store/store';
 import { storeOf } from '../protocol/arguments';
-import { cwdFor, type Edge } from './edge';
+import { cwdFor, spelled, type Edge } from './edge';
 import { settingsPath } from '../protocol/settings-file';
 
 const SCOPES = ['user', 'project', 'local'] as const;
@@ -138,7 +138,9 @@ export const doctor = async (edge: Edge, dir: string | undefined, o: { json?: bo
   }
   const [node, git, ...rest] = await diagnose({ ctx, store, storeError, nodeVersion: process.version });
   const hooks = await checkHooks(edge, store?.kind === 'repo' ? store.workTree : dir);
-  const checks = [node, git, config, ...hooks, ...rest].filter((c): c is Check => !!c);
+  const checks = [node, git, config, ...hooks, ...rest]
+    .filter((c): c is Check => !!c)
+    .map((c) => ({ ...c, detail: spelled(edge, dir, c.detail), ...(c.fix ? { fix: spelled(edge, dir, c.fix) } : {}) }));
   if (o.json) edge.io.out(JSON.stringify({ checks }, null, 2));
   else edge.io.out(render(checks));
   return checks.some((c) => c.status === 'fail') ? EXIT.failed : EXIT.ok;

@@ -1,6 +1,7 @@
 // What a command gets from the process: built once in index.ts, passed down.
 import { resolve } from 'node:path';
 import { clockFrom, loadConfig, type Env } from '../config';
+import { selfCommand, shellQuote, spellCommands } from '../io/self';
 import type { Context } from '../protocol/context';
 
 export interface Io {
@@ -21,6 +22,20 @@ export interface Edge {
 
 /** The directory a command works in: `-C <dir>` against the process's own, or that one. */
 export const cwdFor = (edge: Edge, dir?: string): string => (dir ? resolve(edge.cwd, dir) : edge.cwd);
+
+/**
+ * How a printed command spells fettle for the caller's shell, which is in `edge.cwd`: this fettle's own
+ * spelling (io/self.ts), plus `-C <dir>` when the command was told to run elsewhere.
+ */
+export const invokeFor = (edge: Edge, dir?: string): string => {
+  const base = selfCommand(edge.env, edge.io.script);
+  const cwd = cwdFor(edge, dir);
+  return cwd === edge.cwd ? base : `${base} -C ${shellQuote(cwd)}`;
+};
+
+/** A text from below the edge (a hint, a fix) with each backticked fettle command spelled for the caller. */
+export const spelled = (edge: Edge, dir: string | undefined, text: string): string =>
+  spellCommands(text, invokeFor(edge, dir));
 
 export const contextFor = (edge: Edge, dir?: string): Context => ({
   cwd: cwdFor(edge, dir),

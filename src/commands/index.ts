@@ -3,13 +3,14 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, exitCodeFor, FettleError, toFettleError } from '../errors';
 import { cleanUpOnSignals } from '../io/cleanup';
+import { selfCommand, spellCommands } from '../io/self';
 import { armFailpoints } from '../io/failpoint';
 import { readStdin } from '../io/stdin';
 import { confirmCommand } from './confirm';
 import { demo } from './demo';
 import { discardCommand } from './discard';
 import { doctor } from './doctor';
-import type { Edge, Io } from './edge';
+import { spelled, type Edge, type Io } from './edge';
 import { gcCommand } from './gc';
 import { info } from './info';
 import { install, uninstall } from './install';
@@ -39,7 +40,9 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .option('-C <dir>', 'run as if fettle was started in <dir>')
     .exitOverride()
     .configureOutput({ writeOut: (s) => edge.io.out(s), writeErr: (s) => edge.io.err(s) })
-    .showHelpAfterError('(run `fettle --help` for the list of commands)');
+    .showHelpAfterError(
+      spellCommands('(run `fettle --help` for the list of commands)', selfCommand(edge.env, edge.io.script)),
+    );
   const dir = (): string | undefined => program.opts<{ C?: string }>().C;
   const json = new Option('--json', 'print JSON for scripts');
 
@@ -56,7 +59,8 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .command('write')
     .description('write stdin to <file> through the same protocol as the hook')
     .argument('<file>')
-    .action(async (file: string) => setExit(await write(edge, dir(), file)));
+    .addOption(json)
+    .action(async (file: string, o: { json?: boolean }) => setExit(await write(edge, dir(), file, o)));
   program
     .command('confirm')
     .description('apply a staged change')
@@ -127,7 +131,8 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .argument('<file>')
     .option('--offset <n>', 'first line to print (1-based)')
     .option('--limit <n>', 'number of lines to print')
-    .action(async (file: string, o: { offset?: string; limit?: string }) => read(edge, dir(), file, o));
+    .addOption(json)
+    .action(async (file: string, o: { offset?: string; limit?: string; json?: boolean }) => read(edge, dir(), file, o));
   program
     .command('status')
     .description('pending staged changes and recent writes')
@@ -184,9 +189,12 @@ export const main = async (
       code = error.exitCode === 0 ? EXIT.ok : EXIT.usage; // --help and --version exit 0
     } else {
       const e = toFettleError(error);
-      if (argv.includes('--json'))
-        edge.io.out(JSON.stringify({ error: { code: e.code, message: e.message, hint: e.hint } }));
-      edge.io.err(`fettle: ${e.message}${e.hint ? `\n${e.hint}` : ''}`);
+      // The commands a message names run as printed, from the caller's shell.
+      const dir = program.opts<{ C?: string }>().C;
+      const message = spelled(edge, dir, e.message);
+      const hint = e.hint === undefined ? undefined : spelled(edge, dir, e.hint);
+      if (argv.includes('--json')) edge.io.out(JSON.stringify({ error: { code: e.code, message, hint } }));
+      edge.io.err(`fettle: ${message}${hint ? `\n${hint}` : ''}`);
       if (edge.env.FETTLE_DEBUG && error instanceof Error) edge.io.err(String(error.stack));
       code = exitCodeFor(e);
     }

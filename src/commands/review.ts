@@ -9,7 +9,7 @@ import type { Context } from '../protocol/context';
 import { pushSession, readSessionView } from '../protocol/session-review';
 import type { Store } from '../store/store';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
-import { contextFor, type Edge } from './edge';
+import { contextFor, invokeFor, type Edge } from './edge';
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -182,7 +182,7 @@ const reviewSession = async (
       '',
       view.diff.trimEnd(),
       '',
-      `To push it:   fettle review --session ${session} --push [remote]`,
+      `To push it:   ${invokeFor(edge, ctx.cwd)} review --session ${session} --push [remote]`,
       `With git:     git log ${ref}; git diff ${view.base ? view.base.slice(0, 12) : '<base>'} ${ref}`,
     ].join('\n'),
   );

@@ -3,7 +3,7 @@ import { sameBytes } from '../core/content';
 import { countChanges } from '../core/diff';
 import { stat } from '../core/record-message';
 import { FettleError } from '../errors';
-import { invocationFor } from '../io/self';
+import { invocationFor, selfCommand } from '../io/self';
 import { restoreTo, type RestoreResult } from '../protocol/restore-to';
 import { rollbackChanges, type RollbackOutcome } from '../protocol/rollback';
 import type { FilePlan } from '../protocol/rollback-plan';
@@ -170,7 +170,7 @@ const printRestore = (edge: Edge, r: RestoreResult, o: RollbackOptions): void =>
     );
   } else {
     // The destination may be recorded in another store than the shell's directory finds.
-    const invoke = invocationFor('fettle', edge.cwd, r.dest.store, r.dest.realPath);
+    const invoke = invocationFor(selfCommand(edge.env, edge.io.script), edge.cwd, r.dest.store, r.dest.realPath);
     edge.io.out(
       `Restored the bytes change ${id} replaced in ${r.change.fields.path} to ${r.dest.realPath}. Undo this with \`${invoke} rollback ${r.undoId}\`.`,
     );
@@ -204,6 +204,6 @@ export const rollbackCommand = async (
       outcome,
       o.json ?? false,
       o.turn !== undefined ? `${changes[0]?.fields.session ?? ''} since turn ${o.turn} began` : o.session,
-      invocationFor('fettle', edge.cwd, store, changes[0]?.fields.file ?? edge.cwd),
+      invocationFor(selfCommand(edge.env, edge.io.script), edge.cwd, store, changes[0]?.fields.file ?? edge.cwd),
     );
 };

@@ -4,7 +4,7 @@ import { changesOf, currentSession, storeOf } from '../protocol/arguments';
 import { currentTurn } from '../protocol/turns';
 import { needsPerson } from '../protocol/person-review';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
-import { contextFor, type Edge } from './edge';
+import { contextFor, invokeFor, type Edge } from './edge';
 
 const RECENT = 10;
 
@@ -32,12 +32,13 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
     return;
   }
   const lines: string[] = [];
+  const invoke = invokeFor(edge, dir);
   if (session !== undefined) {
     const inTurn =
       turn === undefined ? [] : changes.filter((c) => c.fields.session === session && c.fields.turn === turn);
     const made = `${inTurn.length} change${inTurn.length === 1 ? '' : 's'} so far`;
     lines.push(
-      `Session ${session}${turn === undefined ? ' (turns not counted)' : `, turn ${turn} (${made}; undo them with \`fettle rollback --turn ${turn}\`)`}.`,
+      `Session ${session}${turn === undefined ? ' (turns not counted)' : `, turn ${turn} (${made}; undo them with \`${invoke} rollback --turn ${turn}\`)`}.`,
       '',
     );
   }
@@ -52,7 +53,7 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
           : row(c, now),
     );
   if (pending.some((c) => c.state === 'pending'))
-    lines.push('  apply with `fettle confirm <id>`, drop with `fettle discard <id>`');
+    lines.push(`  apply with \`${invoke} confirm <id>\`, drop with \`${invoke} discard <id>\``);
   if (pending.some(person))
     lines.push("  those marked (a person confirms) are applied only from a person's own terminal, never the agent's");
   if (recent.length) lines.push('', 'Recent:', ...recent.map((c) => row(c, now)));

@@ -1,7 +1,7 @@
 // `fettle status` end to end: pending staged changes with their expiry, recent writes, and the --json shape.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runHook, writePayload } from '../helpers/cli';
+import { runHook, SELF, writePayload } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { T0, directWrite, fettle, keepsUserState, ok, stageWrite, statusJson, type StatusRow } from '../helpers/stage';
 
@@ -28,7 +28,7 @@ test('status lists pending changes with id, path, counts, age and expiry, then r
   assert.deepEqual(out.split('\n'), [
     'Pending (1):',
     `  ${staged}  a.txt  +30 -30  staged 2m ago, expires in 8m`,
-    '  apply with `fettle confirm <id>`, drop with `fettle discard <id>`',
+    `  apply with \`${SELF} confirm <id>\`, drop with \`${SELF} discard <id>\``,
     '',
     'Recent:',
     `  ${direct}  b.txt  +1 -1  direct, applied 7m ago`,

@@ -1,8 +1,19 @@
 // Runs the built CLI as a separate process, exactly as Claude Code or a script would.
 import { spawnSync } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { shellQuote } from '../../src/io/self';
 
 export const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
+
+/**
+ * How the built CLI spells itself in the commands it prints when no `fettle` on PATH is this one, as on the
+ * tests' PATH (helpers/repo.ts leaves out every directory holding a `fettle`): the absolute node and script.
+ */
+export const SELF = `${shellQuote(process.execPath)} ${shellQuote(realpathSync(CLI))}`;
+
+/** `text` matched literally inside a RegExp. */
+export const literal = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export interface Run {
   code: number;
