@@ -3,14 +3,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { clockFrom, loadConfig, type Env } from '../config';
-import {
-  fettleHandlers,
-  parseSettings,
-  MATCHER,
-  SESSION_EVENTS,
-  TURN_EVENTS,
-  type FettleHandler,
-} from '../core/settings';
+import { MATCHER, SESSION_EVENTS, TURN_EVENTS, type FettleHandler } from '../core/settings';
 import { EXIT } from '../errors';
 import { shellWords } from '../io/self';
 import type { Context } from '../protocol/context';
@@ -19,6 +12,7 @@ import type { Store } from '../store/store';
 import { storeOf } from '../protocol/arguments';
 import { cwdFor, spelled, type Edge } from './edge';
 import { settingsPath } from '../protocol/settings-file';
+import { handlersIn } from '../protocol/settings-text';
 
 const SCOPES = ['user', 'project', 'local'] as const;
 
@@ -39,7 +33,7 @@ const checkHooks = async (edge: Edge, root: string | undefined): Promise<Check[]
     if (text === null) continue;
     let handlers: FettleHandler[];
     try {
-      handlers = fettleHandlers(parseSettings(text));
+      handlers = handlersIn(text);
     } catch (error) {
       checks.push({
         name: 'hooks',

@@ -25,7 +25,7 @@ export const requirePerson = (ctx: Context, change: Change): void => {
     'E_PERSON_REQUIRED',
     `Change ${change.id} to ${change.fields.path} needs a person's approval (${why}), and this command runs in ${agent}'s shell (CLAUDECODE=1). Nothing was written.`,
     {
-      hint: `A person must run \`fettle confirm ${change.id}\` in their own terminal after reviewing \`git diff HEAD fettle/${change.id}\`; the agent may only discard it.`,
+      hint: `A person must run \`fettle confirm ${change.id}\` in their own terminal, after reviewing it with \`fettle review ${change.id}\`; the agent may only discard it.`,
     },
   );
 };

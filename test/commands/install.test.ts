@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { test } from 'node:test';
+import { type ParseError, parse as parseJsonc } from 'jsonc-parser';
 import { settingsPath } from '../../src/protocol/settings-file';
 import {
   HOOK_EVENTS,
@@ -363,6 +364,48 @@ for (const [name, original] of fixtures) {
   });
 }
 
+// Hand-written files: only what fettle adds changes, and uninstall gives back every byte. [name, text]
+const HAND = `{
+  // my settings
+  "model": "opus", /* fast */
+  "hooks": {
+    "PreToolUse": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": "echo hi" } ] } ], // lint
+    "Stop": [
+      // say it
+      { "hooks": [ { "type": "command", "command": "say done" } ] }
+    ]
+  }
+}
+`;
+const handWritten: [string, string][] = [
+  ['compact, on one line', JSON.stringify(FOREIGN)],
+  ['compact, then a newline', `${JSON.stringify(FOREIGN_WITHOUT_HOOKS)}\n`],
+  ['comments and groups on one line', HAND],
+  ['comments, CRLF', HAND.replace(/\n/g, '\r\n')],
+  ['comments, no hooks key', '{\n\t// nothing else\n\t"model": "opus"\n}\n'],
+];
+for (const [name, original] of handWritten) {
+  test(`hand-written settings (${name}): install adds only fettle's groups; uninstall restores every byte`, () => {
+    const { user, run } = setup();
+    write(user, original);
+    ok(run('install'));
+    const text = readFileSync(user, 'utf8');
+    const errors: ParseError[] = [];
+    const s = parseJsonc(text, errors) as Settings;
+    assert.deepEqual(errors, []);
+    for (const event of INSTALLED_EVENTS) assert.equal(fettleHandlers(s, event).length, 1, event);
+    for (const comment of original.match(/(?<=\s)\/\/[^\r\n]*|\/\*.*?\*\//g) ?? [])
+      assert.ok(text.includes(comment), `comment kept: ${comment}`);
+    assert.equal(text.trimEnd().includes('\n'), original.trimEnd().includes('\n'), 'compact stays compact');
+    assert.equal(text.includes('\r\n'), original.includes('\r\n'), 'line endings kept');
+    const again = bytes(user);
+    assert.match(ok(run('install')).stdout, /nothing changed/);
+    assert.deepEqual(bytes(user), again, 'a second install changes nothing');
+    ok(run('uninstall'));
+    assert.equal(readFileSync(user, 'utf8'), original);
+  });
+}
+
 test('install --read adds a PreToolUse group on Read; a plain install takes it out again; uninstall restores the file', () => {
   const { user, run } = setup();
   const original = JSON.stringify(FOREIGN, null, 2) + '\n';
@@ -454,7 +497,24 @@ test('install then uninstall on a missing file removes the file again', () => {
   const r = ok(run('uninstall'));
   assert.match(r.stdout, /Removed/);
   assert.equal(existsSync(user), false);
-  assert.deepEqual(readdirSync(join(home, '.claude')), [], 'nothing else left in ~/.claude');
+  assert.equal(existsSync(join(home, '.claude')), false, 'the ~/.claude install made goes too');
+});
+
+test('uninstall leaves a ~/.claude that was there before install, even when it removes the file', () => {
+  const { home, user, run } = setup();
+  mkdirSync(join(home, '.claude'));
+  ok(run('install'));
+  ok(run('uninstall'));
+  assert.equal(existsSync(user), false);
+  assert.deepEqual(readdirSync(join(home, '.claude')), []);
+});
+
+test('uninstall keeps a .claude directory install made once something else was put in it', () => {
+  const { cwd, run } = setup();
+  ok(run('install', '--scope', 'project'));
+  writeFileSync(join(cwd, '.claude', 'notes.md'), 'mine\n');
+  ok(run('uninstall', '--scope', 'project'));
+  assert.deepEqual(readdirSync(join(cwd, '.claude')), ['notes.md']);
 });
 
 test('install is idempotent after a foreign group was added behind ours', () => {

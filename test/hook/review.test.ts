@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { literal, SELF } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { fettle, hasWorktree, kinds, ok, openWorktree, statusJson } from '../helpers/stage';
 import {
@@ -121,7 +122,12 @@ for (const [label, mode, env] of [
         'm',
       ),
     );
-    assert.match(r.stderr, new RegExp(`A person must run \`fettle confirm ${id}\` in their own terminal`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `A person must run \`${literal(SELF)} confirm ${id}\` in their own terminal, after reviewing it with \`${literal(SELF)} review ${id}\``,
+      ),
+    );
     const json = JSON.parse(fettle(repo, ['confirm', id, '--json'], { env: { ...env, ...AGENT_SHELL } }).stdout);
     assert.equal(json.error.code, 'E_PERSON_REQUIRED');
     assert.equal(repo.read('a.txt').toString(), OLD);
@@ -282,7 +288,7 @@ test('info names every tool fettle handles and the review mode in force', () => 
   const out = ok(fettle(repo, ['info'])).stdout;
   for (const tool of ['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Read'])
     assert.match(out, new RegExp(`^  ${tool} +\\S`, 'm'), tool);
-  assert.match(out, /fettle install --read/);
+  assert.match(out, new RegExp(`\`${literal(SELF)} install --read\``));
   assert.match(out, /^  FETTLE_REVIEW +model \(default\)$/m);
   assert.match(out, /default, auto: Claude Code asks you; dontAsk: a large write is\s+refused\./);
   assert.match(ok(fettle(repo, ['info'], { env: HUMAN })).stdout, /^  FETTLE_REVIEW +human \(from FETTLE_REVIEW\)$/m);
