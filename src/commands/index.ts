@@ -156,14 +156,16 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .description("register fettle's hooks in Claude Code settings")
     .addOption(scope)
     .option('--read', 'also serve large text Reads (a hook on every Read; off by default)')
-    .action(async (o: { scope: 'user' | 'project' | 'local'; read?: boolean }) =>
-      install(edge, dir(), o.scope, { read: o.read }),
+    .addOption(json)
+    .action(async (o: { scope: 'user' | 'project' | 'local'; read?: boolean; json?: boolean }) =>
+      install(edge, dir(), o.scope, o),
     );
   program
     .command('uninstall')
     .description("remove fettle's hooks from Claude Code settings")
     .addOption(scope)
-    .action(async (o: { scope: 'user' | 'project' | 'local' }) => uninstall(edge, dir(), o.scope));
+    .addOption(json)
+    .action(async (o: { scope: 'user' | 'project' | 'local'; json?: boolean }) => uninstall(edge, dir(), o.scope, o));
   program
     .command('demo')
     .description('run the whole protocol in a throwaway repository and show what happens')

@@ -5,10 +5,10 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { dataDirFrom, homeFrom, type Env } from '../config';
-import { addFettleHooks, removeFettleHooks, SettingsShapeError } from '../core/settings';
+import { addFettleHooks, fettleHandlers, removeFettleHooks, SettingsShapeError } from '../core/settings';
 import { FettleError } from '../errors';
 import { replaceFile, realPathOrAbsolute } from '../io/atomic-write';
-import { shellQuote } from '../io/self';
+import { selfCommand, shellQuote } from '../io/self';
 import { resolveRealPath } from '../store/locate';
 import { parseSettingsText, withFettle, withoutFettle } from './settings-text';
 
@@ -21,9 +21,29 @@ export const settingsPath = (root: string, env: Env, scope: Scope): string => {
   return join(env.CLAUDE_CONFIG_DIR || join(homeFrom(env), '.claude'), 'settings.json');
 };
 
-/** Shell form, absolute paths: works whatever PATH Claude Code's hook process gets. */
+/** Shell form, absolute paths: works whatever PATH Claude Code's hook process gets (user and local scope). */
 export const hookCommand = (script: string | undefined): string =>
   `${shellQuote(process.execPath)} ${shellQuote(realPathOrAbsolute(script ?? 'fettle'))} hook`;
+
+/**
+ * The hook command for a project's shared settings, which teams commit: no path of this machine. `fettle hook`
+ * when `fettle` on PATH is this fettle; a path under `$CLAUDE_PROJECT_DIR` when this fettle lives inside the
+ * project (vendored, or in its node_modules); otherwise it refuses, saying why and what to do instead.
+ */
+export const portableHookCommand = (env: Env, script: string | undefined, project: string, file: string): string => {
+  if (selfCommand(env, script) === 'fettle') return 'fettle hook';
+  const real = realPathOrAbsolute(script ?? 'fettle');
+  const rel = relative(realPathOrAbsolute(project), real);
+  if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel))
+    return `node "$CLAUDE_PROJECT_DIR"/${shellQuote(rel)} hook`;
+  throw new FettleError(
+    'E_USAGE',
+    `--scope project writes ${file}, which everyone who checks out the project shares, and this fettle runs from ${real}, a path on this machine only: on another checkout the hook would run nothing. Nothing was written.`,
+    {
+      hint: 'Install for this checkout only with `fettle install --scope local`; or put this fettle on PATH (`npm install -g`; the hook is then `fettle hook`), or add it to the project (`npm install --save-dev`; the hook then runs it from $CLAUDE_PROJECT_DIR), and run this again.',
+    },
+  );
+};
 
 const readText = async (path: string): Promise<string | null> => {
   try {
@@ -141,4 +161,33 @@ const removeEmptyUpTo = async (dir: string, top: string): Promise<void> => {
     return; // not empty (or gone): leave it, and everything above it
   }
   if (dir !== top) await removeEmptyUpTo(dirname(dir), top);
+};
+
+export interface OtherInstall {
+  scope: Scope;
+  path: string;
+  /** the plugin, as named in `enabledPlugins` (`fettle@<marketplace>`), when that is what is installed there */
+  plugin?: string;
+}
+
+/** fettle's hooks, or its plugin enabled, in the settings of the scopes other than `scope`. */
+export const otherInstalls = async (env: Env, root: string, scope: Scope): Promise<OtherInstall[]> => {
+  const found: OtherInstall[] = [];
+  for (const other of ['user', 'project', 'local'] as const) {
+    const path = settingsPath(root, env, other);
+    const text = await readText(path).catch(() => null);
+    if (text === null) continue;
+    let value: ReturnType<typeof parseSettingsText>['value'];
+    try {
+      value = parseSettingsText(text).value;
+    } catch {
+      continue; // doctor reports a file that cannot be read
+    }
+    const plugins = value.enabledPlugins;
+    if (plugins && typeof plugins === 'object' && !Array.isArray(plugins))
+      for (const [name, on] of Object.entries(plugins))
+        if (on === true && /^fettle@/.test(name)) found.push({ scope: other, path, plugin: name });
+    if (other !== scope && fettleHandlers(value).length > 0) found.push({ scope: other, path });
+  }
+  return found;
 };

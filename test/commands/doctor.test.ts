@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { scriptOf } from '../../src/commands/doctor';
 import { checkGitVersion, checkNode } from '../../src/protocol/doctor';
-import { runCli, SELF } from '../helpers/cli';
+import { runCli, SELF, withFettleOnPath } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { keepsUserState, stageWrite, T0 } from '../helpers/stage';
 
@@ -22,7 +22,8 @@ const doctor = (repo: Repo, env: Record<string, string> = {}) => {
 };
 const installed = (): Repo => {
   const repo = makeRepo({ 'a.txt': lines(30) });
-  assert.equal(runCli(['install', '--scope', 'project'], { cwd: repo.dir, env: repo.env }).code, 0);
+  const env = withFettleOnPath(repo.env, repo.home);
+  assert.equal(runCli(['install', '--scope', 'project'], { cwd: repo.dir, env }).code, 0);
   return repo;
 };
 

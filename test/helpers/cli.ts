@@ -1,7 +1,7 @@
 // Runs the built CLI as a separate process, exactly as Claude Code or a script would.
 import { spawnSync } from 'node:child_process';
-import { realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { shellQuote } from '../../src/io/self';
 
 export const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
@@ -11,6 +11,14 @@ export const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
  * tests' PATH (helpers/repo.ts leaves out every directory holding a `fettle`): the absolute node and script.
  */
 export const SELF = `${shellQuote(process.execPath)} ${shellQuote(realpathSync(CLI))}`;
+
+/** `env` with a `fettle` on PATH that is this CLI (a link in `dir`/bin), as after `npm install -g`. */
+export const withFettleOnPath = (env: Record<string, string>, dir: string): Record<string, string> => {
+  const bin = join(dir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  symlinkSync(CLI, join(bin, 'fettle'));
+  return { ...env, PATH: `${bin}${delimiter}${env.PATH ?? ''}` };
+};
 
 /** `text` matched literally inside a RegExp. */
 export const literal = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
