@@ -2,6 +2,7 @@
 import { stat } from '../core/record-message';
 import { shortDuration } from '../core/time';
 import type { Change } from '../protocol/changes';
+import type { Store } from '../store/store';
 
 /** applied / pending / expired / discarded / incomplete, or rolled back, with the rollback's id. */
 export const stateText = (c: Change): string => {
@@ -58,3 +59,16 @@ export const table = (rows: string[][]): string[] => {
       .trimEnd(),
   );
 };
+
+/** Where `status` and `log` look, said when it is not the repository the user is in. */
+export const storeNote = (store: Store): string[] =>
+  store.kind === 'private'
+    ? [
+        `Not in a git repository: showing what fettle recorded for files outside any repository (its private store, ${store.commonDir}).`,
+      ]
+    : [];
+
+export const storeJson = (store: Store) => ({
+  kind: store.kind === 'repo' ? 'repository' : 'private',
+  path: store.kind === 'repo' ? store.workTree : store.commonDir,
+});

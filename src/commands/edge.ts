@@ -1,6 +1,8 @@
 // What a command gets from the process: built once in index.ts, passed down.
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { clockFrom, loadConfig, type Env } from '../config';
+import { FettleError } from '../errors';
 import { selfCommand, shellQuote, spellCommands } from '../io/self';
 import type { Context } from '../protocol/context';
 
@@ -21,7 +23,17 @@ export interface Edge {
 }
 
 /** The directory a command works in: `-C <dir>` against the process's own, or that one. */
-export const cwdFor = (edge: Edge, dir?: string): string => (dir ? resolve(edge.cwd, dir) : edge.cwd);
+export const cwdFor = (edge: Edge, dir?: string): string => {
+  if (!dir) return edge.cwd;
+  const cwd = resolve(edge.cwd, dir);
+  // Said here, before git is started there and blamed for it (`spawn git ENOENT`).
+  const kind = statSync(cwd, { throwIfNoEntry: false });
+  if (!kind?.isDirectory())
+    throw new FettleError('E_USAGE', `-C ${dir}: ${kind ? 'not a directory' : 'no such directory'} (${cwd}).`, {
+      hint: 'Give -C the directory of the repository (or the project) to work in.',
+    });
+  return cwd;
+};
 
 /**
  * How a printed command spells fettle for the caller's shell, which is in `edge.cwd`: this fettle's own
@@ -29,7 +41,7 @@ export const cwdFor = (edge: Edge, dir?: string): string => (dir ? resolve(edge.
  */
 export const invokeFor = (edge: Edge, dir?: string): string => {
   const base = selfCommand(edge.env, edge.io.script);
-  const cwd = cwdFor(edge, dir);
+  const cwd = dir ? resolve(edge.cwd, dir) : edge.cwd; // not checked: this also spells the error of a bad -C
   return cwd === edge.cwd ? base : `${base} -C ${shellQuote(cwd)}`;
 };
 

@@ -3,7 +3,7 @@ import type { Change } from '../protocol/changes';
 import { changesOf, currentSession, storeOf } from '../protocol/arguments';
 import { currentTurn } from '../protocol/turns';
 import { needsPerson } from '../protocol/person-review';
-import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
+import { ago, changeJson, countsText, expiryText, stateText, storeJson, storeNote } from './change-view';
 import { contextFor, invokeFor, type Edge } from './edge';
 
 const RECENT = 10;
@@ -19,7 +19,8 @@ const row = (c: Change, now: Date): string => {
 export const status = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const now = ctx.now();
-  const changes = await changesOf(ctx, await storeOf(ctx), edge.io.err);
+  const store = await storeOf(ctx);
+  const changes = await changesOf(ctx, store, edge.io.err);
   const pending = changes.filter((c) => c.state === 'pending' || c.state === 'expired');
   const recent = changes.filter((c) => !pending.includes(c)).slice(0, RECENT);
   const session = currentSession(ctx, changes);
@@ -27,11 +28,21 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
   if (o.json) {
     const current = session === undefined ? null : { id: session, turn: turn ?? null };
     edge.io.out(
-      JSON.stringify({ session: current, pending: pending.map(changeJson), recent: recent.map(changeJson) }, null, 2),
+      JSON.stringify(
+        {
+          store: storeJson(store),
+          session: current,
+          pending: pending.map(changeJson),
+          recent: recent.map(changeJson),
+        },
+        null,
+        2,
+      ),
     );
     return;
   }
-  const lines: string[] = [];
+  const lines: string[] = storeNote(store);
+  if (lines.length > 0) lines.push('');
   const invoke = invokeFor(edge, dir);
   if (session !== undefined) {
     const inTurn =
