@@ -65,8 +65,12 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .command('confirm')
     .description('apply a staged change')
     .argument('<id>')
+    .option('--expired', 'apply it although its time to confirm ran out (a person only)')
+    .option('--with-conflicts', 'if edits made since overlap it, write the merge with conflict markers')
     .addOption(json)
-    .action(async (id: string, o: { json?: boolean }) => confirmCommand(edge, dir(), id, o));
+    .action(async (id: string, o: { json?: boolean; expired?: boolean; withConflicts?: boolean }) =>
+      confirmCommand(edge, dir(), id, o),
+    );
   program
     .command('discard')
     .description('drop a staged change (the file is not touched)')

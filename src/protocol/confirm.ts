@@ -20,15 +20,24 @@ import { loadChange, requirePending, tidySettled, type Change } from './changes'
 import { stamp } from './ids';
 import type { Context } from './context';
 import { diskPathOf, fileLockPath } from './paths';
-import { requirePerson } from './person-review';
+import { requirePerson, requirePersonForExpired } from './person-review';
 import { retrySession, sessionStep } from './session-ref';
 import { currentTurn } from './turns';
 
 export interface ConfirmResult {
   change: Change;
   path: string;
-  /** how the disk was brought to the proposal */
-  how: 'written' | 'merged' | 'already-on-disk';
+  /** how the disk was brought to the proposal; `conflicts`: merged, with conflict markers (--with-conflicts) */
+  how: 'written' | 'merged' | 'already-on-disk' | 'conflicts';
+  /** conflict regions written into the file (`conflicts` only) */
+  conflicts?: number;
+}
+
+export interface ConfirmOptions {
+  /** apply a change past its TTL; a person only (the agent re-runs its Write) */
+  expired?: boolean;
+  /** when the merge with edits made since overlaps, write it with conflict markers instead of refusing */
+  withConflicts?: boolean;
 }
 
 /** A new commit on a change's tip: what it records, and the file's bytes and git mode. */
@@ -83,30 +92,42 @@ const stagedFiles = async (store: Store, change: Change): Promise<Staged> => {
   return { proposal, base: base ?? null, resuming };
 };
 
-export const confirm = async (ctx: Context, store: Store, id: string): Promise<ConfirmResult> => {
+export const confirm = async (
+  ctx: Context,
+  store: Store,
+  id: string,
+  options: ConfirmOptions = {},
+): Promise<ConfirmResult> => {
   const first = await loadChange(ctx, store, id);
   requirePerson(ctx, first);
+  if (options.expired) requirePersonForExpired(ctx, first);
   const path = await diskPathOf(store, first.fields);
   return withLock(fileLockPath(store, first.fields.path), async () => {
     await failpoint('confirm.locked');
     // Read again under the lock: another process may have confirmed or discarded it meanwhile.
     let change = await loadChange(ctx, store, id);
     await tidySettled(store, change);
-    requirePending(change, ctx.now());
+    requirePending(change, ctx.now(), options);
     const { proposal, base, resuming } = await stagedFiles(store, change);
     const disk = await readDisk(path);
 
     let how: ConfirmResult['how'] = 'written';
     let bytes = proposal.bytes;
+    let conflicts = 0;
     if (sameBytes(disk?.bytes, proposal.bytes)) how = 'already-on-disk';
     else if (!sameBytes(disk?.bytes, base?.bytes)) {
       const versions = { disk: disk?.bytes ?? null, base: base?.bytes ?? null, proposal: proposal.bytes };
-      bytes = await mergeOrRefuse(store, change, path, versions);
-      how = 'merged';
+      ({ bytes, conflicts } = await mergeOrRefuse(store, change, path, versions, options.withConflicts));
+      how = conflicts > 0 ? 'conflicts' : 'merged';
       if (!resuming) change = await snapshotUserBytes(ctx, store, change, disk);
     }
     const mode = disk ? gitModeOf(disk.mode) : proposal.mode;
-    const note = how === 'merged' ? 'Merged with edits made on disk after it was staged.' : undefined;
+    const note =
+      how === 'merged'
+        ? 'Merged with edits made on disk after it was staged.'
+        : how === 'conflicts'
+          ? `Merged with edits made on disk after it was staged; ${conflicts} overlapping region${conflicts === 1 ? '' : 's'} written with conflict markers (--with-conflicts).`
+          : undefined;
     // An applied change lands in the turn its session is in now, which may be later than the one it was staged in.
     const turn = (await currentTurn(ctx.config.dataDir, change.fields.session)) ?? change.fields.turn;
     const applied = await commitOn(ctx, store, change, { kind: 'applied', bytes, mode, note, turn });
@@ -139,7 +160,7 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
       // Applied once the ref moved: its worktree goes whatever happens after.
       await removeHiddenWorktree(store, id);
     }
-    return { change, path, how };
+    return { change, path, how, ...(how === 'conflicts' ? { conflicts } : {}) };
   });
 };
 
@@ -206,7 +227,14 @@ interface ThreeWay {
   proposal: Buffer;
 }
 
-const mergeOrRefuse = async (store: Store, change: Change, path: string, { disk, base, proposal }: ThreeWay) => {
+/** The merged bytes, and how many conflict regions they hold (never more than 0 unless `withConflicts`). */
+const mergeOrRefuse = async (
+  store: Store,
+  change: Change,
+  path: string,
+  { disk, base, proposal }: ThreeWay,
+  withConflicts = false,
+): Promise<{ bytes: Buffer; conflicts: number }> => {
   const keep =
     `Nothing was written; the change stays pending. Compare the file with the proposal: \`git diff fettle/${change.id} -- ${change.fields.path}\`;` +
     ` then run \`fettle discard ${change.id}\` and re-run the Write.`;
@@ -224,12 +252,14 @@ const mergeOrRefuse = async (store: Store, change: Change, path: string, { disk,
     );
   }
   const merged = await mergeFile(store, disk, base, proposal);
-  if (!merged.clean) {
+  if (!merged.clean && !withConflicts) {
     throw new FettleError(
       'E_CONFLICT',
       `${path} changed after change ${change.id} was staged, and those edits overlap the staged ones (${merged.conflicts} conflict${merged.conflicts === 1 ? '' : 's'}).`,
-      { hint: keep },
+      {
+        hint: `${keep} Or resolve it yourself: \`fettle confirm ${change.id} --with-conflicts\` writes the merge with conflict markers into the file (recorded; \`fettle rollback ${change.id}\` undoes it).`,
+      },
     );
   }
-  return merged.bytes;
+  return { bytes: merged.bytes, conflicts: merged.clean ? 0 : merged.conflicts };
 };

@@ -29,3 +29,17 @@ export const requirePerson = (ctx: Context, change: Change): void => {
     },
   );
 };
+
+/**
+ * `confirm --expired` from the agent's shell is refused: the TTL is there so that an agent re-runs its Write
+ * rather than applying a proposal it made long ago; a person reviewing slowly is who --expired is for.
+ */
+export const requirePersonForExpired = (ctx: Context, change: Change): void => {
+  const agent = agentShell(ctx.env);
+  if (!agent) return;
+  throw new FettleError(
+    'E_PERSON_REQUIRED',
+    `confirm --expired applies a change past its time to confirm, and only a person may do that; this command runs in ${agent}'s shell (CLAUDECODE=1). Nothing was written.`,
+    { hint: `Re-run the Write to stage it again, or drop it with \`fettle discard ${change.id}\`.` },
+  );
+};

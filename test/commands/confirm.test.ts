@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
 import { test } from 'node:test';
-import { CLI, runHook, writePayload } from '../helpers/cli';
+import { CLI, literal, runHook, SELF, writePayload } from '../helpers/cli';
 import { lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
 import {
   T0,
@@ -265,6 +265,81 @@ for (const [after, ttl, expected] of expiry) {
     assert.deepEqual(kinds(repo, `refs/fettle/${id}`), ['proposal', 'before']);
   });
 }
+
+test('an expired change: the refusal names --expired, which a person runs to apply it over its base', () => {
+  const { repo, id } = staged();
+  const later = T0 + 601;
+  const refused = fettle(repo, ['confirm', id], { now: later });
+  assert.equal(refused.code, 1);
+  assert.match(
+    refused.stderr,
+    new RegExp(
+      `A person can still apply it, .*: \`${literal(SELF)} confirm ${id} --expired\`\\. Review it first with \`${literal(SELF)} review ${id}\``,
+    ),
+  );
+  const r = keepsUserState(repo, () => ok(fettle(repo, ['confirm', id, '--expired'], { now: later })));
+  assert.equal(r.stdout, `Applied ${id} to a.txt (+20 -20).\n`);
+  assert.ok(repo.read('a.txt').equals(Buffer.from(PROPOSAL)));
+  assert.deepEqual(kinds(repo, `refs/fettle/${id}`), ['applied', 'proposal', 'before']);
+});
+
+test("confirm --expired from the agent's shell is refused: the agent re-runs its Write", () => {
+  const { repo, id } = staged();
+  const r = fettle(repo, ['confirm', id, '--expired'], { now: T0 + 601, env: { CLAUDECODE: '1' } });
+  assert.equal(r.code, 1);
+  assert.match(
+    errorLine(r),
+    /^confirm --expired applies a change past its time to confirm, and only a person may do that/,
+  );
+  assert.ok(repo.read('a.txt').equals(Buffer.from(BASE)));
+  assert.deepEqual(kinds(repo, `refs/fettle/${id}`), ['proposal', 'before']);
+});
+
+test('confirm --expired still refuses when edits made since overlap the change', () => {
+  const { repo, id } = staged();
+  repo.write('a.txt', EDIT_BOTTOM);
+  const r = fettle(repo, ['confirm', id, '--expired'], { now: T0 + 601 });
+  assert.equal(r.code, 1);
+  assert.match(errorLine(r), /those edits overlap the staged ones/);
+  assert.ok(repo.read('a.txt').equals(Buffer.from(EDIT_BOTTOM)));
+});
+
+test('confirm --with-conflicts writes the merge with conflict markers, recorded; rollback puts back the bytes it replaced', () => {
+  const { repo, id } = staged();
+  repo.write('a.txt', EDIT_BOTTOM);
+  const refused = fettle(repo, ['confirm', id]);
+  assert.match(
+    refused.stderr,
+    new RegExp(`\`${literal(SELF)} confirm ${id} --with-conflicts\` writes the merge with conflict markers`),
+  );
+  const r = keepsUserState(repo, () => ok(fettle(repo, ['confirm', id, '--with-conflicts'])));
+  assert.equal(
+    r.stdout,
+    `Applied ${id} to a.txt (+20 -20), merged with the edits made on disk since it was staged; 1 overlapping region is marked in the file (<<<<<<< on disk ... >>>>>>> fettle). Resolve it in your editor, or undo this with \`${SELF} rollback ${id}\`.\n`,
+  );
+  const text = repo.read('a.txt').toString();
+  assert.ok(text.startsWith(lines(20)), 'the lines nobody else changed are as they were');
+  assert.match(text, /^<<<<<<< on disk\n(.*\n)*user 30\n(.*\n)*=======\n(.*\n)*new 30\n(.*\n)*>>>>>>> fettle\n/m);
+  assert.deepEqual(kinds(repo, `refs/fettle/${id}`), ['applied', 'snapshot', 'proposal', 'before']);
+  const json = JSON.parse(ok(fettle(repo, ['show', id, '--json'])).stdout);
+  assert.equal(json.state, 'applied');
+  const undo = /Undo this with `(.+)`\.$/m.exec(ok(fettle(repo, ['rollback', id])).stdout)?.[1];
+  assert.ok(undo, 'rollback prints its undo');
+  assert.ok(repo.read('a.txt').equals(Buffer.from(EDIT_BOTTOM)), "rollback restores the user's bytes exactly");
+});
+
+test('confirm --with-conflicts changes nothing of a clean merge, and still refuses what cannot be merged', () => {
+  const clean = staged();
+  clean.repo.write('a.txt', EDIT_TOP);
+  const r = ok(fettle(clean.repo, ['confirm', clean.id, '--with-conflicts', '--json']));
+  assert.deepEqual([JSON.parse(r.stdout).how, JSON.parse(r.stdout).conflicts], ['merged', undefined]);
+  const deleted = staged();
+  unlinkSync(deleted.repo.path('a.txt'));
+  const gone = fettle(deleted.repo, ['confirm', deleted.id, '--with-conflicts']);
+  assert.equal(gone.code, 1);
+  assert.match(errorLine(gone), /was deleted after change/);
+  assert.equal(existsSync(deleted.repo.path('a.txt')), false);
+});
 
 test('an expired change shows as EXPIRED and can still be discarded', () => {
   const { repo, id } = staged();
