@@ -110,11 +110,12 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .option('--session <id>', 'everything this agent session changed, against the commit it started from')
     .option('--push [remote]', 'push it as a branch of <remote> (default origin)')
     .option('--branch <name>', 'branch name for --push (default fettle/<id>, fettle/sessions/<id>)')
+    .option('--force', 'with --push: move the branch although it exists on the remote with another commit')
     .addOption(json)
     .action(
       async (
         change: string | undefined,
-        o: { json?: boolean; push?: string | boolean; branch?: string; session?: string },
+        o: { json?: boolean; push?: string | boolean; branch?: string; session?: string; force?: boolean },
       ) => reviewCommand(edge, dir(), change, o),
     );
   program

@@ -3,7 +3,7 @@ import { FettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import type { Change } from '../protocol/changes';
 import { chainOf, changeDiff } from '../protocol/history';
-import { baseMove, pushChange, type BaseMove } from '../protocol/review';
+import { baseMove, pushChange, type BaseMove, type Pushed } from '../protocol/review';
 import { resolveChange, storeOf } from '../protocol/arguments';
 import type { Context } from '../protocol/context';
 import { pushSession, readSessionView } from '../protocol/session-review';
@@ -23,6 +23,16 @@ const baseLine = (m: BaseMove, path: string, kind: Store['kind']): string => {
     moved = `HEAD has moved ${plural(m.ahead, 'commit')} ahead${m.behind > 0 ? ` and ${m.behind} behind` : ''} since (now ${m.head.slice(0, 12)})`;
   const file = m.fileMoved && m.head !== m.base ? `; ${path} differs on HEAD, so expect a merge` : '';
   return `Base: ${base}; ${moved}${file}.`;
+};
+
+/** What a push did, in a sentence: a new branch, one moved by --force, or one that already held the commit. */
+const pushedText = (what: string, remote: string, p: Pushed): string => {
+  const commit = p.commit.slice(0, 12);
+  if (p.already) return `Branch ${p.branch} of ${remote} already holds ${what} (commit ${commit}); nothing was pushed.`;
+  const how = p.moved
+    ? `moved branch ${p.branch} from ${p.moved.slice(0, 12)} to it (--force)`
+    : `as branch ${p.branch}`;
+  return `Pushed ${what} (commit ${commit}) to ${remote} ${p.moved ? `and ${how}` : how}; open a pull request from it. No local branch was created or changed.`;
 };
 
 const nextSteps = (c: Change, invoke: string): string[] => {
@@ -53,9 +63,11 @@ export const reviewCommand = async (
   edge: Edge,
   dir: string | undefined,
   arg: string | undefined,
-  o: { json?: boolean; push?: string | boolean; branch?: string; session?: string },
+  o: { json?: boolean; push?: string | boolean; branch?: string; session?: string; force?: boolean },
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
+  if (o.force && (o.push === undefined || o.push === false))
+    throw new FettleError('E_USAGE', '--force moves an existing branch of a remote: it goes with --push.');
   if (o.session !== undefined) {
     if (arg !== undefined) throw new FettleError('E_USAGE', 'Name a change or use --session <id>, not both.');
     return reviewSession(edge, ctx, o.session, o);
@@ -77,15 +89,12 @@ export const reviewCommand = async (
   const chain = await chainOf(store, change.tip);
   if (o.push !== undefined && o.push !== false) {
     const remote = typeof o.push === 'string' ? o.push : 'origin';
-    const pushed = await pushChange(store, change, chain, remote, o.branch ?? `fettle/${change.id}`);
-    if (o.json)
-      edge.io.out(
-        JSON.stringify({ id: change.id, remote, url: pushed.url, branch: pushed.branch, commit: pushed.commit }),
-      );
-    else
-      edge.io.out(
-        `Pushed change ${change.id} (commit ${pushed.commit.slice(0, 12)}) to ${remote} as branch ${pushed.branch}; open a pull request from it. No local branch was created or changed.`,
-      );
+    const branch = o.branch ?? `fettle/${change.id}`;
+    const pushed = await pushChange(store, change, chain, { remote, branch }, o);
+    if (o.json) {
+      const { url, commit, already = false, moved = null } = pushed;
+      edge.io.out(JSON.stringify({ id: change.id, remote, url, branch, commit, already, moved }));
+    } else edge.io.out(pushedText(`change ${change.id}`, remote, pushed));
     return;
   }
   const move = await baseMove(store, change, chain);
@@ -134,20 +143,15 @@ const reviewSession = async (
   edge: Edge,
   ctx: Context,
   session: string,
-  o: { json?: boolean; push?: string | boolean; branch?: string },
+  o: { json?: boolean; push?: string | boolean; branch?: string; force?: boolean },
 ): Promise<void> => {
   const store = await storeOf(ctx);
   const color = !o.json && o.push === undefined && edge.io.isTTY && !edge.env.NO_COLOR;
   const view = await readSessionView(store, session, color);
   if (o.push !== undefined && o.push !== false) {
     const remote = typeof o.push === 'string' ? o.push : 'origin';
-    const pushed = await pushSession(
-      store,
-      view,
-      remote,
-      o.branch ?? `fettle/${view.ref.slice('refs/fettle/'.length)}`,
-      ctx.now(),
-    );
+    const branch = o.branch ?? `fettle/${view.ref.slice('refs/fettle/'.length)}`;
+    const pushed = await pushSession(store, view, { remote, branch }, ctx.now(), o);
     if (o.json)
       edge.io.out(
         JSON.stringify({
@@ -159,6 +163,7 @@ const reviewSession = async (
           base: view.base,
         }),
       );
+    else if (pushed.already || pushed.moved) edge.io.out(pushedText(`session ${session}`, remote, pushed));
     else
       edge.io.out(
         `Pushed session ${session} (${plural(view.changes, 'change')} in ${plural(view.files.length, 'file')}) to ${remote} as branch ${pushed.branch}, one commit on ${view.base ? view.base.slice(0, 12) : 'no base'}; open a pull request from it. No local branch was created or changed.`,

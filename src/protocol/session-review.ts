@@ -5,7 +5,7 @@ import { parseSessionCommit } from '../core/session';
 import { FettleError } from '../errors';
 import { readObjects, writeCommit } from '../store/objects';
 import type { Store } from '../store/store';
-import { pushCommit, type Pushed } from './review';
+import { pushCommit, type PushOptions, type Pushed } from './review';
 import { sessionRef } from './session-ref';
 
 export interface SessionView {
@@ -71,12 +71,12 @@ const emptyTree = (store: Store): Promise<string> =>
 export const pushSession = async (
   store: Store,
   view: SessionView,
-  remote: string,
-  branch: string,
+  target: { remote: string; branch: string },
   when: Date,
+  options: PushOptions = {},
 ): Promise<Pushed> => {
   const listed = view.files.map((f) => `  ${f.path}`).join('\n');
   const message = `fettle: agent session ${view.session} (${view.changes} change${view.changes === 1 ? '' : 's'}, ${view.files.length} file${view.files.length === 1 ? '' : 's'})\n\nEverything the agent session changed, on the commit it started from.\n\n${listed}\n`;
   const commit = await writeCommit(store, view.tree, view.base ? [view.base] : [], message, when);
-  return pushCommit(store, commit, remote, branch);
+  return pushCommit(store, commit, target, options);
 };
