@@ -14,6 +14,8 @@ export interface Io {
   /** path of the running script, for printing commands that run as shown */
   script: string | undefined;
   isTTY: boolean;
+  /** long output for a person (review, show): through the pager on a terminal, else as `out` */
+  page: (text: string) => void;
 }
 
 export interface Edge {
@@ -48,6 +50,18 @@ export const invokeFor = (edge: Edge, dir?: string): string => {
 /** A text from below the edge (a hint, a fix) with each backticked fettle command spelled for the caller. */
 export const spelled = (edge: Edge, dir: string | undefined, text: string): string =>
   spellCommands(text, invokeFor(edge, dir));
+
+/**
+ * Whether to colour output, as git and most tools decide: FORCE_COLOR (other than 0/false) says yes, NO_COLOR
+ * (any non-empty value) or TERM=dumb no; otherwise only on a terminal, and never in --json.
+ */
+export const useColor = (edge: Edge, json = false): boolean => {
+  if (json) return false;
+  const force = edge.env.FORCE_COLOR;
+  if (force !== undefined && force !== '' && force !== '0' && force !== 'false') return true;
+  if (edge.env.NO_COLOR || edge.env.TERM === 'dumb') return false;
+  return edge.io.isTTY;
+};
 
 export const contextFor = (edge: Edge, dir?: string): Context => ({
   cwd: cwdFor(edge, dir),

@@ -6,6 +6,7 @@ import { cleanUpOnSignals } from '../io/cleanup';
 import { selfCommand, spellCommands } from '../io/self';
 import { armFailpoints } from '../io/failpoint';
 import { readStdin } from '../io/stdin';
+import { page } from './pager';
 import { confirmCommand } from './confirm';
 import { demo } from './demo';
 import { discardCommand } from './discard';
@@ -25,12 +26,15 @@ import { write } from './write';
 
 const VERSION = '0.1.0';
 
+const out = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+
 const defaultIo = (): Io => ({
-  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  out,
   err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
   stdin: readStdin,
   script: process.argv[1],
   isTTY: Boolean(process.stdout.isTTY),
+  page: (text) => (process.stdout.isTTY ? page(text, process.env, out) : out(text)),
 });
 
 export const buildProgram = (edge: Edge, setExit: (code: number) => void): Command => {
@@ -38,6 +42,8 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .description('A git-backed safety net for every file an AI coding agent writes.')
     .version(VERSION)
     .option('-C <dir>', 'run as if fettle was started in <dir>')
+    // Every subcommand's --help lists -C too (`fettle -C <dir> status`), as git's do.
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({ writeOut: (s) => edge.io.out(s), writeErr: (s) => edge.io.err(s) })
     .showHelpAfterError(

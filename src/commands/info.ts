@@ -1,4 +1,5 @@
 import { DEFAULTS, loadConfig } from '../config';
+import { table } from './change-view';
 import { spelled, type Edge } from './edge';
 
 export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => {
@@ -65,15 +66,17 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
             ]),
         '',
         'In force:',
-        `  FETTLE_WRITE_FLOOR      ${c.floor} (${source('FETTLE_WRITE_FLOOR')})`,
-        `  FETTLE_WRITE_CEIL       ${c.ceil} (${source('FETTLE_WRITE_CEIL')})`,
-        `  FETTLE_WRITE_RATIO      ${c.ratio} (${source('FETTLE_WRITE_RATIO')})`,
-        `  FETTLE_WRITE_STAGE_TTL  ${c.ttlSeconds} s (${source('FETTLE_WRITE_STAGE_TTL')})`,
-        `  FETTLE_ON_ERROR         ${c.onError} (${source('FETTLE_ON_ERROR')})`,
-        `  FETTLE_REVIEW           ${c.review} (${source('FETTLE_REVIEW')})`,
-        `  FETTLE_HISTORY_MAX_AGE  ${c.historyMaxAgeSeconds} s (${source('FETTLE_HISTORY_MAX_AGE')})`,
-        `  FETTLE_HISTORY_MAX_COUNT ${c.historyMaxCount} (${source('FETTLE_HISTORY_MAX_COUNT')})`,
-        `  store outside repos     ${c.dataDir}`,
+        ...table([
+          ['FETTLE_WRITE_FLOOR', `${c.floor} (${source('FETTLE_WRITE_FLOOR')})`],
+          ['FETTLE_WRITE_CEIL', `${c.ceil} (${source('FETTLE_WRITE_CEIL')})`],
+          ['FETTLE_WRITE_RATIO', `${c.ratio} (${source('FETTLE_WRITE_RATIO')})`],
+          ['FETTLE_WRITE_STAGE_TTL', `${c.ttlSeconds} s (${source('FETTLE_WRITE_STAGE_TTL')})`],
+          ['FETTLE_ON_ERROR', `${c.onError} (${source('FETTLE_ON_ERROR')})`],
+          ['FETTLE_REVIEW', `${c.review} (${source('FETTLE_REVIEW')})`],
+          ['FETTLE_HISTORY_MAX_AGE', `${c.historyMaxAgeSeconds} s (${source('FETTLE_HISTORY_MAX_AGE')})`],
+          ['FETTLE_HISTORY_MAX_COUNT', `${c.historyMaxCount} (${source('FETTLE_HISTORY_MAX_COUNT')})`],
+          ['store outside repos', c.dataDir],
+        ]).map((row) => `  ${row}`),
       ].join('\n'),
     ),
   );

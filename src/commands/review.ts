@@ -9,7 +9,7 @@ import type { Context } from '../protocol/context';
 import { pushSession, readSessionView } from '../protocol/session-review';
 import type { Store } from '../store/store';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
-import { contextFor, invokeFor, type Edge } from './edge';
+import { contextFor, invokeFor, useColor, type Edge } from './edge';
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -98,7 +98,7 @@ export const reviewCommand = async (
     return;
   }
   const move = await baseMove(store, change, chain);
-  const color = !o.json && edge.io.isTTY && !edge.env.NO_COLOR;
+  const color = useColor(edge, o.json);
   const diff = await changeDiff(store, chain, color);
   if (o.json) {
     edge.io.out(
@@ -122,7 +122,7 @@ export const reviewCommand = async (
   const invoke = invocationFor(selfCommand(ctx.env, edge.io.script), edge.cwd, store, change.fields.file);
   const bold = (s: string) => (color ? `\u001b[1m${s}\u001b[0m` : s);
   const [title = '', ...rest] = header(change, chain.commits[0]?.subject ?? '', ctx.now());
-  edge.io.out(
+  edge.io.page(
     [
       bold(title),
       ...rest,
@@ -146,7 +146,7 @@ const reviewSession = async (
   o: { json?: boolean; push?: string | boolean; branch?: string; force?: boolean },
 ): Promise<void> => {
   const store = await storeOf(ctx);
-  const color = !o.json && o.push === undefined && edge.io.isTTY && !edge.env.NO_COLOR;
+  const color = useColor(edge, o.json || o.push !== undefined);
   const view = await readSessionView(store, session, color);
   if (o.push !== undefined && o.push !== false) {
     const remote = typeof o.push === 'string' ? o.push : 'origin';
@@ -177,7 +177,7 @@ const reviewSession = async (
   }
   const turns = view.turns.length === 0 ? '' : `, turns ${view.turns[0]}-${view.turns[view.turns.length - 1]}`;
   const ref = `fettle/${view.ref.slice('refs/fettle/'.length)}`;
-  edge.io.out(
+  edge.io.page(
     [
       `fettle: agent session ${session}`,
       `${plural(view.changes, 'change')} landed${turns}; base ${view.base ? `${view.base.slice(0, 12)} (the commit the session started from)` : 'none'}.`,

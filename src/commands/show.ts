@@ -3,7 +3,7 @@ import type { Change } from '../protocol/changes';
 import { chainOf, changeDiff, type Chain } from '../protocol/history';
 import { resolveChange } from '../protocol/arguments';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
-import { contextFor, type Edge } from './edge';
+import { contextFor, useColor, type Edge } from './edge';
 
 const short = (oid: string): string => oid.slice(0, 12);
 
@@ -40,7 +40,7 @@ export const showCommand = async (
   const ctx = contextFor(edge, dir);
   const { store, change } = await resolveChange(ctx, arg, edge.io.err);
   const chain = await chainOf(store, change.tip);
-  const color = !o.json && edge.io.isTTY && !edge.env.NO_COLOR;
+  const color = useColor(edge, o.json);
   const diff = await changeDiff(store, chain, color);
   if (o.json) {
     const commits = chain.commits.map((k) => ({
@@ -57,5 +57,5 @@ export const showCommand = async (
     (change.state === 'incomplete'
       ? '(no result recorded: the tool call has not reported back; it may wait at a permission prompt, or was refused)'
       : '(no difference)');
-  edge.io.out([...details(change, chain, ctx.now()), '', body].join('\n'));
+  edge.io.page([...details(change, chain, ctx.now()), '', body].join('\n'));
 };
