@@ -38,10 +38,14 @@ const pushedText = (what: string, remote: string, p: Pushed): string => {
 const nextSteps = (c: Change, invoke: string): string[] => {
   const lines: string[] = [];
   if (c.state === 'pending') lines.push(`To apply it:  ${invoke} confirm ${c.id}`);
+  if (c.state === 'expired')
+    lines.push(`To apply it:  ${invoke} confirm ${c.id} --expired   (past its time: a person only)`);
   if (c.state === 'pending' || c.state === 'expired') {
     lines.push(`To drop it:   ${invoke} discard ${c.id}`, `To test it:   ${invoke} test ${c.id} -- <command>`);
   }
-  lines.push(`To push it:   ${invoke} review ${c.id} --push [remote]`, `With git:     git diff HEAD fettle/${c.id}`);
+  lines.push(`To push it:   ${invoke} review ${c.id} --push [remote]`);
+  // The proposal's own commit: exactly the proposed change (HEAD against it would add uncommitted edits of the file).
+  if (c.state === 'pending' || c.state === 'expired') lines.push(`With git:     git show fettle/${c.id}`);
   return lines;
 };
 

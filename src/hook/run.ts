@@ -120,8 +120,8 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
   }
   const { id, target, decision } = before;
   const message = { id, path: target.treePath, decision, ttlSeconds: ctx.config.ttlSeconds, thresholds: ctx.config };
-  if (before.review === 'person') return ask(renderAsk(message));
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);
+  if (before.review === 'person') return ask(renderAsk({ ...message, invoke }));
   return deny(renderStaged({ ...message, diff: before.diff, invoke, tool: p.call.tool }));
 };
 

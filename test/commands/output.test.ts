@@ -66,7 +66,7 @@ test('without a terminal there is no pager and no colour, unless FORCE_COLOR', (
 test('on a terminal, NO_COLOR and TERM=dumb turn colour off', { skip: !hasScript && 'no `script`' }, () => {
   const repo = makeRepo({ 'a.txt': lines(30) });
   const id = stageWrite(repo, 'a.txt', lines(30, 'new'));
-  for (const env of [{ NO_COLOR: '1' }, { TERM: 'dumb' }]) {
+  for (const env of [{ NO_COLOR: '1' }, { TERM: 'dumb' }] as Record<string, string>[]) {
     const r = onTerminal(repo.dir, { ...repo.env, PAGER: '', ...env }, ['show', id]);
     assert.match(r.stdout, /new 30/);
     assert.ok(!r.stdout.includes(ESC), JSON.stringify(env));

@@ -44,7 +44,7 @@ test('review shows the title, base, files with +N -M, the diff and the commands 
   assert.match(steps[1] ?? '', new RegExp(`^To drop it:   .+ discard ${id}$`));
   assert.match(steps[2] ?? '', new RegExp(`^To test it:   .+ test ${id} -- <command>$`));
   assert.match(steps[3] ?? '', new RegExp(`^To push it:   .+ review ${id} --push \\[remote\\]$`));
-  assert.equal(steps[4], `With git:     git diff HEAD fettle/${id}`);
+  assert.equal(steps[4], `With git:     git show fettle/${id}`);
   assert.ok(!out.includes('\u001b['), 'no colour when stdout is not a terminal');
 });
 
@@ -80,7 +80,10 @@ test('review --json; review of an expired change offers no confirm; of a direct 
   );
   const expired = ok(fettle(repo, ['review', id], { now: T0 + 3600 })).stdout;
   assert.match(expired, new RegExp(`^Change ${id}: expired 50m ago; staged 1h ago \\(fettle write\\)\\.$`, 'm'));
-  assert.ok(!expired.includes('To apply it'));
+  assert.match(
+    expired,
+    new RegExp(`^To apply it:  .+ confirm ${id} --expired   \\(past its time: a person only\\)$`, 'm'),
+  );
   const direct = directWrite(repo, 'b.txt', 'b\n');
   const r = fettle(repo, ['review', direct]);
   assert.equal(r.code, 2);

@@ -71,7 +71,7 @@ test('a large change is staged: exit 3, the file untouched, the proposal on the 
   const id = /Staged change ([0-9a-z]{8})/.exec(r.stdout)?.[1] ?? '';
   const out = r.stdout.split('\n');
   assert.equal(out[0], 'fettle held this write for review: nothing was written to a.txt.');
-  assert.match(out[1] ?? '', new RegExp(`^Staged change ${id}: \\+30 -30 \\(100% of file\\); staged because`));
+  assert.match(out[1] ?? '', new RegExp(`^Staged change ${id}: \\+30 -30 to a 30-line file; staged because`));
   assert.match(r.stdout, new RegExp(`^To apply it, run: .+ confirm ${id}$`, 'm'));
   assert.match(r.stdout, new RegExp(`^To drop it, run: .+ discard ${id}$`, 'm'));
   assert.match(r.stdout, /^--- a\/a\.txt\n\+\+\+ b\/a\.txt\n@@ -1,30 \+1,30 @@\n-line 1\n/m);

@@ -74,7 +74,7 @@ scenario('Edit, large: staged, denied with the diff, file untouched; the printed
   const { run, id } = call(repo, 'Edit', edit(repo, block(15), block(15, 'LINE')), expected);
   assert.equal(run.ran, false);
   const reason = denied(run.pre);
-  assert.match(reason, new RegExp(`^Staged change ${id}: \\+15 -15 \\(100% of file\\)`, 'm'));
+  assert.match(reason, new RegExp(`^Staged change ${id}: \\+15 -15 to a 30-line file;`, 'm'));
   assert.ok(reason.split('\n').includes('+LINE 15') && reason.split('\n').includes('-line 1'), reason);
   assert.deepEqual(repo.read('a.txt'), old, 'nothing written');
   assert.equal(repo.git('show', '--name-only', '--format=', `fettle/${id}`), 'a.txt');
@@ -97,7 +97,7 @@ scenario('Edit, large: the deny names the tool that was called', A30, (repo) => 
 // [label, old file, old_string, new_string, expected tier and counts]
 const replaceAll: [string, string, string, string, RegExp][] = [
   ['6 of 30 lines', lines(24) + lines(6, 'foo'), 'foo', 'bar', /^direct \+6 -6$/],
-  ['20 of 30 lines', lines(10) + lines(20, 'foo'), 'foo', 'bar', /^staged \+20 -20 \(100% of file\)$/],
+  ['20 of 30 lines', lines(10) + lines(20, 'foo'), 'foo', 'bar', /^staged \+20 -20 to a 30-line file$/],
   ['several per line count once per line', lines(28) + 'foo foo foo\nfoo\n', 'foo', 'x', /^direct \+2 -2$/],
 ];
 for (const [label, text, from, to, expected] of replaceAll) {
@@ -106,7 +106,7 @@ for (const [label, text, from, to, expected] of replaceAll) {
     const { run, id } = call(repo, 'Edit', edit(repo, from, to, true), next);
     const tier = run.ran
       ? `direct ${/\((\+\d+ -\d+)\)/.exec(recordedLine(run.post, id))?.[1]}`
-      : `staged ${/\+\d+ -\d+ \(\d+% of file\)/.exec(denied(run.pre))?.[0]}`;
+      : `staged ${/\+\d+ -\d+ to (?:an empty|a \d+-line) file/.exec(denied(run.pre))?.[0]}`;
     assert.match(tier, expected);
     assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), next);
   });

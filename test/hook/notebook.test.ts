@@ -83,7 +83,7 @@ const call = (
 const parsed = (bytes: Buffer | null): Notebook => JSON.parse(bytes?.toString('utf8') ?? 'null') as Notebook;
 const sources = (nb: Notebook): string[] =>
   nb.cells.map((c) => `${c.cell_type}:${Array.isArray(c.source) ? c.source.join('') : c.source}`);
-const staged = (run: ToolRun): string => /\+\d+ -\d+ \(\d+% of file\)/.exec(denied(run.pre))?.[0] ?? '';
+const staged = (run: ToolRun): string => /\+\d+ -\d+ to (?:an empty|a \d+-line) file/.exec(denied(run.pre))?.[0] ?? '';
 
 // [label, edit, the tool's result, the Post line's counts]
 const direct: [string, NotebookArgs, (nb: Notebook) => void, string][] = [
@@ -129,19 +129,19 @@ const large: [string, NotebookArgs, string[], string][] = [
     'rewrite c1',
     { cellId: 'c1', source: text(10, 'C1') },
     [`markdown:${text(4, 'intro')}`, `code:${text(10, 'C1')}`, `code:${text(16, 'c2')}`],
-    '+10 -10 (67% of file)',
+    '+10 -10 to a 30-line file',
   ],
   [
     'insert 15 markdown lines after intro',
     { mode: 'insert', cellId: 'intro', cellType: 'markdown', source: text(15, 'md') },
     [`markdown:${text(4, 'intro')}`, `markdown:${text(15, 'md')}`, `code:${text(10, 'c1')}`, `code:${text(16, 'c2')}`],
-    '+15 -0 (50% of file)',
+    '+15 -0 to a 30-line file',
   ],
   [
     'delete c2',
     { mode: 'delete', cellId: 'c2' },
     [`markdown:${text(4, 'intro')}`, `code:${text(10, 'c1')}`],
-    '+0 -16 (53% of file)',
+    '+0 -16 to a 30-line file',
   ],
 ];
 for (const [label, a, cells, counts] of large) {
