@@ -65,6 +65,10 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
     );
   if (pending.some((c) => c.state === 'pending'))
     lines.push(`  apply with \`${invoke} confirm <id>\`, drop with \`${invoke} discard <id>\``);
+  if (pending.some((c) => c.state === 'expired'))
+    lines.push(
+      `  EXPIRED ones are past their time to confirm: a person may still apply one with \`${invoke} confirm <id> --expired\``,
+    );
   if (pending.some(person))
     lines.push("  those marked (a person confirms) are applied only from a person's own terminal, never the agent's");
   if (recent.length) lines.push('', 'Recent:', ...recent.map((c) => row(c, now)));
