@@ -16,7 +16,6 @@ import {
   editInput,
   fettleRefs,
   hook,
-  hso,
   type Input,
   kindAt,
   multiEditInput,
