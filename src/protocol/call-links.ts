@@ -92,12 +92,13 @@ export const claimLink = async (path: string): Promise<Claimed | null> => {
   return null;
 };
 
-/** The record started for this tool call, removed from the list; null when there is none. */
-export const takeWrite = async (store: Store, toolUseId: string): Promise<PendingWrite | null> => {
-  const claimed = await claimLink(pathFor(store, toolUseId));
-  await claimed?.release();
-  return claimed?.pending ?? null;
-};
+/**
+ * The record started for this tool call, claimed; null when there is none. The caller releases the link once the
+ * record is complete: a PostToolUse the client cancels half-way (it does at exit) leaves it claimed by a dead
+ * process, so the next settling takes it back (openLinks) instead of the record staying incomplete for good.
+ */
+export const claimWrite = (store: Store, toolUseId: string): Promise<Claimed | null> =>
+  claimLink(pathFor(store, toolUseId));
 
 export interface OpenLink {
   /** the link file */

@@ -28,7 +28,7 @@ import { planWrite } from './plan';
 import { predict } from './predict';
 import { fieldsOf, recordAfter, recordBefore, stage } from './record';
 import { retainQuietly } from './retention';
-import { digest, rememberWrite, takeWrite } from './call-links';
+import { type Claimed, claimWrite, digest, rememberWrite } from './call-links';
 import { currentTurn } from './turns';
 
 /** A tool call about to write, as an edge describes it. */
@@ -109,24 +109,53 @@ export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> =
   return { kind: 'staged', target, decision, id: staged.id, diff: plan.diff, review: route };
 };
 
-/** The record the before step started for this tool call (its link taken), or null when there is none. */
+/** The record the before step started for this tool call (its link claimed), or null when there is none. */
 const startedRecord = async (ctx: Context, call: WriteCall, toolUse: string | undefined) => {
   if (!toolUse) return null;
   const target = await locateTarget(call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
-  const pending = await takeWrite(target.store, toolUse);
-  if (!pending || pending.file !== target.realPath) return null;
-  const change =
-    pending.tip && pending.fields
-      ? { tip: pending.tip, fields: pending.fields }
-      : await loadChange(ctx, target.store, pending.id);
-  return { target, pending, change };
+  const claimed = await claimWrite(target.store, toolUse);
+  if (!claimed) return null;
+  const { pending } = claimed;
+  try {
+    if (pending.file !== target.realPath) {
+      await claimed.restore();
+      return null;
+    }
+    const change =
+      pending.tip && pending.fields
+        ? { tip: pending.tip, fields: pending.fields }
+        : await loadChange(ctx, target.store, pending.id);
+    return { target, pending, change, claimed };
+  } catch (error) {
+    await claimed.restore();
+    throw error;
+  }
+};
+
+/** Completes the started record with `complete`; the link goes only once that is done, else it is put back. */
+const completing = async <T>(claimed: Claimed, complete: () => Promise<T>): Promise<T> => {
+  try {
+    const result = await complete();
+    await claimed.release();
+    return result;
+  } catch (error) {
+    await claimed.restore();
+    throw error;
+  }
 };
 
 /** After the tool wrote: what landed is recorded on the change the before step started. */
 export const afterWrite = async (ctx: Context, call: WriteCall, origin: Origin): Promise<After> => {
   const started = await startedRecord(ctx, call, origin.toolUse);
   if (!started) return { kind: 'none' };
+  return completing(started.claimed, () => recordLanded(ctx, call, started));
+};
+
+type Started = NonNullable<Awaited<ReturnType<typeof startedRecord>>>;
+
+const recordLanded = async (ctx: Context, call: WriteCall, started: Started): Promise<After> => {
   const { target, pending, change } = started;
+  await failpoint('after.claimed');
   const kind = change.fields.kind === 'before' ? 'after' : change.fields.kind === 'proposal' ? 'applied' : null;
   if (!kind) throw new FettleError('E_CONFLICT', `change ${pending.id} was already completed by another process.`);
   const landed = await readDisk(target.realPath);
@@ -170,11 +199,13 @@ export const afterFailedWrite = async (
 ): Promise<void> => {
   const started = await startedRecord(ctx, call, origin.toolUse);
   if (started)
-    await settleFailedWrite(
-      ctx,
-      started.target.store,
-      { id: started.pending.id, change: started.change, realPath: started.target.realPath },
-      error,
+    await completing(started.claimed, () =>
+      settleFailedWrite(
+        ctx,
+        started.target.store,
+        { id: started.pending.id, change: started.change, realPath: started.target.realPath },
+        error,
+      ),
     );
 };
 

@@ -10,10 +10,11 @@ import {
   linksDir,
   openLinks,
   rememberWrite,
-  takeWrite,
+  claimWrite,
   type PendingWrite,
 } from '../../src/protocol/call-links';
 import { openStoreAt } from '../../src/store/locate';
+import type { Store } from '../../src/store/store';
 import { makeRepo } from '../helpers/repo';
 
 const storeOf = async () => {
@@ -33,12 +34,31 @@ const pending = (id: string, session?: string): PendingWrite => ({
   },
 });
 
+/** Claims the write of this tool call and releases its link at once: what PostToolUse does once it recorded. */
+const takeWrite = async (store: Store, toolUseId: string) => {
+  const claimed = await claimWrite(store, toolUseId);
+  await claimed?.release();
+  return claimed?.pending ?? null;
+};
+
 test('a remembered write is taken once, by its tool_use_id', async () => {
   const store = await storeOf();
   await rememberWrite(store, 'toolu_1', pending('aaaa0001'));
   assert.equal(await takeWrite(store, 'toolu_2'), null);
   assert.deepEqual(await takeWrite(store, 'toolu_1'), pending('aaaa0001'));
   assert.equal(await takeWrite(store, 'toolu_1'), null);
+  assert.deepEqual(readdirSync(linksDir(store.commonDir)), []);
+});
+
+test('a claimed write stays claimed until released: a process killed before it recorded leaves it to settle', async () => {
+  const store = await storeOf();
+  await rememberWrite(store, 'toolu_1', pending('aaaa0001'));
+  const claimed = await claimWrite(store, 'toolu_1');
+  assert.ok(claimed);
+  const names = readdirSync(linksDir(store.commonDir));
+  assert.equal(names.length, 1);
+  assert.match(names[0] ?? '', new RegExp(`\\.${process.pid}\\.[0-9a-f]+\\.taken$`), 'claimed under this process');
+  await claimed.release();
   assert.deepEqual(readdirSync(linksDir(store.commonDir)), []);
 });
 
