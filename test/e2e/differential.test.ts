@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type { Repo } from '../helpers/repo';
 import { type Block, tool } from './fake-api';
-import { e2eRepo, explain, fettle, session } from './session';
+import { e2eRepo, explain, fettle, fettleAsync, session } from './session';
 
 type Call = { tool: 'Edit' | 'Write' | 'NotebookEdit'; input: Record<string, unknown> };
 /** [label, file name, bytes on disk (null: none), the call (the path is filled in)] */
@@ -191,6 +191,10 @@ test('differential: what fettle stages is byte for byte what the real client wri
   }[];
   const tally = { identical: 0, identicalButRandomId: 0, unpredictable: 0, refusedByClient: 0, direct: 0, mismatch: 0 };
   const report: string[] = [];
+  // Every staged change confirmed first, four at a time (each in its own file), as a person would run it.
+  const staged = changes.filter((c) => c.tier === 'staged');
+  for (let i = 0; i < staged.length; i += 4)
+    await Promise.all(staged.slice(i, i + 4).map((c) => fettleAsync(predicted, 'confirm', c.id)));
   for (const [label, name, before] of CASES) {
     const clientWrote = onDisk(real, name);
     const change = changes.find((c) => c.path === name);
@@ -208,7 +212,6 @@ test('differential: what fettle stages is byte for byte what the real client wri
       report.push(`${why.padEnd(22)} ${label} (${change.reason})`);
       continue;
     }
-    fettle(predicted, 'confirm', change.id);
     const confirmed = onDisk(predicted, name);
     if (confirmed?.equals(clientWrote ?? Buffer.alloc(0)) && clientWrote) {
       tally.identical++;

@@ -1,6 +1,6 @@
 // One real Claude Code session against a scripted API, in a fresh repository with fettle installed the way a user
 // installs it (`fettle install --scope project`, or this repository as a plugin with --plugin-dir).
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { CLI, runCli } from '../helpers/cli';
 import { makeRepo, type Repo } from '../helpers/repo';
@@ -79,6 +79,14 @@ export const hookEvents = (run: ClientRun): Record<string, unknown>[] =>
 /** fettle's CLI in the session's repository, as a person runs it from their terminal. */
 export const fettle = (repo: Repo, ...args: string[]): string =>
   execFileSync(process.execPath, [CLI, ...args], { cwd: repo.dir, env: repo.env, encoding: 'utf8' });
+
+/** The same, without blocking the fake API's event loop while it runs. */
+export const fettleAsync = (repo: Repo, ...args: string[]): Promise<string> =>
+  new Promise((resolve, reject) =>
+    execFile(process.execPath, [CLI, ...args], { cwd: repo.dir, env: repo.env, encoding: 'utf8' }, (error, out) =>
+      error ? reject(error) : resolve(out),
+    ),
+  );
 
 /** What failed, for an assertion message: the client's exit, stderr, the hooks that ran and what the model saw. */
 export const explain = (s: Session): string =>
