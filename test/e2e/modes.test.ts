@@ -4,8 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { lines } from '../helpers/repo';
-import { text, tool } from './fake-api';
-import { changesIn, e2eRepo, explain, session } from './session';
+import { A_AND_B, changesIn, e2eRepo, explain, session, smallEditThenLargeWrite } from './session';
 
 interface Expect {
   /** the small Edit lands */
@@ -38,17 +37,8 @@ const MODES: [string, Expect][] = [
 ];
 
 const runMode = async ([mode, expect]: [string, Expect]) => {
-  const repo = e2eRepo({ 'a.txt': lines(30), 'b.txt': lines(30) });
-  const s = await session(
-    repo,
-    (_req, turn) =>
-      [
-        [tool('Read', { file_path: repo.path('a.txt') }), tool('Read', { file_path: repo.path('b.txt') })],
-        [tool('Edit', { file_path: repo.path('a.txt'), old_string: 'line 3\n', new_string: 'LINE 3\n' })],
-        [tool('Write', { file_path: repo.path('b.txt'), content: lines(30, 'new') })],
-      ][turn] ?? [text('done')],
-    { mode, ...(expect.env ? { env: expect.env } : {}) },
-  );
+  const repo = e2eRepo(A_AND_B);
+  const s = await session(repo, smallEditThenLargeWrite(repo), { mode, ...(expect.env ? { env: expect.env } : {}) });
   const label = `${mode}${expect.env ? ' FETTLE_REVIEW=human' : ''}`;
   const why = `${label}\n${explain(s)}`;
   assert.equal(s.run.code, 0, why);

@@ -6,9 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { lines } from '../helpers/repo';
-import { text, tool } from './fake-api';
-import { changesIn, e2eRepo, explain, session } from './session';
+import { A_AND_B, changesIn, e2eRepo, explain, session, smallEditThenLargeWrite } from './session';
 
 /** Every inet/inet6 connect() in an `strace -f -e trace=connect` log: the address each one went to. */
 const inetConnects = (log: string): string[] =>
@@ -20,19 +18,13 @@ const inetConnects = (log: string): string[] =>
 test('the plugin layout loaded with --plugin-dir records and stages; nothing leaves 127.0.0.1', async () => {
   const strace = spawnSync('strace', ['-V']);
   assert.equal(strace.status, 0, 'strace is needed to prove the suite stays on 127.0.0.1 (apt-get install strace)');
-  const repo = e2eRepo({ 'a.txt': lines(30), 'b.txt': lines(30) }, 'none');
+  const repo = e2eRepo(A_AND_B, 'none');
   assert.ok(!existsSync(repo.path('.claude/settings.json')), 'no settings: the hooks come from the plugin');
   const trace = join(repo.home, 'connect.strace');
-  const s = await session(
-    repo,
-    (_req, turn) =>
-      [
-        [tool('Read', { file_path: repo.path('a.txt') }), tool('Read', { file_path: repo.path('b.txt') })],
-        [tool('Edit', { file_path: repo.path('a.txt'), old_string: 'line 3\n', new_string: 'LINE 3\n' })],
-        [tool('Write', { file_path: repo.path('b.txt'), content: lines(30, 'new') })],
-      ][turn] ?? [text('done')],
-    { install: 'plugin', wrap: ['strace', '-f', '-qq', '-e', 'trace=connect', '-o', trace] },
-  );
+  const s = await session(repo, smallEditThenLargeWrite(repo), {
+    install: 'plugin',
+    wrap: ['strace', '-f', '-qq', '-e', 'trace=connect', '-o', trace],
+  });
   const why = explain(s);
   assert.equal(s.run.code, 0, why);
   const [small, large] = s.api.results().slice(2);

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { CLI, runCli } from '../helpers/cli';
 import { makeRepo, type Repo } from '../helpers/repo';
 import { type ClientOptions, type ClientRun, runClient } from './client';
-import { type FakeApi, type Script, startFakeApi } from './fake-api';
+import { type FakeApi, type Script, startFakeApi, text, tool } from './fake-api';
+import { lines } from '../helpers/repo';
 
 /** This checkout, as Claude Code loads it as a plugin (.claude-plugin/, hooks/, dist/). */
 export const PLUGIN_DIR = join(__dirname, '..', '..');
@@ -124,3 +125,14 @@ export interface LoggedChange {
 
 /** `fettle log --json`, newest first. */
 export const changesIn = (repo: Repo): LoggedChange[] => JSON.parse(fettle(repo, 'log', '--json')).changes;
+
+/** Two files of 30 lines each, in a session where the model reads both, edits 1 line of a.txt, rewrites b.txt. */
+export const A_AND_B = { 'a.txt': lines(30), 'b.txt': lines(30) };
+export const smallEditThenLargeWrite =
+  (repo: Repo): Script =>
+  (_req, turn) =>
+    [
+      [tool('Read', { file_path: repo.path('a.txt') }), tool('Read', { file_path: repo.path('b.txt') })],
+      [tool('Edit', { file_path: repo.path('a.txt'), old_string: 'line 3\n', new_string: 'LINE 3\n' })],
+      [tool('Write', { file_path: repo.path('b.txt'), content: lines(30, 'new') })],
+    ][turn] ?? [text('done')];
