@@ -70,11 +70,10 @@ export const settleLink = async (
       ...(proposal ? [{ commit: change.tip, path: fields.path }] : []),
     ]),
   ]);
+  const { expect, random } = link.pending;
   const predicted =
     disk !== null &&
-    (proposal
-      ? sameBytes(disk.bytes, proposed?.bytes)
-      : link.pending.expect !== undefined && link.pending.expect === digest(disk.bytes, fields.tool));
+    (expect !== undefined ? expect === digest(disk.bytes, random) : proposal && sameBytes(disk.bytes, proposed?.bytes));
   const untouched = sameBytes(disk?.bytes, previous?.bytes);
   const old = ctx.now().getTime() - link.writtenAt > OPEN_GRACE_MS;
   const settle = predicted || (o.ended && untouched) || (!untouched && (o.ended || old));

@@ -10,6 +10,7 @@ import type { Plan } from './plan';
 import { countChanges } from '../core/diff';
 import { routeStaged } from '../core/permission';
 import type { RecordFields } from '../core/record-message';
+import { writtenBytes } from '../core/text-file';
 import type { WriteCall } from '../core/tool-call';
 import { FettleError } from '../errors';
 import { isNotAFile, NotDurableError, readDisk, replaceFile } from '../io/atomic-write';
@@ -27,7 +28,7 @@ import { planWrite } from './plan';
 import { predict } from './predict';
 import { fieldsOf, recordAfter, recordBefore, stage } from './record';
 import { retainQuietly } from './retention';
-import { digest, rememberWrite, takeWrite } from './call-links';
+import { type Claimed, claimWrite, digest, rememberWrite } from './call-links';
 import { currentTurn } from './turns';
 
 /** A tool call about to write, as an edge describes it. */
@@ -79,10 +80,11 @@ export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> =
   const proposed = predict(call, old);
   // What fettle predicts will land; the after step keeps the predicted counts only if exactly this landed.
   // Hashed only for a record the after step will complete: a staged change the model is told about needs none.
-  const expected = () => (proposed.exact ? digest(proposed.next, call.tool) : undefined);
+  const expected = () =>
+    proposed.exact ? { expect: digest(proposed.next, proposed.randomSpan), random: proposed.randomSpan } : {};
   const remember = async (record: { id: string; tip: string; fields: RecordFields }) => {
     if (origin.toolUse)
-      await rememberWrite(target.store, origin.toolUse, { ...record, file: target.realPath, expect: expected() });
+      await rememberWrite(target.store, origin.toolUse, { ...record, file: target.realPath, ...expected() });
   };
   if (!proposed.exact) {
     // fettle cannot reproduce the tool's result for sure: keep the previous bytes, let the tool decide.
@@ -107,42 +109,75 @@ export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> =
   return { kind: 'staged', target, decision, id: staged.id, diff: plan.diff, review: route };
 };
 
-/** The record the before step started for this tool call (its link taken), or null when there is none. */
+/** The record the before step started for this tool call (its link claimed), or null when there is none. */
 const startedRecord = async (ctx: Context, call: WriteCall, toolUse: string | undefined) => {
   if (!toolUse) return null;
   const target = await locateTarget(call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
-  const pending = await takeWrite(target.store, toolUse);
-  if (!pending || pending.file !== target.realPath) return null;
-  const change =
-    pending.tip && pending.fields
-      ? { tip: pending.tip, fields: pending.fields }
-      : await loadChange(ctx, target.store, pending.id);
-  return { target, pending, change };
+  const claimed = await claimWrite(target.store, toolUse);
+  if (!claimed) return null;
+  const { pending } = claimed;
+  try {
+    if (pending.file !== target.realPath) {
+      await claimed.restore();
+      return null;
+    }
+    const change =
+      pending.tip && pending.fields
+        ? { tip: pending.tip, fields: pending.fields }
+        : await loadChange(ctx, target.store, pending.id);
+    return { target, pending, change, claimed };
+  } catch (error) {
+    await claimed.restore();
+    throw error;
+  }
+};
+
+/** Completes the started record with `complete`; the link goes only once that is done, else it is put back. */
+const completing = async <T>(claimed: Claimed, complete: () => Promise<T>): Promise<T> => {
+  try {
+    const result = await complete();
+    await claimed.release();
+    return result;
+  } catch (error) {
+    await claimed.restore();
+    throw error;
+  }
 };
 
 /** After the tool wrote: what landed is recorded on the change the before step started. */
 export const afterWrite = async (ctx: Context, call: WriteCall, origin: Origin): Promise<After> => {
   const started = await startedRecord(ctx, call, origin.toolUse);
   if (!started) return { kind: 'none' };
+  return completing(started.claimed, () => recordLanded(ctx, call, started));
+};
+
+type Started = NonNullable<Awaited<ReturnType<typeof startedRecord>>>;
+
+const recordLanded = async (ctx: Context, call: WriteCall, started: Started): Promise<After> => {
   const { target, pending, change } = started;
+  await failpoint('after.claimed');
   const kind = change.fields.kind === 'before' ? 'after' : change.fields.kind === 'proposal' ? 'applied' : null;
   if (!kind) throw new FettleError('E_CONFLICT', `change ${pending.id} was already completed by another process.`);
   const landed = await readDisk(target.realPath);
   const predicted =
-    pending.expect !== undefined && landed !== null && pending.expect === digest(landed.bytes, call.tool);
-  // +/- lines from the recorded bytes, when what landed differs from fettle's prediction (read once, if at all).
+    pending.expect !== undefined && landed !== null && pending.expect === digest(landed.bytes, pending.random);
+  // The recorded previous bytes, read once, if at all (only when what landed differs from fettle's prediction).
   let recordedBytes: Promise<Buffer | null> | undefined;
-  const countsTo = async (bytes: Buffer | null) => {
-    recordedBytes ??= readFile(target.store, change.tip, change.fields.path).then((f) => f?.bytes ?? null);
-    return countChanges(await recordedBytes, bytes);
+  const recordedOld = () =>
+    (recordedBytes ??= readFile(target.store, change.tip, change.fields.path).then((f) => f?.bytes ?? null));
+  const countsTo = async (bytes: Buffer | null) => countChanges(await recordedOld(), bytes);
+  const writeOf = async (content: string) => {
+    const bytes = writtenBytes(content, await recordedOld());
+    return Buffer.isBuffer(bytes) ? bytes : Buffer.from(content, 'utf8');
   };
   const fields =
     predicted || change.fields.reason === 'new-file'
       ? change.fields
       : { ...change.fields, ...(await countsTo(landed?.bytes ?? null)) };
   // The tool reported success, so a Write's bytes were on disk; if other bytes are there now, another writer
-  // replaced them before this step ran. The Write's own bytes are kept too, so they can be restored.
-  const asked = kind === 'after' && !predicted && call.tool === 'Write' ? Buffer.from(call.content, 'utf8') : null;
+  // replaced them before this step ran. The Write's own bytes (in the file's encoding, its BOM kept) are kept
+  // too, so they can be restored.
+  const asked = kind === 'after' && !predicted && call.tool === 'Write' ? await writeOf(call.content) : null;
   const replaced =
     asked && !sameBytes(asked, landed?.bytes)
       ? { bytes: asked, fields: { ...change.fields, ...(await countsTo(asked)), note: WRITTEN_THEN_REPLACED } }
@@ -164,11 +199,13 @@ export const afterFailedWrite = async (
 ): Promise<void> => {
   const started = await startedRecord(ctx, call, origin.toolUse);
   if (started)
-    await settleFailedWrite(
-      ctx,
-      started.target.store,
-      { id: started.pending.id, change: started.change, realPath: started.target.realPath },
-      error,
+    await completing(started.claimed, () =>
+      settleFailedWrite(
+        ctx,
+        started.target.store,
+        { id: started.pending.id, change: started.change, realPath: started.target.realPath },
+        error,
+      ),
     );
 };
 

@@ -154,10 +154,11 @@ scenario(
   },
 );
 
-// [label, previous bytes on disk, expected]
+// [label, previous bytes on disk, expected]. Claude Code refuses to write over the first two (fettle does not
+// predict a refused write: it records the previous bytes and lets the tool report); here the tool writes anyway.
 const opaque: [string, Buffer, string][] = [
-  ['binary (ff fe 00 01)', Buffer.from([0xff, 0xfe, 0x00, 0x01]), 'direct binary content, not diffed'],
-  ['non-UTF-8 text (latin-1)', Buffer.from('caf\xe9\nna\xefve\n', 'latin1'), 'direct binary content, not diffed'],
+  ['binary (00 01 02)', Buffer.from([0x00, 0x01, 0x02]), 'direct changed by the tool'],
+  ['non-UTF-8 text (latin-1)', Buffer.from('caf\xe9\nna\xefve\n', 'latin1'), 'direct changed by the tool'],
   ['text over 5 MB', Buffer.from(lines(600_000)), 'direct over 5 MB, not diffed'],
 ];
 for (const [label, bytes, expected] of opaque) {
