@@ -11,6 +11,11 @@ export interface Io {
   /** path of the running script, for printing commands that run as shown */
   script: string | undefined;
   isTTY: boolean;
+  /** stderr as given, no newline added (a progress line redrawn in place) */
+  errWrite: (raw: string) => void;
+  /** whether stderr is a terminal, and its width */
+  errTTY: boolean;
+  columns?: number | undefined;
 }
 
 export interface Edge {

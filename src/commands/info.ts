@@ -1,8 +1,9 @@
-import { DEFAULTS, loadConfig } from '../config';
+import { DEFAULTS, loadConfig, testLinksFrom } from '../config';
 import type { Edge } from './edge';
 
 export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => {
   const c = loadConfig(edge.env);
+  const links = testLinksFrom(edge.env);
   const source = (name: string) => (edge.env[name] ? `from ${name}` : 'default');
   if (o.json) {
     edge.io.out(
@@ -17,6 +18,7 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
           historyMaxAgeSeconds: c.historyMaxAgeSeconds,
           historyMaxCount: c.historyMaxCount,
           dataDir: c.dataDir,
+          testLink: links,
           defaults: DEFAULTS,
         },
         null,
@@ -70,6 +72,7 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
       `  FETTLE_REVIEW           ${c.review} (${source('FETTLE_REVIEW')})`,
       `  FETTLE_HISTORY_MAX_AGE  ${c.historyMaxAgeSeconds} s (${source('FETTLE_HISTORY_MAX_AGE')})`,
       `  FETTLE_HISTORY_MAX_COUNT ${c.historyMaxCount} (${source('FETTLE_HISTORY_MAX_COUNT')})`,
+      `  FETTLE_TEST_LINK        ${links.length ? links.join(':') : '(none)'} (${source('FETTLE_TEST_LINK')})`,
       `  store outside repos     ${c.dataDir}`,
     ].join('\n'),
   );

@@ -15,8 +15,7 @@ import { commitFile, ensureObjects, readFiles, type FileEntry } from '../store/o
 import { publish, retryMissing, type Written } from '../store/publish';
 import { prepareRefs, type RefUpdate } from '../store/refs';
 import { hashObject } from '../store/tree-codec';
-import { removeHiddenWorktree } from '../store/worktrees';
-import { loadChange, requirePending, tidySettled, type Change } from './changes';
+import { loadChange, requirePending, type Change } from './changes';
 import { stamp } from './ids';
 import type { Context } from './context';
 import { diskPathOf, fileLockPath } from './paths';
@@ -71,7 +70,7 @@ interface Staged {
  * The proposal and its base (the proposal's parent), from a tip that is the proposal or the snapshot an
  * interrupted confirm left on top of it: one cat-file for both.
  */
-const stagedFiles = async (store: Store, change: Change): Promise<Staged> => {
+export const stagedFiles = async (store: Store, change: Change): Promise<Staged> => {
   const resuming = change.fields.kind === 'snapshot';
   const proposalRev = resuming ? `${change.tip}^` : change.tip;
   const { path } = change.fields;
@@ -91,7 +90,6 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
     await failpoint('confirm.locked');
     // Read again under the lock: another process may have confirmed or discarded it meanwhile.
     let change = await loadChange(ctx, store, id);
-    await tidySettled(store, change);
     requirePending(change, ctx.now());
     const { proposal, base, resuming } = await stagedFiles(store, change);
     const disk = await readDisk(path);
@@ -133,12 +131,7 @@ export const confirm = async (ctx: Context, store: Store, id: string): Promise<C
     }
     await refs.commit();
     await settle();
-    try {
-      await failpoint('confirm.ref-updated');
-    } finally {
-      // Applied once the ref moved: its worktree goes whatever happens after.
-      await removeHiddenWorktree(store, id);
-    }
+    await failpoint('confirm.ref-updated');
     return { change, path, how };
   });
 };
@@ -206,7 +199,7 @@ interface ThreeWay {
   proposal: Buffer;
 }
 
-const mergeOrRefuse = async (store: Store, change: Change, path: string, { disk, base, proposal }: ThreeWay) => {
+export const mergeOrRefuse = async (store: Store, change: Change, path: string, { disk, base, proposal }: ThreeWay) => {
   const keep =
     `Nothing was written; the change stays pending. Compare the file with the proposal: \`git diff fettle/${change.id} -- ${change.fields.path}\`;` +
     ` then run \`fettle discard ${change.id}\` and re-run the Write.`;

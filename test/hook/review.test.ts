@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
-import { fettle, hasWorktree, kinds, ok, openWorktree, statusJson } from '../helpers/stage';
+import { fettle, hasTestTree, kinds, ok, openTestTree, statusJson } from '../helpers/stage';
 import {
   assertSilent,
   blobAt,
@@ -66,12 +66,12 @@ scenario(
       'reviewable with git diff HEAD fettle/<id>',
     );
     assert.equal(repo.read('a.txt').toString(), OLD);
-    assert.equal(hasWorktree(repo, id), false, 'no hidden worktree until one is asked for');
+    assert.equal(hasTestTree(repo, 'session-1'), false, 'no test tree until one is asked for');
   },
 );
 
 scenario(
-  'human review, the user allows: the tool writes, PostToolUse marks it applied and drops the worktree',
+  'human review, the user allows: the tool writes, PostToolUse marks it applied and leaves the test tree to gc',
   A30,
   (repo) => {
     const known = fettleRefs(repo);
@@ -80,10 +80,10 @@ scenario(
       'Edit',
       bigEdit(repo),
       () => {
-        // The user reviewed it with `fettle test` before allowing: its hidden worktree exists when the tool writes.
+        // The user reviewed it with `fettle test` before allowing: its test tree exists when the tool writes.
         const staged = newChange(repo, known);
-        openWorktree(repo, staged);
-        assert.ok(hasWorktree(repo, staged));
+        openTestTree(repo, staged);
+        assert.ok(hasTestTree(repo, 'session-1'));
         writeFileSync(repo.path('a.txt'), NEXT);
       },
       { env: HUMAN, answer: 'allow' },
@@ -94,7 +94,7 @@ scenario(
     assert.deepEqual(kinds(repo, `fettle/${id}`), ['applied', 'proposal', 'before']);
     assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), NEXT);
     assert.equal(blobAt(repo, `fettle/${id}^^`, 'a.txt')?.toString(), OLD);
-    assert.equal(hasWorktree(repo, id), false);
+    assert.ok(hasTestTree(repo, 'session-1'), 'the hook removes no worktree: gc does');
     const status = statusJson(repo);
     assert.deepEqual([status.pending, status.recent.map((c) => [c.id, c.state])], [[], [[id, 'applied']]]);
   },
