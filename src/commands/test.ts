@@ -69,7 +69,8 @@ const notes = (tree: TestTree, now: Date): string[] => {
 
 const stateOf = (tree: TestTree): string => {
   if (tree.fresh) return 'created now, first use';
-  const n = tree.synced.updated?.length ?? 0;
+  if (tree.synced.updated === null) return 'its index was unreadable: checked out again';
+  const n = tree.synced.updated.length;
   return n === 0 ? 'up to date' : `${n} path${n === 1 ? '' : 's'} updated`;
 };
 

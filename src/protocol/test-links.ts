@@ -72,8 +72,22 @@ const parentIn = async (dir: string, path: string): Promise<void> => {
   }
 };
 
-/** Makes each link in the test tree `dir`, replacing whatever an earlier command left at its path. */
-export const makeLinks = async (source: string, dir: string, paths: readonly string[], progress: Progress) => {
+/**
+ * Makes each link in the test tree `dir`, replacing whatever an earlier command left at its path; a link an
+ * earlier run made (`before`) that this run does not ask for is removed, so the tree holds only what was asked.
+ */
+export const makeLinks = async (
+  source: string,
+  dir: string,
+  paths: readonly string[],
+  before: readonly string[],
+  progress: Progress,
+) => {
+  for (const path of before.filter((p) => !paths.includes(p))) {
+    const at = join(dir, path);
+    if ((await lstat(at).catch(() => null))?.isSymbolicLink() && (await readlink(at)) === join(source, path))
+      await unlink(at);
+  }
   for (const path of paths) {
     const target = join(source, path);
     const at = join(dir, path);

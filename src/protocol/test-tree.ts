@@ -16,7 +16,7 @@ import { withLock } from '../io/lock';
 import type { Progress } from '../io/progress';
 import { writeBlobs } from '../store/objects';
 import type { Store } from '../store/store';
-import { writeTreeWith, type Leaf } from '../store/tree-write';
+import { writeEditedTree, type Leaf } from '../store/tree-write';
 import { readWorkTree, type WorkTreeState } from '../store/work-tree-state';
 import { syncWorktree, type Synced } from '../store/worktree-sync';
 import {
@@ -52,12 +52,16 @@ export interface TreeUse {
   session: string | null;
   /** epoch ms */
   usedAt: number;
+  /** the paths linked into it (see test-links.ts) */
+  links?: string[];
 }
 
 export const readUse = async (admin: string): Promise<TreeUse | null> => {
   try {
     const use = JSON.parse(await readFile(join(admin, USE_FILE), 'utf8')) as Partial<TreeUse>;
-    return typeof use.usedAt === 'number' ? { session: use.session ?? null, usedAt: use.usedAt } : null;
+    if (typeof use.usedAt !== 'number') return null;
+    const links = Array.isArray(use.links) ? use.links.filter((l): l is string => typeof l === 'string') : [];
+    return { session: use.session ?? null, usedAt: use.usedAt, links };
   } catch {
     return null;
   }
@@ -202,7 +206,7 @@ export const withTestTree = async <T>(
     const { landings, leaves } = await landingsOf(store, changes, files);
     const work = await readWorkTree(store, source, ctx.env, progress);
     for (const [path, leaf] of leaves) work.edits.set(path, leaf);
-    const tree = await writeTreeWith(store, work.head, work.edits);
+    const tree = await writeEditedTree(store, work.head, work.edits);
     const commit = work.head ?? (changes[0] as Change).tip;
     const links = await checkLinks(store, source, tree, o.links);
     const reason = `fettle test tree of ${whoseTree(session)}`;
@@ -211,9 +215,10 @@ export const withTestTree = async <T>(
       progress.step(`fettle: creating the test tree of ${whoseTree(session)} (first use): checking out your files`);
     else progress.step('fettle: updating the test tree', { delayMs: 1000 });
     const synced = await syncWorktree(dir, admin, ctx.env, { tree, commit }, { keep: links.linked, fresh, progress });
-    await makeLinks(source, dir, links.linked, progress);
+    const before = (await readUse(admin))?.links ?? [];
+    await makeLinks(source, dir, links.linked, before, progress);
     progress.done();
-    const use: TreeUse = { session: session ?? null, usedAt: ctx.now().getTime() };
+    const use: TreeUse = { session: session ?? null, usedAt: ctx.now().getTime(), links: links.linked };
     await writeFile(join(admin, USE_FILE), `${JSON.stringify(use)}\n`);
     const { read, gone, kept } = work;
     return run({ name, dir, source, session, fresh, landings, work: { read, gone, kept }, synced, links });

@@ -9,14 +9,17 @@ import { dirSpecs, dirsAlong, editOverlay, overlayOf } from './tree-overlay';
 /** A path's new entry (a blob and its git mode), or null to remove it. */
 export type Leaf = { mode: string; oid: string } | null;
 
-/** Writes `base` (a tree id; null: the empty tree) with `edits` applied, and returns the new tree's id. */
-export const writeTreeWith = async (
+/** Writes `base`'s tree (a commit or tree; null: the empty tree) with `edits` applied; returns the new tree's id. */
+export const writeEditedTree = async (
   store: Store,
   base: string | null,
   edits: ReadonlyMap<string, Leaf>,
 ): Promise<string> => {
   const paths = [...edits.keys()];
-  if (paths.length === 0 && base !== null) return base;
+  if (paths.length === 0 && base !== null) {
+    const [root] = await readObjects(store, [`${base}^{tree}`]);
+    if (root?.type === 'tree') return root.oid;
+  }
   const dirs = dirsAlong(paths);
   const overlay = overlayOf(dirs, await readObjects(store, dirSpecs(base, dirs)));
   const final = new Map<string, NewTree>();

@@ -9,7 +9,7 @@ import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Env } from '../config';
 import { noProgress, type Progress } from '../io/progress';
-import { createGit } from './git';
+import { createGit, GitError, type GitRunner } from './git';
 
 export interface SyncTarget {
   /** the tree the worktree must hold */
@@ -19,11 +19,18 @@ export interface SyncTarget {
 }
 
 export interface Synced {
-  /** paths whose index entry changed (null: the index was new, every file was written) */
+  /** paths whose index entry changed (null: the index was new or unreadable, and every file was checked out) */
   updated: string[] | null;
   /** paths the last command left that git does not ignore, now removed */
   cleaned: string[];
 }
+
+/** Paths whose entry in the worktree's index differs from `tree`: what the update will write. */
+const changedPaths = async (git: GitRunner, tree: string): Promise<string[]> =>
+  (await git.run({ args: ['diff-index', '--cached', '--name-only', '-z', '--no-renames', tree] })).stdout
+    .toString('utf8')
+    .split('\0')
+    .filter(Boolean);
 
 /** A gitignore pattern matching exactly `path` from the worktree's root. */
 const exactPattern = (path: string): string => `/${path.replace(/[\\*?[\]!#]/g, (c) => `\\${c}`)}`;
@@ -50,21 +57,28 @@ export const syncWorktree = async (
   const progress = o.progress ?? noProgress;
   const git = createGit(dir, env);
   await unlink(join(admin, 'index.lock')).catch(() => undefined);
-  const updated = o.fresh
-    ? null
-    : (await git.run({ args: ['diff-index', '--cached', '--name-only', '-z', '--no-renames', target.tree] })).stdout
-        .toString('utf8')
-        .split('\0')
-        .filter(Boolean);
-  await git.run({
-    // Parallel checkout (git 2.32), one worker per core, used when more than 100 files are written: a first
-    // fill of 30,000 files took 2-3 s with it against 2-27 s without, on a shared two-core machine.
-    args: ['-c', 'checkout.workers=0', 'read-tree', '-v', '--reset', '-u', target.tree],
-    onStderr: (chunk) => {
-      const so = meter(chunk);
-      if (so) progress.update(`fettle: checking out your files into the test tree: ${so}`);
-    },
-  });
+  const readTree = () =>
+    git.run({
+      // Parallel checkout (git 2.32), one worker per core, used when more than 100 files are written: a first
+      // fill of 30,000 files took 2-3 s with it against 2-27 s without, on a shared two-core machine. The index
+      // is not fsynced: it is disposable (see below), and an fsync under a busy disk cost up to a second.
+      args: ['-c', 'checkout.workers=0', '-c', 'core.fsync=none', 'read-tree', '-v', '--reset', '-u', target.tree],
+      onStderr: (chunk) => {
+        const so = meter(chunk);
+        if (so) progress.update(`fettle: checking out your files into the test tree: ${so}`);
+      },
+    });
+  let updated: string[] | null = null;
+  try {
+    if (!o.fresh) updated = await changedPaths(git, target.tree);
+    await readTree();
+  } catch (error) {
+    if (o.fresh || !(error instanceof GitError)) throw error;
+    // An index a crash left unreadable: start it again, a checkout over the files already there.
+    await unlink(join(admin, 'index')).catch(() => undefined);
+    updated = null;
+    await readTree();
+  }
   progress.done();
   const excludes = o.keep.flatMap((path) => ['-e', exactPattern(path)]);
   const clean = await git.run({ args: ['clean', '-f', '-d', ...excludes] });

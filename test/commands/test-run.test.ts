@@ -2,7 +2,7 @@
 // streams through, its exit code is fettle's), and what it refuses. The tree's contents: test-tree.test.ts.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI } from '../helpers/cli';
@@ -140,6 +140,16 @@ test('an expired change can still be tested, with a note; a test tree gone missi
   assert.match(r.stderr, /\(created now, first use\)/);
   rmSync(tree, { recursive: true, force: true });
   assert.equal(ok(fettle(repo, ['test', id, '--', 'head', '-1', 'a.txt'])).stdout, 'new 1\n', 'deleted by hand');
+});
+
+test('a test tree whose index a crash left unreadable is checked out again', () => {
+  const { repo, id } = scene();
+  openTestTree(repo, id);
+  writeFileSync(repo.path('.git/worktrees/no-session/index'), 'DIRC torn');
+  const r = ok(fettle(repo, ['test', id, '--', 'head', '-1', 'a.txt']));
+  assert.equal(r.stdout, 'new 1\n');
+  assert.match(r.stderr, /\(its index was unreadable: checked out again\)/);
+  assert.match(ok(fettle(repo, ['test', id, '--', 'true'])).stderr, /\(up to date\)/);
 });
 
 test('in a repository with no commit yet, the test tree starts from the untracked files', () => {

@@ -6,8 +6,8 @@ import { existsSync, lstatSync, readFileSync, statSync, unlinkSync } from 'node:
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { agentWrite } from '../helpers/cli';
-import { lines, makeRepo, type Repo } from '../helpers/repo';
-import { T0, fettle, ok, testTreeDir } from '../helpers/stage';
+import { lines, makeRepo, repoAt, type Repo } from '../helpers/repo';
+import { T0, fettle, ok, stageWrite, testTreeDir } from '../helpers/stage';
 
 const SESSION = 'session-1';
 const env = (repo: Repo) => ({ ...repo.env, FETTLE_NOW: String(T0) });
@@ -122,7 +122,7 @@ test('a second run rewrites only what changed; what the last command left is cle
 });
 
 test('--link node_modules makes an ignored dependency visible; a missing target is a clear error', () => {
-  const repo = makeRepo({ 'index.js': `${lines(30, '// v1')}`, '.gitignore': 'node_modules/\n' });
+  const repo = makeRepo({ 'index.js': `${lines(30, '// v1')}`, '.gitignore': 'node_modules\n' });
   // A path, not a bare name: Node would find a bare name by climbing from the test tree (inside .git) to the
   // repository's own node_modules; a path is what tools such as npm's `node_modules/.bin` rely on.
   const id = write(repo, 'index.js', `require('./node_modules/dep');\n${lines(30, '// v2')}`);
@@ -159,6 +159,9 @@ test('--link node_modules makes an ignored dependency visible; a missing target 
   const tracked = run(['--link', 'index.js']);
   assert.equal(tracked.code, 2);
   assert.match(tracked.stderr, /^fettle: Cannot link index\.js into the test tree: it is part of the tree under test/);
+  ok(fettle(repo, ['test', id, '--', 'true']));
+  assert.equal(existsSync(link), false, 'a link no longer asked for is removed (ignored, so git clean kept it)');
+  assert.ok(existsSync(repo.path('node_modules/dep/index.js')), 'and only the link: your directory is untouched');
 });
 
 test('a change confirm would refuse is refused by fettle test with the same reason; a clean merge is tested', () => {
@@ -189,4 +192,18 @@ test('a change confirm would refuse is refused by fettle test with the same reas
   assert.equal(gone.code, 1);
   assert.equal(gone.stderr, fettle(repo, ['confirm', again]).stderr);
   assert.match(gone.stderr, /a\.txt was deleted after change \w{8} was staged\./);
+});
+
+test('a change staged in a linked worktree is tested on that worktree, whichever one fettle test runs in', () => {
+  const repo = makeRepo({ 'a.txt': lines(30), 'b.txt': 'main\n' });
+  const wt = join(repo.home, 'wt2');
+  repo.git('worktree', 'add', '-q', '-b', 'other', wt);
+  const other = repoAt(wt, repo.home);
+  other.write('b.txt', 'edited in wt2, not committed\n');
+  other.commit('wt2 commit');
+  other.write('b.txt', 'edited in wt2 again\n');
+  const id = stageWrite(repo, 'a.txt', lines(30, 'new'), { cwd: wt });
+  const r = ok(fettle(repo, ['test', id, '--', 'sh', '-c', 'head -1 a.txt; cat b.txt; git rev-parse HEAD']));
+  assert.equal(r.stdout, `new 1\nedited in wt2 again\n${other.git('rev-parse', 'HEAD')}\n`);
+  assert.equal(repo.read('b.txt').toString(), 'main\n');
 });
