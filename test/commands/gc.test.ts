@@ -141,7 +141,13 @@ test('gc removes a test tree once no pending change and no recent fettle test us
   assert.ok(hasTestTree(repo), 'a dry run removes nothing');
   const bytes = bytesUnder(tree);
   assert.ok(bytes > 0 && bytes < 1024, 'small enough to be said in bytes');
-  const r = keepsUserState(repo, () => gc(T0 + 3 * DAY + 60));
+  const run = keepsUserState(repo, () => ok(fettle(repo, ['gc'], { now: T0 + 3 * DAY + 60, env })));
+  assert.equal(
+    run.stderr,
+    'fettle: removing the test tree no-session\n',
+    'progress on stderr, a plain line off a terminal',
+  );
+  const r = run.stdout;
   assert.match(
     r,
     new RegExp(

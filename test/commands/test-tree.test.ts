@@ -50,6 +50,8 @@ test('the reproduction: a staged rewrite needing a helper the agent wrote direct
   const { repo, id } = scene();
   const index = readFileSync(repo.path('.git/index'));
   const head = readFileSync(repo.path('.git/HEAD'));
+  const config = readFileSync(repo.path('.git/config'));
+  const branch = readFileSync(repo.path('.git/refs/heads/main'));
   const r = fettle(repo, ['test', id, '--', ...PROBE]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(
@@ -72,6 +74,8 @@ test('the reproduction: a staged rewrite needing a helper the agent wrote direct
   );
   assert.ok(readFileSync(repo.path('.git/index')).equals(index), "the user's index is byte-identical");
   assert.ok(readFileSync(repo.path('.git/HEAD')).equals(head));
+  assert.ok(readFileSync(repo.path('.git/config')).equals(config));
+  assert.ok(readFileSync(repo.path('.git/refs/heads/main')).equals(branch));
   assert.equal(
     repo.read('src/util.js').toString().includes('old util'),
     true,
