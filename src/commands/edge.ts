@@ -16,6 +16,11 @@ export interface Io {
   isTTY: boolean;
   /** long output for a person (review, show): through the pager on a terminal, else as `out` */
   page: (text: string) => void;
+  /** stderr as given, no newline added (a progress line redrawn in place) */
+  errWrite: (raw: string) => void;
+  /** whether stderr is a terminal, and its width */
+  errTTY: boolean;
+  columns?: number | undefined;
 }
 
 export interface Edge {

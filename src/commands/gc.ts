@@ -1,5 +1,6 @@
 // `fettle gc [--dry-run] [--json]`: the retention policy in full, plus fettle's orphaned files; says what it freed.
 import { shortDuration } from '../core/time';
+import { createProgress } from '../io/progress';
 import { collectGarbage, type GcReport } from '../protocol/gc';
 import { storeOf } from '../protocol/arguments';
 import { contextFor, type Edge } from './edge';
@@ -33,7 +34,7 @@ const summary = (
   if (r.worktrees.length > 0) {
     const bytes = r.worktrees.reduce((n, w) => n + w.bytes, 0);
     lines.push(
-      `${verb} ${plural(r.worktrees.length, 'hidden worktree')} no pending change uses (${size(bytes)}): ${r.worktrees.map((w) => w.id).join(' ')}.`,
+      `${verb} ${plural(r.worktrees.length, 'test tree')} no pending change or recent \`fettle test\` uses, freeing ${size(bytes)}: ${r.worktrees.map((w) => w.name).join(' ')}.`,
     );
   }
   if (r.links.length > 0) lines.push(`${verb} ${plural(r.links.length, 'stale tool-use link file')}.`);
@@ -53,7 +54,8 @@ export const gcCommand = async (
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const dryRun = o.dryRun ?? false;
-  const report = await collectGarbage(ctx, await storeOf(ctx), { dryRun });
+  const progress = createProgress({ write: edge.io.errWrite, tty: edge.io.errTTY, columns: edge.io.columns });
+  const report = await collectGarbage(ctx, await storeOf(ctx), { dryRun, progress });
   if (o.json) {
     const removed = report.removed.map((x) => ({
       id: x.change.id,

@@ -21,7 +21,7 @@ import { reviewCommand } from './review';
 import { rollbackCommand, type RollbackOptions } from './rollback';
 import { showCommand } from './show';
 import { status } from './status';
-import { testCommand } from './test';
+import { testCommand, type TestOptions } from './test';
 import { write } from './write';
 
 const VERSION = '0.1.0';
@@ -35,9 +35,13 @@ const defaultIo = (): Io => ({
   script: process.argv[1],
   isTTY: Boolean(process.stdout.isTTY),
   page: (text) => (process.stdout.isTTY ? page(text, process.env, out) : out(text)),
+  errWrite: (raw) => process.stderr.write(raw),
+  errTTY: Boolean(process.stderr.isTTY),
+  columns: process.stderr.columns,
 });
 
-export const buildProgram = (edge: Edge, setExit: (code: number) => void): Command => {
+/** `argv`: the command line as given, for `test`, which needs to see where `--` was (commander drops it). */
+export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: readonly string[] = []): Command => {
   const program = new Command('fettle')
     .description('A git-backed safety net for every file an AI coding agent writes.')
     .version(VERSION)
@@ -126,10 +130,18 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     );
   program
     .command('test')
-    .description("run a command in a staged change's hidden worktree: fettle test <id> -- <command...>")
-    .argument('<change>', 'change id or fettle commit')
-    .argument('<command...>', 'the command and its arguments, after --')
-    .action(async (change: string, argv: string[]) => setExit(await testCommand(edge, dir(), change, argv)));
+    .description(
+      'run a command in your working tree as confirm would leave it with staged changes applied: fettle test <id...> -- <command...>',
+    )
+    .argument('[args...]', 'change ids or fettle commits, then -- and the command with its arguments')
+    .option('--session <id>', 'every pending staged change of this agent session')
+    .option(
+      '--link <path>',
+      'link an ignored path of your working tree (e.g. node_modules) into the test tree; repeatable',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .action(async (args: string[], o: TestOptions) => setExit(await testCommand(edge, dir(), args, argv, o)));
   program
     .command('gc')
     .description("apply the history retention policy now and remove fettle's orphaned files")
@@ -191,7 +203,7 @@ export const main = async (
   edge: Edge = { cwd: process.cwd(), env: process.env, io: defaultIo() },
 ): Promise<number> => {
   let code: number = EXIT.ok;
-  const program = buildProgram(edge, (c) => (code = c));
+  const program = buildProgram(edge, (c) => (code = c), argv);
   try {
     armFailpoints(edge.env.FETTLE_FAILPOINTS);
     if (!signalsHandled) cleanUpOnSignals();

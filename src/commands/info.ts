@@ -1,9 +1,10 @@
-import { DEFAULTS, loadConfig } from '../config';
+import { DEFAULTS, loadConfig, testLinksFrom } from '../config';
 import { table } from './change-view';
 import { spelled, type Edge } from './edge';
 
 export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => {
   const c = loadConfig(edge.env);
+  const links = testLinksFrom(edge.env);
   const source = (name: string) => (edge.env[name] ? `from ${name}` : 'default');
   if (o.json) {
     edge.io.out(
@@ -18,6 +19,7 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
           historyMaxAgeSeconds: c.historyMaxAgeSeconds,
           historyMaxCount: c.historyMaxCount,
           dataDir: c.dataDir,
+          testLink: links,
           defaults: DEFAULTS,
         },
         null,
@@ -47,8 +49,9 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
         'Plan mode: fettle does nothing. Paths inside .git: not handled, never written.',
         '',
         'Per tool:',
-        '  Write         the new content as given',
-        '  Edit          old_string -> new_string applied as the tool does (exact match, unique unless replace_all);',
+        "  Write         the new content as given, in the file's encoding, its BOM kept",
+        '  Edit          old_string -> new_string applied as the tool does (exact match, else through curly quotes',
+        '                or \\uXXXX escapes; unique unless replace_all), the file in its majority line endings;',
         '  MultiEdit     edits in order, all or nothing. If fettle cannot be sure of the result (no match,',
         '                several matches), it records the previous bytes and lets the tool run and report.',
         '  NotebookEdit  changed lines of cell source count; the record keeps the whole .ipynb',
@@ -75,6 +78,7 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
           ['FETTLE_REVIEW', `${c.review} (${source('FETTLE_REVIEW')})`],
           ['FETTLE_HISTORY_MAX_AGE', `${c.historyMaxAgeSeconds} s (${source('FETTLE_HISTORY_MAX_AGE')})`],
           ['FETTLE_HISTORY_MAX_COUNT', `${c.historyMaxCount} (${source('FETTLE_HISTORY_MAX_COUNT')})`],
+          ['FETTLE_TEST_LINK', `${links.length ? links.join(':') : '(none)'} (${source('FETTLE_TEST_LINK')})`],
           ['store outside repos', c.dataDir],
         ]).map((row) => `  ${row}`),
       ].join('\n'),

@@ -14,9 +14,9 @@ export const FAILPOINTS = [
   'confirm.locked', // confirm: per-file lock held, nothing read yet
   'confirm.snapshot-written', // confirm: the user's bytes committed before a merge replaces them
   'confirm.file-written', // confirm: file replaced, ref still says pending
-  'confirm.ref-updated', // confirm: ref says applied, worktree not yet removed
+  'confirm.ref-updated', // confirm: ref says applied, the lock not yet released
   'discard.marker-written',
-  'discard.refs-moved', // discard: ref moved, worktree not yet removed
+  'discard.refs-moved', // discard: ref moved, the lock not yet released
   'rollback.recorded', // rollback: current bytes recorded, file not yet replaced
   'rollback.file-written',
   'write.recorded', // `fettle write`: previous bytes recorded, file not yet replaced

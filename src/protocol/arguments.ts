@@ -210,3 +210,41 @@ export const selectSession = async (ctx: Context, session: string): Promise<Sele
   }
   return { store, changes };
 };
+
+/**
+ * The changes one argument names. Today an id or a fettle commit names one change; this is the one place a name
+ * becomes changes, so a name of several (a changeset) expands here for every command that takes this path.
+ */
+const namedChanges = async (store: Store, all: Change[], arg: string): Promise<Change[]> => {
+  const change = await findChange(store, all, arg);
+  if (!change)
+    throw notFound(
+      arg,
+      all.map((c) => c.id),
+    );
+  return [change];
+};
+
+/**
+ * `test <id...> [--session <id>]`: the changes named, and with --session every pending staged change of that
+ * agent session; each once, oldest first (the order confirming them one by one would apply them).
+ */
+export const selectStaged = async (ctx: Context, args: string[], session: string | undefined): Promise<Selection> => {
+  const store = await storeOf(ctx);
+  const all = await changesOf(ctx, store);
+  const picked = new Map<string, Change>();
+  for (const arg of args) for (const change of await namedChanges(store, all, arg)) picked.set(change.id, change);
+  if (session !== undefined) {
+    const staged = all.filter((c) => c.fields.session === session && c.state === 'pending');
+    if (staged.length === 0)
+      throw new FettleError('E_NOT_FOUND', `Session '${session}' has no staged change waiting for confirmation.`, {
+        hint: 'Run `fettle status` to list pending changes, and `fettle log --session <id>` for what a session did.',
+      });
+    for (const change of staged) picked.set(change.id, change);
+  }
+  if (picked.size === 0)
+    throw new FettleError('E_USAGE', 'Name the staged change(s) to test, or --session <id>.', {
+      hint: 'For example: `fettle test <id> -- npm test` (`fettle status` lists pending changes).',
+    });
+  return { store, changes: [...picked.values()].sort(newestFirst).reverse() };
+};

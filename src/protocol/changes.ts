@@ -2,7 +2,6 @@
 import { parseRecord, type RecordFields } from '../core/record-message';
 import { FettleError } from '../errors';
 import type { Store } from '../store/store';
-import { removeHiddenWorktree } from '../store/worktrees';
 import { changeRef, DISCARDED_PREFIX, discardedRef, listRefs, REF_PREFIX, type RefRecord } from '../store/refs';
 import { isId } from './ids';
 import { minutesText } from '../core/time';
@@ -131,14 +130,6 @@ export const loadChange = async (ctx: Context, store: Store, id: string): Promis
       (await listChanges(ctx, store)).map((c) => c.id),
     );
   return change;
-};
-
-/**
- * A change already applied or discarded may still have its hidden worktree, when the confirm or discard that
- * settled it was killed before removing it: remove it (idempotent), so a rerun leaves nothing behind.
- */
-export const tidySettled = async (store: Store, change: Change): Promise<void> => {
-  if (change.state === 'applied' || change.state === 'discarded') await removeHiddenWorktree(store, change.id);
 };
 
 /**

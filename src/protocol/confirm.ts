@@ -15,8 +15,7 @@ import { commitFile, ensureObjects, readFiles, type FileEntry } from '../store/o
 import { publish, retryMissing, type Written } from '../store/publish';
 import { prepareRefs, type RefUpdate } from '../store/refs';
 import { hashObject } from '../store/tree-codec';
-import { removeHiddenWorktree } from '../store/worktrees';
-import { loadChange, requirePending, tidySettled, type Change } from './changes';
+import { loadChange, requirePending, type Change } from './changes';
 import { stamp } from './ids';
 import type { Context } from './context';
 import { diskPathOf, fileLockPath } from './paths';
@@ -80,7 +79,7 @@ interface Staged {
  * The proposal and its base (the proposal's parent), from a tip that is the proposal or the snapshot an
  * interrupted confirm left on top of it: one cat-file for both.
  */
-const stagedFiles = async (store: Store, change: Change): Promise<Staged> => {
+export const stagedFiles = async (store: Store, change: Change): Promise<Staged> => {
   const resuming = change.fields.kind === 'snapshot';
   const proposalRev = resuming ? `${change.tip}^` : change.tip;
   const { path } = change.fields;
@@ -106,7 +105,6 @@ export const confirm = async (
     await failpoint('confirm.locked');
     // Read again under the lock: another process may have confirmed or discarded it meanwhile.
     let change = await loadChange(ctx, store, id);
-    await tidySettled(store, change);
     requirePending(change, ctx.now(), options);
     const { proposal, base, resuming } = await stagedFiles(store, change);
     const disk = await readDisk(path);
@@ -154,12 +152,7 @@ export const confirm = async (
     }
     await refs.commit();
     await settle();
-    try {
-      await failpoint('confirm.ref-updated');
-    } finally {
-      // Applied once the ref moved: its worktree goes whatever happens after.
-      await removeHiddenWorktree(store, id);
-    }
+    await failpoint('confirm.ref-updated');
     return { change, path, how, ...(how === 'conflicts' ? { conflicts } : {}) };
   });
 };
@@ -228,7 +221,7 @@ interface ThreeWay {
 }
 
 /** The merged bytes, and how many conflict regions they hold (never more than 0 unless `withConflicts`). */
-const mergeOrRefuse = async (
+export const mergeOrRefuse = async (
   store: Store,
   change: Change,
   path: string,

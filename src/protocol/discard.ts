@@ -8,14 +8,12 @@ import type { Store } from '../store/store';
 import { treeOf, writeCommit } from '../store/objects';
 import { publish } from '../store/publish';
 import { discardedRef } from '../store/refs';
-import { removeHiddenWorktree } from '../store/worktrees';
-import { loadChange, requirePending, tidySettled, type Change } from './changes';
+import { loadChange, requirePending, type Change } from './changes';
 import { stamp } from './ids';
 import type { Context } from './context';
 import { fileLockPath } from './paths';
 
-const discardable = async (store: Store, change: Change, now: Date): Promise<void> => {
-  await tidySettled(store, change);
+const discardable = (change: Change, now: Date): void => {
   // An expired change can still be discarded: that is how a user cleans it up.
   if (change.state !== 'expired') requirePending(change, now);
 };
@@ -25,7 +23,7 @@ export const discard = async (ctx: Context, store: Store, id: string, o: { note?
   const first = await loadChange(ctx, store, id);
   return withLock(fileLockPath(store, first.fields.path), async () => {
     const change = await loadChange(ctx, store, id);
-    await discardable(store, change, ctx.now());
+    discardable(change, ctx.now());
     const tree = await treeOf(store, change.tip);
     const when = ctx.now();
     const message = renderRecord({ ...change.fields, kind: 'discarded', note: o.note, ...stamp(when) });
@@ -41,12 +39,7 @@ export const discard = async (ctx: Context, store: Store, id: string, o: { note?
       `fettle: discard ${id}`,
       { oids: [marker], rewrite: writeMarker },
     );
-    try {
-      await failpoint('discard.refs-moved');
-    } finally {
-      // The change is discarded once the refs moved: its worktree goes whatever happens after.
-      await removeHiddenWorktree(store, id);
-    }
+    await failpoint('discard.refs-moved');
     return change;
   });
 };

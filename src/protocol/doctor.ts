@@ -2,7 +2,7 @@
 // off, the command that fixes it. Nothing is changed: every check only reads (gc is asked for a dry run).
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadConfig, type Config, type Env } from '../config';
+import { loadConfig, testLinksFrom, type Config, type Env } from '../config';
 import { toFettleError } from '../errors';
 import { isAlive } from '../io/pid';
 import { createGit } from '../store/git';
@@ -55,6 +55,7 @@ export const checkGitVersion = (output: string | null): Check => {
 export const checkConfig = (env: Env): { check: Check; config?: Config } => {
   try {
     const config = loadConfig(env);
+    testLinksFrom(env); // read only by `fettle test`, but a mistake in it is still a mistake in the configuration
     return {
       check: ok(
         'config',
@@ -119,14 +120,12 @@ const checkChanges = async (ctx: Context, store: Store): Promise<Check[]> => {
   return checks;
 };
 
-/** What `fettle gc` would remove: worktrees and link files nothing uses, history past retention. */
+/** What `fettle gc` would remove: test trees and link files nothing uses, history past retention. */
 const checkLeftovers = async (ctx: Context, store: Store): Promise<Check> => {
   const r = await collectGarbage(ctx, store, { dryRun: true });
   const parts = [
     r.removed.length ? `${r.removed.length} change${r.removed.length === 1 ? '' : 's'} past retention` : '',
-    r.worktrees.length
-      ? `${r.worktrees.length} hidden worktree${r.worktrees.length === 1 ? '' : 's'} no change uses`
-      : '',
+    r.worktrees.length ? `${r.worktrees.length} test tree${r.worktrees.length === 1 ? '' : 's'} nothing uses` : '',
     r.links.length
       ? `${r.links.length} tool-use link${r.links.length === 1 ? '' : 's'} no tool call will come back for`
       : '',

@@ -19,7 +19,6 @@ import { withLock } from '../io/lock';
 import { locateTarget } from '../store/locate';
 import type { Target } from '../store/store';
 import { READ_BATCH, readFile } from '../store/objects';
-import { removeHiddenWorktree } from '../store/worktrees';
 import { loadChange } from './changes';
 import type { Context, Origin } from './context';
 import { settleFailedWrite } from './failed-write';
@@ -185,7 +184,6 @@ const recordLanded = async (ctx: Context, call: WriteCall, started: Started): Pr
   const recorded = replaced ? { ...fields, note: REPLACED_BY_ANOTHER } : fields;
   const previous = { id: pending.id, tip: change.tip, fields: recorded };
   await recordAfter(ctx, target.store, previous, landed, { kind, replaced });
-  if (kind === 'applied') await removeHiddenWorktree(target.store, pending.id);
   await retainQuietly(ctx, target.store);
   return { kind: 'recorded', target, id: pending.id, fields };
 };

@@ -10,11 +10,11 @@ import {
   errorLine,
   fails,
   fettle,
-  hasWorktree,
+  hasTestTree,
   keepsUserState,
   kinds,
   ok,
-  openWorktree,
+  openTestTree,
   refOid,
   stageWrite,
   statusJson,
@@ -33,8 +33,8 @@ const staged = (files: Record<string, string> = { 'a.txt': BASE }): { repo: Repo
 
 test('confirm writes the staged bytes exactly and marks the ref applied', () => {
   const { repo, id } = staged();
-  assert.equal(hasWorktree(repo, id), false, 'staging makes no hidden worktree');
-  openWorktree(repo, id);
+  assert.equal(hasTestTree(repo), false, 'staging makes no test tree');
+  const tree = openTestTree(repo, id);
   keepsUserState(repo, () => {
     const r = ok(fettle(repo, ['confirm', id]));
     assert.equal(r.stdout, `Applied ${id} to a.txt (+20 -20).\n`);
@@ -43,8 +43,8 @@ test('confirm writes the staged bytes exactly and marks the ref applied', () => 
   assert.deepEqual(kinds(repo, `refs/fettle/${id}`), ['applied', 'proposal', 'before']);
   assert.match(repo.git('log', '-1', '--format=%B', `refs/fettle/${id}`), /^Fettle-Kind: applied$/m);
   assert.ok(repo.gitBytes('cat-file', 'blob', `refs/fettle/${id}:a.txt`).equals(Buffer.from(PROPOSAL)));
-  assert.equal(hasWorktree(repo, id), false, 'the hidden worktree is removed and unregistered');
-  assert.equal(existsSync(`${repo.dir}/.git/fettle/worktrees/${id}`), false);
+  assert.ok(existsSync(`${tree}/a.txt`), 'confirm leaves the test tree (no removal on the command path)');
+  assert.match(repo.git('worktree', 'list', '--porcelain'), new RegExp(`worktree ${tree}\n`));
 });
 
 test('confirm keeps the file mode (0755)', () => {
@@ -81,21 +81,18 @@ test('confirm of a path with spaces and non-ASCII characters, staged through a s
   assert.ok(lstatSync(repo.path('link.txt')).isSymbolicLink(), 'the link stays a link');
 });
 
-test('the hidden worktree is locked: git worktree prune keeps it, and confirm still works', () => {
+test('the test tree is locked: git worktree prune keeps it, and confirm still works', () => {
   const { repo, id } = staged();
-  openWorktree(repo, id);
+  const tree = openTestTree(repo, id);
   assert.match(
     repo.git('worktree', 'list', '--porcelain'),
-    new RegExp(`worktree .*/fettle/worktrees/${id}\n(.*\n)*locked`),
+    new RegExp(`worktree ${tree}\n(.*\n)*locked fettle test tree of changes without an agent session`),
   );
   repo.git('worktree', 'prune');
-  assert.ok(hasWorktree(repo, id));
-  assert.ok(
-    repo.read(`.git/fettle/worktrees/${id}/a.txt`).equals(Buffer.from(PROPOSAL)),
-    'the worktree holds the proposal',
-  );
+  assert.ok(hasTestTree(repo));
+  assert.ok(repo.read(`.git/fettle/worktrees/no-session/a.txt`).equals(Buffer.from(PROPOSAL)), 'it holds the proposal');
   ok(fettle(repo, ['confirm', id]));
-  assert.equal(repo.git('worktree', 'list', '--porcelain').includes(id), false);
+  assert.ok(repo.read('a.txt').equals(Buffer.from(PROPOSAL)));
 });
 
 test('confirm --json prints the result as one JSON object', () => {
@@ -120,7 +117,6 @@ test('confirm of a change staged by the hook applies it', () => {
 
 test('confirm after a non-overlapping edit on disk applies the clean 3-way merge and keeps the edit in history', () => {
   const { repo, id } = staged();
-  openWorktree(repo, id);
   repo.write('a.txt', EDIT_TOP);
   const tmp = tempDir();
   keepsUserState(repo, () => {
@@ -133,13 +129,12 @@ test('confirm after a non-overlapping edit on disk applies the clean 3-way merge
     repo.gitBytes('cat-file', 'blob', `refs/fettle/${id}~1:a.txt`).equals(Buffer.from(EDIT_TOP)),
     "the user's pre-confirm bytes are kept",
   );
-  assert.equal(hasWorktree(repo, id), false);
   assert.deepEqual(readdirSync(tmp), [], 'the merge leaves no temp files');
 });
 
 test('confirm after an overlapping edit refuses, writes nothing, and leaves the change pending', () => {
   const { repo, id } = staged();
-  openWorktree(repo, id);
+  openTestTree(repo, id);
   const tip = refOid(repo, `refs/fettle/${id}`);
   repo.write('a.txt', EDIT_BOTTOM);
   const tmp = tempDir();
@@ -158,7 +153,7 @@ test('confirm after an overlapping edit refuses, writes nothing, and leaves the 
     statusJson(repo).pending.map((c) => [c.id, c.state]),
     [[id, 'pending']],
   );
-  assert.ok(hasWorktree(repo, id), 'the worktree stays for review');
+  assert.ok(hasTestTree(repo), 'the test tree stays');
   assert.deepEqual(readdirSync(tmp), [], 'the merge leaves no temp files');
 });
 
@@ -354,7 +349,7 @@ test('an expired change shows as EXPIRED and can still be discarded', () => {
   );
   assert.equal(refOid(repo, `refs/fettle/${id}`), null);
   assert.ok(refOid(repo, `refs/fettle-discarded/${id}`));
-  assert.equal(hasWorktree(repo, id), false);
+  assert.equal(hasTestTree(repo), false, 'nothing made a test tree');
   assert.ok(repo.read('a.txt').equals(Buffer.from(BASE)));
 });
 

@@ -5,18 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, statSync, symlinkSync } from 'node:fs';
 import { test } from 'node:test';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
-import {
-  directWrite,
-  fails,
-  fettle,
-  T0,
-  keepsUserState,
-  kinds,
-  ok,
-  refOid,
-  stageWrite,
-  worktreeDir,
-} from '../helpers/stage';
+import { directWrite, fails, fettle, T0, keepsUserState, kinds, ok, refOid, stageWrite } from '../helpers/stage';
 
 const fettleRefs = (repo: Repo): string[] =>
   repo
@@ -84,7 +73,11 @@ test('a large change is staged: exit 3, the file untouched, the proposal on the 
     '30\t30\ta.txt',
     'git diff HEAD fettle/<id> is the change',
   );
-  assert.equal(existsSync(worktreeDir(repo, id)), false, 'the hidden worktree is made on first use, not when staging');
+  assert.equal(
+    existsSync(repo.path('.git/fettle/worktrees')),
+    false,
+    'a test tree is made on first use, not when staging',
+  );
 });
 
 test('identical content is a no-op: one line, nothing recorded', () => {

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { literal, SELF } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
-import { fettle, hasWorktree, kinds, ok, openWorktree, statusJson } from '../helpers/stage';
+import { fettle, hasTestTree, kinds, ok, openTestTree, statusJson } from '../helpers/stage';
 import {
   assertSilent,
   blobAt,
@@ -72,12 +72,12 @@ scenario(
       'reviewable with git diff HEAD fettle/<id>',
     );
     assert.equal(repo.read('a.txt').toString(), OLD);
-    assert.equal(hasWorktree(repo, id), false, 'no hidden worktree until one is asked for');
+    assert.equal(hasTestTree(repo, 'session-1'), false, 'no test tree until one is asked for');
   },
 );
 
 scenario(
-  'human review, the user allows: the tool writes, PostToolUse marks it applied and drops the worktree',
+  'human review, the user allows: the tool writes, PostToolUse marks it applied and leaves the test tree to gc',
   A30,
   (repo) => {
     const known = fettleRefs(repo);
@@ -86,10 +86,10 @@ scenario(
       'Edit',
       bigEdit(repo),
       () => {
-        // The user reviewed it with `fettle test` before allowing: its hidden worktree exists when the tool writes.
+        // The user reviewed it with `fettle test` before allowing: its test tree exists when the tool writes.
         const staged = newChange(repo, known);
-        openWorktree(repo, staged);
-        assert.ok(hasWorktree(repo, staged));
+        openTestTree(repo, staged);
+        assert.ok(hasTestTree(repo, 'session-1'));
         writeFileSync(repo.path('a.txt'), NEXT);
       },
       { env: HUMAN, answer: 'allow' },
@@ -100,7 +100,7 @@ scenario(
     assert.deepEqual(kinds(repo, `fettle/${id}`), ['applied', 'proposal', 'before']);
     assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), NEXT);
     assert.equal(blobAt(repo, `fettle/${id}^^`, 'a.txt')?.toString(), OLD);
-    assert.equal(hasWorktree(repo, id), false);
+    assert.ok(hasTestTree(repo, 'session-1'), 'the hook removes no worktree: gc does');
     const status = statusJson(repo);
     assert.deepEqual([status.pending, status.recent.map((c) => [c.id, c.state])], [[], [[id, 'applied']]]);
   },

@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import { test } from 'node:test';
 import { agentWrite, CLI, runHook, writePayload, type HookRun, type WriteCall } from '../helpers/cli';
 import { lines, makeRepo, userState, type Repo } from '../helpers/repo';
-import { openWorktree } from '../helpers/stage';
+import { openTestTree, testTreeDir } from '../helpers/stage';
 
 type Env = Record<string, string>;
 
@@ -244,13 +244,13 @@ scenario(
       repo.git('log', '--glob=fettle/*', '--format=%H %s'),
       new RegExp(`^${repo.git('rev-parse', `fettle/${id}`)} .*a\\.txt`, 'm'),
     );
-    const dir = repo.path(`.git/fettle/worktrees/${id}`);
-    assert.equal(existsSync(dir), false, 'staging makes no hidden worktree');
-    openWorktree(repo, id);
+    const dir = testTreeDir(repo, 'session-1');
+    assert.equal(existsSync(dir), false, 'staging makes no test tree');
+    assert.equal(openTestTree(repo, id), dir);
     assert.equal(
       readFileSync(`${dir}/a.txt`, 'utf8'),
       lines(30, 'LINE'),
-      'the hidden worktree, made on first use, holds the proposal',
+      "the session's test tree, made on first use, holds the proposal",
     );
     const entry = worktrees(repo).find((w) => w.startsWith(`worktree ${dir}\n`));
     assert.ok(entry, worktrees(repo).join('\n\n'));
@@ -326,7 +326,7 @@ for (const where of ['repo', 'home'] as const) {
       assert.ok(cmd, show(run.pre));
       execFileSync('sh', ['-c', cmd], { cwd, env: repo.env, stdio: 'pipe' });
       assert.equal(repo.read('a.txt').toString(), lines(30, 'LINE'));
-      assert.equal(worktrees(repo).length, 1, 'the hidden worktree is gone');
+      assert.equal(worktrees(repo).length, 1, 'confirm makes no worktree');
     },
   );
 }
@@ -420,9 +420,9 @@ const stageOne = (r: Repo): string => {
   hook(r, 'a.txt', lines(30, 'LINE'), { toolUseId: 'toolu_setup' });
   const id = fettleRefs(r)[0]?.replace('refs/fettle/', '');
   assert.ok(id, 'setup staged a change');
-  openWorktree(r, id);
-  assert.ok(existsSync(r.path(`.git/fettle/worktrees/${id}/.git`)), 'a real linked worktree, with its .git file');
-  return `.git/fettle/worktrees/${id}/a.txt`;
+  const dir = openTestTree(r, id);
+  assert.ok(existsSync(`${dir}/.git`), 'a real linked worktree, with its .git file');
+  return `${dir.slice(r.dir.length + 1)}/a.txt`;
 };
 // [label, path in the repo (or setup that returns it)]
 const gitPaths: [string, string | ((r: Repo) => string)][] = [
