@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI } from '../helpers/cli';
+import { CLI, SELF } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { T0, fettle, keepsUserState, ok, openTestTree, stageWrite, testTreeDir } from '../helpers/stage';
 
@@ -96,7 +96,9 @@ test('bad arguments are refused with the next step; an applied change has no sta
     [
       ['test', id, '--'],
       2,
-      /^fettle: Give the command to run after --\.\nFor example: `fettle test <id> -- npm test`\.\n$/,
+      new RegExp(
+        `^fettle: Give the command to run after --\\.\\nFor example: \`${SELF.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} test <id> -- npm test\`\\.\\n$`,
+      ),
     ],
     [['test', '--', 'true'], 2, /^fettle: Name the staged change\(s\) to test, or --session <id>\./],
     [['test', 'zzzzzzzz', '--', 'true'], 1, /^fettle: No change 'zzzzzzzz'/],
