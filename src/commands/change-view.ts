@@ -58,3 +58,7 @@ export const table = (rows: string[][]): string[] => {
       .trimEnd(),
   );
 };
+
+/** ` of changeset <id>`, ` of session <id>`, or nothing: what a decision of several was asked for. */
+export const setLabel = (changeset: string | undefined, session: string | undefined): string =>
+  changeset ? ` of changeset ${changeset}` : session !== undefined ? ` of session ${session}` : '';

@@ -59,16 +59,24 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .action(async (file: string) => setExit(await write(edge, dir(), file)));
   program
     .command('confirm')
-    .description('apply a staged change')
-    .argument('<id>')
+    .description('apply staged changes, all or nothing')
+    .argument('[ids...]', 'change ids or changeset ids')
+    .option('--session <id>', 'every pending change of that agent session')
+    .option('--all', 'every pending change')
     .addOption(json)
-    .action(async (id: string, o: { json?: boolean }) => confirmCommand(edge, dir(), id, o));
+    .action(async (ids: string[], o: { json?: boolean; session?: string; all?: boolean }) =>
+      confirmCommand(edge, dir(), ids, o),
+    );
   program
     .command('discard')
-    .description('drop a staged change (the file is not touched)')
-    .argument('<id>')
+    .description('drop staged changes, all or nothing (files are not touched)')
+    .argument('[ids...]', 'change ids or changeset ids')
+    .option('--session <id>', 'every pending or expired change of that agent session')
+    .option('--all', 'every pending or expired change')
     .addOption(json)
-    .action(async (id: string, o: { json?: boolean }) => discardCommand(edge, dir(), id, o));
+    .action(async (ids: string[], o: { json?: boolean; session?: string; all?: boolean }) =>
+      discardCommand(edge, dir(), ids, o),
+    );
   program
     .command('rollback')
     .description('undo changes fettle recorded, restoring the previous bytes (all or nothing)')

@@ -99,3 +99,9 @@ export const withLock = async <T>(lockPath: string, fn: () => Promise<T>, option
     disown(lockPath);
   }
 };
+
+/** Several locks, taken in one global order (sorted), so two commands that lock several files cannot deadlock. */
+export const withLocks = <T>(lockPaths: readonly string[], fn: () => Promise<T>): Promise<T> => {
+  const [first, ...rest] = [...new Set(lockPaths)].sort();
+  return first === undefined ? fn() : withLock(first, () => withLocks(rest, fn));
+};

@@ -8,6 +8,7 @@ import { listChanges, newestFirst, notFound, type Change } from './changes';
 import type { Context } from './context';
 import { readCommits, versionsOf, type ChainCommit, type Versions } from './history';
 import { isId } from './ids';
+import { recoverQuietly } from './recover';
 import { pickNext } from './rollback-plan';
 import { settleMet } from './settle';
 
@@ -20,11 +21,22 @@ export interface Selection {
 /** Written to disk and not undone since; rollbacks themselves are undone by naming them explicitly. */
 export const inEffect = (c: Change): boolean => c.state === 'applied' && !c.revertedBy && !c.fields.reverts;
 
-export const storeOf = (ctx: Context): Promise<Store> => openStoreAt(ctx.cwd, ctx.env, ctx.config.dataDir);
+/**
+ * The store of the repository the command runs in (or the private store outside any repository). An operation a
+ * crash interrupted there is recovered first (recover.ts), unless the caller reports it itself (`fettle doctor`).
+ */
+export const storeOf = async (ctx: Context, o: { recover?: boolean } = {}): Promise<Store> => {
+  const store = await openStoreAt(ctx.cwd, ctx.env, ctx.config.dataDir);
+  if (o.recover !== false) await recoverQuietly(ctx, store);
+  return store;
+};
 
-/** Where a path argument lives: its store and its path in that store's trees. */
-export const targetOf = (ctx: Context, path: string): Promise<Target> =>
-  locateTarget(path, ctx.cwd, ctx.env, ctx.config.dataDir);
+/** Where a path argument lives: its store and its path in that store's trees (recovered first, as storeOf). */
+export const targetOf = async (ctx: Context, path: string): Promise<Target> => {
+  const target = await locateTarget(path, ctx.cwd, ctx.env, ctx.config.dataDir);
+  await recoverQuietly(ctx, target.store);
+  return target;
+};
 
 /**
  * Every change, newest first; records left open whose result the disk proves are settled first. A command that
@@ -115,7 +127,7 @@ const lastOf = async (target: Target, tied: Change[]): Promise<Change> => {
 };
 
 const latestTo = async (ctx: Context, arg: string): Promise<{ store: Store; change: Change }> => {
-  const target = await locateTarget(arg, ctx.cwd, ctx.env, ctx.config.dataDir);
+  const target = await targetOf(ctx, arg);
   const all = await changesOf(ctx, target.store);
   const toFile = all.filter((c) => c.fields.path === target.treePath);
   const live = toFile.filter(inEffect);
