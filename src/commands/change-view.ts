@@ -3,9 +3,10 @@ import { stat } from '../core/record-message';
 import { shortDuration } from '../core/time';
 import type { Change } from '../protocol/changes';
 
-/** applied / pending / expired / discarded / incomplete, or rolled back, with the rollback's id. */
+/** applied / pending / expired / discarded / incomplete, or rolled back or superseded, with the other change's id. */
 export const stateText = (c: Change): string => {
   if (c.revertedBy) return `rolled back by ${c.revertedBy}`;
+  if (c.state === 'discarded' && c.fields.supersededBy) return `superseded by ${c.fields.supersededBy}`;
   if (c.fields.reverts) {
     const ids = c.fields.reverts.split(' ');
     return `${c.state} (rolls back ${ids.length > 3 ? `${ids.length} changes` : ids.join(', ')})`;
@@ -41,6 +42,8 @@ export const changeJson = (c: Change) => ({
   reason: c.fields.reason ?? null,
   session: c.fields.session ?? null,
   turn: c.fields.turn ?? null,
+  changeset: c.fields.changeset ?? null,
+  supersededBy: c.fields.supersededBy ?? null,
   tool: c.fields.tool ?? null,
   toolUse: c.fields.toolUse ?? null,
   /** 'person': only a person may confirm it (Claude Code asked them) */

@@ -55,8 +55,9 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
   program
     .command('write')
     .description('write stdin to <file> through the same protocol as the hook')
-    .argument('<file>')
-    .action(async (file: string) => setExit(await write(edge, dir(), file)));
+    .argument('<files...>', 'the file (content on stdin), or with --from several files, one changeset')
+    .option('--from <dir>', "each file's new content is the file at the same relative path under <dir>")
+    .action(async (files: string[], o: { from?: string }) => setExit(await write(edge, dir(), files, o)));
   program
     .command('confirm')
     .description('apply staged changes, all or nothing')

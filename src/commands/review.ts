@@ -4,7 +4,9 @@ import { invocationFor, selfCommand } from '../io/self';
 import type { Change } from '../protocol/changes';
 import { chainOf, changeDiff } from '../protocol/history';
 import { baseMove, pushChange, type BaseMove } from '../protocol/review';
-import { resolveChange, storeOf } from '../protocol/arguments';
+import { storeOf } from '../protocol/arguments';
+import { pushChangeset, readChangesetView } from '../protocol/changeset-review';
+import { resolveShown } from '../protocol/changesets';
 import type { Context } from '../protocol/context';
 import { pushSession, readSessionView } from '../protocol/session-review';
 import type { Store } from '../store/store';
@@ -64,7 +66,10 @@ export const reviewCommand = async (
     throw new FettleError('E_USAGE', 'Name a change to review, or use --session <id> for a whole agent session.', {
       hint: 'Run `fettle status` to list pending changes.',
     });
-  const { store, change } = await resolveChange(ctx, arg);
+  const store = await storeOf(ctx);
+  const found = await resolveShown(ctx, store, arg);
+  if (found.changeset) return reviewChangeset(edge, ctx, store, found.changeset, o);
+  const change = found.change as Change;
   if (change.fields.tier !== 'staged') {
     throw new FettleError(
       'E_USAGE',
@@ -186,4 +191,73 @@ const reviewSession = async (
       `With git:     git log ${ref}; git diff ${view.base ? view.base.slice(0, 12) : '<base>'} ${ref}`,
     ].join('\n'),
   );
+};
+
+/** `review <changeset>`: its changes as one diff against the commit they were recorded on; --push as one commit. */
+const reviewChangeset = async (
+  edge: Edge,
+  ctx: Context,
+  store: Store,
+  set: { id: string; members: Change[] },
+  o: { json?: boolean; push?: string | boolean; branch?: string },
+): Promise<void> => {
+  const { id } = set;
+  const color = !o.json && o.push === undefined && edge.io.isTTY && !edge.env.NO_COLOR;
+  const view = await readChangesetView(store, id, set.members, color);
+  if (o.push !== undefined && o.push !== false) {
+    const remote = typeof o.push === 'string' ? o.push : 'origin';
+    const pushed = await pushChangeset(store, view, remote, o.branch ?? `fettle/${id}`, ctx.now());
+    if (o.json)
+      edge.io.out(
+        JSON.stringify({
+          changeset: id,
+          remote,
+          url: pushed.url,
+          branch: pushed.branch,
+          commit: pushed.commit,
+          base: view.base,
+        }),
+      );
+    else
+      edge.io.out(
+        `Pushed changeset ${id} (${plural(view.files.length, 'file')}) to ${remote} as branch ${pushed.branch}, one commit on ${view.base ? view.base.slice(0, 12) : 'no base'}; open a pull request from it. No local branch was created or changed.`,
+      );
+    return;
+  }
+  if (o.json) {
+    const { base, tree, files, diff } = view;
+    edge.io.out(
+      JSON.stringify({ changeset: id, base, tree, changes: view.members.map(changeJson), files, diff }, null, 2),
+    );
+    return;
+  }
+  const now = ctx.now();
+  const invoke = invocationFor(
+    selfCommand(ctx.env, edge.io.script),
+    edge.cwd,
+    store,
+    view.shown[0]?.fields.file ?? edge.cwd,
+  );
+  const open = view.members.filter((c) => c.state === 'pending' || c.state === 'expired');
+  const sessions = [...new Set(view.members.map((c) => c.fields.session).filter((s) => s !== undefined))];
+  const bold = (s: string) => (color ? `\u001b[1m${s}\u001b[0m` : s);
+  const lines = [
+    bold(`fettle: changeset ${id} (${plural(view.files.length, 'file')})`),
+    `${plural(view.members.length, 'change')}, recorded ${ago(now, view.members[view.members.length - 1]?.at ?? now)}${sessions.length ? ` by session ${sessions.join(', ')}` : ''}:`,
+    ...view.members.map(
+      (c) =>
+        `  ${c.id}  ${c.fields.path}  ${stateText(c)}${c.state === 'pending' ? `, ${expiryText(c, now) ?? ''}` : ''}`,
+    ),
+    `Base: ${view.base ? `${view.base.slice(0, 12)} (HEAD when they were recorded)` : 'none'}.`,
+    '',
+    `Files changed (${view.files.length}):`,
+    ...view.files.map((f) => `  ${f.path}  ${f.added === null ? 'binary' : `+${f.added} -${f.removed}`}`),
+    '',
+    view.diff.trimEnd(),
+    '',
+  ];
+  if (open.some((c) => c.state === 'pending')) lines.push(`To apply it:  ${invoke} confirm ${id}`);
+  if (open.length > 0) lines.push(`To drop it:   ${invoke} discard ${id}`);
+  lines.push(`To push it:   ${invoke} review ${id} --push [remote]`);
+  edge.io.out(lines.join('\n'));
 };

@@ -7,8 +7,9 @@ import { dirname } from 'node:path';
 import { FettleError, toFettleError } from '../errors';
 import { NotDurableError, readDisk, removeFile, replaceFile, type DiskFile } from '../io/atomic-write';
 import { failpoint } from '../io/failpoint';
+import { updateRefs } from '../store/refs';
 import type { Store } from '../store/store';
-import { removeJournal, writeJournal, type JournalFile, type RefMove } from './journal';
+import { removeJournal, writeJournal, type JournalFile, type JournalOp, type RefMove } from './journal';
 
 /** One file of the operation: what it holds now and what it is given. */
 export interface Replacement {
@@ -74,32 +75,55 @@ const journalFile = (r: Replacement): JournalFile => ({
 
 const same = (a: DiskFile | null, b: DiskFile): boolean => a !== null && a.bytes.equals(b.bytes) && a.mode === b.mode;
 
+/** The points a test can kill each operation at: journal durable, each file written, refs moved. */
+const POINTS = {
+  confirm: { journal: 'confirm.journal-written', file: 'confirm.file-written', done: 'confirm.ref-updated' },
+  write: { journal: 'write.recorded', file: 'write.file-written', done: undefined },
+} as const;
+
+export interface Operation {
+  op: JournalOp;
+  files: Replacement[];
+  /** the refs `commit` moves: all moved means the operation completed */
+  refs: RefMove[];
+  /** the refs to delete if it is undone: after a crash (recover.ts), or here once a failure put every file back */
+  drop?: RefMove[];
+}
+
 /**
  * Journals, writes every file, then runs `commit` (the ref transaction that records the operation). Throws, with
  * every written file put back, if a write or the commit fails. A file whose directory could not be synced was
  * still replaced: the operation completes and the NotDurableError is thrown after it.
  */
-export const applyFiles = async (
-  store: Store,
-  files: Replacement[],
-  refs: RefMove[],
-  commit: () => Promise<void>,
-): Promise<void> => {
+export const applyFiles = async (store: Store, o: Operation, commit: () => Promise<void>): Promise<void> => {
+  const drop = o.drop ?? [];
+  const { files } = o;
+  const points = POINTS[o.op];
   const journal = await writeJournal(store, {
     version: 1,
-    op: 'confirm',
+    op: o.op,
     pid: process.pid,
     started: Date.now(),
     files: files.map(journalFile),
-    refs,
+    refs: o.refs,
+    drop,
   });
-  await failpoint('confirm.journal-written');
+  await failpoint(points.journal);
   const written: Replacement[] = [];
   let notDurable: NotDurableError | undefined;
   const undo = async (error: unknown, at: string, verb: string): Promise<never> => {
     const stuck = await putBack(written.map((w) => ({ file: w.file, from: w.from, to: w.to })));
-    // A file left with the operation's bytes keeps the journal, so recovery and `fettle doctor` see it.
-    if (stuck.length === 0) await removeJournal(journal);
+    // A file left with the operation's bytes keeps the journal (and the records), so recovery and `fettle doctor`
+    // see it; once all are back, records that would claim the write go.
+    if (stuck.length === 0) {
+      if (drop.length > 0)
+        await updateRefs(
+          store,
+          drop.map((d) => ({ op: 'delete' as const, ref: d.ref, old: d.old })),
+          `fettle: ${o.op} failed`,
+        ).catch(() => undefined);
+      await removeJournal(journal);
+    }
     throw failedMidway(error, { file: at, verb, done: 'written' }, written.length, stuck);
   };
   for (const r of files) {
@@ -115,14 +139,14 @@ export const applyFiles = async (
       notDurable ??= error;
     }
     written.push(r);
-    await failpoint('confirm.file-written');
+    await failpoint(points.file);
   }
   try {
     await commit();
   } catch (error) {
     return undo(error, written[written.length - 1]?.file ?? 'the change', 'recorded as applied');
   }
-  await failpoint('confirm.ref-updated');
+  if (points.done) await failpoint(points.done);
   await removeJournal(journal);
   if (notDurable) throw notDurable;
 };

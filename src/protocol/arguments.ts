@@ -1,5 +1,6 @@
 // What a command argument names: a change id, any fettle commit (`git log` shows them), or a file (for
 // rollback: the latest change to it that is still in effect). Ids win over commits, commits over paths.
+import { resolveName } from '../core/changeset';
 import { FettleError, toFettleError } from '../errors';
 import { readDisk } from '../io/atomic-write';
 import { locateTarget, openStoreAt } from '../store/locate';
@@ -156,7 +157,33 @@ const latestTo = async (ctx: Context, arg: string): Promise<{ store: Store; chan
   );
 };
 
-const sameStore = (a: Store, b: Store): boolean => a.commonDir === b.commonDir;
+const sameOr = (known: Store | null, next: Store, arg: string): Store => {
+  if (known && known.commonDir !== next.commonDir)
+    throw new FettleError(
+      'E_USAGE',
+      `${arg} is in another repository than the other changes named; roll them back one repository at a time.`,
+    );
+  return next;
+};
+
+/**
+ * A changeset id (not also a change id): its members still in effect; null when `arg` names no changeset. One
+ * whose members are all undone or were never written refuses, saying so.
+ */
+const changesetMembers = (all: Change[], arg: string): Change[] | null => {
+  const found = resolveName(
+    arg,
+    all.map((c) => ({ id: c.id, changeset: c.fields.changeset })),
+  );
+  if (found.kind !== 'changeset') return null;
+  const members = all.filter((c) => found.members.includes(c.id));
+  const live = members.filter(inEffect);
+  if (live.length === 0)
+    throw new FettleError('E_NOT_FOUND', `No change of changeset ${arg} is left to roll back.`, {
+      hint: `Its ${members.length} changes were rolled back already or never written; see them with \`fettle show ${arg}\`.`,
+    });
+  return live;
+};
 
 /** `rollback <target...>`: ids, commits or paths, all in one repository; each change once. */
 export const selectTargets = async (ctx: Context, args: string[]): Promise<Selection> => {
@@ -165,15 +192,15 @@ export const selectTargets = async (ctx: Context, args: string[]): Promise<Selec
   let store: Store | null = null;
   const picked = new Map<string, Change>();
   for (const arg of args) {
+    const members = changesetMembers(all, arg);
+    if (members) {
+      store = sameOr(store, home, arg);
+      for (const c of members) picked.set(c.id, c);
+      continue;
+    }
     const found = await findChange(home, all, arg);
     const next = found ? { store: home, change: found } : await latestTo(ctx, arg);
-    if (store && !sameStore(store, next.store)) {
-      throw new FettleError(
-        'E_USAGE',
-        `${arg} is in another repository than the other changes named; roll them back one repository at a time.`,
-      );
-    }
-    store = next.store;
+    store = sameOr(store, next.store, arg);
     picked.set(next.change.id, next.change);
   }
   if (!store)

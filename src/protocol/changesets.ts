@@ -94,10 +94,12 @@ export const refuseSet = (d: Decision, errors: FettleError[], total: number): Fe
   );
 };
 
-type Chosen = Candidate & { change: Change };
+/** `member`: brought in by a changeset named (its decided members are reported as left out), not --session/--all. */
+type Chosen = Candidate & { change: Change; member: boolean };
 
-const candidateOf = (ctx: Context, change: Change, named: boolean): Chosen => ({
+const candidateOf = (ctx: Context, change: Change, named: boolean, member = false): Chosen => ({
   change,
+  member,
   id: change.id,
   path: change.fields.path,
   state: change.state,
@@ -134,7 +136,8 @@ export const selectDecision = async (
   for (const name of request.names) {
     const found = expandName(all, name);
     changeset = found.changeset;
-    for (const c of found.changes) candidates.push(candidateOf(ctx, c, found.changeset === undefined));
+    const byId = found.changeset === undefined;
+    for (const c of found.changes) candidates.push(candidateOf(ctx, c, byId, !byId));
   }
   if (request.session !== undefined)
     for (const c of all.filter((x) => x.fields.session === request.session))
@@ -158,7 +161,7 @@ export const decidedSet = (ctx: Context, s: Selection, now: Map<string, Change>)
   const fresh = (c: Change): Change => now.get(c.id) ?? { ...c, state: 'discarded' };
   const plan = planSet(
     s.decision,
-    s.candidates.map((c) => candidateOf(ctx, fresh(c.change), c.named)),
+    s.candidates.map((c) => candidateOf(ctx, fresh(c.change), c.named, c.member)),
   );
   if (plan.refusals.length > 0) {
     const total = plan.take.length + plan.refusals.filter((x) => !plan.take.includes(x.change)).length;
@@ -176,7 +179,7 @@ export const decidedSet = (ctx: Context, s: Selection, now: Map<string, Change>)
   }
   return {
     changes: plan.take.map((c) => c.change),
-    skipped: plan.skipped.map((c) => c.change),
+    skipped: plan.skipped.filter((c) => c.member).map((c) => c.change),
     changeset: s.changeset,
   };
 };

@@ -175,7 +175,7 @@ export const confirmChanges = async (ctx: Context, store: Store, request: Decide
         }
       };
       try {
-        await applyFiles(store, files, moves, async () => {
+        await applyFiles(store, { op: 'confirm', files, refs: moves }, async () => {
           await refs.commit();
           await ensureObjects(store, written.oids, written.rewrite);
         });

@@ -28,15 +28,20 @@ export interface RefMove {
   old: string;
 }
 
+export type JournalOp = 'confirm' | 'write';
+
 export interface Journal {
   version: 1;
-  op: 'confirm';
+  /** a confirm of staged changes, or a direct write of several files (`fettle write --from`) */
+  op: JournalOp;
   pid: number;
   /** epoch milliseconds */
   started: number;
   files: JournalFile[];
   /** the refs the operation moves once every file is written: all moved means it completed */
   refs: RefMove[];
+  /** refs deleted when it is undone: records that would claim a write that did not happen */
+  drop: RefMove[];
 }
 
 export const journalDir = (store: Store): string => join(fettleDir(store), 'journal');
@@ -81,12 +86,12 @@ export interface FoundJournal {
   journal: Journal | null;
 }
 
-const NAME = /^confirm-(\d+)-[0-9a-f]+\.json$/;
+const NAME = /^(?:confirm|write)-(\d+)-[0-9a-f]+\.json$/;
 
 const parse = (text: string): Journal | null => {
   try {
     const j = JSON.parse(text) as Journal;
-    return j.version === 1 && Array.isArray(j.files) && Array.isArray(j.refs) ? j : null;
+    return j.version === 1 && Array.isArray(j.files) && Array.isArray(j.refs) && Array.isArray(j.drop) ? j : null;
   } catch {
     return null;
   }

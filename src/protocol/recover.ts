@@ -9,7 +9,7 @@ import { readDisk, type DiskFile } from '../io/atomic-write';
 import { withLock, withLocks } from '../io/lock';
 import { isAlive } from '../io/pid';
 import { readObjects } from '../store/objects';
-import { listRefs } from '../store/refs';
+import { listRefs, updateRefs } from '../store/refs';
 import type { Store } from '../store/store';
 import { hashObject } from '../store/tree-codec';
 import { fettleDir, removeHiddenWorktree } from '../store/worktrees';
@@ -19,6 +19,7 @@ import { findJournals, removeJournal, type FoundJournal, type Journal } from './
 import { fileLockPath } from './paths';
 
 export interface Recovery {
+  op: Journal['op'];
   pid: number;
   /** the changes of the interrupted operation */
   ids: string[];
@@ -37,7 +38,13 @@ const fileNow = (store: Store, disk: DiskFile | null, f: Journal['files'][number
 };
 
 const recoverOne = async (store: Store, found: FoundJournal, journal: Journal): Promise<Recovery> => {
-  const base = { pid: found.pid, ids: [...new Set(journal.files.map((f) => f.id))], putBack: [], kept: [] };
+  const base = {
+    op: journal.op,
+    pid: found.pid,
+    ids: [...new Set(journal.files.map((f) => f.id))],
+    putBack: [],
+    kept: [],
+  };
   const current = new Map(
     (
       await listRefs(
@@ -81,6 +88,13 @@ const recoverOne = async (store: Store, found: FoundJournal, journal: Journal): 
     }
     putBack.push(f.file);
   }
+  // Records of writes that did not happen go, each only if still where the operation left it.
+  if (journal.drop.length > 0)
+    await updateRefs(
+      store,
+      journal.drop.map((d) => ({ op: 'delete' as const, ref: d.ref, old: d.old })),
+      `fettle: undo interrupted ${journal.op}`,
+    ).catch(() => undefined);
   await removeJournal(found.path);
   const kept = plan.kept.map((n) => (journal.files[n] as Journal['files'][number]).file);
   return { ...base, outcome: putBack.length + kept.length === 0 ? 'empty' : 'undone', putBack, kept };
@@ -100,7 +114,7 @@ export const recoverInterrupted = async (store: Store): Promise<Recovery[]> => {
       if (!journal) {
         // Cut short while it was written: no file had been replaced yet.
         await removeJournal(found.path);
-        done.push({ pid: found.pid, ids: [], outcome: 'empty', putBack: [], kept: [] });
+        done.push({ op: 'confirm', pid: found.pid, ids: [], outcome: 'empty', putBack: [], kept: [] });
         continue;
       }
       const locks = journal.files.map((f) => fileLockPath(store, f.path));
@@ -114,7 +128,8 @@ const list = (items: string[]): string => (items.length > 3 ? `${items.length} f
 
 /** What a recovery did, in a sentence or two; empty when there is nothing to say. */
 export const recoveryText = (r: Recovery): string => {
-  const what = `a confirm of ${r.ids.length === 1 ? `change ${r.ids[0]}` : `${r.ids.length} changes (${list(r.ids)})`} interrupted by the end of process ${r.pid}`;
+  const changes = r.ids.length === 1 ? `change ${r.ids[0]}` : `${r.ids.length} changes (${list(r.ids)})`;
+  const what = `${r.op === 'write' ? 'a write recorded as' : 'a confirm of'} ${changes} interrupted by the end of process ${r.pid}`;
   switch (r.outcome) {
     case 'empty':
       return '';
@@ -125,7 +140,11 @@ export const recoveryText = (r: Recovery): string => {
     case 'undone': {
       const back = r.putBack.length > 0 ? ` ${list(r.putBack)} put back to the bytes held before it.` : '';
       const kept = r.kept.length > 0 ? ` ${list(r.kept)} kept as saved since.` : '';
-      return `fettle: ${what} was undone:${back}${kept} The changes stay pending: run \`fettle confirm ${r.ids.join(' ')}\` again.`;
+      const next =
+        r.op === 'write'
+          ? 'Its records were dropped: run the write again.'
+          : `The changes stay pending: run \`fettle confirm ${r.ids.join(' ')}\` again.`;
+      return `fettle: ${what} was undone:${back}${kept} ${next}`;
     }
   }
 };
