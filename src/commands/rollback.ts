@@ -117,7 +117,8 @@ const printDone = (
   session: string | undefined,
   invoke: string,
 ): void => {
-  const undo = [...new Set(outcome.done.map((d) => d.undoId))].reverse();
+  const ids = [...new Set(outcome.done.map((d) => d.undoId))].reverse();
+  const undo = outcome.undoChangeset ? [outcome.undoChangeset] : ids;
   const rows = outcome.done.map((d) => ({ id: d.change.id, path: d.change.fields.path, how: d.how, undoId: d.undoId }));
   const [only] = rows;
   if (json) {
@@ -125,7 +126,12 @@ const printDone = (
       JSON.stringify(
         rows.length === 1 && session === undefined
           ? only
-          : { changes: rows, skipped: skippedRows(outcome.plans), undo },
+          : {
+              changes: rows,
+              skipped: skippedRows(outcome.plans),
+              undo: ids,
+              undoChangeset: outcome.undoChangeset ?? null,
+            },
       ),
     );
     return;

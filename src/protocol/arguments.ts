@@ -177,7 +177,8 @@ const changesetMembers = (all: Change[], arg: string): Change[] | null => {
   );
   if (found.kind !== 'changeset') return null;
   const members = all.filter((c) => found.members.includes(c.id));
-  const live = members.filter(inEffect);
+  // Named by its id, a changeset of rollbacks is undone too (as naming a rollback's own id does).
+  const live = members.filter((c) => c.state === 'applied' && !c.revertedBy);
   if (live.length === 0)
     throw new FettleError('E_NOT_FOUND', `No change of changeset ${arg} is left to roll back.`, {
       hint: `Its ${members.length} changes were rolled back already or never written; see them with \`fettle show ${arg}\`.`,

@@ -15,6 +15,7 @@ import { changeRef, updateRefs } from '../store/refs';
 import { failedMidway, putBack, putFile } from './apply-files';
 import type { Change } from './changes';
 import type { Context } from './context';
+import { newId } from './ids';
 import { fileLockPath } from './paths';
 import type { Fields } from './record';
 import { recordAfters, recordBefores } from './record-many';
@@ -34,6 +35,8 @@ export interface RollbackOutcome {
   refusals: FettleError[];
   /** empty for a dry run */
   done: RolledBack[];
+  /** the changeset of the undo records, when there are several: `fettle rollback <it>` redoes them all */
+  undoChangeset?: string | undefined;
 }
 
 type Undo = { id: string; tip: string; fields: RecordFields };
@@ -69,7 +72,7 @@ const sameFile = (a: DiskFile | null, b: DiskFile | null): boolean =>
   sameBytes(a?.bytes, b?.bytes) && a?.mode === b?.mode;
 
 /** One undo record per step: the bytes on disk now, then what the rollback put there (Fettle-Reverts names all). */
-const undoFields = (plan: FilePlan, step: Step, turn: number | undefined): Fields => ({
+const undoFields = (plan: FilePlan, step: Step, turn: number | undefined, changeset?: string): Fields => ({
   tier: 'direct',
   path: plan.target.treePath,
   file: plan.target.realPath,
@@ -79,6 +82,7 @@ const undoFields = (plan: FilePlan, step: Step, turn: number | undefined): Field
   // A rollback of a session's change lands in that session: its ref shows the undo.
   session: step.change.fields.session,
   ...(turn === undefined ? {} : { turn }),
+  ...(changeset === undefined ? {} : { changeset }),
   ...countChanges(step.from?.bytes ?? null, step.to?.bytes ?? null),
 });
 
@@ -130,12 +134,14 @@ export const rollbackChanges = async (
         const session = step.change.fields.session;
         if (!turns.has(session)) turns.set(session, await currentTurn(ctx.config.dataDir, session));
       }
+      // Several undo records are one changeset: one id names the whole rollback, to undo it again.
+      const undoChangeset = steps.length > 1 ? newId() : undefined;
       const undos = await recordBefores(
         ctx,
         store,
         steps.map(({ plan, step }) => ({
           old: step.from,
-          fields: undoFields(plan, step, turns.get(step.change.fields.session)),
+          fields: undoFields(plan, step, turns.get(step.change.fields.session), undoChangeset),
         })),
       );
       await writeAll(store, plans, undos);
@@ -147,6 +153,7 @@ export const rollbackChanges = async (
       return {
         plans,
         refusals,
+        undoChangeset,
         done: steps.flatMap(({ step }, n) =>
           step.covers.map((change) => ({ change, undoId: (undos[n] as Undo).id, how: step.how })),
         ),
