@@ -37,9 +37,18 @@ export const write = async (
   // Spelled for the caller's shell, which is in edge.cwd (not the -C directory).
   const invoke = invocationFor(selfCommand(ctx.env, edge.io.script), edge.cwd, target.store, target.realPath);
   if (result.kind === 'staged') {
-    const { id, decision, diff } = result;
+    const { id, decision, diff, supersedes } = result;
     const { ttlSeconds } = ctx.config;
-    const staged = { id, path: target.treePath, decision, diff, invoke, ttlSeconds, thresholds: ctx.config };
+    const staged = {
+      id,
+      path: target.treePath,
+      decision,
+      diff,
+      invoke,
+      ttlSeconds,
+      thresholds: ctx.config,
+      supersedes,
+    };
     edge.io.out(renderStaged({ ...staged, tool: 'write' }));
     return EXIT.staged;
   }

@@ -16,6 +16,8 @@ export interface StagedMessage {
   invoke: string;
   ttlSeconds: number;
   thresholds: { ceil: number; ratio: number };
+  /** the earlier staged change of the file, from the same session, that this one replaced */
+  supersedes?: string | undefined;
 }
 
 export const renderStaged = (m: StagedMessage): string => {
@@ -28,6 +30,7 @@ export const renderStaged = (m: StagedMessage): string => {
   const lines = [
     `fettle held this write for review: nothing was written to ${m.path}.`,
     `Staged change ${m.id}: +${added} -${removed} (${shareOfFile(changed, oldLines)}% of file); staged because ${why}.`,
+    ...(m.supersedes ? [`It replaces staged change ${m.supersedes}, which is dropped: only ${m.id} is pending.`] : []),
     `To apply it, run: ${m.invoke} confirm ${m.id}`,
     `To drop it, run: ${m.invoke} discard ${m.id}`,
     `It can be confirmed for ${secondsText(m.ttlSeconds)}. Do not retry the ${m.tool}; confirm or discard instead.`,

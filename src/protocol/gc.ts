@@ -7,18 +7,25 @@ import { FettleError } from '../errors';
 import type { Store } from '../store/store';
 import { hiddenDirs, registeredHidden, sizeOf } from '../store/worktree-fill';
 import { fettleDir, forgetMissing, removeHiddenWorktree } from '../store/worktrees';
+import { staleCalls } from './call-answers';
 import { listChanges, type Change } from './changes';
 import type { Context } from './context';
 import { deleteRefs, openChangeIds, planRetention, type Removal } from './retention';
+import { staleStaged } from './supersede';
 
 /** A worktree or link file younger than this may belong to a write in progress (made before its ref). */
 const GRACE_MS = 60_000;
+/** A tool call's answer is kept for its retries, which come within seconds; an hour is plenty. */
+const CALL_ANSWER_MS = 60 * 60 * 1000;
 const RETRIES = 3;
 
 export interface GcReport {
   removed: Removal[];
   worktrees: { id: string; path: string; bytes: number }[];
   links: string[];
+  /** bookkeeping no tool call or change needs any more: answers to calls (call-answers.ts), the index of
+   * pending proposals (supersede.ts) */
+  bookkeeping: string[];
   /** changes left in history, and how many of them are staged changes still pending */
   kept: number;
   pending: number;
@@ -123,10 +130,16 @@ export const collectGarbage = async (
   const live = new Set(changes.filter(ownsWorktree).map((c) => c.id));
   const worktrees = await sweepWorktrees(ctx, store, live, known, dryRun);
   const links = await sweepLinks(ctx, store, changes, dryRun);
+  const open = new Set(changes.filter(ownsWorktree).map((c) => c.id));
+  const bookkeeping = [
+    ...(await staleCalls(store.commonDir, { maxAgeMs: CALL_ANSWER_MS, dryRun, nowMs: ctx.now().getTime() })),
+    ...(await staleStaged(store, open, dryRun)),
+  ];
   return {
     removed,
     worktrees,
     links,
+    bookkeeping,
     kept: changes.length,
     pending: changes.filter((c) => c.state === 'pending').length,
   };

@@ -136,7 +136,7 @@ export const recoveryText = (r: Recovery): string => {
     case 'finished':
       return `fettle: ${what} had completed; its journal was removed.`;
     case 'stuck':
-      return `fettle: ${what} can be neither finished nor undone: ${r.why}. Run \`fettle doctor\`.`;
+      return `fettle: ${what} can be neither finished nor undone: ${r.why}.`;
     case 'undone': {
       const back = r.putBack.length > 0 ? ` ${list(r.putBack)} put back to the bytes held before it.` : '';
       const kept = r.kept.length > 0 ? ` ${list(r.kept)} kept as saved since.` : '';
@@ -154,7 +154,7 @@ export const recoverQuietly = async (ctx: Context, store: Store): Promise<void> 
   try {
     for (const r of await recoverInterrupted(store)) {
       const text = recoveryText(r);
-      if (text) ctx.notice?.(text);
+      if (text) ctx.notice?.(r.outcome === 'stuck' ? `${text} Run \`fettle doctor\` for what to do.` : text);
     }
   } catch (error) {
     const e = toFettleError(error);

@@ -6,7 +6,7 @@
 // by a hash of the session and the path, holding what the marker commit needs; the compare-and-swap on its ref
 // is what proves it still pending.
 import { createHash } from 'node:crypto';
-import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderRecord, type RecordFields } from '../core/record-message';
 import { makeOwnDir } from '../io/fettle-dir';
@@ -92,4 +92,20 @@ export const supersedeUpdates = (
       { op: 'create', ref: discardedRef(entry.id), oid: commitId(store, commit) },
     ],
   };
+};
+
+/** `fettle gc`: entries whose change is no longer pending (decided by other means, or removed). */
+export const staleStaged = async (store: Store, pending: ReadonlySet<string>, dryRun: boolean): Promise<string[]> => {
+  const dir = indexDir(store);
+  const stale: string[] = [];
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const id = await readFile(join(dir, name), 'utf8').then(
+      (t) => (JSON.parse(t) as { id?: unknown }).id,
+      () => undefined,
+    );
+    if (typeof id === 'string' && pending.has(id)) continue;
+    if (!dryRun) await unlink(join(dir, name)).catch(() => undefined);
+    stale.push(name);
+  }
+  return stale;
 };
