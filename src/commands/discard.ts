@@ -1,6 +1,6 @@
 // `fettle discard <id|changeset>... | --session <id> | --all [--json]`: drop staged changes, all or nothing.
 import { decideRequest, namesOne } from '../protocol/changesets';
-import { discardChanges } from '../protocol/discard';
+import { discardChanges } from '../protocol/discard-set';
 import { storeOf } from '../protocol/arguments';
 import { contextFor, type Edge } from './edge';
 import { setLabel } from './change-view';

@@ -44,7 +44,14 @@ const statesOf = (changes: Change[]): string => {
 };
 
 /** `show <changeset>`: its members, and what they did or propose as one diff against the commit they were made on. */
-const showChangeset = async (edge: Edge, ctx: Context, store: Store, id: string, members: Change[], json: boolean) => {
+const showChangeset = async (
+  edge: Edge,
+  ctx: Context,
+  store: Store,
+  set: { id: string; members: Change[] },
+  json: boolean,
+) => {
+  const { id, members } = set;
   const color = !json && edge.io.isTTY && !edge.env.NO_COLOR;
   const view = await readChangesetView(store, id, members, color);
   if (json) {
@@ -76,8 +83,7 @@ export const showCommand = async (
   const ctx = contextFor(edge, dir);
   const store = await storeOf(ctx);
   const found = await resolveShown(ctx, store, arg, edge.io.err);
-  if (found.changeset)
-    return showChangeset(edge, ctx, store, found.changeset.id, found.changeset.members, o.json ?? false);
+  if (found.changeset) return showChangeset(edge, ctx, store, found.changeset, o.json ?? false);
   const change = found.change as Change;
   const chain = await chainOf(store, change.tip);
   const color = !o.json && edge.io.isTTY && !edge.env.NO_COLOR;

@@ -6,7 +6,7 @@ import { planSet, resolveName, type Candidate, type Decision, type SetRefusal } 
 import { FettleError } from '../errors';
 import type { Store } from '../store/store';
 import { changesOf, findChange } from './arguments';
-import { listChanges, notFound, requirePending, type Change } from './changes';
+import { notFound, requirePending, type Change } from './changes';
 import type { Context } from './context';
 import { agentShell, needsPerson, requirePerson } from './person-review';
 
@@ -128,9 +128,8 @@ export const selectDecision = async (
   store: Store,
   decision: Decision,
   request: DecideRequest,
-  o: { settle?: boolean | undefined } = {},
 ): Promise<Selection> => {
-  const all = o.settle === false ? await listChanges(ctx, store) : await changesOf(ctx, store);
+  const all = await changesOf(ctx, store);
   const candidates: Chosen[] = [];
   let changeset: string | undefined;
   for (const name of request.names) {

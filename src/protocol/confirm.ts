@@ -21,7 +21,7 @@ import { decidedSet, lockedChanges, refuseSet, selectDecision, type DecideReques
 import { planFiles, type FilePlan } from './confirm-plan';
 import type { Context } from './context';
 import { stamp } from './ids';
-import { fileLockPath } from './paths';
+import { diskPathOf, fileLockPath } from './paths';
 import { retrySession, sessionStep, type Landing } from './session-ref';
 import { forgetStaged } from './supersede';
 import { currentTurn } from './turns';
@@ -141,6 +141,8 @@ const prepareAll = async (ctx: Context, store: Store, plans: FilePlan[]) => {
 export const confirmChanges = async (ctx: Context, store: Store, request: DecideRequest): Promise<ConfirmOutcome> => {
   const selection = await selectDecision(ctx, store, 'confirm', request);
   const involved = lockedChanges(selection);
+  // A record that names a file outside the repository's work trees is refused before anything else is said of it.
+  for (const c of involved) await diskPathOf(store, c.fields);
   return withLocks(
     involved.map((c) => fileLockPath(store, c.fields.path)),
     async () => {

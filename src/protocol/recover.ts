@@ -24,7 +24,7 @@ export interface Recovery {
   /** the changes of the interrupted operation */
   ids: string[];
   outcome: 'finished' | 'undone' | 'empty' | 'stuck';
-  /** files put back to the bytes they held before it */
+  /** files (their paths in the store's trees) put back to the bytes they held before it */
   putBack: string[];
   /** files holding bytes saved since: left as they are */
   kept: string[];
@@ -86,7 +86,7 @@ const recoverOne = async (store: Store, found: FoundJournal, journal: Journal): 
         why: `${f.file} could not be put back: ${toFettleError(error).message}`,
       };
     }
-    putBack.push(f.file);
+    putBack.push(f.path);
   }
   // Records of writes that did not happen go, each only if still where the operation left it.
   if (journal.drop.length > 0)
@@ -96,7 +96,7 @@ const recoverOne = async (store: Store, found: FoundJournal, journal: Journal): 
       `fettle: undo interrupted ${journal.op}`,
     ).catch(() => undefined);
   await removeJournal(found.path);
-  const kept = plan.kept.map((n) => (journal.files[n] as Journal['files'][number]).file);
+  const kept = plan.kept.map((n) => (journal.files[n] as Journal['files'][number]).path);
   return { ...base, outcome: putBack.length + kept.length === 0 ? 'empty' : 'undone', putBack, kept };
 };
 
