@@ -3,12 +3,12 @@ import { FettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import type { Change } from '../protocol/changes';
 import { chainOf, changeDiff } from '../protocol/history';
-import { baseMove, pushChange, type BaseMove } from '../protocol/review';
+import { baseMove, pushChange, type BaseMove, type Pushed } from '../protocol/review';
 import { storeOf } from '../protocol/arguments';
 import { pushChangeset, readChangesetView } from '../protocol/changeset-review';
 import { resolveShown } from '../protocol/changesets';
 import type { Context } from '../protocol/context';
-import { pushSession, readSessionView } from '../protocol/session-review';
+import { pushSession, readSessionView, type FileStat } from '../protocol/session-review';
 import type { Store } from '../store/store';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
 import { contextFor, type Edge } from './edge';
@@ -25,6 +25,34 @@ const baseLine = (m: BaseMove, path: string, kind: Store['kind']): string => {
     moved = `HEAD has moved ${plural(m.ahead, 'commit')} ahead${m.behind > 0 ? ` and ${m.behind} behind` : ''} since (now ${m.head.slice(0, 12)})`;
   const file = m.fileMoved && m.head !== m.base ? `; ${path} differs on HEAD, so expect a merge` : '';
   return `Base: ${base}; ${moved}${file}.`;
+};
+
+/** The body of a session's or changeset's review: the files with their counts, then the diff. */
+const filesAndDiff = (view: { files: FileStat[]; diff: string }): string[] => [
+  '',
+  `Files changed (${view.files.length}):`,
+  ...view.files.map((f) => `  ${f.path}  ${f.added === null ? 'binary' : `+${f.added} -${f.removed}`}`),
+  '',
+  view.diff.trimEnd(),
+  '',
+];
+
+/** A session or changeset pushed as one commit on its base: JSON, or a sentence. */
+const printPushed = (
+  edge: Edge,
+  json: boolean | undefined,
+  named: Record<string, string>,
+  what: string,
+  p: Pushed & { remote: string; base: string | null },
+): void => {
+  if (json) {
+    const { remote, url, branch, commit, base } = p;
+    edge.io.out(JSON.stringify({ ...named, remote, url, branch, commit, base }));
+    return;
+  }
+  edge.io.out(
+    `Pushed ${what} to ${p.remote} as branch ${p.branch}, one commit on ${p.base ? p.base.slice(0, 12) : 'no base'}; open a pull request from it. No local branch was created or changed.`,
+  );
 };
 
 const nextSteps = (c: Change, invoke: string): string[] => {
@@ -153,21 +181,8 @@ const reviewSession = async (
       o.branch ?? `fettle/${view.ref.slice('refs/fettle/'.length)}`,
       ctx.now(),
     );
-    if (o.json)
-      edge.io.out(
-        JSON.stringify({
-          session,
-          remote,
-          url: pushed.url,
-          branch: pushed.branch,
-          commit: pushed.commit,
-          base: view.base,
-        }),
-      );
-    else
-      edge.io.out(
-        `Pushed session ${session} (${plural(view.changes, 'change')} in ${plural(view.files.length, 'file')}) to ${remote} as branch ${pushed.branch}, one commit on ${view.base ? view.base.slice(0, 12) : 'no base'}; open a pull request from it. No local branch was created or changed.`,
-      );
+    const what = `session ${session} (${plural(view.changes, 'change')} in ${plural(view.files.length, 'file')})`;
+    printPushed(edge, o.json, { session }, what, { ...pushed, remote, base: view.base });
     return;
   }
   if (o.json) {
@@ -181,12 +196,7 @@ const reviewSession = async (
     [
       `fettle: agent session ${session}`,
       `${plural(view.changes, 'change')} landed${turns}; base ${view.base ? `${view.base.slice(0, 12)} (the commit the session started from)` : 'none'}.`,
-      '',
-      `Files changed (${view.files.length}):`,
-      ...view.files.map((f) => `  ${f.path}  ${f.added === null ? 'binary' : `+${f.added} -${f.removed}`}`),
-      '',
-      view.diff.trimEnd(),
-      '',
+      ...filesAndDiff(view),
       `To push it:   fettle review --session ${session} --push [remote]`,
       `With git:     git log ${ref}; git diff ${view.base ? view.base.slice(0, 12) : '<base>'} ${ref}`,
     ].join('\n'),
@@ -207,21 +217,8 @@ const reviewChangeset = async (
   if (o.push !== undefined && o.push !== false) {
     const remote = typeof o.push === 'string' ? o.push : 'origin';
     const pushed = await pushChangeset(store, view, remote, o.branch ?? `fettle/${id}`, ctx.now());
-    if (o.json)
-      edge.io.out(
-        JSON.stringify({
-          changeset: id,
-          remote,
-          url: pushed.url,
-          branch: pushed.branch,
-          commit: pushed.commit,
-          base: view.base,
-        }),
-      );
-    else
-      edge.io.out(
-        `Pushed changeset ${id} (${plural(view.files.length, 'file')}) to ${remote} as branch ${pushed.branch}, one commit on ${view.base ? view.base.slice(0, 12) : 'no base'}; open a pull request from it. No local branch was created or changed.`,
-      );
+    const what = `changeset ${id} (${plural(view.files.length, 'file')})`;
+    printPushed(edge, o.json, { changeset: id }, what, { ...pushed, remote, base: view.base });
     return;
   }
   if (o.json) {
@@ -249,12 +246,7 @@ const reviewChangeset = async (
         `  ${c.id}  ${c.fields.path}  ${stateText(c)}${c.state === 'pending' ? `, ${expiryText(c, now) ?? ''}` : ''}`,
     ),
     `Base: ${view.base ? `${view.base.slice(0, 12)} (HEAD when they were recorded)` : 'none'}.`,
-    '',
-    `Files changed (${view.files.length}):`,
-    ...view.files.map((f) => `  ${f.path}  ${f.added === null ? 'binary' : `+${f.added} -${f.removed}`}`),
-    '',
-    view.diff.trimEnd(),
-    '',
+    ...filesAndDiff(view),
   ];
   if (open.some((c) => c.state === 'pending')) lines.push(`To apply it:  ${invoke} confirm ${id}`);
   if (open.length > 0) lines.push(`To drop it:   ${invoke} discard ${id}`);

@@ -8,10 +8,11 @@
 // Files only, no git process. Markers go when the call reports back (PostToolUse), at the end of the turn
 // (Stop), and in `fettle gc`.
 import { createHash } from 'node:crypto';
-import { open, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WriteCall } from '../core/tool-call';
 import { makeOwnDir } from '../io/fettle-dir';
+import { createExclusive } from '../io/lock';
 import { isAlive } from '../io/pid';
 
 export const callsDir = (commonDir: string): string => join(commonDir, 'fettle', 'calls');
@@ -56,28 +57,13 @@ const readMarker = async (
   }
 };
 
-const create = async (path: string): Promise<boolean> => {
-  try {
-    const handle = await open(path, 'wx', 0o600);
-    try {
-      await handle.writeFile(JSON.stringify({ pid: process.pid }));
-    } finally {
-      await handle.close();
-    }
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
-};
-
 /** Claims the call (see the file comment). */
 export const claimCall = async (commonDir: string, name: string): Promise<Claim> => {
   const dir = callsDir(commonDir);
   const path = join(dir, name);
   await makeOwnDir(dir);
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (await create(path)) {
+    if (await createExclusive(path, false, JSON.stringify({ pid: process.pid }))) {
       return {
         kind: 'first',
         answer: async (text) => {

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fsyncPath } from '../io/atomic-write';
 import { makeOwnDir } from '../io/fettle-dir';
 import type { Store } from '../store/store';
 import { fettleDir } from '../store/worktrees';
@@ -46,15 +47,6 @@ export interface Journal {
 
 export const journalDir = (store: Store): string => join(fettleDir(store), 'journal');
 
-const syncDir = async (dir: string): Promise<void> => {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-};
-
 /**
  * Writes the journal durably under a new name: created exclusively, written, fsynced, and its directory fsynced.
  * No temp file and rename: a journal cut short by a crash does not parse, and one that does not parse was never
@@ -71,7 +63,7 @@ export const writeJournal = async (store: Store, journal: Journal): Promise<stri
   } finally {
     await handle.close();
   }
-  await syncDir(dir);
+  await fsyncPath(dir);
   return path;
 };
 

@@ -43,20 +43,22 @@ export interface ToolWrite {
 
 type Staged = Extract<Decision, { tier: 'staged' }>;
 
+/** A write held as a staged change, as both the hook's and a script's write report it. */
+export interface StagedWrite {
+  kind: 'staged';
+  target: Target;
+  decision: Staged;
+  id: string;
+  diff: Plan['diff'];
+  /** the same session's pending proposal for the file this one replaced */
+  supersedes?: string | undefined;
+}
+
 export type Decided =
   | { kind: 'pass' } // nothing to say: recorded (or not fettle's), the tool goes on
   | { kind: 'noop'; target: Target }
   | { kind: 'refused'; target: Target; decision: Staged }
-  | {
-      kind: 'staged';
-      target: Target;
-      decision: Staged;
-      id: string;
-      diff: Plan['diff'];
-      review: 'model' | 'person';
-      /** the same session's pending proposal for the file this one replaced */
-      supersedes?: string | undefined;
-    };
+  | (StagedWrite & { review: 'model' | 'person' });
 
 /**
  * What the before step decided, with `remember` to store the edge's rendered answer for this tool call; or, for a
@@ -220,14 +222,7 @@ export const afterFailedWrite = async (
 
 export type Written =
   | { kind: 'noop'; target: Target }
-  | {
-      kind: 'staged';
-      target: Target;
-      decision: Staged;
-      id: string;
-      diff: Plan['diff'];
-      supersedes?: string | undefined;
-    }
+  | StagedWrite
   | { kind: 'written'; target: Target; decision: Extract<Decision, { tier: 'direct' }>; id: string };
 
 /**
