@@ -6,7 +6,7 @@
 // prepared transaction, the journal written, the files replaced, the transaction committed. A failure puts the
 // files back; a crash leaves the journal, and the next command undoes it (recover.ts).
 import { renderRecord, type RecordKind } from '../core/record-message';
-import { NotDurableError } from '../io/atomic-write';
+import { fileModeOf, gitModeOf, NotDurableError } from '../io/atomic-write';
 import { withLocks } from '../io/lock';
 import { failpoint } from '../io/failpoint';
 import type { Store } from '../store/store';
@@ -83,7 +83,8 @@ const snapshotUserBytes = async (ctx: Context, store: Store, plans: FilePlan[]):
     const disk = p.disk as NonNullable<FilePlan['disk']>;
     // Resumed, and saved again since: the earlier snapshot stays reachable as a second parent.
     const parents = p.proposal === p.change.tip ? undefined : [p.proposal, p.change.tip];
-    made.push({ p, ...(await commitOn(ctx, store, p.change, { kind: 'snapshot', ...diskEntry(disk), parents })) });
+    const snapshot = { kind: 'snapshot' as const, bytes: disk.bytes, mode: gitModeOf(disk.mode), parents };
+    made.push({ p, ...(await commitOn(ctx, store, p.change, snapshot)) });
   }
   const updates = made.map(
     (m): RefUpdate => ({ op: 'update', ref: m.p.change.ref, oid: m.commit, old: m.p.change.tip }),
@@ -94,11 +95,6 @@ const snapshotUserBytes = async (ctx: Context, store: Store, plans: FilePlan[]):
   }
   await failpoint('confirm.snapshot-written');
 };
-
-const diskEntry = (disk: { bytes: Buffer; mode: number }) => ({
-  bytes: disk.bytes,
-  mode: disk.mode & 0o111 ? '100755' : '100644',
-});
 
 const ids = (plans: { change: Change }[]): string => plans.map((p) => p.change.id).join(' ');
 
@@ -118,6 +114,8 @@ const prepareAll = async (ctx: Context, store: Store, plans: FilePlan[]) => {
   const own = applied.map(
     (a): RefUpdate => ({ op: 'update', ref: a.p.change.ref, oid: a.commit, old: a.p.change.tip }),
   );
+  // The refs whose move completes the confirm, as the journal names them.
+  const moves = applied.map((a) => ({ ref: a.p.change.ref, old: a.p.change.tip }));
   const reason = `fettle: confirm ${ids(plans)}`;
   const sessions = new Map<string, Landing[]>();
   for (const a of applied) {
@@ -133,7 +131,7 @@ const prepareAll = async (ctx: Context, store: Store, plans: FilePlan[]) => {
     for (const [session, landings] of sessions) steps.push(await sessionStep(store, session, landings, ctx.now()));
     const written = joined([base, ...steps.map((s) => s.written)]);
     const updates = [...own, ...steps.map((s) => s.update)];
-    return { refs: await retryMissing(() => prepareRefs(store, updates, reason), written), written, own };
+    return { refs: await retryMissing(() => prepareRefs(store, updates, reason), written), written, moves };
   });
 };
 
@@ -155,7 +153,7 @@ export const confirmChanges = async (ctx: Context, store: Store, request: Decide
       const { plans, refusals } = await planFiles(ctx, store, changes);
       if (refusals.length > 0) throw refuseSet('confirm', refusals, changes.length);
       await snapshotUserBytes(ctx, store, plans);
-      const { refs, written, own } = await prepareAll(ctx, store, plans);
+      const { refs, written, moves } = await prepareAll(ctx, store, plans);
       await failpoint('confirm.prepared');
       const files = plans.map(
         (p): Replacement => ({
@@ -164,11 +162,10 @@ export const confirmChanges = async (ctx: Context, store: Store, request: Decide
           path: p.change.fields.path,
           from: p.disk,
           fromOid: p.disk ? hashObject('blob', p.disk.bytes, store.objectFormat) : null,
-          to: { bytes: p.bytes, mode: p.disk?.mode ?? (p.mode === '100755' ? 0o755 : 0o644) },
+          to: { bytes: p.bytes, mode: p.disk?.mode ?? fileModeOf(p.mode) },
           toOid: hashObject('blob', p.bytes, store.objectFormat),
         }),
       );
-      const moves = own.map((u) => ({ ref: u.ref, old: (u as Extract<RefUpdate, { op: 'update' }>).old }));
       const settled = async () => {
         // Applied once the refs moved: the worktrees go whatever happens after (removing a missing one is a stat).
         for (const p of plans) {
