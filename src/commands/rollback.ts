@@ -198,6 +198,10 @@ export const rollbackCommand = async (
         ? await selectSession(ctx, o.session)
         : await selectTargets(ctx, targets);
   if (o.to !== undefined) {
+    if (changes.length !== 1)
+      throw new FettleError('E_USAGE', `--to restores one change, and ${targets[0]} names ${changes.length}.`, {
+        hint: `Name one of them by its id (\`fettle show ${targets[0]}\` lists them).`,
+      });
     printRestore(edge, await restoreTo(ctx, store, changes[0] as (typeof changes)[number], o.to, o), o);
     return;
   }

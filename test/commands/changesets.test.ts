@@ -73,6 +73,9 @@ test('confirm <changeset> applies all its files; rollback <changeset> undoes all
   assert.equal(repo.read('a.txt').toString(), LARGE);
   assert.equal(repo.read('src/b.txt').toString(), SMALL);
   assert.equal(repo.read('new.txt').toString(), 'fresh\n');
+  const to = fettle(repo, ['rollback', set, '--to', 'elsewhere.txt']);
+  assert.equal(to.code, 2);
+  assert.equal(errorLine(to), `--to restores one change, and ${set} names 3.`);
   const back = keepsUserState(repo, () => ok(fettle(repo, ['rollback', set])));
   assert.match(back.stdout, /^Rolled back 3 changes:$/m);
   assert.equal(repo.read('a.txt').toString(), BASE);
