@@ -61,11 +61,13 @@ interface BeforeSpec {
   next?: { bytes: Buffer; mode: string } | undefined;
   /** blobs the caller already wrote, not written again */
   stored?: { old?: string; next?: string } | undefined;
+  /** commits planned elsewhere (a superseded proposal's marker), written in the same batch */
+  extra?: CommitSpec[] | undefined;
 }
 
 const commitBefore = async (
   store: Store,
-  { path, old, messages, when, next, stored }: BeforeSpec,
+  { path, old, messages, when, next, stored, extra = [] }: BeforeSpec,
 ): Promise<{ commits: string[]; written: string[]; trees: string[] }> => {
   const head = headCommit(store);
   const reading = readLevels(store, head ? `${head}^{tree}` : null, path); // cat-file works while blobs are written
@@ -92,7 +94,7 @@ const commitBefore = async (
   if (after.length > 0 && messages.proposal !== undefined) {
     commits.push({ tree: rootOf(after), parents: [commitId(store, first)], message: messages.proposal, when });
   }
-  const ids = await writeBatch(store, [...before, ...after], commits);
+  const ids = await writeBatch(store, [...before, ...after], [...commits, ...extra]);
   const written = [...blobs, ...before.map((t) => t.oid), ...after.map((t) => t.oid), ...ids];
   return { commits: ids, written, trees: commits.map((c) => c.tree) };
 };
@@ -277,6 +279,7 @@ export const stage = async (
       before: renderRecord({ ...fields, id, kind: 'before', ...stamp(when) }),
       proposal: renderRecord({ ...fields, id, kind: 'proposal', ...stamp(when) }),
     };
+    const side = previous ? supersedeUpdates(store, previous, id, when) : null;
     const write = (known?: Plan['stored']) =>
       commitBefore(store, {
         path: treePath,
@@ -285,20 +288,16 @@ export const stage = async (
         when,
         next: { bytes: plan.next, mode },
         stored: known,
+        extra: side ? [side.commit] : [],
       });
     const { commits, written, trees } = await write(plan.stored);
     const proposal = commits[1];
     if (!proposal) throw new FettleError('E_INTERNAL', 'internal error: no proposal commit');
-    const side = previous ? supersedeUpdates(store, previous, id, when) : null;
-    const marker = side ? await writeBatch(store, [], [side.commit]) : [];
     await failpoint('stage.commits-written');
     try {
       await publish(store, [{ op: 'create', ref: changeRef(id), oid: proposal }, ...(side?.updates ?? [])], reason, {
-        oids: [...written, ...marker],
-        rewrite: async () => {
-          await write();
-          if (side) await writeBatch(store, [], [side.commit]);
-        },
+        oids: written,
+        rewrite: () => write(),
       });
     } catch (error) {
       // The older proposal was decided meanwhile (its ref moved): stage without replacing it.
