@@ -7,6 +7,7 @@ import { renderDirect, renderNoop, renderSetStaged, renderSetWritten, renderStag
 import { EXIT, FettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import { readUserFile } from '../protocol/read';
+import { recoverQuietly } from '../protocol/recover';
 import { writeBytes } from '../protocol/write';
 import { writeMany } from '../protocol/write-many';
 import type { Context } from '../protocol/context';
@@ -28,7 +29,7 @@ export const write = async (
     });
   const ctx = contextFor(edge, dir);
   const bytes = await edge.io.stdin();
-  const result = await writeBytes(ctx, file, bytes, originOf(ctx));
+  const result = await writeBytes(ctx, file, bytes, originOf(ctx), (store) => recoverQuietly(ctx, store));
   const { target } = result;
   if (result.kind === 'noop') {
     edge.io.out(renderNoop(target.treePath));

@@ -16,6 +16,7 @@ import type { Context, Origin } from './context';
 import { newId } from './ids';
 import { fileLockPath } from './paths';
 import { planWrite, type Plan } from './plan';
+import { recoverQuietly } from './recover';
 import { fieldsOf } from './record';
 import { recordAfters, recordMany, type Recorded } from './record-many';
 import { retainQuietly } from './retention';
@@ -54,6 +55,7 @@ export const writeMany = async (
   const targets: Target[] = [];
   for (const f of files) targets.push(await locateTarget(f.file, ctx.cwd, ctx.env, ctx.config.dataDir));
   const store = sameStore(targets);
+  await recoverQuietly(ctx, store);
   if (new Set(targets.map((t) => t.treePath)).size !== targets.length)
     throw new FettleError('E_USAGE', 'A file is named twice; each file of a changeset is written once.');
   const changeset = newId();

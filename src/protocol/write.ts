@@ -229,9 +229,17 @@ export type Written =
  * A write fettle performs itself (`fettle write`, scripts): under the file's lock, record then replace
  * atomically, or stage a large one. The previous bytes are in git before the file changes.
  */
-export const writeBytes = async (ctx: Context, file: string, bytes: Buffer, given: Origin): Promise<Written> => {
+export const writeBytes = async (
+  ctx: Context,
+  file: string,
+  bytes: Buffer,
+  given: Origin,
+  /** run on the store once it is located (a command recovers an interrupted confirm there: recover.ts) */
+  opened?: (store: Target['store']) => Promise<void>,
+): Promise<Written> => {
   const origin = await withTurn(ctx, given);
   const target = await locateTarget(file, ctx.cwd, ctx.env, ctx.config.dataDir);
+  await opened?.(target.store);
   const result = await withLock(fileLockPath(target.store, target.treePath), async (): Promise<Written> => {
     const plan = await planWrite(ctx, target, await readDisk(target.realPath), bytes);
     const decision = plan.decision;

@@ -131,6 +131,16 @@ scenario(
   },
 );
 
+scenario('`fettle write` of another file is a command that recovers first', undefined, async () => {
+  const s = await setup(false);
+  const killed = await run(s.repo, ['confirm', '--session', 'S'], { failpoints: 'confirm.file-written=kill@2' });
+  assert.equal(killed.signal, 'SIGKILL');
+  const write = await run(s.repo, ['write', 'README.md'], { input: 'r2\n' });
+  expectOutcome(write, { exit: [0] });
+  assert.match(write.stderr, /a confirm of 3 changes .* was undone: a\.txt, b\.txt put back/);
+  assert.equal(allOrNone(s), 'none');
+});
+
 scenario('doctor recovers an interrupted confirm and says what it did', undefined, async () => {
   const s = await setup(false);
   const killed = await run(s.repo, ['confirm', '--session', 'S'], { failpoints: 'confirm.file-written=kill@1' });
