@@ -8,7 +8,7 @@
 // Files only, no git process. Markers go when the call reports back (PostToolUse), at the end of the turn
 // (Stop), and in `fettle gc`.
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WriteCall } from '../core/tool-call';
 import { makeOwnDir } from '../io/fettle-dir';
@@ -66,10 +66,17 @@ export const claimCall = async (commonDir: string, name: string): Promise<Claim>
     if (await createExclusive(path, false, JSON.stringify({ pid: process.pid }))) {
       return {
         kind: 'first',
+        // Written in place, no temp file and rename: a reader that meets it half written cannot parse it, and
+        // takes it for one being answered (busy), which is what it is. One directory entry per call, not three.
         answer: async (text) => {
-          const temp = `${path}.${process.pid}.tmp`;
-          await writeFile(temp, JSON.stringify({ pid: process.pid, answer: text }), { mode: 0o600 });
-          await rename(temp, path);
+          const bytes = Buffer.from(JSON.stringify({ pid: process.pid, answer: text }));
+          const handle = await open(path, 'r+');
+          try {
+            await handle.write(bytes, 0, bytes.length, 0);
+            await handle.truncate(bytes.length);
+          } finally {
+            await handle.close();
+          }
         },
         release: () => unlink(path).catch(() => undefined),
       };

@@ -6,7 +6,7 @@
 // by a hash of the session and the path, holding what the marker commit needs; the compare-and-swap on its ref
 // is what proves it still pending.
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderRecord, type RecordFields } from '../core/record-message';
 import { makeOwnDir } from '../io/fettle-dir';
@@ -41,18 +41,15 @@ export const stagedEntry = async (store: Store, session: string, path: string): 
   }
 };
 
-/** Remembers a newly staged proposal of a session (bookkeeping: losing it only loses the supersede). */
+/**
+ * Remembers a newly staged proposal of a session. Bookkeeping: written in place (a reader that meets it half
+ * written cannot parse it and replaces nothing), and losing it only loses the supersede.
+ */
 export const rememberStaged = async (store: Store, entry: StagedEntry): Promise<void> => {
   if (entry.fields.session === undefined) return;
   const path = entryPath(store, entry.fields.session, entry.fields.path);
   await makeOwnDir(indexDir(store));
-  const temp = `${path}.${process.pid}.tmp`;
-  try {
-    await writeFile(temp, JSON.stringify(entry));
-    await rename(temp, path);
-  } catch {
-    await unlink(temp).catch(() => undefined);
-  }
+  await writeFile(path, JSON.stringify(entry), { mode: 0o600 }).catch(() => undefined);
 };
 
 /** Once a change is decided (confirmed, discarded, superseded), its entry goes, if it is still the one kept. */
