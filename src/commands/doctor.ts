@@ -126,7 +126,8 @@ export const doctor = async (edge: Edge, dir: string | undefined, o: { json?: bo
   let store: Store | null = null;
   let storeError: unknown;
   try {
-    store = await storeOf(ctx);
+    // Not recovered on opening: the journal check recovers and reports it.
+    store = await storeOf(ctx, { recover: false });
   } catch (error) {
     storeError = error;
   }

@@ -73,6 +73,7 @@ export const contextFor = (edge: Edge, dir?: string): Context => ({
   env: edge.env,
   now: clockFrom(edge.env),
   config: loadConfig(edge.env),
+  notice: (text) => edge.io.err(text),
 });
 
 /** The store of the repository the command runs in (or the private store outside any repository). */

@@ -38,6 +38,10 @@ const summary = (
     );
   }
   if (r.links.length > 0) lines.push(`${verb} ${plural(r.links.length, 'stale tool-use link file')}.`);
+  if (r.bookkeeping.length > 0)
+    lines.push(
+      `${verb} ${plural(r.bookkeeping.length, 'stale bookkeeping file')} (answers to tool calls, the index of pending changes).`,
+    );
   if (lines.length === 0) lines.push('Nothing to remove.');
   lines.push(`Kept ${plural(r.kept, 'change')} (${r.pending} pending).`);
   if (r.removed.length > 0 && !dryRun)
@@ -71,6 +75,7 @@ export const gcCommand = async (
           removed,
           worktrees: report.worktrees,
           links: report.links,
+          bookkeeping: report.bookkeeping,
           kept: report.kept,
           pending: report.pending,
         },

@@ -68,25 +68,37 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
   program
     .command('write')
     .description('write stdin to <file> through the same protocol as the hook')
-    .argument('<file>')
+    .argument('<files...>', 'the file (content on stdin), or with --from several files, one changeset')
+    .option('--from <dir>', "each file's new content is the file at the same relative path under <dir>")
     .addOption(json)
-    .action(async (file: string, o: { json?: boolean }) => setExit(await write(edge, dir(), file, o)));
+    .action(async (files: string[], o: { from?: string; json?: boolean }) =>
+      setExit(await write(edge, dir(), files, o)),
+    );
   program
     .command('confirm')
-    .description('apply a staged change')
-    .argument('<id>')
-    .option('--expired', 'apply it although its time to confirm ran out (a person only)')
-    .option('--with-conflicts', 'if edits made since overlap it, write the merge with conflict markers')
+    .description('apply staged changes, all or nothing')
+    .argument('[ids...]', 'change ids or changeset ids')
+    .option('--session <id>', 'every pending change of that agent session')
+    .option('--all', 'every pending change')
+    .option('--expired', 'apply them although their time to confirm ran out (a person only)')
+    .option('--with-conflicts', 'if edits made since overlap one, write the merge with conflict markers')
     .addOption(json)
-    .action(async (id: string, o: { json?: boolean; expired?: boolean; withConflicts?: boolean }) =>
-      confirmCommand(edge, dir(), id, o),
+    .action(
+      async (
+        ids: string[],
+        o: { json?: boolean; session?: string; all?: boolean; expired?: boolean; withConflicts?: boolean },
+      ) => confirmCommand(edge, dir(), ids, o),
     );
   program
     .command('discard')
-    .description('drop a staged change (the file is not touched)')
-    .argument('<id>')
+    .description('drop staged changes, all or nothing (files are not touched)')
+    .argument('[ids...]', 'change ids or changeset ids')
+    .option('--session <id>', 'every pending or expired change of that agent session')
+    .option('--all', 'every pending or expired change')
     .addOption(json)
-    .action(async (id: string, o: { json?: boolean }) => discardCommand(edge, dir(), id, o));
+    .action(async (ids: string[], o: { json?: boolean; session?: string; all?: boolean }) =>
+      discardCommand(edge, dir(), ids, o),
+    );
   program
     .command('rollback')
     .description('undo changes fettle recorded, restoring the previous bytes (all or nothing)')

@@ -29,6 +29,8 @@ export const logCommand = async (
     );
     return;
   }
+  // A CHANGESET column only when some change belongs to one: members share its id there.
+  const sets = changes.some((c) => c.fields.changeset !== undefined);
   const rows = changes.map((c) => [
     c.id,
     ago(now, c.at),
@@ -36,9 +38,11 @@ export const logCommand = async (
     c.fields.path,
     countsText(c),
     c.fields.session ?? '-',
+    ...(sets ? [c.fields.changeset ?? '-'] : []),
     stateText(c),
   ]);
-  const lines = table([['ID', 'WHEN', 'TIER', 'PATH', 'CHANGE', 'SESSION', 'STATE'], ...rows]);
+  const header = ['ID', 'WHEN', 'TIER', 'PATH', 'CHANGE', 'SESSION', ...(sets ? ['CHANGESET'] : []), 'STATE'];
+  const lines = table([header, ...rows]);
   edge.io.out([...note, ...(o.session === undefined ? lines : byTurn(changes, lines))].join('\n'));
 };
 

@@ -4,9 +4,11 @@ import { invocationFor, selfCommand } from '../io/self';
 import type { Change } from '../protocol/changes';
 import { chainOf, changeDiff } from '../protocol/history';
 import { baseMove, pushChange, type BaseMove, type Pushed } from '../protocol/review';
-import { resolveChange, storeOf } from '../protocol/arguments';
+import { storeOf } from '../protocol/arguments';
+import { pushChangeset, readChangesetView } from '../protocol/changeset-review';
+import { resolveShown } from '../protocol/changesets';
 import type { Context } from '../protocol/context';
-import { pushSession, readSessionView } from '../protocol/session-review';
+import { pushSession, readSessionView, type FileStat } from '../protocol/session-review';
 import type { Store } from '../store/store';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
 import { contextFor, invokeFor, useColor, type Edge } from './edge';
@@ -26,13 +28,40 @@ const baseLine = (m: BaseMove, path: string, kind: Store['kind']): string => {
 };
 
 /** What a push did, in a sentence: a new branch, one moved by --force, or one that already held the commit. */
-const pushedText = (what: string, remote: string, p: Pushed): string => {
+const pushedText = (what: string, remote: string, p: Pushed, onBase?: string | null): string => {
   const commit = p.commit.slice(0, 12);
   if (p.already) return `Branch ${p.branch} of ${remote} already holds ${what} (commit ${commit}); nothing was pushed.`;
   const how = p.moved
     ? `moved branch ${p.branch} from ${p.moved.slice(0, 12)} to it (--force)`
     : `as branch ${p.branch}`;
-  return `Pushed ${what} (commit ${commit}) to ${remote} ${p.moved ? `and ${how}` : how}; open a pull request from it. No local branch was created or changed.`;
+  const one = onBase === undefined ? '' : `, one commit on ${onBase ? onBase.slice(0, 12) : 'no base'}`;
+  return `Pushed ${what} (commit ${commit}) to ${remote} ${p.moved ? `and ${how}` : how}${one}; open a pull request from it. No local branch was created or changed.`;
+};
+
+/** The body of a session's or changeset's review: the files with their counts, then the diff. */
+const filesAndDiff = (view: { files: FileStat[]; diff: string }): string[] => [
+  '',
+  `Files changed (${view.files.length}):`,
+  ...view.files.map((f) => `  ${f.path}  ${f.added === null ? 'binary' : `+${f.added} -${f.removed}`}`),
+  '',
+  view.diff.trimEnd(),
+  '',
+];
+
+/** A session or changeset pushed as one commit on its base: JSON, or a sentence. */
+const printPushed = (
+  edge: Edge,
+  json: boolean | undefined,
+  named: Record<string, string>,
+  what: string,
+  p: Pushed & { remote: string; base: string | null },
+): void => {
+  if (json) {
+    const { remote, url, branch, commit, base, already = false, moved = null } = p;
+    edge.io.out(JSON.stringify({ ...named, remote, url, branch, commit, base, already, moved }));
+    return;
+  }
+  edge.io.out(pushedText(what, p.remote, p, p.base));
 };
 
 const nextSteps = (c: Change, invoke: string): string[] => {
@@ -80,7 +109,10 @@ export const reviewCommand = async (
     throw new FettleError('E_USAGE', 'Name a change to review, or use --session <id> for a whole agent session.', {
       hint: 'Run `fettle status` to list pending changes.',
     });
-  const { store, change } = await resolveChange(ctx, arg);
+  const store = await storeOf(ctx);
+  const found = await resolveShown(ctx, store, arg);
+  if (found.changeset) return reviewChangeset(edge, ctx, store, found.changeset, o);
+  const change = found.change as Change;
   if (change.fields.tier !== 'staged') {
     throw new FettleError(
       'E_USAGE',
@@ -156,22 +188,8 @@ const reviewSession = async (
     const remote = typeof o.push === 'string' ? o.push : 'origin';
     const branch = o.branch ?? `fettle/${view.ref.slice('refs/fettle/'.length)}`;
     const pushed = await pushSession(store, view, { remote, branch }, ctx.now(), o);
-    if (o.json)
-      edge.io.out(
-        JSON.stringify({
-          session,
-          remote,
-          url: pushed.url,
-          branch: pushed.branch,
-          commit: pushed.commit,
-          base: view.base,
-        }),
-      );
-    else if (pushed.already || pushed.moved) edge.io.out(pushedText(`session ${session}`, remote, pushed));
-    else
-      edge.io.out(
-        `Pushed session ${session} (${plural(view.changes, 'change')} in ${plural(view.files.length, 'file')}) to ${remote} as branch ${pushed.branch}, one commit on ${view.base ? view.base.slice(0, 12) : 'no base'}; open a pull request from it. No local branch was created or changed.`,
-      );
+    const what = `session ${session} (${plural(view.changes, 'change')} in ${plural(view.files.length, 'file')})`;
+    printPushed(edge, o.json, { session }, what, { ...pushed, remote, base: view.base });
     return;
   }
   if (o.json) {
@@ -185,14 +203,60 @@ const reviewSession = async (
     [
       `fettle: agent session ${session}`,
       `${plural(view.changes, 'change')} landed${turns}; base ${view.base ? `${view.base.slice(0, 12)} (the commit the session started from)` : 'none'}.`,
-      '',
-      `Files changed (${view.files.length}):`,
-      ...view.files.map((f) => `  ${f.path}  ${f.added === null ? 'binary' : `+${f.added} -${f.removed}`}`),
-      '',
-      view.diff.trimEnd(),
-      '',
+      ...filesAndDiff(view),
       `To push it:   ${invokeFor(edge, ctx.cwd)} review --session ${session} --push [remote]`,
       `With git:     git log ${ref}; git diff ${view.base ? view.base.slice(0, 12) : '<base>'} ${ref}`,
     ].join('\n'),
   );
+};
+
+/** `review <changeset>`: its changes as one diff against the commit they were recorded on; --push as one commit. */
+const reviewChangeset = async (
+  edge: Edge,
+  ctx: Context,
+  store: Store,
+  set: { id: string; members: Change[] },
+  o: { json?: boolean; push?: string | boolean; branch?: string; force?: boolean },
+): Promise<void> => {
+  const { id } = set;
+  const color = useColor(edge, o.json || o.push !== undefined);
+  const view = await readChangesetView(store, id, set.members, color);
+  if (o.push !== undefined && o.push !== false) {
+    const remote = typeof o.push === 'string' ? o.push : 'origin';
+    const pushed = await pushChangeset(store, view, { remote, branch: o.branch ?? `fettle/${id}` }, ctx.now(), o);
+    const what = `changeset ${id} (${plural(view.files.length, 'file')})`;
+    printPushed(edge, o.json, { changeset: id }, what, { ...pushed, remote, base: view.base });
+    return;
+  }
+  if (o.json) {
+    const { base, tree, files, diff } = view;
+    edge.io.out(
+      JSON.stringify({ changeset: id, base, tree, changes: view.members.map(changeJson), files, diff }, null, 2),
+    );
+    return;
+  }
+  const now = ctx.now();
+  const invoke = invocationFor(
+    selfCommand(ctx.env, edge.io.script),
+    edge.cwd,
+    store,
+    view.shown[0]?.fields.file ?? edge.cwd,
+  );
+  const open = view.members.filter((c) => c.state === 'pending' || c.state === 'expired');
+  const sessions = [...new Set(view.members.map((c) => c.fields.session).filter((s) => s !== undefined))];
+  const bold = (s: string) => (color ? `\u001b[1m${s}\u001b[0m` : s);
+  const lines = [
+    bold(`fettle: changeset ${id} (${plural(view.files.length, 'file')})`),
+    `${plural(view.members.length, 'change')}, recorded ${ago(now, view.members[view.members.length - 1]?.at ?? now)}${sessions.length ? ` by session ${sessions.join(', ')}` : ''}:`,
+    ...view.members.map(
+      (c) =>
+        `  ${c.id}  ${c.fields.path}  ${stateText(c)}${c.state === 'pending' ? `, ${expiryText(c, now) ?? ''}` : ''}`,
+    ),
+    `Base: ${view.base ? `${view.base.slice(0, 12)} (HEAD when they were recorded)` : 'none'}.`,
+    ...filesAndDiff(view),
+  ];
+  if (open.some((c) => c.state === 'pending')) lines.push(`To apply it:  ${invoke} confirm ${id}`);
+  if (open.length > 0) lines.push(`To drop it:   ${invoke} discard ${id}`);
+  lines.push(`To push it:   ${invoke} review ${id} --push [remote]`);
+  edge.io.page(lines.join('\n'));
 };

@@ -117,7 +117,8 @@ const printDone = (
   session: string | undefined,
   invoke: string,
 ): void => {
-  const undo = [...new Set(outcome.done.map((d) => d.undoId))].reverse();
+  const ids = [...new Set(outcome.done.map((d) => d.undoId))].reverse();
+  const undo = outcome.undoChangeset ? [outcome.undoChangeset] : ids;
   const rows = outcome.done.map((d) => ({ id: d.change.id, path: d.change.fields.path, how: d.how, undoId: d.undoId }));
   const [only] = rows;
   if (json) {
@@ -125,7 +126,12 @@ const printDone = (
       JSON.stringify(
         rows.length === 1 && session === undefined
           ? only
-          : { changes: rows, skipped: skippedRows(outcome.plans), undo },
+          : {
+              changes: rows,
+              skipped: skippedRows(outcome.plans),
+              undo: ids,
+              undoChangeset: outcome.undoChangeset ?? null,
+            },
       ),
     );
     return;
@@ -192,6 +198,10 @@ export const rollbackCommand = async (
         ? await selectSession(ctx, o.session)
         : await selectTargets(ctx, targets);
   if (o.to !== undefined) {
+    if (changes.length !== 1)
+      throw new FettleError('E_USAGE', `--to restores one change, and ${targets[0]} names ${changes.length}.`, {
+        hint: `Name one of them by its id (\`fettle show ${targets[0]}\` lists them).`,
+      });
     printRestore(edge, await restoreTo(ctx, store, changes[0] as (typeof changes)[number], o.to, o), o);
     return;
   }

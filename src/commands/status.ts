@@ -8,6 +8,23 @@ import { contextFor, invokeFor, type Edge } from './edge';
 
 const RECENT = 10;
 
+/** Changes in their order, the members of one changeset together where its newest member is. */
+const byChangeset = (changes: Change[]): Change[][] => {
+  const groups: Change[][] = [];
+  const of = new Map<string, Change[]>();
+  for (const c of changes) {
+    const set = c.fields.changeset;
+    const known = set === undefined ? undefined : of.get(set);
+    if (known) known.push(c);
+    else {
+      const group = [c];
+      groups.push(group);
+      if (set !== undefined) of.set(set, group);
+    }
+  }
+  return groups;
+};
+
 const row = (c: Change, now: Date): string => {
   const when =
     c.state === 'pending' || c.state === 'expired'
@@ -55,14 +72,20 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
   }
   lines.push(pending.length ? `Pending (${pending.length}):` : 'No staged changes waiting.');
   const person = (c: Change) => c.state === 'pending' && needsPerson(ctx, c);
-  for (const c of pending)
+  const marked = (c: Change, indent = '') =>
+    `${indent}${c.state === 'expired' ? `${row(c, now)}  EXPIRED` : person(c) ? `${row(c, now)}  (a person confirms)` : row(c, now)}`;
+  for (const group of byChangeset(pending)) {
+    const [first] = group;
+    const set = first?.fields.changeset;
+    if (set === undefined || group.length < 2) {
+      lines.push(...group.map((c) => marked(c)));
+      continue;
+    }
     lines.push(
-      c.state === 'expired'
-        ? `${row(c, now)}  EXPIRED`
-        : person(c)
-          ? `${row(c, now)}  (a person confirms)`
-          : row(c, now),
+      `  changeset ${set} (${group.length} changes, decided together: \`fettle confirm ${set}\`, \`fettle discard ${set}\`)`,
+      ...group.map((c) => marked(c, '  ')),
     );
+  }
   if (pending.some((c) => c.state === 'pending'))
     lines.push(`  apply with \`${invoke} confirm <id>\`, drop with \`${invoke} discard <id>\``);
   if (pending.some((c) => c.state === 'expired'))

@@ -15,6 +15,8 @@ export interface StagedMessage {
   invoke: string;
   ttlSeconds: number;
   thresholds: Thresholds;
+  /** the earlier staged change of the file, from the same session, that this one replaced */
+  supersedes?: string | undefined;
 }
 
 /**
@@ -43,6 +45,7 @@ export const renderStaged = (m: StagedMessage): string => {
   const lines = [
     `fettle held this write for review: nothing was written to ${m.path}.`,
     `Staged change ${m.id}: ${counts}; staged because ${why}.`,
+    ...(m.supersedes ? [`It replaces staged change ${m.supersedes}, which is dropped: only ${m.id} is pending.`] : []),
     `To apply it, run: ${m.invoke} confirm ${m.id}`,
     `To drop it, run: ${m.invoke} discard ${m.id}`,
     `It can be confirmed for ${secondsText(m.ttlSeconds)}. Do not retry the ${m.tool}; confirm or discard instead.`,
@@ -161,3 +164,33 @@ export const renderDirect = (id: string, path: string, summary: string, invoke: 
 
 export const renderNoop = (path: string): string =>
   `fettle: ${path} already has this exact content; nothing to record.`;
+
+/** One file of a changeset, as a staged or written changeset lists it. */
+export interface SetFile {
+  id: string;
+  path: string;
+  /** `+3 -1`, new file, …; with `staged`: this file alone would have been large */
+  summary: string;
+  large: boolean;
+}
+
+const setRows = (files: SetFile[]): string[] =>
+  files.map((f) => `  ${f.id}  ${f.path}  ${f.summary}${f.large ? '  (large)' : ''}`);
+
+/** Several files held as one changeset: nothing written; one id confirms, discards or reviews them all. */
+export const renderSetStaged = (m: { changeset: string; files: SetFile[]; invoke: string }): string =>
+  [
+    `fettle held these writes for review as one changeset: nothing was written to ${m.files.length} file${m.files.length === 1 ? '' : 's'}.`,
+    `Staged changeset ${m.changeset}, because ${m.files.filter((f) => f.large).length === 1 ? 'one of its files is' : 'some of its files are'} a large change:`,
+    ...setRows(m.files),
+    `To apply them all, run: ${m.invoke} confirm ${m.changeset}`,
+    `To drop them all, run: ${m.invoke} discard ${m.changeset}`,
+    `To review them as one diff: ${m.invoke} review ${m.changeset}`,
+  ].join('\n');
+
+/** Several files written and recorded as one changeset. */
+export const renderSetWritten = (m: { changeset: string; files: SetFile[]; invoke: string }): string =>
+  [
+    `fettle recorded ${m.files.length} file${m.files.length === 1 ? '' : 's'} as changeset ${m.changeset}; undo them all with: ${m.invoke} rollback ${m.changeset}`,
+    ...setRows(m.files),
+  ].join('\n');

@@ -15,12 +15,13 @@ const EMPTY_STALE_MS = 2_000;
 const holderOf = async (lockPath: string): Promise<number> =>
   Number.parseInt(await readFile(lockPath, 'utf8').catch(() => ''), 10);
 
-const createExclusive = async (path: string, track = false): Promise<boolean> => {
+/** Creates `path` only if it does not exist (O_EXCL), holding `content` (this process's pid); false if it exists. */
+export const createExclusive = async (path: string, track = false, content = `${process.pid}\n`): Promise<boolean> => {
   try {
     const handle = await open(path, 'wx');
     if (track) own(path);
     try {
-      await handle.writeFile(`${process.pid}\n`);
+      await handle.writeFile(content);
     } finally {
       await handle.close();
     }
@@ -98,4 +99,10 @@ export const withLock = async <T>(lockPath: string, fn: () => Promise<T>, option
     await unlink(lockPath).catch(() => undefined);
     disown(lockPath);
   }
+};
+
+/** Several locks, taken in one global order (sorted), so two commands that lock several files cannot deadlock. */
+export const withLocks = <T>(lockPaths: readonly string[], fn: () => Promise<T>): Promise<T> => {
+  const [first, ...rest] = [...new Set(lockPaths)].sort();
+  return first === undefined ? fn() : withLock(first, () => withLocks(rest, fn));
 };

@@ -6,6 +6,8 @@ export interface Context {
   env: Env;
   now: () => Date;
   config: Config;
+  /** where a command says what it did on the side (recovering an interrupted confirm); the hook has none */
+  notice?: ((text: string) => void) | undefined;
 }
 
 /** Metadata of the agent call that caused a change, recorded in its commit trailers. */

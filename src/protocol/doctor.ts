@@ -11,6 +11,8 @@ import { fettleDir } from '../store/worktrees';
 import { listChanges } from './changes';
 import type { Context } from './context';
 import { collectGarbage } from './gc';
+import { journalDir } from './journal';
+import { recoverInterrupted, recoveryText, type Recovery } from './recover';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -129,10 +131,44 @@ const checkLeftovers = async (ctx: Context, store: Store): Promise<Check> => {
     r.links.length
       ? `${r.links.length} tool-use link${r.links.length === 1 ? '' : 's'} no tool call will come back for`
       : '',
+    r.bookkeeping.length
+      ? `${r.bookkeeping.length} bookkeeping file${r.bookkeeping.length === 1 ? '' : 's'} nothing needs any more`
+      : '',
   ].filter(Boolean);
   return parts.length
     ? warn('leftovers', parts.join(', '), 'Run `fettle gc` (`fettle gc --dry-run` lists them).')
     : ok('leftovers', 'nothing for `fettle gc` to remove');
+};
+
+/**
+ * An operation a crash interrupted (its journal names a process that is gone) is recovered here, as any command
+ * would, and reported: what was undone or finished, or, failing that, what a person must look at.
+ */
+const checkJournals = async (store: Store): Promise<Check> => {
+  let recovered: Recovery[];
+  try {
+    recovered = await recoverInterrupted(store);
+  } catch (error) {
+    const e = toFettleError(error);
+    return fail(
+      'journal',
+      `an interrupted confirm could not be recovered: ${e.message}`,
+      e.hint ?? 'Run `fettle doctor` again.',
+    );
+  }
+  const said = recovered
+    .map(recoveryText)
+    .filter(Boolean)
+    .map((t) => t.replace(/^fettle: /, ''));
+  const stuck = recovered.filter((r) => r.outcome === 'stuck');
+  if (stuck.length > 0)
+    return fail(
+      'journal',
+      said.join(' '),
+      `Look at the files it names (\`git diff\`, \`fettle show <id>\`) and put each as it should be; then remove ${journalDir(store)}/*.json.`,
+    );
+  if (said.length > 0) return warn('journal', `recovered: ${said.join(' ')}`);
+  return ok('journal', 'no interrupted confirm to recover');
 };
 
 const GIT_LOCK_STALE_MS = 60_000;
@@ -190,6 +226,7 @@ export const diagnose = async (input: DoctorInput): Promise<Check[]> => {
     ),
   );
   checks.push(
+    await checkJournals(store),
     ...(await checkChanges(ctx, store)),
     await checkObjects(store),
     await checkLeftovers(ctx, store),

@@ -16,13 +16,17 @@ import {
   registeredHidden,
   removeHiddenWorktree,
 } from '../store/worktrees';
+import { staleCalls } from './call-answers';
 import { listChanges, type Change } from './changes';
 import type { Context } from './context';
 import { deleteRefs, openChangeIds, planRetention, type Removal } from './retention';
+import { staleStaged } from './supersede';
 import { isTestTreeName, readUse, testLockPath, testTreeName } from './test-tree';
 
 /** A tool-use link's temp file younger than this may belong to a write in progress. */
 const GRACE_MS = 60_000;
+/** A tool call's answer is kept for its retries, which come within seconds; an hour is plenty. */
+const CALL_ANSWER_MS = 60 * 60 * 1000;
 const RETRIES = 3;
 
 export interface GcReport {
@@ -30,6 +34,9 @@ export interface GcReport {
   /** test trees removed (or, dry run, that would be), with the bytes their files took */
   worktrees: { name: string; path: string; bytes: number }[];
   links: string[];
+  /** bookkeeping no tool call or change needs any more: answers to calls (call-answers.ts), the index of
+   * pending proposals (supersede.ts) */
+  bookkeeping: string[];
   /** changes left in history, and how many of them are staged changes still pending */
   kept: number;
   pending: number;
@@ -169,10 +176,17 @@ export const collectGarbage = async (
   const { removed, changes } = await retain(ctx, store, dryRun);
   const worktrees = await sweepWorktrees(ctx, store, changes, { dryRun, progress: options.progress ?? noProgress });
   const links = await sweepLinks(ctx, store, changes, dryRun);
+  // Staged changes still open: their entries in the index of pending proposals stay.
+  const open = new Set(changes.filter((c) => c.state === 'pending' || c.state === 'expired').map((c) => c.id));
+  const bookkeeping = [
+    ...(await staleCalls(store.commonDir, { maxAgeMs: CALL_ANSWER_MS, dryRun, nowMs: ctx.now().getTime() })),
+    ...(await staleStaged(store, open, dryRun)),
+  ];
   return {
     removed,
     worktrees,
     links,
+    bookkeeping,
     kept: changes.length,
     pending: changes.filter((c) => c.state === 'pending').length,
   };

@@ -7,7 +7,6 @@
 // new tree in place, writing only the paths that differ (worktree-sync.ts). Nothing here runs on the hook path.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sameBytes } from '../core/content';
 import { sessionName } from '../core/session';
 import { FettleError } from '../errors';
 import { fileModeOf, gitModeOf, readDisk } from '../io/atomic-write';
@@ -28,7 +27,7 @@ import {
   worktreePath,
 } from '../store/worktrees';
 import type { Change } from './changes';
-import { mergeOrRefuse, stagedFiles } from './confirm';
+import { planOver } from './confirm-plan';
 import type { Context } from './context';
 import { diskPathOf } from './paths';
 import { checkLinks, makeLinks, type Linked, type LinkRequest } from './test-links';
@@ -71,7 +70,7 @@ export interface Landing {
   change: Change;
   /** the file confirm would write */
   file: string;
-  how: 'written' | 'merged' | 'already-on-disk';
+  how: 'written' | 'merged' | 'already-on-disk' | 'conflicts';
 }
 
 export interface TestTree {
@@ -128,19 +127,9 @@ const landingsOf = async (store: Store, changes: Change[], files: string[]) => {
   const virtual = new Map<string, { bytes: Buffer; mode: number } | null>();
   for (const [n, change] of changes.entries()) {
     const file = files[n] as string;
-    const { proposal, base } = await stagedFiles(store, change);
     const disk = virtual.has(file) ? (virtual.get(file) ?? null) : await readDisk(file);
-    let how: Landing['how'] = 'written';
-    let bytes = proposal.bytes;
-    if (sameBytes(disk?.bytes, proposal.bytes)) how = 'already-on-disk';
-    else if (!sameBytes(disk?.bytes, base?.bytes)) {
-      ({ bytes } = await mergeOrRefuse(store, change, file, {
-        disk: disk?.bytes ?? null,
-        base: base?.bytes ?? null,
-        proposal: proposal.bytes,
-      }));
-      how = 'merged';
-    }
+    // Confirm's own plan of this file, over what the earlier changes left: the same bytes, or the same refusal.
+    const { how, bytes, proposal } = await planOver(store, change, file, disk);
     const mode = disk ? gitModeOf(disk.mode) : proposal.mode;
     const oid = bytes === proposal.bytes ? proposal.oid : ((await writeBlobs(store, [bytes]))[0] as string);
     virtual.set(file, { bytes, mode: disk?.mode ?? fileModeOf(proposal.mode) });

@@ -27,6 +27,7 @@ import { planWrite } from './plan';
 import { predict } from './predict';
 import { fieldsOf, recordAfter, recordBefore, stage } from './record';
 import { retainQuietly } from './retention';
+import { callName, claimCall, forgetCall } from './call-answers';
 import { type Claimed, claimWrite, digest, rememberWrite } from './call-links';
 import { currentTurn } from './turns';
 
@@ -42,11 +43,31 @@ export interface ToolWrite {
 
 type Staged = Extract<Decision, { tier: 'staged' }>;
 
-export type Before =
+/** A write held as a staged change, as both the hook's and a script's write report it. */
+export interface StagedWrite {
+  kind: 'staged';
+  target: Target;
+  decision: Staged;
+  id: string;
+  diff: Plan['diff'];
+  /** the same session's pending proposal for the file this one replaced */
+  supersedes?: string | undefined;
+}
+
+export type Decided =
   | { kind: 'pass' } // nothing to say: recorded (or not fettle's), the tool goes on
   | { kind: 'noop'; target: Target }
   | { kind: 'refused'; target: Target; decision: Staged }
-  | { kind: 'staged'; target: Target; decision: Staged; id: string; diff: Plan['diff']; review: 'model' | 'person' };
+  | (StagedWrite & { review: 'model' | 'person' });
+
+/**
+ * What the before step decided, with `remember` to store the edge's rendered answer for this tool call; or, for a
+ * call answered before, that answer (`replay`); or nothing, while another process answers it (`duplicate`).
+ */
+export type Before =
+  | (Decided & { remember?: ((answer: string) => Promise<void>) | undefined })
+  | { kind: 'replay'; answer: string }
+  | { kind: 'duplicate' };
 
 export type After = { kind: 'none' } | { kind: 'recorded'; target: Target; id: string; fields: RecordFields };
 
@@ -64,11 +85,27 @@ const withTurn = async (ctx: Context, origin: Origin): Promise<Origin> => {
   return turn === undefined ? origin : { ...origin, turn };
 };
 
-/** Before the tool writes: the previous bytes go into git (direct), or the proposal is staged (large). */
+/**
+ * Before the tool writes: the previous bytes go into git (direct), or the proposal is staged (large); once per
+ * tool call (call-answers.ts).
+ */
 export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> => {
+  const target = await locateTarget(w.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
+  const { toolUse, session } = w.origin;
+  const claim = toolUse ? await claimCall(target.store.commonDir, callName(session, toolUse, w.call)) : null;
+  if (claim?.kind === 'answered') return { kind: 'replay', answer: claim.answer };
+  if (claim?.kind === 'busy') return { kind: 'duplicate' };
+  try {
+    return { ...(await decideBefore(ctx, w, target)), remember: claim?.answer };
+  } catch (error) {
+    await claim?.release();
+    throw error;
+  }
+};
+
+const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise<Decided> => {
   const { call } = w;
   const origin = await withTurn(ctx, w.origin);
-  const target = await locateTarget(call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
   // Not a file (a directory, a device, below a file): the tool will fail on its own and say why. One open and
   // fstat decides it and reads the bytes.
   const old = await readDisk(target.realPath).catch((error: unknown) => {
@@ -105,13 +142,24 @@ export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> =
   const staged = await stage(ctx, plan, route === 'person' ? { ...origin, review: 'person' } : origin);
   // A person answers the agent's prompt; if they allow it, the tool writes and the after step marks it applied.
   if (route === 'person') await remember(staged);
-  return { kind: 'staged', target, decision, id: staged.id, diff: plan.diff, review: route };
+  return {
+    kind: 'staged',
+    target,
+    decision,
+    id: staged.id,
+    diff: plan.diff,
+    review: route,
+    supersedes: staged.supersedes,
+  };
 };
 
 /** The record the before step started for this tool call (its link claimed), or null when there is none. */
-const startedRecord = async (ctx: Context, call: WriteCall, toolUse: string | undefined) => {
+const startedRecord = async (ctx: Context, call: WriteCall, origin: Origin) => {
+  const { toolUse } = origin;
   if (!toolUse) return null;
   const target = await locateTarget(call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
+  // The call reported back: no retry of its PreToolUse can come now.
+  await forgetCall(target.store.commonDir, callName(origin.session, toolUse, call));
   const claimed = await claimWrite(target.store, toolUse);
   if (!claimed) return null;
   const { pending } = claimed;
@@ -145,7 +193,7 @@ const completing = async <T>(claimed: Claimed, complete: () => Promise<T>): Prom
 
 /** After the tool wrote: what landed is recorded on the change the before step started. */
 export const afterWrite = async (ctx: Context, call: WriteCall, origin: Origin): Promise<After> => {
-  const started = await startedRecord(ctx, call, origin.toolUse);
+  const started = await startedRecord(ctx, call, origin);
   if (!started) return { kind: 'none' };
   return completing(started.claimed, () => recordLanded(ctx, call, started));
 };
@@ -195,7 +243,7 @@ export const afterFailedWrite = async (
   origin: Origin,
   error?: string,
 ): Promise<void> => {
-  const started = await startedRecord(ctx, call, origin.toolUse);
+  const started = await startedRecord(ctx, call, origin);
   if (started)
     await completing(started.claimed, () =>
       settleFailedWrite(
@@ -209,23 +257,31 @@ export const afterFailedWrite = async (
 
 export type Written =
   | { kind: 'noop'; target: Target }
-  | { kind: 'staged'; target: Target; decision: Staged; id: string; diff: Plan['diff'] }
+  | StagedWrite
   | { kind: 'written'; target: Target; decision: Extract<Decision, { tier: 'direct' }>; id: string };
 
 /**
  * A write fettle performs itself (`fettle write`, scripts): under the file's lock, record then replace
  * atomically, or stage a large one. The previous bytes are in git before the file changes.
  */
-export const writeBytes = async (ctx: Context, file: string, bytes: Buffer, given: Origin): Promise<Written> => {
+export const writeBytes = async (
+  ctx: Context,
+  file: string,
+  bytes: Buffer,
+  given: Origin,
+  /** run on the store once it is located (a command recovers an interrupted confirm there: recover.ts) */
+  opened?: (store: Target['store']) => Promise<void>,
+): Promise<Written> => {
   const origin = await withTurn(ctx, given);
   const target = await locateTarget(file, ctx.cwd, ctx.env, ctx.config.dataDir);
+  await opened?.(target.store);
   const result = await withLock(fileLockPath(target.store, target.treePath), async (): Promise<Written> => {
     const plan = await planWrite(ctx, target, await readDisk(target.realPath), bytes);
     const decision = plan.decision;
     if (decision.tier === 'noop') return { kind: 'noop', target };
     if (decision.tier === 'staged') {
-      const { id } = await stage(ctx, plan, origin);
-      return { kind: 'staged', target, decision, id, diff: plan.diff };
+      const { id, supersedes } = await stage(ctx, plan, origin);
+      return { kind: 'staged', target, decision, id, diff: plan.diff, supersedes };
     }
     const before = await recordBefore(ctx, plan.target, plan.old, fieldsOf(plan, origin), plan.stored?.old);
     await failpoint('write.recorded');

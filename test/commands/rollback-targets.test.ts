@@ -92,7 +92,9 @@ test('rollback --session undoes every change of that session, newest first, byte
 test('the undo command a session rollback prints redoes all of it', () => {
   const { repo } = sessions();
   const undo = undoCommandOf(ok(fettle(repo, ['rollback', '--session', 's1'], { now: T0 + 10 })).stdout);
-  assert.equal(undo.length, 3, "one undo per file: a.txt's two changes are undone by one record");
+  assert.equal(undo.length, 1, 'the undo records are one changeset, named by one id');
+  const members = JSON.parse(ok(fettle(repo, ['show', undo[0] as string, '--json'], { now: T0 + 10 })).stdout);
+  assert.equal(members.changes.length, 3, "one undo per file: a.txt's two changes are undone by one record");
   keepsUserState(repo, () => ok(fettle(repo, ['rollback', ...undo], { now: T0 + 20 })));
   assert.equal(repo.read('a.txt').toString(), edit(edit(BASE, 3, 'one'), 30, 'two'));
   assert.equal(repo.read('new.txt').toString(), 'fresh\n');
