@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { SELF, literal } from '../helpers/cli';
 import { lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
 import { errorLine, fettle, keepsUserState, kinds, ok, refOid, statusJson } from '../helpers/stage';
 
@@ -81,7 +82,7 @@ test('confirm <changeset> applies all its files; rollback <changeset> undoes all
   assert.equal(repo.read('a.txt').toString(), BASE);
   assert.equal(repo.read('src/b.txt').toString(), BASE);
   assert.throws(() => repo.read('new.txt'), /ENOENT/);
-  const undo = /Undo this with `fettle rollback ([0-9a-z]{8})`\.$/m.exec(back.stdout)?.[1];
+  const undo = new RegExp(`Undo this with \`${literal(SELF)} rollback ([0-9a-z]{8})\`\\.$`, 'm').exec(back.stdout)?.[1];
   assert.ok(undo, back.stdout);
   ok(fettle(repo, ['rollback', undo]));
   assert.equal(repo.read('a.txt').toString(), LARGE, 'redone');

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { chmodSync } from 'node:fs';
 import { test } from 'node:test';
-import { runHook, writePayload } from '../helpers/cli';
+import { SELF, literal, runHook, writePayload } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { T0, errorLine, fettle, keepsUserState, kinds, ok, refOid, stageWrite, statusJson } from '../helpers/stage';
 
@@ -56,7 +56,7 @@ test('confirm --session refuses all three when one file was edited in the same l
       'm',
     ),
   );
-  assert.match(r.stderr, new RegExp(`\`fettle discard ${b}\``), 'the next step is named');
+  assert.match(r.stderr, new RegExp(`\`${literal(SELF)} discard ${b}\``), 'the next step is named');
   assert.equal(repo.read('a.txt').toString(), BASE, 'nothing was written');
   assert.equal(repo.read('c.txt').toString(), BASE);
   assert.deepEqual(pendingIds(repo), [...ids].sort(), 'all three stay pending');
@@ -105,7 +105,7 @@ test('confirm of several ids, and a merge among them, applies every one; a repea
   const again = fettle(repo, ['confirm', ...ids]);
   assert.equal(again.code, 1);
   assert.match(errorLine(again), /^3 of 3 changes cannot be confirmed, so none was\./);
-  assert.match(again.stderr, /was already applied\. Undo it with `fettle rollback/);
+  assert.match(again.stderr, new RegExp(`was already applied\\. Undo it with \`${literal(SELF)} rollback`));
 });
 
 test('two staged changes of one file in the set: refused, naming both, with the command to keep one', () => {
@@ -118,7 +118,8 @@ test('two staged changes of one file in the set: refused, naming both, with the 
     r.stderr,
     new RegExp(`a\\.txt has two staged changes in this set, (${first}|${second}) and (${first}|${second});`),
   );
-  assert.match(r.stderr, /Keep one: `fettle discard \w{8}` or `fettle discard \w{8}`/);
+  const discard = `\`${literal(SELF)} discard \\w{8}\``;
+  assert.match(r.stderr, new RegExp(`Keep one: ${discard} or ${discard}`));
   assert.equal(repo.read('a.txt').toString(), BASE);
   ok(fettle(repo, ['discard', first]));
   ok(fettle(repo, ['confirm', '--all']));
