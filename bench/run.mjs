@@ -13,8 +13,8 @@
 // --quick   tiny fixtures and 2 runs: proves the harness works (CI), verdicts are not meaningful
 // --json    print the results as JSON on stdout (progress, and then the table, go to stderr)
 // --runs N  timed runs per side for the process cases (default 15)
-// --cases   run only these cases (1-12; 0 = start-up decomposition and git spawn counts; 11 = the resident
-//           server; 12 = storage growth of 1,000 writes)
+// --cases   run only these cases (1-12; 0 = start-up decomposition and git spawn counts; 10 = fettle test's
+//           tree; 11 = the resident server; 12 = storage growth of 1,000 writes)
 // --baseline-dist DIR  also time case 1 with the build in DIR (another commit's dist/), alternating
 // --keep    keep the temp dir (and every fixture repo in it) and print its path
 // --keep-ca-certs  leave NODE_EXTRA_CA_CERTS in the environment (removed by default: it makes every node
@@ -30,6 +30,7 @@ import { measureRollback } from './run/cases/rollback.mjs';
 import { measureShadowSnapshot } from './run/cases/shadow.mjs';
 import { measureStartup } from './run/cases/startup.mjs';
 import { measureStatus } from './run/cases/status.mjs';
+import { measureTestTree } from './run/cases/test-tree.mjs';
 import { measureTurn } from './run/cases/turn.mjs';
 import { cleanup, TMP } from './run/env.mjs';
 import { buildRepo, removeRepo } from './run/fixtures.mjs';
@@ -69,6 +70,7 @@ const main = () => {
   if (want(12)) measureStorage();
   if (want(7)) measureStatus();
   if (want(8)) measureRollback();
+  if (want(10)) measureTestTree();
 };
 
 let exitCode = 0;

@@ -18,6 +18,8 @@ const common = {
   sourcemap: false,
   logLevel: 'warning',
   legalComments: 'none',
+  // jsonc-parser's main build is UMD, whose run-time requires of its own files a bundle cannot follow.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 // cli.ts reads its siblings hook.js and commands.js at run time (through V8's code cache, src/code-cache.ts).

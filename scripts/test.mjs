@@ -9,9 +9,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
+// test/e2e/ drives the real Claude Code client: it runs only through `npm run test:e2e` (scripts/test-e2e.mjs).
 const find = (dir) =>
   readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
+    if (path === join('test', 'e2e')) return [];
     return statSync(path).isDirectory() ? find(path) : name.endsWith('.test.ts') ? [path] : [];
   });
 

@@ -9,7 +9,15 @@ const args = process.argv.slice(2);
 const [flag, dir] = args;
 const hookArgs = flag === '-C' && dir !== undefined ? args.slice(2) : args;
 if (hookArgs.length === 1 && hookArgs[0] === 'hook') {
-  if (hookArgs !== args) process.chdir(dir as string);
+  if (hookArgs !== args) {
+    try {
+      process.chdir(dir as string);
+    } catch {
+      // The hook cannot record anything: say so, and let the write go on as with any hook input it cannot use.
+      process.stderr.write(`fettle: -C ${dir}: no such directory; this tool call was not protected by fettle.\n`);
+      process.exit(1);
+    }
+  }
   const hook = loadBundle(join(__dirname, 'hook.js'), process.env) as typeof import('./hook/process');
   void hook.runHookProcess();
 } else if (args[0] === 'serve' && (args.length === 1 || (args.length === 2 && args[1] === '--takeover'))) {

@@ -90,6 +90,50 @@ export const loadConfig = (env: Env): Config => {
   };
 };
 
+/**
+ * What is wrong with a path to link into the test tree (`--link`, FETTLE_TEST_LINK), or null: it must name a
+ * file or directory inside the work tree, as a relative path that stays there and does not go into `.git`.
+ */
+export const linkPathProblem = (path: string): string | null => {
+  if (path === '') return 'an empty path';
+  if (/[\n\r\0]/.test(path)) return `${JSON.stringify(path)} holds a line break or NUL`;
+  if (path.startsWith('/')) return `'${path}' is absolute; name it relative to the repository's top directory`;
+  const parts = path.split('/');
+  if (parts.some((p) => p === '..')) return `'${path}' leaves the repository ('..')`;
+  if (parts.some((p) => p === '' || p === '.')) return `'${path}' has an empty or '.' component`;
+  if (parts.some((p) => p.toLowerCase() === '.git')) return `'${path}' is inside .git`;
+  return null;
+};
+
+/** A link path as written, without the trailing slashes people add to directories. */
+export const linkPathOf = (raw: string): string => raw.trim().replace(/\/+$/, '');
+
+/**
+ * FETTLE_TEST_LINK: paths of the work tree `fettle test` links into its test tree when they exist (ignored
+ * dependency directories such as node_modules), separated by ':' as in PATH. Read only by `fettle test` (and
+ * checked by `info` and `doctor`), so a mistake in it never blocks the hook.
+ */
+export const testLinksFrom = (env: Env): string[] => {
+  const raw = env.FETTLE_TEST_LINK;
+  if (raw === undefined || raw.trim() === '') return [];
+  const paths = raw
+    .split(':')
+    .map(linkPathOf)
+    .filter((p) => p !== '');
+  for (const path of paths) {
+    const problem = linkPathProblem(path);
+    if (problem)
+      throw new FettleError(
+        'E_CONFIG',
+        `FETTLE_TEST_LINK must list paths inside the repository, separated by ':', got '${raw}': ${problem}.`,
+        {
+          hint: 'Fix or unset FETTLE_TEST_LINK (e.g. FETTLE_TEST_LINK=node_modules), then run `fettle info` to check.',
+        },
+      );
+  }
+  return [...new Set(paths)];
+};
+
 /** The user's home: $HOME when set, else the account's home directory (never a relative path). */
 export const homeFrom = (env: Env): string => env.HOME || homedir();
 

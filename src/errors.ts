@@ -1,26 +1,32 @@
 // One error type for everything fettle reports on purpose. `code` is stable (tests and --json match on it);
 // `hint` is the next command to run. Anything that is not a FettleError is an internal bug.
 
-export type ErrorCode =
-  | 'E_USAGE' // bad command-line arguments
-  | 'E_CONFIG' // an environment variable has an invalid value
-  | 'E_PAYLOAD' // the hook input is not what Claude Code sends
-  | 'E_NOT_FOUND' // no change with that id
-  | 'E_EXPIRED' // the staged change outlived FETTLE_WRITE_STAGE_TTL
-  | 'E_ALREADY_APPLIED'
-  | 'E_ALREADY_DISCARDED'
-  | 'E_CONFLICT' // the file changed since fettle recorded it and the edits cannot be merged
-  | 'E_LOCKED' // another fettle process holds the lock on this file
-  | 'E_FORBIDDEN_PATH' // a path fettle never writes or records (inside a .git directory, a pseudo-filesystem)
-  | 'E_PERSON_REQUIRED' // only a person may do this (human review), and it was run from the agent's shell
-  | 'E_UNTRUSTED' // a record whose fields disagree or point outside the repository's work trees (a planted ref)
-  | 'E_TOO_LARGE' // a file larger than fettle can hold in memory to record (2 GiB)
-  | 'E_NOT_TEXT' // content fettle only handles as text (fettle read of a binary file)
-  | 'E_SETTINGS' // the Claude Code settings file cannot be read or written safely
-  | 'E_SERVE' // the resident hook server is not set up, cannot start, or refused (fettle serve)
-  | 'E_GIT' // a git command failed
-  | 'E_IO' // a filesystem operation failed
-  | 'E_INTERNAL';
+/**
+ * Every code, with what it means: the table of docs/COMMANDS.md is generated from this (scripts/commands-doc.ts)
+ * and a test checks the two agree.
+ */
+export const ERROR_CODES = {
+  E_USAGE: 'bad command-line arguments (an unknown option, a missing id, a -C that is not a directory)',
+  E_CONFIG: 'an environment variable has an invalid value; the message names it',
+  E_NOT_FOUND: 'no change with that id (the nearest id is suggested), or nothing of that session or file',
+  E_EXPIRED: 'the staged change outlived FETTLE_WRITE_STAGE_TTL; a person may still apply it with --expired',
+  E_ALREADY_APPLIED: 'the change was applied already; rollback undoes it',
+  E_ALREADY_DISCARDED: 'the change was discarded already; nothing of it was written',
+  E_CONFLICT: 'the file changed since fettle recorded it and the edits overlap, or another process won a race',
+  E_LOCKED: 'another fettle (or git) process holds the lock on this file or ref',
+  E_FORBIDDEN_PATH: 'a path fettle never writes or records: inside a .git directory, or a pseudo-filesystem',
+  E_PERSON_REQUIRED: "only a person may do this (human review, --expired), and it ran in the agent's shell",
+  E_UNTRUSTED: "a record whose fields disagree or point outside the repository's work trees (a planted ref)",
+  E_TOO_LARGE: 'a file larger than fettle can hold in memory to record (2 GiB)',
+  E_NOT_TEXT: 'content fettle handles only as text (fettle read of a binary file)',
+  E_SETTINGS: 'a Claude Code settings file cannot be read or written safely; it was left as it was',
+  E_SERVE: 'the resident hook server (fettle serve) is not set up, cannot start, or refused the request',
+  E_GIT: 'a git command failed; its own words follow',
+  E_IO: 'a filesystem operation failed (disk full, permission denied, read-only filesystem, ...)',
+  E_INTERNAL: 'a bug in fettle; run again with FETTLE_DEBUG=1 and report it',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
 
 export class FettleError extends Error {
   readonly code: ErrorCode;

@@ -33,8 +33,11 @@ const RANK: Record<Layer, number> = {
   core: 0,
 };
 
-/** io modules that belong to a process edge: how fettle spells itself, stdin, signal cleanup, failpoints, child env. */
-const PROCESS_EDGE_IO = new Set(['io/self', 'io/stdin', 'io/cleanup', 'io/failpoint', 'io/child-env']);
+/**
+ * io modules that belong to a process edge: how fettle spells itself, stdin, signal cleanup, failpoints, child
+ * env, and the progress line drawn on stderr (the protocol reports steps to it; the edge knows the terminal).
+ */
+const PROCESS_EDGE_IO = new Set(['io/self', 'io/stdin', 'io/cleanup', 'io/failpoint', 'io/child-env', 'io/progress']);
 /** commands/ files every command may share; anything else in commands/ is one command, never imported sideways. */
 const SHARED_COMMAND_FILES = new Set(['commands/edge', 'commands/change-view']);
 

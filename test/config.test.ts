@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { clockFrom, DEFAULTS, loadConfig, type Env } from '../src/config';
+import { clockFrom, DEFAULTS, loadConfig, testLinksFrom, type Env } from '../src/config';
 import { FettleError } from '../src/errors';
 import { runCli, runHook, writePayload } from './helpers/cli';
 import { makeRepo } from './helpers/repo';
@@ -161,4 +161,53 @@ test('hook: an invalid variable blocks a PreToolUse write (exit 2) and says noth
   assert.match(r.stderr, /nothing was written/);
   assert.equal(repo.read('f.txt').toString(), 'a\n');
   assert.equal(repo.git('for-each-ref', 'refs/fettle'), '');
+});
+
+// [FETTLE_TEST_LINK, the paths, or the problem named]
+const links: [string, string[] | RegExp][] = [
+  ['', []],
+  ['node_modules', ['node_modules']],
+  ['node_modules/:.venv:node_modules', ['node_modules', '.venv']],
+  [' packages/web/node_modules : ', ['packages/web/node_modules']],
+  ['/abs/node_modules', /'\/abs\/node_modules' is absolute/],
+  ['node_modules:../up', /'\.\.\/up' leaves the repository/],
+  ['a//b', /'a\/\/b' has an empty or '\.' component/],
+  ['.git/hooks', /'\.git\/hooks' is inside \.git/],
+];
+for (const [raw, want] of links) {
+  test(`FETTLE_TEST_LINK=${JSON.stringify(raw)} -> ${want instanceof RegExp ? 'E_CONFIG' : JSON.stringify(want)}`, () => {
+    if (!(want instanceof RegExp)) return assert.deepEqual(testLinksFrom({ FETTLE_TEST_LINK: raw }), want);
+    assert.throws(
+      () => testLinksFrom({ FETTLE_TEST_LINK: raw }),
+      (e: unknown) =>
+        e instanceof FettleError &&
+        e.code === 'E_CONFIG' &&
+        e.message.startsWith('FETTLE_TEST_LINK') &&
+        want.test(e.message),
+    );
+  });
+}
+
+test('FETTLE_TEST_LINK: read by `fettle test` only, so a mistake in it never blocks a write; info and doctor say so', () => {
+  const repo = makeRepo({ 'f.txt': 'a\n' });
+  const env = { ...repo.env, FETTLE_TEST_LINK: '../x' };
+  const hook = runHook(writePayload({ file: repo.path('f.txt'), content: 'b\n', cwd: repo.dir }), {
+    cwd: repo.dir,
+    env,
+  });
+  assert.equal(hook.code, 0, hook.stderr);
+  const info = runCli(['info'], { cwd: repo.dir, env });
+  assert.equal(info.code, 2);
+  assert.match(info.stderr, /^fettle: FETTLE_TEST_LINK must list paths inside the repository/);
+  const doctor = JSON.parse(runCli(['doctor', '--json'], { cwd: repo.dir, env }).stdout) as {
+    checks: { name: string; status: string; detail: string }[];
+  };
+  assert.deepEqual(
+    doctor.checks.filter((c) => c.name === 'config').map((c) => [c.status, /FETTLE_TEST_LINK/.test(c.detail)]),
+    [['fail', true]],
+  );
+  assert.match(
+    runCli(['info'], { cwd: repo.dir, env: { ...repo.env, FETTLE_TEST_LINK: 'node_modules' } }).stdout,
+    /^  FETTLE_TEST_LINK +node_modules \(from FETTLE_TEST_LINK\)$/m,
+  );
 });

@@ -57,6 +57,7 @@ export const SIZES = opts.quick
       history: 20,
       pending: 5,
       rollback: 40,
+      testTree: 300,
       runs: 2,
       memRuns: 1,
     }
@@ -69,6 +70,7 @@ export const SIZES = opts.quick
       history: 1_000,
       pending: 50,
       rollback: 1_000,
+      testTree: 30_000,
       runs: 15,
       memRuns: 3,
     };

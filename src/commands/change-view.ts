@@ -2,10 +2,12 @@
 import { stat } from '../core/record-message';
 import { shortDuration } from '../core/time';
 import type { Change } from '../protocol/changes';
+import type { Store } from '../store/store';
 
-/** applied / pending / expired / discarded / incomplete, or rolled back, with the rollback's id. */
+/** applied / pending / expired / discarded / incomplete, or rolled back or superseded, with the other change's id. */
 export const stateText = (c: Change): string => {
   if (c.revertedBy) return `rolled back by ${c.revertedBy}`;
+  if (c.state === 'discarded' && c.fields.supersededBy) return `superseded by ${c.fields.supersededBy}`;
   if (c.fields.reverts) {
     const ids = c.fields.reverts.split(' ');
     return `${c.state} (rolls back ${ids.length > 3 ? `${ids.length} changes` : ids.join(', ')})`;
@@ -41,6 +43,8 @@ export const changeJson = (c: Change) => ({
   reason: c.fields.reason ?? null,
   session: c.fields.session ?? null,
   turn: c.fields.turn ?? null,
+  changeset: c.fields.changeset ?? null,
+  supersededBy: c.fields.supersededBy ?? null,
   tool: c.fields.tool ?? null,
   toolUse: c.fields.toolUse ?? null,
   /** 'person': only a person may confirm it (Claude Code asked them) */
@@ -58,3 +62,19 @@ export const table = (rows: string[][]): string[] => {
       .trimEnd(),
   );
 };
+
+/** Where `status` and `log` look, said when it is not the repository the user is in. */
+export const storeNote = (store: Store): string[] =>
+  store.kind === 'private'
+    ? [
+        `Not in a git repository: showing what fettle recorded for files outside any repository (its private store, ${store.commonDir}).`,
+      ]
+    : [];
+
+export const storeJson = (store: Store) => ({
+  kind: store.kind === 'repo' ? 'repository' : 'private',
+  path: store.kind === 'repo' ? store.workTree : store.commonDir,
+});
+/** ` of changeset <id>`, ` of session <id>`, or nothing: what a decision of several was asked for. */
+export const setLabel = (changeset: string | undefined, session: string | undefined): string =>
+  changeset ? ` of changeset ${changeset}` : session !== undefined ? ` of session ${session}` : '';

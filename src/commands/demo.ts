@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXIT } from '../errors';
 import { gitEnv } from '../io/child-env';
+import { selfCommand, shellQuote } from '../io/self';
 import type { Edge } from './edge';
 
 const lines = (n: number, word: string) =>
@@ -16,8 +17,11 @@ export const demo = async (edge: Edge): Promise<number> => {
   // The caller's GIT_DIR, GIT_WORK_TREE or GIT_INDEX_FILE must not steer the demo's git into their repository.
   const env = { ...gitEnv(edge.env), FETTLE_DATA_DIR: join(dir, '.data'), GIT_CONFIG_NOSYSTEM: '1', HOME: dir };
   const say = (text: string) => edge.io.out(text);
+  // Each step is printed as a shell would run it (arguments quoted, so a glob is not expanded by zsh).
+  const self = selfCommand(edge.env, edge.io.script);
   const run = (cmd: string, args: string[], input?: string): { code: number; out: string } => {
-    say(`$ ${cmd === 'fettle' ? 'fettle' : cmd} ${args.join(' ')}${input === undefined ? '' : ' < (new content)'}`);
+    const shown = [cmd === 'fettle' ? self : cmd, ...args.map(shellQuote)].join(' ');
+    say(`$ ${shown}${input === undefined ? '' : ' < (new content)'}`);
     const exe = cmd === 'fettle' ? process.execPath : cmd;
     const argv = cmd === 'fettle' ? [edge.io.script ?? 'fettle', ...args] : args;
     const r = spawnSync(exe, argv, { cwd: repo, env, input: input ?? '', encoding: 'utf8' });

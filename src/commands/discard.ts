@@ -1,15 +1,39 @@
-import { discard } from '../protocol/discard';
+// `fettle discard <id|changeset>... | --session <id> | --all [--json]`: drop staged changes, all or nothing.
+import { decideRequest, namesOne } from '../protocol/changesets';
+import { discardChanges } from '../protocol/discard-set';
 import { storeOf } from '../protocol/arguments';
 import { contextFor, type Edge } from './edge';
+import { setLabel } from './change-view';
 
 export const discardCommand = async (
   edge: Edge,
   dir: string | undefined,
-  id: string,
-  o: { json?: boolean },
+  names: string[],
+  o: { json?: boolean; session?: string; all?: boolean },
 ): Promise<void> => {
+  const request = decideRequest('discard', names, o);
   const ctx = contextFor(edge, dir);
-  const change = await discard(ctx, await storeOf(ctx), id);
-  if (o.json) edge.io.out(JSON.stringify({ id, path: change.fields.path, state: 'discarded' }));
-  else edge.io.out(`Discarded ${id}; ${change.fields.path} was not touched.`);
+  const { discarded, skipped, changeset } = await discardChanges(ctx, await storeOf(ctx), request);
+  const [only] = discarded;
+  const one = namesOne(request) && changeset === undefined && only !== undefined && discarded.length === 1;
+  if (o.json) {
+    const rows = discarded.map((c) => ({ id: c.id, path: c.fields.path, state: 'discarded' }));
+    edge.io.out(
+      JSON.stringify(
+        one ? rows[0] : { changeset: changeset ?? null, changes: rows, skipped: skipped.map((c) => c.id) },
+      ),
+    );
+    return;
+  }
+  if (one) {
+    edge.io.out(`Discarded ${only.id}; ${only.fields.path} was not touched.`);
+    return;
+  }
+  const lines = [
+    `Discarded ${discarded.length} change${discarded.length === 1 ? '' : 's'}${setLabel(changeset, o.session)}; no file was touched:`,
+    ...discarded.map((c) => `  ${c.id}  ${c.fields.path}`),
+  ];
+  if (skipped.length > 0)
+    lines.push(`Left out ${skipped.length} already decided: ${skipped.map((c) => `${c.id} (${c.state})`).join(', ')}.`);
+  edge.io.out(lines.join('\n'));
 };

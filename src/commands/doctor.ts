@@ -3,14 +3,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { clockFrom, loadConfig, type Env } from '../config';
-import {
-  fettleHandlers,
-  parseSettings,
-  MATCHER,
-  SESSION_EVENTS,
-  TURN_EVENTS,
-  type FettleHandler,
-} from '../core/settings';
+import { MATCHER, SESSION_EVENTS, TURN_EVENTS, type FettleHandler } from '../core/settings';
 import { EXIT } from '../errors';
 import { shellWords } from '../io/self';
 import type { Context } from '../protocol/context';
@@ -18,8 +11,9 @@ import { checkConfig, diagnose, type Check } from '../protocol/doctor';
 import { checkResident } from '../protocol/serve-doctor';
 import type { Store } from '../store/store';
 import { storeOf } from '../protocol/arguments';
-import { cwdFor, type Edge } from './edge';
+import { cwdFor, spelled, type Edge } from './edge';
 import { settingsPath } from '../protocol/settings-file';
+import { handlersIn } from '../protocol/settings-text';
 
 const SCOPES = ['user', 'project', 'local'] as const;
 
@@ -40,7 +34,7 @@ const checkHooks = async (edge: Edge, root: string | undefined): Promise<Check[]
     if (text === null) continue;
     let handlers: FettleHandler[];
     try {
-      handlers = fettleHandlers(parseSettings(text));
+      handlers = handlersIn(text);
     } catch (error) {
       checks.push({
         name: 'hooks',
@@ -133,14 +127,17 @@ export const doctor = async (edge: Edge, dir: string | undefined, o: { json?: bo
   let store: Store | null = null;
   let storeError: unknown;
   try {
-    store = await storeOf(ctx);
+    // Not recovered on opening: the journal check recovers and reports it.
+    store = await storeOf(ctx, { recover: false });
   } catch (error) {
     storeError = error;
   }
   const [node, git, ...rest] = await diagnose({ ctx, store, storeError, nodeVersion: process.version });
   const hooks = await checkHooks(edge, store?.kind === 'repo' ? store.workTree : dir);
   const resident = await checkResident(env);
-  const checks = [node, git, config, ...hooks, ...resident, ...rest].filter((c): c is Check => !!c);
+  const checks = [node, git, config, ...hooks, ...resident, ...rest]
+    .filter((c): c is Check => !!c)
+    .map((c) => ({ ...c, detail: spelled(edge, dir, c.detail), ...(c.fix ? { fix: spelled(edge, dir, c.fix) } : {}) }));
   if (o.json) edge.io.out(JSON.stringify({ checks }, null, 2));
   else edge.io.out(render(checks));
   return checks.some((c) => c.status === 'fail') ? EXIT.failed : EXIT.ok;

@@ -1,5 +1,6 @@
 // `fettle gc [--dry-run] [--json]`: the retention policy in full, plus fettle's orphaned files; says what it freed.
 import { shortDuration } from '../core/time';
+import { createProgress } from '../io/progress';
 import { collectGarbage, type GcReport } from '../protocol/gc';
 import { maintain, type MaintainReport } from '../protocol/maintain';
 import { storeOf } from '../protocol/arguments';
@@ -34,10 +35,14 @@ const summary = (
   if (r.worktrees.length > 0) {
     const bytes = r.worktrees.reduce((n, w) => n + w.bytes, 0);
     lines.push(
-      `${verb} ${plural(r.worktrees.length, 'hidden worktree')} no pending change uses (${size(bytes)}): ${r.worktrees.map((w) => w.id).join(' ')}.`,
+      `${verb} ${plural(r.worktrees.length, 'test tree')} no pending change or recent \`fettle test\` uses, freeing ${size(bytes)}: ${r.worktrees.map((w) => w.name).join(' ')}.`,
     );
   }
   if (r.links.length > 0) lines.push(`${verb} ${plural(r.links.length, 'stale tool-use link file')}.`);
+  if (r.bookkeeping.length > 0)
+    lines.push(
+      `${verb} ${plural(r.bookkeeping.length, 'stale bookkeeping file')} (answers to tool calls, the index of pending changes).`,
+    );
   if (lines.length === 0) lines.push('Nothing to remove.');
   lines.push(`Kept ${plural(r.kept, 'change')} (${r.pending} pending).`);
   if (r.removed.length > 0 && !dryRun)
@@ -74,7 +79,8 @@ export const gcCommand = async (
     await maintain(ctx, store);
     return;
   }
-  const report = await collectGarbage(ctx, store, { dryRun });
+  const progress = createProgress({ write: edge.io.errWrite, tty: edge.io.errTTY, columns: edge.io.columns });
+  const report = await collectGarbage(ctx, store, { dryRun, progress });
   const packed = dryRun ? null : await maintain(ctx, store, { full: true, expire: o.expire });
   if (o.json) {
     const removed = report.removed.map((x) => ({
@@ -91,6 +97,7 @@ export const gcCommand = async (
           removed,
           worktrees: report.worktrees,
           links: report.links,
+          bookkeeping: report.bookkeeping,
           kept: report.kept,
           pending: report.pending,
           packs: packed,

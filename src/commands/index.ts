@@ -3,17 +3,19 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, exitCodeFor, FettleError, toFettleError } from '../errors';
 import { cleanUpOnSignals } from '../io/cleanup';
+import { selfCommand, spellCommands } from '../io/self';
 import { armFailpoints } from '../io/failpoint';
 import { readStdin } from '../io/stdin';
+import { page } from './pager';
 import { confirmCommand } from './confirm';
 import { demo } from './demo';
 import { discardCommand } from './discard';
 import { doctor } from './doctor';
-import type { Edge, Io } from './edge';
+import { spelled, type Edge, type Io } from './edge';
 import { gcCommand } from './gc';
 import { info } from './info';
-import { install, uninstall } from './install';
-import { installResidentCommand } from './install-resident';
+import { install, installResidentCommand, uninstall } from './install';
+
 import { logCommand } from './log';
 import { read } from './read';
 import { reviewCommand } from './review';
@@ -21,27 +23,38 @@ import { rollbackCommand, type RollbackOptions } from './rollback';
 import { serveCommand, type ServeOptions } from './serve';
 import { showCommand } from './show';
 import { status } from './status';
-import { testCommand } from './test';
+import { testCommand, type TestOptions } from './test';
 import { write } from './write';
 
 const VERSION = '0.1.0';
 
+const out = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+
 const defaultIo = (): Io => ({
-  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  out,
   err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
   stdin: readStdin,
   script: process.argv[1],
   isTTY: Boolean(process.stdout.isTTY),
+  page: (text) => (process.stdout.isTTY ? page(text, process.env, out) : out(text)),
+  errWrite: (raw) => process.stderr.write(raw),
+  errTTY: Boolean(process.stderr.isTTY),
+  columns: process.stderr.columns,
 });
 
-export const buildProgram = (edge: Edge, setExit: (code: number) => void): Command => {
+/** `argv`: the command line as given, for `test`, which needs to see where `--` was (commander drops it). */
+export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: readonly string[] = []): Command => {
   const program = new Command('fettle')
     .description('A git-backed safety net for every file an AI coding agent writes.')
     .version(VERSION)
     .option('-C <dir>', 'run as if fettle was started in <dir>')
+    // Every subcommand's --help lists -C too (`fettle -C <dir> status`), as git's do.
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({ writeOut: (s) => edge.io.out(s), writeErr: (s) => edge.io.err(s) })
-    .showHelpAfterError('(run `fettle --help` for the list of commands)');
+    .showHelpAfterError(
+      spellCommands('(run `fettle --help` for the list of commands)', selfCommand(edge.env, edge.io.script)),
+    );
   const dir = (): string | undefined => program.opts<{ C?: string }>().C;
   const json = new Option('--json', 'print JSON for scripts');
 
@@ -57,20 +70,37 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
   program
     .command('write')
     .description('write stdin to <file> through the same protocol as the hook')
-    .argument('<file>')
-    .action(async (file: string) => setExit(await write(edge, dir(), file)));
+    .argument('<files...>', 'the file (content on stdin), or with --from several files, one changeset')
+    .option('--from <dir>', "each file's new content is the file at the same relative path under <dir>")
+    .addOption(json)
+    .action(async (files: string[], o: { from?: string; json?: boolean }) =>
+      setExit(await write(edge, dir(), files, o)),
+    );
   program
     .command('confirm')
-    .description('apply a staged change')
-    .argument('<id>')
+    .description('apply staged changes, all or nothing')
+    .argument('[ids...]', 'change ids or changeset ids')
+    .option('--session <id>', 'every pending change of that agent session')
+    .option('--all', 'every pending change')
+    .option('--expired', 'apply them although their time to confirm ran out (a person only)')
+    .option('--with-conflicts', 'if edits made since overlap one, write the merge with conflict markers')
     .addOption(json)
-    .action(async (id: string, o: { json?: boolean }) => confirmCommand(edge, dir(), id, o));
+    .action(
+      async (
+        ids: string[],
+        o: { json?: boolean; session?: string; all?: boolean; expired?: boolean; withConflicts?: boolean },
+      ) => confirmCommand(edge, dir(), ids, o),
+    );
   program
     .command('discard')
-    .description('drop a staged change (the file is not touched)')
-    .argument('<id>')
+    .description('drop staged changes, all or nothing (files are not touched)')
+    .argument('[ids...]', 'change ids or changeset ids')
+    .option('--session <id>', 'every pending or expired change of that agent session')
+    .option('--all', 'every pending or expired change')
     .addOption(json)
-    .action(async (id: string, o: { json?: boolean }) => discardCommand(edge, dir(), id, o));
+    .action(async (ids: string[], o: { json?: boolean; session?: string; all?: boolean }) =>
+      discardCommand(edge, dir(), ids, o),
+    );
   program
     .command('rollback')
     .description('undo changes fettle recorded, restoring the previous bytes (all or nothing)')
@@ -104,19 +134,28 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .option('--session <id>', 'everything this agent session changed, against the commit it started from')
     .option('--push [remote]', 'push it as a branch of <remote> (default origin)')
     .option('--branch <name>', 'branch name for --push (default fettle/<id>, fettle/sessions/<id>)')
+    .option('--force', 'with --push: move the branch although it exists on the remote with another commit')
     .addOption(json)
     .action(
       async (
         change: string | undefined,
-        o: { json?: boolean; push?: string | boolean; branch?: string; session?: string },
+        o: { json?: boolean; push?: string | boolean; branch?: string; session?: string; force?: boolean },
       ) => reviewCommand(edge, dir(), change, o),
     );
   program
     .command('test')
-    .description("run a command in a staged change's hidden worktree: fettle test <id> -- <command...>")
-    .argument('<change>', 'change id or fettle commit')
-    .argument('<command...>', 'the command and its arguments, after --')
-    .action(async (change: string, argv: string[]) => setExit(await testCommand(edge, dir(), change, argv)));
+    .description(
+      'run a command in your working tree as confirm would leave it with staged changes applied: fettle test <id...> -- <command...>',
+    )
+    .argument('[args...]', 'change ids or fettle commits, then -- and the command with its arguments')
+    .option('--session <id>', 'every pending staged change of this agent session')
+    .option(
+      '--link <path>',
+      'link an ignored path of your working tree (e.g. node_modules) into the test tree; repeatable',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .action(async (args: string[], o: TestOptions) => setExit(await testCommand(edge, dir(), args, argv, o)));
   program
     .command('gc')
     .description("apply the history retention policy now, remove fettle's orphaned files, and pack its objects")
@@ -136,7 +175,8 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .argument('<file>')
     .option('--offset <n>', 'first line to print (1-based)')
     .option('--limit <n>', 'number of lines to print')
-    .action(async (file: string, o: { offset?: string; limit?: string }) => read(edge, dir(), file, o));
+    .addOption(json)
+    .action(async (file: string, o: { offset?: string; limit?: string; json?: boolean }) => read(edge, dir(), file, o));
   program
     .command('status')
     .description('pending staged changes and recent writes')
@@ -161,16 +201,16 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void): Comma
     .addOption(scope)
     .option('--read', 'also serve large text Reads (a hook on every Read; off by default)')
     .option('--resident', 'hooks answered by a resident server (`fettle serve`): no Node start per write')
-    .action(async (o: { scope: 'user' | 'project' | 'local'; read?: boolean; resident?: boolean }) =>
-      o.resident
-        ? installResidentCommand(edge, dir(), o.scope, { read: o.read })
-        : install(edge, dir(), o.scope, { read: o.read }),
+    .addOption(json)
+    .action(async (o: { scope: 'user' | 'project' | 'local'; read?: boolean; json?: boolean; resident?: boolean }) =>
+      o.resident ? installResidentCommand(edge, dir(), o.scope, o) : install(edge, dir(), o.scope, o),
     );
   program
     .command('uninstall')
     .description("remove fettle's hooks from Claude Code settings")
     .addOption(scope)
-    .action(async (o: { scope: 'user' | 'project' | 'local' }) => uninstall(edge, dir(), o.scope));
+    .addOption(json)
+    .action(async (o: { scope: 'user' | 'project' | 'local'; json?: boolean }) => uninstall(edge, dir(), o.scope, o));
   program
     .command('serve')
     .description('the resident hook server (`fettle install --resident`); alone, runs it in the foreground')
@@ -197,7 +237,7 @@ export const main = async (
   edge: Edge = { cwd: process.cwd(), env: process.env, io: defaultIo() },
 ): Promise<number> => {
   let code: number = EXIT.ok;
-  const program = buildProgram(edge, (c) => (code = c));
+  const program = buildProgram(edge, (c) => (code = c), argv);
   try {
     armFailpoints(edge.env.FETTLE_FAILPOINTS);
     if (!signalsHandled) cleanUpOnSignals();
@@ -208,9 +248,12 @@ export const main = async (
       code = error.exitCode === 0 ? EXIT.ok : EXIT.usage; // --help and --version exit 0
     } else {
       const e = toFettleError(error);
-      if (argv.includes('--json'))
-        edge.io.out(JSON.stringify({ error: { code: e.code, message: e.message, hint: e.hint } }));
-      edge.io.err(`fettle: ${e.message}${e.hint ? `\n${e.hint}` : ''}`);
+      // The commands a message names run as printed, from the caller's shell.
+      const dir = program.opts<{ C?: string }>().C;
+      const message = spelled(edge, dir, e.message);
+      const hint = e.hint === undefined ? undefined : spelled(edge, dir, e.hint);
+      if (argv.includes('--json')) edge.io.out(JSON.stringify({ error: { code: e.code, message, hint } }));
+      edge.io.err(`fettle: ${message}${hint ? `\n${hint}` : ''}`);
       if (edge.env.FETTLE_DEBUG && error instanceof Error) edge.io.err(String(error.stack));
       code = exitCodeFor(e);
     }

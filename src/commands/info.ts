@@ -1,8 +1,10 @@
-import { DEFAULTS, loadConfig } from '../config';
-import type { Edge } from './edge';
+import { DEFAULTS, loadConfig, testLinksFrom } from '../config';
+import { table } from './change-view';
+import { spelled, type Edge } from './edge';
 
 export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => {
   const c = loadConfig(edge.env);
+  const links = testLinksFrom(edge.env);
   const source = (name: string) => (edge.env[name] ? `from ${name}` : 'default');
   if (o.json) {
     edge.io.out(
@@ -17,6 +19,7 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
           historyMaxAgeSeconds: c.historyMaxAgeSeconds,
           historyMaxCount: c.historyMaxCount,
           dataDir: c.dataDir,
+          testLink: links,
           defaults: DEFAULTS,
         },
         null,
@@ -26,51 +29,59 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
     return;
   }
   edge.io.out(
-    [
-      'How fettle decides what happens to a Write (changed = added + removed lines):',
-      '',
-      '  file does not exist            -> direct (new file; recorded)',
-      '  same bytes as on disk          -> no-op (nothing recorded)',
-      '  binary, not UTF-8, or > 5 MB   -> direct (no diff; previous bytes recorded)',
-      `  ${`changed <= ${c.floor}`.padEnd(31)}-> direct`,
-      `  ${`changed >= ${c.ceil}`.padEnd(31)}-> staged`,
-      `  ${`changed / old lines > ${c.ratio}`.padEnd(31)}-> staged`,
-      '  otherwise                      -> direct',
-      '',
-      'direct: the write goes through; the previous bytes are committed under refs/fettle/<id> first.',
-      'staged: nothing is written; the proposal is a commit on refs/fettle/<id> until `fettle confirm <id>`',
-      '        or `fettle discard <id>`.',
-      'Plan mode: fettle does nothing. Paths inside .git: not handled, never written.',
-      '',
-      'Per tool:',
-      '  Write         the new content as given',
-      '  Edit          old_string -> new_string applied as the tool does (exact match, unique unless replace_all);',
-      '  MultiEdit     edits in order, all or nothing. If fettle cannot be sure of the result (no match,',
-      '                several matches), it records the previous bytes and lets the tool run and report.',
-      '  NotebookEdit  changed lines of cell source count; the record keeps the whole .ipynb',
-      '  Read          only with `fettle install --read`: text files over 256 KB are served from disk',
-      '',
-      ...(c.review === 'human'
-        ? [
-            "Review: a person approves every staged change at Claude Code's prompt (FETTLE_REVIEW=human);",
-            "        `fettle confirm` from the agent's shell is refused. dontAsk mode: a large write is refused.",
-          ]
-        : [
-            "Review, by Claude Code's permission mode: acceptEdits (in the project), bypassPermissions: the model",
-            '        may run `fettle confirm`; default, auto: Claude Code asks you; dontAsk: a large write is',
-            '        refused. FETTLE_REVIEW=human: you approve every one.',
-          ]),
-      '',
-      'In force:',
-      `  FETTLE_WRITE_FLOOR      ${c.floor} (${source('FETTLE_WRITE_FLOOR')})`,
-      `  FETTLE_WRITE_CEIL       ${c.ceil} (${source('FETTLE_WRITE_CEIL')})`,
-      `  FETTLE_WRITE_RATIO      ${c.ratio} (${source('FETTLE_WRITE_RATIO')})`,
-      `  FETTLE_WRITE_STAGE_TTL  ${c.ttlSeconds} s (${source('FETTLE_WRITE_STAGE_TTL')})`,
-      `  FETTLE_ON_ERROR         ${c.onError} (${source('FETTLE_ON_ERROR')})`,
-      `  FETTLE_REVIEW           ${c.review} (${source('FETTLE_REVIEW')})`,
-      `  FETTLE_HISTORY_MAX_AGE  ${c.historyMaxAgeSeconds} s (${source('FETTLE_HISTORY_MAX_AGE')})`,
-      `  FETTLE_HISTORY_MAX_COUNT ${c.historyMaxCount} (${source('FETTLE_HISTORY_MAX_COUNT')})`,
-      `  store outside repos     ${c.dataDir}`,
-    ].join('\n'),
+    spelled(
+      edge,
+      undefined,
+      [
+        'How fettle decides what happens to a Write (changed = added + removed lines):',
+        '',
+        '  file does not exist            -> direct (new file; recorded)',
+        '  same bytes as on disk          -> no-op (nothing recorded)',
+        '  binary, not UTF-8, or > 5 MB   -> direct (no diff; previous bytes recorded)',
+        `  ${`changed <= ${c.floor}`.padEnd(31)}-> direct`,
+        `  ${`changed >= ${c.ceil}`.padEnd(31)}-> staged`,
+        `  ${`changed / old lines > ${c.ratio}`.padEnd(31)}-> staged`,
+        '  otherwise                      -> direct',
+        '',
+        'direct: the write goes through; the previous bytes are committed under refs/fettle/<id> first.',
+        'staged: nothing is written; the proposal is a commit on refs/fettle/<id> until `fettle confirm <id>`',
+        '        or `fettle discard <id>`.',
+        'Plan mode: fettle does nothing. Paths inside .git: not handled, never written.',
+        '',
+        'Per tool:',
+        "  Write         the new content as given, in the file's encoding, its BOM kept",
+        '  Edit          old_string -> new_string applied as the tool does (exact match, else through curly quotes',
+        '                or \\uXXXX escapes; unique unless replace_all), the file in its majority line endings;',
+        '  MultiEdit     edits in order, all or nothing. If fettle cannot be sure of the result (no match,',
+        '                several matches), it records the previous bytes and lets the tool run and report.',
+        '  NotebookEdit  changed lines of cell source count; the record keeps the whole .ipynb',
+        '  Read          only with `fettle install --read`: text files over 256 KB are served from disk',
+        '',
+        ...(c.review === 'human'
+          ? [
+              "Review: a person approves every staged change at Claude Code's prompt (FETTLE_REVIEW=human);",
+              "        `fettle confirm` from the agent's shell is refused. dontAsk mode: a large write is refused.",
+            ]
+          : [
+              "Review, by Claude Code's permission mode: acceptEdits (in the project), bypassPermissions: the model",
+              '        may run `fettle confirm`; default, auto: Claude Code asks you; dontAsk: a large write is',
+              '        refused. FETTLE_REVIEW=human: you approve every one.',
+            ]),
+        '',
+        'In force:',
+        ...table([
+          ['FETTLE_WRITE_FLOOR', `${c.floor} (${source('FETTLE_WRITE_FLOOR')})`],
+          ['FETTLE_WRITE_CEIL', `${c.ceil} (${source('FETTLE_WRITE_CEIL')})`],
+          ['FETTLE_WRITE_RATIO', `${c.ratio} (${source('FETTLE_WRITE_RATIO')})`],
+          ['FETTLE_WRITE_STAGE_TTL', `${c.ttlSeconds} s (${source('FETTLE_WRITE_STAGE_TTL')})`],
+          ['FETTLE_ON_ERROR', `${c.onError} (${source('FETTLE_ON_ERROR')})`],
+          ['FETTLE_REVIEW', `${c.review} (${source('FETTLE_REVIEW')})`],
+          ['FETTLE_HISTORY_MAX_AGE', `${c.historyMaxAgeSeconds} s (${source('FETTLE_HISTORY_MAX_AGE')})`],
+          ['FETTLE_HISTORY_MAX_COUNT', `${c.historyMaxCount} (${source('FETTLE_HISTORY_MAX_COUNT')})`],
+          ['FETTLE_TEST_LINK', `${links.length ? links.join(':') : '(none)'} (${source('FETTLE_TEST_LINK')})`],
+          ['store outside repos', c.dataDir],
+        ]).map((row) => `  ${row}`),
+      ].join('\n'),
+    ),
   );
 };

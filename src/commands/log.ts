@@ -1,7 +1,7 @@
 // `fettle log [path] [--session <id>] [--json]`: every change fettle keeps, newest first.
 import { changesOf, targetOf, storeOf } from '../protocol/arguments';
 import type { Change } from '../protocol/changes';
-import { ago, changeJson, countsText, stateText, table } from './change-view';
+import { ago, changeJson, countsText, stateText, storeJson, storeNote, table } from './change-view';
 import { contextFor, type Edge } from './edge';
 
 export const logCommand = async (
@@ -19,15 +19,18 @@ export const logCommand = async (
       (!target || c.fields.path === target.treePath) && (o.session === undefined || c.fields.session === o.session),
   );
   if (o.json) {
-    edge.io.out(JSON.stringify({ changes: changes.map(changeJson) }, null, 2));
+    edge.io.out(JSON.stringify({ store: storeJson(store), changes: changes.map(changeJson) }, null, 2));
     return;
   }
+  const note = storeNote(store);
   if (changes.length === 0) {
     edge.io.out(
-      `fettle has no record of changes${target ? ` to ${target.treePath}` : ''}${o.session === undefined ? '' : ` in session ${o.session}`}.`,
+      `${note.map((l) => `${l}\n`).join('')}fettle has no record of changes${target ? ` to ${target.treePath}` : ''}${o.session === undefined ? '' : ` in session ${o.session}`}.`,
     );
     return;
   }
+  // A CHANGESET column only when some change belongs to one: members share its id there.
+  const sets = changes.some((c) => c.fields.changeset !== undefined);
   const rows = changes.map((c) => [
     c.id,
     ago(now, c.at),
@@ -35,10 +38,12 @@ export const logCommand = async (
     c.fields.path,
     countsText(c),
     c.fields.session ?? '-',
+    ...(sets ? [c.fields.changeset ?? '-'] : []),
     stateText(c),
   ]);
-  const lines = table([['ID', 'WHEN', 'TIER', 'PATH', 'CHANGE', 'SESSION', 'STATE'], ...rows]);
-  edge.io.out((o.session === undefined ? lines : byTurn(changes, lines)).join('\n'));
+  const header = ['ID', 'WHEN', 'TIER', 'PATH', 'CHANGE', 'SESSION', ...(sets ? ['CHANGESET'] : []), 'STATE'];
+  const lines = table([header, ...rows]);
+  edge.io.out([...note, ...(o.session === undefined ? lines : byTurn(changes, lines))].join('\n'));
 };
 
 /** One session's rows under a line per turn (newest first), once any of its changes knows its turn. */

@@ -4,7 +4,8 @@ import { classifyContent } from '../core/content';
 import { numberedLines } from '../core/read-view';
 import { FettleError } from '../errors';
 import { readUserFile } from '../protocol/read';
-import { cwdFor, type Edge } from './edge';
+import { shellQuote } from '../io/self';
+import { cwdFor, invokeFor, type Edge } from './edge';
 
 const count = (name: string, value: string | undefined, min: number): number | undefined => {
   if (value === undefined) return undefined;
@@ -17,7 +18,7 @@ export const read = async (
   edge: Edge,
   dir: string | undefined,
   file: string,
-  o: { offset?: string; limit?: string },
+  o: { offset?: string; limit?: string; json?: boolean },
 ): Promise<void> => {
   const path = resolve(cwdFor(edge, dir), file);
   // EISDIR and friends carry no path of their own; the message must name it.
@@ -28,8 +29,20 @@ export const read = async (
   if (classifyContent(bytes) === 'binary') {
     throw new FettleError('E_NOT_TEXT', `${path} is not UTF-8 text; fettle read prints text files only.`);
   }
-  const view = numberedLines(bytes.toString('utf8'), count('--offset', o.offset, 1), count('--limit', o.limit, 1));
+  const text = bytes.toString('utf8');
+  const limit = count('--limit', o.limit, 1);
+  const view = numberedLines(text, count('--offset', o.offset, 1), limit);
+  const next = view.last < view.total ? view.last + 1 : null;
+  if (o.json) {
+    const lines = text.split('\n').slice(view.first - 1, Math.max(view.first - 1, view.last));
+    edge.io.out(JSON.stringify({ file: path, total: view.total, first: view.first, last: view.last, next, lines }));
+    return;
+  }
   if (view.text) edge.io.out(view.text);
-  if (view.last < view.total)
-    edge.io.err(`(lines ${view.first}-${view.last} of ${view.total}; next: --offset ${view.last + 1})`);
+  if (next !== null) {
+    const command = `${invokeFor(edge, dir)} read ${shellQuote(file)} --offset ${next}${limit === undefined ? '' : ` --limit ${limit}`}`;
+    edge.io.err(`(lines ${view.first}-${view.last} of ${view.total}; next: ${command})`);
+  } else if (view.total === 0) edge.io.err(`(${file} is empty)`);
+  else if (view.first > view.total)
+    edge.io.err(`(${file} has ${view.total} line${view.total === 1 ? '' : 's'}; line ${view.first} is past the end)`);
 };

@@ -3,13 +3,15 @@ import { FettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import type { Change } from '../protocol/changes';
 import { chainOf, changeDiff } from '../protocol/history';
-import { baseMove, pushChange, type BaseMove } from '../protocol/review';
-import { resolveChange, storeOf } from '../protocol/arguments';
+import { baseMove, pushChange, type BaseMove, type Pushed } from '../protocol/review';
+import { storeOf } from '../protocol/arguments';
+import { pushChangeset, readChangesetView } from '../protocol/changeset-review';
+import { resolveShown } from '../protocol/changesets';
 import type { Context } from '../protocol/context';
-import { pushSession, readSessionView } from '../protocol/session-review';
+import { pushSession, readSessionView, type FileStat } from '../protocol/session-review';
 import type { Store } from '../store/store';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
-import { contextFor, type Edge } from './edge';
+import { contextFor, invokeFor, useColor, type Edge } from './edge';
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -25,13 +27,54 @@ const baseLine = (m: BaseMove, path: string, kind: Store['kind']): string => {
   return `Base: ${base}; ${moved}${file}.`;
 };
 
+/** What a push did, in a sentence: a new branch, one moved by --force, or one that already held the commit. */
+const pushedText = (what: string, remote: string, p: Pushed, onBase?: string | null): string => {
+  const commit = p.commit.slice(0, 12);
+  if (p.already) return `Branch ${p.branch} of ${remote} already holds ${what} (commit ${commit}); nothing was pushed.`;
+  const how = p.moved
+    ? `moved branch ${p.branch} from ${p.moved.slice(0, 12)} to it (--force)`
+    : `as branch ${p.branch}`;
+  const one = onBase === undefined ? '' : `, one commit on ${onBase ? onBase.slice(0, 12) : 'no base'}`;
+  return `Pushed ${what} (commit ${commit}) to ${remote} ${p.moved ? `and ${how}` : how}${one}; open a pull request from it. No local branch was created or changed.`;
+};
+
+/** The body of a session's or changeset's review: the files with their counts, then the diff. */
+const filesAndDiff = (view: { files: FileStat[]; diff: string }): string[] => [
+  '',
+  `Files changed (${view.files.length}):`,
+  ...view.files.map((f) => `  ${f.path}  ${f.added === null ? 'binary' : `+${f.added} -${f.removed}`}`),
+  '',
+  view.diff.trimEnd(),
+  '',
+];
+
+/** A session or changeset pushed as one commit on its base: JSON, or a sentence. */
+const printPushed = (
+  edge: Edge,
+  json: boolean | undefined,
+  named: Record<string, string>,
+  what: string,
+  p: Pushed & { remote: string; base: string | null },
+): void => {
+  if (json) {
+    const { remote, url, branch, commit, base, already = false, moved = null } = p;
+    edge.io.out(JSON.stringify({ ...named, remote, url, branch, commit, base, already, moved }));
+    return;
+  }
+  edge.io.out(pushedText(what, p.remote, p, p.base));
+};
+
 const nextSteps = (c: Change, invoke: string): string[] => {
   const lines: string[] = [];
   if (c.state === 'pending') lines.push(`To apply it:  ${invoke} confirm ${c.id}`);
+  if (c.state === 'expired')
+    lines.push(`To apply it:  ${invoke} confirm ${c.id} --expired   (past its time: a person only)`);
   if (c.state === 'pending' || c.state === 'expired') {
     lines.push(`To drop it:   ${invoke} discard ${c.id}`, `To test it:   ${invoke} test ${c.id} -- <command>`);
   }
-  lines.push(`To push it:   ${invoke} review ${c.id} --push [remote]`, `With git:     git diff HEAD fettle/${c.id}`);
+  lines.push(`To push it:   ${invoke} review ${c.id} --push [remote]`);
+  // The proposal's own commit: exactly the proposed change (HEAD against it would add uncommitted edits of the file).
+  if (c.state === 'pending' || c.state === 'expired') lines.push(`With git:     git show fettle/${c.id}`);
   return lines;
 };
 
@@ -53,9 +96,11 @@ export const reviewCommand = async (
   edge: Edge,
   dir: string | undefined,
   arg: string | undefined,
-  o: { json?: boolean; push?: string | boolean; branch?: string; session?: string },
+  o: { json?: boolean; push?: string | boolean; branch?: string; session?: string; force?: boolean },
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
+  if (o.force && (o.push === undefined || o.push === false))
+    throw new FettleError('E_USAGE', '--force moves an existing branch of a remote: it goes with --push.');
   if (o.session !== undefined) {
     if (arg !== undefined) throw new FettleError('E_USAGE', 'Name a change or use --session <id>, not both.');
     return reviewSession(edge, ctx, o.session, o);
@@ -64,7 +109,10 @@ export const reviewCommand = async (
     throw new FettleError('E_USAGE', 'Name a change to review, or use --session <id> for a whole agent session.', {
       hint: 'Run `fettle status` to list pending changes.',
     });
-  const { store, change } = await resolveChange(ctx, arg);
+  const store = await storeOf(ctx);
+  const found = await resolveShown(ctx, store, arg);
+  if (found.changeset) return reviewChangeset(edge, ctx, store, found.changeset, o);
+  const change = found.change as Change;
   if (change.fields.tier !== 'staged') {
     throw new FettleError(
       'E_USAGE',
@@ -77,19 +125,16 @@ export const reviewCommand = async (
   const chain = await chainOf(store, change.tip);
   if (o.push !== undefined && o.push !== false) {
     const remote = typeof o.push === 'string' ? o.push : 'origin';
-    const pushed = await pushChange(store, change, chain, remote, o.branch ?? `fettle/${change.id}`);
-    if (o.json)
-      edge.io.out(
-        JSON.stringify({ id: change.id, remote, url: pushed.url, branch: pushed.branch, commit: pushed.commit }),
-      );
-    else
-      edge.io.out(
-        `Pushed change ${change.id} (commit ${pushed.commit.slice(0, 12)}) to ${remote} as branch ${pushed.branch}; open a pull request from it. No local branch was created or changed.`,
-      );
+    const branch = o.branch ?? `fettle/${change.id}`;
+    const pushed = await pushChange(store, change, chain, { remote, branch }, o);
+    if (o.json) {
+      const { url, commit, already = false, moved = null } = pushed;
+      edge.io.out(JSON.stringify({ id: change.id, remote, url, branch, commit, already, moved }));
+    } else edge.io.out(pushedText(`change ${change.id}`, remote, pushed));
     return;
   }
   const move = await baseMove(store, change, chain);
-  const color = !o.json && edge.io.isTTY && !edge.env.NO_COLOR;
+  const color = useColor(edge, o.json);
   const diff = await changeDiff(store, chain, color);
   if (o.json) {
     edge.io.out(
@@ -113,7 +158,7 @@ export const reviewCommand = async (
   const invoke = invocationFor(selfCommand(ctx.env, edge.io.script), edge.cwd, store, change.fields.file);
   const bold = (s: string) => (color ? `\u001b[1m${s}\u001b[0m` : s);
   const [title = '', ...rest] = header(change, chain.commits[0]?.subject ?? '', ctx.now());
-  edge.io.out(
+  edge.io.page(
     [
       bold(title),
       ...rest,
@@ -134,35 +179,17 @@ const reviewSession = async (
   edge: Edge,
   ctx: Context,
   session: string,
-  o: { json?: boolean; push?: string | boolean; branch?: string },
+  o: { json?: boolean; push?: string | boolean; branch?: string; force?: boolean },
 ): Promise<void> => {
   const store = await storeOf(ctx);
-  const color = !o.json && o.push === undefined && edge.io.isTTY && !edge.env.NO_COLOR;
+  const color = useColor(edge, o.json || o.push !== undefined);
   const view = await readSessionView(store, session, color);
   if (o.push !== undefined && o.push !== false) {
     const remote = typeof o.push === 'string' ? o.push : 'origin';
-    const pushed = await pushSession(
-      store,
-      view,
-      remote,
-      o.branch ?? `fettle/${view.ref.slice('refs/fettle/'.length)}`,
-      ctx.now(),
-    );
-    if (o.json)
-      edge.io.out(
-        JSON.stringify({
-          session,
-          remote,
-          url: pushed.url,
-          branch: pushed.branch,
-          commit: pushed.commit,
-          base: view.base,
-        }),
-      );
-    else
-      edge.io.out(
-        `Pushed session ${session} (${plural(view.changes, 'change')} in ${plural(view.files.length, 'file')}) to ${remote} as branch ${pushed.branch}, one commit on ${view.base ? view.base.slice(0, 12) : 'no base'}; open a pull request from it. No local branch was created or changed.`,
-      );
+    const branch = o.branch ?? `fettle/${view.ref.slice('refs/fettle/'.length)}`;
+    const pushed = await pushSession(store, view, { remote, branch }, ctx.now(), o);
+    const what = `session ${session} (${plural(view.changes, 'change')} in ${plural(view.files.length, 'file')})`;
+    printPushed(edge, o.json, { session }, what, { ...pushed, remote, base: view.base });
     return;
   }
   if (o.json) {
@@ -172,18 +199,64 @@ const reviewSession = async (
   }
   const turns = view.turns.length === 0 ? '' : `, turns ${view.turns[0]}-${view.turns[view.turns.length - 1]}`;
   const ref = `fettle/${view.ref.slice('refs/fettle/'.length)}`;
-  edge.io.out(
+  edge.io.page(
     [
       `fettle: agent session ${session}`,
       `${plural(view.changes, 'change')} landed${turns}; base ${view.base ? `${view.base.slice(0, 12)} (the commit the session started from)` : 'none'}.`,
-      '',
-      `Files changed (${view.files.length}):`,
-      ...view.files.map((f) => `  ${f.path}  ${f.added === null ? 'binary' : `+${f.added} -${f.removed}`}`),
-      '',
-      view.diff.trimEnd(),
-      '',
-      `To push it:   fettle review --session ${session} --push [remote]`,
+      ...filesAndDiff(view),
+      `To push it:   ${invokeFor(edge, ctx.cwd)} review --session ${session} --push [remote]`,
       `With git:     git log ${ref}; git diff ${view.base ? view.base.slice(0, 12) : '<base>'} ${ref}`,
     ].join('\n'),
   );
+};
+
+/** `review <changeset>`: its changes as one diff against the commit they were recorded on; --push as one commit. */
+const reviewChangeset = async (
+  edge: Edge,
+  ctx: Context,
+  store: Store,
+  set: { id: string; members: Change[] },
+  o: { json?: boolean; push?: string | boolean; branch?: string; force?: boolean },
+): Promise<void> => {
+  const { id } = set;
+  const color = useColor(edge, o.json || o.push !== undefined);
+  const view = await readChangesetView(store, id, set.members, color);
+  if (o.push !== undefined && o.push !== false) {
+    const remote = typeof o.push === 'string' ? o.push : 'origin';
+    const pushed = await pushChangeset(store, view, { remote, branch: o.branch ?? `fettle/${id}` }, ctx.now(), o);
+    const what = `changeset ${id} (${plural(view.files.length, 'file')})`;
+    printPushed(edge, o.json, { changeset: id }, what, { ...pushed, remote, base: view.base });
+    return;
+  }
+  if (o.json) {
+    const { base, tree, files, diff } = view;
+    edge.io.out(
+      JSON.stringify({ changeset: id, base, tree, changes: view.members.map(changeJson), files, diff }, null, 2),
+    );
+    return;
+  }
+  const now = ctx.now();
+  const invoke = invocationFor(
+    selfCommand(ctx.env, edge.io.script),
+    edge.cwd,
+    store,
+    view.shown[0]?.fields.file ?? edge.cwd,
+  );
+  const open = view.members.filter((c) => c.state === 'pending' || c.state === 'expired');
+  const sessions = [...new Set(view.members.map((c) => c.fields.session).filter((s) => s !== undefined))];
+  const bold = (s: string) => (color ? `\u001b[1m${s}\u001b[0m` : s);
+  const lines = [
+    bold(`fettle: changeset ${id} (${plural(view.files.length, 'file')})`),
+    `${plural(view.members.length, 'change')}, recorded ${ago(now, view.members[view.members.length - 1]?.at ?? now)}${sessions.length ? ` by session ${sessions.join(', ')}` : ''}:`,
+    ...view.members.map(
+      (c) =>
+        `  ${c.id}  ${c.fields.path}  ${stateText(c)}${c.state === 'pending' ? `, ${expiryText(c, now) ?? ''}` : ''}`,
+    ),
+    `Base: ${view.base ? `${view.base.slice(0, 12)} (HEAD when they were recorded)` : 'none'}.`,
+    ...filesAndDiff(view),
+  ];
+  if (open.some((c) => c.state === 'pending')) lines.push(`To apply it:  ${invoke} confirm ${id}`);
+  if (open.length > 0) lines.push(`To drop it:   ${invoke} discard ${id}`);
+  lines.push(`To push it:   ${invoke} review ${id} --push [remote]`);
+  edge.io.page(lines.join('\n'));
 };

@@ -3,7 +3,7 @@ import { sameBytes } from '../core/content';
 import { countChanges } from '../core/diff';
 import { stat } from '../core/record-message';
 import { FettleError } from '../errors';
-import { invocationFor } from '../io/self';
+import { invocationFor, selfCommand } from '../io/self';
 import { restoreTo, type RestoreResult } from '../protocol/restore-to';
 import { rollbackChanges, type RollbackOutcome } from '../protocol/rollback';
 import type { FilePlan } from '../protocol/rollback-plan';
@@ -117,7 +117,8 @@ const printDone = (
   session: string | undefined,
   invoke: string,
 ): void => {
-  const undo = [...new Set(outcome.done.map((d) => d.undoId))].reverse();
+  const ids = [...new Set(outcome.done.map((d) => d.undoId))].reverse();
+  const undo = outcome.undoChangeset ? [outcome.undoChangeset] : ids;
   const rows = outcome.done.map((d) => ({ id: d.change.id, path: d.change.fields.path, how: d.how, undoId: d.undoId }));
   const [only] = rows;
   if (json) {
@@ -125,7 +126,12 @@ const printDone = (
       JSON.stringify(
         rows.length === 1 && session === undefined
           ? only
-          : { changes: rows, skipped: skippedRows(outcome.plans), undo },
+          : {
+              changes: rows,
+              skipped: skippedRows(outcome.plans),
+              undo: ids,
+              undoChangeset: outcome.undoChangeset ?? null,
+            },
       ),
     );
     return;
@@ -170,7 +176,7 @@ const printRestore = (edge: Edge, r: RestoreResult, o: RollbackOptions): void =>
     );
   } else {
     // The destination may be recorded in another store than the shell's directory finds.
-    const invoke = invocationFor('fettle', edge.cwd, r.dest.store, r.dest.realPath);
+    const invoke = invocationFor(selfCommand(edge.env, edge.io.script), edge.cwd, r.dest.store, r.dest.realPath);
     edge.io.out(
       `Restored the bytes change ${id} replaced in ${r.change.fields.path} to ${r.dest.realPath}. Undo this with \`${invoke} rollback ${r.undoId}\`.`,
     );
@@ -192,6 +198,10 @@ export const rollbackCommand = async (
         ? await selectSession(ctx, o.session)
         : await selectTargets(ctx, targets);
   if (o.to !== undefined) {
+    if (changes.length !== 1)
+      throw new FettleError('E_USAGE', `--to restores one change, and ${targets[0]} names ${changes.length}.`, {
+        hint: `Name one of them by its id (\`fettle show ${targets[0]}\` lists them).`,
+      });
     printRestore(edge, await restoreTo(ctx, store, changes[0] as (typeof changes)[number], o.to, o), o);
     return;
   }
@@ -204,6 +214,6 @@ export const rollbackCommand = async (
       outcome,
       o.json ?? false,
       o.turn !== undefined ? `${changes[0]?.fields.session ?? ''} since turn ${o.turn} began` : o.session,
-      invocationFor('fettle', edge.cwd, store, changes[0]?.fields.file ?? edge.cwd),
+      invocationFor(selfCommand(edge.env, edge.io.script), edge.cwd, store, changes[0]?.fields.file ?? edge.cwd),
     );
 };

@@ -1,9 +1,13 @@
 // `fettle show <id|commit> [--json]`: one change's metadata, its commits, and the diff of what it did.
 import type { Change } from '../protocol/changes';
 import { chainOf, changeDiff, type Chain } from '../protocol/history';
-import { resolveChange } from '../protocol/arguments';
+import { storeOf } from '../protocol/arguments';
+import { readChangesetView } from '../protocol/changeset-review';
+import { resolveShown } from '../protocol/changesets';
+import type { Context } from '../protocol/context';
+import type { Store } from '../store/store';
 import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
-import { contextFor, type Edge } from './edge';
+import { contextFor, useColor, type Edge } from './edge';
 
 const short = (oid: string): string => oid.slice(0, 12);
 
@@ -19,6 +23,7 @@ const details = (c: Change, chain: Chain, now: Date): string[] => {
     `Change:   ${countsText(c)}${f.reason && f.added !== undefined ? ` (${f.reason})` : ''}`,
   ];
   if (f.session) lines.push(`Session:  ${f.session}`);
+  if (f.changeset) lines.push(`Changeset: ${f.changeset} (\`fettle show ${f.changeset}\` shows all its changes)`);
   if (f.tool) lines.push(`Tool:     ${f.tool}${f.toolUse ? ` (tool use ${f.toolUse})` : ''}`);
   lines.push(`Ref:      ${c.ref || '(removed from history; shown from its commit)'}`);
   lines.push(
@@ -31,6 +36,44 @@ const details = (c: Change, chain: Chain, now: Date): string[] => {
   return lines;
 };
 
+/** The states of several changes, counted: `2 applied, 1 discarded`. */
+const statesOf = (changes: Change[]): string => {
+  const counts = new Map<string, number>();
+  for (const c of changes) counts.set(stateText(c), (counts.get(stateText(c)) ?? 0) + 1);
+  return [...counts].map(([state, n]) => `${n} ${state}`).join(', ');
+};
+
+/** `show <changeset>`: its members, and what they did or propose as one diff against the commit they were made on. */
+const showChangeset = async (
+  edge: Edge,
+  ctx: Context,
+  store: Store,
+  set: { id: string; members: Change[] },
+  json: boolean,
+) => {
+  const { id, members } = set;
+  const color = !json && edge.io.isTTY && !edge.env.NO_COLOR;
+  const view = await readChangesetView(store, id, members, color);
+  if (json) {
+    const { base, files, diff } = view;
+    edge.io.out(JSON.stringify({ changeset: id, base, changes: view.members.map(changeJson), files, diff }, null, 2));
+    return;
+  }
+  const now = ctx.now();
+  const sessions = [...new Set(members.map((c) => c.fields.session ?? '-'))];
+  const lines = [
+    `changeset ${id}: ${members.length} change${members.length === 1 ? '' : 's'} made or decided as one`,
+    `State:    ${statesOf(view.members)}`,
+    `Session:  ${sessions.join(', ')}`,
+    `Base:     ${view.base ? `${short(view.base)} (HEAD when they were recorded)` : 'none (unborn HEAD, or files outside any repository)'}`,
+    'Changes:',
+    ...view.members.map((c) => `  ${c.id}  ${c.fields.path}  ${countsText(c)}  ${stateText(c)}, ${ago(now, c.at)}`),
+    '',
+    view.diff.trimEnd() || '(no difference)',
+  ];
+  edge.io.out(lines.join('\n'));
+};
+
 export const showCommand = async (
   edge: Edge,
   dir: string | undefined,
@@ -38,9 +81,12 @@ export const showCommand = async (
   o: { json?: boolean },
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
-  const { store, change } = await resolveChange(ctx, arg, edge.io.err);
+  const store = await storeOf(ctx);
+  const found = await resolveShown(ctx, store, arg, edge.io.err);
+  if (found.changeset) return showChangeset(edge, ctx, store, found.changeset, o.json ?? false);
+  const change = found.change as Change;
   const chain = await chainOf(store, change.tip);
-  const color = !o.json && edge.io.isTTY && !edge.env.NO_COLOR;
+  const color = useColor(edge, o.json);
   const diff = await changeDiff(store, chain, color);
   if (o.json) {
     const commits = chain.commits.map((k) => ({
@@ -57,5 +103,5 @@ export const showCommand = async (
     (change.state === 'incomplete'
       ? '(no result recorded: the tool call has not reported back; it may wait at a permission prompt, or was refused)'
       : '(no difference)');
-  edge.io.out([...details(change, chain, ctx.now()), '', body].join('\n'));
+  edge.io.page([...details(change, chain, ctx.now()), '', body].join('\n'));
 };

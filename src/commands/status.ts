@@ -3,10 +3,27 @@ import type { Change } from '../protocol/changes';
 import { changesOf, currentSession, storeOf } from '../protocol/arguments';
 import { currentTurn } from '../protocol/turns';
 import { needsPerson } from '../protocol/person-review';
-import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
-import { contextFor, type Edge } from './edge';
+import { ago, changeJson, countsText, expiryText, stateText, storeJson, storeNote } from './change-view';
+import { contextFor, invokeFor, type Edge } from './edge';
 
 const RECENT = 10;
+
+/** Changes in their order, the members of one changeset together where its newest member is. */
+const byChangeset = (changes: Change[]): Change[][] => {
+  const groups: Change[][] = [];
+  const of = new Map<string, Change[]>();
+  for (const c of changes) {
+    const set = c.fields.changeset;
+    const known = set === undefined ? undefined : of.get(set);
+    if (known) known.push(c);
+    else {
+      const group = [c];
+      groups.push(group);
+      if (set !== undefined) of.set(set, group);
+    }
+  }
+  return groups;
+};
 
 const row = (c: Change, now: Date): string => {
   const when =
@@ -19,7 +36,8 @@ const row = (c: Change, now: Date): string => {
 export const status = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const now = ctx.now();
-  const changes = await changesOf(ctx, await storeOf(ctx), edge.io.err);
+  const store = await storeOf(ctx);
+  const changes = await changesOf(ctx, store, edge.io.err);
   const pending = changes.filter((c) => c.state === 'pending' || c.state === 'expired');
   const recent = changes.filter((c) => !pending.includes(c)).slice(0, RECENT);
   const session = currentSession(ctx, changes);
@@ -27,32 +45,53 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
   if (o.json) {
     const current = session === undefined ? null : { id: session, turn: turn ?? null };
     edge.io.out(
-      JSON.stringify({ session: current, pending: pending.map(changeJson), recent: recent.map(changeJson) }, null, 2),
+      JSON.stringify(
+        {
+          store: storeJson(store),
+          session: current,
+          pending: pending.map(changeJson),
+          recent: recent.map(changeJson),
+        },
+        null,
+        2,
+      ),
     );
     return;
   }
-  const lines: string[] = [];
+  const lines: string[] = storeNote(store);
+  if (lines.length > 0) lines.push('');
+  const invoke = invokeFor(edge, dir);
   if (session !== undefined) {
     const inTurn =
       turn === undefined ? [] : changes.filter((c) => c.fields.session === session && c.fields.turn === turn);
     const made = `${inTurn.length} change${inTurn.length === 1 ? '' : 's'} so far`;
     lines.push(
-      `Session ${session}${turn === undefined ? ' (turns not counted)' : `, turn ${turn} (${made}; undo them with \`fettle rollback --turn ${turn}\`)`}.`,
+      `Session ${session}${turn === undefined ? ' (turns not counted)' : `, turn ${turn} (${made}; undo them with \`${invoke} rollback --turn ${turn}\`)`}.`,
       '',
     );
   }
   lines.push(pending.length ? `Pending (${pending.length}):` : 'No staged changes waiting.');
   const person = (c: Change) => c.state === 'pending' && needsPerson(ctx, c);
-  for (const c of pending)
+  const marked = (c: Change, indent = '') =>
+    `${indent}${c.state === 'expired' ? `${row(c, now)}  EXPIRED` : person(c) ? `${row(c, now)}  (a person confirms)` : row(c, now)}`;
+  for (const group of byChangeset(pending)) {
+    const [first] = group;
+    const set = first?.fields.changeset;
+    if (set === undefined || group.length < 2) {
+      lines.push(...group.map((c) => marked(c)));
+      continue;
+    }
     lines.push(
-      c.state === 'expired'
-        ? `${row(c, now)}  EXPIRED`
-        : person(c)
-          ? `${row(c, now)}  (a person confirms)`
-          : row(c, now),
+      `  changeset ${set} (${group.length} changes, decided together: \`fettle confirm ${set}\`, \`fettle discard ${set}\`)`,
+      ...group.map((c) => marked(c, '  ')),
     );
+  }
   if (pending.some((c) => c.state === 'pending'))
-    lines.push('  apply with `fettle confirm <id>`, drop with `fettle discard <id>`');
+    lines.push(`  apply with \`${invoke} confirm <id>\`, drop with \`${invoke} discard <id>\``);
+  if (pending.some((c) => c.state === 'expired'))
+    lines.push(
+      `  EXPIRED ones are past their time to confirm: a person may still apply one with \`${invoke} confirm <id> --expired\``,
+    );
   if (pending.some(person))
     lines.push("  those marked (a person confirms) are applied only from a person's own terminal, never the agent's");
   if (recent.length) lines.push('', 'Recent:', ...recent.map((c) => row(c, now)));

@@ -1,30 +1,140 @@
 // `fettle write <file>`: the write protocol for scripts. Content comes on stdin as bytes; fettle itself performs
 // a direct write (atomically, after recording), or stages a large one and exits 3 (protocol/write.ts).
-import { renderDirect, renderNoop, renderStaged, summarize } from '../core/messages';
-import { EXIT } from '../errors';
+// `fettle write --from <dir> <file>...`: each file's new content is the file at the same relative path under
+// <dir>, and the files are one changeset, staged or written together (protocol/write-many.ts).
+import { isAbsolute, resolve } from 'node:path';
+import { renderDirect, renderNoop, renderSetStaged, renderSetWritten, renderStaged, summarize } from '../core/messages';
+import { EXIT, FettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
+import { readUserFile } from '../protocol/read';
+import { recoverQuietly } from '../protocol/recover';
 import { writeBytes } from '../protocol/write';
-import { contextFor, type Edge } from './edge';
+import { writeMany } from '../protocol/write-many';
+import type { Context } from '../protocol/context';
+import { contextFor, cwdFor, type Edge } from './edge';
 
-export const write = async (edge: Edge, dir: string | undefined, file: string): Promise<number> => {
+const originOf = (ctx: Context) => ({ tool: 'fettle write', session: ctx.env.FETTLE_SESSION });
+
+export const write = async (
+  edge: Edge,
+  dir: string | undefined,
+  files: string[],
+  o: { from?: string; json?: boolean } = {},
+): Promise<number> => {
+  if (o.from !== undefined) return writeFrom(edge, dir, files, o.from, o.json);
+  const [file] = files;
+  if (file === undefined || files.length > 1)
+    throw new FettleError('E_USAGE', 'fettle write takes one file, its content on stdin; several take --from <dir>.', {
+      hint: 'e.g. `fettle write --from /tmp/generated src/a.ts src/b.ts` writes each from the same path under that dir.',
+    });
   const ctx = contextFor(edge, dir);
   const bytes = await edge.io.stdin();
-  const result = await writeBytes(ctx, file, bytes, { tool: 'fettle write', session: ctx.env.FETTLE_SESSION });
+  const result = await writeBytes(ctx, file, bytes, originOf(ctx), (store) => recoverQuietly(ctx, store));
   const { target } = result;
+  // Spelled for the caller's shell, which is in edge.cwd (not the -C directory).
+  const invoke = invocationFor(selfCommand(ctx.env, edge.io.script), edge.cwd, target.store, target.realPath);
+  if (o.json) {
+    const where = { path: target.treePath, file: target.realPath };
+    if (result.kind === 'noop') edge.io.out(JSON.stringify({ kind: 'noop', ...where }));
+    else {
+      const { id, decision } = result;
+      const next =
+        result.kind === 'staged'
+          ? { confirm: `${invoke} confirm ${id}`, discard: `${invoke} discard ${id}` }
+          : { undo: `${invoke} rollback ${id}` };
+      const { added, removed, reason } = decision;
+      edge.io.out(JSON.stringify({ kind: result.kind, id, ...where, added, removed, reason, ...next }));
+    }
+    return result.kind === 'staged' ? EXIT.staged : EXIT.ok;
+  }
   if (result.kind === 'noop') {
     edge.io.out(renderNoop(target.treePath));
     return EXIT.ok;
   }
-  // Spelled for the caller's shell, which is in edge.cwd (not the -C directory).
-  const invoke = invocationFor(selfCommand(ctx.env, edge.io.script), edge.cwd, target.store, target.realPath);
   if (result.kind === 'staged') {
-    const { id, decision, diff } = result;
+    const { id, decision, diff, supersedes } = result;
     const { ttlSeconds } = ctx.config;
-    const staged = { id, path: target.treePath, decision, diff, invoke, ttlSeconds, thresholds: ctx.config };
+    const staged = {
+      id,
+      path: target.treePath,
+      decision,
+      diff,
+      invoke,
+      ttlSeconds,
+      thresholds: ctx.config,
+      supersedes,
+    };
     edge.io.out(renderStaged({ ...staged, tool: 'write' }));
     return EXIT.staged;
   }
   const { reason, added, removed } = result.decision;
   edge.io.out(renderDirect(result.id, target.treePath, summarize(reason, added, removed), invoke));
+  return EXIT.ok;
+};
+
+/** Several files, each from the same relative path under `from`, as one changeset. */
+const writeFrom = async (
+  edge: Edge,
+  dir: string | undefined,
+  files: string[],
+  from: string,
+  json?: boolean,
+): Promise<number> => {
+  if (files.length === 0) throw new FettleError('E_USAGE', 'Name the files to write from --from <dir>.');
+  const ctx = contextFor(edge, dir);
+  const cwd = cwdFor(edge, dir);
+  const sources = resolve(cwd, from);
+  const writes: { file: string; bytes: Buffer }[] = [];
+  for (const file of files) {
+    if (isAbsolute(file))
+      throw new FettleError('E_USAGE', `With --from, name files relative to the current directory, not ${file}.`);
+    const source = resolve(sources, file);
+    const bytes = await readUserFile(source);
+    if (!bytes) throw new FettleError('E_USAGE', `${source} does not exist: --from names no new content for ${file}.`);
+    writes.push({ file, bytes });
+  }
+  const result = await writeMany(ctx, writes, originOf(ctx));
+  if (result.kind === 'noop' || result.changeset === undefined) {
+    edge.io.out(
+      json ? JSON.stringify({ kind: 'noop' }) : 'fettle: every file already has this exact content; nothing to record.',
+    );
+    return EXIT.ok;
+  }
+  const first = result.files[0];
+  const invoke = invocationFor(
+    selfCommand(ctx.env, edge.io.script),
+    edge.cwd,
+    result.store,
+    first?.target.realPath ?? cwd,
+  );
+  const rows = result.files.map((f) => ({
+    id: f.id,
+    path: f.target.treePath,
+    summary: summarize(f.decision.reason, f.decision.added, f.decision.removed),
+    large: f.decision.tier === 'staged',
+  }));
+  const message = { changeset: result.changeset, files: rows, invoke };
+  if (json) {
+    const files = result.files.map((f) => ({
+      id: f.id,
+      path: f.target.treePath,
+      file: f.target.realPath,
+      tier: f.decision.tier,
+      added: f.decision.added,
+      removed: f.decision.removed,
+      reason: f.decision.reason,
+    }));
+    const next =
+      result.kind === 'staged'
+        ? { confirm: `${invoke} confirm ${result.changeset}`, discard: `${invoke} discard ${result.changeset}` }
+        : { undo: `${invoke} rollback ${result.changeset}` };
+    edge.io.out(JSON.stringify({ kind: result.kind, changeset: result.changeset, files, ...next }));
+    return result.kind === 'staged' ? EXIT.staged : EXIT.ok;
+  }
+  if (result.kind === 'staged') {
+    edge.io.out(renderSetStaged(message));
+    return EXIT.staged;
+  }
+  edge.io.out(renderSetWritten(message));
   return EXIT.ok;
 };

@@ -51,7 +51,3 @@ export const decide = (p: DecisionInput, t: Thresholds): Decision => {
     ? { tier: 'direct', reason: 'small', added, removed, oldLines }
     : { tier: 'staged', reason: tier, added, removed, oldLines };
 };
-
-/** changed / old lines as the ratio rule computes it, in percent, capped at 100 (a rewrite counts lines twice). */
-export const shareOfFile = (changed: number, oldLines: number): number =>
-  oldLines === 0 ? 100 : Math.min(100, Math.round((changed / oldLines) * 100));

@@ -88,42 +88,71 @@ export interface RenderedDiff {
   cutLines: number;
 }
 
-/** A unified diff as `git diff` prints it, capped at `maxLines` lines of hunk body. */
+/**
+ * Keeps at most `maxLines` lines of a diff body, but no run of removed (or of added) lines takes more than about
+ * half: a rewrite of 3,000 lines is one run of 3,000 removals, then 3,000 additions, and a plain first-N cut would
+ * show only what goes, never what comes instead. A run cut short ends with a line saying how many were left out.
+ */
+export const lineCapper = (maxLines: number) => {
+  const runCap = Math.max(1, Math.floor(maxLines / 2) - 2);
+  const shown: string[] = [];
+  let cut = 0;
+  let run = { sign: '', shown: 0, cut: 0 };
+  const close = () => {
+    if (run.cut > 0 && shown.length < maxLines)
+      shown.push(`[${run.cut} more ${run.sign === '-' ? 'removed' : 'added'} lines]`);
+    run = { sign: '', shown: 0, cut: 0 };
+  };
+  return {
+    /** Whether a line starting with `first` would be kept (so the caller may skip decoding one that is not). */
+    keeps(first: string): boolean {
+      const sign = first === '-' || first === '+' ? first : '';
+      if (shown.length >= maxLines) return false;
+      return sign === '' || sign !== run.sign || run.shown < runCap;
+    },
+    push(line: string): void {
+      const sign = line[0] === '-' || line[0] === '+' ? line[0] : '';
+      if (sign !== run.sign) close();
+      run.sign = sign;
+      if (shown.length >= maxLines || (sign !== '' && run.shown >= runCap)) {
+        cut++;
+        if (sign !== '') run.cut++;
+        return;
+      }
+      shown.push(line);
+      if (sign !== '') run.shown++;
+    },
+    end(): { shown: string[]; cutLines: number } {
+      close();
+      return { shown, cutLines: cut };
+    },
+  };
+};
+
+/** A unified diff as `git diff` prints it, capped at `maxLines` lines of hunk body (see lineCapper). */
 export const renderUnified = (
   path: string,
   hunks: StructuredPatchHunk[],
   maxLines: number,
   oldExists = true,
 ): RenderedDiff => {
-  const out: string[] = [`--- ${oldExists ? `a/${path}` : '/dev/null'}`, `+++ b/${path}`];
-  let budget = maxLines;
-  let cut = 0;
+  const capper = lineCapper(maxLines);
   for (const hunk of hunks) {
     // An empty range is numbered from the line before it (`-0,0` for an empty file), as diff and git print it.
     const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart;
     const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;
-    const header = `@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`;
-    const size = hunk.lines.length + 1;
-    if (budget <= 0) {
-      cut += size;
-      continue;
-    }
-    out.push(header);
-    budget--;
-    for (const line of hunk.lines) {
-      if (budget > 0) {
-        out.push(line);
-        budget--;
-      } else cut++;
-    }
+    capper.push(`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`);
+    for (const line of hunk.lines) capper.push(line);
   }
-  return { text: out.join('\n'), cutLines: cut };
+  const { shown, cutLines } = capper.end();
+  const head = [`--- ${oldExists ? `a/${path}` : '/dev/null'}`, `+++ b/${path}`];
+  return { text: [...head, ...shown].join('\n'), cutLines };
 };
 
 export interface ScannedPatch {
   added: number;
   removed: number;
-  /** the first `cap` lines from the first hunk header on */
+  /** at most `cap` lines from the first hunk header on, both sides of a long change (lineCapper) */
   shown: string[];
   cutLines: number;
 }
@@ -142,6 +171,7 @@ export const scanUnified = (patch: Buffer, cap: number): ScannedPatch => {
 /** scanUnified fed in chunks as git writes them: only a partial line is held between chunks. */
 export const unifiedScanner = (cap: number): { push(chunk: Buffer): void; end(): ScannedPatch } => {
   const out: ScannedPatch = { added: 0, removed: 0, shown: [], cutLines: 0 };
+  const capper = lineCapper(cap);
   let inHunk = false;
   let rest: Buffer = Buffer.alloc(0);
   const line = (bytes: Buffer): void => {
@@ -152,8 +182,9 @@ export const unifiedScanner = (cap: number): { push(chunk: Buffer): void; end():
     if (!inHunk) return;
     if (first === 0x2b /* + */) out.added++;
     else if (first === 0x2d /* - */) out.removed++;
-    if (out.shown.length < cap) out.shown.push(bytes.toString('utf8'));
-    else out.cutLines++;
+    // Past the cap only the sign matters: a line of a 5 MB patch is not decoded to be dropped.
+    const sign = String.fromCharCode(first ?? 0x20);
+    capper.push(capper.keeps(sign) ? bytes.toString('utf8') : sign);
   };
   return {
     push(chunk) {
@@ -168,7 +199,8 @@ export const unifiedScanner = (cap: number): { push(chunk: Buffer): void; end():
     end() {
       line(rest);
       rest = Buffer.alloc(0);
-      return out;
+      const { shown, cutLines } = capper.end();
+      return { ...out, shown, cutLines };
     },
   };
 };

@@ -1,8 +1,7 @@
 // What the agent and the user read. The agent pays per token: a direct change gets one line; a staged change
 // gets the diff and the two commands. The staged text arrives as a tool error, possibly after a
 // "PreToolUse:Write hook error: " prefix, so it opens by saying plainly that nothing was written.
-import type { Decision } from './decide';
-import { shareOfFile } from './decide';
+import type { Decision, Thresholds } from './decide';
 import { secondsText } from './time';
 
 export interface StagedMessage {
@@ -15,19 +14,38 @@ export interface StagedMessage {
   /** how to invoke fettle so the command runs as printed, e.g. `fettle` or `fettle -C '/repo'` */
   invoke: string;
   ttlSeconds: number;
-  thresholds: { ceil: number; ratio: number };
+  thresholds: Thresholds;
+  /** the earlier staged change of the file, from the same session, that this one replaced */
+  supersedes?: string | undefined;
 }
 
-export const renderStaged = (m: StagedMessage): string => {
-  const { added, removed, oldLines, reason } = m.decision;
+/**
+ * The size of a large change and the rule it passed, in words that say what they count: the rule counts a
+ * modified line twice (one removed, one added), as unified diffs do, so "+15 -14" in a 53-line file is 29
+ * changed lines, more than 40% of 53, though 15 lines were touched. A percentage of the file would mislead.
+ */
+export const sizeText = (
+  decision: Extract<Decision, { tier: 'staged' }>,
+  t: Thresholds,
+): { counts: string; why: string } => {
+  const { added, removed, oldLines, reason } = decision;
   const changed = added + removed;
+  const counts = `+${added} -${removed} to ${oldLines === 0 ? 'an empty file' : `a ${oldLines}-line file`}`;
   const why =
     reason === 'ceil'
-      ? `${changed} changed lines reach the limit of ${m.thresholds.ceil}`
-      : `it changes more than ${Math.round(m.thresholds.ratio * 100)}% of the file`;
+      ? `its ${changed} changed lines (added + removed) reach the limit of ${t.ceil}`
+      : oldLines === 0
+        ? `it puts more than ${t.floor} lines into an empty file`
+        : `its ${changed} changed lines (added + removed) are more than ${Math.round(t.ratio * 100)}% of the file's ${oldLines}`;
+  return { counts, why };
+};
+
+export const renderStaged = (m: StagedMessage): string => {
+  const { counts, why } = sizeText(m.decision, m.thresholds);
   const lines = [
     `fettle held this write for review: nothing was written to ${m.path}.`,
-    `Staged change ${m.id}: +${added} -${removed} (${shareOfFile(changed, oldLines)}% of file); staged because ${why}.`,
+    `Staged change ${m.id}: ${counts}; staged because ${why}.`,
+    ...(m.supersedes ? [`It replaces staged change ${m.supersedes}, which is dropped: only ${m.id} is pending.`] : []),
     `To apply it, run: ${m.invoke} confirm ${m.id}`,
     `To drop it, run: ${m.invoke} discard ${m.id}`,
     `It can be confirmed for ${secondsText(m.ttlSeconds)}. Do not retry the ${m.tool}; confirm or discard instead.`,
@@ -59,36 +77,58 @@ const cutAt = (text: string, at: number): string => {
   return text.slice(0, code >= 0xd800 && code <= 0xdbff ? at - 1 : at);
 };
 
-/** A diff cut to DIFF_CHAR_CAP characters, each line to LINE_CHAR_CAP: what is left, and what was cut. */
+/**
+ * A diff cut to DIFF_CHAR_CAP characters, each line to LINE_CHAR_CAP, and no run of removed (or added) lines past
+ * half of it, so both sides of a rewrite show (as core/diff.ts's lineCapper does for lines): what is left, and
+ * what was cut.
+ */
 export const capDiff = (text: string): { text: string; cutLines: number; shortened: number } => {
   const out: string[] = [];
   let size = 0;
   let shortened = 0;
-  const all = text.split('\n');
-  for (const [n, line] of all.entries()) {
+  let cutLines = 0;
+  let run = { sign: '', chars: 0, cut: 0 };
+  let full = false; // once a line did not fit, nothing after it is shown: no gaps in what is
+  const add = (line: string): boolean => {
+    const grown = size + (out.length > 0 ? 1 : 0) + line.length;
+    if (full || grown > DIFF_CHAR_CAP) {
+      full = true;
+      return false;
+    }
+    out.push(line);
+    size = grown;
+    return true;
+  };
+  const close = () => {
+    if (run.cut > 0 && !full) add(`[${run.cut} more ${run.sign === '-' ? 'removed' : 'added'} lines]`);
+    run = { sign: '', chars: 0, cut: 0 };
+  };
+  for (const line of text.split('\n')) {
     let shown = line;
     if (line.length > LINE_CHAR_CAP) {
       const head = cutAt(line, LINE_CHAR_CAP);
       shown = `${head} [… ${line.length - head.length} more characters]`;
     }
-    const grown = size + (out.length > 0 ? 1 : 0) + shown.length;
-    if (grown > DIFF_CHAR_CAP) return { text: out.join('\n'), cutLines: all.length - n, shortened };
+    const sign = line[0] === '-' || line[0] === '+' ? line[0] : '';
+    if (sign !== run.sign) close();
+    run.sign = sign;
+    const overRun = sign !== '' && run.chars + shown.length > DIFF_CHAR_CAP / 2;
+    if (overRun || !add(shown)) {
+      cutLines++;
+      if (sign !== '') run.cut++;
+      continue;
+    }
     if (shown !== line) shortened++;
-    out.push(shown);
-    size = grown;
+    run.chars += shown.length + 1;
   }
-  return { text: out.join('\n'), cutLines: 0, shortened };
+  close();
+  return { text: out.join('\n'), cutLines, shortened };
 };
 
-/** The size of a large change and the rule it passed, in words. */
+/** The size of a large change and the rule it passed, in one parenthesis-sized phrase. */
 const sizeOf = (m: Pick<StagedMessage, 'decision' | 'thresholds'>): string => {
-  const { added, removed, oldLines, reason } = m.decision;
-  const changed = added + removed;
-  const rule =
-    reason === 'ceil'
-      ? `${changed} changed lines reach the limit of ${m.thresholds.ceil}`
-      : `it changes more than ${Math.round(m.thresholds.ratio * 100)}% of the file`;
-  return `+${added} -${removed}, ${shareOfFile(changed, oldLines)}% of the file; ${rule}`;
+  const { counts, why } = sizeText(m.decision, m.thresholds);
+  return `${counts}; ${why}`;
 };
 
 /**
@@ -96,9 +136,9 @@ const sizeOf = (m: Pick<StagedMessage, 'decision' | 'thresholds'>): string => {
  * and, when nobody can answer (a headless run, `claude -p`), the model, which then gets this text as the tool's
  * error. So it says what happens either way and gives the model no command to apply it.
  */
-export const renderAsk = (m: Omit<StagedMessage, 'invoke' | 'diff' | 'tool'>): string =>
+export const renderAsk = (m: Omit<StagedMessage, 'diff' | 'tool'>): string =>
   `fettle: this is a large change to ${m.path} (${sizeOf(m)}), so a person must approve it. ` +
-  `It is staged as ${m.id}: review it with \`git diff HEAD fettle/${m.id}\`. Allowing it writes the file; ` +
+  `It is staged as ${m.id}: see exactly what it changes with \`${m.invoke} review ${m.id}\`. Allowing it writes the file; ` +
   `denying it leaves the file as it is. If nobody approved it, nothing was written, and fettle drops the change ` +
   `when this turn ends: do not retry it; tell the user that this change to ${m.path} needs their approval at a prompt.`;
 
@@ -124,3 +164,33 @@ export const renderDirect = (id: string, path: string, summary: string, invoke: 
 
 export const renderNoop = (path: string): string =>
   `fettle: ${path} already has this exact content; nothing to record.`;
+
+/** One file of a changeset, as a staged or written changeset lists it. */
+export interface SetFile {
+  id: string;
+  path: string;
+  /** `+3 -1`, new file, …; with `staged`: this file alone would have been large */
+  summary: string;
+  large: boolean;
+}
+
+const setRows = (files: SetFile[]): string[] =>
+  files.map((f) => `  ${f.id}  ${f.path}  ${f.summary}${f.large ? '  (large)' : ''}`);
+
+/** Several files held as one changeset: nothing written; one id confirms, discards or reviews them all. */
+export const renderSetStaged = (m: { changeset: string; files: SetFile[]; invoke: string }): string =>
+  [
+    `fettle held these writes for review as one changeset: nothing was written to ${m.files.length} file${m.files.length === 1 ? '' : 's'}.`,
+    `Staged changeset ${m.changeset}, because ${m.files.filter((f) => f.large).length === 1 ? 'one of its files is' : 'some of its files are'} a large change:`,
+    ...setRows(m.files),
+    `To apply them all, run: ${m.invoke} confirm ${m.changeset}`,
+    `To drop them all, run: ${m.invoke} discard ${m.changeset}`,
+    `To review them as one diff: ${m.invoke} review ${m.changeset}`,
+  ].join('\n');
+
+/** Several files written and recorded as one changeset. */
+export const renderSetWritten = (m: { changeset: string; files: SetFile[]; invoke: string }): string =>
+  [
+    `fettle recorded ${m.files.length} file${m.files.length === 1 ? '' : 's'} as changeset ${m.changeset}; undo them all with: ${m.invoke} rollback ${m.changeset}`,
+    ...setRows(m.files),
+  ].join('\n');

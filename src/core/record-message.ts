@@ -42,6 +42,13 @@ export interface RecordFields {
   turn?: number | undefined;
   /** the writing process's count of records at this one: orders records written in the same millisecond */
   seq?: number | undefined;
+  /**
+   * The changeset the change belongs to: changes made as one unit (one command that wrote several files) or
+   * decided as one unit share this id, and every command that takes an id takes it for all of them.
+   */
+  changeset?: string | undefined;
+  /** a discarded proposal that a newer one for the same file, from the same session, replaced: the newer one's id */
+  supersededBy?: string | undefined;
 }
 
 const SUBJECT: Record<RecordKind, string> = {
@@ -102,7 +109,9 @@ export const renderRecord = (f: RecordFields): string => {
     ['Fettle-Session', f.session],
     ['Fettle-Tool-Use', f.toolUse],
     ['Fettle-Turn', f.turn === undefined ? undefined : String(f.turn)],
+    ['Fettle-Changeset', f.changeset],
     ['Fettle-Reverts', f.reverts],
+    ['Fettle-Superseded-By', f.supersededBy],
     ['Fettle-Review', f.review],
     ['Fettle-Time', f.time === undefined ? undefined : String(f.time)],
     ['Fettle-Seq', f.seq === undefined ? undefined : String(f.seq)],
@@ -124,6 +133,9 @@ const lastParagraph = (message: string): string[] => {
 };
 
 const TRAILER_KEY = /^Fettle-[A-Za-z-]+$/;
+
+/** A change or changeset id: 8 lowercase alphanumerics (protocol/ids.ts draws them). */
+export const isChangeId = (value: string): boolean => /^[0-9a-z]{8}$/.test(value);
 const LINE_BREAK = /[\r\u2028\u2029]/;
 
 /** Read for every change `status` and `log` list (a thousand at a time): string scans, no regex per line. */
@@ -148,6 +160,8 @@ export const parseRecord = (message: string): RecordFields | null => {
   const time = /^\d{1,15}$/.test(fields.get('Fettle-Time') ?? '') ? Number(fields.get('Fettle-Time')) : undefined;
   const turn = /^\d{1,9}$/.test(fields.get('Fettle-Turn') ?? '') ? Number(fields.get('Fettle-Turn')) : undefined;
   const seq = /^\d{1,15}$/.test(fields.get('Fettle-Seq') ?? '') ? Number(fields.get('Fettle-Seq')) : undefined;
+  const changeset = fields.get('Fettle-Changeset');
+  const supersededBy = fields.get('Fettle-Superseded-By');
   return {
     id,
     kind,
@@ -166,5 +180,7 @@ export const parseRecord = (message: string): RecordFields | null => {
     ...(time !== undefined ? { time } : {}),
     ...(seq !== undefined ? { seq } : {}),
     ...(turn !== undefined ? { turn } : {}),
+    ...(changeset && isChangeId(changeset) ? { changeset } : {}),
+    ...(supersededBy && isChangeId(supersededBy) ? { supersededBy } : {}),
   };
 };

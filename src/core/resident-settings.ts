@@ -9,7 +9,7 @@
 // - SessionStart: tells the server the session's project directory and Claude Code's pid (a live session
 //   keeps the server), and starts it.
 import { envHeader, FORWARDED_ENV, HOOK_PATH, TOKEN_VAR } from './resident';
-import { HOOK_EVENTS, MATCHER, READ_MATCHER, STATUS_MESSAGE, type Json } from './settings';
+import { INSTALLED_EVENTS, MATCHER, READ_MATCHER, STATUS_MESSAGE, type Json } from './settings';
 
 type Obj = { [key: string]: Json };
 
@@ -23,7 +23,7 @@ export interface ResidentPlan {
 }
 
 /** Every event resident mode registers, in the order it adds them. */
-export const RESIDENT_EVENTS = [...HOOK_EVENTS, 'Stop', 'SessionEnd', 'UserPromptSubmit', 'SessionStart'] as const;
+export const RESIDENT_EVENTS = [...INSTALLED_EVENTS, 'SessionStart'] as const;
 
 const TIMEOUT = 60;
 

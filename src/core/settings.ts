@@ -154,17 +154,3 @@ export const addFettleHooks = (
   if (!('hooks' in next)) next.hooks = hooks;
   return next;
 };
-
-/** Serialises the way the file was written: same indent, line ending and final newline (2 spaces, LF, one). */
-export const serializeLike = (original: string | null, value: Obj): string => {
-  const indent = original ? (/\n([ \t]+)"/.exec(original)?.[1] ?? '  ') : '  ';
-  const eol = original?.includes('\r\n') ? '\r\n' : '\n';
-  const trailing = original === null || original.endsWith('\n') ? eol : '';
-  return JSON.stringify(value, null, indent).replace(/\n/g, eol) + trailing;
-};
-
-export const parseSettings = (text: string): Obj => {
-  const value = JSON.parse(text) as Json;
-  if (!isObj(value)) throw new SettingsShapeError('the top level is not a JSON object');
-  return value;
-};

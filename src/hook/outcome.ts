@@ -45,3 +45,19 @@ export const ask = (reason: string): HookOutcome => ({
     hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: reason },
   }),
 });
+
+/** An outcome stored as JSON for a tool call answered before (protocol/call-answers.ts); null if it is not one. */
+export const replayed = (text: string): HookOutcome | null => {
+  try {
+    const o = JSON.parse(text) as Partial<HookOutcome>;
+    if (o.exitCode !== 0 && o.exitCode !== 1 && o.exitCode !== 2) return null;
+    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    const out: HookOutcome = { exitCode: o.exitCode };
+    if (str(o.stdout)) out.stdout = str(o.stdout);
+    if (str(o.stderr)) out.stderr = str(o.stderr);
+    if (o.stops === true) out.stops = true;
+    return out;
+  } catch {
+    return null;
+  }
+};

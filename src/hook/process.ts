@@ -4,6 +4,7 @@ import { writeSync } from 'node:fs';
 import { isFettleError } from '../errors';
 import { cleanUpOnSignals } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
+import { selfCommand, spellCommands } from '../io/self';
 import { readStdin } from '../io/stdin';
 import { block, type HookOutcome } from './outcome';
 import { runHook } from './run';
@@ -82,5 +83,6 @@ export const runHookProcess = async (): Promise<void> => {
     emit(2, outcome.stderr ?? '');
     return;
   }
-  if (decided.stderr) emit(2, decided.stderr);
+  // fettle's own messages (never a file's content: a diff goes to stdout) name commands the reader can run as printed.
+  if (decided.stderr) emit(2, spellCommands(decided.stderr, selfCommand(process.env, process.argv[1])));
 };

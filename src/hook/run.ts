@@ -12,7 +12,7 @@ import * as protocol from '../protocol/write';
 import { settleSession } from './end';
 import { countTurn } from './turn';
 import type { HookEdge } from './edge';
-import { ask, block, context, deny, pass, warn, type HookOutcome } from './outcome';
+import { ask, block, context, deny, pass, replayed, warn, type HookOutcome } from './outcome';
 import { parsePayload, type Payload } from './payload';
 import { serveRead } from './read';
 
@@ -134,6 +134,16 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
     inProject: inProject(p.call.filePath, project),
   };
   const before = await protocol.beforeWrite(ctx, w);
+  // Answered before (a retried call, or fettle installed twice): the same answer, nothing recorded again.
+  if (before.kind === 'replay') return replayed(before.answer) ?? pass();
+  // Being answered right now by the other fettle: the client takes the most restrictive of the two answers.
+  if (before.kind === 'duplicate') return pass();
+  const outcome = answer(ctx, p, edge, before);
+  await before.remember?.(JSON.stringify(outcome)).catch(() => undefined);
+  return outcome;
+};
+
+const answer = (ctx: Context, p: WritePayload, edge: HookEdge, before: protocol.Decided): HookOutcome => {
   switch (before.kind) {
     case 'pass':
       return pass(); // Claude Code now writes through its normal permission flow; PostToolUse reports.
@@ -149,11 +159,11 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
         }),
       );
   }
-  const { id, target, decision } = before;
+  const { id, target, decision, supersedes } = before;
   const message = { id, path: target.treePath, decision, ttlSeconds: ctx.config.ttlSeconds, thresholds: ctx.config };
-  if (before.review === 'person') return ask(renderAsk(message));
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);
-  return deny(renderStaged({ ...message, diff: before.diff, invoke, tool: p.call.tool }));
+  if (before.review === 'person') return ask(renderAsk({ ...message, invoke }));
+  return deny(renderStaged({ ...message, diff: before.diff, invoke, tool: p.call.tool, supersedes }));
 };
 
 /** PostToolUseFailure: the record PreToolUse started for this call is settled. */

@@ -68,7 +68,8 @@ export const TEMP_MARKER = '.fettle-';
 export const tempNameFor = (target: string): string =>
   join(dirname(target), `.${basename(target)}${TEMP_MARKER}${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
 
-const fsyncPath = async (path: string): Promise<void> => {
+/** fsync of a file or directory by path (a directory: so the entries made in it survive a power loss). */
+export const fsyncPath = async (path: string): Promise<void> => {
   const handle = await open(path, 'r');
   try {
     await handle.sync();

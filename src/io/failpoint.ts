@@ -1,21 +1,25 @@
 // Named points where a test can kill, fail or stall fettle between two durable steps, to prove that a crash
 // anywhere leaves the user's files whole and their previous bytes reachable. Inert unless the process edge
-// arms them from FETTLE_FAILPOINTS, e.g. `confirm.file-written=kill,stage.ref-written=throw,x=sleep:200`.
+// arms them from FETTLE_FAILPOINTS, e.g. `confirm.file-written=kill,stage.ref-written=throw,x=sleep:200`; a point
+// passed once per file fires at its nth pass with `@n` (`confirm.file-written=kill@2`: after the second file).
 import { FettleError } from '../errors';
 
 export const FAILPOINTS = [
   'record.blob-written', // direct: previous bytes hashed, no commit yet
   'record.commit-written', // direct: `before` commit written, ref not yet created
   'record.ref-written', // direct: ref created; the tool has not written yet
+  'after.claimed', // PostToolUse: the tool call's link claimed, nothing recorded yet (the client cancels it here)
   'after.ref-written', // direct: the landed bytes recorded
   'stage.commits-written', // staged: before + proposal commits, no ref yet
   'stage.ref-written',
   'confirm.locked', // confirm: per-file lock held, nothing read yet
   'confirm.snapshot-written', // confirm: the user's bytes committed before a merge replaces them
-  'confirm.file-written', // confirm: file replaced, ref still says pending
-  'confirm.ref-updated', // confirm: ref says applied, worktree not yet removed
+  'confirm.prepared', // confirm: every file planned, applied commits written, ref transaction locked; no journal
+  'confirm.journal-written', // confirm: the journal is durable, no file replaced yet
+  'confirm.file-written', // confirm: a file replaced (once per file), refs still say pending
+  'confirm.ref-updated', // confirm: refs say applied, journal and worktrees not yet removed
   'discard.marker-written',
-  'discard.refs-moved', // discard: ref moved, worktree not yet removed
+  'discard.refs-moved', // discard: ref moved, the lock not yet released
   'rollback.recorded', // rollback: current bytes recorded, file not yet replaced
   'rollback.file-written',
   'write.recorded', // `fettle write`: previous bytes recorded, file not yet replaced
@@ -27,32 +31,40 @@ export const FAILPOINTS = [
 
 export type Failpoint = (typeof FAILPOINTS)[number];
 
-const armed = new Map<string, string>();
+/** `at`: the pass it fires at; undefined fires at every pass. */
+const armed = new Map<string, { action: string; at: number | undefined }>();
+const passes = new Map<string, number>();
 
 /** Called once, at the process edge. Unknown names are an error, so a typo cannot make a test pass vacuously. */
 export const armFailpoints = (spec: string | undefined): void => {
   armed.clear();
+  passes.clear();
   if (!spec) return;
   for (const item of spec.split(',').filter(Boolean)) {
-    const [name = '', action = 'kill'] = item.split('=');
+    const [name = '', given = 'kill'] = item.split('=');
+    const [action = 'kill', at] = given.split('@');
     if (!(FAILPOINTS as readonly string[]).includes(name)) {
       throw new FettleError('E_CONFIG', `FETTLE_FAILPOINTS names an unknown failpoint '${name}'.`, {
         hint: `Known: ${FAILPOINTS.join(', ')}.`,
       });
     }
-    if (!/^(kill|throw|sleep:\d+)$/.test(action)) {
+    if (!/^(kill|throw|sleep:\d+)$/.test(action) || (at !== undefined && !/^[1-9]\d{0,5}$/.test(at))) {
       throw new FettleError(
         'E_CONFIG',
-        `FETTLE_FAILPOINTS action for ${name} must be kill, throw or sleep:<ms>, got '${action}'.`,
+        `FETTLE_FAILPOINTS action for ${name} must be kill, throw or sleep:<ms>, optionally @<n>, got '${given}'.`,
       );
     }
-    armed.set(name, action);
+    armed.set(name, { action, at: at === undefined ? undefined : Number(at) });
   }
 };
 
 export const failpoint = async (name: Failpoint): Promise<void> => {
-  const action = armed.get(name);
-  if (!action) return;
+  const arm = armed.get(name);
+  if (!arm) return;
+  const pass = (passes.get(name) ?? 0) + 1;
+  passes.set(name, pass);
+  if (arm.at !== undefined && pass !== arm.at) return;
+  const { action } = arm;
   if (action === 'kill') process.kill(process.pid, 'SIGKILL');
   if (action === 'throw') throw new FettleError('E_INTERNAL', `failpoint ${name} fired`);
   const ms = Number(action.slice('sleep:'.length));

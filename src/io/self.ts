@@ -1,8 +1,8 @@
-// How to spell a fettle command so that it runs as printed from the agent's shell: plain `fettle` when that
-// name on PATH is this very program, else the absolute node and script paths; plus `-C <dir>` when the
-// change lives in another repository than the shell's directory.
+// How to spell a fettle command so that it runs as printed from the agent's shell and the user's: plain `fettle`
+// when that name on PATH is this very program, else the absolute node and script paths; plus `-C <dir>` when the
+// change lives in another repository than the shell's directory. Every command fettle prints is spelled here.
 import { realpathSync, statSync } from 'node:fs';
-import { delimiter, join, relative, isAbsolute } from 'node:path';
+import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
 import type { Env } from '../config';
 
 export const shellQuote = (value: string): string =>
@@ -33,30 +33,63 @@ export const shellWords = (line: string): string[] => {
   return words;
 };
 
-const onPath = (env: Env, name: string): string | null => {
+/** Every `name` on PATH, resolved, in PATH order. */
+const allOnPath = (env: Env, name: string): string[] => {
+  const found: string[] = [];
   for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
+    if (!dir || !isAbsolute(dir)) continue; // a relative PATH entry depends on the shell's directory
     try {
-      if (statSync(candidate).isFile()) return realpathSync(candidate);
+      const candidate = join(dir, name);
+      if (statSync(candidate).isFile()) found.push(realpathSync(candidate));
     } catch {
       // not here
     }
   }
-  return null;
+  return found;
 };
 
-export const selfCommand = (env: Env, script: string | undefined): string => {
-  if (!script) return 'fettle';
-  let real: string;
+const realOr = (path: string): string | null => {
   try {
-    real = realpathSync(script);
+    return realpathSync(path);
   } catch {
-    return 'fettle';
+    return null;
   }
-  if (onPath(env, 'fettle') === real) return 'fettle';
+};
+
+/**
+ * The folder of the package a script belongs to: `<root>/dist/cli.js` (the program) and `<root>/bin/fettle` (the
+ * launcher a plugin puts on the agent's PATH) are the same fettle.
+ */
+const packageRoot = (real: string): string => {
+  for (const tail of [join('dist', 'cli.js'), join('bin', 'fettle')])
+    if (real.endsWith(`${sep}${tail}`)) return real.slice(0, -tail.length - 1);
+  return real;
+};
+
+/**
+ * How to spell this fettle in a command that must run as printed in the agent's shell and the user's: plain
+ * `fettle` when the first `fettle` on PATH is this very program (or its package's launcher), or when this is
+ * a Claude Code plugin whose `bin/fettle` the client puts on its Bash tool's PATH and no other `fettle` is on PATH
+ * to shadow it; else the absolute node and script paths.
+ */
+export const selfCommand = (env: Env, script: string | undefined): string => {
+  const real = script ? realOr(script) : null;
+  if (!real) return 'fettle';
+  const root = packageRoot(real);
+  const [first] = allOnPath(env, 'fettle');
+  if (first !== undefined && packageRoot(first) === root) return 'fettle';
+  const plugin = env.CLAUDE_PLUGIN_ROOT ? realOr(env.CLAUDE_PLUGIN_ROOT) : null;
+  if (first === undefined && plugin === root && realOr(join(root, 'bin', 'fettle')) !== null) return 'fettle';
   return `${shellQuote(process.execPath)} ${shellQuote(real)}`;
 };
+
+/**
+ * Texts written below the edges (errors' messages and hints, doctor's fixes) name a fettle command as
+ * `` `fettle …` `` in backticks; the edge that prints them spells each the way this fettle runs. Only backticked
+ * commands are rewritten, so a file's content (a diff) is never printed through this.
+ */
+export const spellCommands = (text: string, invoke: string): string =>
+  invoke === 'fettle' ? text : text.replace(/`fettle(?=[ `])/g, `\`${invoke}`);
 
 const inside = (dir: string, root: string): boolean => {
   const rel = relative(root, dir);

@@ -1,5 +1,6 @@
 // What a command argument names: a change id, any fettle commit (`git log` shows them), or a file (for
 // rollback: the latest change to it that is still in effect). Ids win over commits, commits over paths.
+import { resolveName } from '../core/changeset';
 import { FettleError, toFettleError } from '../errors';
 import { readDisk } from '../io/atomic-write';
 import { locateTarget, openStoreAt } from '../store/locate';
@@ -8,6 +9,7 @@ import { listChanges, newestFirst, notFound, type Change } from './changes';
 import type { Context } from './context';
 import { readCommits, versionsOf, type ChainCommit, type Versions } from './history';
 import { isId } from './ids';
+import { recoverQuietly } from './recover';
 import { pickNext } from './rollback-plan';
 import { settleMet } from './settle';
 
@@ -20,11 +22,22 @@ export interface Selection {
 /** Written to disk and not undone since; rollbacks themselves are undone by naming them explicitly. */
 export const inEffect = (c: Change): boolean => c.state === 'applied' && !c.revertedBy && !c.fields.reverts;
 
-export const storeOf = (ctx: Context): Promise<Store> => openStoreAt(ctx.cwd, ctx.env, ctx.config.dataDir);
+/**
+ * The store of the repository the command runs in (or the private store outside any repository). An operation a
+ * crash interrupted there is recovered first (recover.ts), unless the caller reports it itself (`fettle doctor`).
+ */
+export const storeOf = async (ctx: Context, o: { recover?: boolean } = {}): Promise<Store> => {
+  const store = await openStoreAt(ctx.cwd, ctx.env, ctx.config.dataDir);
+  if (o.recover !== false) await recoverQuietly(ctx, store);
+  return store;
+};
 
-/** Where a path argument lives: its store and its path in that store's trees. */
-export const targetOf = (ctx: Context, path: string): Promise<Target> =>
-  locateTarget(path, ctx.cwd, ctx.env, ctx.config.dataDir);
+/** Where a path argument lives: its store and its path in that store's trees (recovered first, as storeOf). */
+export const targetOf = async (ctx: Context, path: string): Promise<Target> => {
+  const target = await locateTarget(path, ctx.cwd, ctx.env, ctx.config.dataDir);
+  await recoverQuietly(ctx, target.store);
+  return target;
+};
 
 /**
  * Every change, newest first; records left open whose result the disk proves are settled first. A command that
@@ -115,7 +128,7 @@ const lastOf = async (target: Target, tied: Change[]): Promise<Change> => {
 };
 
 const latestTo = async (ctx: Context, arg: string): Promise<{ store: Store; change: Change }> => {
-  const target = await locateTarget(arg, ctx.cwd, ctx.env, ctx.config.dataDir);
+  const target = await targetOf(ctx, arg);
   const all = await changesOf(ctx, target.store);
   const toFile = all.filter((c) => c.fields.path === target.treePath);
   const live = toFile.filter(inEffect);
@@ -144,7 +157,34 @@ const latestTo = async (ctx: Context, arg: string): Promise<{ store: Store; chan
   );
 };
 
-const sameStore = (a: Store, b: Store): boolean => a.commonDir === b.commonDir;
+const sameOr = (known: Store | null, next: Store, arg: string): Store => {
+  if (known && known.commonDir !== next.commonDir)
+    throw new FettleError(
+      'E_USAGE',
+      `${arg} is in another repository than the other changes named; roll them back one repository at a time.`,
+    );
+  return next;
+};
+
+/**
+ * A changeset id (not also a change id): its members still in effect; null when `arg` names no changeset. One
+ * whose members are all undone or were never written refuses, saying so.
+ */
+const changesetMembers = (all: Change[], arg: string): Change[] | null => {
+  const found = resolveName(
+    arg,
+    all.map((c) => ({ id: c.id, changeset: c.fields.changeset })),
+  );
+  if (found.kind !== 'changeset') return null;
+  const members = all.filter((c) => found.members.includes(c.id));
+  // Named by its id, a changeset of rollbacks is undone too (as naming a rollback's own id does).
+  const live = members.filter((c) => c.state === 'applied' && !c.revertedBy);
+  if (live.length === 0)
+    throw new FettleError('E_NOT_FOUND', `No change of changeset ${arg} is left to roll back.`, {
+      hint: `Its ${members.length} changes were rolled back already or never written; see them with \`fettle show ${arg}\`.`,
+    });
+  return live;
+};
 
 /** `rollback <target...>`: ids, commits or paths, all in one repository; each change once. */
 export const selectTargets = async (ctx: Context, args: string[]): Promise<Selection> => {
@@ -153,15 +193,15 @@ export const selectTargets = async (ctx: Context, args: string[]): Promise<Selec
   let store: Store | null = null;
   const picked = new Map<string, Change>();
   for (const arg of args) {
+    const members = changesetMembers(all, arg);
+    if (members) {
+      store = sameOr(store, home, arg);
+      for (const c of members) picked.set(c.id, c);
+      continue;
+    }
     const found = await findChange(home, all, arg);
     const next = found ? { store: home, change: found } : await latestTo(ctx, arg);
-    if (store && !sameStore(store, next.store)) {
-      throw new FettleError(
-        'E_USAGE',
-        `${arg} is in another repository than the other changes named; roll them back one repository at a time.`,
-      );
-    }
-    store = next.store;
+    store = sameOr(store, next.store, arg);
     picked.set(next.change.id, next.change);
   }
   if (!store)
@@ -209,4 +249,42 @@ export const selectSession = async (ctx: Context, session: string): Promise<Sele
     });
   }
   return { store, changes };
+};
+
+/**
+ * The changes one argument names. Today an id or a fettle commit names one change; this is the one place a name
+ * becomes changes, so a name of several (a changeset) expands here for every command that takes this path.
+ */
+const namedChanges = async (store: Store, all: Change[], arg: string): Promise<Change[]> => {
+  const change = await findChange(store, all, arg);
+  if (!change)
+    throw notFound(
+      arg,
+      all.map((c) => c.id),
+    );
+  return [change];
+};
+
+/**
+ * `test <id...> [--session <id>]`: the changes named, and with --session every pending staged change of that
+ * agent session; each once, oldest first (the order confirming them one by one would apply them).
+ */
+export const selectStaged = async (ctx: Context, args: string[], session: string | undefined): Promise<Selection> => {
+  const store = await storeOf(ctx);
+  const all = await changesOf(ctx, store);
+  const picked = new Map<string, Change>();
+  for (const arg of args) for (const change of await namedChanges(store, all, arg)) picked.set(change.id, change);
+  if (session !== undefined) {
+    const staged = all.filter((c) => c.fields.session === session && c.state === 'pending');
+    if (staged.length === 0)
+      throw new FettleError('E_NOT_FOUND', `Session '${session}' has no staged change waiting for confirmation.`, {
+        hint: 'Run `fettle status` to list pending changes, and `fettle log --session <id>` for what a session did.',
+      });
+    for (const change of staged) picked.set(change.id, change);
+  }
+  if (picked.size === 0)
+    throw new FettleError('E_USAGE', 'Name the staged change(s) to test, or --session <id>.', {
+      hint: 'For example: `fettle test <id> -- npm test` (`fettle status` lists pending changes).',
+    });
+  return { store, changes: [...picked.values()].sort(newestFirst).reverse() };
 };

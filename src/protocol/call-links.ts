@@ -4,7 +4,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cellSources } from '../core/notebook';
 import type { RecordFields } from '../core/record-message';
 import { isAlive } from '../io/pid';
 import type { Store } from '../store/store';
@@ -17,6 +16,8 @@ export interface PendingWrite {
   file: string;
   /** digest of the bytes fettle predicted the tool would write, when it could predict them */
   expect?: string | undefined;
+  /** bytes of the prediction the tool draws at random (see digest) */
+  random?: [number, number] | undefined;
   /** the change's tip and record when PreToolUse wrote it: PostToolUse commits on top without re-reading refs
    * (the compare-and-swap on the ref still catches anyone who moved it) */
   tip?: string | undefined;
@@ -24,13 +25,16 @@ export interface PendingWrite {
 }
 
 /**
- * What must be equal for a prediction to count as what landed: the bytes, or for a notebook its cells' sources
- * (the tool serialises the JSON its own way, which fettle does not reproduce).
+ * What must be equal for a prediction to count as what landed: the bytes, but for `random` (the byte range of a
+ * value the tool draws at random, a new notebook cell's id), which only has to be there, at the same length.
  */
-export const digest = (bytes: Buffer, tool?: string): string => {
-  const cells = tool === 'NotebookEdit' ? cellSources(bytes.toString('utf8')) : null;
-  return createHash('sha1')
-    .update(cells ?? bytes)
+export const digest = (bytes: Buffer, random?: [number, number]): string => {
+  const hash = createHash('sha1');
+  if (!random || bytes.length < random[1]) return hash.update(bytes).digest('hex');
+  return hash
+    .update(bytes.subarray(0, random[0]))
+    .update(Buffer.alloc(random[1] - random[0]))
+    .update(bytes.subarray(random[1]))
     .digest('hex');
 };
 
@@ -88,12 +92,13 @@ export const claimLink = async (path: string): Promise<Claimed | null> => {
   return null;
 };
 
-/** The record started for this tool call, removed from the list; null when there is none. */
-export const takeWrite = async (store: Store, toolUseId: string): Promise<PendingWrite | null> => {
-  const claimed = await claimLink(pathFor(store, toolUseId));
-  await claimed?.release();
-  return claimed?.pending ?? null;
-};
+/**
+ * The record started for this tool call, claimed; null when there is none. The caller releases the link once the
+ * record is complete: a PostToolUse the client cancels half-way (it does at exit) leaves it claimed by a dead
+ * process, so the next settling takes it back (openLinks) instead of the record staying incomplete for good.
+ */
+export const claimWrite = (store: Store, toolUseId: string): Promise<Claimed | null> =>
+  claimLink(pathFor(store, toolUseId));
 
 export interface OpenLink {
   /** the link file */

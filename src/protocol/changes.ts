@@ -2,7 +2,6 @@
 import { parseRecord, type RecordFields } from '../core/record-message';
 import { FettleError } from '../errors';
 import type { Store } from '../store/store';
-import { removeHiddenWorktree } from '../store/worktrees';
 import { changeRef, DISCARDED_PREFIX, discardedRef, listRefs, REF_PREFIX, type RefRecord } from '../store/refs';
 import { isId } from './ids';
 import { minutesText } from '../core/time';
@@ -134,15 +133,10 @@ export const loadChange = async (ctx: Context, store: Store, id: string): Promis
 };
 
 /**
- * A change already applied or discarded may still have its hidden worktree, when the confirm or discard that
- * settled it was killed before removing it: remove it (idempotent), so a rerun leaves nothing behind.
+ * Refuses anything but a pending staged change, with the baseline texts of the original protocol; an expired one
+ * passes with `expired` (a person applying it: the base check and the merge keep stale bytes off the disk).
  */
-export const tidySettled = async (store: Store, change: Change): Promise<void> => {
-  if (change.state === 'applied' || change.state === 'discarded') await removeHiddenWorktree(store, change.id);
-};
-
-/** Refuses anything but a pending staged change, with the baseline texts of the original protocol. */
-export const requirePending = (change: Change, now: Date): void => {
+export const requirePending = (change: Change, now: Date, options: { expired?: boolean } = {}): void => {
   const { id } = change;
   if (change.state === 'applied') {
     throw new FettleError('E_ALREADY_APPLIED', `Change ${id} was already applied.`, {
@@ -153,16 +147,16 @@ export const requirePending = (change: Change, now: Date): void => {
     throw new FettleError('E_ALREADY_DISCARDED', `Change ${id} was already discarded.`, {
       hint: `Nothing of it was written. Its proposal stays readable with \`git show ${change.tip}\` until \`fettle gc\`.`,
     });
-  if (change.state === 'expired' && change.expiresAt) {
+  if (change.state === 'expired' && change.expiresAt && !options.expired) {
     throw new FettleError(
       'E_EXPIRED',
       `Change ${id} expired ${minutesText(now.getTime() - change.expiresAt.getTime())} ago. Re-run the Write to try again.`,
       {
-        hint: `Its content stays readable with \`git show ${change.tip}\` until \`fettle gc\` removes it.`,
+        hint: `A person can still apply it, over the bytes it was staged on or merged cleanly with edits made since: \`fettle confirm ${id} --expired\`. Review it first with \`fettle review ${id}\`.`,
       },
     );
   }
-  if (change.state !== 'pending') {
+  if (change.state !== 'pending' && !(options.expired && change.state === 'expired')) {
     throw new FettleError('E_NOT_FOUND', `Change ${id} is not a staged change waiting for confirmation.`, {
       hint: 'Run `fettle status` to list pending changes.',
     });

@@ -1,235 +1,197 @@
-// `fettle confirm <id>`: write a staged change to disk, but only over the bytes fettle recorded. If the file
-// changed since, merge three ways and apply only a clean result; otherwise refuse and leave it pending.
-// Crash safety: the user's bytes are committed and the ref moved to them before a merge replaces the file,
-// and the final ref update is locked and checked (prepared) before the write and committed after it; a confirm
-// killed anywhere is resumed by running it again.
-import { classifyContent, sameBytes } from '../core/content';
+// `fettle confirm <id|changeset>... | --session <s> | --all`: write staged changes to disk, all or nothing, and
+// only over the bytes fettle recorded. Each file is planned first (confirm-plan.ts): the proposal written over
+// the base it was staged on (a fast-forward), or a clean three-way merge with what is on disk, or a refusal; one
+// refusal refuses the set and nothing is written. Then: the user's bytes of merged files committed and their
+// refs moved to them (`snapshot`), the applied commits written and every ref (changes and sessions) locked in one
+// prepared transaction, the journal written, the files replaced, the transaction committed. A failure puts the
+// files back; a crash leaves the journal, and the next command undoes it (recover.ts).
 import { renderRecord, type RecordKind } from '../core/record-message';
-import { FettleError } from '../errors';
-import { fileModeOf, gitModeOf, NotDurableError, readDisk, replaceFile, type DiskFile } from '../io/atomic-write';
+import { fileModeOf, gitModeOf, NotDurableError } from '../io/atomic-write';
+import { withLocks } from '../io/lock';
 import { failpoint } from '../io/failpoint';
-import { withLock } from '../io/lock';
 import type { Store } from '../store/store';
-import { mergeFile } from '../store/merge';
-import { commitFile, ensureObjects, readFiles, type FileEntry } from '../store/objects';
+import { commitFile, ensureObjects } from '../store/objects';
 import { publish, retryMissing, type Written } from '../store/publish';
 import { prepareRefs, type RefUpdate } from '../store/refs';
 import { hashObject } from '../store/tree-codec';
-import { removeHiddenWorktree } from '../store/worktrees';
-import { loadChange, requirePending, tidySettled, type Change } from './changes';
-import { stamp } from './ids';
+import { applyFiles, type Replacement } from './apply-files';
+import { listChanges, type Change } from './changes';
+import { decidedSet, lockedChanges, refuseSet, selectDecision, type DecideRequest } from './changesets';
+import { planFiles, type FilePlan } from './confirm-plan';
 import type { Context } from './context';
+import { stamp } from './ids';
 import { diskPathOf, fileLockPath } from './paths';
-import { requirePerson } from './person-review';
-import { retrySession, sessionStep } from './session-ref';
+import { retrySession, sessionStep, type Landing } from './session-ref';
+import { requirePersonForExpired } from './person-review';
+import { forgetStaged } from './supersede';
 import { currentTurn } from './turns';
 
-export interface ConfirmResult {
+export interface Confirmed {
   change: Change;
+  /** the real path written */
   path: string;
-  /** how the disk was brought to the proposal */
-  how: 'written' | 'merged' | 'already-on-disk';
+  /** how the disk was brought to the proposal; `conflicts`: merged, with conflict markers (--with-conflicts) */
+  how: 'written' | 'merged' | 'already-on-disk' | 'conflicts';
+  /** conflict regions written into the file (`conflicts` only) */
+  conflicts?: number | undefined;
 }
 
-/** A new commit on a change's tip: what it records, and the file's bytes and git mode. */
-interface NewRecord {
-  kind: RecordKind;
-  bytes: Buffer;
-  mode: string;
-  note?: string | undefined;
-  /** the turn of the change's session it lands in (applied), when turns are counted */
-  turn?: number | undefined;
+export interface ConfirmOutcome {
+  confirmed: Confirmed[];
+  /** members of a changeset or session already decided, left out */
+  skipped: Change[];
+  changeset?: string | undefined;
 }
 
-/**
- * A commit of `bytes` on the change's tip, and the ref moved to it by `move`. A `git gc --prune=now` running
- * meanwhile can delete the new objects before the ref names them: once it has, they are checked and written again.
- */
-const commitOn = async (ctx: Context, store: Store, change: Change, { kind, bytes, mode, note, turn }: NewRecord) => {
+/** A new commit on a change's tip, written; `written` rewrites it if a prune takes it before a ref names it. */
+const commitOn = async (
+  ctx: Context,
+  store: Store,
+  change: Change,
+  o: { kind: RecordKind; bytes: Buffer; mode: string; note?: string; turn?: number; parents?: string[] },
+) => {
   const when = ctx.now();
+  const { kind, note, turn } = o;
+  const [parent = change.tip, ...otherParents] = o.parents ?? [];
   const spec = {
-    parent: change.tip,
+    parent,
+    otherParents,
     path: change.fields.path,
-    bytes,
-    mode,
+    bytes: o.bytes,
+    mode: o.mode,
     message: renderRecord({ ...change.fields, kind, note, ...(turn === undefined ? {} : { turn }), ...stamp(when) }),
     when,
   };
   const { commit, written } = await commitFile(store, spec);
-  const again = { oids: written, rewrite: () => commitFile(store, spec) };
-  return { commit, written: again, settle: () => ensureObjects(store, again.oids, again.rewrite) };
+  return { commit, written: { oids: written, rewrite: () => commitFile(store, spec) } as Written };
 };
 
-interface Staged {
-  proposal: FileEntry;
-  base: FileEntry | null;
-  /** an interrupted merging confirm already committed the user's bytes (the tip is its snapshot) */
-  resuming: boolean;
-}
+const joined = (all: Written[]): Written => ({
+  oids: all.flatMap((w) => w.oids),
+  rewrite: async () => {
+    for (const w of all) await w.rewrite();
+  },
+});
 
 /**
- * The proposal and its base (the proposal's parent), from a tip that is the proposal or the snapshot an
- * interrupted confirm left on top of it: one cat-file for both.
+ * The bytes on disk of every merged file, committed on top of its proposal, and the refs moved there in one
+ * transaction before anything replaces them: the merge is undoable, and a confirm killed later resumes from it.
  */
-const stagedFiles = async (store: Store, change: Change): Promise<Staged> => {
-  const resuming = change.fields.kind === 'snapshot';
-  const proposalRev = resuming ? `${change.tip}^` : change.tip;
-  const { path } = change.fields;
-  const [proposal, base] = await readFiles(store, [
-    { commit: proposalRev, path },
-    { commit: `${proposalRev}^`, path },
-  ]);
-  if (!proposal) throw new FettleError('E_INTERNAL', `internal error: change ${change.id} has no proposed content`);
-  return { proposal, base: base ?? null, resuming };
-};
-
-export const confirm = async (ctx: Context, store: Store, id: string): Promise<ConfirmResult> => {
-  const first = await loadChange(ctx, store, id);
-  requirePerson(ctx, first);
-  const path = await diskPathOf(store, first.fields);
-  return withLock(fileLockPath(store, first.fields.path), async () => {
-    await failpoint('confirm.locked');
-    // Read again under the lock: another process may have confirmed or discarded it meanwhile.
-    let change = await loadChange(ctx, store, id);
-    await tidySettled(store, change);
-    requirePending(change, ctx.now());
-    const { proposal, base, resuming } = await stagedFiles(store, change);
-    const disk = await readDisk(path);
-
-    let how: ConfirmResult['how'] = 'written';
-    let bytes = proposal.bytes;
-    if (sameBytes(disk?.bytes, proposal.bytes)) how = 'already-on-disk';
-    else if (!sameBytes(disk?.bytes, base?.bytes)) {
-      const versions = { disk: disk?.bytes ?? null, base: base?.bytes ?? null, proposal: proposal.bytes };
-      bytes = await mergeOrRefuse(store, change, path, versions);
-      how = 'merged';
-      if (!resuming) change = await snapshotUserBytes(ctx, store, change, disk);
-    }
-    const mode = disk ? gitModeOf(disk.mode) : proposal.mode;
-    const note = how === 'merged' ? 'Merged with edits made on disk after it was staged.' : undefined;
-    // An applied change lands in the turn its session is in now, which may be later than the one it was staged in.
-    const turn = (await currentTurn(ctx.config.dataDir, change.fields.session)) ?? change.fields.turn;
-    const applied = await commitOn(ctx, store, change, { kind: 'applied', bytes, mode, note, turn });
-    const landing = { commit: applied.commit, written: applied.written, bytes, mode, turn };
-    const { refs, written } = await prepareLanding(ctx, store, change, landing);
-    const settle = () => ensureObjects(store, written.oids, written.rewrite);
-    try {
-      if (how !== 'already-on-disk') {
-        await replaceFile(path, bytes, {
-          mode: disk?.mode ?? fileModeOf(proposal.mode),
-          createOnly: disk === null,
-          expect: disk?.bytes,
-        });
-        await failpoint('confirm.file-written');
-      }
-    } catch (error) {
-      // Replaced but not durable: the file holds the proposal, so the ref must say applied; anything else
-      // left the file as it was.
-      if (error instanceof NotDurableError) {
-        await refs.commit();
-        await settle();
-      } else await refs.abort().catch(() => undefined);
-      throw error;
-    }
-    await refs.commit();
-    await settle();
-    try {
-      await failpoint('confirm.ref-updated');
-    } finally {
-      // Applied once the ref moved: its worktree goes whatever happens after.
-      await removeHiddenWorktree(store, id);
-    }
-    return { change, path, how };
-  });
-};
-
-/**
- * Locks the change's ref (to move it to `applied`) and, for a change of an agent session, the session's ref (to
- * add the change's commit) in one prepared transaction; a race on the session ref reads it again.
- */
-const prepareLanding = async (
-  ctx: Context,
-  store: Store,
-  change: Change,
-  applied: { commit: string; written: Written; bytes: Buffer; mode: string; turn: number | undefined },
-) => {
-  const { session, path, added, removed } = change.fields;
-  const { turn } = applied;
-  const own: RefUpdate = { op: 'update', ref: change.ref, oid: applied.commit, old: change.tip };
-  const reason = `fettle: confirm ${change.id}`;
-  if (session === undefined)
-    return {
-      refs: await retryMissing(() => prepareRefs(store, [own], reason), applied.written),
-      written: applied.written,
-    };
-  const leaf = { mode: applied.mode, oid: hashObject('blob', applied.bytes, store.objectFormat) };
-  return retrySession(true, async () => {
-    const landing = { path, leaf, change: change.id, event: 'apply' as const, turn, added, removed };
-    const step = await sessionStep(store, session, [landing], ctx.now());
-    const written = {
-      oids: [...applied.written.oids, ...step.written.oids],
-      rewrite: async () => {
-        await applied.written.rewrite();
-        await step.written.rewrite();
-      },
-    };
-    return { refs: await retryMissing(() => prepareRefs(store, [own, step.update], reason), written), written };
-  });
-};
-
-/** Commits the bytes on disk on top of the proposal and moves the ref there, before anything replaces them. */
-const snapshotUserBytes = async (
-  ctx: Context,
-  store: Store,
-  change: Change,
-  disk: DiskFile | null,
-): Promise<Change> => {
-  const snapshot = await commitOn(ctx, store, change, {
-    kind: 'snapshot',
-    bytes: disk?.bytes ?? Buffer.alloc(0),
-    mode: gitModeOf(disk?.mode ?? 0o644),
-  });
-  await publish(
-    store,
-    [{ op: 'update', ref: change.ref, oid: snapshot.commit, old: change.tip }],
-    `fettle: confirm ${change.id} (snapshot)`,
-    snapshot.written,
+const snapshotUserBytes = async (ctx: Context, store: Store, plans: FilePlan[]): Promise<void> => {
+  const merging = plans.filter((p) => p.snapshot);
+  if (merging.length === 0) return;
+  const made = [];
+  for (const p of merging) {
+    const disk = p.disk as NonNullable<FilePlan['disk']>;
+    // Resumed, and saved again since: the earlier snapshot stays reachable as a second parent.
+    const parents = p.proposal === p.change.tip ? undefined : [p.proposal, p.change.tip];
+    const snapshot = { kind: 'snapshot' as const, bytes: disk.bytes, mode: gitModeOf(disk.mode), parents };
+    made.push({ p, ...(await commitOn(ctx, store, p.change, snapshot)) });
+  }
+  const updates = made.map(
+    (m): RefUpdate => ({ op: 'update', ref: m.p.change.ref, oid: m.commit, old: m.p.change.tip }),
   );
+  await publish(store, updates, `fettle: confirm ${ids(merging)} (snapshot)`, joined(made.map((m) => m.written)));
+  for (const m of made) {
+    m.p.change = { ...m.p.change, tip: m.commit, fields: { ...m.p.change.fields, kind: 'snapshot' } };
+  }
   await failpoint('confirm.snapshot-written');
-  return { ...change, tip: snapshot.commit, parents: [change.tip], fields: { ...change.fields, kind: 'snapshot' } };
 };
 
-/** The three versions a merging confirm reconciles: what is on disk, what was staged on, what was proposed. */
-interface ThreeWay {
-  disk: Buffer | null;
-  base: Buffer | null;
-  proposal: Buffer;
-}
+const ids = (plans: { change: Change }[]): string => plans.map((p) => p.change.id).join(' ');
 
-const mergeOrRefuse = async (store: Store, change: Change, path: string, { disk, base, proposal }: ThreeWay) => {
-  const keep =
-    `Nothing was written; the change stays pending. Compare the file with the proposal: \`git diff fettle/${change.id} -- ${change.fields.path}\`;` +
-    ` then run \`fettle discard ${change.id}\` and re-run the Write.`;
-  if (disk === null)
-    throw new FettleError('E_CONFLICT', `${path} was deleted after change ${change.id} was staged.`, { hint: keep });
-  if (base === null)
-    throw new FettleError('E_CONFLICT', `${path} was created by someone else after change ${change.id} was staged.`, {
-      hint: keep,
-    });
-  if ([disk, base, proposal].some((b) => classifyContent(b) !== 'text')) {
-    throw new FettleError(
-      'E_CONFLICT',
-      `${path} changed after change ${change.id} was staged, and binary content cannot be merged.`,
-      { hint: keep },
-    );
+/**
+ * The applied commit of every file, and one prepared transaction moving every change ref there and adding each
+ * agent session's commits (a lost race on a session ref reads it again).
+ */
+const prepareAll = async (ctx: Context, store: Store, plans: FilePlan[]) => {
+  const applied = [];
+  for (const p of plans) {
+    // An applied change lands in the turn its session is in now, which may be later than the one it was staged in.
+    const turn = (await currentTurn(ctx.config.dataDir, p.change.fields.session)) ?? p.change.fields.turn;
+    const note =
+      p.how === 'merged'
+        ? 'Merged with edits made on disk after it was staged.'
+        : p.how === 'conflicts'
+          ? `Merged with edits made on disk after it was staged; ${p.conflicts} overlapping region${p.conflicts === 1 ? '' : 's'} written with conflict markers (--with-conflicts).`
+          : undefined;
+    const made = await commitOn(ctx, store, p.change, { kind: 'applied', bytes: p.bytes, mode: p.mode, note, turn });
+    applied.push({ p, turn, ...made });
   }
-  const merged = await mergeFile(store, disk, base, proposal);
-  if (!merged.clean) {
-    throw new FettleError(
-      'E_CONFLICT',
-      `${path} changed after change ${change.id} was staged, and those edits overlap the staged ones (${merged.conflicts} conflict${merged.conflicts === 1 ? '' : 's'}).`,
-      { hint: keep },
-    );
+  const own = applied.map(
+    (a): RefUpdate => ({ op: 'update', ref: a.p.change.ref, oid: a.commit, old: a.p.change.tip }),
+  );
+  // The refs whose move completes the confirm, as the journal names them.
+  const moves = applied.map((a) => ({ ref: a.p.change.ref, old: a.p.change.tip }));
+  const reason = `fettle: confirm ${ids(plans)}`;
+  const sessions = new Map<string, Landing[]>();
+  for (const a of applied) {
+    const { session, path, added, removed } = a.p.change.fields;
+    if (session === undefined) continue;
+    const leaf = { mode: a.p.mode, oid: hashObject('blob', a.p.bytes, store.objectFormat) };
+    const landing: Landing = { path, leaf, change: a.p.change.id, event: 'apply', turn: a.turn, added, removed };
+    sessions.set(session, [...(sessions.get(session) ?? []), landing]);
   }
-  return merged.bytes;
+  const base = joined(applied.map((a) => a.written));
+  return retrySession(sessions.size > 0, async () => {
+    const steps = [];
+    for (const [session, landings] of sessions) steps.push(await sessionStep(store, session, landings, ctx.now()));
+    const written = joined([base, ...steps.map((s) => s.written)]);
+    const updates = [...own, ...steps.map((s) => s.update)];
+    return { refs: await retryMissing(() => prepareRefs(store, updates, reason), written), written, moves };
+  });
+};
+
+/** Confirms the changes a request names, all or nothing (see the file comment). */
+export const confirmChanges = async (ctx: Context, store: Store, request: DecideRequest): Promise<ConfirmOutcome> => {
+  const selection = await selectDecision(ctx, store, 'confirm', request);
+  const [first] = selection.candidates;
+  if (request.expired && first) requirePersonForExpired(ctx, first.change);
+  const involved = lockedChanges(selection);
+  // A record that names a file outside the repository's work trees is refused before anything else is said of it.
+  for (const c of involved) await diskPathOf(store, c.fields);
+  return withLocks(
+    involved.map((c) => fileLockPath(store, c.fields.path)),
+    async () => {
+      await failpoint('confirm.locked');
+      // Read again under the locks: another process may have confirmed or discarded some meanwhile.
+      const now = new Map((await listChanges(ctx, store)).map((c) => [c.id, c]));
+      const chosen = decidedSet(ctx, selection, now);
+      const changes = chosen.changes;
+      const { plans, refusals } = await planFiles(ctx, store, changes, request);
+      if (refusals.length > 0) throw refuseSet('confirm', refusals, changes.length);
+      await snapshotUserBytes(ctx, store, plans);
+      const { refs, written, moves } = await prepareAll(ctx, store, plans);
+      await failpoint('confirm.prepared');
+      const files = plans.map(
+        (p): Replacement => ({
+          id: p.change.id,
+          file: p.file,
+          path: p.change.fields.path,
+          from: p.disk,
+          fromOid: p.disk ? hashObject('blob', p.disk.bytes, store.objectFormat) : null,
+          to: { bytes: p.bytes, mode: p.disk?.mode ?? fileModeOf(p.mode) },
+          toOid: hashObject('blob', p.bytes, store.objectFormat),
+        }),
+      );
+      const settled = async () => {
+        // Applied once the refs moved: the bookkeeping goes whatever happens after.
+        for (const p of plans) await forgetStaged(store, p.change);
+      };
+      try {
+        await applyFiles(store, { op: 'confirm', files, refs: moves }, async () => {
+          await refs.commit();
+          await ensureObjects(store, written.oids, written.rewrite);
+        });
+      } catch (error) {
+        // Replaced but not durable: the operation completed, so history says applied; anything else put it all back.
+        if (error instanceof NotDurableError) await settled();
+        else await refs.abort().catch(() => undefined);
+        throw error;
+      }
+      await settled();
+      const confirmed = plans.map((p) => ({ change: p.change, path: p.file, how: p.how, conflicts: p.conflicts }));
+      return { confirmed, skipped: chosen.skipped, changeset: chosen.changeset };
+    },
+  );
 };

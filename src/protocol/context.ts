@@ -18,6 +18,8 @@ export interface Context {
   background?: Background | undefined;
   /** In a hook process: starts storage maintenance of a store as a process of its own (`fettle gc --auto`). */
   detach?: ((store: Store) => void) | undefined;
+  /** where a command says what it did on the side (recovering an interrupted confirm); the hook has none */
+  notice?: ((text: string) => void) | undefined;
 }
 
 /** Metadata of the agent call that caused a change, recorded in its commit trailers. */

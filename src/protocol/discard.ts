@@ -1,52 +1,69 @@
-// `fettle discard <id>`: the staged change is dropped; the file on disk is never touched. Its ref moves to
-// refs/fettle-discarded/ in one transaction, so "already discarded" stays answerable and the content stays
-// recoverable until gc.
+// Discarding staged changes: the files on disk are never touched. The refs of all the changes move to
+// refs/fettle-discarded/ (each with a `discarded` marker commit) in one transaction, so "already discarded" stays
+// answerable and the content stays recoverable until gc. Which changes, all or nothing, is discard-set.ts's; here,
+// the move itself, and the one change a settling discards (a proposal the person denied).
 import { renderRecord } from '../core/record-message';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
-import type { Store } from '../store/store';
-import { treeOf, writeCommit } from '../store/objects';
+import { readObjects, writeBatch, type CommitSpec } from '../store/objects';
 import { publish } from '../store/publish';
-import { discardedRef } from '../store/refs';
-import { removeHiddenWorktree } from '../store/worktrees';
-import { loadChange, requirePending, tidySettled, type Change } from './changes';
-import { stamp } from './ids';
+import { discardedRef, type RefUpdate } from '../store/refs';
+import type { Store } from '../store/store';
+import { loadChange, requirePending, type Change } from './changes';
 import type { Context } from './context';
+import { stamp } from './ids';
 import { fileLockPath } from './paths';
+import { forgetStaged } from './supersede';
+import { FettleError } from '../errors';
 
-const discardable = async (store: Store, change: Change, now: Date): Promise<void> => {
-  await tidySettled(store, change);
-  // An expired change can still be discarded: that is how a user cleans it up.
-  if (change.state !== 'expired') requirePending(change, now);
+/** The marker commits, on each change's tree: one cat-file reads the tips. */
+const markers = async (ctx: Context, store: Store, changes: Change[], note?: string): Promise<CommitSpec[]> => {
+  const tips = await readObjects(
+    store,
+    changes.map((c) => c.tip),
+  );
+  const when = ctx.now();
+  return changes.map((c, n) => {
+    const tree = /^tree ([0-9a-f]+)$/m.exec(tips[n]?.body.toString('utf8') ?? '')?.[1];
+    if (!tree) throw new FettleError('E_GIT', `the commit of change ${c.id} (${c.tip}) cannot be read`);
+    const message = renderRecord({ ...c.fields, kind: 'discarded', note, ...stamp(when) });
+    return { tree, parents: [c.tip], message, when };
+  });
 };
 
-/** `note`: why, in the marker commit (e.g. the person denied it at the prompt). */
+/**
+ * Moves `changes` (checked decidable, under their files' locks) to refs/fettle-discarded/ in one transaction.
+ * `note`: why, in the marker commits.
+ */
+export const discardLocked = async (ctx: Context, store: Store, changes: Change[], note?: string): Promise<void> => {
+  const specs = await markers(ctx, store, changes, note);
+  const writeMarkers = () => writeBatch(store, [], specs);
+  const oids = await writeMarkers();
+  await failpoint('discard.marker-written');
+  const updates = changes.flatMap((c, n): RefUpdate[] => [
+    { op: 'delete', ref: c.ref, old: c.tip },
+    { op: 'create', ref: discardedRef(c.id), oid: oids[n] as string },
+  ]);
+  await publish(store, updates, `fettle: discard ${changes.map((c) => c.id).join(' ')}`, {
+    oids,
+    rewrite: writeMarkers,
+  });
+  try {
+    await failpoint('discard.refs-moved');
+  } finally {
+    // The changes are discarded once the refs moved: their bookkeeping goes whatever happens after.
+    for (const c of changes) await forgetStaged(store, c);
+  }
+};
+
+/** One change, by id, under its file's lock: the settling of a proposal a person denied (`note` says so). */
 export const discard = async (ctx: Context, store: Store, id: string, o: { note?: string } = {}): Promise<Change> => {
   const first = await loadChange(ctx, store, id);
   return withLock(fileLockPath(store, first.fields.path), async () => {
     const change = await loadChange(ctx, store, id);
-    await discardable(store, change, ctx.now());
-    const tree = await treeOf(store, change.tip);
-    const when = ctx.now();
-    const message = renderRecord({ ...change.fields, kind: 'discarded', note: o.note, ...stamp(when) });
-    const writeMarker = () => writeCommit(store, tree, [change.tip], message, when);
-    const marker = await writeMarker();
-    await failpoint('discard.marker-written');
-    await publish(
-      store,
-      [
-        { op: 'delete', ref: change.ref, old: change.tip },
-        { op: 'create', ref: discardedRef(id), oid: marker },
-      ],
-      `fettle: discard ${id}`,
-      { oids: [marker], rewrite: writeMarker },
-    );
-    try {
-      await failpoint('discard.refs-moved');
-    } finally {
-      // The change is discarded once the refs moved: its worktree goes whatever happens after.
-      await removeHiddenWorktree(store, id);
-    }
+    // An expired change can still be discarded: that is how a user cleans it up.
+    if (change.state !== 'expired') requirePending(change, ctx.now());
+    await discardLocked(ctx, store, [change], o.note);
     return change;
   });
 };

@@ -2,7 +2,7 @@
 // off, the command that fixes it. Nothing is changed: every check only reads (gc is asked for a dry run).
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadConfig, type Config, type Env } from '../config';
+import { loadConfig, testLinksFrom, type Config, type Env } from '../config';
 import { toFettleError } from '../errors';
 import { isAlive } from '../io/pid';
 import { createGit } from '../store/git';
@@ -11,6 +11,8 @@ import { fettleDir } from '../store/worktrees';
 import { listChanges } from './changes';
 import type { Context } from './context';
 import { collectGarbage } from './gc';
+import { journalDir } from './journal';
+import { recoverInterrupted, recoveryText, type Recovery } from './recover';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -55,6 +57,7 @@ export const checkGitVersion = (output: string | null): Check => {
 export const checkConfig = (env: Env): { check: Check; config?: Config } => {
   try {
     const config = loadConfig(env);
+    testLinksFrom(env); // read only by `fettle test`, but a mistake in it is still a mistake in the configuration
     return {
       check: ok(
         'config',
@@ -119,21 +122,53 @@ const checkChanges = async (ctx: Context, store: Store): Promise<Check[]> => {
   return checks;
 };
 
-/** What `fettle gc` would remove: worktrees and link files nothing uses, history past retention. */
+/** What `fettle gc` would remove: test trees and link files nothing uses, history past retention. */
 const checkLeftovers = async (ctx: Context, store: Store): Promise<Check> => {
   const r = await collectGarbage(ctx, store, { dryRun: true });
   const parts = [
     r.removed.length ? `${r.removed.length} change${r.removed.length === 1 ? '' : 's'} past retention` : '',
-    r.worktrees.length
-      ? `${r.worktrees.length} hidden worktree${r.worktrees.length === 1 ? '' : 's'} no change uses`
-      : '',
+    r.worktrees.length ? `${r.worktrees.length} test tree${r.worktrees.length === 1 ? '' : 's'} nothing uses` : '',
     r.links.length
       ? `${r.links.length} tool-use link${r.links.length === 1 ? '' : 's'} no tool call will come back for`
+      : '',
+    r.bookkeeping.length
+      ? `${r.bookkeeping.length} bookkeeping file${r.bookkeeping.length === 1 ? '' : 's'} nothing needs any more`
       : '',
   ].filter(Boolean);
   return parts.length
     ? warn('leftovers', parts.join(', '), 'Run `fettle gc` (`fettle gc --dry-run` lists them).')
     : ok('leftovers', 'nothing for `fettle gc` to remove');
+};
+
+/**
+ * An operation a crash interrupted (its journal names a process that is gone) is recovered here, as any command
+ * would, and reported: what was undone or finished, or, failing that, what a person must look at.
+ */
+const checkJournals = async (store: Store): Promise<Check> => {
+  let recovered: Recovery[];
+  try {
+    recovered = await recoverInterrupted(store);
+  } catch (error) {
+    const e = toFettleError(error);
+    return fail(
+      'journal',
+      `an interrupted confirm could not be recovered: ${e.message}`,
+      e.hint ?? 'Run `fettle doctor` again.',
+    );
+  }
+  const said = recovered
+    .map(recoveryText)
+    .filter(Boolean)
+    .map((t) => t.replace(/^fettle: /, ''));
+  const stuck = recovered.filter((r) => r.outcome === 'stuck');
+  if (stuck.length > 0)
+    return fail(
+      'journal',
+      said.join(' '),
+      `Look at the files it names (\`git diff\`, \`fettle show <id>\`) and put each as it should be; then remove ${journalDir(store)}/*.json.`,
+    );
+  if (said.length > 0) return warn('journal', `recovered: ${said.join(' ')}`);
+  return ok('journal', 'no interrupted confirm to recover');
 };
 
 const GIT_LOCK_STALE_MS = 60_000;
@@ -191,6 +226,7 @@ export const diagnose = async (input: DoctorInput): Promise<Check[]> => {
     ),
   );
   checks.push(
+    await checkJournals(store),
     ...(await checkChanges(ctx, store)),
     await checkObjects(store),
     await checkLeftovers(ctx, store),

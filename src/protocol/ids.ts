@@ -1,9 +1,13 @@
 import { customAlphabet } from 'nanoid';
+import { isChangeId } from '../core/record-message';
 
-/** 8 lowercase alphanumerics: 36^8 ≈ 2.8e12 ids; a collision is caught by the ref CAS and retried. */
+/**
+ * 8 lowercase alphanumerics: 36^8 ≈ 2.8e12 ids; a collision is caught by the ref CAS and retried. Changeset ids
+ * are drawn the same way: a name that is both a change and a changeset resolves as the change.
+ */
 export const newId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 8);
 
-export const isId = (value: string): boolean => /^[0-9a-z]{8}$/.test(value);
+export const isId = isChangeId;
 
 let written = 0;
 

@@ -25,7 +25,21 @@ export const requirePerson = (ctx: Context, change: Change): void => {
     'E_PERSON_REQUIRED',
     `Change ${change.id} to ${change.fields.path} needs a person's approval (${why}), and this command runs in ${agent}'s shell (CLAUDECODE=1). Nothing was written.`,
     {
-      hint: `A person must run \`fettle confirm ${change.id}\` in their own terminal after reviewing \`git diff HEAD fettle/${change.id}\`; the agent may only discard it.`,
+      hint: `A person must run \`fettle confirm ${change.id}\` in their own terminal, after reviewing it with \`fettle review ${change.id}\`; the agent may only discard it.`,
     },
+  );
+};
+
+/**
+ * `confirm --expired` from the agent's shell is refused: the TTL is there so that an agent re-runs its Write
+ * rather than applying a proposal it made long ago; a person reviewing slowly is who --expired is for.
+ */
+export const requirePersonForExpired = (ctx: Context, change: Change): void => {
+  const agent = agentShell(ctx.env);
+  if (!agent) return;
+  throw new FettleError(
+    'E_PERSON_REQUIRED',
+    `confirm --expired applies a change past its time to confirm, and only a person may do that; this command runs in ${agent}'s shell (CLAUDECODE=1). Nothing was written.`,
+    { hint: `Re-run the Write to stage it again, or drop it with \`fettle discard ${change.id}\`.` },
   );
 };

@@ -38,8 +38,9 @@ export const planWrite = async (
   next: Buffer,
   source?: SourceCounts,
 ): Promise<Plan> => {
-  const oldKind = old ? classifyContent(old.bytes) : 'text';
-  const kind: ContentKind = oldKind === 'text' ? classifyContent(next) : oldKind;
+  // Counts from the predictor (a notebook's cells, a UTF-16 file's decoded lines) mean text, whatever the bytes.
+  const oldKind = old ? (source ? 'text' : classifyContent(old.bytes)) : 'text';
+  const kind: ContentKind = oldKind === 'text' && !source ? classifyContent(next) : oldKind;
   if (!old || kind !== 'text' || old.bytes.equals(next)) {
     return { target, old, next, kind, decision: decide({ old: old?.bytes ?? null, next, oldKind: kind }, ctx.config) };
   }

@@ -1,7 +1,8 @@
-// Recording many changes at once (a rollback of a whole session): every `before` record in one transaction,
-// then every `after` record, with the session refs' commits, in another. The trees along all the paths are read
-// in one cat-file, objects are written in process, and each step is one `update-ref --stdin`, so a thousand
-// files cost a handful of git processes. Each change is the same chain one file's record would make.
+// Recording many changes at once (a rollback of a whole session, the files of one changeset): every `before`
+// record (and a staged item's proposal) in one transaction, then every `after` record, with the session refs'
+// commits, in another. The trees along all the paths are read in one cat-file, objects are written in process,
+// and each step is one `update-ref --stdin`, so a thousand files cost a handful of git processes. Each change is
+// the same chain one file's record would make.
 import { renderRecord, type RecordFields } from '../core/record-message';
 import { FettleError } from '../errors';
 import { gitModeOf, type DiskFile } from '../io/atomic-write';
@@ -45,12 +46,20 @@ const along = (overlay: Overlay, path: string): Overlay =>
 
 const blobOid = (store: Store, bytes: Buffer): string => hashObject('blob', bytes, store.objectFormat);
 
-/** `before` records of many files (HEAD plus each file as it is now), created in one transaction. */
-export const recordBefores = async (
-  ctx: Context,
-  store: Store,
-  items: { old: DiskFile | null; fields: Fields }[],
-): Promise<Recorded[]> => {
+/** One file of a batch: its bytes now, its record's fields, and for a staged change the proposed bytes. */
+export interface Item {
+  old: DiskFile | null;
+  fields: Fields;
+  /** a proposal on top of `before` (a staged change): the bytes and their git mode */
+  next?: { bytes: Buffer; mode: string } | undefined;
+}
+
+/**
+ * The records of many files, created in one transaction: each a `before` commit (HEAD plus the file as it is
+ * now), and for a staged item a `proposal` commit on top, which its ref then names. Items of one changeset
+ * (fields.changeset) are thereby all recorded, or none.
+ */
+export const recordMany = async (ctx: Context, store: Store, items: Item[]): Promise<Recorded[]> => {
   if (items.length === 0) return [];
   const when = ctx.now();
   const head = store.head;
@@ -59,19 +68,37 @@ export const recordBefores = async (
   for (let attempt = 1; ; attempt++) {
     const batch: Batch = { blobs: [], trees: [], commits: [] };
     const modes: (number | undefined)[] = [];
-    const made = items.map(({ old, fields }) => {
+    const made = items.map(({ old, fields, next }) => {
       const id = newId();
       const leaf = old ? { mode: gitModeOf(old.mode), oid: blobOid(store, old.bytes) } : null;
       if (old) {
         batch.blobs.push(old.bytes);
         modes.push(old.mode);
       }
-      const trees = editOverlay(along(base, fields.path), fields.path, leaf, store.objectFormat);
+      const own = along(base, fields.path);
+      const trees = editOverlay(own, fields.path, leaf, store.objectFormat);
       const message = renderRecord({ ...fields, id, kind: 'before', ...stamp(when) });
       const spec: CommitSpec = { tree: rootOf(trees), parents: head ? [head] : [], message, when };
       batch.trees.push(...trees);
       batch.commits.push(spec);
-      return { id, tip: commitId(store, spec), fields: { ...fields, id, kind: 'before' as const } };
+      if (!next) return { id, tip: commitId(store, spec), fields: { ...fields, id, kind: 'before' as const } };
+      batch.blobs.push(next.bytes);
+      modes.push(old?.mode);
+      const proposed = editOverlay(
+        own,
+        fields.path,
+        { mode: next.mode, oid: blobOid(store, next.bytes) },
+        store.objectFormat,
+      );
+      const proposal: CommitSpec = {
+        tree: rootOf(proposed),
+        parents: [commitId(store, spec)],
+        message: renderRecord({ ...fields, id, kind: 'proposal', ...stamp(when) }),
+        when,
+      };
+      batch.trees.push(...proposed);
+      batch.commits.push(proposal);
+      return { id, tip: commitId(store, proposal), fields: { ...fields, id, kind: 'proposal' as const } };
     });
     const { oids } = await writeAll(store, batch, modes, true);
     const creates = made.map((m): RefUpdate => ({ op: 'create', ref: changeRef(m.id), oid: m.tip }));
@@ -85,6 +112,13 @@ export const recordBefores = async (
     }
   }
 };
+
+/** `before` records of many files (HEAD plus each file as it is now), created in one transaction. */
+export const recordBefores = (
+  ctx: Context,
+  store: Store,
+  items: { old: DiskFile | null; fields: Fields }[],
+): Promise<Recorded[]> => recordMany(ctx, store, items);
 
 /**
  * `after` records of many files (what landed, on each `before`), and each agent session's commits for them, in

@@ -23,6 +23,7 @@ import { changeRef, warmRefUpdate, type RefUpdate } from '../store/refs';
 import { dirSpecs, dirsAlong, editOverlay, overlayOf } from '../store/tree-overlay';
 import type { NewTree } from '../store/tree-codec';
 import { backoff, isRace, planSession, SESSION_ATTEMPTS, sessionRead } from './session-ref';
+import { rememberStaged, stagedEntry, supersedeUpdates } from './supersede';
 import type { Context, Origin } from './context';
 import { newId, stamp } from './ids';
 import type { Plan } from './plan';
@@ -60,12 +61,14 @@ interface BeforeSpec {
   next?: { bytes: Buffer; mode: string } | undefined;
   /** blobs the caller already wrote, not written again */
   stored?: { old?: string; next?: string } | undefined;
+  /** commits planned elsewhere (a superseded proposal's marker), written in the same batch */
+  extra?: CommitSpec[] | undefined;
 }
 
 const commitBefore = async (
   store: Store,
-  { path, old, messages, when, next, stored }: BeforeSpec,
-): Promise<{ commits: string[]; written: string[] }> => {
+  { path, old, messages, when, next, stored, extra = [] }: BeforeSpec,
+): Promise<{ commits: string[]; written: string[]; trees: string[] }> => {
   const head = headCommit(store);
   const reading = readLevels(store, head ? `${head}^{tree}` : null, path); // cat-file works while blobs are hashed
   reading.catch(() => undefined); // awaited below: a failure while blobs are hashed must not go unhandled meanwhile
@@ -84,9 +87,10 @@ const commitBefore = async (
   if (after.length > 0 && messages.proposal !== undefined) {
     commits.push({ tree: rootOf(after), parents: [commitId(store, first)], message: messages.proposal, when });
   }
-  const ids = await writeRecord(store, { blobs, trees: [...before, ...after], commits });
+  const ids = await writeRecord(store, { blobs, trees: [...before, ...after], commits: [...commits, ...extra] });
   const written = [oldBlob, nextBlob].filter((b): b is string => !!b);
-  return { commits: ids, written: [...written, ...before.map((t) => t.oid), ...after.map((t) => t.oid), ...ids] };
+  const trees = [...before, ...after].map((t) => t.oid);
+  return { commits: ids, written: [...written, ...trees, ...ids], trees: commits.map((c) => c.tree) };
 };
 
 /** Creates refs/fettle/<id> for a fresh id; a taken id fails the CAS and another is drawn. */
@@ -241,24 +245,28 @@ export const recordAfter = async (
  * Staged change: a `before` commit (HEAD plus the file as on disk) and a `proposal` commit on top, so that
  * `git show fettle/<id>` is exactly the proposed change and `git diff HEAD fettle/<id>` a reviewable PR. The
  * hidden worktree is not made here: `fettle test` creates it on first use (the product brief: "create it
- * lazily"), which keeps `git worktree add` and its checkout off the hook path.
+ * lazily"), which keeps `git worktree add` and its checkout off the hook path. A proposal the model reviews
+ * replaces the same session's pending one for the file, in the same transaction (supersede.ts).
  */
 export const stage = async (
   ctx: Context,
   plan: Plan,
   origin: Origin,
-): Promise<{ id: string; tip: string; fields: RecordFields }> => {
+): Promise<{ id: string; tip: string; fields: RecordFields; supersedes?: string | undefined }> => {
   const { store, treePath } = plan.target;
   const fields = fieldsOf(plan, origin);
   const mode = plan.old ? gitModeOf(plan.old.mode) : '100644';
   const when = ctx.now();
   const reason = `fettle: stage ${treePath}`;
   warmRefUpdate(store, reason);
+  const kept = origin.session !== undefined && origin.review !== 'person';
+  let previous = kept ? await stagedEntry(store, origin.session as string, treePath) : null;
   return withFreshId(async (id) => {
     const messages = {
       before: renderRecord({ ...fields, id, kind: 'before', ...stamp(when) }),
       proposal: renderRecord({ ...fields, id, kind: 'proposal', ...stamp(when) }),
     };
+    const side = previous ? supersedeUpdates(store, previous, id, when) : null;
     const write = (known?: Plan['stored']) =>
       commitBefore(store, {
         path: treePath,
@@ -267,16 +275,25 @@ export const stage = async (
         when,
         next: { bytes: plan.next, mode },
         stored: known,
+        extra: side ? [side.commit] : [],
       });
-    const { commits, written } = await write(plan.stored);
+    const { commits, written, trees } = await write(plan.stored);
     const proposal = commits[1];
     if (!proposal) throw new FettleError('E_INTERNAL', 'internal error: no proposal commit');
     await failpoint('stage.commits-written');
-    await publish(store, [{ op: 'create', ref: changeRef(id), oid: proposal }], reason, {
-      oids: written,
-      rewrite: () => write(),
-    });
+    try {
+      await publish(store, [{ op: 'create', ref: changeRef(id), oid: proposal }, ...(side?.updates ?? [])], reason, {
+        oids: written,
+        rewrite: () => write(),
+      });
+    } catch (error) {
+      // The older proposal was decided meanwhile (its ref moved): stage without replacing it.
+      if (side && error instanceof FettleError && error.code === 'E_CONFLICT') previous = null;
+      throw error;
+    }
     await failpoint('stage.ref-written');
-    return { id, tip: proposal, fields: { ...fields, id, kind: 'proposal' } };
+    const made = { id, tip: proposal, fields: { ...fields, id, kind: 'proposal' as const } };
+    if (kept) await rememberStaged(store, { ...made, tree: trees[1] as string });
+    return { ...made, supersedes: side ? previous?.id : undefined };
   });
 };

@@ -1,12 +1,11 @@
 // Bounded storage: fettle's history is kept by age and by count (FETTLE_HISTORY_MAX_AGE, _MAX_COUNT); a
-// staged change still waiting for confirmation is never removed. Removing a change deletes its ref (and its
-// hidden worktree); its objects become unreachable and git's own gc reclaims them, fettle never prunes.
+// staged change still waiting for confirmation is never removed. Removing a change deletes its ref; its objects
+// become unreachable and git's own gc reclaims them, fettle never prunes. (Test trees are `fettle gc`'s alone.)
 // Runs on the hook path after a write, so: one for-each-ref over fettle's refs, a bounded number of
 // deletions in one compare-and-swap transaction, and failures ignored (it is housekeeping).
 import type { Config } from '../config';
 import type { Store } from '../store/store';
 import { updateRefs } from '../store/refs';
-import { removeHiddenWorktree } from '../store/worktrees';
 import { listChanges, type Change } from './changes';
 import type { Context } from './context';
 import { linksDir, openLinks } from './call-links';
@@ -67,14 +66,6 @@ export const deleteRefs = async (store: Store, removals: Removal[]): Promise<voi
   );
 };
 
-/** Deletes the refs, then the hidden worktrees of the staged ones. */
-export const removeChanges = async (store: Store, removals: Removal[]): Promise<void> => {
-  await deleteRefs(store, removals);
-  for (const { change } of removals) {
-    if (change.fields.tier === 'staged') await removeHiddenWorktree(store, change.id);
-  }
-};
-
 /** Applies the policy; `limit` bounds the deletions of one call. */
 export const applyRetention = async (
   ctx: Context,
@@ -85,7 +76,7 @@ export const applyRetention = async (
   const now = ctx.now();
   const [changes, open] = await Promise.all([listChanges(ctx, store), openChangeIds(store)]);
   const removals = planRetention(changes, ctx.config, now, { keepUnconfirmed, open }).slice(0, limit);
-  await removeChanges(store, removals);
+  await deleteRefs(store, removals);
   return removals;
 };
 

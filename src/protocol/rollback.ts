@@ -5,17 +5,17 @@
 // bytes on disk committed before anything is replaced, so a rollback can itself be rolled back.
 import { sameBytes } from '../core/content';
 import { countChanges } from '../core/diff';
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { FettleError, toFettleError } from '../errors';
-import { removeFile, replaceFile, type DiskFile } from '../io/atomic-write';
+import { FettleError } from '../errors';
+import type { DiskFile } from '../io/atomic-write';
 import { failpoint } from '../io/failpoint';
-import { withLock } from '../io/lock';
+import { withLocks } from '../io/lock';
 import type { RecordFields } from '../core/record-message';
 import type { Store } from '../store/store';
 import { changeRef, updateRefs } from '../store/refs';
+import { failedMidway, putBack, putFile } from './apply-files';
 import type { Change } from './changes';
 import type { Context } from './context';
+import { newId } from './ids';
 import { fileLockPath } from './paths';
 import type { Fields } from './record';
 import { recordAfters, recordBefores } from './record-many';
@@ -35,6 +35,8 @@ export interface RollbackOutcome {
   refusals: FettleError[];
   /** empty for a dry run */
   done: RolledBack[];
+  /** the changeset of the undo records, when there are several: `fettle rollback <it>` redoes them all */
+  undoChangeset?: string | undefined;
 }
 
 type Undo = { id: string; tip: string; fields: RecordFields };
@@ -66,26 +68,11 @@ const planChecked = async (store: Store, changes: Change[], force: boolean): Pro
   return planned;
 };
 
-/** Locks taken in one global order, so two multi-file rollbacks cannot deadlock. */
-const withLocks = <T>(paths: string[], fn: () => Promise<T>): Promise<T> => {
-  const [first, ...rest] = paths;
-  return first === undefined ? fn() : withLock(first, () => withLocks(rest, fn));
-};
-
 const sameFile = (a: DiskFile | null, b: DiskFile | null): boolean =>
   sameBytes(a?.bytes, b?.bytes) && a?.mode === b?.mode;
 
-const put = async (path: string, next: DiskFile | null, current: DiskFile | null): Promise<void> => {
-  if (next === null) {
-    if (current !== null) await removeFile(path, current.bytes);
-    return;
-  }
-  if (current === null) await mkdir(dirname(path), { recursive: true });
-  await replaceFile(path, next.bytes, { mode: next.mode, createOnly: current === null, expect: current?.bytes });
-};
-
 /** One undo record per step: the bytes on disk now, then what the rollback put there (Fettle-Reverts names all). */
-const undoFields = (plan: FilePlan, step: Step, turn: number | undefined): Fields => ({
+const undoFields = (plan: FilePlan, step: Step, turn: number | undefined, changeset?: string): Fields => ({
   tier: 'direct',
   path: plan.target.treePath,
   file: plan.target.realPath,
@@ -95,17 +82,9 @@ const undoFields = (plan: FilePlan, step: Step, turn: number | undefined): Field
   // A rollback of a session's change lands in that session: its ref shows the undo.
   session: step.change.fields.session,
   ...(turn === undefined ? {} : { turn }),
+  ...(changeset === undefined ? {} : { changeset }),
   ...countChanges(step.from?.bytes ?? null, step.to?.bytes ?? null),
 });
-
-/** After a failed write: the files already written get their original bytes back. Returns what could not be. */
-const putBack = async (written: FilePlan[]): Promise<string[]> => {
-  const failed: string[] = [];
-  for (const plan of [...written].reverse()) {
-    await put(plan.target.realPath, plan.original, plan.final).catch(() => failed.push(plan.target.realPath));
-  }
-  return failed;
-};
 
 const writeAll = async (store: Store, plans: FilePlan[], undos: Undo[]): Promise<void> => {
   const written: FilePlan[] = [];
@@ -114,13 +93,12 @@ const writeAll = async (store: Store, plans: FilePlan[], undos: Undo[]): Promise
     await failpoint('rollback.recorded');
     for (current of plans) {
       if (sameFile(current.original, current.final)) continue;
-      await put(current.target.realPath, current.final, current.original);
+      await putFile(current.target.realPath, current.final, current.original);
       written.push(current);
       await failpoint('rollback.file-written');
     }
   } catch (error) {
-    const e = toFettleError(error);
-    const stuck = await putBack(written);
+    const stuck = await putBack(written.map((p) => ({ file: p.target.realPath, from: p.original, to: p.final })));
     if (stuck.length === 0) {
       // Nothing changed on disk, so the undo records would claim rollbacks that did not happen.
       await updateRefs(
@@ -129,23 +107,8 @@ const writeAll = async (store: Store, plans: FilePlan[], undos: Undo[]): Promise
         'fettle: rollback failed',
       ).catch(() => undefined);
     }
-    const files =
-      written.length === 1 ? 'The file already rolled back' : `The ${written.length} files already rolled back`;
-    const back =
-      stuck.length > 0
-        ? `could not all be put back (${stuck.join(', ')}); the bytes they held are recorded (see \`fettle log\`)`
-        : written.length === 1
-          ? 'was put back'
-          : 'were put back';
-    const restored = written.length === 0 ? '' : ` ${files} ${back}.`;
-    throw new FettleError(
-      e.code,
-      `${current?.target.realPath ?? 'a file'} could not be rolled back: ${e.message.replace(/\.$/, '')}.${restored}${stuck.length === 0 ? ' Nothing was changed.' : ''}`,
-      {
-        cause: error,
-        hint: e.hint,
-      },
-    );
+    const file = current?.target.realPath ?? 'a file';
+    throw failedMidway(error, { file, verb: 'rolled back', done: 'rolled back' }, written.length, stuck);
   }
 };
 
@@ -159,37 +122,42 @@ export const rollbackChanges = async (
   changes.forEach(requireWritten);
   const force = options.force ?? false;
   if (options.dryRun) return { ...(await planChecked(store, changes, force)), done: [] };
-  const locks = [...new Set(changes.map((c) => fileLockPath(store, c.fields.path)))].sort();
-  return withLocks(locks, async () => {
-    const { plans, refusals } = await planChecked(store, changes, force);
-    if (refusals.length > 0) throw refuseAll(refusals);
-    const steps = plans.flatMap((plan) => plan.steps.map((step) => ({ plan, step })));
-    // Each rollback lands in the current turn of the session it undoes changes of.
-    const turns = new Map<string | undefined, number | undefined>();
-    for (const { step } of steps) {
-      const session = step.change.fields.session;
-      if (!turns.has(session)) turns.set(session, await currentTurn(ctx.config.dataDir, session));
-    }
-    const undos = await recordBefores(
-      ctx,
-      store,
-      steps.map(({ plan, step }) => ({
-        old: step.from,
-        fields: undoFields(plan, step, turns.get(step.change.fields.session)),
-      })),
-    );
-    await writeAll(store, plans, undos);
-    await recordAfters(
-      ctx,
-      store,
-      steps.map(({ step }, n) => ({ previous: undos[n] as Undo, landed: step.to })),
-    );
-    return {
-      plans,
-      refusals,
-      done: steps.flatMap(({ step }, n) =>
-        step.covers.map((change) => ({ change, undoId: (undos[n] as Undo).id, how: step.how })),
-      ),
-    };
-  });
+  return withLocks(
+    changes.map((c) => fileLockPath(store, c.fields.path)),
+    async () => {
+      const { plans, refusals } = await planChecked(store, changes, force);
+      if (refusals.length > 0) throw refuseAll(refusals);
+      const steps = plans.flatMap((plan) => plan.steps.map((step) => ({ plan, step })));
+      // Each rollback lands in the current turn of the session it undoes changes of.
+      const turns = new Map<string | undefined, number | undefined>();
+      for (const { step } of steps) {
+        const session = step.change.fields.session;
+        if (!turns.has(session)) turns.set(session, await currentTurn(ctx.config.dataDir, session));
+      }
+      // Several undo records are one changeset: one id names the whole rollback, to undo it again.
+      const undoChangeset = steps.length > 1 ? newId() : undefined;
+      const undos = await recordBefores(
+        ctx,
+        store,
+        steps.map(({ plan, step }) => ({
+          old: step.from,
+          fields: undoFields(plan, step, turns.get(step.change.fields.session), undoChangeset),
+        })),
+      );
+      await writeAll(store, plans, undos);
+      await recordAfters(
+        ctx,
+        store,
+        steps.map(({ step }, n) => ({ previous: undos[n] as Undo, landed: step.to })),
+      );
+      return {
+        plans,
+        refusals,
+        undoChangeset,
+        done: steps.flatMap(({ step }, n) =>
+          step.covers.map((change) => ({ change, undoId: (undos[n] as Undo).id, how: step.how })),
+        ),
+      };
+    },
+  );
 };

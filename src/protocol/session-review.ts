@@ -5,7 +5,7 @@ import { parseSessionCommit } from '../core/session';
 import { FettleError } from '../errors';
 import { readObjects, writeCommit } from '../store/objects';
 import type { Store } from '../store/store';
-import { pushCommit, type Pushed } from './review';
+import { pushCommit, type PushOptions, type Pushed } from './review';
 import { sessionRef } from './session-ref';
 
 export interface SessionView {
@@ -18,7 +18,7 @@ export interface SessionView {
   /** changes that landed in it (commits on its ref) */
   changes: number;
   turns: number[];
-  files: { path: string; added: number | null; removed: number | null }[];
+  files: FileStat[];
   diff: string;
 }
 
@@ -44,8 +44,28 @@ export const readSessionView = async (store: Store, session: string, color = fal
     .filter((f) => f !== null);
   const base = messages[0]?.base ?? null;
   const tree = /^tree ([0-9a-f]+)$/m.exec(tipObject.body.toString('utf8'))?.[1] ?? '';
+  const { files, diff } = await diffView(store, base, tip, color);
+  const turns = [...new Set(messages.map((m) => m.turn).filter((t): t is number => t !== undefined))].sort(
+    (a, b) => a - b,
+  );
+  return { session, ref, tip, tree, base, changes: messages.length, turns, files, diff };
+};
+
+export interface FileStat {
+  path: string;
+  added: number | null;
+  removed: number | null;
+}
+
+/** The files and the diff between the user's commit `base` (null: nothing) and a fettle commit or tree. */
+export const diffView = async (
+  store: Store,
+  base: string | null,
+  to: string,
+  color = false,
+): Promise<{ files: FileStat[]; diff: string }> => {
   const from = base ?? (await emptyTree(store));
-  const diffArgs = ['--no-ext-diff', '--no-textconv', '--no-renames', from, tip];
+  const diffArgs = ['--no-ext-diff', '--no-textconv', '--no-renames', from, to];
   const numstat = (await store.git.text({ args: ['diff', '--numstat', ...diffArgs] })).split('\n').filter(Boolean);
   const files = numstat.map((line) => {
     const [added = '-', removed = '-', ...path] = line.split('\t');
@@ -58,25 +78,32 @@ export const readSessionView = async (store: Store, session: string, color = fal
   const diff = (
     await store.git.run({ args: ['diff', color ? '--color=always' : '--no-color', ...diffArgs] })
   ).stdout.toString('utf8');
-  const turns = [...new Set(messages.map((m) => m.turn).filter((t): t is number => t !== undefined))].sort(
-    (a, b) => a - b,
-  );
-  return { session, ref, tip, tree, base, changes: messages.length, turns, files, diff };
+  return { files, diff };
 };
 
 const emptyTree = (store: Store): Promise<string> =>
   store.git.text({ args: ['hash-object', '-t', 'tree', '--stdin'], input: '' });
 
+/** `tree` as one commit on `base` (none: a root commit), pushed as `branch` of `remote`; no local ref moves. */
+export const pushTree = async (
+  store: Store,
+  o: { tree: string; base: string | null; message: string; when: Date },
+  target: { remote: string; branch: string },
+  options: PushOptions = {},
+): Promise<Pushed> => {
+  const commit = await writeCommit(store, o.tree, o.base ? [o.base] : [], o.message, o.when);
+  return pushCommit(store, commit, target, options);
+};
+
 /** The session as one commit on its base, pushed as `branch` of `remote`; no local ref is created or moved. */
 export const pushSession = async (
   store: Store,
   view: SessionView,
-  remote: string,
-  branch: string,
+  target: { remote: string; branch: string },
   when: Date,
+  options: PushOptions = {},
 ): Promise<Pushed> => {
   const listed = view.files.map((f) => `  ${f.path}`).join('\n');
   const message = `fettle: agent session ${view.session} (${view.changes} change${view.changes === 1 ? '' : 's'}, ${view.files.length} file${view.files.length === 1 ? '' : 's'})\n\nEverything the agent session changed, on the commit it started from.\n\n${listed}\n`;
-  const commit = await writeCommit(store, view.tree, view.base ? [view.base] : [], message, when);
-  return pushCommit(store, commit, remote, branch);
+  return pushTree(store, { tree: view.tree, base: view.base, message, when }, target, options);
 };

@@ -2,25 +2,23 @@
 // approvals), so the write is atomic and only happens if the file is still what was read. A symlinked settings
 // file (dotfiles) is written through, the link kept.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { dataDirFrom, homeFrom, type Env } from '../config';
 import {
   addFettleHooks,
-  parseSettings,
+  fettleHandlers,
   removeFettleHooks,
-  serializeLike,
   SettingsShapeError,
   type CustomHooks,
-  type Json,
 } from '../core/settings';
 import { FettleError } from '../errors';
 import { replaceFile, realPathOrAbsolute } from '../io/atomic-write';
-import { shellQuote } from '../io/self';
+import { selfCommand, shellQuote } from '../io/self';
 import { resolveRealPath } from '../store/locate';
+import { parseSettingsText, withFettle, withoutFettle } from './settings-text';
 
 export type Scope = 'user' | 'project' | 'local';
-type Obj = { [key: string]: Json };
 
 /** The settings file of a scope: `root` is the project directory, `env` says where the user's config lives. */
 export const settingsPath = (root: string, env: Env, scope: Scope): string => {
@@ -29,9 +27,29 @@ export const settingsPath = (root: string, env: Env, scope: Scope): string => {
   return join(env.CLAUDE_CONFIG_DIR || join(homeFrom(env), '.claude'), 'settings.json');
 };
 
-/** Shell form, absolute paths: works whatever PATH Claude Code's hook process gets. */
+/** Shell form, absolute paths: works whatever PATH Claude Code's hook process gets (user and local scope). */
 export const hookCommand = (script: string | undefined): string =>
   `${shellQuote(process.execPath)} ${shellQuote(realPathOrAbsolute(script ?? 'fettle'))} hook`;
+
+/**
+ * The hook command for a project's shared settings, which teams commit: no path of this machine. `fettle hook`
+ * when `fettle` on PATH is this fettle; a path under `$CLAUDE_PROJECT_DIR` when this fettle lives inside the
+ * project (vendored, or in its node_modules); otherwise it refuses, saying why and what to do instead.
+ */
+export const portableHookCommand = (env: Env, script: string | undefined, project: string, file: string): string => {
+  if (selfCommand(env, script) === 'fettle') return 'fettle hook';
+  const real = realPathOrAbsolute(script ?? 'fettle');
+  const rel = relative(realPathOrAbsolute(project), real);
+  if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel))
+    return `node "$CLAUDE_PROJECT_DIR"/${shellQuote(rel)} hook`;
+  throw new FettleError(
+    'E_USAGE',
+    `--scope project writes ${file}, which everyone who checks out the project shares, and this fettle runs from ${real}, a path on this machine only: on another checkout the hook would run nothing. Nothing was written.`,
+    {
+      hint: 'Install for this checkout only with `fettle install --scope local`; or put this fettle on PATH (`npm install -g`; the hook is then `fettle hook`), or add it to the project (`npm install --save-dev`; the hook then runs it from $CLAUDE_PROJECT_DIR), and run this again.',
+    },
+  );
+};
 
 const readText = async (path: string): Promise<string | null> => {
   try {
@@ -52,7 +70,9 @@ const refusing = <T>(path: string, fn: () => T): T => {
     return fn();
   } catch (error) {
     const why =
-      error instanceof SettingsShapeError ? error.message : `it is not valid JSON (${(error as Error).message})`;
+      error instanceof SettingsShapeError || error instanceof SyntaxError
+        ? error.message
+        : `it is not valid JSON (${(error as Error).message})`;
     throw new FettleError('E_SETTINGS', `${path} cannot be updated: ${why}. fettle changed nothing.`, {
       hint: 'Fix the file (or move it aside), then run the command again.',
       cause: error,
@@ -62,25 +82,23 @@ const refusing = <T>(path: string, fn: () => T): T => {
 
 export type Outcome = 'changed' | 'unchanged';
 
-/** Applies `change`; writes (or, with `remove`, deletes) only if the file still holds what was read. */
-const edit = async (
-  path: string,
-  change: (settings: Obj, existed: boolean) => { next: Obj; remove?: boolean },
-): Promise<Outcome> => {
+/** `change` maps the file's text (null: no file) to its new text (null: remove the file). */
+type TextChange = (before: string | null) => string | null;
+
+/** Applies `change`; writes (or removes) only if the file still holds what was read. Returns a made directory. */
+const edit = async (path: string, change: TextChange): Promise<{ result: Outcome; made?: string }> => {
   for (let attempt = 0; attempt < 3; attempt++) {
     const before = await readText(path);
-    const current = refusing(path, () => (before === null ? {} : parseSettings(before)));
-    const { next, remove } = refusing(path, () => change(current, before !== null));
-    if (next === current && !remove) return 'unchanged';
-    const text = serializeLike(before, next);
-    if (!remove && text === before) return 'unchanged';
+    const after = refusing(path, () => change(before));
+    if (after === before) return { result: 'unchanged' };
     if ((await readText(path)) !== before) continue; // Claude Code wrote it meanwhile: start over
-    if (remove) await rm(path);
-    else {
-      await mkdir(dirname(path), { recursive: true });
-      await replaceFile(path, Buffer.from(text, 'utf8'));
+    if (after === null) {
+      await rm(path);
+      return { result: 'changed' };
     }
-    return 'changed';
+    const made = await mkdir(dirname(path), { recursive: true });
+    await replaceFile(path, Buffer.from(after, 'utf8'));
+    return { result: 'changed', made };
   }
   throw new FettleError(
     'E_SETTINGS',
@@ -99,28 +117,83 @@ export const installHooks = async (
   const path = await resolveRealPath(file);
   const marker = createdMarker(env, path);
   let created = false;
-  const result = await edit(path, (s, existed) => {
-    created = !existed;
-    return { next: addFettleHooks(s, command, options) };
+  const { result, made } = await edit(path, (before) => {
+    created = before === null;
+    if (before === null) return `${JSON.stringify(addFettleHooks({}, command, options), null, 2)}\n`;
+    return withFettle(before, addFettleHooks(parseSettingsText(before).value, command, options));
   });
-  if (created) {
+  if (result === 'changed' && created) {
+    // This install made the file (and `made`, the first directory it had to make): uninstall takes them away.
     await mkdir(dirname(marker), { recursive: true });
-    await writeFile(marker, `${path}\n`);
+    await writeFile(marker, `${path}\n${made ?? ''}\n`);
   } else if (result === 'changed') {
     await rm(marker, { force: true }); // the file was there before this install: never remove it
   }
   return { path, result };
 };
 
-/** Removes fettle's hooks; a file install created and that is left empty goes away again. */
+/**
+ * Removes fettle's hooks, changing no other byte of the file; a file install created and that is left empty goes
+ * away again, with the directories that install made for it when they are empty.
+ */
 export const uninstallHooks = async (env: Env, file: string): Promise<{ path: string; result: Outcome }> => {
   const path = await resolveRealPath(file);
   const marker = createdMarker(env, path);
-  const createdByInstall = (await readText(marker)) !== null;
-  const result = await edit(path, (s) => {
-    const next = removeFettleHooks(s);
-    return { next, remove: next !== s && Object.keys(next).length === 0 && createdByInstall };
+  const recorded = await readText(marker);
+  const createdByInstall = recorded !== null;
+  const made = recorded?.split('\n')[1];
+  const { result } = await edit(path, (before) => {
+    if (before === null) return null;
+    removeFettleHooks(parseSettingsText(before).value); // refuses a file whose "hooks" is not an object
+    const after = withoutFettle(before);
+    if (after === before) return before;
+    const empty = Object.keys(parseSettingsText(after).value).length === 0;
+    return empty && createdByInstall ? null : after;
   });
-  if (result === 'changed') await rm(marker, { force: true });
+  if (result === 'changed' && (await readText(path)) === null) {
+    await rm(marker, { force: true });
+    if (made) await removeEmptyUpTo(dirname(path), made);
+  }
   return { path, result };
+};
+
+/** rmdir from `dir` up to and including `top`, stopping at the first that is not empty. */
+const removeEmptyUpTo = async (dir: string, top: string): Promise<void> => {
+  const rel = relative(top, dir);
+  if (rel.startsWith('..') || isAbsolute(rel)) return;
+  try {
+    await rmdir(dir);
+  } catch {
+    return; // not empty (or gone): leave it, and everything above it
+  }
+  if (dir !== top) await removeEmptyUpTo(dirname(dir), top);
+};
+
+export interface OtherInstall {
+  scope: Scope;
+  path: string;
+  /** the plugin, as named in `enabledPlugins` (`fettle@<marketplace>`), when that is what is installed there */
+  plugin?: string;
+}
+
+/** fettle's hooks, or its plugin enabled, in the settings of the scopes other than `scope`. */
+export const otherInstalls = async (env: Env, root: string, scope: Scope): Promise<OtherInstall[]> => {
+  const found: OtherInstall[] = [];
+  for (const other of ['user', 'project', 'local'] as const) {
+    const path = settingsPath(root, env, other);
+    const text = await readText(path).catch(() => null);
+    if (text === null) continue;
+    let value: ReturnType<typeof parseSettingsText>['value'];
+    try {
+      value = parseSettingsText(text).value;
+    } catch {
+      continue; // doctor reports a file that cannot be read
+    }
+    const plugins = value.enabledPlugins;
+    if (plugins && typeof plugins === 'object' && !Array.isArray(plugins))
+      for (const [name, on] of Object.entries(plugins))
+        if (on === true && /^fettle@/.test(name)) found.push({ scope: other, path, plugin: name });
+    if (other !== scope && fettleHandlers(value).length > 0) found.push({ scope: other, path });
+  }
+  return found;
 };

@@ -9,6 +9,7 @@ import { commonDirNear, locateTarget } from '../store/locate';
 import type { Store } from '../store/store';
 import type { Context } from './context';
 import { settleLinks } from './settle';
+import { forgetSessionCalls } from './call-answers';
 import { linksDir, openLinks, type OpenLink } from './call-links';
 
 /** A PostToolUse of this turn may still be running in the background: it gets this long to record its write. */
@@ -55,6 +56,8 @@ export const settleSessionRecords = async (
   end: { session: string; event: 'Stop' | 'SessionEnd'; transcript: string | undefined },
 ): Promise<void> => {
   const common = await commonDirNear(ctx.cwd);
+  // The turn is over: no retry of its tool calls can come, so their answers need not be kept.
+  if (common) await forgetSessionCalls(common, end.session);
   const dirs = unique([...(common ? [linksDir(common)] : []), linksDir(join(ctx.config.dataDir, 'store.git'))]);
   const find = async () => (await Promise.all(dirs.map((d) => openLinks(d, end.session)))).flat();
   let links = await find();

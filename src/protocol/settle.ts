@@ -16,7 +16,6 @@ import { readDisk, type DiskFile } from '../io/atomic-write';
 import type { Store } from '../store/store';
 import { readFiles, type FileEntry } from '../store/objects';
 import { changeRef, updateRefs } from '../store/refs';
-import { removeHiddenWorktree } from '../store/worktrees';
 import { FettleError } from '../errors';
 import { loadChange, type Change } from './changes';
 import type { Context } from './context';
@@ -70,11 +69,10 @@ export const settleLink = async (
       ...(proposal ? [{ commit: change.tip, path: fields.path }] : []),
     ]),
   ]);
+  const { expect, random } = link.pending;
   const predicted =
     disk !== null &&
-    (proposal
-      ? sameBytes(disk.bytes, proposed?.bytes)
-      : link.pending.expect !== undefined && link.pending.expect === digest(disk.bytes, fields.tool));
+    (expect !== undefined ? expect === digest(disk.bytes, random) : proposal && sameBytes(disk.bytes, proposed?.bytes));
   const untouched = sameBytes(disk?.bytes, previous?.bytes);
   const old = ctx.now().getTime() - link.writtenAt > OPEN_GRACE_MS;
   const settle = predicted || (o.ended && untouched) || (!untouched && (o.ended || old));
@@ -104,7 +102,6 @@ const settleClaimed = async (
   if (o.predicted) {
     const settled = { id: change.id, tip: change.tip, fields: { ...fields, note: SETTLED_NOTE } };
     await recordAfter(ctx, store, settled, disk, { kind: proposal ? 'applied' : 'after' });
-    if (proposal) await removeHiddenWorktree(store, change.id);
     return proposal ? 'applied' : 'recorded';
   }
   if (o.untouched && proposal) {

@@ -10,6 +10,7 @@ import type { Plan } from './plan';
 import { countChanges } from '../core/diff';
 import { routeStaged } from '../core/permission';
 import type { RecordFields } from '../core/record-message';
+import { writtenBytes } from '../core/text-file';
 import type { WriteCall } from '../core/tool-call';
 import { FettleError } from '../errors';
 import { isNotAFile, NotDurableError, readDisk, replaceFile } from '../io/atomic-write';
@@ -18,7 +19,6 @@ import { withLock } from '../io/lock';
 import { locateTarget } from '../store/locate';
 import type { Target } from '../store/store';
 import { READ_BATCH, readFile } from '../store/objects';
-import { removeHiddenWorktree } from '../store/worktrees';
 import { loadChange } from './changes';
 import type { Context, Origin } from './context';
 import { settleFailedWrite } from './failed-write';
@@ -28,7 +28,8 @@ import { predict } from './predict';
 import { fieldsOf, recordAfter, recordBefore, stage } from './record';
 import { housekeep } from './housekeeping';
 import { retainQuietly } from './retention';
-import { digest, rememberWrite, takeWrite } from './call-links';
+import { callName, claimCall, forgetCall } from './call-answers';
+import { type Claimed, claimWrite, digest, rememberWrite } from './call-links';
 import { currentTurn } from './turns';
 
 /** A tool call about to write, as an edge describes it. */
@@ -43,11 +44,31 @@ export interface ToolWrite {
 
 type Staged = Extract<Decision, { tier: 'staged' }>;
 
-export type Before =
+/** A write held as a staged change, as both the hook's and a script's write report it. */
+export interface StagedWrite {
+  kind: 'staged';
+  target: Target;
+  decision: Staged;
+  id: string;
+  diff: Plan['diff'];
+  /** the same session's pending proposal for the file this one replaced */
+  supersedes?: string | undefined;
+}
+
+export type Decided =
   | { kind: 'pass' } // nothing to say: recorded (or not fettle's), the tool goes on
   | { kind: 'noop'; target: Target }
   | { kind: 'refused'; target: Target; decision: Staged }
-  | { kind: 'staged'; target: Target; decision: Staged; id: string; diff: Plan['diff']; review: 'model' | 'person' };
+  | (StagedWrite & { review: 'model' | 'person' });
+
+/**
+ * What the before step decided, with `remember` to store the edge's rendered answer for this tool call; or, for a
+ * call answered before, that answer (`replay`); or nothing, while another process answers it (`duplicate`).
+ */
+export type Before =
+  | (Decided & { remember?: ((answer: string) => Promise<void>) | undefined })
+  | { kind: 'replay'; answer: string }
+  | { kind: 'duplicate' };
 
 export type After = { kind: 'none' } | { kind: 'recorded'; target: Target; id: string; fields: RecordFields };
 
@@ -65,11 +86,27 @@ const withTurn = async (ctx: Context, origin: Origin): Promise<Origin> => {
   return turn === undefined ? origin : { ...origin, turn };
 };
 
-/** Before the tool writes: the previous bytes go into git (direct), or the proposal is staged (large). */
+/**
+ * Before the tool writes: the previous bytes go into git (direct), or the proposal is staged (large); once per
+ * tool call (call-answers.ts).
+ */
 export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> => {
+  const target = await locateTarget(w.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, opening(ctx));
+  const { toolUse, session } = w.origin;
+  const claim = toolUse ? await claimCall(target.store.commonDir, callName(session, toolUse, w.call)) : null;
+  if (claim?.kind === 'answered') return { kind: 'replay', answer: claim.answer };
+  if (claim?.kind === 'busy') return { kind: 'duplicate' };
+  try {
+    return { ...(await decideBefore(ctx, w, target)), remember: claim?.answer };
+  } catch (error) {
+    await claim?.release();
+    throw error;
+  }
+};
+
+const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise<Decided> => {
   const { call } = w;
   const origin = await withTurn(ctx, w.origin);
-  const target = await locateTarget(call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, opening(ctx));
   // Not a file (a directory, a device, below a file): the tool will fail on its own and say why. One open and
   // fstat decides it and reads the bytes.
   const old = await readDisk(target.realPath).catch((error: unknown) => {
@@ -80,10 +117,11 @@ export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> =
   const proposed = predict(call, old);
   // What fettle predicts will land; the after step keeps the predicted counts only if exactly this landed.
   // Hashed only for a record the after step will complete: a staged change the model is told about needs none.
-  const expected = () => (proposed.exact ? digest(proposed.next, call.tool) : undefined);
+  const expected = () =>
+    proposed.exact ? { expect: digest(proposed.next, proposed.randomSpan), random: proposed.randomSpan } : {};
   const remember = async (record: { id: string; tip: string; fields: RecordFields }) => {
     if (origin.toolUse)
-      await rememberWrite(target.store, origin.toolUse, { ...record, file: target.realPath, expect: expected() });
+      await rememberWrite(target.store, origin.toolUse, { ...record, file: target.realPath, ...expected() });
   };
   if (!proposed.exact) {
     // fettle cannot reproduce the tool's result for sure: keep the previous bytes, let the tool decide.
@@ -105,45 +143,89 @@ export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> =
   const staged = await stage(ctx, plan, route === 'person' ? { ...origin, review: 'person' } : origin);
   // A person answers the agent's prompt; if they allow it, the tool writes and the after step marks it applied.
   if (route === 'person') await remember(staged);
-  return { kind: 'staged', target, decision, id: staged.id, diff: plan.diff, review: route };
+  return {
+    kind: 'staged',
+    target,
+    decision,
+    id: staged.id,
+    diff: plan.diff,
+    review: route,
+    supersedes: staged.supersedes,
+  };
 };
 
-/** The record the before step started for this tool call (its link taken), or null when there is none. */
-const startedRecord = async (ctx: Context, call: WriteCall, toolUse: string | undefined) => {
+/** The record the before step started for this tool call (its link claimed), or null when there is none. */
+const startedRecord = async (ctx: Context, call: WriteCall, origin: Origin) => {
+  const { toolUse } = origin;
   if (!toolUse) return null;
   const target = await locateTarget(call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, opening(ctx));
-  const pending = await takeWrite(target.store, toolUse);
-  if (!pending || pending.file !== target.realPath) return null;
-  const change =
-    pending.tip && pending.fields
-      ? { tip: pending.tip, fields: pending.fields }
-      : await loadChange(ctx, target.store, pending.id);
-  return { target, pending, change };
+  // The call reported back: no retry of its PreToolUse can come now.
+  await forgetCall(target.store.commonDir, callName(origin.session, toolUse, call));
+  const claimed = await claimWrite(target.store, toolUse);
+  if (!claimed) return null;
+  const { pending } = claimed;
+  try {
+    if (pending.file !== target.realPath) {
+      await claimed.restore();
+      return null;
+    }
+    const change =
+      pending.tip && pending.fields
+        ? { tip: pending.tip, fields: pending.fields }
+        : await loadChange(ctx, target.store, pending.id);
+    return { target, pending, change, claimed };
+  } catch (error) {
+    await claimed.restore();
+    throw error;
+  }
+};
+
+/** Completes the started record with `complete`; the link goes only once that is done, else it is put back. */
+const completing = async <T>(claimed: Claimed, complete: () => Promise<T>): Promise<T> => {
+  try {
+    const result = await complete();
+    await claimed.release();
+    return result;
+  } catch (error) {
+    await claimed.restore();
+    throw error;
+  }
 };
 
 /** After the tool wrote: what landed is recorded on the change the before step started. */
 export const afterWrite = async (ctx: Context, call: WriteCall, origin: Origin): Promise<After> => {
-  const started = await startedRecord(ctx, call, origin.toolUse);
+  const started = await startedRecord(ctx, call, origin);
   if (!started) return { kind: 'none' };
+  return completing(started.claimed, () => recordLanded(ctx, call, started));
+};
+
+type Started = NonNullable<Awaited<ReturnType<typeof startedRecord>>>;
+
+const recordLanded = async (ctx: Context, call: WriteCall, started: Started): Promise<After> => {
   const { target, pending, change } = started;
+  await failpoint('after.claimed');
   const kind = change.fields.kind === 'before' ? 'after' : change.fields.kind === 'proposal' ? 'applied' : null;
   if (!kind) throw new FettleError('E_CONFLICT', `change ${pending.id} was already completed by another process.`);
   const landed = await readDisk(target.realPath);
   const predicted =
-    pending.expect !== undefined && landed !== null && pending.expect === digest(landed.bytes, call.tool);
-  // +/- lines from the recorded bytes, when what landed differs from fettle's prediction (read once, if at all).
+    pending.expect !== undefined && landed !== null && pending.expect === digest(landed.bytes, pending.random);
+  // The recorded previous bytes, read once, if at all (only when what landed differs from fettle's prediction).
   let recordedBytes: Promise<Buffer | null> | undefined;
-  const countsTo = async (bytes: Buffer | null) => {
-    recordedBytes ??= readFile(target.store, change.tip, change.fields.path).then((f) => f?.bytes ?? null);
-    return countChanges(await recordedBytes, bytes);
+  const recordedOld = () =>
+    (recordedBytes ??= readFile(target.store, change.tip, change.fields.path).then((f) => f?.bytes ?? null));
+  const countsTo = async (bytes: Buffer | null) => countChanges(await recordedOld(), bytes);
+  const writeOf = async (content: string) => {
+    const bytes = writtenBytes(content, await recordedOld());
+    return Buffer.isBuffer(bytes) ? bytes : Buffer.from(content, 'utf8');
   };
   const fields =
     predicted || change.fields.reason === 'new-file'
       ? change.fields
       : { ...change.fields, ...(await countsTo(landed?.bytes ?? null)) };
   // The tool reported success, so a Write's bytes were on disk; if other bytes are there now, another writer
-  // replaced them before this step ran. The Write's own bytes are kept too, so they can be restored.
-  const asked = kind === 'after' && !predicted && call.tool === 'Write' ? Buffer.from(call.content, 'utf8') : null;
+  // replaced them before this step ran. The Write's own bytes (in the file's encoding, its BOM kept) are kept
+  // too, so they can be restored.
+  const asked = kind === 'after' && !predicted && call.tool === 'Write' ? await writeOf(call.content) : null;
   const replaced =
     asked && !sameBytes(asked, landed?.bytes)
       ? { bytes: asked, fields: { ...change.fields, ...(await countsTo(asked)), note: WRITTEN_THEN_REPLACED } }
@@ -151,7 +233,6 @@ export const afterWrite = async (ctx: Context, call: WriteCall, origin: Origin):
   const recorded = replaced ? { ...fields, note: REPLACED_BY_ANOTHER } : fields;
   const previous = { id: pending.id, tip: change.tip, fields: recorded };
   await recordAfter(ctx, target.store, previous, landed, { kind, replaced });
-  if (kind === 'applied') await removeHiddenWorktree(target.store, pending.id);
   await housekeep(ctx, target.store);
   return { kind: 'recorded', target, id: pending.id, fields };
 };
@@ -163,35 +244,45 @@ export const afterFailedWrite = async (
   origin: Origin,
   error?: string,
 ): Promise<void> => {
-  const started = await startedRecord(ctx, call, origin.toolUse);
+  const started = await startedRecord(ctx, call, origin);
   if (started)
-    await settleFailedWrite(
-      ctx,
-      started.target.store,
-      { id: started.pending.id, change: started.change, realPath: started.target.realPath },
-      error,
+    await completing(started.claimed, () =>
+      settleFailedWrite(
+        ctx,
+        started.target.store,
+        { id: started.pending.id, change: started.change, realPath: started.target.realPath },
+        error,
+      ),
     );
 };
 
 export type Written =
   | { kind: 'noop'; target: Target }
-  | { kind: 'staged'; target: Target; decision: Staged; id: string; diff: Plan['diff'] }
+  | StagedWrite
   | { kind: 'written'; target: Target; decision: Extract<Decision, { tier: 'direct' }>; id: string };
 
 /**
  * A write fettle performs itself (`fettle write`, scripts): under the file's lock, record then replace
  * atomically, or stage a large one. The previous bytes are in git before the file changes.
  */
-export const writeBytes = async (ctx: Context, file: string, bytes: Buffer, given: Origin): Promise<Written> => {
+export const writeBytes = async (
+  ctx: Context,
+  file: string,
+  bytes: Buffer,
+  given: Origin,
+  /** run on the store once it is located (a command recovers an interrupted confirm there: recover.ts) */
+  opened?: (store: Target['store']) => Promise<void>,
+): Promise<Written> => {
   const origin = await withTurn(ctx, given);
   const target = await locateTarget(file, ctx.cwd, ctx.env, ctx.config.dataDir);
+  await opened?.(target.store);
   const result = await withLock(fileLockPath(target.store, target.treePath), async (): Promise<Written> => {
     const plan = await planWrite(ctx, target, await readDisk(target.realPath), bytes);
     const decision = plan.decision;
     if (decision.tier === 'noop') return { kind: 'noop', target };
     if (decision.tier === 'staged') {
-      const { id } = await stage(ctx, plan, origin);
-      return { kind: 'staged', target, decision, id, diff: plan.diff };
+      const { id, supersedes } = await stage(ctx, plan, origin);
+      return { kind: 'staged', target, decision, id, diff: plan.diff, supersedes };
     }
     const before = await recordBefore(ctx, plan.target, plan.old, fieldsOf(plan, origin), plan.stored?.old);
     await failpoint('write.recorded');

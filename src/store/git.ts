@@ -40,6 +40,8 @@ export interface GitCall {
   env?: Record<string, string>;
   /** stdout goes here as it arrives, instead of into the result (a large diff is never held whole) */
   onStdout?: (chunk: Buffer) => void;
+  /** stderr as it arrives (git's progress meter), besides being kept for the error message */
+  onStderr?: (chunk: Buffer) => void;
 }
 
 export interface GitResult {
@@ -107,7 +109,11 @@ type Handle = { ref?: () => void; unref?: () => void };
 const handlesOf = (child: ChildProcessWithoutNullStreams): Handle[] =>
   [child, child.stdin, child.stdout, child.stderr].filter(Boolean) as Handle[];
 
-const collect = (child: ChildProcessWithoutNullStreams, onStdout?: (chunk: Buffer) => void): Warm => {
+const collect = (
+  child: ChildProcessWithoutNullStreams,
+  onStdout?: (chunk: Buffer) => void,
+  onStderr?: (chunk: Buffer) => void,
+): Warm => {
   const warm: Warm = { child, out: [], err: [], failed: null, closed: Promise.resolve({ code: null, signal: null }) };
   // The 'error' listener comes first: a spawn that fails (EMFILE, ENOENT, EAGAIN) emits it on the next tick,
   // and leaves the stdio streams unset, so touching them first would throw past every error boundary.
@@ -119,7 +125,10 @@ const collect = (child: ChildProcessWithoutNullStreams, onStdout?: (chunk: Buffe
     child.on('close', (code, signal) => resolve({ code, signal }));
   });
   child.stdout?.on('data', onStdout ?? ((c: Buffer) => warm.out.push(c)));
-  child.stderr?.on('data', (c: Buffer) => warm.err.push(c));
+  child.stderr?.on('data', (c: Buffer) => {
+    warm.err.push(c);
+    onStderr?.(c);
+  });
   // EPIPE when git exits before reading all input is reported through the exit code instead.
   child.stdin?.on('error', () => undefined);
   // A pipe that fails on its own (a read error) ends the call as a failure, never as an uncaught event.
@@ -165,12 +174,12 @@ export const createGit = (
     });
   const keyOf = (args: readonly string[]): string => [...extraArgs, ...args].join('\0');
   const run = (call: GitCall): Promise<GitResult> => {
-    const warm = call.env || call.onStdout ? undefined : pool.get(keyOf(call.args))?.shift();
+    const warm = call.env || call.onStdout || call.onStderr ? undefined : pool.get(keyOf(call.args))?.shift();
     if (warm) {
       for (const h of handlesOf(warm.child)) h.ref?.();
       return finish(warm, call);
     }
-    return finish(collect(spawnGit(call.args, call.env), call.onStdout), call);
+    return finish(collect(spawnGit(call.args, call.env), call.onStdout, call.onStderr), call);
   };
   return {
     cwd,

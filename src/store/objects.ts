@@ -117,6 +117,13 @@ export const writeRecord = async (store: Store, set: RecordObjects): Promise<str
   return oids.slice(set.blobs.length + set.trees.length);
 };
 
+/** Blobs of files on disk, each no more readable than its file (`fileMode`: the file's permission bits). */
+export const writeFileBlobs = (store: Store, files: { bytes: Buffer; fileMode?: number }[]): Promise<string[]> =>
+  writeObjects(
+    store,
+    files.map((f) => ({ type: 'blob', body: f.bytes, fileMode: f.fileMode })),
+  );
+
 /** The reader `readObjects` runs for specs without newlines; worth warming on the hook path. */
 export const READ_BATCH = ['cat-file', '--batch'] as const;
 
@@ -157,6 +164,14 @@ export const readBlobIds = async (store: Store, specs: string[]): Promise<(strin
   const { stdout } = await store.git.run({ args, input: `${specs.join('\n')}\n` });
   const lines = stdout.toString('utf8').split('\n');
   return specs.map((_, n) => /^([0-9a-f]+) blob$/.exec(lines[n] ?? '')?.[1] ?? null);
+};
+
+/** Whether each `rev:path` spec names an object of any type: one `cat-file --batch-check`. No newlines in specs. */
+export const objectsExist = async (store: Store, specs: string[]): Promise<boolean[]> => {
+  if (specs.length === 0) return [];
+  const { stdout } = await store.git.run({ args: ['cat-file', '--batch-check'], input: `${specs.join('\n')}\n` });
+  const lines = stdout.toString('utf8').split('\n');
+  return specs.map((_, n) => /^[0-9a-f]+ \w+ \d+$/.test(lines[n] ?? ''));
 };
 
 export interface FileEntry {

@@ -1,16 +1,18 @@
-// The hidden worktree of a staged change: registered with git and locked (so `git worktree prune` keeps it),
-// under fettle's folder in the common git dir. Made on first use by `fettle test`, never on the hook path, and
-// registered without a checkout: the fill, with an index of its own, is worktree-fill.ts's.
-import { realpath, rm } from 'node:fs/promises';
+// fettle's hidden worktrees (the test trees of `fettle test`): registered with git and locked (so
+// `git worktree prune` keeps them), under fettle's folder in the common git dir. Made on first use by
+// `fettle test`, never on the hook path, registered without a checkout (worktree-sync.ts fills and updates them
+// with an index of their own), and removed only by `fettle gc`.
+import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { withLock } from '../io/lock';
+import { removeTree, type Removed } from '../io/remove-tree';
 import type { Store } from './store';
 import { makeOwnDir } from '../io/fettle-dir';
 import { exists } from '../io/exists';
 
 export const fettleDir = (store: Store): string => join(store.commonDir, 'fettle');
 export const worktreesDir = (store: Store): string => join(fettleDir(store), 'worktrees');
-export const worktreePath = (store: Store, id: string): string => join(worktreesDir(store), id);
+export const worktreePath = (store: Store, name: string): string => join(worktreesDir(store), name);
 
 /**
  * `git worktree add` reads every registered worktree's admin files, and fails ("failed to read
@@ -20,27 +22,28 @@ export const worktreePath = (store: Store, id: string): string => join(worktrees
 export const withWorktreeLock = <T>(store: Store, fn: () => Promise<T>): Promise<T> =>
   withLock(join(fettleDir(store), 'locks', 'worktrees.lock'), fn, { timeoutMs: 20_000 });
 
-/** Registers the worktree of `commit`, without a checkout: `fettle test` fills it (worktree-fill.ts). */
-export const addHiddenWorktree = async (store: Store, id: string, commit: string): Promise<string> => {
-  const dir = worktreePath(store, id);
+/** Registers the worktree `name` at `commit`, locked, without a checkout. */
+export const addHiddenWorktree = async (
+  store: Store,
+  name: string,
+  commit: string,
+  reason: string,
+): Promise<string> => {
+  const dir = worktreePath(store, name);
   await makeOwnDir(dirname(dir));
   await withWorktreeLock(store, () =>
     store.git.run({
-      args: [
-        'worktree',
-        'add',
-        '-q',
-        '--no-checkout',
-        '--detach',
-        '--lock',
-        '--reason',
-        `fettle staged change ${id}`,
-        dir,
-        commit,
-      ],
+      args: ['worktree', 'add', '-q', '--no-checkout', '--detach', '--lock', '--reason', reason, dir, commit],
     }),
   );
   return dir;
+};
+
+/** The worktree's own git dir (`<common>/worktrees/<name>`), from its `.git` file; null when that is gone. */
+export const adminDirOf = async (dir: string): Promise<string | null> => {
+  const text = await readFile(join(dir, '.git'), 'utf8').catch(() => '');
+  const admin = /^gitdir: (.+)$/m.exec(text)?.[1];
+  return admin && (await exists(join(admin, 'HEAD'))) ? admin : null;
 };
 
 /**
@@ -63,6 +66,28 @@ export const userWorkTrees = async (store: Store): Promise<string[]> => {
   return trees;
 };
 
+/** Directories under fettle/worktrees/ (whether or not git still lists them). */
+export const hiddenDirs = async (store: Store): Promise<{ name: string; path: string }[]> => {
+  const root = worktreesDir(store);
+  const dirs: { name: string; path: string }[] = [];
+  for (const name of await readdir(root).catch(() => [] as string[])) {
+    if ((await lstat(join(root, name)).catch(() => null))?.isDirectory()) dirs.push({ name, path: join(root, name) });
+  }
+  return dirs;
+};
+
+/** Worktrees git has registered under fettle/worktrees/. */
+export const registeredHidden = async (store: Store): Promise<{ name: string; path: string }[]> => {
+  const out = await store.git.text({ args: ['worktree', 'list', '--porcelain', '-z'] });
+  const prefix = worktreesDir(store) + sep;
+  return out
+    .split('\0')
+    .filter((field) => field.startsWith('worktree '))
+    .map((field) => field.slice('worktree '.length))
+    .filter((path) => path.startsWith(prefix))
+    .map((path) => ({ name: path.slice(prefix.length), path }));
+};
+
 /**
  * Unregisters a hidden worktree whose directory is gone (a remove killed midway leaves git's admin entry).
  * `git worktree prune` would not: fettle's worktrees are locked, and prune keeps locked ones. Re-checked under
@@ -75,17 +100,18 @@ export const forgetMissing = async (store: Store, path: string): Promise<boolean
     return true;
   });
 
-/** Unregisters and deletes the worktree; a missing one is not an error (it is disposable). */
-export const removeHiddenWorktree = async (store: Store, id: string): Promise<void> => {
-  const dir = worktreePath(store, id);
-  if (!(await exists(dir))) {
-    if (await exists(join(store.commonDir, 'worktrees', id))) await forgetMissing(store, dir);
-    return;
-  }
-  // Two --force: the worktree is locked on purpose, and may hold files git does not track. Its admin entry
-  // goes with it; `worktree prune` is not run here, as it could race another process's `worktree add`.
-  await withWorktreeLock(store, () =>
-    store.git.run({ args: ['worktree', 'remove', '--force', '--force', dir], okCodes: [128] }),
-  );
-  await rm(dir, { recursive: true, force: true });
+/**
+ * Deletes the worktree's files, one by one so `onProgress` can say how far it is (a test tree can hold the whole
+ * repository), then unregisters it. A missing one is not an error (it is disposable). `git worktree prune` is
+ * not run: it could race another process's `worktree add`, and would also prune the user's own missing worktrees.
+ */
+export const removeHiddenWorktree = async (
+  store: Store,
+  name: string,
+  onProgress?: (so: Removed) => void,
+): Promise<Removed> => {
+  const dir = worktreePath(store, name);
+  const removed = await removeTree(dir, onProgress);
+  await forgetMissing(store, dir);
+  return removed;
 };

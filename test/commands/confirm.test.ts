@@ -3,18 +3,18 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
 import { test } from 'node:test';
-import { CLI, runHook, writePayload } from '../helpers/cli';
+import { CLI, literal, runHook, SELF, writePayload } from '../helpers/cli';
 import { lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
 import {
   T0,
   errorLine,
   fails,
   fettle,
-  hasWorktree,
+  hasTestTree,
   keepsUserState,
   kinds,
   ok,
-  openWorktree,
+  openTestTree,
   refOid,
   stageWrite,
   statusJson,
@@ -33,8 +33,8 @@ const staged = (files: Record<string, string> = { 'a.txt': BASE }): { repo: Repo
 
 test('confirm writes the staged bytes exactly and marks the ref applied', () => {
   const { repo, id } = staged();
-  assert.equal(hasWorktree(repo, id), false, 'staging makes no hidden worktree');
-  openWorktree(repo, id);
+  assert.equal(hasTestTree(repo), false, 'staging makes no test tree');
+  const tree = openTestTree(repo, id);
   keepsUserState(repo, () => {
     const r = ok(fettle(repo, ['confirm', id]));
     assert.equal(r.stdout, `Applied ${id} to a.txt (+20 -20).\n`);
@@ -43,8 +43,8 @@ test('confirm writes the staged bytes exactly and marks the ref applied', () => 
   assert.deepEqual(kinds(repo, `refs/fettle/${id}`), ['applied', 'proposal', 'before']);
   assert.match(repo.git('log', '-1', '--format=%B', `refs/fettle/${id}`), /^Fettle-Kind: applied$/m);
   assert.ok(repo.gitBytes('cat-file', 'blob', `refs/fettle/${id}:a.txt`).equals(Buffer.from(PROPOSAL)));
-  assert.equal(hasWorktree(repo, id), false, 'the hidden worktree is removed and unregistered');
-  assert.equal(existsSync(`${repo.dir}/.git/fettle/worktrees/${id}`), false);
+  assert.ok(existsSync(`${tree}/a.txt`), 'confirm leaves the test tree (no removal on the command path)');
+  assert.match(repo.git('worktree', 'list', '--porcelain'), new RegExp(`worktree ${tree}\n`));
 });
 
 test('confirm keeps the file mode (0755)', () => {
@@ -81,21 +81,18 @@ test('confirm of a path with spaces and non-ASCII characters, staged through a s
   assert.ok(lstatSync(repo.path('link.txt')).isSymbolicLink(), 'the link stays a link');
 });
 
-test('the hidden worktree is locked: git worktree prune keeps it, and confirm still works', () => {
+test('the test tree is locked: git worktree prune keeps it, and confirm still works', () => {
   const { repo, id } = staged();
-  openWorktree(repo, id);
+  const tree = openTestTree(repo, id);
   assert.match(
     repo.git('worktree', 'list', '--porcelain'),
-    new RegExp(`worktree .*/fettle/worktrees/${id}\n(.*\n)*locked`),
+    new RegExp(`worktree ${tree}\n(.*\n)*locked fettle test tree of changes without an agent session`),
   );
   repo.git('worktree', 'prune');
-  assert.ok(hasWorktree(repo, id));
-  assert.ok(
-    repo.read(`.git/fettle/worktrees/${id}/a.txt`).equals(Buffer.from(PROPOSAL)),
-    'the worktree holds the proposal',
-  );
+  assert.ok(hasTestTree(repo));
+  assert.ok(repo.read(`.git/fettle/worktrees/no-session/a.txt`).equals(Buffer.from(PROPOSAL)), 'it holds the proposal');
   ok(fettle(repo, ['confirm', id]));
-  assert.equal(repo.git('worktree', 'list', '--porcelain').includes(id), false);
+  assert.ok(repo.read('a.txt').equals(Buffer.from(PROPOSAL)));
 });
 
 test('confirm --json prints the result as one JSON object', () => {
@@ -120,7 +117,6 @@ test('confirm of a change staged by the hook applies it', () => {
 
 test('confirm after a non-overlapping edit on disk applies the clean 3-way merge and keeps the edit in history', () => {
   const { repo, id } = staged();
-  openWorktree(repo, id);
   repo.write('a.txt', EDIT_TOP);
   const tmp = tempDir();
   keepsUserState(repo, () => {
@@ -133,13 +129,12 @@ test('confirm after a non-overlapping edit on disk applies the clean 3-way merge
     repo.gitBytes('cat-file', 'blob', `refs/fettle/${id}~1:a.txt`).equals(Buffer.from(EDIT_TOP)),
     "the user's pre-confirm bytes are kept",
   );
-  assert.equal(hasWorktree(repo, id), false);
   assert.deepEqual(readdirSync(tmp), [], 'the merge leaves no temp files');
 });
 
 test('confirm after an overlapping edit refuses, writes nothing, and leaves the change pending', () => {
   const { repo, id } = staged();
-  openWorktree(repo, id);
+  openTestTree(repo, id);
   const tip = refOid(repo, `refs/fettle/${id}`);
   repo.write('a.txt', EDIT_BOTTOM);
   const tmp = tempDir();
@@ -158,7 +153,7 @@ test('confirm after an overlapping edit refuses, writes nothing, and leaves the 
     statusJson(repo).pending.map((c) => [c.id, c.state]),
     [[id, 'pending']],
   );
-  assert.ok(hasWorktree(repo, id), 'the worktree stays for review');
+  assert.ok(hasTestTree(repo), 'the test tree stays');
   assert.deepEqual(readdirSync(tmp), [], 'the merge leaves no temp files');
 });
 
@@ -266,6 +261,81 @@ for (const [after, ttl, expected] of expiry) {
   });
 }
 
+test('an expired change: the refusal names --expired, which a person runs to apply it over its base', () => {
+  const { repo, id } = staged();
+  const later = T0 + 601;
+  const refused = fettle(repo, ['confirm', id], { now: later });
+  assert.equal(refused.code, 1);
+  assert.match(
+    refused.stderr,
+    new RegExp(
+      `A person can still apply it, .*: \`${literal(SELF)} confirm ${id} --expired\`\\. Review it first with \`${literal(SELF)} review ${id}\``,
+    ),
+  );
+  const r = keepsUserState(repo, () => ok(fettle(repo, ['confirm', id, '--expired'], { now: later })));
+  assert.equal(r.stdout, `Applied ${id} to a.txt (+20 -20).\n`);
+  assert.ok(repo.read('a.txt').equals(Buffer.from(PROPOSAL)));
+  assert.deepEqual(kinds(repo, `refs/fettle/${id}`), ['applied', 'proposal', 'before']);
+});
+
+test("confirm --expired from the agent's shell is refused: the agent re-runs its Write", () => {
+  const { repo, id } = staged();
+  const r = fettle(repo, ['confirm', id, '--expired'], { now: T0 + 601, env: { CLAUDECODE: '1' } });
+  assert.equal(r.code, 1);
+  assert.match(
+    errorLine(r),
+    /^confirm --expired applies a change past its time to confirm, and only a person may do that/,
+  );
+  assert.ok(repo.read('a.txt').equals(Buffer.from(BASE)));
+  assert.deepEqual(kinds(repo, `refs/fettle/${id}`), ['proposal', 'before']);
+});
+
+test('confirm --expired still refuses when edits made since overlap the change', () => {
+  const { repo, id } = staged();
+  repo.write('a.txt', EDIT_BOTTOM);
+  const r = fettle(repo, ['confirm', id, '--expired'], { now: T0 + 601 });
+  assert.equal(r.code, 1);
+  assert.match(errorLine(r), /those edits overlap the staged ones/);
+  assert.ok(repo.read('a.txt').equals(Buffer.from(EDIT_BOTTOM)));
+});
+
+test('confirm --with-conflicts writes the merge with conflict markers, recorded; rollback puts back the bytes it replaced', () => {
+  const { repo, id } = staged();
+  repo.write('a.txt', EDIT_BOTTOM);
+  const refused = fettle(repo, ['confirm', id]);
+  assert.match(
+    refused.stderr,
+    new RegExp(`\`${literal(SELF)} confirm ${id} --with-conflicts\` writes the merge with conflict markers`),
+  );
+  const r = keepsUserState(repo, () => ok(fettle(repo, ['confirm', id, '--with-conflicts'])));
+  assert.equal(
+    r.stdout,
+    `Applied ${id} to a.txt (+20 -20), merged with the edits made on disk since it was staged; 1 overlapping region is marked in the file (<<<<<<< on disk ... >>>>>>> fettle). Resolve it in your editor, or undo this with \`${SELF} rollback ${id}\`.\n`,
+  );
+  const text = repo.read('a.txt').toString();
+  assert.ok(text.startsWith(lines(20)), 'the lines nobody else changed are as they were');
+  assert.match(text, /^<<<<<<< on disk\n(.*\n)*user 30\n(.*\n)*=======\n(.*\n)*new 30\n(.*\n)*>>>>>>> fettle\n/m);
+  assert.deepEqual(kinds(repo, `refs/fettle/${id}`), ['applied', 'snapshot', 'proposal', 'before']);
+  const json = JSON.parse(ok(fettle(repo, ['show', id, '--json'])).stdout);
+  assert.equal(json.state, 'applied');
+  const undo = /Undo this with `(.+)`\.$/m.exec(ok(fettle(repo, ['rollback', id])).stdout)?.[1];
+  assert.ok(undo, 'rollback prints its undo');
+  assert.ok(repo.read('a.txt').equals(Buffer.from(EDIT_BOTTOM)), "rollback restores the user's bytes exactly");
+});
+
+test('confirm --with-conflicts changes nothing of a clean merge, and still refuses what cannot be merged', () => {
+  const clean = staged();
+  clean.repo.write('a.txt', EDIT_TOP);
+  const r = ok(fettle(clean.repo, ['confirm', clean.id, '--with-conflicts', '--json']));
+  assert.deepEqual([JSON.parse(r.stdout).how, JSON.parse(r.stdout).conflicts], ['merged', undefined]);
+  const deleted = staged();
+  unlinkSync(deleted.repo.path('a.txt'));
+  const gone = fettle(deleted.repo, ['confirm', deleted.id, '--with-conflicts']);
+  assert.equal(gone.code, 1);
+  assert.match(errorLine(gone), /was deleted after change/);
+  assert.equal(existsSync(deleted.repo.path('a.txt')), false);
+});
+
 test('an expired change shows as EXPIRED and can still be discarded', () => {
   const { repo, id } = staged();
   const later = T0 + 601;
@@ -279,7 +349,7 @@ test('an expired change shows as EXPIRED and can still be discarded', () => {
   );
   assert.equal(refOid(repo, `refs/fettle/${id}`), null);
   assert.ok(refOid(repo, `refs/fettle-discarded/${id}`));
-  assert.equal(hasWorktree(repo, id), false);
+  assert.equal(hasTestTree(repo), false, 'nothing made a test tree');
   assert.ok(repo.read('a.txt').equals(Buffer.from(BASE)));
 });
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runCli } from '../helpers/cli';
+import { runCli, SELF } from '../helpers/cli';
 import { makeRepo, tempDir } from '../helpers/repo';
 import { keepsUserState } from '../helpers/stage';
 
@@ -46,6 +46,12 @@ test('demo output shows a direct write, a staged change applied, another discard
   assert.match(out, new RegExp(`Applied ${staged[0]} to notes\\.txt \\(\\+16 -16\\)\\.`));
   assert.match(out, new RegExp(`Discarded ${staged[1]}; notes\\.txt was not touched\\.`));
   assert.match(out, /No staged changes waiting\./);
+  // Each step is printed as a shell runs it: the glob quoted (zsh stops at an unmatched one), fettle spelled as
+  // this one runs (no `fettle` on the test's PATH).
+  assert.match(out, /^\$ git log --oneline '--glob=fettle\/\*'$/m);
+  const steps = [...out.matchAll(/^\$ (.+)$/gm)].map((m) => m[1] ?? '');
+  assert.ok(steps.length >= 9, steps.join('\n'));
+  for (const step of steps) assert.ok(step.startsWith('git ') || step.startsWith(`${SELF} `), step);
   assert.doesNotMatch(out, /internal error|fettle: (No session|Session|No change)/);
   assert.deepEqual(
     readdirSync(tmp).filter((name) => name.startsWith('fettle-demo-')),

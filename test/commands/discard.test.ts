@@ -1,16 +1,16 @@
 // `fettle discard <id>` end to end: the ref moves to refs/fettle-discarded/, the file is never touched.
 import assert from 'node:assert/strict';
-import { rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { test } from 'node:test';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import {
   fails,
   fettle,
-  hasWorktree,
+  hasTestTree,
   keepsUserState,
   kinds,
   ok,
-  openWorktree,
+  openTestTree,
   refOid,
   stageWrite,
   statusJson,
@@ -24,11 +24,11 @@ const staged = (): { repo: Repo; id: string } => {
   return { repo, id: stageWrite(repo, 'src/a.txt', PROPOSAL) };
 };
 
-test('discard drops the ref, keeps the proposal under refs/fettle-discarded/, removes the worktree', () => {
+test('discard drops the ref, keeps the proposal under refs/fettle-discarded/, leaves the test tree to gc', () => {
   const { repo, id } = staged();
   const tip = refOid(repo, `refs/fettle/${id}`);
-  openWorktree(repo, id);
-  assert.ok(tip && hasWorktree(repo, id));
+  const tree = openTestTree(repo, id);
+  assert.ok(tip && hasTestTree(repo));
   const mtime = statSync(repo.path('src/a.txt')).mtimeMs;
   keepsUserState(repo, () =>
     assert.equal(ok(fettle(repo, ['discard', id])).stdout, `Discarded ${id}; src/a.txt was not touched.\n`),
@@ -37,7 +37,7 @@ test('discard drops the ref, keeps the proposal under refs/fettle-discarded/, re
   assert.deepEqual(kinds(repo, `refs/fettle-discarded/${id}`), ['discarded', 'proposal', 'before']);
   assert.equal(repo.git('rev-parse', `refs/fettle-discarded/${id}^`), tip);
   assert.ok(repo.gitBytes('cat-file', 'blob', `refs/fettle-discarded/${id}:src/a.txt`).equals(Buffer.from(PROPOSAL)));
-  assert.equal(hasWorktree(repo, id), false);
+  assert.ok(statSync(`${tree}/src/a.txt`).isFile(), 'discard removes no worktree on the command path (gc does)');
   assert.ok(repo.read('src/a.txt').equals(Buffer.from(BASE)));
   assert.equal(statSync(repo.path('src/a.txt')).mtimeMs, mtime, 'the file was not rewritten');
   assert.equal(
@@ -91,14 +91,14 @@ test('a discarded change is listed as discarded, no longer pending', () => {
 test('discard of one change leaves another pending change of the same file alone', () => {
   const { repo, id } = staged();
   const other = stageWrite(repo, 'src/a.txt', lines(30, 'other'));
-  openWorktree(repo, id);
-  openWorktree(repo, other);
+  openTestTree(repo, id);
+  openTestTree(repo, other);
   keepsUserState(repo, () => ok(fettle(repo, ['discard', id])));
   assert.deepEqual(
     statusJson(repo).pending.map((c) => c.id),
     [other],
   );
-  assert.ok(hasWorktree(repo, other));
+  assert.ok(hasTestTree(repo));
   ok(fettle(repo, ['confirm', other]));
   assert.ok(repo.read('src/a.txt').equals(Buffer.from(lines(30, 'other'))));
 });
@@ -118,16 +118,4 @@ test('discard from outside the repository without -C does not find the change', 
   const { repo, id } = staged();
   fails(fettle(repo, ['discard', id], { cwd: repo.home }), `No change '${id}'. It may have expired or been discarded.`);
   assert.ok(refOid(repo, `refs/fettle/${id}`), 'still pending');
-});
-
-test('discard unregisters a hidden worktree whose directory is gone (git worktree prune keeps locked ones)', () => {
-  const { repo, id } = staged();
-  rmSync(openWorktree(repo, id), { recursive: true, force: true });
-  assert.match(
-    repo.git('worktree', 'list', '--porcelain'),
-    new RegExp(`/fettle/worktrees/${id}\\n(.*\\n)*locked`),
-    'git still lists it, locked',
-  );
-  ok(fettle(repo, ['discard', id]));
-  assert.equal(hasWorktree(repo, id), false, 'unregistered');
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { scriptOf } from '../../src/commands/doctor';
 import { checkGitVersion, checkNode } from '../../src/protocol/doctor';
-import { runCli } from '../helpers/cli';
+import { runCli, SELF, withFettleOnPath } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { keepsUserState, stageWrite, T0 } from '../helpers/stage';
 
@@ -23,7 +23,8 @@ const doctor = (repo: Repo, env: Record<string, string> = {}) => {
 };
 const installed = (): Repo => {
   const repo = makeRepo({ 'a.txt': lines(30) });
-  assert.equal(runCli(['install', '--scope', 'project'], { cwd: repo.dir, env: repo.env }).code, 0);
+  const env = withFettleOnPath(repo.env, repo.home);
+  assert.equal(runCli(['install', '--scope', 'project'], { cwd: repo.dir, env }).code, 0);
   return repo;
 };
 
@@ -67,7 +68,7 @@ test('a healthy setup: every check ok, exit 0, and doctor changes nothing', () =
     );
     assert.deepEqual(
       d.checks.map((c) => c.name),
-      ['node', 'git', 'config', 'hooks', 'store', 'changes', 'objects', 'leftovers', 'locks'],
+      ['node', 'git', 'config', 'hooks', 'store', 'journal', 'changes', 'objects', 'leftovers', 'locks'],
     );
     assert.match(d.of('hooks')[0]?.detail ?? '', /\.claude\/settings\.json \(project\)$/);
   });
@@ -81,7 +82,7 @@ test('not installed anywhere: a warning that says how to install, exit 0', () =>
   assert.equal(d.code, 0);
   assert.deepEqual(
     d.of('hooks').map((c) => [c.status, c.fix]),
-    [['warn', 'Run `fettle install` (user scope) or `fettle install --scope project`.']],
+    [['warn', `Run \`${SELF} install\` (user scope) or \`${SELF} install --scope project\`.`]],
   );
 });
 
@@ -103,7 +104,7 @@ test('an install from before PostToolUseFailure was registered: a warning to ins
   const [hooks] = doctor(repo).of('hooks');
   assert.equal(hooks?.status, 'warn');
   assert.match(hooks?.detail ?? '', /without PostToolUseFailure/);
-  assert.equal(hooks?.fix, 'Run `fettle install --scope project` again.');
+  assert.equal(hooks?.fix, `Run \`${SELF} install --scope project\` again.`);
 });
 
 test('an install from before Stop and SessionEnd were registered: a warning to install again', () => {
@@ -118,7 +119,7 @@ test('an install from before Stop and SessionEnd were registered: a warning to i
     hooks?.detail ?? '',
     /without Stop and SessionEnd: the last write of a headless session stays incomplete/,
   );
-  assert.equal(hooks?.fix, 'Run `fettle install --scope project` again.');
+  assert.equal(hooks?.fix, `Run \`${SELF} install --scope project\` again.`);
 });
 
 test('a hook that runs a fettle that is gone fails the check, exit 1', () => {

@@ -1,8 +1,8 @@
 // Bounded storage: staged changes expire after the TTL; history is kept by age and count, opportunistically
-// on writes (bounded) and in full with `fettle gc`, which also removes orphaned worktrees and link files.
+// on writes (bounded) and in full with `fettle gc`, which also removes unused test trees and link files.
 // The clock is injected with FETTLE_NOW; nothing sleeps.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { agentWrite, runCli, runHook, writePayload } from '../helpers/cli';
@@ -11,10 +11,11 @@ import {
   T0,
   directWrite,
   fettle,
-  hasWorktree,
+  hasTestTree,
   keepsUserState,
   ok,
-  openWorktree,
+  openTestTree,
+  testTreeDir,
   stageWrite,
   statusJson,
 } from '../helpers/stage';
@@ -48,14 +49,14 @@ test('retention by age on write: older changes go; a staged change nobody decide
   const recent = directWrite(repo, 'y.txt', 'y\n', { now: T0 + 200 });
   const now = directWrite(repo, 'z.txt', 'z\n', { now: T0 + DAY + 100, env: ttl });
   assert.deepEqual(ids(repo), sorted(pending, recent, now), `${old} is older than 24 h`);
-  openWorktree(repo, pending);
-  assert.ok(hasWorktree(repo, pending), 'a pending change keeps its worktree');
+  openTestTree(repo, pending, { now: T0 + 20, env: ttl });
+  assert.ok(hasTestTree(repo), 'fettle test made the test tree');
   directWrite(repo, 'w.txt', 'w\n', { now: T0 + 2 * DAY + 20 });
   // "Expired" rests on the wall clock; a clock that jumped must not let a write delete an undecided proposal.
   assert.ok(ids(repo).includes(pending), 'an expired proposal survives retention on writes');
   ok(fettle(repo, ['gc'], { now: T0 + 2 * DAY + 30 }));
   assert.ok(!ids(repo).includes(pending), 'fettle gc removes it once expired and older than the maximum age');
-  assert.ok(!hasWorktree(repo, pending), 'its hidden worktree went with it');
+  assert.ok(!hasTestTree(repo), 'its test tree, unused for more than the history kept, went too');
 });
 
 test('retention by count (FETTLE_HISTORY_MAX_COUNT): the newest are kept, pending ones not counted', () => {
@@ -117,32 +118,73 @@ test('gc --dry-run removes nothing; --json lists what would go and why', () => {
   assert.equal(ids(repo).length, 1);
 });
 
-test('gc removes the worktree a killed confirm left behind, and one whose ref went away', () => {
-  const repo = makeRepo({ 'a.txt': BASE, 'b.txt': BASE });
-  const confirmed = stageWrite(repo, 'a.txt', lines(30, 'new'));
-  openWorktree(repo, confirmed);
-  fettle(repo, ['confirm', confirmed], { env: { FETTLE_FAILPOINTS: 'confirm.ref-updated=kill' } });
-  assert.ok(hasWorktree(repo, confirmed), 'the kill left it');
-  // A worktree no ref names: its change was dropped while `fettle test` was making it.
-  const stray = stageWrite(repo, 'b.txt', lines(30, 'other'));
-  openWorktree(repo, stray);
-  repo.git('update-ref', '-d', `refs/fettle/${stray}`);
-  const worktrees = () => readdirSync(join(repo.dir, '.git', 'fettle', 'worktrees')).sort();
-  assert.deepEqual(worktrees(), [confirmed, stray].sort());
+/** Bytes of the files under `dir`, as gc counts what it frees (symlinks not followed). */
+const bytesUnder = (dir: string): number =>
+  readdirSync(dir, { withFileTypes: true }).reduce(
+    (n, e) => n + (e.isDirectory() ? bytesUnder(join(dir, e.name)) : lstatSync(join(dir, e.name)).size),
+    0,
+  );
 
-  const r = ok(fettle(repo, ['gc']));
-  assert.match(
-    r.stdout,
-    new RegExp(`^Removed 1 hidden worktree no pending change uses \\(\\d+ B\\): ${confirmed}\\.$`, 'm'),
+test('gc removes a test tree once no pending change and no recent fettle test uses it, and says what it freed', () => {
+  const repo = makeRepo({ 'a.txt': BASE, 'lib/b.txt': BASE });
+  const env = { FETTLE_WRITE_STAGE_TTL: String(3 * DAY) };
+  const gc = (now: number, args: string[] = []) => ok(fettle(repo, ['gc', ...args], { now, env })).stdout;
+  const first = stageWrite(repo, 'a.txt', lines(30, 'new'), { env });
+  const tree = openTestTree(repo, first, { env });
+  assert.equal(tree, testTreeDir(repo));
+  assert.doesNotMatch(gc(T0 + 2 * DAY), /test tree/, 'a staged change still waiting keeps it, however long unused');
+  ok(fettle(repo, ['confirm', first], { now: T0 + 2 * DAY, env }));
+  const second = stageWrite(repo, 'lib/b.txt', lines(30, 'new'), { now: T0 + 2 * DAY, env });
+  openTestTree(repo, second, { now: T0 + 2 * DAY, env });
+  ok(fettle(repo, ['discard', second], { now: T0 + 2 * DAY, env }));
+  assert.doesNotMatch(gc(T0 + 2 * DAY + 60), /test tree/, 'used less than FETTLE_HISTORY_MAX_AGE ago');
+  assert.match(gc(T0 + 3 * DAY + 60, ['--dry-run']), /^Would remove 1 test tree /m);
+  assert.ok(hasTestTree(repo), 'a dry run removes nothing');
+  const bytes = bytesUnder(tree);
+  assert.ok(bytes > 0 && bytes < 1024, 'small enough to be said in bytes');
+  const run = keepsUserState(repo, () => ok(fettle(repo, ['gc'], { now: T0 + 3 * DAY + 60, env })));
+  assert.equal(
+    run.stderr,
+    'fettle: removing the test tree no-session\n',
+    'progress on stderr, a plain line off a terminal',
   );
-  assert.deepEqual(worktrees(), [stray], 'one without any ref is young: it may be a worktree being made right now');
-  const later = Math.floor(Date.now() / 1000) + 3600;
+  const r = run.stdout;
   assert.match(
-    ok(fettle(repo, ['gc'], { now: later })).stdout,
-    new RegExp(`^Removed 1 hidden worktree .*: ${stray}\\.$`, 'm'),
+    r,
+    new RegExp(
+      `^Removed 1 test tree no pending change or recent \`fettle test\` uses, freeing ${bytes} B: no-session\\.$`,
+      'm',
+    ),
   );
-  assert.deepEqual(worktrees(), []);
-  assert.ok(!repo.git('worktree', 'list', '--porcelain').includes('/fettle/worktrees/'), 'git no longer lists them');
+  assert.equal(existsSync(tree), false);
+  assert.ok(!repo.git('worktree', 'list', '--porcelain').includes('/fettle/worktrees/'), 'git no longer lists it');
+});
+
+test('gc leaves a test tree a running fettle test holds, and removes what an earlier fettle left', () => {
+  const repo = makeRepo({ 'a.txt': BASE });
+  const id = stageWrite(repo, 'a.txt', lines(30, 'new'));
+  openTestTree(repo, id);
+  ok(fettle(repo, ['discard', id]));
+  // A fettle test running in it holds its lock (a live pid: this test's own process).
+  const lock = join(repo.dir, '.git', 'fettle', 'locks', 'test-no-session.lock');
+  writeFileSync(lock, `${process.pid}\n`);
+  // An earlier fettle made one worktree per staged change, named by its id.
+  const legacy = join(repo.dir, '.git', 'fettle', 'worktrees', 'ab12cd34');
+  repo.git('worktree', 'add', '-q', '--detach', '--lock', legacy, 'HEAD');
+  const later = T0 + 2 * DAY;
+  const r = ok(fettle(repo, ['gc', '--json'], { now: later }));
+  const j = JSON.parse(r.stdout) as { worktrees: { name: string; path: string; bytes: number }[] };
+  assert.deepEqual(
+    j.worktrees.map((w) => [w.name, w.path, w.bytes > 0]),
+    [['ab12cd34', legacy, true]],
+  );
+  assert.ok(hasTestTree(repo), 'in use: kept');
+  unlinkSync(lock);
+  // Its directory deleted by hand: git still lists it (locked, so `git worktree prune` keeps it); gc unregisters it.
+  rmSync(testTreeDir(repo), { recursive: true, force: true });
+  assert.match(repo.git('worktree', 'list', '--porcelain'), /\/fettle\/worktrees\/no-session\n(.*\n)*locked/);
+  assert.match(ok(fettle(repo, ['gc'], { now: later })).stdout, /^Removed 1 test tree .*, freeing 0 B: no-session\.$/m);
+  assert.ok(!repo.git('worktree', 'list', '--porcelain').includes('/fettle/worktrees/'), 'git no longer lists it');
 });
 
 test('gc removes a tool-use link whose tool call will never complete', () => {

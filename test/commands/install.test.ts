@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { test } from 'node:test';
+import { type ParseError, parse as parseJsonc } from 'jsonc-parser';
 import { settingsPath } from '../../src/protocol/settings-file';
 import {
   HOOK_EVENTS,
@@ -31,7 +32,7 @@ import {
 /** Stop, SessionEnd and UserPromptSubmit: no matcher (they are not about a tool). */
 const matcherOf = (event: string): string | undefined =>
   UNMATCHED_EVENTS.some((e) => e === event) ? undefined : MATCHER;
-import { CLI, runCli, writePayload, type Run } from '../helpers/cli';
+import { CLI, literal, runCli, SELF, withFettleOnPath, writePayload, type Run } from '../helpers/cli';
 import { baseEnv, makeRepo, tempDir } from '../helpers/repo';
 
 const ROOT = join(__dirname, '..', '..');
@@ -56,7 +57,10 @@ const setup = () => {
   const env = baseEnv(home);
   const user = join(home, '.claude', 'settings.json');
   const run = (...args: string[]): Run => runCli(args, { cwd, env });
-  return { home, cwd, env, user, run };
+  // As after `npm install -g`: `fettle` on PATH is this CLI, so --scope project may write `fettle hook`.
+  const onPath = withFettleOnPath(env, join(home, 'global'));
+  const runOnPath = (...args: string[]): Run => runCli(args, { cwd, env: onPath });
+  return { home, cwd, env, user, run, onPath, runOnPath };
 };
 
 const bytes = (path: string): Buffer => readFileSync(path);
@@ -226,13 +230,85 @@ test('install started through a relative path or a symlink writes the absolute r
 // ---------------------------------------------------------------- where the settings file is
 
 test('--scope project writes <cwd>/.claude/settings.json and leaves the user file alone', () => {
-  const { home, cwd, run } = setup();
-  const r = ok(run('install', '--scope', 'project'));
+  const { home, cwd, runOnPath } = setup();
+  const r = ok(runOnPath('install', '--scope', 'project'));
   const path = join(cwd, '.claude', 'settings.json');
-  assertInstalled(path);
+  assertInstalled(path, ['fettle', 'hook']);
   assert.ok(r.stdout.includes(path));
   assert.equal(existsSync(join(home, '.claude')), false);
   assert.deepEqual(readdirSync(join(cwd, '.claude')), ['settings.json']);
+});
+
+test('--scope project refuses to write a path of this machine into the shared file, and says what to do', () => {
+  const { cwd, run } = setup();
+  const r = run('install', '--scope', 'project');
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    /^fettle: --scope project writes .*settings\.json, which everyone who checks out the project shares/,
+  );
+  assert.match(r.stderr, new RegExp(`Install for this checkout only with \`${literal(SELF)} install --scope local\``));
+  assert.equal(existsSync(join(cwd, '.claude')), false, 'nothing written');
+});
+
+test('--scope project with fettle on PATH writes `fettle hook`, which sh runs from the project', () => {
+  const { cwd, onPath, runOnPath } = setup();
+  ok(runOnPath('install', '--scope', 'project'));
+  const command = assertInstalled(join(cwd, '.claude', 'settings.json'), ['fettle', 'hook']);
+  assert.equal(command, 'fettle hook');
+  const repo = makeRepo();
+  const { post } = shWrite(
+    { pre: command, post: command },
+    { file: repo.path('a.txt'), content: 'a\n', cwd: repo.dir },
+    { ...repo.env, PATH: onPath.PATH ?? '' },
+  );
+  assert.match(post.stdout, /fettle recorded a\.txt/);
+});
+
+test('--scope project with fettle inside the project writes a $CLAUDE_PROJECT_DIR path that runs on any checkout', () => {
+  const { env } = setup();
+  const project = makeRepo({ 'a.txt': 'a\n' });
+  const vendored = join(project.dir, 'node_modules', 'fettle', 'dist');
+  mkdirSync(vendored, { recursive: true });
+  for (const f of readdirSync(join(ROOT, 'dist'))) copyFileSync(join(ROOT, 'dist', f), join(vendored, f));
+  const r = spawnSync(process.execPath, [join(vendored, 'cli.js'), 'install', '--scope', 'project'], {
+    cwd: project.dir,
+    env,
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const path = join(project.dir, '.claude', 'settings.json');
+  const command = json(path).hooks?.PreToolUse?.[0]?.hooks[0]?.command ?? '';
+  assert.equal(command, 'node "$CLAUDE_PROJECT_DIR"/node_modules/fettle/dist/cli.js hook');
+  assert.ok(!readFileSync(path, 'utf8').includes(project.dir), 'no path of this machine in the shared file');
+  // Another checkout of the same project, elsewhere: the committed command runs its own copy.
+  const other = join(tempDir(), 'elsewhere');
+  execFileSync('cp', ['-R', project.dir, other]);
+  const { post } = shWrite(
+    { pre: command, post: command },
+    { file: join(other, 'a.txt'), content: 'b\n', cwd: other },
+    { ...project.env, CLAUDE_PROJECT_DIR: other },
+  );
+  assert.match(post.stdout, /fettle recorded a\.txt/);
+});
+
+test('install warns, naming the command, when fettle is also installed in another scope or as the plugin', () => {
+  const { cwd, user, run, runOnPath } = setup();
+  ok(run('install'));
+  const local = ok(run('install', '--scope', 'local'));
+  assert.equal(
+    local.stderr,
+    `fettle: warning: fettle is also installed in ${user} (user scope), so every write would run fettle twice. Keep one: \`${SELF} uninstall --scope user\`.\n`,
+  );
+  ok(run('uninstall'));
+  write(user, '{"enabledPlugins": {"fettle@tools": true, "other@tools": true}}\n');
+  const project = ok(runOnPath('install', '--scope', 'project'));
+  assert.match(
+    project.stderr,
+    /the fettle plugin \(fettle@tools\) is also enabled in .*settings\.json, so every write would run fettle twice/,
+  );
+  assert.match(project.stderr, /`claude plugin disable fettle@tools`.*`fettle uninstall --scope project`/);
+  assert.ok(existsSync(join(cwd, '.claude', 'settings.json')), 'the warning does not stop the install');
 });
 
 test('--scope local writes <cwd>/.claude/settings.local.json', () => {
@@ -244,16 +320,16 @@ test('--scope local writes <cwd>/.claude/settings.local.json', () => {
 });
 
 test('-C <dir> picks the directory for project and local scope (relative or absolute)', () => {
-  const { home, cwd, run } = setup();
+  const { home, cwd, run, runOnPath } = setup();
   mkdirSync(join(cwd, 'sub'));
   const other = tempDir();
-  ok(run('-C', 'sub', 'install', '--scope', 'project'));
-  assertInstalled(join(cwd, 'sub', '.claude', 'settings.json'));
+  ok(runOnPath('-C', 'sub', 'install', '--scope', 'project'));
+  assertInstalled(join(cwd, 'sub', '.claude', 'settings.json'), ['fettle', 'hook']);
   ok(run('-C', other, 'install', '--scope', 'local'));
   assertInstalled(join(other, '.claude', 'settings.local.json'));
   assert.equal(existsSync(join(cwd, '.claude')), false);
   assert.equal(existsSync(join(home, '.claude')), false);
-  ok(run('-C', 'sub', 'uninstall', '--scope', 'project'));
+  ok(runOnPath('-C', 'sub', 'uninstall', '--scope', 'project'));
   ok(run('-C', other, 'uninstall', '--scope', 'local'));
   assert.equal(existsSync(join(cwd, 'sub', '.claude', 'settings.json')), false);
   assert.equal(existsSync(join(other, '.claude', 'settings.local.json')), false);
@@ -271,9 +347,9 @@ test('CLAUDE_CONFIG_DIR overrides the user settings directory', () => {
 });
 
 test('uninstall takes hooks out of the chosen scope only', () => {
-  const { cwd, user, run } = setup();
+  const { cwd, user, run, runOnPath } = setup();
   ok(run('install'));
-  ok(run('install', '--scope', 'project'));
+  ok(runOnPath('install', '--scope', 'project'));
   const userBytes = bytes(user);
   ok(run('uninstall', '--scope', 'project'));
   assert.equal(existsSync(join(cwd, '.claude', 'settings.json')), false);
@@ -360,6 +436,48 @@ for (const [name, original] of fixtures) {
     assert.match(r.stdout, /Removed/);
     assert.deepEqual(bytes(user), Buffer.from(original, 'utf8'), 'byte-exact after uninstall');
     assert.equal(statSync(user).mode & 0o777, 0o600, 'mode kept');
+  });
+}
+
+// Hand-written files: only what fettle adds changes, and uninstall gives back every byte. [name, text]
+const HAND = `{
+  // my settings
+  "model": "opus", /* fast */
+  "hooks": {
+    "PreToolUse": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": "echo hi" } ] } ], // lint
+    "Stop": [
+      // say it
+      { "hooks": [ { "type": "command", "command": "say done" } ] }
+    ]
+  }
+}
+`;
+const handWritten: [string, string][] = [
+  ['compact, on one line', JSON.stringify(FOREIGN)],
+  ['compact, then a newline', `${JSON.stringify(FOREIGN_WITHOUT_HOOKS)}\n`],
+  ['comments and groups on one line', HAND],
+  ['comments, CRLF', HAND.replace(/\n/g, '\r\n')],
+  ['comments, no hooks key', '{\n\t// nothing else\n\t"model": "opus"\n}\n'],
+];
+for (const [name, original] of handWritten) {
+  test(`hand-written settings (${name}): install adds only fettle's groups; uninstall restores every byte`, () => {
+    const { user, run } = setup();
+    write(user, original);
+    ok(run('install'));
+    const text = readFileSync(user, 'utf8');
+    const errors: ParseError[] = [];
+    const s = parseJsonc(text, errors) as Settings;
+    assert.deepEqual(errors, []);
+    for (const event of INSTALLED_EVENTS) assert.equal(fettleHandlers(s, event).length, 1, event);
+    for (const comment of original.match(/(?<=\s)\/\/[^\r\n]*|\/\*.*?\*\//g) ?? [])
+      assert.ok(text.includes(comment), `comment kept: ${comment}`);
+    assert.equal(text.trimEnd().includes('\n'), original.trimEnd().includes('\n'), 'compact stays compact');
+    assert.equal(text.includes('\r\n'), original.includes('\r\n'), 'line endings kept');
+    const again = bytes(user);
+    assert.match(ok(run('install')).stdout, /nothing changed/);
+    assert.deepEqual(bytes(user), again, 'a second install changes nothing');
+    ok(run('uninstall'));
+    assert.equal(readFileSync(user, 'utf8'), original);
   });
 }
 
@@ -454,7 +572,24 @@ test('install then uninstall on a missing file removes the file again', () => {
   const r = ok(run('uninstall'));
   assert.match(r.stdout, /Removed/);
   assert.equal(existsSync(user), false);
-  assert.deepEqual(readdirSync(join(home, '.claude')), [], 'nothing else left in ~/.claude');
+  assert.equal(existsSync(join(home, '.claude')), false, 'the ~/.claude install made goes too');
+});
+
+test('uninstall leaves a ~/.claude that was there before install, even when it removes the file', () => {
+  const { home, user, run } = setup();
+  mkdirSync(join(home, '.claude'));
+  ok(run('install'));
+  ok(run('uninstall'));
+  assert.equal(existsSync(user), false);
+  assert.deepEqual(readdirSync(join(home, '.claude')), []);
+});
+
+test('uninstall keeps a .claude directory install made once something else was put in it', () => {
+  const { cwd, run } = setup();
+  ok(run('install', '--scope', 'local'));
+  writeFileSync(join(cwd, '.claude', 'notes.md'), 'mine\n');
+  ok(run('uninstall', '--scope', 'local'));
+  assert.deepEqual(readdirSync(join(cwd, '.claude')), ['notes.md']);
 });
 
 test('install is idempotent after a foreign group was added behind ours', () => {

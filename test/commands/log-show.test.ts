@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { lines, makeRepo } from '../helpers/repo';
 import { T0, directWrite, fettle, keepsUserState, ok, stageWrite } from '../helpers/stage';
+import { literal, SELF } from '../helpers/cli';
 
 const BASE = lines(30);
 const edit = (n: number, word: string, text = BASE): string => text.replace(`line ${n}\n`, `${word} ${n}\n`);
@@ -28,7 +29,7 @@ const history = () => {
   const applied = directWrite(repo, 'a.txt', edit(3, 'one'), { ...s1, now: T0 });
   const undone = directWrite(repo, 'b.txt', edit(4, 'two'), { ...s1, now: T0 + 60 });
   const rollback =
-    /Undo this with `fettle rollback (\w+)`/.exec(
+    new RegExp(`Undo this with \`${literal(SELF)} rollback (\\w+)\``).exec(
       ok(fettle(repo, ['rollback', undone], { now: T0 + 120 })).stdout,
     )?.[1] ?? '';
   const discarded = stageWrite(repo, 'c.txt', lines(30, 'x'), { ...s1, now: T0 + 180 });

@@ -1,10 +1,11 @@
 // `fettle read <file> [--offset N] [--limit N]` end to end: a text file with line numbers, past the agent's
 // Read limits; bad arguments are usage errors (exit 2); files it cannot print are refused (exit 1).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runCli } from '../helpers/cli';
+import { runCli, SELF } from '../helpers/cli';
 import { baseEnv, lines, makeRepo, tempDir } from '../helpers/repo';
 import { fails, fettle, keepsUserState, ok, stageWrite } from '../helpers/stage';
 
@@ -16,27 +17,38 @@ const numbered = (from: number, to: number, word = 'line'): string =>
 const pages: [string, string[], string, string][] = [
   ['the whole file', ['a.txt'], numbered(1, 10), ''],
   ['--offset', ['a.txt', '--offset', '8'], numbered(8, 10), ''],
-  ['--limit', ['a.txt', '--limit', '3'], numbered(1, 3), '(lines 1-3 of 10; next: --offset 4)\n'],
+  [
+    '--limit',
+    ['a.txt', '--limit', '3'],
+    numbered(1, 3),
+    `(lines 1-3 of 10; next: ${SELF} read a.txt --offset 4 --limit 3)\n`,
+  ],
   [
     '--offset and --limit',
     ['a.txt', '--offset', '4', '--limit', '2'],
     numbered(4, 5),
-    '(lines 4-5 of 10; next: --offset 6)\n',
+    `(lines 4-5 of 10; next: ${SELF} read a.txt --offset 6 --limit 2)\n`,
   ],
   [
     '--offset=N --limit=N spelling',
     ['a.txt', '--offset=9', '--limit=1'],
     numbered(9, 9),
-    '(lines 9-9 of 10; next: --offset 10)\n',
+    `(lines 9-9 of 10; next: ${SELF} read a.txt --offset 10 --limit 1)\n`,
   ],
   ['a limit past the end', ['a.txt', '--offset', '10', '--limit', '50'], numbered(10, 10), ''],
-  ['an offset past the end: nothing', ['a.txt', '--offset', '11'], '', ''],
+  [
+    'an offset past the end: says so',
+    ['a.txt', '--offset', '11'],
+    '',
+    '(a.txt has 10 lines; line 11 is past the end)\n',
+  ],
+  ['an empty file: says so', ['empty.txt'], '', '(empty.txt is empty)\n'],
   ['a path in a subdirectory', ['sub/b.txt'], numbered(1, 2, 'b'), ''],
   ['no final newline', ['c.txt'], `${num(1, 'x')}\n${num(2, 'y')}\n`, ''],
 ];
 for (const [label, args, stdout, stderr] of pages) {
   test(`read ${label}`, () => {
-    const repo = makeRepo({ 'a.txt': lines(10), 'sub/b.txt': lines(2, 'b'), 'c.txt': 'x\ny' });
+    const repo = makeRepo({ 'a.txt': lines(10), 'sub/b.txt': lines(2, 'b'), 'c.txt': 'x\ny', 'empty.txt': '' });
     const r = keepsUserState(repo, () => ok(fettle(repo, ['read', ...args])));
     assert.deepEqual([r.stdout, r.stderr], [stdout, stderr]);
   });
@@ -128,4 +140,22 @@ test('read of a file with a staged change prints the disk, not the proposal', ()
   const repo = makeRepo({ 'a.txt': lines(30) });
   stageWrite(repo, 'a.txt', lines(30, 'STAGED'));
   assert.equal(ok(fettle(repo, ['read', 'a.txt', '--limit', '2'])).stdout, numbered(1, 2));
+});
+
+test('read --json: the lines as they are, their numbers, and the next offset', () => {
+  const repo = makeRepo({ 'a.txt': 'one\ntwo\r\nthree\n' });
+  const page = JSON.parse(ok(fettle(repo, ['read', 'a.txt', '--limit', '2', '--json'])).stdout);
+  assert.deepEqual(page, { file: repo.path('a.txt'), total: 3, first: 1, last: 2, next: 3, lines: ['one', 'two\r'] });
+  const rest = JSON.parse(ok(fettle(repo, ['read', 'a.txt', '--offset', '3', '--json'])).stdout);
+  assert.deepEqual(rest, { file: repo.path('a.txt'), total: 3, first: 3, last: 3, next: null, lines: ['three'] });
+  const past = JSON.parse(ok(fettle(repo, ['read', 'a.txt', '--offset', '9', '--json'])).stdout);
+  assert.deepEqual(past, { file: repo.path('a.txt'), total: 3, first: 9, last: 8, next: null, lines: [] });
+});
+
+test("read's next-page command runs as printed and prints the next page", () => {
+  const repo = makeRepo({ 'a b.txt': lines(5) });
+  const r = ok(fettle(repo, ['read', 'a b.txt', '--limit', '2']));
+  const next = /next: (.+)\)$/m.exec(r.stderr)?.[1] ?? assert.fail(r.stderr);
+  const page = execFileSync('sh', ['-c', next], { cwd: repo.dir, env: repo.env, encoding: 'utf8' });
+  assert.equal(page, numbered(3, 4));
 });

@@ -44,7 +44,7 @@ test('review shows the title, base, files with +N -M, the diff and the commands 
   assert.match(steps[1] ?? '', new RegExp(`^To drop it:   .+ discard ${id}$`));
   assert.match(steps[2] ?? '', new RegExp(`^To test it:   .+ test ${id} -- <command>$`));
   assert.match(steps[3] ?? '', new RegExp(`^To push it:   .+ review ${id} --push \\[remote\\]$`));
-  assert.equal(steps[4], `With git:     git diff HEAD fettle/${id}`);
+  assert.equal(steps[4], `With git:     git show fettle/${id}`);
   assert.ok(!out.includes('\u001b['), 'no colour when stdout is not a terminal');
 });
 
@@ -80,40 +80,83 @@ test('review --json; review of an expired change offers no confirm; of a direct 
   );
   const expired = ok(fettle(repo, ['review', id], { now: T0 + 3600 })).stdout;
   assert.match(expired, new RegExp(`^Change ${id}: expired 50m ago; staged 1h ago \\(fettle write\\)\\.$`, 'm'));
-  assert.ok(!expired.includes('To apply it'));
+  assert.match(
+    expired,
+    new RegExp(`^To apply it:  .+ confirm ${id} --expired   \\(past its time: a person only\\)$`, 'm'),
+  );
   const direct = directWrite(repo, 'b.txt', 'b\n');
   const r = fettle(repo, ['review', direct]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /was written directly, not staged/);
 });
 
-test('review --push creates the branch fettle/<id> on the remote and changes nothing else', () => {
+test('review --push creates the branch fettle/<id> on the remote, HEAD then the change, and changes nothing else', () => {
   const repo = makeRepo({ 'a.txt': BASE });
   const { bareGit } = withRemote(repo);
   const id = stageWrite(repo, 'a.txt', PROPOSED);
   const [remoteBefore, localBefore] = [allRefs(bareGit), allRefs(repo.git)];
   const r = keepsUserState(repo, () => ok(fettle(repo, ['review', id, '--push'])));
-  const tip = repo.git('rev-parse', `refs/fettle/${id}`);
+  const pushed = bareGit('rev-parse', `fettle/${id}`);
   assert.equal(
     r.stdout,
-    `Pushed change ${id} (commit ${tip.slice(0, 12)}) to origin as branch fettle/${id}; open a pull request from it. No local branch was created or changed.\n`,
+    `Pushed change ${id} (commit ${pushed.slice(0, 12)}) to origin as branch fettle/${id}; open a pull request from it. No local branch was created or changed.\n`,
   );
-  assert.equal(allRefs(bareGit), `${remoteBefore}\nrefs/heads/fettle/${id} ${tip}`.split('\n').sort().join('\n'));
+  assert.equal(allRefs(bareGit), `${remoteBefore}\nrefs/heads/fettle/${id} ${pushed}`.split('\n').sort().join('\n'));
   assert.equal(allRefs(repo.git), localBefore, 'no local ref moved, not even a remote-tracking one');
   assert.equal(bareGit('show', `fettle/${id}:a.txt`) + '\n', PROPOSED);
+  // The empty "before" commit (the file was as HEAD has it) is left out: the branch is main, then the change.
+  assert.equal(bareGit('rev-parse', `fettle/${id}^`), bareGit('rev-parse', 'main'));
+  assert.equal(bareGit('log', '--format=%s', `main..fettle/${id}`), 'fettle: stage a.txt (+30 -30)');
+  assert.equal(bareGit('rev-parse', `fettle/${id}^{tree}`), repo.git('rev-parse', `refs/fettle/${id}^{tree}`));
+  // Pushed again: the same commit, so nothing moves.
+  const again = ok(fettle(repo, ['review', id, '--push']));
+  assert.equal(
+    again.stdout,
+    `Branch fettle/${id} of origin already holds change ${id} (commit ${pushed.slice(0, 12)}); nothing was pushed.\n`,
+  );
 });
 
-test('review --push <path> --branch <name>; a branch that exists with other history is not overwritten', () => {
+test('review --push keeps a "before" commit that holds uncommitted edits of the file: they are part of the change', () => {
+  const repo = makeRepo({ 'a.txt': BASE });
+  const { bareGit } = withRemote(repo);
+  repo.write('a.txt', BASE.replace('line 1\n', 'mine 1\n'));
+  const id = stageWrite(repo, 'a.txt', PROPOSED);
+  ok(fettle(repo, ['review', id, '--push']));
+  assert.equal(bareGit('rev-parse', `fettle/${id}`), repo.git('rev-parse', `refs/fettle/${id}`));
+  assert.equal(
+    bareGit('log', '--format=%s', `main..fettle/${id}`),
+    'fettle: stage a.txt (+30 -30)\nfettle: before a.txt',
+  );
+});
+
+test('review --push never moves an existing branch of the remote (main included) without --force', () => {
   const repo = makeRepo({ 'a.txt': BASE });
   const { bare, bareGit } = withRemote(repo);
   const first = stageWrite(repo, 'a.txt', PROPOSED);
   ok(fettle(repo, ['review', first, '--push', bare, '--branch', 'review/big-change']));
-  assert.equal(bareGit('rev-parse', 'review/big-change'), repo.git('rev-parse', `refs/fettle/${first}`));
   const second = stageWrite(repo, 'a.txt', lines(30, 'other'));
   const remoteBefore = allRefs(bareGit);
-  const r = fettle(repo, ['review', second, '--push', 'origin', '--branch', 'review/big-change']);
-  assert.equal(r.code, 1, r.stderr);
-  assert.match(r.stderr, /^fettle: git push failed/);
-  assert.equal(allRefs(bareGit), remoteBefore);
+  for (const branch of ['review/big-change', 'main']) {
+    const r = fettle(repo, ['review', second, '--push', 'origin', '--branch', branch]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^fettle: branch '${branch}' already exists on origin \\(at [0-9a-f]{12}\\); fettle does not move a branch that exists\\. Nothing was pushed\\.$`,
+        'm',
+      ),
+    );
+    assert.match(r.stderr, /or add --force to move/);
+  }
+  assert.equal(allRefs(bareGit), remoteBefore, 'main and the review branch are where they were');
+  const was = bareGit('rev-parse', 'review/big-change');
+  const forced = ok(fettle(repo, ['review', second, '--push', 'origin', '--branch', 'review/big-change', '--force']));
+  const now = bareGit('rev-parse', 'review/big-change');
+  assert.equal(
+    forced.stdout,
+    `Pushed change ${second} (commit ${now.slice(0, 12)}) to origin and moved branch review/big-change from ${was.slice(0, 12)} to it (--force); open a pull request from it. No local branch was created or changed.\n`,
+  );
+  assert.equal(bareGit('show', 'review/big-change:a.txt') + '\n', lines(30, 'other'));
   assert.equal(fettle(repo, ['review', second, '--push', 'origin', '--branch', 'bad..name']).code, 2);
+  assert.equal(fettle(repo, ['review', second, '--force']).code, 2, '--force goes with --push');
 });

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { test } from 'node:test';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { T0, directWrite, errorLine, fettle, keepsUserState, ok } from '../helpers/stage';
+import { literal, SELF } from '../helpers/cli';
 
 const BASE = lines(40);
 const edit = (text: string, n: number, word: string): string => text.replace(`line ${n}\n`, `${word} ${n}\n`);
@@ -15,7 +16,7 @@ const fettleRefs = (repo: Repo): string =>
     .filter((l) => !l.startsWith('refs/fettle/sessions/'))
     .join('\n');
 const undoCommandOf = (stdout: string): string[] =>
-  (/Undo this with `fettle rollback ([^`]+)`\.$/m.exec(stdout)?.[1] ?? '').split(' ');
+  (new RegExp(`Undo this with \`${literal(SELF)} rollback ([^\`]+)\`\\.$`, 'm').exec(stdout)?.[1] ?? '').split(' ');
 const session = (id: string, now: number) => ({ env: { FETTLE_SESSION: id }, now });
 
 /** Session s1 edits a.txt twice (in the same second) and creates new.txt; session s2 edits b.txt. */
@@ -91,7 +92,9 @@ test('rollback --session undoes every change of that session, newest first, byte
 test('the undo command a session rollback prints redoes all of it', () => {
   const { repo } = sessions();
   const undo = undoCommandOf(ok(fettle(repo, ['rollback', '--session', 's1'], { now: T0 + 10 })).stdout);
-  assert.equal(undo.length, 3, "one undo per file: a.txt's two changes are undone by one record");
+  assert.equal(undo.length, 1, 'the undo records are one changeset, named by one id');
+  const members = JSON.parse(ok(fettle(repo, ['show', undo[0] as string, '--json'], { now: T0 + 10 })).stdout);
+  assert.equal(members.changes.length, 3, "one undo per file: a.txt's two changes are undone by one record");
   keepsUserState(repo, () => ok(fettle(repo, ['rollback', ...undo], { now: T0 + 20 })));
   assert.equal(repo.read('a.txt').toString(), edit(edit(BASE, 3, 'one'), 30, 'two'));
   assert.equal(repo.read('new.txt').toString(), 'fresh\n');
@@ -213,7 +216,7 @@ test('--to writes the previous bytes to another path with their mode; an existin
   const undo = undoCommandOf(r.stdout);
   assert.equal(
     r.stdout,
-    `Restored the bytes change ${id} replaced in run.sh to ${repo.path('old/run.sh')}. Undo this with \`fettle rollback ${undo[0]}\`.\n`,
+    `Restored the bytes change ${id} replaced in run.sh to ${repo.path('old/run.sh')}. Undo this with \`${SELF} rollback ${undo[0]}\`.\n`,
   );
   assert.equal(repo.read('old/run.sh').toString(), '#!/bin/sh\necho old\n');
   assert.equal(statSync(repo.path('old/run.sh')).mode & 0o777, 0o755);

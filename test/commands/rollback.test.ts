@@ -3,14 +3,14 @@
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, statSync, unlinkSync } from 'node:fs';
 import { test } from 'node:test';
-import { agentWrite } from '../helpers/cli';
+import { agentWrite, literal, SELF } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { T0, directWrite, errorLine, fettle, keepsUserState, kinds, ok, stageWrite } from '../helpers/stage';
 
 const BASE = lines(40);
 const AGENT = BASE.replace('line 30\n', 'agent 30\n');
 const undoIdOf = (stdout: string): string =>
-  /Undo this with `fettle rollback ([0-9a-z]{8})`\.$/m.exec(stdout)?.[1] ?? '';
+  new RegExp(`Undo this with \`${literal(SELF)} rollback ([0-9a-z]{8})\`\\.$`, 'm').exec(stdout)?.[1] ?? '';
 const fettleRefs = (repo: Repo): string[] =>
   repo
     .git('for-each-ref', '--format=%(refname)', 'refs/fettle')
@@ -25,7 +25,7 @@ test('rollback of a direct write restores the previous bytes exactly and prints 
   const undo = undoIdOf(r.stdout);
   assert.equal(
     r.stdout,
-    `Rolled back ${id}: a.txt: restored its previous bytes. Undo this with \`fettle rollback ${undo}\`.\n`,
+    `Rolled back ${id}: a.txt: restored its previous bytes. Undo this with \`${SELF} rollback ${undo}\`.\n`,
   );
   assert.ok(repo.read('a.txt').equals(Buffer.from(BASE)));
   assert.deepEqual(kinds(repo, `refs/fettle/${undo}`), ['after', 'before']);
@@ -97,7 +97,7 @@ test('rollback refuses when the file was edited after fettle wrote it and the ed
       `^${repo.path('a.txt')} changed after fettle wrote it \\(change ${id}\\), and .*conflict.*Nothing was changed\\.$`,
     ),
   );
-  assert.match(r.stderr, new RegExp(`fettle rollback ${id} --force`));
+  assert.match(r.stderr, new RegExp(`${literal(SELF)} rollback ${id} --force`));
   assert.ok(repo.read('a.txt').equals(Buffer.from(edited)));
   assert.deepEqual(fettleRefs(repo), refs, 'nothing recorded');
 });

@@ -1,8 +1,10 @@
 // `fettle status` end to end: pending staged changes with their expiry, recent writes, and the --json shape.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runHook, writePayload } from '../helpers/cli';
-import { lines, makeRepo, type Repo } from '../helpers/repo';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, runHook, SELF, writePayload } from '../helpers/cli';
+import { baseEnv, lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
 import { T0, directWrite, fettle, keepsUserState, ok, stageWrite, statusJson, type StatusRow } from '../helpers/stage';
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
@@ -19,7 +21,59 @@ const scene = (): { repo: Repo; staged: string; direct: string; created: string 
 test('status with nothing recorded', () => {
   const repo = makeRepo({ 'a.txt': 'a\n' });
   assert.equal(ok(fettle(repo, ['status'])).stdout, 'No staged changes waiting.\n');
-  assert.deepEqual(statusJson(repo), { session: null, pending: [], recent: [] });
+  assert.deepEqual(statusJson(repo), {
+    store: { kind: 'repository', path: repo.dir },
+    session: null,
+    pending: [],
+    recent: [],
+  });
+});
+
+test('outside any repository, status and log say they show the private store, and where it is', () => {
+  const home = tempDir();
+  const dir = join(home, 'notes');
+  mkdirSync(dir);
+  const env = baseEnv(home);
+  const store = join(home, '.data', 'fettle', 'store.git');
+  const note = `Not in a git repository: showing what fettle recorded for files outside any repository (its private store, ${store}).`;
+  const status = runCli(['status'], { cwd: dir, env });
+  assert.equal(status.stdout, `${note}\n\nNo staged changes waiting.\n`);
+  assert.equal(runCli(['log'], { cwd: dir, env }).stdout, `${note}\nfettle has no record of changes.\n`);
+  for (const command of ['status', 'log'])
+    assert.deepEqual(JSON.parse(runCli([command, '--json'], { cwd: dir, env }).stdout).store, {
+      kind: 'private',
+      path: store,
+    });
+});
+
+// [label, -C argument]: the directory is named, git is not blamed, exit 2
+const badDirs: [string, string, string][] = [
+  ['a directory that does not exist', '/nonexistent/dir', 'no such directory'],
+  ['a file', '/etc/hostname', 'not a directory'],
+];
+for (const [label, dir, why] of badDirs) {
+  test(`-C ${label}: says so, exit 2`, () => {
+    const repo = makeRepo({ 'a.txt': 'a\n' });
+    for (const command of [['status'], ['log'], ['rollback', 'a.txt'], ['install']]) {
+      const r = fettle(repo, ['-C', dir, ...command]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, new RegExp(`^fettle: -C ${dir}: ${why} \\(${dir}\\)\\.$`, 'm'), command[0]);
+      assert.doesNotMatch(r.stderr, /git|ENOENT/);
+    }
+  });
+}
+
+test('the hook run with -C a missing directory says so and lets the write go on unprotected (exit 1)', () => {
+  const repo = makeRepo({ 'a.txt': 'a\n' });
+  const r = runCli(['-C', '/nonexistent/dir', 'hook'], {
+    cwd: repo.dir,
+    env: repo.env,
+    input: JSON.stringify(writePayload({ file: repo.path('a.txt'), content: 'b\n', cwd: repo.dir })),
+  });
+  assert.deepEqual(
+    [r.code, r.stdout, r.stderr],
+    [1, '', 'fettle: -C /nonexistent/dir: no such directory; this tool call was not protected by fettle.\n'],
+  );
 });
 
 test('status lists pending changes with id, path, counts, age and expiry, then recent writes', () => {
@@ -28,7 +82,7 @@ test('status lists pending changes with id, path, counts, age and expiry, then r
   assert.deepEqual(out.split('\n'), [
     'Pending (1):',
     `  ${staged}  a.txt  +30 -30  staged 2m ago, expires in 8m`,
-    '  apply with `fettle confirm <id>`, drop with `fettle discard <id>`',
+    `  apply with \`${SELF} confirm <id>\`, drop with \`${SELF} discard <id>\``,
     '',
     'Recent:',
     `  ${direct}  b.txt  +1 -1  direct, applied 7m ago`,

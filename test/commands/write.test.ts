@@ -5,18 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, statSync, symlinkSync } from 'node:fs';
 import { test } from 'node:test';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
-import {
-  directWrite,
-  fails,
-  fettle,
-  T0,
-  keepsUserState,
-  kinds,
-  ok,
-  refOid,
-  stageWrite,
-  worktreeDir,
-} from '../helpers/stage';
+import { directWrite, fails, fettle, T0, keepsUserState, kinds, ok, refOid, stageWrite } from '../helpers/stage';
 
 const fettleRefs = (repo: Repo): string[] =>
   repo
@@ -71,7 +60,7 @@ test('a large change is staged: exit 3, the file untouched, the proposal on the 
   const id = /Staged change ([0-9a-z]{8})/.exec(r.stdout)?.[1] ?? '';
   const out = r.stdout.split('\n');
   assert.equal(out[0], 'fettle held this write for review: nothing was written to a.txt.');
-  assert.match(out[1] ?? '', new RegExp(`^Staged change ${id}: \\+30 -30 \\(100% of file\\); staged because`));
+  assert.match(out[1] ?? '', new RegExp(`^Staged change ${id}: \\+30 -30 to a 30-line file; staged because`));
   assert.match(r.stdout, new RegExp(`^To apply it, run: .+ confirm ${id}$`, 'm'));
   assert.match(r.stdout, new RegExp(`^To drop it, run: .+ discard ${id}$`, 'm'));
   assert.match(r.stdout, /^--- a\/a\.txt\n\+\+\+ b\/a\.txt\n@@ -1,30 \+1,30 @@\n-line 1\n/m);
@@ -84,7 +73,11 @@ test('a large change is staged: exit 3, the file untouched, the proposal on the 
     '30\t30\ta.txt',
     'git diff HEAD fettle/<id> is the change',
   );
-  assert.equal(existsSync(worktreeDir(repo, id)), false, 'the hidden worktree is made on first use, not when staging');
+  assert.equal(
+    existsSync(repo.path('.git/fettle/worktrees')),
+    false,
+    'a test tree is made on first use, not when staging',
+  );
 });
 
 test('identical content is a no-op: one line, nothing recorded', () => {

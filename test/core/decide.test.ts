@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decide, shareOfFile, tierFor, type Decision } from '../../src/core/decide';
+import { decide, tierFor, type Decision } from '../../src/core/decide';
 
 const T = { floor: 10, ceil: 80, ratio: 0.4 };
 
@@ -52,5 +52,3 @@ test('a small text change is direct', () =>
     outcome(decide({ old: buf('a'), next: buf('b'), ...text, counts: { added: 1, removed: 1, oldLines: 100 } }, T)),
     'direct:small',
   ));
-test('share of file is capped at 100%', () => assert.equal(shareOfFile(80, 40), 100));
-test('share of file of an empty file is 100%', () => assert.equal(shareOfFile(3, 0), 100));

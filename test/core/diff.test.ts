@@ -97,14 +97,46 @@ test('renderUnified for a new file uses /dev/null', () => {
   assert.match(renderUnified('n.txt', d.hunks, 200, false).text, /^--- \/dev\/null\n\+\+\+ b\/n\.txt\n/);
 });
 
-test('renderUnified caps the body and counts what it cut', () => {
-  const d = bigChange(); // one hunk: header + 200 lines
+const marker = /^\[(\d+) more (removed|added) lines\]$/;
+
+test('renderUnified caps the body, shows both sides of a rewrite, and counts what it cut', () => {
+  const d = bigChange(); // one hunk: header + 100 removed + 100 added
   const total = d.hunks.reduce((n, h) => n + h.lines.length + 1, 0);
   assert.equal(total, 201);
   const r = renderUnified('f', d.hunks, 50);
-  const out = r.text.split('\n');
-  assert.equal(out.length, 2 + 50);
-  assert.equal(r.cutLines, total - 50);
+  const body = r.text.split('\n').slice(2);
+  assert.ok(body.length <= 50, `${body.length}`);
+  const real = body.filter((l) => !marker.test(l));
+  assert.equal(real.length + r.cutLines, total, 'shown + cut = the whole hunk');
+  const removed = real.filter((l) => l.startsWith('-')).length;
+  const added = real.filter((l) => l.startsWith('+')).length;
+  assert.ok(removed >= 20 && added >= 20, `both sides shown: -${removed} +${added}`);
+  assert.deepEqual(
+    body.filter((l) => marker.test(l)),
+    [
+      `[${100 - removed} more removed lines]`,
+      ...(added < 100 && body.length < 50 ? [`[${100 - added} more added lines]`] : []),
+    ],
+  );
+});
+
+test('unifiedScanner keeps both sides of a large rewrite too (the git path)', () => {
+  const side = (sign: string, word: string) => Array.from({ length: 3000 }, (_, i) => `${sign}${word} ${i}`);
+  const patch = [
+    'diff --git a/f b/f',
+    '--- a/f',
+    '+++ b/f',
+    '@@ -1,3000 +1,3000 @@',
+    ...side('-', 'old'),
+    ...side('+', 'new'),
+  ];
+  const r = scanUnified(Buffer.from(`${patch.join('\n')}\n`), 200);
+  assert.deepEqual([r.removed, r.added], [3000, 3000]);
+  assert.ok(r.shown.length <= 200);
+  assert.equal(r.shown.filter((l) => l.startsWith('-old')).length, 98);
+  assert.equal(r.shown.filter((l) => l.startsWith('+new')).length, 98);
+  assert.equal(r.shown[99], '[2902 more removed lines]');
+  assert.equal(r.shown.filter((l) => !marker.test(l)).length + r.cutLines, 6001);
 });
 
 test('renderUnified: cut lines of later hunks include their headers', () => {

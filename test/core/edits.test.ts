@@ -17,7 +17,12 @@ const single: [string, string, EditOp, string | RegExp][] = [
   ['new_string longer than the file', 'x', op('x', 'y'.repeat(50)), `ok:${'y'.repeat(50)}`],
   ['no match', 'a\nb\n', op('z', 'Z'), /not found/],
   ['match differs in case only', 'Hello\n', op('hello', 'bye'), /not found/],
-  ['straight quotes where the file has curly ones', 'say \u201chi\u201d\n', op('say "hi"', 'say "bye"'), /not found/],
+  [
+    'straight quotes find curly ones; new_string curls',
+    'say \u201chi\u201d\n',
+    op('say "hi"', 'say "bye"'),
+    'ok:say \u201cbye\u201d\n',
+  ],
   ['two matches, replace_all unset', 'x\nx\n', op('x', 'y'), /matches 2 places/],
   ['three matches, replace_all false', 'ab ab ab', op('ab', 'c', false), /matches 3 places/],
   ['empty old_string on an existing file', 'a\n', op('', 'b'), /empty/],
@@ -50,7 +55,12 @@ for (const [label, text, edit, expected] of single) {
 
 // [label, text on disk, edits in order, expected]
 const multi: [string, string, EditOp[], string | RegExp][] = [
-  ['edits apply in order, each to the previous result', 'one\n', [op('one', 'two'), op('two', 'three')], 'ok:three\n'],
+  [
+    "an edit of an earlier edit's new text is refused",
+    'one\n',
+    [op('one', 'two'), op('two', 'three')],
+    /^unsure:edit 2: .*earlier edit/,
+  ],
   [
     'order matters: the reverse order fails',
     'one\n',
@@ -65,10 +75,15 @@ const multi: [string, string, EditOp[], string | RegExp][] = [
     [op('a', 'A'), op('x', 'y'), op('A', 'B')],
     /^unsure:edit 2: .*matches 2/,
   ],
-  ['an edit made ambiguous by an earlier one', 'a\nb\n', [op('a', 'b'), op('b', 'c')], /^unsure:edit 2: .*matches 2/],
+  [
+    'an edit made ambiguous by an earlier one',
+    'a\nb\nab\n',
+    [op('a\n', 'x\n'), op('b', 'c')],
+    /^unsure:edit 2: .*matches 2/,
+  ],
   ['replace_all inside a sequence', 'x x\ny\n', [op('x', 'z', true), op('y', 'w')], 'ok:z z\nw\n'],
   ['one edit: the reason has no edit number', 'a\n', [op('z', 'Z')], /^unsure:old_string was not found/],
-  ['$& stays literal across edits', 'X\n', [op('X', '$&'), op('$&', '$1')], 'ok:$1\n'],
+  ['$& stays literal across edits', 'X Y\n', [op('X', '$&'), op('Y', '$1')], 'ok:$& $1\n'],
 ];
 for (const [label, text, edits, expected] of multi) {
   test(`applyEdits: ${label}`, () => {
@@ -83,3 +98,55 @@ for (const [label, text, edits, expected] of multi) {
 test("applyEdit: deleting a line's text without its newline takes the newline too, as the tool does", () => {
   assert.equal(outcome(applyEdit('a\nb\nc\n', op('b', ''))), 'ok:a\nc\n');
 });
+
+// The client's matching and replacing, case by case (docs/HOOK.md, "Byte for byte"). [label, text, edit, expected]
+const client: [string, string, EditOp, string | RegExp][] = [
+  [
+    'curly doubles: opening after a space, closing otherwise',
+    'x = \u201ca\u201d\n',
+    op('x = "a"', 'y = "b" ("c")'),
+    'ok:y = \u201cb\u201d (\u201cc\u201d)\n',
+  ],
+  [
+    'curly singles: an apostrophe in a word is a right quote',
+    'it\u2019s \u2018q\u2019\n',
+    op("it's 'q'", "don't 'r'"),
+    'ok:don\u2019t \u2018r\u2019\n',
+  ],
+  [
+    'a curly match with replace_all replaces that spelling only',
+    '\u201ca\u201d \u201da\u201c \u201ca\u201d',
+    op('"a"', '"b"', true),
+    'ok:\u201cb\u201d \u201da\u201c \u201cb\u201d',
+  ],
+  ['an exact match wins over a curly one', '"a" \u201ca\u201d', op('"a"', '"b"'), 'ok:"b" \u201ca\u201d'],
+  ['\\u escapes in old_string match the characters', 'caf\u00e9\n', op('caf\\u00e9', 'th\\u00e9'), 'ok:th\u00e9\n'],
+  [
+    "characters in old_string match the file's \\u escapes",
+    's = "caf\\u00e9"\n',
+    op('caf\u00e9', 'th\u00e9'),
+    'ok:s = "th\\u00e9"\n',
+  ],
+  [
+    "an unknown character becomes an escape in the file's case",
+    's = "\\u00C9"\n',
+    op('\u00c9', '\u00c9\u00e8'),
+    'ok:s = "\\u00C9\\u00E8"\n',
+  ],
+  ['an escaped backslash is not an escape', 'a\\\\u00e9\n', op('a\u00e9', 'b'), /not found/],
+  ['empty new_string deletes the line', 'a\nb\nc\n', op('b', ''), 'ok:a\nc\n'],
+  ['empty new_string, last line without newline', 'a\nb', op('b', ''), 'ok:a\n'],
+  ['empty new_string with replace_all: only matches followed by a newline', 'x\nx x\n', op('x', '', true), 'ok:x '],
+  ['empty old_string on a whitespace-only file replaces it', ' \n\n', op('', 'new\n'), 'ok:new\n'],
+  ['empty old_string keeps a BOM', '\uFEFF\n', op('', 'new'), 'ok:\uFEFFnew'],
+  ['an edit that changes nothing is refused', '\u201ca\u201d', op('"a"', '\u201ca\u201d'), /changes nothing/],
+  ['old_string of an unpaired surrogate is matched as is', 'a\uD800b', op('\uD800', 'x'), 'ok:axb'],
+  ['regex characters in an escape-matched old_string', 'x.\\u00e9*\n', op('x.\u00e9*', 'y'), 'ok:y\n'],
+];
+for (const [label, text, edit, expected] of client) {
+  test(`as the client: ${label}`, () => {
+    const got = outcome(applyEdit(text, edit));
+    if (typeof expected === 'string') assert.equal(got, expected);
+    else assert.match(got, expected);
+  });
+}

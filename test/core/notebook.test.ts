@@ -1,5 +1,6 @@
-// applyNotebookEdit: NotebookEdit's replace / insert / delete on the .ipynb JSON, the source lines that count
-// for the threshold, and "unsure" wherever Claude Code's tool would refuse or decide for itself.
+// applyNotebookEdit: NotebookEdit's replace / insert / delete on the .ipynb, byte for byte as Claude Code writes
+// it (one-space JSON, source as one string, BOM, encoding and line endings kept), the source lines that count for
+// the threshold, and "unsure" wherever the tool would refuse.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { applyNotebookEdit, type NotebookOp } from '../../src/core/notebook';
@@ -59,7 +60,7 @@ const op = (o: Partial<NotebookOp>): NotebookOp => ({
 const ORIGINAL_IDS = new Set(['intro', 'c1', 'c2']);
 /** `type#id:source` per cell (`#new` for an id fettle made up), then the counted sources. */
 const summary = (text: string, o: NotebookOp): string => {
-  const r = applyNotebookEdit(text, o, () => 'cafe0001');
+  const r = applyNotebookEdit(Buffer.from(text), o, () => 'cafe0001');
   if (!r.ok) return `unsure: ${r.why}`;
   const nb = JSON.parse(r.bytes.toString('utf8')) as Notebook;
   const cells = nb.cells.map((c) => {
@@ -101,16 +102,23 @@ const cases: [string, string, NotebookOp, string][] = [
   ['replace without cell_id', raw(NB), op({ newSource: 'z' }), 'unsure: replace needs cell_id'],
   ['replace with an unknown cell_id', raw(NB), op({ cellId: 'nope', newSource: 'z' }), 'unsure: no cell with id nope'],
   [
-    'replace by a cell-N index (the tool resolves it, fettle does not)',
+    'replace by a cell-N index, as the tool resolves an unknown id',
     raw(NB44),
     op({ cellId: 'cell-1', newSource: 'z' }),
-    'unsure: no cell with id cell-1',
+    'markdown:"# Title\\nSome text" code:"z" code:"y = 2\\nprint(y)" | old="x = 1\\nprint(x)" new="z" lines=6',
   ],
+  ['a cell-N index past the end', raw(NB44), op({ cellId: 'cell-3', newSource: 'z' }), 'unsure: no cell at index 3'],
   [
     'replace that changes the cell type',
     raw(NB),
     op({ cellId: 'c1', newSource: 'z', cellType: 'markdown' }),
-    'unsure: changing a cell type is left to the tool',
+    `${MD} markdown#c1:"z" ${C2} | old="x = 1\\nprint(x)" new="z" lines=6`,
+  ],
+  [
+    'insert after a cell-N index',
+    raw(NB44),
+    op({ editMode: 'insert', cellId: 'cell-0', cellType: 'code', newSource: 'z' }),
+    'markdown:"# Title\\nSome text" code:"z" code:"x = 1\\nprint(x)" code:"y = 2\\nprint(y)" | old="" new="z" lines=6',
   ],
   [
     'insert code without cell_id: at the start',
@@ -167,15 +175,21 @@ const cases: [string, string, NotebookOp, string][] = [
     'no cells array',
     JSON.stringify({ metadata: {} }),
     op({ cellId: 'c1', newSource: 'z' }),
-    'unsure: the notebook has no cells array',
+    'unsure: the notebook has no valid cells array',
   ],
-  ['JSON null', 'null', op({ cellId: 'c1', newSource: 'z' }), 'unsure: the notebook has no cells array'],
+  ['JSON null', 'null', op({ cellId: 'c1', newSource: 'z' }), 'unsure: the notebook has no valid cells array'],
+  [
+    'a cell whose source is a number',
+    JSON.stringify({ cells: [{ id: 'c1', cell_type: 'code', source: 1 }] }),
+    op({ cellId: 'c1', newSource: 'z' }),
+    'unsure: the notebook has no valid cells array',
+  ],
 ];
 for (const [label, text, o, expected] of cases)
   test(`applyNotebookEdit: ${label}`, () => assert.equal(summary(text, o), expected));
 
 const edited = (text: string, o: NotebookOp): { text: string; nb: Notebook } => {
-  const r = applyNotebookEdit(text, o, () => 'cafe0001');
+  const r = applyNotebookEdit(Buffer.from(text), o, () => 'cafe0001');
   assert.ok(r.ok, r.ok ? '' : r.why);
   const out = r.bytes.toString('utf8');
   return { text: out, nb: JSON.parse(out) as Notebook };
@@ -187,10 +201,9 @@ test('the whole notebook comes back: other cells, outputs and metadata untouched
   assert.deepEqual({ ...nb, cells: [] }, { ...NB, cells: [] });
 });
 
-test('source is stored as Jupyter lines, each keeping its newline', () => {
-  assert.deepEqual(edited(raw(NB), op({ cellId: 'c1', newSource: 'a\n\nb' })).nb.cells[1]?.source, ['a\n', '\n', 'b']);
-  assert.deepEqual(edited(raw(NB), op({ cellId: 'c1', newSource: 'a\n' })).nb.cells[1]?.source, ['a\n']);
-  assert.deepEqual(edited(raw(NB), op({ cellId: 'c1', newSource: '' })).nb.cells[1]?.source, []);
+test('source is stored as one string, as the tool stores it', () => {
+  assert.equal(edited(raw(NB), op({ cellId: 'c1', newSource: 'a\n\nb' })).nb.cells[1]?.source, 'a\n\nb');
+  assert.equal(edited(raw(NB), op({ cellId: 'c1', newSource: '' })).nb.cells[1]?.source, '');
 });
 
 // [label, indent, end of file]
@@ -200,27 +213,64 @@ const layouts: [string, string | number, string][] = [
   ['tabs', '\t', '\n'],
 ];
 for (const [label, indent, eol] of layouts) {
-  test(`serialised in the file's own layout: ${label}`, () => {
+  test(`written as the tool writes it, whatever the file's indent: ${label}`, () => {
     const before = raw(NB, indent, eol);
-    // A markdown cell: replacing a code cell also clears its outputs, so only markdown round-trips unchanged.
-    const { text } = edited(before, op({ cellId: 'intro', newSource: '# Title\nSome text' }));
-    assert.equal(text, before, 'an edit to the same source reproduces the file byte for byte');
+    const { text, nb } = edited(before, op({ cellId: 'intro', newSource: '# Title\nSome text' }));
+    assert.equal(text, JSON.stringify(nb, null, 1) + eol);
+    assert.equal((nb.cells[0] as Cell).source, '# Title\nSome text');
   });
 }
 
-test('a new code cell is a clean cell; a new markdown cell has no outputs', () => {
+// [label, bytes on disk, what the edited file starts and ends with]
+const encodings: [string, Buffer, (out: Buffer) => boolean][] = [
+  ['a UTF-8 BOM stays', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(raw(NB))]), (o) => o[0] === 0xef],
+  ['CRLF stays CRLF, every line', Buffer.from(raw(NB).replaceAll('\n', '\r\n')), (o) => !/[^\r]\n/.test(o.toString())],
+  [
+    'UTF-16LE stays UTF-16LE',
+    Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(raw(NB), 'utf16le')]),
+    (o) => o[0] === 0xff && o[1] === 0xfe && o.toString('utf16le').includes('"source": "z"'),
+  ],
+];
+for (const [label, bytes, holds] of encodings) {
+  test(`the file's encoding and line endings: ${label}`, () => {
+    const r = applyNotebookEdit(bytes, op({ cellId: 'c1', newSource: 'z' }), () => 'cafe0001');
+    assert.ok(r.ok && holds(r.bytes), r.ok ? r.bytes.toString('utf8').slice(0, 40) : r.why);
+  });
+}
+
+test("a new code cell is a clean cell; a new markdown cell has no outputs, keys in the tool's order", () => {
   const codeCell = edited(raw(NB), op({ editMode: 'insert', cellType: 'code', newSource: 'a' })).nb.cells[0];
-  assert.deepEqual(
-    { ...codeCell, id: 'x' },
-    { cell_type: 'code', execution_count: null, id: 'x', metadata: {}, outputs: [], source: ['a'] },
+  assert.equal(
+    JSON.stringify(codeCell),
+    '{"cell_type":"code","id":"cafe0001","source":"a","metadata":{},"execution_count":null,"outputs":[]}',
   );
   const mdCell = edited(raw(NB), op({ editMode: 'insert', cellType: 'markdown', newSource: 'a' })).nb.cells[0];
-  assert.deepEqual({ ...mdCell, id: 'x' }, { cell_type: 'markdown', id: 'x', metadata: {}, source: ['a'] });
+  assert.equal(JSON.stringify(mdCell), '{"cell_type":"markdown","id":"cafe0001","source":"a","metadata":{}}');
+});
+
+test('the id of an inserted cell is marked as drawn at random: its byte range in the file', () => {
+  const r = applyNotebookEdit(
+    Buffer.from(raw(NB)),
+    op({ editMode: 'insert', cellType: 'code', newSource: 'a' }),
+    () => 'cafe0001',
+  );
+  assert.ok(r.ok && r.randomSpan);
+  assert.equal(r.bytes.subarray(...r.randomSpan).toString(), '"cafe0001"');
+  const none = applyNotebookEdit(
+    Buffer.from(raw(NB44)),
+    op({ editMode: 'insert', cellType: 'code', newSource: 'a' }),
+    () => 'x',
+  );
+  assert.ok(none.ok && none.randomSpan === undefined);
 });
 
 test('an inserted cell takes the id it is given (core stays pure: the caller draws it)', () => {
   for (const id of ['c0ffee01', 'abc_-9']) {
-    const r = applyNotebookEdit(raw(NB), op({ editMode: 'insert', cellType: 'code', newSource: 'a' }), () => id);
+    const r = applyNotebookEdit(
+      Buffer.from(raw(NB)),
+      op({ editMode: 'insert', cellType: 'code', newSource: 'a' }),
+      () => id,
+    );
     assert.ok(r.ok, r.ok ? '' : r.why);
     assert.equal((JSON.parse(r.bytes.toString('utf8')) as Notebook).cells[0]?.id, id);
   }
@@ -228,7 +278,7 @@ test('an inserted cell takes the id it is given (core stays pure: the caller dra
 
 test('the counted lines are of source only, across all cells', () => {
   const r = applyNotebookEdit(
-    raw(notebook([code('a', ['1\n', '2\n', '3']), md('b', []), code('c', ['4\n'])])),
+    Buffer.from(raw(notebook([code('a', ['1\n', '2\n', '3']), md('b', []), code('c', ['4\n'])]))),
     op({ cellId: 'c', newSource: '5\n' }),
     () => 'cafe0001',
   );

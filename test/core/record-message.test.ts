@@ -38,6 +38,29 @@ const minimal = (over: Partial<RecordFields>): RecordFields => ({
 test('renderRecord/parseRecord round-trip every field', () => assert.deepEqual(parseRecord(renderRecord(full)), full));
 test('round trip without optional fields', () => assert.deepEqual(parseRecord(renderRecord(minimal({}))), minimal({})));
 
+test('the changeset and superseded-by trailers round-trip, and are written as git trailers', () => {
+  const fields = minimal({ kind: 'discarded', changeset: 'k3j4h5g6', supersededBy: 'z9y8x7w6' });
+  const message = renderRecord(fields);
+  assert.match(message, /^Fettle-Changeset: k3j4h5g6$/m);
+  assert.match(message, /^Fettle-Superseded-By: z9y8x7w6$/m);
+  assert.deepEqual(parseRecord(message), fields);
+  const git = execFileSync('git', ['interpret-trailers', '--parse'], { input: message }).toString();
+  assert.match(git, /^Fettle-Changeset: k3j4h5g6$/m);
+});
+
+for (const [value, kept] of [
+  ['k3j4h5g6', true],
+  ['K3J4H5G6', false],
+  ['k3j4h5g', false],
+  ['k3j4h5g67', false],
+  ['../x', false],
+] as const) {
+  test(`a Fettle-Changeset of '${value}' is ${kept ? 'read' : 'ignored'}`, () => {
+    const message = renderRecord(minimal({})).replace('Fettle-Id:', `Fettle-Changeset: ${value}\nFettle-Id:`);
+    assert.equal(parseRecord(message)?.changeset, kept ? value : undefined);
+  });
+}
+
 // one line each: [label, path]
 const paths: [string, string][] = [
   ['a path with a newline and a quote', 'dir/a\nb"c.txt'],

@@ -1,5 +1,6 @@
-// Pure tests of the settings editor: which handlers are fettle's, what install adds, what uninstall takes
-// out, how a file is written back. Objects are compared through JSON.stringify so key order counts.
+// Pure tests of the settings editor: which handlers are fettle's, what install adds, what uninstall takes out
+// (protocol/settings-text.ts writes it into the file's text). Objects are compared through JSON.stringify so key
+// order counts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
@@ -7,10 +8,8 @@ import {
   HOOK_EVENTS,
   isFettleHandler,
   MATCHER,
-  parseSettings,
   READ_MATCHER,
   removeFettleHooks,
-  serializeLike,
   SettingsShapeError,
   STATUS_MESSAGE,
   type Json,
@@ -374,73 +373,3 @@ test('addFettleHooks refuses shapes it cannot extend', () => {
     assert.throws(() => addFettleHooks({ hooks: { PostToolUse: value } }, CMD), /"hooks\.PostToolUse" is not an array/);
   }
 });
-
-// ---------------------------------------------------------------- serializeLike: [name, original, value, expected, todo?]
-const V: Obj = { a: 1, b: { c: [1, 'x'] } };
-const serializations: [string, string | null, Obj, string, string?][] = [
-  [
-    'new file: 2 spaces, trailing newline',
-    null,
-    V,
-    '{\n  "a": 1,\n  "b": {\n    "c": [\n      1,\n      "x"\n    ]\n  }\n}\n',
-  ],
-  ['2 spaces with newline', '{\n  "z": 0\n}\n', { a: 1 }, '{\n  "a": 1\n}\n'],
-  ['2 spaces without newline', '{\n  "z": 0\n}', { a: 1 }, '{\n  "a": 1\n}'],
-  ['4 spaces with newline', '{\n    "z": 0\n}\n', { a: 1 }, '{\n    "a": 1\n}\n'],
-  [
-    '4 spaces, nested, indent taken from the first level',
-    '{\n    "z": {\n        "y": 0\n    }\n}\n',
-    { a: { b: 1 } },
-    '{\n    "a": {\n        "b": 1\n    }\n}\n',
-  ],
-  ['tabs without newline', '{\n\t"z": 0\n}', { a: 1 }, '{\n\t"a": 1\n}'],
-  ['one-line {} with newline', '{}\n', { a: 1 }, '{\n  "a": 1\n}\n'],
-  ['one-line {} without newline', '{}', { a: 1 }, '{\n  "a": 1\n}'],
-  ['empty object', '{\n  "z": 0\n}\n', {}, '{}\n'],
-  ['unicode kept as characters', null, { m: 'bär ✓ 日本語 🙂' }, '{\n  "m": "bär ✓ 日本語 🙂"\n}\n'],
-  ['CRLF line endings kept', '{\r\n  "z": 0\r\n}\r\n', { a: 1, b: 2 }, '{\r\n  "a": 1,\r\n  "b": 2\r\n}\r\n'],
-];
-for (const [name, original, value, expected, todo] of serializations) {
-  test(`serializeLike: ${name}`, { todo }, () => assert.equal(serializeLike(original, value), expected));
-}
-
-test('serializeLike(original, parseSettings(original)) is the original, for files written like JSON.stringify', () => {
-  const value: Obj = {
-    $schema: 'https://json.schemastore.org/claude-code-settings.json',
-    permissions: { allow: ['Bash(npm test)'], deny: [] },
-    env: { A: 'ü 🙂' },
-    hooks: { PreToolUse: [gX] },
-    n: -1.5,
-    t: true,
-    z: null,
-  };
-  for (const indent of ['  ', '    ', '\t']) {
-    for (const nl of ['\n', '']) {
-      const text = JSON.stringify(value, null, indent) + nl;
-      assert.equal(serializeLike(text, parseSettings(text)), text, JSON.stringify({ indent, nl }));
-    }
-  }
-});
-
-// ---------------------------------------------------------------- parseSettings: [text, expected | error]
-const parses: [string, Obj | typeof SettingsShapeError | typeof SyntaxError][] = [
-  ['{}', {}],
-  ['{"a":1}', { a: 1 }],
-  ['  {\n  "a": "é"\n}\n\n', { a: 'é' }],
-  ['{"hooks":"x"}', { hooks: 'x' }], // the shape of "hooks" is checked when it is edited
-  ['[]', SettingsShapeError],
-  ['null', SettingsShapeError],
-  ['"{}"', SettingsShapeError],
-  ['1', SettingsShapeError],
-  ['', SyntaxError],
-  ['{', SyntaxError],
-  ['{"a":1,}', SyntaxError],
-  ['{"a":1} // comment', SyntaxError],
-  ["{'a':1}", SyntaxError],
-];
-for (const [text, expected] of parses) {
-  test(`parseSettings(${JSON.stringify(text)})`, () => {
-    if (typeof expected === 'function') assert.throws(() => parseSettings(text), expected);
-    else same(parseSettings(text), expected);
-  });
-}

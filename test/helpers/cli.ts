@@ -1,9 +1,28 @@
 // Runs the built CLI as a separate process, exactly as Claude Code or a script would.
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
-import { callResident, sharedResident } from './resident';
+import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { shellQuote } from '../../src/io/self';
+import { callResident, setUpResident, sharedResident } from './resident';
 
 export const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
+
+/**
+ * How the built CLI spells itself in the commands it prints when no `fettle` on PATH is this one, as on the
+ * tests' PATH (helpers/repo.ts leaves out every directory holding a `fettle`): the absolute node and script.
+ */
+export const SELF = `${shellQuote(process.execPath)} ${shellQuote(realpathSync(CLI))}`;
+
+/** `env` with a `fettle` on PATH that is this CLI (a link in `dir`/bin), as after `npm install -g`. */
+export const withFettleOnPath = (env: Record<string, string>, dir: string): Record<string, string> => {
+  const bin = join(dir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  symlinkSync(CLI, join(bin, 'fettle'));
+  return { ...env, PATH: `${bin}${delimiter}${env.PATH ?? ''}` };
+};
+
+/** `text` matched literally inside a RegExp. */
+export const literal = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export interface Run {
   code: number;
@@ -56,9 +75,17 @@ export const writePayload = (c: WriteCall): Record<string, unknown> => ({
  */
 export const overHttp = (): boolean => process.env.FETTLE_TEST_HOOK_PATH === 'http';
 
+/**
+ * The server that answers a call over HTTP: the test file's own, or, for a call with failpoints armed, a server
+ * started with them (it arms them when it starts, not per call), so a `kill` there ends the server mid-call: the
+ * resident counterpart of a hook process killed.
+ */
+const residentFor = (env: Record<string, string>) =>
+  env.FETTLE_FAILPOINTS ? setUpResident({ FETTLE_FAILPOINTS: env.FETTLE_FAILPOINTS }) : sharedResident();
+
 export const runHook = (payload: unknown, opts: { cwd: string; env: Record<string, string> }): HookRun => {
   const input = typeof payload === 'string' ? payload : JSON.stringify(payload);
-  const r = overHttp() ? callResident(sharedResident(), input, opts) : runCli(['hook'], { ...opts, input });
+  const r = overHttp() ? callResident(residentFor(opts.env), input, opts) : runCli(['hook'], { ...opts, input });
   let json: HookRun['json'];
   try {
     json = r.stdout.trim() ? JSON.parse(r.stdout) : undefined;

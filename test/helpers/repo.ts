@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -12,7 +13,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { after } from 'node:test';
 
 const roots: string[] = [];
@@ -27,9 +28,18 @@ export const tempDir = (prefix = 'fettle-test-'): string => {
   return dir;
 };
 
+/**
+ * The PATH tests run with: the developer's, without any directory holding a `fettle`, so what fettle prints is
+ * spelled as on a machine where it is not installed (tests that want `fettle` on PATH add their own).
+ */
+export const PATH_WITHOUT_FETTLE = (process.env.PATH ?? '/usr/bin:/bin')
+  .split(delimiter)
+  .filter((dir) => dir && !existsSync(join(dir, 'fettle')))
+  .join(delimiter);
+
 /** The environment every process of a test sees: nothing from the developer's own git setup. */
 export const baseEnv = (home: string): Record<string, string> => ({
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  PATH: PATH_WITHOUT_FETTLE,
   HOME: home,
   XDG_DATA_HOME: join(home, '.data'),
   GIT_CONFIG_NOSYSTEM: '1',

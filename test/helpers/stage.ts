@@ -121,14 +121,19 @@ export const refOid = (repo: Repo, ref: string): string | null => {
 export const kinds = (repo: Repo, ref: string): string[] =>
   repo.git('log', '--first-parent', '--format=%(trailers:key=Fettle-Kind,valueonly)', ref).split('\n').filter(Boolean);
 
-export const worktreeDir = (repo: Repo, id: string): string => join(repo.dir, '.git', 'fettle', 'worktrees', id);
-export const hasWorktree = (repo: Repo, id: string): boolean =>
-  existsSync(worktreeDir(repo, id)) || repo.git('worktree', 'list', '--porcelain').includes(`/fettle/worktrees/${id}`);
+/** A test tree's directory: an agent session's, or (no session, as `fettle write` stages) the shared one. */
+export const testTreeDir = (repo: Repo, session?: string): string =>
+  join(repo.dir, '.git', 'fettle', 'worktrees', session === undefined ? 'no-session' : `session-${session}`);
+export const hasTestTree = (repo: Repo, session?: string): boolean =>
+  existsSync(testTreeDir(repo, session)) ||
+  repo.git('worktree', 'list', '--porcelain').includes(`worktree ${testTreeDir(repo, session)}\n`);
 
-/** Staging makes no hidden worktree; `fettle test` makes it on first use. Returns its directory. */
-export const openWorktree = (repo: Repo, id: string): string => {
-  ok(fettle(repo, ['test', id, '--', 'true']));
-  return worktreeDir(repo, id);
+/** Staging makes no test tree; `fettle test` makes it on first use. Runs `true` in it; returns its directory. */
+export const openTestTree = (repo: Repo, id: string, o: FettleOpts = {}): string => {
+  const r = ok(fettle(repo, ['test', id, '--', 'true'], o));
+  const dir = /^fettle: running `true` in the test tree of .*\): (.*)$/m.exec(r.stderr)?.[1];
+  assert.ok(dir, r.stderr);
+  return dir;
 };
 
 /**

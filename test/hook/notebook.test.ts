@@ -55,13 +55,13 @@ const notebook = (ids = true): Notebook => ({
 const ipynb = (nb: Notebook): string => `${JSON.stringify(nb, null, 1)}\n`;
 const NB = { 'nb.ipynb': ipynb(notebook()) };
 
-/** The notebook the tool writes: its own serialisation (source as one string), which fettle records as it lands. */
-const toolWrites = (nb: Notebook): string =>
-  JSON.stringify(
-    { ...nb, cells: nb.cells.map((c) => ({ ...c, source: Array.isArray(c.source) ? c.source.join('') : c.source })) },
-    null,
-    1,
-  );
+/** The notebook Claude Code writes: one-space JSON (an edited cell's source one string), the final newline kept. */
+const toolWrites = (nb: Notebook): string => `${JSON.stringify(nb, null, 1)}\n`;
+/** A cell as Claude Code inserts it: its keys in its order, an id it draws at random (8 hex characters). */
+const inserted = (type: 'code' | 'markdown', source: string): Cell =>
+  (type === 'code'
+    ? { cell_type: 'code', id: '9f3e2a71', source, metadata: {}, execution_count: null, outputs: [] }
+    : { cell_type: 'markdown', id: '9f3e2a71', source, metadata: {} }) as Cell;
 
 /** One NotebookEdit; the tool writes `landed` (null: the tool fails). Returns the run and the new change's id. */
 const call = (
@@ -83,7 +83,7 @@ const call = (
 const parsed = (bytes: Buffer | null): Notebook => JSON.parse(bytes?.toString('utf8') ?? 'null') as Notebook;
 const sources = (nb: Notebook): string[] =>
   nb.cells.map((c) => `${c.cell_type}:${Array.isArray(c.source) ? c.source.join('') : c.source}`);
-const staged = (run: ToolRun): string => /\+\d+ -\d+ \(\d+% of file\)/.exec(denied(run.pre))?.[0] ?? '';
+const staged = (run: ToolRun): string => /\+\d+ -\d+ to (?:an empty|a \d+-line) file/.exec(denied(run.pre))?.[0] ?? '';
 
 // [label, edit, the tool's result, the Post line's counts]
 const direct: [string, NotebookArgs, (nb: Notebook) => void, string][] = [
@@ -96,13 +96,13 @@ const direct: [string, NotebookArgs, (nb: Notebook) => void, string][] = [
   [
     'insert a code cell at the start',
     { mode: 'insert', cellType: 'code', source: text(3, 'top') },
-    (nb) => void nb.cells.unshift(cell('code', 'n1', src(3, 'top'))),
+    (nb) => void nb.cells.unshift(inserted('code', text(3, 'top'))),
     '+3 -0',
   ],
   [
     'insert a markdown cell after c2',
     { mode: 'insert', cellId: 'c2', cellType: 'markdown', source: '# End' },
-    (nb) => void nb.cells.push(cell('markdown', 'n1', ['# End'])),
+    (nb) => void nb.cells.push(inserted('markdown', '# End')),
     '+1 -0',
   ],
   ['delete the markdown cell', { mode: 'delete', cellId: 'intro' }, (nb) => void nb.cells.shift(), '+0 -4'],
@@ -129,19 +129,19 @@ const large: [string, NotebookArgs, string[], string][] = [
     'rewrite c1',
     { cellId: 'c1', source: text(10, 'C1') },
     [`markdown:${text(4, 'intro')}`, `code:${text(10, 'C1')}`, `code:${text(16, 'c2')}`],
-    '+10 -10 (67% of file)',
+    '+10 -10 to a 30-line file',
   ],
   [
     'insert 15 markdown lines after intro',
     { mode: 'insert', cellId: 'intro', cellType: 'markdown', source: text(15, 'md') },
     [`markdown:${text(4, 'intro')}`, `markdown:${text(15, 'md')}`, `code:${text(10, 'c1')}`, `code:${text(16, 'c2')}`],
-    '+15 -0 (50% of file)',
+    '+15 -0 to a 30-line file',
   ],
   [
     'delete c2',
     { mode: 'delete', cellId: 'c2' },
     [`markdown:${text(4, 'intro')}`, `code:${text(10, 'c1')}`],
-    '+0 -16 (53% of file)',
+    '+0 -16 to a 30-line file',
   ],
 ];
 for (const [label, a, cells, counts] of large) {
@@ -193,7 +193,7 @@ scenario(
   (repo) => {
     const { id } = call(repo, { mode: 'insert', cellType: 'markdown', source: 'x' }, null, { env: STAGE_ALL });
     const first = parsed(blobAt(repo, `fettle/${id}`, 'nb.ipynb')).cells[0];
-    assert.deepEqual(first, { cell_type: 'markdown', metadata: {}, source: ['x'] });
+    assert.equal(JSON.stringify(first), '{"cell_type":"markdown","source":"x","metadata":{}}');
   },
 );
 
@@ -202,7 +202,7 @@ const unsure: [string, NotebookArgs][] = [
   ['an unknown cell_id', { cellId: 'nope', source: 'x' }],
   ['replace without cell_id', { source: 'x' }],
   ['insert without cell_type', { mode: 'insert', source: 'x' }],
-  ['a change of cell type', { cellId: 'c1', cellType: 'markdown', source: 'x' }],
+  ['a cell-N index past the end', { cellId: 'cell-9', source: 'x' }],
 ];
 for (const [label, a] of unsure) {
   scenario(
@@ -224,7 +224,7 @@ for (const [label, a] of unsure) {
 scenario('NotebookEdit unsure, the tool writes anyway: what landed is recorded', NB, (repo) => {
   const nb = notebook();
   nb.cells[1] = cell('markdown', 'c1', ['x']);
-  const { run, id } = call(repo, { cellId: 'c1', cellType: 'markdown', source: 'x' }, toolWrites(nb));
+  const { run, id } = call(repo, { cellId: 'nope', cellType: 'markdown', source: 'x' }, toolWrites(nb));
   assertSilent(run.pre);
   recordedLine(run.post, id);
   assert.equal(blobAt(repo, `fettle/${id}`, 'nb.ipynb')?.toString(), toolWrites(nb));

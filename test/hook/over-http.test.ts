@@ -4,5 +4,16 @@
 // Required, not imported: the path must be chosen before the suites load.
 process.env.FETTLE_TEST_HOOK_PATH = 'http';
 
-for (const suite of ['write', 'edit', 'notebook', 'failure', 'permission-modes', 'review', 'session-end', 'read'])
+for (const suite of [
+  'write',
+  'edit',
+  'notebook',
+  'failure',
+  'permission-modes',
+  'review',
+  'session-end',
+  'read',
+  'encodings',
+  'idempotency',
+])
   require(`./${suite}.test`);

@@ -93,7 +93,10 @@ scenario('acceptEdits: a large Edit outside the project, or under .claude/, is a
 scenario('dontAsk: the refusal names the size and the way on, in plain words', A30, (repo) => {
   const r = hook(repo, 'Edit', big(repo), { mode: 'dontAsk' });
   const reason = hso(r)?.permissionDecisionReason ?? '';
-  assert.match(reason, /\(\+15 -15, 100% of the file; it changes more than 40% of the file\)/);
+  assert.match(
+    reason,
+    /\(\+15 -15 to a 30-line file; its 30 changed lines \(added \+ removed\) are more than 40% of the file's 30\)/,
+  );
   assert.match(reason, /in dontAsk mode nobody can review a large change/);
   assert.match(reason, /Do not retry the Edit unchanged\.$/);
   assert.deepEqual(statusJson(repo).pending, [], 'nothing waits to be confirmed');

@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { literal, SELF } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
-import { fettle, hasWorktree, kinds, ok, openWorktree, statusJson } from '../helpers/stage';
+import { fettle, hasTestTree, kinds, ok, openTestTree, statusJson } from '../helpers/stage';
 import {
   assertSilent,
   blobAt,
@@ -36,7 +37,9 @@ const asked = (r: ReturnType<typeof hook>, id: string): string => {
   assert.deepEqual([r.code, hso(r)?.hookEventName, hso(r)?.permissionDecision], [0, 'PreToolUse', 'ask'], show(r));
   const reason = hso(r)?.permissionDecisionReason ?? '';
   assert.match(reason, new RegExp(`\\b${id}\\b`));
-  assert.ok(reason.includes(`git diff HEAD fettle/${id}`), reason);
+  // What a person reviews is exactly the proposed change, not HEAD against it (the file may have had edits).
+  assert.ok(reason.includes(` review ${id}\``), reason);
+  assert.ok(!reason.includes('git diff HEAD'), reason);
   assert.doesNotMatch(r.stdout, /"allow"/, 'never answers allow');
   return reason;
 };
@@ -49,7 +52,10 @@ scenario(
     const pre = hook(repo, 'Edit', bigEdit(repo), { env: HUMAN });
     const id = newChange(repo, known);
     const reason = asked(pre, id);
-    assert.match(reason, /a\.txt \(\+15 -15, 100% of the file; it changes more than 40% of the file\)/);
+    assert.match(
+      reason,
+      /a\.txt \(\+15 -15 to a 30-line file; its 30 changed lines \(added \+ removed\) are more than 40% of the file's 30\)/,
+    );
     assert.doesNotMatch(reason, /fettle confirm|confirm [0-9a-z]{8}/, 'no command for the model to run');
     // Read by the person in the prompt, or by the model when nobody can answer (claude -p): right for both.
     assert.match(reason, /so a person must approve it\./);
@@ -66,12 +72,12 @@ scenario(
       'reviewable with git diff HEAD fettle/<id>',
     );
     assert.equal(repo.read('a.txt').toString(), OLD);
-    assert.equal(hasWorktree(repo, id), false, 'no hidden worktree until one is asked for');
+    assert.equal(hasTestTree(repo, 'session-1'), false, 'no test tree until one is asked for');
   },
 );
 
 scenario(
-  'human review, the user allows: the tool writes, PostToolUse marks it applied and drops the worktree',
+  'human review, the user allows: the tool writes, PostToolUse marks it applied and leaves the test tree to gc',
   A30,
   (repo) => {
     const known = fettleRefs(repo);
@@ -80,10 +86,10 @@ scenario(
       'Edit',
       bigEdit(repo),
       () => {
-        // The user reviewed it with `fettle test` before allowing: its hidden worktree exists when the tool writes.
+        // The user reviewed it with `fettle test` before allowing: its test tree exists when the tool writes.
         const staged = newChange(repo, known);
-        openWorktree(repo, staged);
-        assert.ok(hasWorktree(repo, staged));
+        openTestTree(repo, staged);
+        assert.ok(hasTestTree(repo, 'session-1'));
         writeFileSync(repo.path('a.txt'), NEXT);
       },
       { env: HUMAN, answer: 'allow' },
@@ -94,7 +100,7 @@ scenario(
     assert.deepEqual(kinds(repo, `fettle/${id}`), ['applied', 'proposal', 'before']);
     assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), NEXT);
     assert.equal(blobAt(repo, `fettle/${id}^^`, 'a.txt')?.toString(), OLD);
-    assert.equal(hasWorktree(repo, id), false);
+    assert.ok(hasTestTree(repo, 'session-1'), 'the hook removes no worktree: gc does');
     const status = statusJson(repo);
     assert.deepEqual([status.pending, status.recent.map((c) => [c.id, c.state])], [[], [[id, 'applied']]]);
   },
@@ -121,7 +127,12 @@ for (const [label, mode, env] of [
         'm',
       ),
     );
-    assert.match(r.stderr, new RegExp(`A person must run \`fettle confirm ${id}\` in their own terminal`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `A person must run \`${literal(SELF)} confirm ${id}\` in their own terminal, after reviewing it with \`${literal(SELF)} review ${id}\``,
+      ),
+    );
     const json = JSON.parse(fettle(repo, ['confirm', id, '--json'], { env: { ...env, ...AGENT_SHELL } }).stdout);
     assert.equal(json.error.code, 'E_PERSON_REQUIRED');
     assert.equal(repo.read('a.txt').toString(), OLD);
@@ -219,7 +230,7 @@ scenario(
       answer: 'allow',
     });
     const id = newChange(repo, known);
-    assert.match(asked(run.pre, id), /nb\.ipynb \(\+20 -20, 100% of the file;/);
+    assert.match(asked(run.pre, id), /nb\.ipynb \(\+20 -20 to a \d+-line file;/);
     assert.match(recordedLine(run.post, id), /\(\+20 -20\)/);
     assert.equal(kindAt(repo, `fettle/${id}`), 'applied');
     assert.equal(blobAt(repo, `fettle/${id}`, 'nb.ipynb')?.toString(), landed);
@@ -282,7 +293,7 @@ test('info names every tool fettle handles and the review mode in force', () => 
   const out = ok(fettle(repo, ['info'])).stdout;
   for (const tool of ['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Read'])
     assert.match(out, new RegExp(`^  ${tool} +\\S`, 'm'), tool);
-  assert.match(out, /fettle install --read/);
+  assert.match(out, new RegExp(`\`${literal(SELF)} install --read\``));
   assert.match(out, /^  FETTLE_REVIEW +model \(default\)$/m);
   assert.match(out, /default, auto: Claude Code asks you; dontAsk: a large write is\s+refused\./);
   assert.match(ok(fettle(repo, ['info'], { env: HUMAN })).stdout, /^  FETTLE_REVIEW +human \(from FETTLE_REVIEW\)$/m);

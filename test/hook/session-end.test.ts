@@ -106,6 +106,28 @@ scenario('a link a killed process took is open again: the next command settles i
   assert.deepEqual(links(repo), []);
 });
 
+// Seen with the real client (test/e2e/protocol.test.ts): a PostToolUse cancelled after it took the link but
+// before it recorded left the record incomplete for good. It keeps the link claimed until it has recorded.
+scenario(
+  'a PostToolUse killed before it recorded leaves its claim: the next command settles the record',
+  A30,
+  (repo) => {
+    const id = lastWrite(repo);
+    const post = hook(repo, 'Edit', smallEdit(repo), {
+      event: 'PostToolUse',
+      env: { FETTLE_FAILPOINTS: 'after.claimed=kill' },
+    });
+    assert.notEqual(post.code, 0, 'killed at the failpoint');
+    assert.equal(kindAt(repo, `fettle/${id}`), 'before');
+    assert.match(links(repo)[0] ?? '', /\.taken$/, 'still claimed, by a process now dead');
+    const shown = ok(fettle(repo, ['show', id])).stdout;
+    assert.match(shown, /^State: +applied \(direct\)$/m, shown);
+    assert.deepEqual(kinds(repo, `fettle/${id}`), ['after', 'before']);
+    ok(fettle(repo, ['rollback', id]));
+    assert.equal(repo.read('a.txt').toString(), OLD);
+  },
+);
+
 scenario('without a Stop hook, rollback by path settles and undoes the last write', A30, (repo) => {
   const id = lastWrite(repo);
   assert.match(ok(fettle(repo, ['rollback', 'a.txt'])).stdout, new RegExp(`^Rolled back ${id}: a\\.txt`));

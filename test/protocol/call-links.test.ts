@@ -10,10 +10,11 @@ import {
   linksDir,
   openLinks,
   rememberWrite,
-  takeWrite,
+  claimWrite,
   type PendingWrite,
 } from '../../src/protocol/call-links';
 import { openStoreAt } from '../../src/store/locate';
+import type { Store } from '../../src/store/store';
 import { makeRepo } from '../helpers/repo';
 
 const storeOf = async () => {
@@ -33,12 +34,31 @@ const pending = (id: string, session?: string): PendingWrite => ({
   },
 });
 
+/** Claims the write of this tool call and releases its link at once: what PostToolUse does once it recorded. */
+const takeWrite = async (store: Store, toolUseId: string) => {
+  const claimed = await claimWrite(store, toolUseId);
+  await claimed?.release();
+  return claimed?.pending ?? null;
+};
+
 test('a remembered write is taken once, by its tool_use_id', async () => {
   const store = await storeOf();
   await rememberWrite(store, 'toolu_1', pending('aaaa0001'));
   assert.equal(await takeWrite(store, 'toolu_2'), null);
   assert.deepEqual(await takeWrite(store, 'toolu_1'), pending('aaaa0001'));
   assert.equal(await takeWrite(store, 'toolu_1'), null);
+  assert.deepEqual(readdirSync(linksDir(store.commonDir)), []);
+});
+
+test('a claimed write stays claimed until released: a process killed before it recorded leaves it to settle', async () => {
+  const store = await storeOf();
+  await rememberWrite(store, 'toolu_1', pending('aaaa0001'));
+  const claimed = await claimWrite(store, 'toolu_1');
+  assert.ok(claimed);
+  const names = readdirSync(linksDir(store.commonDir));
+  assert.equal(names.length, 1);
+  assert.match(names[0] ?? '', new RegExp(`\\.${process.pid}\\.[0-9a-f]+\\.taken$`), 'claimed under this process');
+  await claimed.release();
   assert.deepEqual(readdirSync(linksDir(store.commonDir)), []);
 });
 
@@ -83,14 +103,15 @@ test('open links: by session, foreign files skipped, a dead process`s claim open
 test('no links folder: no open links', async () =>
   assert.deepEqual(await openLinks('/nonexistent/fettle/tool-use'), []));
 
-test('digest: the bytes, or for a notebook its cells, whatever the JSON layout', () => {
+test('digest: the bytes, but for a span the tool fills at random, which only has to be there at the same length', () => {
   assert.equal(digest(Buffer.from('a')), digest(Buffer.from('a')));
   assert.notEqual(digest(Buffer.from('a')), digest(Buffer.from('b')));
-  const cells = { cells: [{ cell_type: 'code', source: ['x = 1\n'], metadata: {} }] };
-  const compact = Buffer.from(JSON.stringify(cells));
-  const indented = Buffer.from(JSON.stringify(cells, null, 1));
-  assert.equal(digest(compact, 'NotebookEdit'), digest(indented, 'NotebookEdit'));
-  assert.notEqual(digest(compact), digest(indented));
-  const changed = Buffer.from(JSON.stringify({ cells: [{ cell_type: 'code', source: ['x = 2\n'] }] }));
-  assert.notEqual(digest(compact, 'NotebookEdit'), digest(changed, 'NotebookEdit'));
+  // A notebook's layout counts now: fettle predicts the client's JSON byte for byte.
+  const cells = { cells: [{ cell_type: 'code', source: 'x = 1\n', metadata: {} }] };
+  assert.notEqual(digest(Buffer.from(JSON.stringify(cells))), digest(Buffer.from(JSON.stringify(cells, null, 1))));
+  const span: [number, number] = [8, 16];
+  const ours = Buffer.from('{"id": "0123abcd", "x": 1}');
+  assert.equal(digest(ours, span), digest(Buffer.from('{"id": "ffff9999", "x": 1}'), span));
+  assert.notEqual(digest(ours, span), digest(Buffer.from('{"id": "ffff9999", "x": 2}'), span));
+  assert.notEqual(digest(ours, span), digest(Buffer.from('{"id": "ff"}'), span));
 });

@@ -6,6 +6,7 @@ import { existsSync, renameSync, unlinkSync } from 'node:fs';
 import { test } from 'node:test';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { T0, directWrite, errorLine, fettle, keepsUserState, ok } from '../helpers/stage';
+import { literal, SELF } from '../helpers/cli';
 
 const BASE = lines(40);
 const edit = (text: string, n: number, word: string) => text.replace(`line ${n}\n`, `${word} ${n}\n`);
@@ -83,7 +84,9 @@ test("a file's thirty consecutive changes are undone by one record, byte-exact, 
     directWrite(repo, 'a.txt', text, { ...S, now: T0 + n });
   }
   const r = ok(fettle(repo, ['rollback', '--session', 'S'], { now: T0 + 100 }));
-  const undo = /Undo this with `fettle rollback ([0-9a-z]{8})`\.$/m.exec(r.stdout)?.[1] ?? assert.fail(r.stdout);
+  const undo =
+    new RegExp(`Undo this with \`${literal(SELF)} rollback ([0-9a-z]{8})\`\\.$`, 'm').exec(r.stdout)?.[1] ??
+    assert.fail(r.stdout);
   assert.equal(repo.read('a.txt').toString(), BASE);
   assert.equal(
     repo.git('log', '-1', '--format=%s', `refs/fettle/${undo}`),

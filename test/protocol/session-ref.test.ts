@@ -58,7 +58,10 @@ test('two sessions interleaving on a shared file: each ref holds exactly its own
   execFileSync('git', ['init', '-q', '--bare', remote], { env: repo.env });
   const pushed = runCli(['review', '--session', 'A', '--push', remote], { cwd: repo.dir, env: repo.env });
   assert.equal(pushed.code, 0, pushed.stderr);
-  assert.match(pushed.stdout, /^Pushed session A \(3 changes in 2 files\) to .* as branch fettle\/sessions\/A/);
+  assert.match(
+    pushed.stdout,
+    /^Pushed session A \(3 changes in 2 files\) \(commit [0-9a-f]{12}\) to .* as branch fettle\/sessions\/A, one commit on [0-9a-f]{12};/,
+  );
   const inRemote = (...args: string[]) => execFileSync('git', args, { cwd: remote, env: repo.env }).toString().trim();
   assert.equal(inRemote('rev-parse', 'fettle/sessions/A^'), base, "the branch's parent is the user's commit");
   assert.equal(inRemote('rev-list', '--count', `${base}..fettle/sessions/A`), '1', 'one commit');

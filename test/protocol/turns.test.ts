@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { agentWrite, runHook } from '../helpers/cli';
+import { agentWrite, literal, runHook, SELF } from '../helpers/cli';
 import { lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
 import { errorLine, fettle, keepsUserState, ok } from '../helpers/stage';
 
@@ -67,7 +67,8 @@ test('rollback --turn 2 puts the tree back as it was at the end of turn 1, byte 
   assert.deepEqual(snapshot(repo), ends[0]);
   // The session's ref shows it: its view is the end of turn 1 again.
   assert.equal(repo.git('diff', '--stat', 'HEAD', 'fettle/sessions/S', '--', 'b.txt', 'c.txt', 'new2.txt'), '');
-  const undo = /Undo this with `fettle rollback ([^`]+)`/.exec(r.stdout)?.[1] ?? assert.fail(r.stdout);
+  const undo =
+    new RegExp(`Undo this with \`${literal(SELF)} rollback ([^\`]+)\``).exec(r.stdout)?.[1] ?? assert.fail(r.stdout);
   ok(fettle(repo, ['rollback', ...undo.split(' ')]));
   assert.deepEqual(snapshot(repo), ends[2], 'redone');
 });
@@ -107,7 +108,13 @@ test('log --session groups the changes by turn; status names the current session
     [3, 3, 3, 2, 2, 2, 1, 1],
   );
   const status = ok(fettle(repo, ['status'])).stdout;
-  assert.match(status, /^Session S, turn 3 \(3 changes so far; undo them with `fettle rollback --turn 3`\)\.$/m);
+  assert.match(
+    status,
+    new RegExp(
+      `^Session S, turn 3 \\(3 changes so far; undo them with \`${literal(SELF)} rollback --turn 3\`\\)\\.$`,
+      'm',
+    ),
+  );
   assert.deepEqual(JSON.parse(ok(fettle(repo, ['status', '--json'])).stdout).session, { id: 'S', turn: 3 });
 });
 

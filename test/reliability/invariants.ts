@@ -3,7 +3,7 @@
 //   I2 no lost previous content: every byte sequence a write replaced is a blob reachable from refs/fettle*;
 //   I3 refs consistent: git fsck clean, every fettle ref a commit whose chain is one change's legal history;
 //   I4 the user's HEAD, refs, index, config, hooks and linked worktrees untouched;
-//   I5 no litter: no fettle temp file, lock or breaker, no orphaned hidden worktree;
+//   I5 no litter: no fettle temp file, lock or breaker, no hidden worktree but the test trees `fettle gc` keeps;
 //   I6 (per run, see expectOutcome) a stable exit code, no stack trace, one short paragraph.
 // Nothing here writes to the repository: no command that refreshes the index.
 import assert from 'node:assert/strict';
@@ -279,11 +279,14 @@ export const litterOf = (repo: Repo, allowLocks: string[] = []): { item: string;
       .filter((r) => r.ref.startsWith('refs/fettle/'))
       .map((r) => r.ref.slice('refs/fettle/'.length)),
   );
+  // A test tree (an agent session's, or the shared one) is kept between `fettle test` runs until `fettle gc`;
+  // anything else there would be one an earlier fettle made per change.
+  const testTree = (name: string) => name === 'no-session' || name.startsWith('session-');
   const hidden = join(common, 'fettle', 'worktrees');
   for (const id of existsSync(hidden) ? readdirSync(hidden) : [])
-    if (!pending.has(id)) found.push({ item: `fettle/worktrees/${id} (no ref)` });
+    if (!pending.has(id) && !testTree(id)) found.push({ item: `fettle/worktrees/${id} (no ref)` });
   for (const [id] of worktreeAdmins(common).fettle)
-    if (!pending.has(id)) found.push({ item: `worktrees/${id} (no ref)` });
+    if (!pending.has(id) && !testTree(id)) found.push({ item: `worktrees/${id} (no ref)` });
   return found;
 };
 

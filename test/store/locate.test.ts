@@ -134,8 +134,8 @@ test('linked worktree: hook writes record refs and objects in the main common di
   );
   assert.equal(runCli(['test', id, '--', 'true'], { cwd: wt, env: repo.env }).code, 0);
   assert.ok(
-    existsSync(join(repo.dir, '.git', 'fettle', 'worktrees', id)),
-    'the hidden worktree, made on first use, is in the main git dir',
+    existsSync(join(repo.dir, '.git', 'fettle', 'worktrees', 'session-session-1', 'big.txt')),
+    "the session's test tree, made on first use, is in the main git dir",
   );
   assert.equal(runCli(['confirm', id], { cwd: wt, env: repo.env }).code, 0);
   assert.equal(readFileSync(join(wt, 'big.txt'), 'utf8'), lines(150, 'new'));

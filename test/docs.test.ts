@@ -1,0 +1,95 @@
+// The docs and the CLI agree: docs/COMMANDS.md holds each command's current --help and the error codes of
+// src/errors.ts; every fettle command the README and COMMANDS.md show names a real command and real options; the
+// README's install route is the one test/package.test.ts runs on a clean machine.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { COMMANDS_DOC, errorTable, helpOf, renderCommandsDoc, subcommands } from '../scripts/commands-doc';
+import { ERROR_CODES } from '../src/errors';
+import { shellWords } from '../src/io/self';
+
+const ROOT = join(__dirname, '..');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const COMMANDS = readFileSync(COMMANDS_DOC, 'utf8');
+
+test('docs/COMMANDS.md holds the help every command prints now, and the error codes src/errors.ts has (npm run docs)', () => {
+  assert.equal(renderCommandsDoc(COMMANDS), COMMANDS, 'run `npm run docs` and commit docs/COMMANDS.md');
+  const documented = [...COMMANDS.matchAll(/<!-- help: ([a-z]+) -->/g)].map((m) => m[1]);
+  assert.deepEqual(documented.sort(), ['fettle', ...subcommands()].sort(), 'one help block per command');
+  assert.ok(COMMANDS.includes(errorTable()));
+});
+
+const sources = (dir: string): string[] =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sources(path) : name.endsWith('.ts') ? [path] : [];
+  });
+
+test('every error code in the table is one fettle raises', () => {
+  const code = sources(join(ROOT, 'src'))
+    .filter((f) => !f.endsWith(join('src', 'errors.ts')))
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
+  for (const name of Object.keys(ERROR_CODES)) assert.ok(code.includes(`'${name}'`), `${name} is never raised`);
+  const rows = errorTable().split('\n').slice(2);
+  assert.equal(rows.length, Object.keys(ERROR_CODES).length);
+});
+
+/** The fettle commands a markdown text shows: inline code, `$ fettle …` lines, and lines of ```sh blocks. */
+const shownCommands = (markdown: string): string[] => {
+  const found: string[] = [];
+  const fences = markdown.split(/^```/m);
+  fences.forEach((part, n) => {
+    if (n % 2 === 1) {
+      const shell = /^(sh|bash)\n/.test(part);
+      for (const line of part.split('\n').slice(1)) {
+        const command = line.startsWith('$ ') ? line.slice(2) : shell ? line : '';
+        const at = command.search(/(^|\| )fettle /);
+        // To the end of the fettle command: a comment, or the next command after ; && or |.
+        if (at >= 0) found.push(command.slice(command.indexOf('fettle ', at)).split(/\s+#|\s*(?:;|&&|\|)/)[0] ?? '');
+        for (const m of line.matchAll(/`(fettle [^`]+)`/g)) found.push(m[1] as string);
+      }
+    } else for (const m of part.matchAll(/`(fettle [^`]+)`/g)) found.push(m[1] as string);
+  });
+  return found;
+};
+
+for (const [name, text] of [
+  ['README.md', README],
+  ['docs/COMMANDS.md', COMMANDS],
+] as const) {
+  test(`every fettle command ${name} shows is a real command with options it takes`, () => {
+    const commands = new Set(subcommands());
+    const helps = new Map<string, string>();
+    const shown = shownCommands(text);
+    assert.ok(shown.length >= 10, `${shown.length} commands found: the scan is broken`);
+    for (const line of shown) {
+      const words = shellWords(line.replace(/[<>[\]|]/g, ' ').replace(/\.\.\./g, ''));
+      const rest = words[1] === '-C' ? words.slice(3) : words.slice(1);
+      const [command = ''] = rest;
+      if (command.startsWith('-')) continue; // `fettle --help`, `fettle --version`
+      assert.ok(commands.has(command), `${name}: \`${line}\` names no fettle command`);
+      if (!helps.has(command)) helps.set(command, helpOf(command));
+      for (const option of rest.filter((w) => w.startsWith('--')).map((w) => w.split('=')[0] as string))
+        assert.match(helps.get(command) ?? '', new RegExp(`\\s${option}\\b`), `${name}: \`${line}\`: no ${option}`);
+    }
+  });
+}
+
+test("the README's install is the route test/package.test.ts runs from a clone on a clean machine", () => {
+  const install = README.slice(README.indexOf('## Install'));
+  const block = /```sh\n([\s\S]*?)```/.exec(install)?.[1] ?? '';
+  const steps = block
+    .split('\n')
+    .map((l) => l.replace(/\s+#.*$/, '').trim())
+    .filter(Boolean);
+  assert.deepEqual(steps, [
+    'git clone <this repository> fettle',
+    'cd fettle',
+    'npm install',
+    'npm install -g .',
+    'fettle install',
+    'fettle demo',
+  ]);
+});
