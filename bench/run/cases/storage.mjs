@@ -55,6 +55,10 @@ export const measureStorage = () => {
   ])
     git(repo.repo, args, { env: shadowEnv });
   const firstSnapshot = du(shadow.gitDir);
+  // The shadow's first snapshot, packed, is what it holds before any agent write: the baseline includes it (a
+  // peer cannot work without it), and its growth over it is reported beside.
+  git(repo.repo, ['gc', '-q'], { env: shadowEnv });
+  const firstPacked = du(shadow.gitDir);
   // 20 files: the 60-line one and 19 fillers, each write changing one line of one of them.
   const files = [
     [repo.direct, (k) => readFileSync(repo.direct, 'utf8').replace(/^direct line 5.*$/m, `direct line 5 edit ${k}`)],
@@ -146,6 +150,11 @@ export const measureStorage = () => {
       (firstSnapshot / MiB).toFixed(2) +
       ' MB)',
     ...mib(shadowLoose),
+  });
+  info.push({
+    id: '12-shadow-growth',
+    name: `storage: the shadow git dir's growth over its packed first snapshot (${(firstPacked / MiB).toFixed(2)} MB), once packed by git gc`,
+    ...mib(shadowPacked - firstPacked),
   });
   info.push({
     id: '12-packs',
