@@ -4,9 +4,9 @@
 // new files, so Claude Code's next calls reach the new version without a refused connection.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
+import { fileStamp as stampOf } from '../io/exists';
 import { outcomeOfProcess } from './serve-answer';
 import type { HookOutcome } from './outcome';
 
@@ -15,16 +15,6 @@ interface Seen {
   stamp: string;
   hash: string;
 }
-
-/** Synchronous: a stat per call costs microseconds, a round trip through libuv's thread pool more. */
-const stampOf = (file: string): string => {
-  try {
-    const s = statSync(file);
-    return `${s.ino}:${s.size}:${s.mtimeMs}`;
-  } catch {
-    return 'missing';
-  }
-};
 
 const hashOf = async (file: string): Promise<string> =>
   readFile(file).then(

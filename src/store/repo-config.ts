@@ -2,7 +2,7 @@
 // the file (no git process on the hook path). Only the repository's file: `extensions.*` count only there (git
 // ignores them elsewhere), and pack.compression / core.compression set in a user's global config are not
 // seen (documented; objects are valid at any level, and maintenance and git gc recompress them).
-import { statSync } from 'node:fs';
+import { fileStamp as stampOf } from '../io/exists';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -59,15 +59,6 @@ export const objectWritingFrom = (text: string): ObjectWriting => {
 
 const cache = new Map<string, { stamp: string; writing: Promise<ObjectWriting> }>();
 
-/** The file's identity: a long-lived process (the resident server) reads it again once it changed. */
-const stampOf = (path: string): string => {
-  try {
-    const s = statSync(path);
-    return `${s.ino}:${s.size}:${s.mtimeMs}`;
-  } catch {
-    return 'none';
-  }
-};
 
 /** Read once per repository, and again when its config file changed. */
 export const objectWritingOf = async (commonDir: string): Promise<ObjectWriting> => {
