@@ -59,7 +59,6 @@ export const objectWritingFrom = (text: string): ObjectWriting => {
 
 const cache = new Map<string, { stamp: string; writing: Promise<ObjectWriting> }>();
 
-
 /** Read once per repository, and again when its config file changed. */
 export const objectWritingOf = async (commonDir: string): Promise<ObjectWriting> => {
   const path = join(commonDir, 'config');
