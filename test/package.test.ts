@@ -22,6 +22,7 @@ const PACKED = [
   'dist/cli.js',
   'dist/commands.js',
   'dist/hook.js',
+  'dist/serve.js',
   'hooks/hooks.json',
   'package.json',
 ];
