@@ -38,6 +38,11 @@ export interface GitCall {
   /** exit codes that are answers, not failures (e.g. 1 for `merge-file` conflicts) */
   okCodes?: readonly number[];
   env?: Record<string, string>;
+  /**
+   * A process of its own, never one kept running (the resident server's): a kept `cat-file` still reads packs a
+   * prune deleted since it opened them, so whether an object is on disk now is asked afresh.
+   */
+  fresh?: boolean;
   /** stdout goes here as it arrives, instead of into the result (a large diff is never held whole) */
   onStdout?: (chunk: Buffer) => void;
   /** stderr as it arrives (git's progress meter), besides being kept for the error message */

@@ -318,7 +318,11 @@ export const missingObjects = async (store: Store, oids: string[]): Promise<stri
   const checked = new Map<string, Promise<boolean>>();
   for (const oid of new Set(oids)) if (!(await seenInPlace(store, oid, checked))) unsure.push(oid);
   if (unsure.length === 0) return [];
-  const { stdout } = await store.git.run({ args: ['cat-file', '--batch-check'], input: `${unsure.join('\n')}\n` });
+  const { stdout } = await store.git.run({
+    args: ['cat-file', '--batch-check'],
+    input: `${unsure.join('\n')}\n`,
+    fresh: true,
+  });
   return stdout
     .toString('utf8')
     .split('\n')

@@ -268,7 +268,7 @@ export class Resident {
         batchAnswers(specs.length, how === 'contents'),
       );
     const run = async (call: GitCall): Promise<GitResult> => {
-      if (call.env || call.onStdout) return base.run(call);
+      if (call.env || call.onStdout || call.fresh) return base.run(call);
       const [command, flag, reason, stdin] = call.args;
       if (command === 'cat-file' && call.args.length === 2 && (flag === '--batch' || flag === '--batch-check')) {
         const specs = linesOf(call.input);
