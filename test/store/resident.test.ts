@@ -1,6 +1,7 @@
 // The resident server's git: a repository found once is found again with a few stats, but a nested
 // repository made since, or a deleted one, is asked about again; HEAD is read anew each time; kept processes
-// answer as fresh ones do, including a lost compare-and-swap, and the next transaction still goes through.
+// answer as fresh ones do, including a lost compare-and-swap, and the next transaction still goes through; whether
+// an object is still on disk is answered from the disk as it is now.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -8,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { FettleError } from '../../src/errors';
 import { openStoreAt } from '../../src/store/locate';
-import { readObjects } from '../../src/store/objects';
+import { missingObjects, readObjects, writeBlobs } from '../../src/store/objects';
 import { updateRefs } from '../../src/store/refs';
 import { Resident } from '../../src/store/resident';
 import { makeRepo } from '../helpers/repo';
@@ -75,6 +76,20 @@ test('kept processes: reads answer as cat-file does; a lost compare-and-swap is 
     );
     await updateRefs(store, [{ op: 'delete', ref: 'refs/fettle/aaaaaaaa', old: head }], 'test');
     assert.equal(repo.git('for-each-ref', 'refs/fettle/'), '');
+  } finally {
+    resident.close();
+  }
+});
+
+test('an object a prune deleted is missing, though this process wrote it and its kept cat-file read it', async () => {
+  const repo = makeRepo({ 'a.txt': 'a\n' });
+  const resident = new Resident();
+  try {
+    const store = await openStoreAt(repo.dir, repo.env, data(repo.home), { resident });
+    const [oid = ''] = await writeBlobs(store, [Buffer.from('unreachable, written by fettle\n')]);
+    assert.equal((await readObjects(store, [oid]))[0]?.type, 'blob', 'the kept cat-file has its pack open');
+    repo.git('gc', '-q', '--prune=now');
+    assert.deepEqual(await missingObjects(store, [oid]), [oid]);
   } finally {
     resident.close();
   }
