@@ -4,11 +4,24 @@
 // new files, so Claude Code's next calls reach the new version without a refused connection.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import { fileStamp as stampOf } from '../io/exists';
 import { outcomeOfProcess } from './serve-answer';
 import type { HookOutcome } from './outcome';
+
+/**
+ * A bundle's identity. Synchronous: a stat per call costs microseconds, a round trip through libuv's thread pool
+ * more. (io/exists.ts has the same for the store; edges do not import io.)
+ */
+const stampOf = (file: string): string => {
+  try {
+    const s = statSync(file);
+    return `${s.ino}:${s.size}:${s.mtimeMs}`;
+  } catch {
+    return 'missing';
+  }
+};
 
 interface Seen {
   file: string;
