@@ -191,8 +191,9 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .description("register fettle's hooks in Claude Code settings")
     .addOption(scope)
     .option('--read', 'also serve large text Reads (a hook on every Read; off by default)')
+    .option('--no-bash', 'do not record what Bash commands change (recorded by default)')
     .addOption(json)
-    .action(async (o: { scope: 'user' | 'project' | 'local'; read?: boolean; json?: boolean }) =>
+    .action(async (o: { scope: 'user' | 'project' | 'local'; read?: boolean; bash: boolean; json?: boolean }) =>
       install(edge, dir(), o.scope, o),
     );
   program

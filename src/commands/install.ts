@@ -1,6 +1,6 @@
 // `fettle install` / `fettle uninstall`: fettle's hooks in one Claude Code settings file
 // (protocol/settings-file.ts does the careful read-modify-write).
-import { HOOK_EVENTS, MATCHER, READ_MATCHER, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
+import { BASH_MATCHER, HOOK_EVENTS, MATCHER, READ_MATCHER, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
 import {
   hookCommand,
   installHooks,
@@ -20,7 +20,7 @@ export const install = async (
   edge: Edge,
   dir: string | undefined,
   scope: Scope,
-  options: { read?: boolean; json?: boolean } = {},
+  options: { read?: boolean; bash?: boolean; json?: boolean } = {},
 ): Promise<void> => {
   const root = cwdFor(edge, dir);
   const file = settingsPath(root, edge.env, scope);
@@ -31,7 +31,8 @@ export const install = async (
     edge.io.out(JSON.stringify({ path, scope, result, command, alsoInstalled: others }));
     return;
   }
-  const what = `${HOOK_EVENTS.join(' and ')} hooks on ${MATCHER}${options.read ? ` (and PreToolUse on ${READ_MATCHER})` : ''}, and ${[...SESSION_EVENTS, ...TURN_EVENTS].join(', ')} hooks`;
+  const tools = options.bash === false ? MATCHER : `${MATCHER} and ${BASH_MATCHER}`;
+  const what = `${HOOK_EVENTS.join(' and ')} hooks on ${tools}${options.read ? ` (and PreToolUse on ${READ_MATCHER})` : ''}, and ${[...SESSION_EVENTS, ...TURN_EVENTS].join(', ')} hooks`;
   edge.io.out(
     result === 'changed'
       ? `Installed fettle's ${what} in ${path}.\nHook command: ${command}`

@@ -253,6 +253,9 @@ const reviewChangeset = async (
         `  ${c.id}  ${c.fields.path}  ${stateText(c)}${c.state === 'pending' ? `, ${expiryText(c, now) ?? ''}` : ''}`,
     ),
     `Base: ${view.base ? `${view.base.slice(0, 12)} (HEAD when they were recorded)` : 'none'}.`,
+    ...[...new Set(view.members.map((c) => c.fields.command).filter((c) => c !== undefined))].map(
+      (c) => `Command: ${c}`,
+    ),
     ...filesAndDiff(view),
   ];
   if (open.some((c) => c.state === 'pending')) lines.push(`To apply it:  ${invoke} confirm ${id}`);

@@ -25,6 +25,7 @@ const details = (c: Change, chain: Chain, now: Date): string[] => {
   if (f.session) lines.push(`Session:  ${f.session}`);
   if (f.changeset) lines.push(`Changeset: ${f.changeset} (\`fettle show ${f.changeset}\` shows all its changes)`);
   if (f.tool) lines.push(`Tool:     ${f.tool}${f.toolUse ? ` (tool use ${f.toolUse})` : ''}`);
+  if (f.command !== undefined) lines.push(`Command:  ${f.command}`);
   lines.push(`Ref:      ${c.ref || '(removed from history; shown from its commit)'}`);
   lines.push(
     `Base:     ${chain.base ? `${short(chain.base)} (HEAD when it was recorded)` : 'none (unborn HEAD, or a file outside any repository)'}`,
@@ -42,6 +43,12 @@ const statesOf = (changes: Change[]): string => {
   for (const c of changes) counts.set(stateText(c), (counts.get(stateText(c)) ?? 0) + 1);
   return [...counts].map(([state, n]) => `${n} ${state}`).join(', ');
 };
+
+/** The command lines a changeset's members were made by (one, for a Bash command's changeset). */
+const commandsOf = (members: Change[]): string[] =>
+  [...new Set(members.map((c) => c.fields.command).filter((c): c is string => c !== undefined))].map(
+    (c) => `Command:  ${c}`,
+  );
 
 /** `show <changeset>`: its members, and what they did or propose as one diff against the commit they were made on. */
 const showChangeset = async (
@@ -65,6 +72,7 @@ const showChangeset = async (
     `changeset ${id}: ${members.length} change${members.length === 1 ? '' : 's'} made or decided as one`,
     `State:    ${statesOf(view.members)}`,
     `Session:  ${sessions.join(', ')}`,
+    ...commandsOf(members),
     `Base:     ${view.base ? `${short(view.base)} (HEAD when they were recorded)` : 'none (unborn HEAD, or files outside any repository)'}`,
     'Changes:',
     ...view.members.map((c) => `  ${c.id}  ${c.fields.path}  ${countsText(c)}  ${stateText(c)}, ${ago(now, c.at)}`),

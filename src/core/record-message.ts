@@ -49,6 +49,8 @@ export interface RecordFields {
   changeset?: string | undefined;
   /** a discarded proposal that a newer one for the same file, from the same session, replaced: the newer one's id */
   supersededBy?: string | undefined;
+  /** a change made by a shell command (the Bash tool): the command line, one line, capped */
+  command?: string | undefined;
 }
 
 const SUBJECT: Record<RecordKind, string> = {
@@ -76,6 +78,13 @@ const ROLLBACK_BODY: Partial<Record<RecordKind, (id: string) => string>> = {
     `fettle rolled back change ${id}, restoring the bytes it had replaced; the parent holds what was on disk before.`,
 };
 
+/** A change a shell command made: the bytes before it ran, then what it left. */
+const COMMAND_BODY: Partial<Record<RecordKind, string>> = {
+  before: 'The file as it was on disk before the Bash command in Fettle-Command ran (no file: the command created it).',
+  after:
+    'What the Bash command in Fettle-Command left on disk (no file: it deleted it); the parent holds what was there before.',
+};
+
 /** Trailer values are one line; a path with a newline or quote is written as a JSON string. */
 const encodeValue = (value: string): string =>
   /^[^\n\r"\\]*$/.test(value) && value.trim() === value ? value : JSON.stringify(value);
@@ -95,7 +104,12 @@ export const renderRecord = (f: RecordFields): string => {
   const counts = stat(f.added, f.removed);
   // The `before` record holds the old bytes; the counts describe the change that follows it.
   const several = f.reverts?.includes(' ') ? `${f.reverts.split(' ').length} changes` : f.reverts;
-  const verb = f.reverts && f.kind === 'after' ? `roll back ${several} in` : SUBJECT[f.kind];
+  const verb =
+    f.reverts && f.kind === 'after'
+      ? `roll back ${several} in`
+      : f.command !== undefined && f.kind === 'after'
+        ? `Bash ${f.reason ?? 'changed'}`
+        : SUBJECT[f.kind];
   const subject = `fettle: ${verb} ${encodeValue(f.path)}${counts && f.kind !== 'before' ? ` (${counts})` : ''}`;
   const trailers: [string, string | undefined][] = [
     ['Fettle-Id', f.id],
@@ -108,6 +122,7 @@ export const renderRecord = (f: RecordFields): string => {
     ['Fettle-Tool', f.tool],
     ['Fettle-Session', f.session],
     ['Fettle-Tool-Use', f.toolUse],
+    ['Fettle-Command', f.command],
     ['Fettle-Turn', f.turn === undefined ? undefined : String(f.turn)],
     ['Fettle-Changeset', f.changeset],
     ['Fettle-Reverts', f.reverts],
@@ -117,7 +132,8 @@ export const renderRecord = (f: RecordFields): string => {
     ['Fettle-Seq', f.seq === undefined ? undefined : String(f.seq)],
   ];
   const rollbackBody = f.reverts ? ROLLBACK_BODY[f.kind]?.(f.reverts) : undefined;
-  const body = [rollbackBody ?? BODY[f.kind], f.note].filter(Boolean).join('\n\n');
+  const commandBody = f.command !== undefined ? COMMAND_BODY[f.kind] : undefined;
+  const body = [rollbackBody ?? commandBody ?? BODY[f.kind], f.note].filter(Boolean).join('\n\n');
   const lines = trailers
     .filter(([, v]) => v !== undefined && v !== '')
     .map(([k, v]) => `${k}: ${encodeValue(String(v))}`);
@@ -162,6 +178,7 @@ export const parseRecord = (message: string): RecordFields | null => {
   const seq = /^\d{1,15}$/.test(fields.get('Fettle-Seq') ?? '') ? Number(fields.get('Fettle-Seq')) : undefined;
   const changeset = fields.get('Fettle-Changeset');
   const supersededBy = fields.get('Fettle-Superseded-By');
+  const command = fields.get('Fettle-Command');
   return {
     id,
     kind,
@@ -182,5 +199,6 @@ export const parseRecord = (message: string): RecordFields | null => {
     ...(turn !== undefined ? { turn } : {}),
     ...(changeset && isChangeId(changeset) ? { changeset } : {}),
     ...(supersededBy && isChangeId(supersededBy) ? { supersededBy } : {}),
+    ...(command !== undefined ? { command } : {}),
   };
 };

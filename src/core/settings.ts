@@ -27,6 +27,11 @@ export const UNMATCHED_EVENTS = [...SESSION_EVENTS, ...TURN_EVENTS] as const;
 export const INSTALLED_EVENTS = [...HOOK_EVENTS, ...SESSION_EVENTS, ...TURN_EVENTS] as const;
 /** The write tools (MultiEdit is legacy; keeping it in a matcher is harmless). */
 export const MATCHER = WRITE_TOOLS.join('|');
+/**
+ * Bash commands: before (a snapshot of what they could change) and after (what they changed, recorded), on the
+ * same three events as writes. Registered unless `fettle install --no-bash`.
+ */
+export const BASH_MATCHER = 'Bash';
 /** Registered only with `fettle install --read`: a hook on every Read costs start-up on the most frequent tool. */
 export const READ_MATCHER = 'Read';
 export const STATUS_MESSAGE = 'fettle: keeping the previous version';
@@ -112,7 +117,11 @@ export const removeFettleHooks = (settings: Obj): Obj => {
   return next;
 };
 
-export const addFettleHooks = (settings: Obj, command: string, options: { read?: boolean } = {}): Obj => {
+export const addFettleHooks = (
+  settings: Obj,
+  command: string,
+  options: { read?: boolean; bash?: boolean } = {},
+): Obj => {
   const current = hooksOf(settings) ?? {};
   const handler = (): Obj => ({ type: 'command', command, timeout: 60, statusMessage: STATUS_MESSAGE });
   // PostToolUse only records what landed (the previous bytes are safe since PreToolUse), PostToolUseFailure
@@ -127,6 +136,8 @@ export const addFettleHooks = (settings: Obj, command: string, options: { read?:
     const ours: Json[] = UNMATCHED_EVENTS.some((e) => e === event)
       ? [{ hooks: [handler()] }]
       : [{ matcher: MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] }];
+    if (options.bash !== false && HOOK_EVENTS.some((e) => e === event))
+      ours.push({ matcher: BASH_MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] });
     if (options.read && event === 'PreToolUse') ours.push({ matcher: READ_MATCHER, hooks: [handler()] });
     // Re-installing keeps fettle's groups where they were, so an unchanged install leaves the file unchanged.
     // Every group before the first one holding a fettle handler is foreign and kept, so `at` is still valid.

@@ -106,7 +106,7 @@ export const installHooks = async (
   env: Env,
   file: string,
   command: string,
-  options: { read?: boolean } = {},
+  options: { read?: boolean; bash?: boolean } = {},
 ): Promise<{ path: string; result: Outcome }> => {
   const path = await resolveRealPath(file);
   const marker = createdMarker(env, path);

@@ -1,6 +1,6 @@
 // Objects: blobs in and out as bytes (never through a string or git's filters), trees edited along one path,
 // commits with fettle's fixed identity. Everything written is durable before the call returns.
-import { readFile as fsReadFile } from 'node:fs/promises';
+import { readFile as fsReadFile, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FettleError } from '../errors';
 import type { Store } from './store';
@@ -223,8 +223,22 @@ export const commitFile = async (store: Store, c: FileCommit): Promise<{ commit:
   return { commit, written: [...blobs, ...trees.map((t) => t.oid), commit] };
 };
 
-const isLoose = (store: Store, oid: string): Promise<boolean> =>
-  exists(join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2)));
+const loosePath = (store: Store, oid: string): string =>
+  join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2));
+
+const isLoose = (store: Store, oid: string): Promise<boolean> => exists(loosePath(store, oid));
+
+/**
+ * Marks a loose object as just used (its mtime, as git does when it would write an object that exists), so a prune
+ * with an expiry keeps it; false when it is not stored loose (packed, or pruned).
+ */
+export const freshenLoose = async (store: Store, oid: string): Promise<boolean> => {
+  const now = new Date();
+  return utimes(loosePath(store, oid), now, now).then(
+    () => true,
+    () => false,
+  );
+};
 
 /**
  * Objects among `oids` that are gone. Fresh objects are loose, so this is a stat per object; git is asked only
