@@ -26,6 +26,9 @@ const details = (c: Change, chain: Chain, now: Date): string[] => {
   if (f.changeset) lines.push(`Changeset: ${f.changeset} (\`fettle show ${f.changeset}\` shows all its changes)`);
   if (f.tool) lines.push(`Tool:     ${f.tool}${f.toolUse ? ` (tool use ${f.toolUse})` : ''}`);
   if (f.command !== undefined) lines.push(`Command:  ${f.command}`);
+  // What the record says beyond its one standard sentence (a command that failed, bytes not kept, a settling).
+  const notes = (chain.commits[0]?.message ?? '').trimEnd().split('\n\n').slice(2, -1);
+  if (notes.length > 0) lines.push('Note:', ...notes.flatMap((n) => n.split('\n')).map((l) => `  ${l}`));
   lines.push(`Ref:      ${c.ref || '(removed from history; shown from its commit)'}`);
   lines.push(
     `Base:     ${chain.base ? `${short(chain.base)} (HEAD when it was recorded)` : 'none (unborn HEAD, or a file outside any repository)'}`,
