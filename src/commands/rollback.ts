@@ -87,6 +87,7 @@ const ids = (list: string[]): string => (list.length > 3 ? `${list.length} chang
 
 /** Changes whose bytes fettle did not keep (a command's file over the size cap), named with the others. */
 const notKeptRows = (outcome: RollbackOutcome) => outcome.notKept.map((c) => ({ id: c.id, path: c.fields.path }));
+const notKeptJson = (outcome: RollbackOutcome) => (outcome.notKept.length > 0 ? { notKept: notKeptRows(outcome) } : {});
 const notKeptLines = (outcome: RollbackOutcome): string[] =>
   notKeptRows(outcome).map(
     (k) => `  ${k.id}  ${k.path}: not kept when it was recorded (too large or not a regular file); left as it is`,
@@ -97,7 +98,7 @@ const printDryRun = (edge: Edge, outcome: RollbackOutcome, json: boolean): void 
   const skipped = skippedRows(outcome.plans);
   const refused = outcome.refusals.map((e) => ({ message: e.message, hint: e.hint ?? null }));
   if (json) {
-    edge.io.out(JSON.stringify({ dryRun: true, files, skipped, refused, notKept: notKeptRows(outcome) }));
+    edge.io.out(JSON.stringify({ dryRun: true, files, skipped, refused, ...notKeptJson(outcome) }));
     return;
   }
   const s = (n: number) => (n === 1 ? '' : 's');
@@ -139,7 +140,7 @@ const printDone = (
               skipped: skippedRows(outcome.plans),
               undo: ids,
               undoChangeset: outcome.undoChangeset ?? null,
-              notKept: notKeptRows(outcome),
+              ...notKeptJson(outcome),
             },
       ),
     );
