@@ -132,7 +132,9 @@ const measureShadow = (r, fettle, label) => {
     );
   const firstMs = first[0].ms + first[1].ms;
   settle();
-  log(`case bash-shadow: shadow snapshot of ${r.files} files vs the Bash call (first snapshot ${firstMs.toFixed(0)} ms)`);
+  log(
+    `case bash-shadow: shadow snapshot of ${r.files} files vs the Bash call (first snapshot ${firstMs.toFixed(0)} ms)`,
+  );
   const touched = join(r.repo, 'src', 'd0001', 'f000100.txt');
   const [ours, shadow] = alternate(RUNS, [
     () => {
