@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { isRacy, sameStat, type Disk, type FileStat, type PreEntry, type Side } from '../core/bash-changes';
 import type { StatusPath } from '../core/porcelain';
 import { gitModeOf, MAX_RECORDABLE_BYTES } from '../io/atomic-write';
-import { freshenLoose, writeFileBlobs } from '../store/objects';
+import { freshenLoose, writeFileBlobsOf } from '../store/objects';
 import type { Store } from '../store/store';
 import type { Cached } from './bash-state';
 
@@ -35,9 +35,6 @@ export const diskAt = async (path: string): Promise<Disk> => {
 
 /** A snapshot reads and writes at most this many bytes of files it has not seen before; the rest are not kept. */
 export const READ_BUDGET_BYTES = 256 * 1024 * 1024;
-/** Read and written this many bytes at a time: many files are never held at once. */
-const BATCH_BYTES = 32 * 1024 * 1024;
-
 export interface Limits {
   /** files larger are not read */
   maxBytes: number;
@@ -52,34 +49,24 @@ export type ToRead = { path: string; stat: FileStat }[];
  * Reads the files and writes their blobs, a batch at a time. Returns each path's blob (with the git mode of the
  * stat it was planned with), or null for a file that went or stopped being a regular file meanwhile.
  */
-export const readIntoStore = async (
+export const readIntoStore = (
   store: Store,
   root: string,
   files: ToRead,
 ): Promise<Map<string, { mode: string; oid: string } | null>> => {
-  const leaves = new Map<string, { mode: string; oid: string } | null>();
-  let batch: { path: string; bytes: Buffer; fileMode: number; mode: string }[] = [];
-  let size = 0;
-  const flush = async () => {
-    const oids = await writeFileBlobs(store, batch);
-    for (const [n, f] of batch.entries()) leaves.set(f.path, { mode: f.mode, oid: oids[n] as string });
-    batch = [];
-    size = 0;
-  };
-  for (const { path, stat } of files) {
-    const bytes = await readFile(join(root, ...path.split('/'))).catch((error: NodeJS.ErrnoException) => {
-      if (['ENOENT', 'ENOTDIR', 'EISDIR', 'ELOOP'].includes(error.code ?? '')) return null;
-      throw error;
-    });
-    if (bytes === null) leaves.set(path, null);
-    else {
-      batch.push({ path, bytes, fileMode: stat.mode & 0o777, mode: gitModeOf(stat.mode) });
-      size += bytes.length;
-      if (size >= BATCH_BYTES) await flush();
-    }
-  }
-  await flush();
-  return leaves;
+  const stats = new Map(files.map((f) => [f.path, f.stat]));
+  return writeFileBlobsOf(
+    store,
+    files.map((f) => f.path),
+    async (path) => {
+      const mode = (stats.get(path) as FileStat).mode;
+      const bytes = await readFile(join(root, ...path.split('/'))).catch((error: NodeJS.ErrnoException) => {
+        if (['ENOENT', 'ENOTDIR', 'EISDIR', 'ELOOP'].includes(error.code ?? '')) return null;
+        throw error;
+      });
+      return bytes && { bytes, fileMode: mode & 0o777, mode: gitModeOf(mode) };
+    },
+  );
 };
 
 /** Over the file cap (and never over what fettle can hold at all). */

@@ -9,11 +9,12 @@
 // The snapshot's blobs are written (and fsynced) before it is; losing any of these files costs a record, never
 // bytes in the user's tree, which fettle does not touch here.
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileStat, PreEntry } from '../core/bash-changes';
 import type { WorkStatus } from '../core/porcelain';
 import { makeOwnDir } from '../io/fettle-dir';
+import { swapFile } from '../io/swap-file';
 import { createExclusive } from '../io/lock';
 import { isAlive } from '../io/pid';
 import { claimFile, reclaimDead, type ClaimedFile } from './call-links';
@@ -77,14 +78,7 @@ export const claimSnapshot = async (path: string): Promise<bigint | null> => {
 
 /** The snapshot, in place of its marker (a temp file renamed over it: a reader sees a marker or the whole). */
 export const saveSnapshot = async (path: string, snapshot: Snapshot): Promise<void> => {
-  const temp = `${path}.${process.pid}.tmp`;
-  try {
-    await writeFile(temp, JSON.stringify(snapshot));
-    await rename(temp, path);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
+  await swapFile(path, JSON.stringify(snapshot));
 };
 
 /** Drops a snapshot's marker or the snapshot (the PreToolUse failed, or the command changed nothing). */
@@ -223,11 +217,6 @@ export const readStatCache = async (commonDir: string, workTree: string): Promis
 export const writeStatCache = async (commonDir: string, workTree: string, cache: Map<string, Cached>) => {
   const path = cachePath(commonDir, workTree);
   await makeOwnDir(join(path, '..'));
-  const temp = `${path}.${process.pid}.tmp`;
-  try {
-    await writeFile(temp, JSON.stringify(Object.fromEntries(cache)));
-    await rename(temp, path);
-  } catch {
-    await unlink(temp).catch(() => undefined); // a cache: losing it costs reading the files again
-  }
+  // a cache: losing it costs reading the files again
+  await swapFile(path, JSON.stringify(Object.fromEntries(cache))).catch(() => undefined);
 };

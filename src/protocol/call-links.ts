@@ -2,13 +2,14 @@
 // dir, named by a hash of the tool_use_id. Losing one only means the "after" bytes go unrecorded; the
 // previous bytes are already safe in git.
 import { createHash, randomBytes } from 'node:crypto';
-import { readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RecordFields } from '../core/record-message';
 import { isAlive } from '../io/pid';
 import type { Store } from '../store/store';
 import { fettleDir } from '../store/worktrees';
 import { makeOwnDir } from '../io/fettle-dir';
+import { swapFile } from '../io/swap-file';
 
 export interface PendingWrite {
   id: string;
@@ -44,14 +45,7 @@ const pathFor = (store: Store, toolUseId: string): string =>
 export const rememberWrite = async (store: Store, toolUseId: string, pending: PendingWrite): Promise<void> => {
   const path = pathFor(store, toolUseId);
   await makeOwnDir(join(fettleDir(store), 'tool-use'));
-  const temp = `${path}.${process.pid}.tmp`;
-  try {
-    await writeFile(temp, JSON.stringify(pending));
-    await rename(temp, path);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
+  await swapFile(path, JSON.stringify(pending));
 };
 
 /** The directory of the links, from a store's common dir (the hook's end-of-turn check finds it without git). */

@@ -52,6 +52,47 @@ export const writeFileBlobs = (store: Store, files: { bytes: Buffer; fileMode?: 
     files.map((f) => ({ type: 'blob', body: f.bytes, fileMode: f.fileMode })),
   );
 
+/** A file read for its blob: its bytes, the git mode to record, and its permission bits (the object's). */
+export interface ReadFile {
+  bytes: Buffer;
+  mode: string;
+  fileMode?: number;
+}
+
+/** Written this many bytes at a time: many files are never held at once. */
+const BLOB_BATCH_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Reads `paths` one at a time with `read` and writes their blobs a batch at a time. Returns each path's blob
+ * with its mode, or null where `read` found nothing to keep (the file went, or is not one).
+ */
+export const writeFileBlobsOf = async (
+  store: Store,
+  paths: string[],
+  read: (path: string, n: number) => Promise<ReadFile | null>,
+): Promise<Map<string, { mode: string; oid: string } | null>> => {
+  const leaves = new Map<string, { mode: string; oid: string } | null>();
+  let batch: (ReadFile & { path: string })[] = [];
+  let size = 0;
+  const flush = async () => {
+    const oids = await writeFileBlobs(store, batch);
+    for (const [n, f] of batch.entries()) leaves.set(f.path, { mode: f.mode, oid: oids[n] as string });
+    batch = [];
+    size = 0;
+  };
+  for (const [n, path] of paths.entries()) {
+    const file = await read(path, n);
+    if (!file) leaves.set(path, null);
+    else {
+      batch.push({ path, ...file });
+      size += file.bytes.length;
+      if (size >= BLOB_BATCH_BYTES) await flush();
+    }
+  }
+  await flush();
+  return leaves;
+};
+
 /** The reader `readObjects` runs for specs without newlines; worth warming on the hook path. */
 export const READ_BATCH = ['cat-file', '--batch'] as const;
 

@@ -10,7 +10,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixtureEnv, TMP } from '../env.mjs';
 import { buildRepo, removeRepo, settle } from '../fixtures.mjs';
-import { fail, hookOnce, nextToolUseId } from '../hook-calls.mjs';
+import { fail, hookOnce, ignoredPayload, nextToolUseId } from '../hook-calls.mjs';
 import { opts, RUNS, SIZES } from '../options.mjs';
 import { log } from '../progress.mjs';
 import { addCase, info } from '../results.mjs';
@@ -60,12 +60,7 @@ const dirty = (r) => {
 
 const measureReadOnly = (r) => {
   log('case bash-ro: a read-only Bash command vs a payload the hook ignores');
-  const ignored = JSON.stringify({
-    hook_event_name: 'PreToolUse',
-    tool_name: 'Glob',
-    tool_input: { pattern: '*' },
-    cwd: r.repo,
-  });
+  const ignored = ignoredPayload(r.repo);
   const [ro, glob] = alternate(RUNS, [
     () => {
       const h = hookOnce(r.repo, bashPayload(r.repo, 'PreToolUse', 'git log --oneline -5 | head -3', nextToolUseId()));
