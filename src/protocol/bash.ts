@@ -4,6 +4,7 @@
 // (bash-diff.ts), recorded as one changeset (bash-record.ts). A command whose PostToolUse never came (a headless
 // run cancels it at exit) is settled at the end of the turn from the disk (settleBashSession). Only the
 // repository holding the command's directory is looked at; files elsewhere are out of reach.
+import { failpoint } from '../io/failpoint';
 import { openStoreAt, commonDirNear } from '../store/locate';
 import type { Store } from '../store/store';
 import { workStatus } from '../store/status';
@@ -63,6 +64,7 @@ export const beforeBash = async (ctx: Context, call: BashCall): Promise<Before> 
     const cache = await readStatCache(store.commonDir, store.workTree);
     const limits = { maxBytes: ctx.config.bashMaxFileBytes, maxFiles: ctx.config.bashMaxFiles };
     const kept = await snapshotEntries(store, [...status.paths.values()], { ...limits, startNs, cache });
+    await failpoint('bash.snapshot-read');
     const snapshot: Snapshot = {
       version: 1,
       session: call.session,
@@ -110,6 +112,7 @@ const settleSnapshot = async (
   if (store.kind !== 'repo' || store.workTree !== snapshot.workTree) return { kind: 'none' };
   const flight: Flight = { session: snapshot.session, toolUse: snapshot.toolUse, start: snapshot.startedAt };
   const found = await findChanges(ctx, store, snapshot);
+  await failpoint('bash.changes-found');
   const overlapping = await endFlight(store.commonDir, flight);
   const changes = o.exclude ? found.changes.filter((c) => !o.exclude?.(c.path)) : found.changes;
   if (changes.length === 0) return { kind: 'none' };
