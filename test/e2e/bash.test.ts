@@ -1,7 +1,8 @@
 // Bash commands through the real client, in one headless session with fettle's hooks installed as a user installs
 // them: a command that modifies, deletes and creates files is recorded as one changeset with its command line, and
 // the line reaches the model; read-only commands record nothing; the session's last command, whose background
-// PostToolUse `claude -p` cancels at exit, is recorded by the Stop hook; both roll back as printed.
+// PostToolUse `claude -p` may cancel at exit, is recorded (by that PostToolUse or by the Stop hook: which one is the
+// client's timing; test/hook/bash-settle.test.ts pins the Stop path); both roll back as printed.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
