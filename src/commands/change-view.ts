@@ -49,8 +49,25 @@ export const changeJson = (c: Change) => ({
   toolUse: c.fields.toolUse ?? null,
   /** 'person': only a person may confirm it (Claude Code asked them) */
   review: c.fields.review ?? null,
+  /** who decided its latest step: model, person, prompt, policy:<rule>, executor, threshold */
+  decidedBy: c.fields.decidedBy ?? null,
+  contract: c.fields.contract ?? null,
+  contractPath: c.fields.contractPath ?? null,
+  checks: c.fields.checks ?? null,
   expiresAt: c.expiresAt?.toISOString() ?? null,
 });
+
+/** Who decided a change's latest step, in a word or two (`fettle log`'s DECIDED BY column). */
+export const deciderText = (c: Change): string => c.fields.decidedBy ?? '-';
+
+/** What each Fettle-Decided-By value means, for `fettle show`. */
+export const DECIDER_TEXT: Record<string, string> = {
+  model: "the model (a fettle command run in the agent's shell)",
+  person: 'a person (a fettle command run from a terminal)',
+  prompt: "a person, at the agent's permission prompt",
+  executor: "fettle apply's contract executor",
+  threshold: 'the size thresholds (floor, ceil, ratio)',
+};
 
 /** Rows padded into columns, two spaces apart; the last column is not padded. */
 export const table = (rows: string[][]): string[] => {

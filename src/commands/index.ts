@@ -7,6 +7,7 @@ import { selfCommand, spellCommands } from '../io/self';
 import { armFailpoints } from '../io/failpoint';
 import { readStdin } from '../io/stdin';
 import { page } from './pager';
+import { policyCheck } from './policy';
 import { confirmCommand } from './confirm';
 import { demo } from './demo';
 import { discardCommand } from './discard';
@@ -154,6 +155,15 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
       [] as string[],
     )
     .action(async (args: string[], o: TestOptions) => setExit(await testCommand(edge, dir(), args, argv, o)));
+  const policy = program
+    .command('policy')
+    .description('path rules from .fettle/policy.json and your own policy file: which decides a path, and why');
+  policy
+    .command('check')
+    .description('every rule considered for <path>, which matched, and the one that decides')
+    .argument('<path>', 'a file path (it need not exist)')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (path: string, o: { json?: boolean }) => policyCheck(edge, dir(), path, o));
   program
     .command('gc')
     .description("apply the history retention policy now and remove fettle's orphaned files")
@@ -182,7 +192,7 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .command('info')
     .description('the decision rule and the thresholds in force')
     .addOption(json)
-    .action(async (o: { json?: boolean }) => info(edge, o));
+    .action(async (o: { json?: boolean }) => info(edge, dir(), o));
   const scope = new Option('--scope <scope>', 'which Claude Code settings file')
     .choices(['user', 'project', 'local'])
     .default('user');

@@ -22,7 +22,7 @@ import type { Context } from './context';
 import { stamp } from './ids';
 import { diskPathOf, fileLockPath } from './paths';
 import { retrySession, sessionStep, type Landing } from './session-ref';
-import { requirePersonForExpired } from './person-review';
+import { commandDecider, requirePersonForExpired } from './person-review';
 import { forgetStaged } from './supersede';
 import { currentTurn } from './turns';
 
@@ -48,10 +48,11 @@ const commitOn = async (
   ctx: Context,
   store: Store,
   change: Change,
-  o: { kind: RecordKind; bytes: Buffer; mode: string; note?: string; turn?: number; parents?: string[] },
+  o: { kind: RecordKind; bytes: Buffer | null; mode: string; note?: string; turn?: number; parents?: string[] },
 ) => {
   const when = ctx.now();
   const { kind, note, turn } = o;
+  const decidedBy = commandDecider(ctx.env);
   const [parent = change.tip, ...otherParents] = o.parents ?? [];
   const spec = {
     parent,
@@ -59,7 +60,14 @@ const commitOn = async (
     path: change.fields.path,
     bytes: o.bytes,
     mode: o.mode,
-    message: renderRecord({ ...change.fields, kind, note, ...(turn === undefined ? {} : { turn }), ...stamp(when) }),
+    message: renderRecord({
+      ...change.fields,
+      kind,
+      note,
+      decidedBy,
+      ...(turn === undefined ? {} : { turn }),
+      ...stamp(when),
+    }),
     when,
   };
   const { commit, written } = await commitFile(store, spec);

@@ -62,7 +62,7 @@ test('write --from stages every file of a set with a large one, in one changeset
   assert.match(status, new RegExp(`^ {2}changeset ${set} \\(3 changes, decided together:`, 'm'));
   assert.match(
     ok(fettle(repo, ['log'])).stdout,
-    new RegExp(`^ID .* CHANGESET {2}STATE$[\\s\\S]*${set} {3}pending$`, 'm'),
+    new RegExp(`^ID .* CHANGESET {2}STATE {4}DECIDED BY$[\\s\\S]*${set} {3}pending {2}threshold$`, 'm'),
   );
 });
 
