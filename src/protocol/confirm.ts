@@ -136,7 +136,7 @@ const prepareAll = async (ctx: Context, store: Store, plans: FilePlan[]) => {
   for (const a of applied) {
     const { session, path, added, removed } = a.p.change.fields;
     if (session === undefined) continue;
-    const leaf = { mode: a.p.mode, oid: hashObject('blob', a.p.bytes, store.objectFormat) };
+    const leaf = a.p.bytes && { mode: a.p.mode, oid: hashObject('blob', a.p.bytes, store.objectFormat) };
     const landing: Landing = { path, leaf, change: a.p.change.id, event: 'apply', turn: a.turn, added, removed };
     sessions.set(session, [...(sessions.get(session) ?? []), landing]);
   }
@@ -178,8 +178,8 @@ export const confirmChanges = async (ctx: Context, store: Store, request: Decide
           path: p.change.fields.path,
           from: p.disk,
           fromOid: p.disk ? hashObject('blob', p.disk.bytes, store.objectFormat) : null,
-          to: { bytes: p.bytes, mode: p.disk?.mode ?? fileModeOf(p.mode) },
-          toOid: hashObject('blob', p.bytes, store.objectFormat),
+          to: p.bytes && { bytes: p.bytes, mode: p.disk?.mode ?? fileModeOf(p.mode) },
+          toOid: p.bytes && hashObject('blob', p.bytes, store.objectFormat),
         }),
       );
       const settled = async () => {

@@ -51,8 +51,8 @@ const blobOid = (store: Store, bytes: Buffer): string => hashObject('blob', byte
 export interface Item {
   old: DiskFile | null;
   fields: Fields;
-  /** a proposal on top of `before` (a staged change): the bytes and their git mode */
-  next?: { bytes: Buffer; mode: string } | undefined;
+  /** a proposal on top of `before` (a staged change): the bytes and their git mode; null: it removes the file */
+  next?: { bytes: Buffer; mode: string } | null | undefined;
 }
 
 /**
@@ -82,15 +82,14 @@ export const recordMany = async (ctx: Context, store: Store, items: Item[]): Pro
       const spec: CommitSpec = { tree: rootOf(trees), parents: head ? [head] : [], message, when };
       batch.trees.push(...trees);
       batch.commits.push(spec);
-      if (!next) return { id, tip: commitId(store, spec), fields: { ...fields, id, kind: 'before' as const } };
-      batch.blobs.push(next.bytes);
-      modes.push(old?.mode);
-      const proposed = editOverlay(
-        own,
-        fields.path,
-        { mode: next.mode, oid: blobOid(store, next.bytes) },
-        store.objectFormat,
-      );
+      if (next === undefined)
+        return { id, tip: commitId(store, spec), fields: { ...fields, id, kind: 'before' as const } };
+      if (next) {
+        batch.blobs.push(next.bytes);
+        modes.push(old?.mode);
+      }
+      const proposedLeaf = next && { mode: next.mode, oid: blobOid(store, next.bytes) };
+      const proposed = editOverlay(own, fields.path, proposedLeaf, store.objectFormat);
       const proposal: CommitSpec = {
         tree: rootOf(proposed),
         parents: [commitId(store, spec)],
