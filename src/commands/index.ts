@@ -8,6 +8,7 @@ import { armFailpoints } from '../io/failpoint';
 import { readStdin } from '../io/stdin';
 import { page } from './pager';
 import { policyCheck } from './policy';
+import { applyCommand, type ApplyCommandOptions } from './apply';
 import { confirmCommand } from './confirm';
 import { demo } from './demo';
 import { discardCommand } from './discard';
@@ -75,6 +76,20 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .action(async (files: string[], o: { from?: string; json?: boolean }) =>
       setExit(await write(edge, dir(), files, o)),
     );
+  program
+    .command('apply')
+    .description("apply a contract's text-anchored edits exactly, staged as one changeset for review")
+    .argument('<contract>', 'the contract: JSON, or Markdown (*.md) with fenced blocks (schema/contract.v1.json)')
+    .option('--dry-run', 'show the diff it would stage, staging nothing')
+    .option('--test', "run the contract's checks in the test tree first; their outcome is recorded with it")
+    .option(
+      '--link <path>',
+      'with --test: link an ignored path of your working tree (e.g. node_modules) into the test tree; repeatable',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .addOption(json)
+    .action(async (contract: string, o: ApplyCommandOptions) => setExit(await applyCommand(edge, dir(), contract, o)));
   program
     .command('confirm')
     .description('apply staged changes, all or nothing')

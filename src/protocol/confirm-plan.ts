@@ -13,6 +13,7 @@ import { pathsPresent, readFiles, type FileEntry } from '../store/objects';
 import type { Store } from '../store/store';
 import { requirePending, type Change } from './changes';
 import type { Context } from './context';
+import { type contractNow, requireContract } from './contract-file';
 import { diskPathOf } from './paths';
 
 export interface FilePlan {
@@ -157,9 +158,12 @@ export const planFiles = async (
 ): Promise<{ plans: FilePlan[]; refusals: FettleError[] }> => {
   const refusals: FettleError[] = [];
   const located: { change: Change; file: string }[] = [];
+  const contracts = new Map<string, Awaited<ReturnType<typeof contractNow>>>();
   for (const change of changes) {
     try {
       requirePending(change, ctx.now(), { expired: options.expired });
+      // A contract's change is what its reviewer saw only while the contract file still hashes the same.
+      await requireContract(change, contracts);
       located.push({ change, file: await diskPathOf(store, change.fields) });
     } catch (error) {
       if (!(error instanceof FettleError)) throw error;
