@@ -95,3 +95,20 @@ export const storeJson = (store: Store) => ({
 /** ` of changeset <id>`, ` of session <id>`, or nothing: what a decision of several was asked for. */
 export const setLabel = (changeset: string | undefined, session: string | undefined): string =>
   changeset ? ` of changeset ${changeset}` : session !== undefined ? ` of session ${session}` : '';
+
+/** The paragraph a contract's checks left in its proposal's message (contract-checks.ts), if they ran. */
+export const checksNoteOf = (messages: string[]): string | null => {
+  for (const m of messages) {
+    const note = m.split('\n\n').find((p) => /^Checks (passed|failed) in the test tree/.test(p));
+    if (note) return note;
+  }
+  return null;
+};
+
+/** What `review` says of a change a contract staged: the contract, and its checks' outcome if they ran. */
+export const contractLines = (c: Change, note: string | null): string[] => {
+  const f = c.fields;
+  if (!f.contract) return [];
+  const head = `Contract: ${f.contractPath ?? '?'} (${f.contract.slice(0, 19)}…), applied by fettle apply.`;
+  return [head, ...(note ? note.split('\n') : ["Checks: not run (`fettle apply --test` runs the contract's checks)."])];
+};
