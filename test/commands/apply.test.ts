@@ -310,7 +310,7 @@ scenario(
       ['sh', '-c', 'grep -q readConfig src/index.ts'],
     ];
     const r = ok(fettle(repo, ['apply', '--test', contractAt(repo, { ...THREE, checks })]), 3);
-    assert.equal(readFileSync(seen, 'utf8'), AFTER['src/config.ts'] + AFTER['docs/config.md']);
+    assert.equal(readFileSync(seen, 'utf8'), `${AFTER['src/config.ts']}${AFTER['docs/config.md']}`);
     assert.match(r.stdout, /^Checks passed in the test tree \(2 commands\):$/m);
     const set = changesetOf(r.stdout);
     const view = reviewJson(repo, set);
