@@ -141,3 +141,22 @@ export const ruleDecider = (rule: PolicyRule): string => `policy:${rule.label}`;
 /** How a rule is named to a person: its label, its glob and its file. */
 export const ruleText = (rule: PolicyRule, file: string): string =>
   `${rule.label} (${JSON.stringify(rule.path)} in ${file})`;
+
+/** A parsed layer as plain JSON (each glob's regex by its source), for the cache of parses kept between processes. */
+export const layerToJson = (l: PolicyLayer): unknown => ({
+  ...l,
+  rules: l.rules.map((r) => ({ ...r, glob: { ...r.glob, regex: r.glob.regex.source } })),
+});
+
+/** `layerToJson`'s output read back; null when it is not that (a cache written by another version, or torn). */
+export const layerFromJson = (data: unknown): PolicyLayer | null => {
+  const l = data as PolicyLayer | null;
+  if (!l || typeof l.file !== 'string' || (l.layer !== 'user' && l.layer !== 'project') || !Array.isArray(l.rules))
+    return null;
+  const rules: PolicyRule[] = [];
+  for (const r of l.rules as (PolicyRule & { glob: { regex: unknown } })[]) {
+    if (typeof r?.glob?.regex !== 'string' || typeof r.label !== 'string' || typeof r.action !== 'string') return null;
+    rules.push({ ...r, glob: { ...r.glob, regex: new RegExp(r.glob.regex, 's') } });
+  }
+  return { layer: l.layer, file: l.file, rules };
+};

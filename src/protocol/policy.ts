@@ -1,14 +1,20 @@
 // The policy in force for a file: the repository's `.fettle/policy.json` (in the work tree the file is in, which
 // locating it already found: no git process) and the user's file (config.ts), parsed by core/policy.ts. Each
 // file's parse is kept in memory keyed by its identity (device, inode, size, modification time in ns), so a
-// process that answers many writes (a resident hook server) reads each file again only when it changed, and a
-// one-shot hook pays a stat per file when there is none. Measured in `npm run bench` (case 11).
+// process that answers many writes (a resident hook server) reads each file again only when it changed. A one-shot
+// hook process starts with nothing in memory, and checking a 50-rule file against the schema costs it milliseconds
+// of cold code, so the parse is also kept on disk, under the repository's git dir (fettle/cache/), keyed by the
+// same identity and the cache's format version: the hook then pays two stats and the read of a small JSON file, and parses
+// again only after the policy file changed. A cache that cannot be read or written is ignored: it only saves time.
+// Measured in `npm run bench` (case 11).
 import { isUtf8 } from 'node:buffer';
-import { readFileSync, statSync, type BigIntStats } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import type { Thresholds } from '../core/decide';
 import {
   effectOf,
+  layerFromJson,
+  layerToJson,
   parsePolicy,
   resolvePolicy,
   type PolicyEffect,
@@ -19,6 +25,7 @@ import {
 import { FettleError, toFettleError } from '../errors';
 import { createGit } from '../store/git';
 import type { Store, Target } from '../store/store';
+import { fettleDir } from '../store/worktrees';
 import type { Context } from './context';
 
 /** Where a repository keeps its policy, from its top directory. */
@@ -33,8 +40,43 @@ const unreadable = (display: string, error: unknown): FettleError =>
     hint: `Make it readable, or remove it, then check a path with \`fettle policy check <path>\`.`,
   });
 
-/** One policy file, parsed (from memory when its identity is unchanged); null when there is none. */
-const readLayer = (file: string, layer: PolicyLayerName, display: string): PolicyLayer | null => {
+/** Bump it whenever parsePolicy's output changes shape or meaning: a cache of another version is parsed again. */
+const CACHE_VERSION = 'policy-cache 1';
+
+interface CacheFile {
+  version: string;
+  file: string;
+  key: string;
+  layer: unknown;
+}
+
+const fromDisk = (cache: string | undefined, file: string, key: string): PolicyLayer | null => {
+  if (!cache) return null;
+  try {
+    const c = JSON.parse(readFileSync(cache, 'utf8')) as CacheFile;
+    return c.version === CACHE_VERSION && c.file === file && c.key === key ? layerFromJson(c.layer) : null;
+  } catch {
+    return null;
+  }
+};
+
+const toDisk = (cache: string | undefined, file: string, key: string, layer: PolicyLayer): void => {
+  if (!cache) return;
+  try {
+    mkdirSync(join(cache, '..'), { recursive: true });
+    const temp = `${cache}.${process.pid}.tmp`;
+    writeFileSync(temp, JSON.stringify({ version: CACHE_VERSION, file, key, layer: layerToJson(layer) }));
+    renameSync(temp, cache);
+  } catch {
+    // only a cache
+  }
+};
+
+/**
+ * One policy file, parsed (from memory, or the disk cache `cache`, when its identity is unchanged); null when
+ * there is none.
+ */
+const readLayer = (file: string, layer: PolicyLayerName, display: string, cache?: string): PolicyLayer | null => {
   let info: BigIntStats;
   try {
     info = statSync(file, { bigint: true });
@@ -47,6 +89,11 @@ const readLayer = (file: string, layer: PolicyLayerName, display: string): Polic
     throw new FettleError('E_POLICY', `${display} is not a file.`, { hint: `Remove it, or make it a policy file.` });
   const known = parsed.get(file);
   if (known?.key === identity(info)) return known.layer;
+  const cached = fromDisk(cache, file, identity(info));
+  if (cached) {
+    parsed.set(file, { key: identity(info), layer: cached });
+    return cached;
+  }
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -61,7 +108,10 @@ const readLayer = (file: string, layer: PolicyLayerName, display: string): Polic
   const result = parsePolicy(text, layer, display);
   // Keyed by what was read: a file replaced between the stat and the read is read again next time.
   const now = statSync(file, { bigint: true, throwIfNoEntry: false });
-  if (now && identity(now) === identity(info)) parsed.set(file, { key: identity(info), layer: result });
+  if (now && identity(now) === identity(info)) {
+    parsed.set(file, { key: identity(info), layer: result });
+    toDisk(cache, file, identity(info), result);
+  }
   return result;
 };
 
@@ -78,7 +128,11 @@ export const policyFiles = (
 
 /** Every policy file in force for the store, parsed; E_POLICY when one is invalid. */
 export const policyLayers = (ctx: Context, store: Store): PolicyLayer[] =>
-  policyFiles(ctx, store).flatMap((f) => readLayer(f.path, f.layer, f.display) ?? []);
+  policyFiles(ctx, store).flatMap((f) => readLayer(f.path, f.layer, f.display, cacheOf(store, f.layer)) ?? []);
+
+/** Where a store keeps the parse of a policy layer between processes. */
+const cacheOf = (store: Store, layer: PolicyLayerName): string =>
+  join(fettleDir(store), 'cache', `policy-${layer}.json`);
 
 export interface PathPolicy {
   resolution: Resolution;

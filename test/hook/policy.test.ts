@@ -242,3 +242,29 @@ scenario('fettle write follows the policy: block refuses, ignore writes unrecord
   assert.equal(broken.code, 2, 'an invalid policy is a configuration error');
   assert.match(broken.stderr, /^fettle: \.fettle\/policy\.json is not a valid fettle policy: rule 2/);
 });
+
+scenario(
+  'the parse kept between hook calls follows the file: an edit of the same size takes effect, a torn cache is ignored',
+  FILES,
+  (repo) => {
+    let call = 0;
+    const edit = () =>
+      hook(repo, 'Edit', editInput(repo.path('migrations/001.sql'), 'line 3\n', 'line three\n'), {
+        toolUseId: `toolu_cache_${++call}`,
+      });
+    const cache = join(repo.dir, '.git', 'fettle', 'cache', 'policy-project.json');
+    writePolicy(repo, [{ name: 'aaaa', path: 'migrations/**', action: 'stage' }]);
+    assert.match(denied(edit()), /policy rule aaaa /);
+    assert.match(repo.read('.git/fettle/cache/policy-project.json').toString(), /"label":"aaaa"/);
+    // Same size, another name: the file's identity (its modification time) changed, so it is parsed again.
+    writePolicy(repo, [{ name: 'bbbb', path: 'migrations/**', action: 'stage' }]);
+    assert.match(denied(edit()), /policy rule bbbb /);
+    writeFileSync(cache, '{"version":"policy-cache 1","fi');
+    assert.match(denied(edit()), /policy rule bbbb /);
+    // A cache that names another file or identity is not used, whatever it holds.
+    writeFileSync(cache, JSON.stringify({ version: 'policy-cache 1', file: 'elsewhere', key: 'x', layer: {} }));
+    assert.match(denied(edit()), /policy rule bbbb /);
+    writePolicy(repo, [{ name: 'cccc', path: 'migrations/**', action: 'block', message: 'Not now.' }]);
+    assert.match(denied(edit()), /Not now\./);
+  },
+);
