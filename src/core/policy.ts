@@ -103,9 +103,26 @@ export interface Resolution {
   winner: PolicyRule | null;
 }
 
-/** Which rule decides `path` (a tree path): the last match, the user's layer first. */
+const inOrder = (layers: readonly PolicyLayer[]): PolicyLayer[] =>
+  [...layers].sort((a, b) => (a.layer === b.layer ? 0 : a.layer === 'user' ? -1 : 1));
+
+/**
+ * The rule that decides `path`, and only that: the last match, found from the end, so the hook tests no more
+ * globs than it must (each is a regex compiled on first use).
+ */
+export const winnerOf = (layers: readonly PolicyLayer[], path: string): PolicyRule | null => {
+  const ordered = inOrder(layers);
+  for (let l = ordered.length - 1; l >= 0; l--) {
+    const rules = (ordered[l] as PolicyLayer).rules;
+    for (let n = rules.length - 1; n >= 0; n--)
+      if (matchesGlob((rules[n] as PolicyRule).glob, path)) return rules[n] ?? null;
+  }
+  return null;
+};
+
+/** Which rule decides `path` (a tree path), with every rule considered: the last match, the user's layer first. */
 export const resolvePolicy = (layers: readonly PolicyLayer[], path: string): Resolution => {
-  const ordered = [...layers].sort((a, b) => (a.layer === b.layer ? 0 : a.layer === 'user' ? -1 : 1));
+  const ordered = inOrder(layers);
   const considered = ordered.flatMap((l) => l.rules.map((rule) => ({ rule, matched: matchesGlob(rule.glob, path) })));
   const winner = [...considered].reverse().find((c) => c.matched)?.rule ?? null;
   return { considered, winner };

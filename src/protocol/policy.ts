@@ -17,9 +17,11 @@ import {
   layerToJson,
   parsePolicy,
   resolvePolicy,
+  winnerOf,
   type PolicyEffect,
   type PolicyLayer,
   type PolicyLayerName,
+  type PolicyRule,
   type Resolution,
 } from '../core/policy';
 import { FettleError, toFettleError } from '../errors';
@@ -135,7 +137,8 @@ const cacheOf = (store: Store, layer: PolicyLayerName): string =>
   join(fettleDir(store), 'cache', `policy-${layer}.json`);
 
 export interface PathPolicy {
-  resolution: Resolution;
+  /** the rule that decides (null: none matches) */
+  winner: PolicyRule | null;
   effect: PolicyEffect;
   /** the thresholds that decide the write: a `thresholds` rule's, else the configuration's */
   thresholds: Thresholds;
@@ -146,14 +149,16 @@ export interface PathPolicy {
 export const policyFor = (ctx: Context, target: Target): PathPolicy => {
   const layers = policyLayers(ctx, target.store);
   const files = { user: ctx.config.userPolicy, project: PROJECT_POLICY };
-  const resolution = resolvePolicy(layers, target.treePath);
-  const effect = effectOf(resolution.winner, ctx.config, files);
+  const winner = winnerOf(layers, target.treePath);
+  const effect = effectOf(winner, ctx.config, files);
   const thresholds = effect.kind === 'thresholds' ? effect.thresholds : ctx.config;
-  return { resolution, effect, thresholds, files };
+  return { winner, effect, thresholds, files };
 };
 
 export interface Explained extends PathPolicy {
   target: Target;
+  /** every rule, in the order considered, and whether it matches */
+  resolution: Resolution;
   /** the policy files looked for: where, and how many rules each has (null: there is none) */
   sources: { layer: PolicyLayerName; path: string; display: string; rules: number | null }[];
 }
@@ -163,7 +168,11 @@ export const explainPolicy = (ctx: Context, target: Target): Explained => {
   const files = policyFiles(ctx, target.store);
   const layers = files.map((f) => readLayer(f.path, f.layer, f.display));
   const sources = files.map((f, n) => ({ ...f, rules: layers[n]?.rules.length ?? null }));
-  return { ...policyFor(ctx, target), target, sources };
+  const resolution = resolvePolicy(
+    layers.flatMap((l) => l ?? []),
+    target.treePath,
+  );
+  return { ...policyFor(ctx, target), target, sources, resolution };
 };
 
 /** The work tree around `cwd`, if any (no store is opened: `fettle info` outside a repository makes none). */

@@ -2,7 +2,7 @@
 // user's rules before the project's), what it does, and what an invalid file is told.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { effectOf, parsePolicy, resolvePolicy, type PolicyLayer } from '../../src/core/policy';
+import { effectOf, parsePolicy, resolvePolicy, winnerOf, type PolicyLayer } from '../../src/core/policy';
 import type { FettleError } from '../../src/errors';
 
 const T = { floor: 10, ceil: 80, ratio: 0.4 };
@@ -47,6 +47,7 @@ for (const [path, label, action] of cases) {
     const { winner, considered } = resolvePolicy([PROJECT, USER], path);
     assert.equal(winner?.label ?? null, label);
     assert.equal(winner?.action ?? null, action);
+    assert.equal(winnerOf([PROJECT, USER], path), winner, "the hook's shortcut finds the same rule");
     assert.equal(considered.length, 9, 'every rule is considered, user rules first');
     assert.deepEqual(
       considered.slice(0, 3).map((c) => c.rule.layer),
