@@ -20,7 +20,7 @@ import type { RecordFields } from '../core/record-message';
 import { FettleError } from '../errors';
 import { gitModeOf, isNotAFile, readDisk, type DiskFile } from '../io/atomic-write';
 import { withLocks } from '../io/lock';
-import type { Progress } from '../io/progress';
+import { noProgress, type Progress } from '../io/progress';
 import { locateTarget } from '../store/locate';
 import { changeRef } from '../store/refs';
 import type { Store, Target } from '../store/store';
@@ -58,11 +58,16 @@ export interface Applied {
   checks?: CheckRun | undefined;
 }
 
+/**
+ * What `fettle apply` and any other edge (an MCP tool) pass: `applyContract` is the whole of the command but its
+ * printing. The checks' own output goes to the process's stderr, never its stdout.
+ */
 export interface ApplyOptions {
   dryRun?: boolean | undefined;
   test?: boolean | undefined;
   links?: readonly LinkRequest[] | undefined;
-  progress: Progress;
+  /** the test tree's progress with --test (default: none) */
+  progress?: Progress | undefined;
 }
 
 const fail = (c: ContractFile, what: string, details: string[]): FettleError =>
@@ -229,7 +234,7 @@ export const applyContract = async (ctx: Context, given: string, o: ApplyOptions
     const tested = await recordMany(ctx, store, await itemsOf(ctx, c, planned, { changeset }), { ids, publish: false });
     checks = await runChecks(ctx, store, unpublished(ctx, tested), c.contract.checks, {
       links: o.links ?? [],
-      progress: o.progress,
+      progress: o.progress ?? noProgress,
     });
     if (o.dryRun) return { kind: 'dry-run', store, contract: c, files, diff, checks };
     const outcome = { changeset, checks: checks.outcome, note: checks.note };
