@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { SELF } from '../helpers/cli';
-import { lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
+import { generated, lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
 import { errorLine, fettle, ok } from '../helpers/stage';
 import { fettleRefs } from '../helpers/tools';
 
@@ -128,15 +128,6 @@ test('info outside any repository shows only the user file, and makes no store',
   assert.doesNotMatch(r, /^ {2}project /m);
   assert.match(r, /^ {2}no rules: the thresholds decide every path$/m);
 });
-
-const generated = (files: Record<string, string>): string => {
-  const dir = tempDir('fettle-gen-');
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(join(dir, path, '..'), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-};
 
 test('write --from under a policy: a block refuses the whole set, a stage stages it, an ignored file is written unrecorded', () => {
   const repo = setup();
