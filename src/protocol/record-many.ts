@@ -22,6 +22,8 @@ export interface Recorded {
   id: string;
   tip: string;
   fields: RecordFields;
+  /** the `before` commit (the tip's parent, for a staged item) */
+  before?: string | undefined;
 }
 
 /** Objects planned in memory, written in one batch (and again, identically, if a prune took them). */
@@ -56,16 +58,22 @@ export interface Item {
   /** instead of `old`, a blob the store already holds (null: no file): nothing is written for it */
   stored?: StoredLeaf | null | undefined;
   fields: Fields;
-  /** a proposal on top of `before` (a staged change): the bytes and their git mode */
-  next?: { bytes: Buffer; mode: string } | undefined;
+  /** a proposal on top of `before` (a staged change): the bytes and their git mode; null: it removes the file */
+  next?: { bytes: Buffer; mode: string } | null | undefined;
 }
 
 /**
  * The records of many files, created in one transaction: each a `before` commit (HEAD plus the file as it is
  * now), and for a staged item a `proposal` commit on top, which its ref then names. Items of one changeset
- * (fields.changeset) are thereby all recorded, or none.
+ * (fields.changeset) are thereby all recorded, or none. `o.ids` names the changes (drawn otherwise); with
+ * `o.publish: false` the objects are written and no ref is made (`fettle apply --test` tests them first).
  */
-export const recordMany = async (ctx: Context, store: Store, items: Item[]): Promise<Recorded[]> => {
+export const recordMany = async (
+  ctx: Context,
+  store: Store,
+  items: Item[],
+  o: { ids?: string[]; publish?: boolean } = {},
+): Promise<Recorded[]> => {
   if (items.length === 0) return [];
   const when = ctx.now();
   const head = store.head;
@@ -74,8 +82,8 @@ export const recordMany = async (ctx: Context, store: Store, items: Item[]): Pro
   for (let attempt = 1; ; attempt++) {
     const batch: Batch = { blobs: [], trees: [], commits: [] };
     const modes: (number | undefined)[] = [];
-    const made = items.map(({ old, stored, fields, next }) => {
-      const id = newId();
+    const made = items.map(({ old, stored, fields, next }, n) => {
+      const id = (attempt === 1 ? o.ids?.[n] : undefined) ?? newId();
       const leaf =
         stored !== undefined ? stored : old ? { mode: gitModeOf(old.mode), oid: blobOid(store, old.bytes) } : null;
       if (old && stored === undefined) {
@@ -88,15 +96,14 @@ export const recordMany = async (ctx: Context, store: Store, items: Item[]): Pro
       const spec: CommitSpec = { tree: rootOf(trees), parents: head ? [head] : [], message, when };
       batch.trees.push(...trees);
       batch.commits.push(spec);
-      if (!next) return { id, tip: commitId(store, spec), fields: { ...fields, id, kind: 'before' as const } };
-      batch.blobs.push(next.bytes);
-      modes.push(old?.mode);
-      const proposed = editOverlay(
-        own,
-        fields.path,
-        { mode: next.mode, oid: blobOid(store, next.bytes) },
-        store.objectFormat,
-      );
+      if (next === undefined)
+        return { id, tip: commitId(store, spec), fields: { ...fields, id, kind: 'before' as const } };
+      if (next) {
+        batch.blobs.push(next.bytes);
+        modes.push(old?.mode);
+      }
+      const proposedLeaf = next && { mode: next.mode, oid: blobOid(store, next.bytes) };
+      const proposed = editOverlay(own, fields.path, proposedLeaf, store.objectFormat);
       const proposal: CommitSpec = {
         tree: rootOf(proposed),
         parents: [commitId(store, spec)],
@@ -105,9 +112,11 @@ export const recordMany = async (ctx: Context, store: Store, items: Item[]): Pro
       };
       batch.trees.push(...proposed);
       batch.commits.push(proposal);
-      return { id, tip: commitId(store, proposal), fields: { ...fields, id, kind: 'proposal' as const } };
+      const before = commitId(store, spec);
+      return { id, tip: commitId(store, proposal), fields: { ...fields, id, kind: 'proposal' as const }, before };
     });
     const { oids } = await writeAll(store, batch, modes, true);
+    if (o.publish === false) return made;
     const creates = made.map((m): RefUpdate => ({ op: 'create', ref: changeRef(m.id), oid: m.tip }));
     try {
       await publish(store, creates, 'fettle: record', { oids, rewrite: () => writeAll(store, batch, modes) });
