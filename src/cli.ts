@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { loadBundle } from './code-cache';
 
 const args = process.argv.slice(2);
-// `fettle [-C <dir>] hook`: the hook bundle, in <dir> when given. Anything else (help included) is commander's.
+// `fettle [-C <dir>] hook [--agent <name>]`: the hook bundle, in <dir> when given. Anything else (help included)
+// is commander's.
 const [flag, dir] = args;
 const hookArgs = flag === '-C' && dir !== undefined ? args.slice(2) : args;
-if (hookArgs.length === 1 && hookArgs[0] === 'hook') {
+if (hookArgs[0] === 'hook' && (hookArgs.length === 1 || (hookArgs.length === 3 && hookArgs[1] === '--agent'))) {
   if (hookArgs !== args) {
     try {
       process.chdir(dir as string);
@@ -18,7 +19,7 @@ if (hookArgs.length === 1 && hookArgs[0] === 'hook') {
     }
   }
   const hook = loadBundle(join(__dirname, 'hook.js'), process.env) as typeof import('./hook/process');
-  void hook.runHookProcess();
+  void hook.runHookProcess(hookArgs[2]);
 } else {
   const commands = loadBundle(join(__dirname, 'commands.js'), process.env) as typeof import('./commands/index');
   void commands.main(args);

@@ -58,12 +58,16 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
 
   program
     .command('hook')
-    .description('run as a Claude Code hook (reads the hook JSON on stdin)')
+    .description("run as a coding agent's hook (reads the hook JSON on stdin)")
+    .option('--agent <name>', 'the agent that runs it (claude, codex, gemini, cursor); without it, told from the input')
     .action(() => {
-      // The entry (cli.ts) runs `fettle [-C <dir>] hook` in the hook bundle; only odd spellings arrive here.
-      throw new FettleError('E_USAGE', 'fettle hook takes no arguments or options other than -C <dir>.', {
-        hint: 'Claude Code runs it as `fettle hook`, with the hook JSON on stdin.',
-      });
+      // The entry (cli.ts) runs `fettle [-C <dir>] hook [--agent <name>]` in the hook bundle; only odd spellings
+      // arrive here.
+      throw new FettleError(
+        'E_USAGE',
+        'fettle hook takes no arguments or options other than -C <dir> and --agent <name>, in that order.',
+        { hint: 'An agent runs it as `fettle hook --agent <name>` (install writes it), with the hook JSON on stdin.' },
+      );
     });
   program
     .command('write')
@@ -115,8 +119,9 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .description('every change fettle keeps, newest first')
     .argument('[path]', 'only changes to this file')
     .option('--session <id>', 'only changes of this agent session, grouped by turn')
+    .option('--agent <name>', 'only changes made by this coding agent (claude, codex, gemini, cursor)')
     .addOption(json)
-    .action(async (path: string | undefined, o: { json?: boolean; session?: string }) =>
+    .action(async (path: string | undefined, o: { json?: boolean; session?: string; agent?: string }) =>
       logCommand(edge, dir(), path, o),
     );
   program

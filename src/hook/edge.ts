@@ -6,4 +6,6 @@ export interface HookEdge {
   env: Env;
   /** path of the running script, to print commands that run as shown */
   script: string | undefined;
+  /** the agent named by `fettle hook --agent <name>` (install writes it), if any */
+  agent?: string | undefined;
 }

@@ -54,7 +54,8 @@ const guardLateErrors = (decided: () => HookOutcome | undefined): void => {
   process.on('unhandledRejection', onLate);
 };
 
-export const runHookProcess = async (): Promise<void> => {
+/** `agent`: the name `fettle hook --agent <name>` gives, if any. */
+export const runHookProcess = async (agent?: string): Promise<void> => {
   let outcome: HookOutcome | undefined;
   guardLateErrors(() => outcome);
   let decided: HookOutcome;
@@ -65,6 +66,7 @@ export const runHookProcess = async (): Promise<void> => {
       cwd: process.cwd(),
       env: process.env,
       script: process.argv[1],
+      agent,
     });
   } catch (error) {
     // runHook maps every expected failure itself; reaching here is a bug. Fail closed and say so.
