@@ -24,7 +24,7 @@ export const parseSettingsText = (text: string): { root: Node; value: Obj } => {
   return { root, value: nodeValue(root) as Obj };
 };
 
-const nodeValue = (node: Node): Json => {
+export const nodeValue = (node: Node): Json => {
   if (node.type === 'object')
     return Object.fromEntries(
       (node.children ?? []).map((p) => [p.children?.[0]?.value as string, nodeValue(p.children?.[1] as Node)]),
@@ -33,14 +33,14 @@ const nodeValue = (node: Node): Json => {
   return node.value as Json;
 };
 
-interface Layout {
+export interface Layout {
   /** one level of indentation ('  ', '\t', …) */
   unit: string;
   eol: string;
 }
 
 /** The file's indentation (its first indented line is one level deep) and line ending; 2 spaces and LF if none. */
-const layoutOf = (text: string): Layout => {
+export const layoutOf = (text: string): Layout => {
   const first = /\n([ \t]+)\S/.exec(text)?.[1];
   return { unit: first?.startsWith('\t') ? '\t' : first || '  ', eol: text.includes('\r\n') ? '\r\n' : '\n' };
 };
@@ -66,7 +66,7 @@ const commaBetween = (text: string, from: number, to: number): number => {
  * that an insertion (below) puts in, so the two are exact inverses; where a comment sits between it and its
  * neighbour, only the element and its comma go, and the comment stays.
  */
-const removal = (text: string, node: Node): Edit[] => {
+export const removal = (text: string, node: Node): Edit[] => {
   const parent = node.parent as Node;
   const siblings = parent.children ?? [];
   const i = siblings.indexOf(node);
@@ -91,7 +91,7 @@ const removal = (text: string, node: Node): Edit[] => {
 };
 
 /** `value` inserted as element `at` of `array`, laid out like its neighbours. */
-const insertion = (text: string, array: Node, at: number, value: Json, layout: Layout): Edit => {
+export const insertion = (text: string, array: Node, at: number, value: Json, layout: Layout): Edit => {
   const items = array.children ?? [];
   if (!multiline(text, array)) {
     const json = JSON.stringify(value);
@@ -114,7 +114,7 @@ const insertion = (text: string, array: Node, at: number, value: Json, layout: L
   return { offset: array.offset + 1, length: 0, content: `${layout.eol}${indent}${json}${layout.eol}` };
 };
 
-const find = (root: Node, path: (string | number)[]): Node | undefined => {
+export const find = (root: Node, path: (string | number)[]): Node | undefined => {
   let node: Node | undefined = root;
   for (const key of path) {
     if (!node) return undefined;

@@ -13,7 +13,6 @@ import { isObj, str, usablePath, type Obj } from '../payload';
 import { countTurn } from '../turn';
 
 /** The events fettle registers in Cursor's hooks.json. */
-export const CURSOR_EVENTS = ['afterFileEdit', 'beforeSubmitPrompt'] as const;
 
 const answered = (json: unknown, notice?: HookOutcome): HookOutcome => ({
   ...(notice ?? { exitCode: 0 }),
