@@ -38,7 +38,9 @@ export const isFettleHandler = (h: Json): boolean =>
   (h.statusMessage === STATUS_MESSAGE ||
     h.description === STATUS_MESSAGE ||
     (typeof h.command === 'string' &&
-      /(^|[\s'"/])fettle(['"]?|\/dist\/cli\.js['"]?)\s+hook(\s+--agent\s+[a-z]+)?\s*$/.test(h.command)));
+      (/(^|[\s'"/])fettle(['"]?|\/dist\/cli\.js['"]?)\s+hook(\s+--agent\s+[a-z]+)?\s*$/.test(h.command) ||
+        // Cursor's handlers carry nothing but the command: fettle's own hook subcommand with an agent names it.
+        /cli\.js['"]?\s+hook\s+--agent\s+(claude|codex|gemini|cursor)\s*$/.test(h.command))));
 
 /**
  * Another agent's hooks in the same shape as Claude Code's (Codex CLI's hooks.json, Gemini CLI's settings.json):

@@ -5,12 +5,13 @@
 //   Gemini CLI   ~/.gemini/settings.json ($GEMINI_CLI_HOME for ~), .gemini/settings.json
 //   Cursor       ~/.cursor/hooks.json, .cursor/hooks.json
 import { isAbsolute, join, relative } from 'node:path';
-import { cursorTarget, specOf } from '../core/agent-hooks';
+import { CURSOR_EVENTS, cursorTarget, specOf } from '../core/agent-hooks';
 import { AGENT_TITLES, type AgentName } from '../core/agents';
 import { isFettleHandler, SettingsShapeError, type Json } from '../core/settings';
 import { homeFrom, type Env } from '../config';
 import { FettleError } from '../errors';
-import { applyEdits, modify } from 'jsonc-parser';
+import { applyEdits } from 'jsonc-parser';
+import { isDeepStrictEqual } from 'node:util';
 import { realPathOrAbsolute } from '../io/atomic-write';
 import { selfCommand } from '../io/self';
 import {
@@ -21,7 +22,7 @@ import {
   type Scope,
   type SettingsFormat,
 } from './settings-file';
-import { find, layoutOf, nodeValue, parseSettingsText, removal } from './settings-text';
+import { find, insertion, layoutOf, nodeValue, parseSettingsText, propertyInsertion, removal } from './settings-text';
 
 /** The scopes each agent has: Claude Code alone has a local (this checkout, not committed) one. */
 export const scopesOf = (agent: AgentName): Scope[] =>
@@ -77,36 +78,31 @@ export const agentHookCommand = (
   );
 };
 
-type Obj = { [key: string]: Json };
+const isObj = (v: Json | undefined): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Cursor's hooks.json, edited as text: `{"version": 1, "hooks": {"<event>": [{"command": ...}]}}`. */
 const cursorFormat: SettingsFormat = {
   add: (before, command) => {
     if (before === null) return `${JSON.stringify(cursorTarget({}, command), null, 2)}\n`;
     const value = parseSettingsText(before).value;
-    if (
-      value.hooks !== undefined &&
-      (typeof value.hooks !== 'object' || value.hooks === null || Array.isArray(value.hooks))
-    )
-      throw new SettingsShapeError('"hooks" is not an object');
-    const target = cursorTarget(value, command);
-    if (JSON.stringify(nodeValue(parseSettingsText(before).root)) === JSON.stringify(target)) return before;
+    if (value.hooks !== undefined && !isObj(value.hooks)) throw new SettingsShapeError('"hooks" is not an object');
+    if (isDeepStrictEqual(value, cursorTarget(value, command))) return before;
     let out = cursorFormat.remove(before);
     const layout = layoutOf(out);
-    const formattingOptions = { insertSpaces: layout.unit !== '\t', tabSize: layout.unit.length, eol: layout.eol };
+    const at = () => parseSettingsText(out).root;
     if (parseSettingsText(out).value.version === undefined)
-      out = applyEdits(out, modify(out, ['version'], 1, { formattingOptions }));
-    for (const [event, list] of Object.entries(target.hooks as Obj)) {
-      for (const handler of list as Json[]) {
-        if (!isFettleHandler(handler)) continue;
-        const events = find(parseSettingsText(out).root, ['hooks', event]);
-        const path = events?.type === 'array' ? ['hooks', event, events.children?.length ?? 0] : ['hooks', event];
-        const value = events?.type === 'array' ? handler : [handler];
-        out = applyEdits(
-          out,
-          modify(out, path, value, { formattingOptions, isArrayInsertion: events?.type === 'array' }),
-        );
-      }
+      out = applyEdits(out, [propertyInsertion(out, at(), 'version', 1, layout)]);
+    for (const event of CURSOR_EVENTS) {
+      const handler = { command };
+      const list = find(at(), ['hooks', event]);
+      const hooks = find(at(), ['hooks']);
+      const edit =
+        list?.type === 'array'
+          ? insertion(out, list, list.children?.length ?? 0, handler, layout)
+          : hooks?.type === 'object'
+            ? propertyInsertion(out, hooks, event, [handler], layout)
+            : propertyInsertion(out, at(), 'hooks', { [event]: [handler] }, layout);
+      out = applyEdits(out, [edit]);
     }
     return out;
   },
@@ -126,10 +122,7 @@ const cursorFormat: SettingsFormat = {
       out = applyEdits(out, removal(out, gone as NonNullable<typeof gone>));
     }
   },
-  empty: (text) => {
-    const value = parseSettingsText(text).value;
-    return Object.keys(value).every((k) => k === 'version');
-  },
+  empty: (text) => Object.keys(parseSettingsText(text).value).every((k) => k === 'version'),
 };
 
 export const formatOf = (agent: AgentName): SettingsFormat => {

@@ -17,7 +17,7 @@ const KNOWN = AGENTS.map((a) => AGENT_TITLES[a]).join(', ');
 export const unknownAgent = (data: Obj, explicit: string | undefined): HookOutcome => {
   if (explicit !== undefined)
     return warn(
-      `fettle: \`fettle hook --agent ${explicit}\` names no agent fettle knows (${AGENTS.join(', ')}); this tool call was not protected by fettle.`,
+      `fettle: --agent ${explicit} names no agent fettle knows (${AGENTS.join(', ')}); this tool call was not protected by fettle.`,
     );
   const name = data.hook_event_name;
   const event = typeof name === 'string' ? JSON.stringify(name.slice(0, 80)) : 'none';
