@@ -26,7 +26,7 @@ export const install = async (
   const agent = options.agent ?? 'claude';
   const root = cwdFor(edge, dir);
   const file = agentSettingsPath(agent, root, edge.env, scope);
-  const command = agentHookCommand(agent, edge.env, edge.io.script, root, file, scope);
+  const command = agentHookCommand(agent, { env: edge.env, script: edge.io.script, root, file, scope });
   const format = agent === 'claude' ? undefined : formatOf(agent);
   const { path, result } = await installHooks(edge.env, file, command, options, format);
   const others = agent === 'claude' ? await otherInstalls(edge.env, root, scope) : [];

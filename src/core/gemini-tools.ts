@@ -13,7 +13,6 @@
 // replace: only the exact strategy is reproduced (old_string found as is, once, or every time with
 // allow_multiple); Gemini's flexible, regex and fuzzy matches, and its model-made corrections, are not.
 import { isUtf8 } from 'node:buffer';
-import { extname } from 'node:path';
 import type { Predicted } from './tool-call';
 
 const unsure = (why: string): Predicted => ({ exact: false, why });
@@ -23,12 +22,19 @@ const GEMINI_ESCAPES = /\\+(n|t|r|'|"|`|\\|\n)/;
 
 const NEVER_UNESCAPED = new Set(['.json', '.ipynb', '.jsonc', '.json5']);
 
+/** path.extname, lower-cased: from the last dot of the name, unless the name starts with it. */
+const extension = (path: string): string => {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? name.slice(dot).toLowerCase() : '';
+};
+
 /** CRLF everywhere when the file holds one CRLF (detectLineEnding), else the text as it is. */
 const written = (text: string, old: string | null): Buffer =>
   Buffer.from(old?.includes('\r\n') ? text.replace(/\r?\n/g, '\r\n') : text, 'utf8');
 
 export const predictWriteFile = (path: string, content: string, old: Buffer | null): Predicted => {
-  if (!NEVER_UNESCAPED.has(extname(path).toLowerCase()) && GEMINI_ESCAPES.test(content))
+  if (!NEVER_UNESCAPED.has(extension(path)) && GEMINI_ESCAPES.test(content))
     return unsure('the content holds escape sequences Gemini CLI may rewrite before writing');
   // An empty existing file, like a new one, is written with the OS's line endings (`!isNewFile && originalContent`).
   const original = old && old.length > 0 ? old.toString('utf8') : null;

@@ -55,11 +55,13 @@ export const agentSettingsPath = (agent: AgentName, root: string, env: Env, scop
  */
 export const agentHookCommand = (
   agent: AgentName,
-  env: Env,
-  script: string | undefined,
-  root: string,
-  file: string,
-  scope: Scope,
+  {
+    env,
+    script,
+    root,
+    file,
+    scope,
+  }: { env: Env; script: string | undefined; root: string; file: string; scope: Scope },
 ): string => {
   if (agent === 'claude')
     return scope === 'project' ? portableHookCommand(env, script, root, file) : hookCommand(script);

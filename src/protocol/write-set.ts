@@ -160,7 +160,7 @@ const decideBefore = async (
   if (!effect.ok && !effect.unsure) return { kind: 'pass' };
   if (!effect.ok) {
     const note = `fettle could not predict the result: ${effect.why}.`;
-    await recordSet(ctx, w, targets, olds as (DiskFile | null)[], { reason: 'unsure', note }, origin);
+    await recordSet(ctx, { targets, olds: olds as (DiskFile | null)[], extra: { reason: 'unsure', note }, origin });
     return { kind: 'pass' };
   }
   const files: SetFile[] = [];
@@ -180,7 +180,7 @@ const decideBefore = async (
   );
   if (decision.tier === 'noop') return { kind: 'noop' };
   if (decision.tier === 'direct') {
-    await recordSet(ctx, w, targets, olds as (DiskFile | null)[], {}, origin, files);
+    await recordSet(ctx, { targets, olds: olds as (DiskFile | null)[], extra: {}, origin, planned: files });
     return { kind: 'pass' };
   }
   const stores = new Set(targets.map((t) => t.store.commonDir));
@@ -188,7 +188,7 @@ const decideBefore = async (
     const why =
       stores.size > 1 ? 'its files are in more than one repository' : 'it removes a file, which a staged change cannot';
     const note = `A large change, recorded and not staged: ${why}.`;
-    await recordSet(ctx, w, targets, olds as (DiskFile | null)[], { note }, origin, files);
+    await recordSet(ctx, { targets, olds: olds as (DiskFile | null)[], extra: { note }, origin, planned: files });
     return { kind: 'pass' };
   }
   const route = routeStaged({ mode: w.mode, review: ctx.config.review, inProject: true });
@@ -209,15 +209,17 @@ const decideBefore = async (
 const changedOnly = (files: SetFile[]) => files.filter((f) => f.decision.tier !== 'noop');
 
 /** Every touched file's previous bytes as one changeset, each linked to the call for its after step. */
-const recordSet = async (
-  ctx: Context,
-  w: SetWrite,
-  targets: Target[],
-  olds: (DiskFile | null)[],
-  extra: Partial<Fields>,
-  origin: Origin,
-  planned?: SetFile[],
-): Promise<void> => {
+interface SetRecord {
+  targets: Target[];
+  olds: (DiskFile | null)[];
+  /** fields every record gets (a note, the reason) */
+  extra: Partial<Fields>;
+  origin: Origin;
+  /** each file's plan, when the set's effect is known */
+  planned?: SetFile[] | undefined;
+}
+
+const recordSet = async (ctx: Context, { targets, olds, extra, origin, planned }: SetRecord): Promise<void> => {
   const changeset = newId();
   const groups = new Map<string, { store: Store; n: number[] }>();
   targets.forEach((t, n) => {
