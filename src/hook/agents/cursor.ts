@@ -12,8 +12,6 @@ import { warn, type HookOutcome } from '../outcome';
 import { isObj, str, usablePath, type Obj } from '../payload';
 import { countTurn } from '../turn';
 
-/** The events fettle registers in Cursor's hooks.json. */
-
 const answered = (json: unknown, notice?: HookOutcome): HookOutcome => ({
   ...(notice ?? { exitCode: 0 }),
   stdout: JSON.stringify(json),
