@@ -51,11 +51,13 @@ const bTxt = lines(30);
 test('Codex CLI: a small patch recorded, a large one staged, confirmed through its shell, rolled back; nothing leaves 127.0.0.1', async () => {
   const repo = makeRepo({ 'a.txt': lines(30), 'b.txt': bTxt });
   let held = '';
+  let whileHeld: [string, boolean] = ['', true];
   const script: Script = (req, turn) => {
     if (turn === 0) return [patch('call_small', SMALL)];
     if (turn === 1) return [patch('call_large', LARGE)];
     if (turn === 2) {
       held = outputsIn(req).get('call_large') ?? '';
+      whileHeld = [repo.read('b.txt').toString(), existsSync(repo.path('c.txt'))];
       const confirm = commandAfter(held, 'To apply it, run:');
       return confirm ? [shell('call_confirm', confirm)] : [say('no command')];
     }
@@ -89,6 +91,7 @@ test('Codex CLI: a small patch recorded, a large one staged, confirmed through i
     );
     assert.match(held, /^\+new 30$/m, why);
     assert.match(held, /confirm or discard it instead\. Command: \*\*\* Begin Patch/, why);
+    assert.deepEqual(whileHeld, [bTxt, false], 'while the patch was held, neither file was written');
     assert.match(outputs.get('call_confirm') ?? '', /exited with code 0/, why);
     assert.equal(repo.read('a.txt').toString(), lines(30).replace('line 3\n', 'LINE 3\n'));
     assert.equal(repo.read('b.txt').toString(), Array.from({ length: 30 }, (_, i) => `new ${i + 1}\n`).join(''));

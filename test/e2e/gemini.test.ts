@@ -22,6 +22,7 @@ test('Gemini CLI: a small replace recorded, a large write_file staged, confirmed
   const repo = makeRepo({ 'a.txt': lines(30), 'b.txt': lines(30) });
   const rewritten = lines(30, 'new');
   let held = '';
+  let whileHeld = '';
   const script: Script = (req, turn) => {
     if (turn === 0)
       return [
@@ -35,6 +36,7 @@ test('Gemini CLI: a small replace recorded, a large write_file staged, confirmed
     if (turn === 1) return [call('write_file', { file_path: repo.path('b.txt'), content: rewritten })];
     if (turn === 2) {
       held = responsesIn(req).find((r) => r.name === 'write_file')?.output ?? '';
+      whileHeld = repo.read('b.txt').toString();
       const confirm = commandAfter(held, 'To apply it, run:');
       return confirm ? [call('run_shell_command', { command: confirm, description: 'confirm' })] : [text('no command')];
     }
@@ -70,6 +72,7 @@ test('Gemini CLI: a small replace recorded, a large write_file staged, confirmed
       why,
     );
     assert.match(held, /^\+new 30$/m, why);
+    assert.equal(whileHeld, lines(30), 'while the write was held, b.txt was not written');
     assert.match(
       seen.find((r) => r.name === 'run_shell_command')?.output ?? '',
       /Applied \w{8} to b\.txt \(\+30 -30\)/,
