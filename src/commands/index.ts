@@ -60,7 +60,7 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
   program
     .command('hook')
     .description("run as a coding agent's hook (reads the hook JSON on stdin)")
-    .option('--agent <name>', 'the agent that runs it (claude, codex, gemini, cursor); without it, told from the input')
+    .option('--agent <name>', 'the agent that runs it (claude, codex, gemini, cursor); without it, Claude Code')
     .action(() => {
       // The entry (cli.ts) runs `fettle [-C <dir>] hook [--agent <name>]` in the hook bundle; only odd spellings
       // arrive here.

@@ -1,5 +1,14 @@
 // What the hook's process edge hands every handler: where it runs, its environment, and how it was invoked.
 import type { Env } from '../config';
+import type { AgentName } from '../core/agents';
+import type { HookOutcome } from './outcome';
+
+/** The other agents' hooks: one call, in that agent's dialect (agents/run.ts). */
+export type AgentAdapters = (
+  agent: Exclude<AgentName, 'claude'>,
+  data: Record<string, unknown>,
+  edge: HookEdge,
+) => Promise<HookOutcome>;
 
 export interface HookEdge {
   cwd: string;
@@ -8,4 +17,6 @@ export interface HookEdge {
   script: string | undefined;
   /** the agent named by `fettle hook --agent <name>` (install writes it), if any */
   agent?: string | undefined;
+  /** the other agents' adapters: only the agents bundle has them (agents/process.ts), so Claude Code's stays lean */
+  adapters?: AgentAdapters | undefined;
 }

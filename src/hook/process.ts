@@ -6,6 +6,7 @@ import { cleanUpOnSignals } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
 import { selfCommand, spellCommands } from '../io/self';
 import { readStdin } from '../io/stdin';
+import type { AgentAdapters } from './edge';
 import { block, type HookOutcome } from './outcome';
 import { runHook } from './run';
 
@@ -54,8 +55,8 @@ const guardLateErrors = (decided: () => HookOutcome | undefined): void => {
   process.on('unhandledRejection', onLate);
 };
 
-/** `agent`: the name `fettle hook --agent <name>` gives, if any. */
-export const runHookProcess = async (agent?: string): Promise<void> => {
+/** `agent`: the name `fettle hook --agent <name>` gives, if any; `adapters`: the other agents', in their bundle. */
+export const runHookProcess = async (agent?: string, adapters?: AgentAdapters): Promise<void> => {
   let outcome: HookOutcome | undefined;
   guardLateErrors(() => outcome);
   let decided: HookOutcome;
@@ -67,6 +68,7 @@ export const runHookProcess = async (agent?: string): Promise<void> => {
       env: process.env,
       script: process.argv[1],
       agent,
+      adapters,
     });
   } catch (error) {
     // runHook maps every expected failure itself; reaching here is a bug. Fail closed and say so.

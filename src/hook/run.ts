@@ -7,8 +7,7 @@ import type { WriteCall } from '../core/tool-call';
 import { invocationFor, selfCommand } from '../io/self';
 import type { Context } from '../protocol/context';
 import * as protocol from '../protocol/write';
-import { runAgentHook, unknownAgent } from './agents/run';
-import { agentOf } from './agents/detect';
+import { agentOf, unknownAgent, withoutAdapter } from './agents/detect';
 import { settleSession } from './end';
 import { isOutcome, writeContext, writeFailure } from './failure';
 import { countTurn } from './turn';
@@ -24,7 +23,7 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
   if ('why' in input) return warn(`fettle: ${input.why}. This tool call was not protected by fettle.`);
   const agent = agentOf(input.data, edge.agent);
   if (agent === null) return unknownAgent(input.data, edge.agent);
-  if (agent !== 'claude') return runAgentHook(agent, input.data, edge);
+  if (agent !== 'claude') return edge.adapters ? edge.adapters(agent, input.data, edge) : withoutAdapter(agent);
   const parsed = parseData(input.data);
   if (parsed.kind === 'ignore') return pass();
   if (parsed.kind === 'invalid') {

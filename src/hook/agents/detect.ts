@@ -6,8 +6,11 @@
 //     `permission_mode` (its SessionStart and SessionEnd share Claude Code's names);
 //   Codex CLI: a `turn_id` (its payloads are Claude Code's shape plus `turn_id` and `model`);
 //   Claude Code: one of its event names.
-// Anything else is no agent fettle knows: the hook fails open and says so (run.ts).
-import { isAgent, type AgentName } from '../../core/agents';
+// Anything else is no agent fettle knows: the hook fails open and says so, in one line with exit 1 (a
+// non-blocking error to every agent here). So does another agent's input reaching Claude Code's bundle, which
+// holds no adapter: `fettle hook` without --agent (cli.ts loads the agents bundle only for --agent).
+import { AGENTS, AGENT_TITLES, isAgent, type AgentName } from '../../core/agents';
+import { warn, type HookOutcome } from '../outcome';
 
 type Obj = Record<string, unknown>;
 
@@ -65,3 +68,23 @@ export const agentOf = (data: Obj, explicit?: string): AgentName | null => {
   if (typeof data.turn_id === 'string') return 'codex';
   return CLAUDE_EVENTS.has(event) ? 'claude' : null;
 };
+
+const KNOWN = AGENTS.map((a) => AGENT_TITLES[a]).join(', ');
+
+export const unknownAgent = (data: Obj, explicit: string | undefined): HookOutcome => {
+  if (explicit !== undefined)
+    return warn(
+      `fettle: --agent ${explicit} names no agent fettle knows (${AGENTS.join(', ')}); this tool call was not protected by fettle.`,
+    );
+  const name = data.hook_event_name;
+  const event = typeof name === 'string' ? JSON.stringify(name.slice(0, 80)) : 'none';
+  return warn(
+    `fettle: this hook input comes from no agent fettle knows (hook_event_name ${event}; it knows ${KNOWN}); this tool call was not protected by fettle.`,
+  );
+};
+
+/** Another agent's input to `fettle hook` without --agent: installed by hand, or Cursor running Claude Code's hooks. */
+export const withoutAdapter = (agent: Exclude<AgentName, 'claude'>): HookOutcome =>
+  warn(
+    `fettle: this hook input comes from ${AGENT_TITLES[agent]}, but its hook runs fettle without --agent ${agent}, which answers Claude Code only; this tool call was not protected by fettle. Run \`fettle install --agent ${agent}\`.`,
+  );

@@ -175,8 +175,13 @@ test("Stop ends the turn: a record whose patch never landed (denied at Codex's p
   assert.equal(log(repo).length, 0);
 });
 
-test('without --agent, a Codex payload is told apart by its turn_id', () => {
+test("without --agent, a Codex payload is told apart by its turn_id and let through: Claude Code's hook has no adapter", () => {
   const repo = makeRepo({ 'b.txt': lines(30) });
   const pre = hook(repo, payload(repo, 'PreToolUse', LARGE), ['hook']);
-  assert.equal(pre.json?.hookSpecificOutput?.permissionDecision, 'deny', show(pre));
+  assert.deepEqual([pre.code, pre.stdout], [1, ''], show(pre));
+  assert.match(
+    pre.stderr,
+    /^fettle: this hook input comes from Codex CLI, but its hook runs fettle without --agent codex, which answers Claude Code only; this tool call was not protected by fettle\. Run `.+ install --agent codex`\.\n$/,
+  );
+  assert.equal(repo.git('for-each-ref', 'refs/fettle/'), '');
 });

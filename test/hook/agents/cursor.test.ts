@@ -76,16 +76,25 @@ test('beforeSubmitPrompt: answered {"continue":true}; another event Cursor sends
   const repo = makeRepo({ 'a.txt': 'a\n' });
   const prompt = hook(repo, { ...base(repo, 'beforeSubmitPrompt'), prompt: 'do it' });
   assert.deepEqual([prompt.code, prompt.stdout], [0, '{"continue":true}'], show(prompt));
-  // Cursor runs Claude Code's hooks with its own payloads: detected as Cursor's without --agent.
-  const pre = hook(
-    repo,
-    { ...base(repo, 'preToolUse'), tool_name: 'Write', tool_input: { file_path: repo.path('a.txt'), content: 'x' } },
-    ['hook'],
-  );
+  // An event fettle registers no hook on (Cursor's newer preToolUse), even with --agent cursor.
+  const input = {
+    ...base(repo, 'preToolUse'),
+    tool_name: 'Write',
+    tool_input: { file_path: repo.path('a.txt'), content: 'x' },
+  };
+  const pre = hook(repo, input);
   assert.equal(pre.code, 1, show(pre));
   assert.match(
     pre.stderr,
     /^fettle: Cursor sent "preToolUse", which fettle does not handle; .* This call was not protected by fettle\.\n$/,
   );
+  // Cursor running Claude Code's hooks (`fettle hook`, no --agent): told apart as Cursor's, and let through.
+  const claudes = hook(repo, input, ['hook']);
+  assert.equal(claudes.code, 1, show(claudes));
+  assert.match(
+    claudes.stderr,
+    /^fettle: this hook input comes from Cursor, but its hook runs fettle without --agent cursor, which answers Claude Code only; this tool call was not protected by fettle\. Run `.+ install --agent cursor`\.\n$/,
+  );
   assert.equal(repo.read('a.txt').toString(), 'a\n');
+  assert.deepEqual(log(repo), []);
 });

@@ -146,7 +146,7 @@ test('FETTLE_REVIEW=human: Gemini cannot ask a person, so the write is held for 
   );
 });
 
-test('without --agent, a Gemini payload is told apart by its event name', () => {
+test("without --agent, a Gemini payload is told apart by its event name and let through: Claude Code's hook has no adapter", () => {
   const repo = makeRepo({ 'a.txt': lines(30) });
   const r = runCli(['hook'], {
     cwd: repo.dir,
@@ -155,5 +155,10 @@ test('without --agent, a Gemini payload is told apart by its event name', () => 
       tool(repo, 'BeforeTool', 'write_file', { file_path: repo.path('a.txt'), content: lines(30, 'new') }),
     ),
   });
-  assert.equal(JSON.parse(r.stdout).decision, 'deny', show(r));
+  assert.deepEqual([r.code, r.stdout], [1, ''], show(r));
+  assert.match(
+    r.stderr,
+    /^fettle: this hook input comes from Gemini CLI, but its hook runs fettle without --agent gemini/,
+  );
+  assert.equal(repo.git('for-each-ref', 'refs/fettle/'), '');
 });
