@@ -3,10 +3,10 @@
 // against the fake Responses API (fake-api.ts). Its configuration lives in a CODEX_HOME of the test's own: the
 // fake provider as the model's base URL, and every switch that stops it calling home (update check, analytics,
 // the plugin catalogue it otherwise fetches from GitHub); plugin.test.ts's strace check proves none is missed.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { jsonLines, runChild } from '../local';
 
 export const CODEX: { package: string; version: string } = JSON.parse(
   readFileSync(join(__dirname, 'client.json'), 'utf8'),
@@ -86,7 +86,7 @@ export interface CodexOptions {
  * One headless session. Outside the sandbox (`-s danger-full-access`): Codex's workspace-write sandbox keeps
  * .git read-only for the commands the model runs, so the model could not run `fettle confirm` there.
  */
-export const runCodex = (o: CodexOptions): Promise<CodexRun> => {
+export const runCodex = async (o: CodexOptions): Promise<CodexRun> => {
   const args = [
     'exec',
     '--json',
@@ -99,31 +99,10 @@ export const runCodex = (o: CodexOptions): Promise<CodexRun> => {
   ];
   const env = { ...o.env, CODEX_HOME: o.codexHome, [KEY_VARIABLE]: 'not-a-key' };
   const [file, ...pre] = o.wrap ? [...o.wrap, codexPath()] : [codexPath()];
-  return new Promise((resolve, reject) => {
-    const child = spawn(file as string, [...pre, ...args], { cwd: o.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const events = stdout
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .flatMap((l) => {
-          try {
-            return [JSON.parse(l) as Record<string, unknown>];
-          } catch {
-            return [];
-          }
-        });
-      resolve({ code, events, stdout, stderr });
-    });
+  const run = await runChild(file as string, [...pre, ...args], {
+    cwd: o.cwd,
+    env,
+    timeoutMs: o.timeoutMs ?? 90_000,
   });
+  return { ...run, events: jsonLines(run.stdout) };
 };

@@ -2,8 +2,7 @@
 // POST /v1/responses is answered, as a server-sent event stream, with the script's next model turn: tool calls
 // (apply_patch as a custom tool call, exec_command as a function call) or a message. Every request is kept, so a
 // test reads exactly what the model was shown for each call (its `*_call_output` items).
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveJson } from '../local';
 
 export type Item =
   | { type: 'custom_tool_call'; name: string; input: string; call_id: string }
@@ -65,53 +64,34 @@ let ids = 0;
 export const startFakeResponses = async (script: Script): Promise<FakeResponses> => {
   const requests: ResponsesRequest[] = [];
   let turn = 0;
-  const server: Server = createServer((req, res) => {
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => {
-      raw += chunk;
+  const server = await serveJson((req, body, res) => {
+    const request = { path: req.url ?? '/', body: body as ResponsesRequest['body'] };
+    requests.push(request);
+    if (req.method !== 'POST' || !request.path.endsWith('/responses')) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `no ${request.path} here` } }));
+      return;
+    }
+    const items = script(request, turn++);
+    const final = items.length > 0 ? items : [say('done')];
+    const id = `resp_e2e_${++ids}`;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const send = (type: string, data: Record<string, unknown>) =>
+      res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    send('response.created', { response: { id } });
+    final.forEach((item, index) => {
+      const full = { id: `item_e2e_${ids}_${index}`, status: 'completed', ...item };
+      send('response.output_item.added', { output_index: index, item: full });
+      send('response.output_item.done', { output_index: index, item: full });
     });
-    req.on('end', () => {
-      let body: ResponsesRequest['body'] = {};
-      try {
-        body = JSON.parse(raw) as ResponsesRequest['body'];
-      } catch {
-        body = {};
-      }
-      const request = { path: req.url ?? '/', body };
-      requests.push(request);
-      if (req.method !== 'POST' || !request.path.endsWith('/responses')) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `no ${request.path} here` } }));
-        return;
-      }
-      const items = script(request, turn++);
-      const final = items.length > 0 ? items : [say('done')];
-      const id = `resp_e2e_${++ids}`;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const send = (type: string, data: Record<string, unknown>) =>
-        res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-      send('response.created', { response: { id } });
-      final.forEach((item, index) => {
-        const full = { id: `item_e2e_${ids}_${index}`, status: 'completed', ...item };
-        send('response.output_item.added', { output_index: index, item: full });
-        send('response.output_item.done', { output_index: index, item: full });
-      });
-      const usage = { input_tokens: 10, output_tokens: 10, total_tokens: 20 };
-      send('response.completed', { response: { id, usage } });
-      res.end();
-    });
+    const usage = { input_tokens: 10, output_tokens: 10, total_tokens: 20 };
+    send('response.completed', { response: { id, usage } });
+    res.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     requests,
     outputFor: (callId) => outputsIn(requests[requests.length - 1]).get(callId),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 };

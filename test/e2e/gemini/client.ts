@@ -3,10 +3,10 @@
 // GOOGLE_GEMINI_BASE_URL pointing at the fake Gemini API (fake-api.ts). Its user settings turn off everything
 // that calls home: usage statistics, telemetry, update checks; gemini.test.ts's strace check proves none is
 // missed.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { type ChildRun, runChild } from '../local';
 
 export const GEMINI: { package: string; version: string } = JSON.parse(
   readFileSync(join(__dirname, 'client.json'), 'utf8'),
@@ -42,11 +42,7 @@ export const geminiSettings = (home: string): string => {
   return path;
 };
 
-export interface GeminiRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type GeminiRun = ChildRun;
 
 export interface GeminiOptions {
   cwd: string;
@@ -73,21 +69,5 @@ export const runGemini = (o: GeminiOptions): Promise<GeminiRun> => {
   ];
   const env = { ...o.env, GEMINI_API_KEY: 'not-a-key', GOOGLE_GEMINI_BASE_URL: o.api, NO_COLOR: '1' };
   const [file, ...pre] = o.wrap ? [...o.wrap, process.execPath] : [process.execPath];
-  return new Promise((resolve, reject) => {
-    const child = spawn(file as string, [...pre, ...args], { cwd: o.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runChild(file as string, [...pre, ...args], { cwd: o.cwd, env, timeoutMs: o.timeoutMs ?? 90_000 });
 };

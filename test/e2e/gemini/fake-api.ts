@@ -3,8 +3,7 @@
 // model turn (function calls or text), streamed as server-sent events for :streamGenerateContent; any other
 // request (a side question the client asks the model) gets a plain answer. Every request is kept, so a test
 // reads exactly what the model was shown for each call (the functionResponse parts).
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveJson } from '../local';
 
 export type Part = { text: string } | { functionCall: { name: string; args: Record<string, unknown> } };
 
@@ -40,63 +39,45 @@ export interface FakeGemini {
 export const startFakeGemini = async (script: Script): Promise<FakeGemini> => {
   const requests: GeminiRequest[] = [];
   let turn = 0;
-  const server: Server = createServer((req, res) => {
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => {
-      raw += chunk;
-    });
-    req.on('end', () => {
-      let body: GeminiRequest['body'] = {};
-      try {
-        body = JSON.parse(raw) as GeminiRequest['body'];
-      } catch {
-        body = {};
-      }
-      const path = req.url ?? '/';
-      requests.push({ path, body });
-      if (path.includes(':countTokens')) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ totalTokens: 10 }));
-        return;
-      }
-      if (!/:(stream)?generatecontent/i.test(path)) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { code: 404, message: `no ${path} here`, status: 'NOT_FOUND' } }));
-        return;
-      }
-      const isTurn = Array.isArray(body.tools) && body.tools.length > 0;
-      const parts = isTurn ? script({ path, body }, turn++) : [text('{"next_speaker": "user", "reasoning": "done"}')];
-      const chunk = {
-        candidates: [
-          {
-            content: { role: 'model', parts: parts.length > 0 ? parts : [text('done')] },
-            finishReason: 'STOP',
-            index: 0,
-          },
-        ],
-        usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 10, totalTokenCount: 20 },
-      };
-      if (path.includes('streamGenerateContent')) {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
-      } else {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(chunk));
-      }
-    });
+  const server = await serveJson((req, json, res) => {
+    const body = json as GeminiRequest['body'];
+    const path = req.url ?? '/';
+    requests.push({ path, body });
+    if (path.includes(':countTokens')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ totalTokens: 10 }));
+      return;
+    }
+    if (!/:(stream)?generatecontent/i.test(path)) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 404, message: `no ${path} here`, status: 'NOT_FOUND' } }));
+      return;
+    }
+    const isTurn = Array.isArray(body.tools) && body.tools.length > 0;
+    const parts = isTurn ? script({ path, body }, turn++) : [text('{"next_speaker": "user", "reasoning": "done"}')];
+    const chunk = {
+      candidates: [
+        {
+          content: { role: 'model', parts: parts.length > 0 ? parts : [text('done')] },
+          finishReason: 'STOP',
+          index: 0,
+        },
+      ],
+      usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 10, totalTokenCount: 20 },
+    };
+    if (path.includes('streamGenerateContent')) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
+    } else {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(chunk));
+    }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   const turns = () => requests.filter((r) => Array.isArray(r.body.tools) && r.body.tools.length > 0);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     requests,
     responses: () => responsesIn(turns()[turns().length - 1]),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 };
