@@ -1,6 +1,7 @@
 // The command-line program. Commands are thin: parse, call the protocol, print. Errors are rendered here,
 // once: the message, the next command to run, and a stack only with FETTLE_DEBUG.
 import { Command, CommanderError, Option } from 'commander';
+import { AGENTS, type AgentName } from '../core/agents';
 import { EXIT, exitCodeFor, FettleError, toFettleError } from '../errors';
 import { cleanUpOnSignals } from '../io/cleanup';
 import { selfCommand, spellCommands } from '../io/self';
@@ -60,12 +61,16 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
 
   program
     .command('hook')
-    .description('run as a Claude Code hook (reads the hook JSON on stdin)')
+    .description("run as a coding agent's hook (reads the hook JSON on stdin)")
+    .option('--agent <name>', 'the agent that runs it (claude, codex, gemini, cursor); without it, Claude Code')
     .action(() => {
-      // The entry (cli.ts) runs `fettle [-C <dir>] hook` in the hook bundle; only odd spellings arrive here.
-      throw new FettleError('E_USAGE', 'fettle hook takes no arguments or options other than -C <dir>.', {
-        hint: 'Claude Code runs it as `fettle hook`, with the hook JSON on stdin.',
-      });
+      // The entry (cli.ts) runs `fettle [-C <dir>] hook [--agent <name>]` in the hook bundle; only odd spellings
+      // arrive here.
+      throw new FettleError(
+        'E_USAGE',
+        'fettle hook takes no arguments or options other than -C <dir> and --agent <name>, in that order.',
+        { hint: 'An agent runs it as `fettle hook --agent <name>` (install writes it), with the hook JSON on stdin.' },
+      );
     });
   program
     .command('write')
@@ -131,8 +136,9 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .description('every change fettle keeps, newest first')
     .argument('[path]', 'only changes to this file')
     .option('--session <id>', 'only changes of this agent session, grouped by turn')
+    .option('--agent <name>', 'only changes made by this coding agent (claude, codex, gemini, cursor)')
     .addOption(json)
-    .action(async (path: string | undefined, o: { json?: boolean; session?: string }) =>
+    .action(async (path: string | undefined, o: { json?: boolean; session?: string; agent?: string }) =>
       logCommand(edge, dir(), path, o),
     );
   program
@@ -208,25 +214,39 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .description('the decision rule and the thresholds in force')
     .addOption(json)
     .action(async (o: { json?: boolean }) => info(edge, dir(), o));
-  const scope = new Option('--scope <scope>', 'which Claude Code settings file')
+  const scope = new Option(
+    '--scope <scope>',
+    "which settings file: yours, the project's, or (Claude Code) this checkout's",
+  )
     .choices(['user', 'project', 'local'])
     .default('user');
+  const agent = new Option('--agent <name>', 'the coding agent').choices([...AGENTS]).default('claude');
   program
     .command('install')
-    .description("register fettle's hooks in Claude Code settings")
+    .description("register fettle's hooks in a coding agent's settings (Claude Code's unless --agent)")
+    .addOption(agent)
     .addOption(scope)
-    .option('--read', 'also serve large text Reads (a hook on every Read; off by default)')
-    .option('--no-bash', 'do not record what Bash commands change (recorded by default)')
+    .option('--read', 'also serve large text Reads (Claude Code; a hook on every Read; off by default)')
+    .option('--no-bash', 'do not record what Bash commands change (Claude Code; recorded by default)')
     .addOption(json)
-    .action(async (o: { scope: 'user' | 'project' | 'local'; read?: boolean; bash: boolean; json?: boolean }) =>
-      install(edge, dir(), o.scope, o),
+    .action(
+      async (o: {
+        scope: 'user' | 'project' | 'local';
+        read?: boolean;
+        bash: boolean;
+        json?: boolean;
+        agent: AgentName;
+      }) => install(edge, dir(), o.scope, o),
     );
   program
     .command('uninstall')
-    .description("remove fettle's hooks from Claude Code settings")
+    .description("remove fettle's hooks from a coding agent's settings (Claude Code's unless --agent)")
+    .addOption(agent)
     .addOption(scope)
     .addOption(json)
-    .action(async (o: { scope: 'user' | 'project' | 'local'; json?: boolean }) => uninstall(edge, dir(), o.scope, o));
+    .action(async (o: { scope: 'user' | 'project' | 'local'; json?: boolean; agent: AgentName }) =>
+      uninstall(edge, dir(), o.scope, o),
+    );
   program
     .command('demo')
     .description('run the whole protocol in a throwaway repository and show what happens')

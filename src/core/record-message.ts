@@ -22,6 +22,8 @@ export interface RecordFields {
   session?: string | undefined;
   toolUse?: string | undefined;
   tool?: string | undefined;
+  /** the coding agent that made the call (claude, codex, gemini, cursor, ...) */
+  agent?: string | undefined;
   added?: number | undefined;
   removed?: number | undefined;
   /** why the decision was what it was: small, ratio, ceil, new-file, binary, oversize */
@@ -127,6 +129,7 @@ export const renderRecord = (f: RecordFields): string => {
     ['Fettle-Stat', counts || undefined],
     ['Fettle-Reason', f.reason],
     ['Fettle-Tool', f.tool],
+    ['Fettle-Agent', f.agent],
     ['Fettle-Session', f.session],
     ['Fettle-Tool-Use', f.toolUse],
     ['Fettle-Command', f.command],
@@ -205,6 +208,7 @@ export const parseRecord = (message: string): RecordFields | null => {
     session: fields.get('Fettle-Session'),
     toolUse: fields.get('Fettle-Tool-Use'),
     tool: fields.get('Fettle-Tool'),
+    agent: fields.get('Fettle-Agent'),
     added: statMatch ? Number(statMatch[1]) : undefined,
     removed: statMatch ? Number(statMatch[2]) : undefined,
     reason: fields.get('Fettle-Reason'),

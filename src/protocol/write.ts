@@ -42,6 +42,11 @@ export interface ToolWrite {
   mode?: string | undefined;
   /** whether the agent's own rules let it write this path without asking (Claude Code's acceptEdits) */
   inProject: boolean;
+  /**
+   * false when the agent cannot ask a person at a prompt (Gemini CLI): a change only a person may apply then waits
+   * for their `fettle confirm`, and no after step will settle it
+   */
+  asks?: boolean | undefined;
 }
 
 type Staged = Extract<Decision, { tier: 'staged' }>;
@@ -200,7 +205,7 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
   const staging = { ...origin, decidedBy, ...(route === 'person' ? { review: 'person' as const } : {}) };
   const staged = await stage(ctx, plan, staging);
   // A person answers the agent's prompt; if they allow it, the tool writes and the after step marks it applied.
-  if (route === 'person') await remember(staged);
+  if (route === 'person' && w.asks !== false) await remember(staged);
   return {
     kind: 'staged',
     target,
