@@ -29,7 +29,13 @@ export const runBash = async (p: BashPayload, edge: HookEdge): Promise<HookOutco
     if (!before) return warn(`fettle: ${detail}`);
     return block(`fettle blocked this command because its configuration is invalid; nothing ran. ${detail}`);
   }
-  const call: BashCall = { command: p.command, cwd: ctx.cwd, session: p.sessionId, toolUse: p.toolUseId };
+  const call: BashCall = {
+    command: p.command,
+    cwd: ctx.cwd,
+    session: p.sessionId,
+    toolUse: p.toolUseId,
+    agent: 'claude',
+  };
   try {
     if (before) {
       await beforeBash(ctx, call);

@@ -127,6 +127,7 @@ export const recordBash = async (
     file: join(snapshot.workTree, ...c.path.split('/')),
     reason: c.kept ? c.action : 'not-kept',
     tool: 'Bash',
+    ...(snapshot.agent === undefined ? {} : { agent: snapshot.agent }),
     session: snapshot.session,
     toolUse: snapshot.toolUse,
     ...(snapshot.turn === undefined ? {} : { turn: snapshot.turn }),

@@ -35,6 +35,8 @@ export interface Snapshot {
   version: 1;
   session?: string | undefined;
   toolUse: string;
+  /** the coding agent whose shell ran the command (Fettle-Agent) */
+  agent?: string | undefined;
   /** the command line, as the record will carry it */
   command: string;
   /** the session's turn when the command began */

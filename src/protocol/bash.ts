@@ -37,6 +37,8 @@ export interface BashCall {
   cwd: string;
   session?: string | undefined;
   toolUse?: string | undefined;
+  /** the coding agent whose shell runs it (Fettle-Agent) */
+  agent?: string | undefined;
 }
 
 export type Before =
@@ -69,6 +71,7 @@ export const beforeBash = async (ctx: Context, call: BashCall): Promise<Before> 
       version: 1,
       session: call.session,
       toolUse: call.toolUse,
+      ...(call.agent === undefined ? {} : { agent: call.agent }),
       command: call.command,
       turn: await currentTurn(ctx.config.dataDir, call.session),
       workTree: store.workTree,

@@ -28,6 +28,7 @@ interface LogRow {
   reason: string | null;
   state: string;
   session: string | null;
+  agent?: string;
 }
 const logOf = (repo: Repo): LogRow[] =>
   (JSON.parse(fettleIn(repo, 'log', '--json').stdout) as { changes: LogRow[] }).changes;
@@ -74,6 +75,7 @@ test('one Bash call changing five files (sed -i on two, one dirty; rm; a new fil
   for (const r of rows) {
     assert.equal(r.changeset, changeset);
     assert.equal(r.tool, 'Bash');
+    assert.equal(r.agent, 'claude', 'Fettle-Agent: log --agent claude lists it');
     assert.equal(r.command, FIVE_COMMAND);
     assert.equal(r.session, 'session-1');
   }
