@@ -1,7 +1,8 @@
 // Bundles the CLI with esbuild, as CommonJS: `cli.js`, a small entry; `hook.js`, only what the hook path needs;
-// `serve.js`, the resident hook server (the same hook path behind HTTP); `commands.js`, commander and every other
-// command. The entry loads one of them, so a hook call never parses commander or the server. Start-up is what
-// every agent write pays (docs/PERFORMANCE.md, case 0).
+// `agents.js`, the hook with the other agents' adapters (`fettle hook --agent <name>`); `serve.js`, the resident
+// hook server (the same hook path behind HTTP); `commands.js`, commander and every other command. The entry loads
+// one of them, so a hook call never parses commander or the server, and a Claude Code hook call never parses the
+// other agents' code. Start-up is what every agent write pays (docs/PERFORMANCE.md, case 0).
 import { build } from 'esbuild';
 import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
@@ -28,6 +29,7 @@ await build({
   entryPoints: {
     cli: 'src/cli.ts',
     hook: 'src/hook/process.ts',
+    agents: 'src/hook/agents/process.ts',
     serve: 'src/hook/serve.ts',
     commands: 'src/commands/index.ts',
   },

@@ -29,12 +29,14 @@ const newest = (dir) =>
 
 const built = (() => {
   try {
-    return Math.min(...['cli.js', 'hook.js', 'serve.js', 'commands.js'].map((f) => statSync(join('dist', f)).mtimeMs));
+    return Math.min(
+      ...['cli.js', 'hook.js', 'agents.js', 'serve.js', 'commands.js'].map((f) => statSync(join('dist', f)).mtimeMs),
+    );
   } catch {
     return 0;
   }
 })();
-if (built < Math.max(newest('src'), statSync('scripts/build.mjs').mtimeMs)) {
+if (built < Math.max(newest('src'), newest('schema'), statSync('scripts/build.mjs').mtimeMs)) {
   console.log('dist/ is older than src/: building it first');
   const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);

@@ -21,6 +21,11 @@ export const ERROR_CODES = {
   E_NOT_TEXT: 'content fettle handles only as text (fettle read of a binary file)',
   E_SETTINGS: 'a Claude Code settings file cannot be read or written safely; it was left as it was',
   E_SERVE: 'the resident hook server (fettle serve) is not set up, cannot start, or refused the request',
+  E_POLICY:
+    'a policy file (.fettle/policy.json, or your own under the XDG config dir) is invalid; the message names the file, the rule and the fix',
+  E_BLOCKED: "a policy rule blocks writing this path; the message is the rule's own",
+  E_CONTRACT:
+    'a contract cannot be applied as written (invalid, an anchor matching 0 or 2+ times, an edit out of its scope) or changed since it was staged',
   E_GIT: 'a git command failed; its own words follow',
   E_IO: 'a filesystem operation failed (disk full, permission denied, read-only filesystem, ...)',
   E_INTERNAL: 'a bug in fettle; run again with FETTLE_DEBUG=1 and report it',
@@ -49,7 +54,12 @@ export const toFettleError = (error: unknown): FettleError => {
   const errno = (error as NodeJS.ErrnoException | undefined)?.code;
   if (typeof errno === 'string' && /^E[A-Z]+$/.test(errno)) {
     const path = (error as NodeJS.ErrnoException).path;
-    return new FettleError('E_IO', describeErrno(errno, path ?? message), { cause: error });
+    // Codex CLI's workspace-write sandbox, for one, keeps every .git read-only for the commands its agent runs.
+    const sandboxed = (errno === 'EROFS' || errno === 'EACCES') && /[/\\]\.git[/\\]/.test(path ?? '');
+    const hint = sandboxed
+      ? "The repository's .git is read-only here, as an agent's sandbox keeps it: run this command outside the sandbox (approve running it unsandboxed), or have the user run it in a terminal."
+      : undefined;
+    return new FettleError('E_IO', describeErrno(errno, path ?? message), { cause: error, hint });
   }
   return new FettleError('E_INTERNAL', `internal error: ${message}`, {
     cause: error,
@@ -81,8 +91,9 @@ export const EXIT = {
   ok: 0,
   failed: 1,
   usage: 2,
-  staged: 3, // `fettle write`: the change was staged, nothing was written
+  staged: 3, // `fettle write`, `fettle apply`: the change was staged, nothing was written
+  checksFailed: 4, // `fettle apply --test`: staged, and a check of the contract failed in the test tree
 } as const;
 
 export const exitCodeFor = (error: FettleError): number =>
-  error.code === 'E_USAGE' || error.code === 'E_CONFIG' ? EXIT.usage : EXIT.failed;
+  error.code === 'E_USAGE' || error.code === 'E_CONFIG' || error.code === 'E_POLICY' ? EXIT.usage : EXIT.failed;

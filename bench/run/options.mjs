@@ -7,7 +7,7 @@ export const DIST = join(ROOT, 'dist');
 
 const usage = () => {
   process.stderr.write(
-    'usage: node bench/run.mjs [--quick] [--json] [--runs N] [--cases 0,1,2,...] [--keep] [--keep-ca-certs] [--baseline-dist DIR]\n',
+    'usage: node bench/run.mjs [--quick] [--json] [--runs N] [--cases 0,1,2,...,bash,resident,storage] [--keep] [--keep-ca-certs] [--baseline-dist DIR]\n',
   );
   process.exit(2);
 };
@@ -58,6 +58,7 @@ export const SIZES = opts.quick
       pending: 5,
       rollback: 40,
       testTree: 300,
+      bash: [20, 100, 300],
       runs: 2,
       memRuns: 1,
     }
@@ -71,6 +72,7 @@ export const SIZES = opts.quick
       pending: 50,
       rollback: 1_000,
       testTree: 30_000,
+      bash: [100, 10_000, 100_000],
       runs: 15,
       memRuns: 3,
     };

@@ -1,12 +1,15 @@
 // The command-line program. Commands are thin: parse, call the protocol, print. Errors are rendered here,
 // once: the message, the next command to run, and a stack only with FETTLE_DEBUG.
 import { Command, CommanderError, Option } from 'commander';
+import { AGENTS, type AgentName } from '../core/agents';
 import { EXIT, exitCodeFor, FettleError, toFettleError } from '../errors';
 import { cleanUpOnSignals } from '../io/cleanup';
 import { selfCommand, spellCommands } from '../io/self';
 import { armFailpoints } from '../io/failpoint';
 import { readStdin } from '../io/stdin';
 import { page } from './pager';
+import { policyCheck } from './policy';
+import { applyCommand, type ApplyCommandOptions } from './apply';
 import { confirmCommand } from './confirm';
 import { demo } from './demo';
 import { discardCommand } from './discard';
@@ -60,12 +63,16 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
 
   program
     .command('hook')
-    .description('run as a Claude Code hook (reads the hook JSON on stdin)')
+    .description("run as a coding agent's hook (reads the hook JSON on stdin)")
+    .option('--agent <name>', 'the agent that runs it (claude, codex, gemini, cursor); without it, Claude Code')
     .action(() => {
-      // The entry (cli.ts) runs `fettle [-C <dir>] hook` in the hook bundle; only odd spellings arrive here.
-      throw new FettleError('E_USAGE', 'fettle hook takes no arguments or options other than -C <dir>.', {
-        hint: 'Claude Code runs it as `fettle hook`, with the hook JSON on stdin.',
-      });
+      // The entry (cli.ts) runs `fettle [-C <dir>] hook [--agent <name>]` in the hook bundle; only odd spellings
+      // arrive here.
+      throw new FettleError(
+        'E_USAGE',
+        'fettle hook takes no arguments or options other than -C <dir> and --agent <name>, in that order.',
+        { hint: 'An agent runs it as `fettle hook --agent <name>` (install writes it), with the hook JSON on stdin.' },
+      );
     });
   program
     .command('write')
@@ -76,6 +83,20 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .action(async (files: string[], o: { from?: string; json?: boolean }) =>
       setExit(await write(edge, dir(), files, o)),
     );
+  program
+    .command('apply')
+    .description("apply a contract's text-anchored edits exactly, staged as one changeset for review")
+    .argument('<contract>', 'the contract: JSON, or Markdown (*.md) with fenced blocks (schema/contract.v1.json)')
+    .option('--dry-run', 'show the diff it would stage, staging nothing')
+    .option('--test', "run the contract's checks in the test tree first; their outcome is recorded with it")
+    .option(
+      '--link <path>',
+      'with --test: link an ignored path of your working tree (e.g. node_modules) into the test tree; repeatable',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .addOption(json)
+    .action(async (contract: string, o: ApplyCommandOptions) => setExit(await applyCommand(edge, dir(), contract, o)));
   program
     .command('confirm')
     .description('apply staged changes, all or nothing')
@@ -117,8 +138,9 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .description('every change fettle keeps, newest first')
     .argument('[path]', 'only changes to this file')
     .option('--session <id>', 'only changes of this agent session, grouped by turn')
+    .option('--agent <name>', 'only changes made by this coding agent (claude, codex, gemini, cursor)')
     .addOption(json)
-    .action(async (path: string | undefined, o: { json?: boolean; session?: string }) =>
+    .action(async (path: string | undefined, o: { json?: boolean; session?: string; agent?: string }) =>
       logCommand(edge, dir(), path, o),
     );
   program
@@ -156,6 +178,15 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
       [] as string[],
     )
     .action(async (args: string[], o: TestOptions) => setExit(await testCommand(edge, dir(), args, argv, o)));
+  const policy = program
+    .command('policy')
+    .description('path rules from .fettle/policy.json and your own policy file: which decides a path, and why');
+  policy
+    .command('check')
+    .description('every rule considered for <path>, which matched, and the one that decides')
+    .argument('<path>', 'a file path (it need not exist)')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (path: string, o: { json?: boolean }) => policyCheck(edge, dir(), path, o));
   program
     .command('gc')
     .description("apply the history retention policy now, remove fettle's orphaned files, and pack its objects")
@@ -191,26 +222,42 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .command('info')
     .description('the decision rule and the thresholds in force')
     .addOption(json)
-    .action(async (o: { json?: boolean }) => info(edge, o));
-  const scope = new Option('--scope <scope>', 'which Claude Code settings file')
+    .action(async (o: { json?: boolean }) => info(edge, dir(), o));
+  const scope = new Option(
+    '--scope <scope>',
+    "which settings file: yours, the project's, or (Claude Code) this checkout's",
+  )
     .choices(['user', 'project', 'local'])
     .default('user');
+  const agent = new Option('--agent <name>', 'the coding agent').choices([...AGENTS]).default('claude');
   program
     .command('install')
-    .description("register fettle's hooks in Claude Code settings")
+    .description("register fettle's hooks in a coding agent's settings (Claude Code's unless --agent)")
+    .addOption(agent)
     .addOption(scope)
-    .option('--read', 'also serve large text Reads (a hook on every Read; off by default)')
-    .option('--resident', 'hooks answered by a resident server (`fettle serve`): no Node start per write')
+    .option('--read', 'also serve large text Reads (Claude Code; a hook on every Read; off by default)')
+    .option('--no-bash', 'do not record what Bash commands change (Claude Code; recorded by default)')
+    .option('--resident', 'hooks answered by a resident server (`fettle serve`; Claude Code): no Node start per write')
     .addOption(json)
-    .action(async (o: { scope: 'user' | 'project' | 'local'; read?: boolean; json?: boolean; resident?: boolean }) =>
-      o.resident ? installResidentCommand(edge, dir(), o.scope, o) : install(edge, dir(), o.scope, o),
+    .action(
+      async (o: {
+        scope: 'user' | 'project' | 'local';
+        read?: boolean;
+        bash: boolean;
+        json?: boolean;
+        agent: AgentName;
+        resident?: boolean;
+      }) => (o.resident ? installResidentCommand(edge, dir(), o.scope, o) : install(edge, dir(), o.scope, o)),
     );
   program
     .command('uninstall')
-    .description("remove fettle's hooks from Claude Code settings")
+    .description("remove fettle's hooks from a coding agent's settings (Claude Code's unless --agent)")
+    .addOption(agent)
     .addOption(scope)
     .addOption(json)
-    .action(async (o: { scope: 'user' | 'project' | 'local'; json?: boolean }) => uninstall(edge, dir(), o.scope, o));
+    .action(async (o: { scope: 'user' | 'project' | 'local'; json?: boolean; agent: AgentName }) =>
+      uninstall(edge, dir(), o.scope, o),
+    );
   program
     .command('serve')
     .description('the resident hook server (`fettle install --resident`); alone, runs it in the foreground')

@@ -1,10 +1,38 @@
 import { DEFAULTS, loadConfig, testLinksFrom } from '../config';
+import type { PolicyLayer } from '../core/policy';
+import { policyInForce } from '../protocol/policy';
 import { table } from './change-view';
-import { spelled, type Edge } from './edge';
+import { contextFor, spelled, type Edge } from './edge';
 
-export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => {
+/** The policy rules in force, a line each, for `fettle info`. */
+const policyLines = (p: Awaited<ReturnType<typeof policyInForce>>): string[] => {
+  const lines = ["Policy (path rules; the last that matches decides, the repository's after yours):"];
+  for (const f of p.files) lines.push(`  ${f.layer.padEnd(8)} ${f.display}${f.exists ? '' : '  (none)'}`);
+  if (p.error)
+    return [
+      ...lines,
+      `  INVALID: ${p.error.message} Every write is blocked until it is fixed (or FETTLE_ON_ERROR=allow).`,
+    ];
+  const rows = p.layers.flatMap((l: PolicyLayer) =>
+    l.rules.map((r) => [
+      r.label,
+      r.action,
+      JSON.stringify(r.path),
+      r.message ?? (r.thresholds ? JSON.stringify(r.thresholds) : ''),
+    ]),
+  );
+  if (rows.length === 0) return [...lines, '  no rules: the thresholds decide every path'];
+  return [
+    ...lines,
+    ...table(rows).map((r) => `    ${r}`),
+    '  `fettle policy check <path>` says which rule decides a path, and why.',
+  ];
+};
+
+export const info = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<void> => {
   const c = loadConfig(edge.env);
   const links = testLinksFrom(edge.env);
+  const policy = await policyInForce(contextFor(edge, dir));
   const source = (name: string) => (edge.env[name] ? `from ${name}` : 'default');
   if (o.json) {
     edge.io.out(
@@ -18,8 +46,26 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
           review: c.review,
           historyMaxAgeSeconds: c.historyMaxAgeSeconds,
           historyMaxCount: c.historyMaxCount,
+          bash: c.bash,
+          bashMaxFiles: c.bashMaxFiles,
+          bashMaxFileBytes: c.bashMaxFileBytes,
           dataDir: c.dataDir,
           testLink: links,
+          audit: c.audit,
+          policy: {
+            files: policy.files,
+            error: policy.error ? { code: policy.error.code, message: policy.error.message } : null,
+            rules: policy.layers.flatMap((l) =>
+              l.rules.map((r) => ({
+                rule: r.label,
+                layer: r.layer,
+                path: r.path,
+                action: r.action,
+                message: r.message,
+                thresholds: r.thresholds,
+              })),
+            ),
+          },
           defaults: DEFAULTS,
         },
         null,
@@ -56,6 +102,9 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
         '                several matches), it records the previous bytes and lets the tool run and report.',
         '  NotebookEdit  changed lines of cell source count; the record keeps the whole .ipynb',
         '  Read          only with `fettle install --read`: text files over 256 KB are served from disk',
+        '  Bash          obviously read-only commands (ls, cat, grep, git log, ...) cost nothing; any other is',
+        '                scanned with `git status` before and after, and what it changed in the repository is',
+        '                recorded as one changeset (ignored files and files outside the repository are not)',
         '',
         ...(c.review === 'human'
           ? [
@@ -78,9 +127,18 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
           ['FETTLE_REVIEW', `${c.review} (${source('FETTLE_REVIEW')})`],
           ['FETTLE_HISTORY_MAX_AGE', `${c.historyMaxAgeSeconds} s (${source('FETTLE_HISTORY_MAX_AGE')})`],
           ['FETTLE_HISTORY_MAX_COUNT', `${c.historyMaxCount} (${source('FETTLE_HISTORY_MAX_COUNT')})`],
+          ['FETTLE_BASH', `${c.bash} (${source('FETTLE_BASH')})`],
+          ['FETTLE_BASH_MAX_FILES', `${c.bashMaxFiles} (${source('FETTLE_BASH_MAX_FILES')})`],
+          ['FETTLE_BASH_MAX_FILE_BYTES', `${c.bashMaxFileBytes} (${source('FETTLE_BASH_MAX_FILE_BYTES')})`],
           ['FETTLE_TEST_LINK', `${links.length ? links.join(':') : '(none)'} (${source('FETTLE_TEST_LINK')})`],
+          [
+            'FETTLE_AUDIT',
+            `${c.audit ? '1: every hook decision goes to .git/fettle/audit.jsonl' : '0'} (${source('FETTLE_AUDIT')})`,
+          ],
           ['store outside repos', c.dataDir],
         ]).map((row) => `  ${row}`),
+        '',
+        ...policyLines(policy),
       ].join('\n'),
     ),
   );

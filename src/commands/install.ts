@@ -1,47 +1,67 @@
-// `fettle install` / `fettle uninstall`: fettle's hooks in one Claude Code settings file
-// (protocol/settings-file.ts does the careful read-modify-write); `install --resident`, the resident server's.
-import { HOOK_EVENTS, MATCHER, READ_MATCHER, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
+// `fettle install` / `fettle uninstall`: fettle's hooks in one agent's settings file, Claude Code's unless
+// `--agent` names another (protocol/agent-settings.ts knows where each keeps them; protocol/settings-file.ts does
+// the careful read-modify-write); `install --resident`, the resident server's (Claude Code only).
+import { AGENT_TITLES, type AgentName } from '../core/agents';
+import { TOKEN_VAR } from '../core/resident';
+import { BASH_MATCHER, HOOK_EVENTS, MATCHER, READ_MATCHER, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
+import { FettleError } from '../errors';
+import { agentHookCommand, agentSettingsPath, formatOf } from '../protocol/agent-settings';
+import { installResident } from '../protocol/resident-install';
+import { ensureServer } from '../protocol/serve-control';
+import { tokenExport } from '../protocol/serve-state';
 import {
-  hookCommand,
   installHooks,
   otherInstalls,
   type OtherInstall,
-  portableHookCommand,
   type Scope,
   settingsPath,
   uninstallHooks,
 } from '../protocol/settings-file';
-import { TOKEN_VAR } from '../core/resident';
-import { FettleError } from '../errors';
-import { installResident } from '../protocol/resident-install';
-import { ensureServer } from '../protocol/serve-control';
-import { tokenExport } from '../protocol/serve-state';
 import { cwdFor, spelled, type Edge } from './edge';
 
-/** The command the hooks run: absolute paths in this machine's files; nothing of this machine in a shared one. */
-const commandFor = (edge: Edge, root: string, scope: Scope, file: string): string =>
-  scope === 'project' ? portableHookCommand(edge.env, edge.io.script, root, file) : hookCommand(edge.io.script);
+/** What each agent's hooks do there, said once installed. */
+const AFTER_INSTALL: Record<Exclude<AgentName, 'claude'>, string> = {
+  codex:
+    "fettle's PreToolUse and PostToolUse hooks on apply_patch, and its UserPromptSubmit and Stop hooks. Codex runs a new or changed hook only once you trust it: start `codex`, run /hooks and trust fettle's four hooks (`fettle doctor` says whether they are).",
+  gemini:
+    "fettle's BeforeTool and AfterTool hooks on write_file and replace, and its BeforeAgent and AfterAgent hooks.",
+  cursor:
+    "fettle's afterFileEdit and beforeSubmitPrompt hooks. Cursor runs no hook before an edit, so fettle records each edit after it lands (when it can tell what the file held) and can stage nothing.",
+};
 
 export const install = async (
   edge: Edge,
   dir: string | undefined,
   scope: Scope,
-  options: { read?: boolean; json?: boolean } = {},
+  options: { read?: boolean; bash?: boolean; json?: boolean; agent?: AgentName } = {},
 ): Promise<void> => {
+  const agent = options.agent ?? 'claude';
   const root = cwdFor(edge, dir);
-  const file = settingsPath(root, edge.env, scope);
-  const command = commandFor(edge, root, scope, file);
-  const { path, result } = await installHooks(edge.env, file, command, options);
-  const others = await otherInstalls(edge.env, root, scope);
+  const file = agentSettingsPath(agent, root, edge.env, scope);
+  const command = agentHookCommand(agent, { env: edge.env, script: edge.io.script, root, file, scope });
+  const format = agent === 'claude' ? undefined : formatOf(agent);
+  const { path, result } = await installHooks(edge.env, file, command, options, format);
+  const others = agent === 'claude' ? await otherInstalls(edge.env, root, scope) : [];
   if (options.json) {
-    edge.io.out(JSON.stringify({ path, scope, result, command, alsoInstalled: others }));
+    edge.io.out(JSON.stringify({ agent, path, scope, result, command, alsoInstalled: others }));
     return;
   }
-  const what = `${HOOK_EVENTS.join(' and ')} hooks on ${MATCHER}${options.read ? ` (and PreToolUse on ${READ_MATCHER})` : ''}, and ${[...SESSION_EVENTS, ...TURN_EVENTS].join(', ')} hooks`;
+  const tools = options.bash === false ? MATCHER : `${MATCHER} and ${BASH_MATCHER}`;
+  const what =
+    agent === 'claude'
+      ? `${HOOK_EVENTS.join(' and ')} hooks on ${tools}${options.read ? ` (and PreToolUse on ${READ_MATCHER})` : ''}, and ${[...SESSION_EVENTS, ...TURN_EVENTS].join(', ')} hooks`
+      : AFTER_INSTALL[agent];
+  const title = agent === 'claude' ? '' : ` for ${AGENT_TITLES[agent]}`;
   edge.io.out(
-    result === 'changed'
-      ? `Installed fettle's ${what} in ${path}.\nHook command: ${command}`
-      : `fettle's ${what} are already installed in ${path}; nothing changed.`,
+    spelled(
+      edge,
+      dir,
+      result === 'changed'
+        ? agent === 'claude'
+          ? `Installed fettle's ${what} in ${path}.\nHook command: ${command}`
+          : `Installed fettle${title} in ${path}: ${what}\nHook command: ${command}`
+        : `fettle's hooks${title} are already installed in ${path}; nothing changed.`,
+    ),
   );
   warnOthers(edge, dir, scope, others);
 };
@@ -69,8 +89,14 @@ export const installResidentCommand = async (
   edge: Edge,
   dir: string | undefined,
   scope: Scope,
-  options: { read?: boolean; json?: boolean } = {},
+  options: { read?: boolean; bash?: boolean; json?: boolean; agent?: AgentName } = {},
 ): Promise<void> => {
+  if (options.agent !== undefined && options.agent !== 'claude')
+    throw new FettleError(
+      'E_USAGE',
+      `--resident answers Claude Code's HTTP hooks; ${AGENT_TITLES[options.agent]} has no such hooks, so its hooks stay command hooks.`,
+      { hint: `Run \`fettle install --agent ${options.agent}\` without --resident.` },
+    );
   if (scope === 'project')
     throw new FettleError(
       'E_USAGE',
@@ -116,10 +142,12 @@ export const uninstall = async (
   edge: Edge,
   dir: string | undefined,
   scope: Scope,
-  o: { json?: boolean } = {},
+  o: { json?: boolean; agent?: AgentName } = {},
 ): Promise<void> => {
-  const { path, result } = await uninstallHooks(edge.env, settingsPath(cwdFor(edge, dir), edge.env, scope));
-  if (o.json) edge.io.out(JSON.stringify({ path, scope, result }));
+  const agent = o.agent ?? 'claude';
+  const file = agentSettingsPath(agent, cwdFor(edge, dir), edge.env, scope);
+  const { path, result } = await uninstallHooks(edge.env, file, agent === 'claude' ? undefined : formatOf(agent));
+  if (o.json) edge.io.out(JSON.stringify({ agent, path, scope, result }));
   else
     edge.io.out(
       result === 'changed' ? `Removed fettle's hooks from ${path}.` : `No fettle hooks in ${path}; nothing changed.`,

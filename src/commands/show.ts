@@ -6,7 +6,7 @@ import { readChangesetView } from '../protocol/changeset-review';
 import { resolveShown } from '../protocol/changesets';
 import type { Context } from '../protocol/context';
 import type { Store } from '../store/store';
-import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
+import { ago, changeJson, countsText, DECIDER_TEXT, expiryText, stateText } from './change-view';
 import { contextFor, useColor, type Edge } from './edge';
 
 const short = (oid: string): string => oid.slice(0, 12);
@@ -22,9 +22,22 @@ const details = (c: Change, chain: Chain, now: Date): string[] => {
     `When:     ${c.at.toISOString()} (${ago(now, c.at)})`,
     `Change:   ${countsText(c)}${f.reason && f.added !== undefined ? ` (${f.reason})` : ''}`,
   ];
+  if (f.agent) lines.push(`Agent:    ${f.agent}`);
   if (f.session) lines.push(`Session:  ${f.session}`);
   if (f.changeset) lines.push(`Changeset: ${f.changeset} (\`fettle show ${f.changeset}\` shows all its changes)`);
   if (f.tool) lines.push(`Tool:     ${f.tool}${f.toolUse ? ` (tool use ${f.toolUse})` : ''}`);
+  if (f.decidedBy) {
+    const rule = f.decidedBy.startsWith('policy:') ? `policy rule ${f.decidedBy.slice('policy:'.length)}` : undefined;
+    lines.push(`Decided:  ${rule ?? DECIDER_TEXT[f.decidedBy] ?? f.decidedBy}`);
+  }
+  if (f.contract)
+    lines.push(
+      `Contract: ${f.contractPath ?? '?'} (${f.contract.slice(0, 19)}…)${f.checks ? `, checks ${f.checks}` : ''}`,
+    );
+  if (f.command !== undefined) lines.push(`Command:  ${f.command}`);
+  // What the record says beyond its one standard sentence (a command that failed, bytes not kept, a settling).
+  const notes = (chain.commits[0]?.message ?? '').trimEnd().split('\n\n').slice(2, -1);
+  if (notes.length > 0) lines.push('Note:', ...notes.flatMap((n) => n.split('\n')).map((l) => `  ${l}`));
   lines.push(`Ref:      ${c.ref || '(removed from history; shown from its commit)'}`);
   lines.push(
     `Base:     ${chain.base ? `${short(chain.base)} (HEAD when it was recorded)` : 'none (unborn HEAD, or a file outside any repository)'}`,
@@ -42,6 +55,12 @@ const statesOf = (changes: Change[]): string => {
   for (const c of changes) counts.set(stateText(c), (counts.get(stateText(c)) ?? 0) + 1);
   return [...counts].map(([state, n]) => `${n} ${state}`).join(', ');
 };
+
+/** The command lines a changeset's members were made by (one, for a Bash command's changeset). */
+const commandsOf = (members: Change[]): string[] =>
+  [...new Set(members.map((c) => c.fields.command).filter((c): c is string => c !== undefined))].map(
+    (c) => `Command:  ${c}`,
+  );
 
 /** `show <changeset>`: its members, and what they did or propose as one diff against the commit they were made on. */
 const showChangeset = async (
@@ -61,10 +80,13 @@ const showChangeset = async (
   }
   const now = ctx.now();
   const sessions = [...new Set(members.map((c) => c.fields.session ?? '-'))];
+  const agents = [...new Set(members.flatMap((c) => (c.fields.agent ? [c.fields.agent] : [])))];
   const lines = [
     `changeset ${id}: ${members.length} change${members.length === 1 ? '' : 's'} made or decided as one`,
     `State:    ${statesOf(view.members)}`,
+    ...(agents.length > 0 ? [`Agent:    ${agents.join(', ')}`] : []),
     `Session:  ${sessions.join(', ')}`,
+    ...commandsOf(members),
     `Base:     ${view.base ? `${short(view.base)} (HEAD when they were recorded)` : 'none (unborn HEAD, or files outside any repository)'}`,
     'Changes:',
     ...view.members.map((c) => `  ${c.id}  ${c.fields.path}  ${countsText(c)}  ${stateText(c)}, ${ago(now, c.at)}`),

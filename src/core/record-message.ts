@@ -22,6 +22,8 @@ export interface RecordFields {
   session?: string | undefined;
   toolUse?: string | undefined;
   tool?: string | undefined;
+  /** the coding agent that made the call (claude, codex, gemini, cursor, ...) */
+  agent?: string | undefined;
   added?: number | undefined;
   removed?: number | undefined;
   /** why the decision was what it was: small, ratio, ceil, new-file, binary, oversize */
@@ -49,6 +51,15 @@ export interface RecordFields {
   changeset?: string | undefined;
   /** a discarded proposal that a newer one for the same file, from the same session, replaced: the newer one's id */
   supersededBy?: string | undefined;
+  /** a change made by a shell command (the Bash tool): the command line, one line, capped */
+  command?: string | undefined;
+  /** who decided this step of the change (decider.ts): model, person, prompt, policy:<rule>, executor, threshold */
+  decidedBy?: string | undefined;
+  /** a change a contract made: the hash of the contract's canonical form (`sha256:<hex>`), and its real path */
+  contract?: string | undefined;
+  contractPath?: string | undefined;
+  /** the outcome of the contract's checks in the test tree (`fettle apply --test`) */
+  checks?: 'passed' | 'failed' | undefined;
 }
 
 const SUBJECT: Record<RecordKind, string> = {
@@ -76,6 +87,13 @@ const ROLLBACK_BODY: Partial<Record<RecordKind, (id: string) => string>> = {
     `fettle rolled back change ${id}, restoring the bytes it had replaced; the parent holds what was on disk before.`,
 };
 
+/** A change a shell command made: the bytes before it ran, then what it left. */
+const COMMAND_BODY: Partial<Record<RecordKind, string>> = {
+  before: 'The file as it was on disk before the Bash command in Fettle-Command ran (no file: the command created it).',
+  after:
+    'What the Bash command in Fettle-Command left on disk (no file: it deleted it); the parent holds what was there before.',
+};
+
 /** Trailer values are one line; a path with a newline or quote is written as a JSON string. */
 const encodeValue = (value: string): string =>
   /^[^\n\r"\\]*$/.test(value) && value.trim() === value ? value : JSON.stringify(value);
@@ -95,7 +113,12 @@ export const renderRecord = (f: RecordFields): string => {
   const counts = stat(f.added, f.removed);
   // The `before` record holds the old bytes; the counts describe the change that follows it.
   const several = f.reverts?.includes(' ') ? `${f.reverts.split(' ').length} changes` : f.reverts;
-  const verb = f.reverts && f.kind === 'after' ? `roll back ${several} in` : SUBJECT[f.kind];
+  const verb =
+    f.reverts && f.kind === 'after'
+      ? `roll back ${several} in`
+      : f.command !== undefined && f.kind === 'after'
+        ? `Bash ${f.reason ?? 'changed'}`
+        : SUBJECT[f.kind];
   const subject = `fettle: ${verb} ${encodeValue(f.path)}${counts && f.kind !== 'before' ? ` (${counts})` : ''}`;
   const trailers: [string, string | undefined][] = [
     ['Fettle-Id', f.id],
@@ -106,18 +129,25 @@ export const renderRecord = (f: RecordFields): string => {
     ['Fettle-Stat', counts || undefined],
     ['Fettle-Reason', f.reason],
     ['Fettle-Tool', f.tool],
+    ['Fettle-Agent', f.agent],
     ['Fettle-Session', f.session],
     ['Fettle-Tool-Use', f.toolUse],
+    ['Fettle-Command', f.command],
     ['Fettle-Turn', f.turn === undefined ? undefined : String(f.turn)],
     ['Fettle-Changeset', f.changeset],
     ['Fettle-Reverts', f.reverts],
     ['Fettle-Superseded-By', f.supersededBy],
     ['Fettle-Review', f.review],
+    ['Fettle-Decided-By', f.decidedBy],
+    ['Fettle-Contract', f.contract],
+    ['Fettle-Contract-Path', f.contractPath],
+    ['Fettle-Checks', f.checks],
     ['Fettle-Time', f.time === undefined ? undefined : String(f.time)],
     ['Fettle-Seq', f.seq === undefined ? undefined : String(f.seq)],
   ];
   const rollbackBody = f.reverts ? ROLLBACK_BODY[f.kind]?.(f.reverts) : undefined;
-  const body = [rollbackBody ?? BODY[f.kind], f.note].filter(Boolean).join('\n\n');
+  const commandBody = f.command !== undefined ? COMMAND_BODY[f.kind] : undefined;
+  const body = [rollbackBody ?? commandBody ?? BODY[f.kind], f.note].filter(Boolean).join('\n\n');
   const lines = trailers
     .filter(([, v]) => v !== undefined && v !== '')
     .map(([k, v]) => `${k}: ${encodeValue(String(v))}`);
@@ -133,6 +163,8 @@ const lastParagraph = (message: string): string[] => {
 };
 
 const TRAILER_KEY = /^Fettle-[A-Za-z-]+$/;
+/** A Fettle-Decided-By value: one of the deciders, or a policy rule's label. */
+const DECIDER = /^(model|person|prompt|executor|threshold|policy:[A-Za-z0-9._#-]{1,80})$/;
 
 /** A change or changeset id: 8 lowercase alphanumerics (protocol/ids.ts draws them). */
 export const isChangeId = (value: string): boolean => /^[0-9a-z]{8}$/.test(value);
@@ -162,6 +194,11 @@ export const parseRecord = (message: string): RecordFields | null => {
   const seq = /^\d{1,15}$/.test(fields.get('Fettle-Seq') ?? '') ? Number(fields.get('Fettle-Seq')) : undefined;
   const changeset = fields.get('Fettle-Changeset');
   const supersededBy = fields.get('Fettle-Superseded-By');
+  const command = fields.get('Fettle-Command');
+  const decidedBy = fields.get('Fettle-Decided-By');
+  const contract = fields.get('Fettle-Contract');
+  const contractPath = fields.get('Fettle-Contract-Path');
+  const checks = fields.get('Fettle-Checks');
   return {
     id,
     kind,
@@ -171,6 +208,7 @@ export const parseRecord = (message: string): RecordFields | null => {
     session: fields.get('Fettle-Session'),
     toolUse: fields.get('Fettle-Tool-Use'),
     tool: fields.get('Fettle-Tool'),
+    agent: fields.get('Fettle-Agent'),
     added: statMatch ? Number(statMatch[1]) : undefined,
     removed: statMatch ? Number(statMatch[2]) : undefined,
     reason: fields.get('Fettle-Reason'),
@@ -182,5 +220,10 @@ export const parseRecord = (message: string): RecordFields | null => {
     ...(turn !== undefined ? { turn } : {}),
     ...(changeset && isChangeId(changeset) ? { changeset } : {}),
     ...(supersededBy && isChangeId(supersededBy) ? { supersededBy } : {}),
+    ...(command !== undefined ? { command } : {}),
+    ...(decidedBy && DECIDER.test(decidedBy) ? { decidedBy } : {}),
+    ...(contract && /^sha256:[0-9a-f]{64}$/.test(contract) ? { contract } : {}),
+    ...(contractPath ? { contractPath } : {}),
+    ...(checks === 'passed' || checks === 'failed' ? { checks } : {}),
   };
 };

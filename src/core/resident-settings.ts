@@ -9,7 +9,7 @@
 // - SessionStart: tells the server the session's project directory and Claude Code's pid (a live session
 //   keeps the server), and starts it.
 import { envHeader, FORWARDED_ENV, HOOK_PATH, TOKEN_VAR } from './resident';
-import { INSTALLED_EVENTS, MATCHER, READ_MATCHER, STATUS_MESSAGE, type Json } from './settings';
+import { BASH_MATCHER, INSTALLED_EVENTS, MATCHER, READ_MATCHER, STATUS_MESSAGE, type Json } from './settings';
 
 type Obj = { [key: string]: Json };
 
@@ -20,6 +20,8 @@ export interface ResidentPlan {
   guard: string;
   sessionStart: string;
   read?: boolean | undefined;
+  /** false: Bash commands are not recorded (`install --no-bash`), as in the command install */
+  bash?: boolean | undefined;
 }
 
 /** Every event resident mode registers, in the order it adds them. */
@@ -49,19 +51,23 @@ const command = (text: string, extra: Obj = {}): Obj => ({
   ...extra,
 });
 
-/** The groups resident mode puts under `event`. */
+/** The groups resident mode puts under `event`: the tools the command install matches, Bash unless --no-bash. */
 export const residentGroups = (plan: ResidentPlan, event: string): Json[] => {
   if (event === 'SessionStart') return [{ hooks: [command(plan.sessionStart)] }];
+  const tools = plan.bash === false ? [MATCHER] : [MATCHER, BASH_MATCHER];
   if (event === 'PreToolUse') {
     const pair = (matcher: string): Obj => ({
       matcher,
       hooks: [httpHook(plan, event), command(plan.guardBlocking)],
     });
-    return plan.read ? [pair(MATCHER), pair(READ_MATCHER)] : [pair(MATCHER)];
+    return [...tools, ...(plan.read ? [READ_MATCHER] : [])].map(pair);
   }
   if (event === 'PostToolUse' || event === 'PostToolUseFailure') {
     // The guard is in the background as the command hook is: its fallback only records what landed.
-    return [{ matcher: MATCHER, hooks: [httpHook(plan, event), command(plan.guard, { async: true })] }];
+    return tools.map((matcher) => ({
+      matcher,
+      hooks: [httpHook(plan, event), command(plan.guard, { async: true })],
+    }));
   }
   return [{ hooks: [httpHook(plan, event), command(plan.guard)] }];
 };

@@ -21,6 +21,7 @@ export const FORWARDED_ENV = [
   'PATH',
   'HOME',
   'XDG_DATA_HOME',
+  'XDG_CONFIG_HOME',
   'FETTLE_DATA_DIR',
   'FETTLE_WRITE_FLOOR',
   'FETTLE_WRITE_CEIL',
@@ -32,6 +33,10 @@ export const FORWARDED_ENV = [
   'FETTLE_HISTORY_MAX_COUNT',
   'FETTLE_NOW',
   'FETTLE_DEBUG',
+  'FETTLE_AUDIT',
+  'FETTLE_BASH',
+  'FETTLE_BASH_MAX_FILES',
+  'FETTLE_BASH_MAX_FILE_BYTES',
 ] as const;
 
 export const envHeader = (name: string): string => `x-fettle-env-${name.toLowerCase().replace(/_/g, '-')}`;

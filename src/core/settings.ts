@@ -27,6 +27,11 @@ export const UNMATCHED_EVENTS = [...SESSION_EVENTS, ...TURN_EVENTS] as const;
 export const INSTALLED_EVENTS = [...HOOK_EVENTS, ...SESSION_EVENTS, ...TURN_EVENTS] as const;
 /** The write tools (MultiEdit is legacy; keeping it in a matcher is harmless). */
 export const MATCHER = WRITE_TOOLS.join('|');
+/**
+ * Bash commands: before (a snapshot of what they could change) and after (what they changed, recorded), on the
+ * same three events as writes. Registered unless `fettle install --no-bash`.
+ */
+export const BASH_MATCHER = 'Bash';
 /** Registered only with `fettle install --read`: a hook on every Read costs start-up on the most frequent tool. */
 export const READ_MATCHER = 'Read';
 export const STATUS_MESSAGE = 'fettle: keeping the previous version';
@@ -36,8 +41,21 @@ const isObj = (v: Json | undefined): v is Obj => typeof v === 'object' && v !== 
 export const isFettleHandler = (h: Json): boolean =>
   isObj(h) &&
   (h.statusMessage === STATUS_MESSAGE ||
-    (typeof h.command === 'string' && /(^|[\s'"/])fettle(['"]?|\/dist\/cli\.js['"]?)\s+hook\s*$/.test(h.command)) ||
+    h.description === STATUS_MESSAGE ||
+    (typeof h.command === 'string' &&
+      (/(^|[\s'"/])fettle(['"]?|\/dist\/cli\.js['"]?)\s+hook(\s+--agent\s+[a-z]+)?\s*$/.test(h.command) ||
+        // Cursor's handlers carry nothing but the command: fettle's own hook subcommand with an agent names it.
+        /cli\.js['"]?\s+hook\s+--agent\s+(claude|codex|gemini|cursor)\s*$/.test(h.command))) ||
     (h.type === 'http' && typeof h.url === 'string' && /^http:\/\/127\.0\.0\.1:\d+\/fettle\/hook\//.test(h.url)));
+
+/**
+ * Another agent's hooks in the same shape as Claude Code's (Codex CLI's hooks.json, Gemini CLI's settings.json):
+ * each event fettle registers, its matcher (none: every call of the event) and the handler object.
+ */
+export interface HooksSpec {
+  events: { event: string; matcher?: string | undefined }[];
+  handler: (command: string) => Obj;
+}
 
 export class SettingsShapeError extends Error {}
 
@@ -122,7 +140,8 @@ export interface CustomHooks {
 export const addFettleHooks = (
   settings: Obj,
   command: string,
-  options: { read?: boolean; custom?: CustomHooks | undefined } = {},
+  options: { read?: boolean; bash?: boolean; custom?: CustomHooks | undefined } = {},
+  spec?: HooksSpec,
 ): Obj => {
   const current = hooksOf(settings) ?? {};
   const handler = (): Obj => ({ type: 'command', command, timeout: 60, statusMessage: STATUS_MESSAGE });
@@ -131,17 +150,26 @@ export const addFettleHooks = (
   // note reaches the model next turn.
   const background = (): Obj => ({ ...handler(), async: true });
   const hooks: Obj = { ...(hooksOf(removeFettleHooks(settings)) ?? {}) };
-  for (const event of options.custom?.events ?? INSTALLED_EVENTS) {
+  const claude = (event: string): Json[] => {
+    const groups: Json[] = UNMATCHED_EVENTS.some((e) => e === event)
+      ? [{ hooks: [handler()] }]
+      : [{ matcher: MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] }];
+    if (options.bash !== false && HOOK_EVENTS.some((e) => e === event))
+      groups.push({ matcher: BASH_MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] });
+    if (options.read && event === 'PreToolUse') groups.push({ matcher: READ_MATCHER, hooks: [handler()] });
+    return groups;
+  };
+  const events = options.custom?.events ?? (spec ? spec.events.map((e) => e.event) : INSTALLED_EVENTS);
+  for (const event of events) {
     const before = current[event];
     if (before !== undefined && !Array.isArray(before))
       throw new SettingsShapeError(`"hooks.${event}" is not an array`);
+    const theirs = spec?.events.find((e) => e.event === event);
     const ours: Json[] = options.custom
       ? options.custom.groups(event)
-      : UNMATCHED_EVENTS.some((e) => e === event)
-        ? [{ hooks: [handler()] }]
-        : [{ matcher: MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] }];
-    if (options.read && !options.custom && event === 'PreToolUse')
-      ours.push({ matcher: READ_MATCHER, hooks: [handler()] });
+      : spec && theirs
+        ? [{ ...(theirs.matcher === undefined ? {} : { matcher: theirs.matcher }), hooks: [spec.handler(command)] }]
+        : claude(event);
     // Re-installing keeps fettle's groups where they were, so an unchanged install leaves the file unchanged.
     // Every group before the first one holding a fettle handler is foreign and kept, so `at` is still valid.
     const at = (before ?? []).findIndex((g) => isObj(g) && Array.isArray(g.hooks) && g.hooks.some(isFettleHandler));

@@ -20,7 +20,12 @@ export const settleSession = async (end: EndPayload, edge: HookEdge): Promise<Ho
       resident: edge.resident,
       background: edge.background,
     };
-    await settleSessionRecords(ctx, { session, event: end.event, transcript: end.transcript });
+    await settleSessionRecords(ctx, {
+      session,
+      event: end.event,
+      transcript: end.transcript,
+      callsOver: end.callsOver,
+    });
     return pass();
   } catch (error) {
     const e = toFettleError(error);

@@ -26,7 +26,26 @@ export interface EndPayload {
   session: string | undefined;
   cwd: string | undefined;
   transcript: string | undefined;
+  /** every tool call of the turn is over (an agent whose end of turn comes after its tools' after hooks) */
+  callsOver?: boolean | undefined;
 }
+
+/** A Bash tool call (before or after it ran): what it changed in the repository is recorded. */
+export interface BashPayload {
+  event: HookEvent;
+  command: string;
+  cwd: string | undefined;
+  sessionId: string | undefined;
+  toolUseId: string | undefined;
+  /** PostToolUseFailure: the tool's error message */
+  error?: string | undefined;
+}
+
+/**
+ * A command longer than this is not recorded (a notice says so): the shell gets it whole anyway, and fettle
+ * keeps commands in one-line trailers.
+ */
+export const MAX_COMMAND_CHARS = 1024 * 1024;
 
 /** A user prompt (UserPromptSubmit): the session's next turn starts. */
 export interface TurnPayload {
@@ -35,21 +54,23 @@ export interface TurnPayload {
 
 export type Parsed =
   | { kind: 'call'; payload: Payload }
+  | { kind: 'bash'; bash: BashPayload }
   | { kind: 'end'; end: EndPayload }
   | { kind: 'turn'; turn: TurnPayload }
   | { kind: 'ignore'; why: string }
   | { kind: 'invalid'; why: string };
 
-type Obj = Record<string, unknown>;
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const isObj = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
+export type Obj = Record<string, unknown>;
+export const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+export const isObj = (value: unknown): value is Obj =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const kindOf = (value: unknown): string =>
   value === null
     ? 'null'
     : Array.isArray(value)
       ? 'an array'
       : `a ${typeof value === 'object' ? 'JSON object' : typeof value}`;
-const usablePath = (value: unknown): value is string =>
+export const usablePath = (value: unknown): value is string =>
   typeof value === 'string' && value !== '' && !value.includes('\0');
 
 const editOp = (v: Obj): EditOp | string => {
@@ -101,7 +122,8 @@ const parseCall = (tool: string, input: Obj): ToolCall | string => {
   }
 };
 
-export const parsePayload = (raw: string): Parsed => {
+/** The hook input as JSON: the object, or why it is not one (said without quoting it: it may be large). */
+export const readJson = (raw: string): { data: Obj } | { why: string } => {
   let data: unknown;
   try {
     data = JSON.parse(raw);
@@ -109,9 +131,18 @@ export const parsePayload = (raw: string): Parsed => {
     // JSON.parse's message quotes the input, which may be large or span lines: say only what is wrong.
     const detail =
       raw.trim() === '' ? 'the hook input was empty' : `the hook input is not valid JSON (${raw.length} characters)`;
-    return { kind: 'invalid', why: `${detail}; expected the JSON object Claude Code sends` };
+    return { why: `${detail}; expected the JSON object the agent sends` };
   }
-  if (!isObj(data)) return { kind: 'invalid', why: 'hook input is not a JSON object' };
+  return isObj(data) ? { data } : { why: 'hook input is not a JSON object' };
+};
+
+export const parsePayload = (raw: string): Parsed => {
+  const read = readJson(raw);
+  return 'why' in read ? { kind: 'invalid', why: read.why } : parseData(read.data);
+};
+
+/** A Claude Code hook input, already read as a JSON object. */
+export const parseData = (data: Obj): Parsed => {
   const event = data.hook_event_name;
   if (SESSION_EVENTS.some((e) => e === event)) {
     const end = { session: str(data.session_id), cwd: str(data.cwd), transcript: str(data.transcript_path) };
@@ -125,6 +156,7 @@ export const parsePayload = (raw: string): Parsed => {
   const tool = data.tool_name;
   if (tool !== undefined && typeof tool !== 'string')
     return { kind: 'invalid', why: `tool_name is ${kindOf(tool)}, not a string` };
+  if (tool === 'Bash') return parseBash(data, event as HookEvent);
   if (tool === undefined || !TOOLS.has(tool)) return { kind: 'ignore', why: `tool ${tool ?? 'missing'}` };
   if (!isObj(data.tool_input)) return { kind: 'invalid', why: `${tool} hook input has no tool_input object` };
   const call = parseCall(tool, data.tool_input);
@@ -136,6 +168,34 @@ export const parsePayload = (raw: string): Parsed => {
       call,
       cwd: str(data.cwd),
       permissionMode: str(data.permission_mode),
+      sessionId: str(data.session_id),
+      toolUseId: str(data.tool_use_id),
+      ...(event === 'PostToolUseFailure' ? { error: str(data.error) } : {}),
+    },
+  };
+};
+
+/** A lone surrogate: what JSON's \\uD800 escapes and bytes that are not UTF-8 leave in a string. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+const parseBash = (data: Obj, event: HookEvent): Parsed => {
+  if (!isObj(data.tool_input)) return { kind: 'invalid', why: 'Bash hook input has no tool_input object' };
+  const command = data.tool_input.command;
+  if (typeof command !== 'string') return { kind: 'invalid', why: 'Bash command is missing or not a string' };
+  if (command.length > MAX_COMMAND_CHARS)
+    return {
+      kind: 'invalid',
+      why: `the Bash command is ${command.length} characters long, more than fettle records (${MAX_COMMAND_CHARS})`,
+    };
+  // Claude Code sends UTF-8; U+FFFD is what the input's bytes that were not UTF-8 became when read.
+  if (LONE_SURROGATE.test(command) || command.includes('\ufffd'))
+    return { kind: 'invalid', why: 'the Bash command is not valid UTF-8' };
+  return {
+    kind: 'bash',
+    bash: {
+      event,
+      command,
+      cwd: str(data.cwd),
       sessionId: str(data.session_id),
       toolUseId: str(data.tool_use_id),
       ...(event === 'PostToolUseFailure' ? { error: str(data.error) } : {}),

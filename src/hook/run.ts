@@ -1,59 +1,48 @@
-// `fettle hook`: one Claude Code hook call, in Claude Code's dialect. The write protocol itself is
-// protocol/write.ts; here: parse the payload, call it, render its answer, and map failures to outcomes, once.
-import { spawn } from 'node:child_process';
+// `fettle hook`: one hook call. Another agent's input goes to its adapter (agents/); Claude Code's is handled
+// here, in its dialect. The write protocol itself is protocol/write.ts; here: parse the payload, call it, render
+// its answer, and map failures to outcomes (failure.ts).
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { clockFrom, loadConfig, type Env } from '../config';
-import { renderAsk, renderDirect, renderNoop, renderRefused, renderStaged, summarize } from '../core/messages';
+import {
+  renderAsk,
+  renderBlocked,
+  renderDirect,
+  renderNoop,
+  renderRefused,
+  renderStaged,
+  renderUnstageable,
+  summarize,
+} from '../core/messages';
 import type { WriteCall } from '../core/tool-call';
-import { toFettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import type { Context } from '../protocol/context';
 import * as protocol from '../protocol/write';
+import { agentOf, unknownAgent, withoutAdapter } from './agents/detect';
+import { noteAfter, noteBefore } from './audit';
 import { settleSession } from './end';
+import { isOutcome, writeContext, writeFailure } from './failure';
 import { countTurn } from './turn';
 import type { HookEdge } from './edge';
-import { ask, block, context, deny, pass, replayed, warn, type HookOutcome } from './outcome';
-import { parsePayload, type Payload } from './payload';
+import { ask, context, deny, pass, replayed, warn, type HookOutcome } from './outcome';
+import { runBash } from './bash';
+import { parseData, readJson, type Payload } from './payload';
 import { serveRead } from './read';
 
 type WritePayload = Payload & { call: WriteCall };
 
-/** Ends `text` with a full stop unless it already ends a sentence. */
-const sentence = (text: string): string => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
-
-const debug = (env: Env, error: unknown): string =>
-  env.FETTLE_DEBUG && error instanceof Error && error.stack ? `\n${error.stack}` : '';
-
-/**
- * A hook process starts storage maintenance as `fettle gc --auto`, a process of its own that outlives it; the
- * resident server runs it in process instead, after its answers (edge.background).
- */
-const detachFor = (edge: HookEdge): Context['detach'] => {
-  const script = edge.script;
-  if (edge.background || !script) return undefined;
-  return (store) => {
-    const dir = store.kind === 'repo' ? store.workTree : '/';
-    try {
-      spawn(process.execPath, [script, '-C', dir, 'gc', '--auto'], {
-        cwd: dir,
-        env: edge.env as NodeJS.ProcessEnv,
-        detached: true,
-        stdio: 'ignore',
-      }).unref();
-    } catch {
-      // maintenance only saves space; the next write starts it again
-    }
-  };
-};
-
 export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome> => {
-  const parsed = parsePayload(raw);
+  const input = readJson(raw);
+  if ('why' in input) return warn(`fettle: ${input.why}. This tool call was not protected by fettle.`);
+  const agent = agentOf(input.data, edge.agent);
+  if (agent === null) return unknownAgent(input.data, edge.agent);
+  if (agent !== 'claude') return edge.adapters ? edge.adapters(agent, input.data, edge) : withoutAdapter(agent);
+  const parsed = parseData(input.data);
   if (parsed.kind === 'ignore') return pass();
   if (parsed.kind === 'invalid') {
     return warn(`fettle: ${parsed.why}. This tool call was not protected by fettle.`);
   }
   if (parsed.kind === 'end') return settleSession(parsed.end, edge);
   if (parsed.kind === 'turn') return countTurn(parsed.turn, edge);
+  if (parsed.kind === 'bash') return runBash(parsed.bash, edge);
   const payload = parsed.payload;
   if (payload.call.tool === 'Read') {
     return payload.event === 'PreToolUse' ? serveRead(payload.call, payload.cwd ?? edge.cwd, edge) : pass();
@@ -62,53 +51,14 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
   if (payload.event === 'PreToolUse' && payload.permissionMode === 'plan') return pass();
   const p = payload as WritePayload;
 
-  let ctx: Context;
-  try {
-    const config = loadConfig(edge.env);
-    ctx = {
-      cwd: p.cwd ?? edge.cwd,
-      env: edge.env,
-      now: clockFrom(edge.env),
-      config,
-      resident: edge.resident,
-      background: edge.background,
-      detach: detachFor(edge),
-    };
-  } catch (error) {
-    const e = toFettleError(error);
-    if (p.event !== 'PreToolUse') return warn(`fettle: ${e.message}`);
-    return block(
-      `fettle blocked this write because its configuration is invalid; nothing was written. ${e.message}${e.hint ? ` ${e.hint}` : ''}`,
-    );
-  }
-
+  const ctx = writeContext(edge, p.cwd, p.event === 'PreToolUse');
+  if (isOutcome(ctx)) return ctx;
   try {
     if (p.event === 'PostToolUseFailure') return await afterFailure(ctx, p);
     return p.event === 'PreToolUse' ? await beforeWrite(ctx, p, edge) : await afterWrite(ctx, p, edge);
   } catch (error) {
-    const e = toFettleError(error);
-    if (e.code === 'E_FORBIDDEN_PATH') return pass(); // .git paths: not fettle's to handle, never written by it
-    // Too large to hold: blocking would stop the agent from ever editing it; say plainly it goes unprotected.
-    if (e.code === 'E_TOO_LARGE')
-      return warn(`fettle: ${e.message} This write to ${p.call.filePath} is NOT protected: nothing was recorded.`);
-    // A symlink loop or an overlong name: no file can be written there, and the tool will say so itself.
-    const errno = (e.cause as NodeJS.ErrnoException | undefined)?.code;
-    if (errno === 'ELOOP' || errno === 'ENAMETOOLONG') return pass();
-    const file = p.call.filePath;
-    const detail = `${sentence(e.message)}${e.hint ? ` ${sentence(e.hint)}` : ''}${debug(edge.env, error)}`;
-    if (p.event === 'PostToolUse')
-      return warn(`fettle: the write to ${file} happened, but recording its result failed: ${detail}`);
-    if (p.event === 'PostToolUseFailure')
-      return warn(`fettle: the write to ${file} failed, and settling its record failed too: ${detail}`);
-    if (ctx.config.onError === 'allow') {
-      return warn(
-        `fettle could not save the previous content of ${file}, so this write is NOT protected (FETTLE_ON_ERROR=allow): ${detail}`,
-      );
-    }
-    return block(
-      `fettle blocked this write because it could not save the previous content of ${file} first; nothing was written. ` +
-        `Cause: ${detail} To let writes through unprotected until this is fixed, set FETTLE_ON_ERROR=allow.`,
-    );
+    const step = p.event === 'PreToolUse' ? 'before' : p.event === 'PostToolUse' ? 'after' : 'failed';
+    return writeFailure(error, ctx, step, p.call.filePath);
   }
 };
 
@@ -123,7 +73,12 @@ const inProject = (file: string, project: string): boolean => {
   );
 };
 
-const originOf = (p: WritePayload) => ({ session: p.sessionId, toolUse: p.toolUseId, tool: p.call.tool });
+const originOf = (p: WritePayload) => ({
+  session: p.sessionId,
+  toolUse: p.toolUseId,
+  tool: p.call.tool,
+  agent: 'claude',
+});
 
 const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promise<HookOutcome> => {
   const project = edge.env.CLAUDE_PROJECT_DIR || ctx.cwd;
@@ -134,6 +89,7 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
     inProject: inProject(p.call.filePath, project),
   };
   const before = await protocol.beforeWrite(ctx, w);
+  noteBefore(edge, before);
   // Answered before (a retried call, or fettle installed twice): the same answer, nothing recorded again.
   if (before.kind === 'replay') return replayed(before.answer) ?? pass();
   // Being answered right now by the other fettle: the client takes the most restrictive of the two answers.
@@ -154,13 +110,26 @@ const answer = (ctx: Context, p: WritePayload, edge: HookEdge, before: protocol.
         renderRefused({
           path: before.target.treePath,
           decision: before.decision,
-          thresholds: ctx.config,
+          thresholds: before.thresholds,
           tool: p.call.tool,
+          rule: before.rule,
         }),
       );
+    case 'ignored':
+      return pass(); // a policy rule leaves this path to the tool: nothing recorded
+    case 'blocked': {
+      const { target, ruleText, rule } = before;
+      return deny(
+        renderBlocked({ path: target.treePath, rule: ruleText, message: rule.message ?? '', tool: p.call.tool }),
+      );
+    }
+    case 'unstageable': {
+      const { target, ruleText, why } = before;
+      return deny(renderUnstageable({ path: target.treePath, rule: ruleText, why, tool: p.call.tool }));
+    }
   }
-  const { id, target, decision, supersedes } = before;
-  const message = { id, path: target.treePath, decision, ttlSeconds: ctx.config.ttlSeconds, thresholds: ctx.config };
+  const { id, target, decision, supersedes, thresholds, rule } = before;
+  const message = { id, path: target.treePath, decision, ttlSeconds: ctx.config.ttlSeconds, thresholds, rule };
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);
   if (before.review === 'person') return ask(renderAsk({ ...message, invoke }));
   return deny(renderStaged({ ...message, diff: before.diff, invoke, tool: p.call.tool, supersedes }));
@@ -174,6 +143,7 @@ const afterFailure = async (ctx: Context, p: WritePayload): Promise<HookOutcome>
 
 const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promise<HookOutcome> => {
   const after = await protocol.afterWrite(ctx, p.call, originOf(p));
+  noteAfter(edge, after);
   if (after.kind === 'none') return pass();
   const { target, id, fields } = after;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);

@@ -9,6 +9,8 @@ import { admit, envFromHeaders, peerUid } from '../core/resident';
 import { MAX_INPUT_BYTES } from '../io/stdin';
 import type { Runtime } from '../protocol/resident';
 import { appendLog, readSession, type ServePaths } from '../protocol/serve-state';
+import { auditHook, auditing } from './audit';
+import type { HookEdge } from './edge';
 import type { HookOutcome } from './outcome';
 import { runHook } from './run';
 import { answerOf, wrongTokenAnswer } from './serve-answer';
@@ -125,17 +127,26 @@ export const handle = async (state: ServerState, req: IncomingMessage, res: Serv
     const known = session ? await readSession(state.paths, session) : null;
     if (known?.project) env.CLAUDE_PROJECT_DIR = known.project;
     else delete env.CLAUDE_PROJECT_DIR;
-    const outcome = state.handOver
-      ? await state.handOver(raw, env)
-      : await runHook(raw, {
-          cwd: '/',
-          env,
-          script: state.script,
-          resident: state.runtime.resident,
-          background: state.runtime.background,
-        });
+    if (state.handOver) {
+      // the server taking over answers (and audits) the call
+      const outcome = await state.handOver(raw, env);
+      state.counts.served++;
+      send(res, 200, answerOf(outcome));
+      return;
+    }
+    const edge: HookEdge = {
+      cwd: '/',
+      env,
+      script: state.script,
+      resident: state.runtime.resident,
+      background: state.runtime.background,
+      facts: {},
+    };
+    const outcome = await runHook(raw, edge);
     state.counts.served++;
     send(res, 200, answerOf(outcome));
+    // The command hook's audit line (process.ts), written once the answer is sent: it never delays the client.
+    if (auditing(env)) await auditHook(raw, outcome, edge);
   } finally {
     state.counts.inFlight--;
     state.counts.last = Date.now();

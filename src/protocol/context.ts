@@ -27,8 +27,12 @@ export interface Origin {
   session?: string | undefined;
   toolUse?: string | undefined;
   tool?: string | undefined;
+  /** the coding agent that made the call (claude, codex, gemini, cursor, ...) */
+  agent?: string | undefined;
   /** the agent turn (user prompt) of the session (see turns.ts) */
   turn?: number | undefined;
   /** a staged change Claude Code asks a person about */
   review?: 'person' | undefined;
+  /** who decided the record's step (Fettle-Decided-By): threshold, policy:<rule>, executor, model, person, prompt */
+  decidedBy?: string | undefined;
 }

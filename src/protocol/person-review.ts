@@ -10,6 +10,12 @@ import type { Context } from './context';
 /** The agent whose shell runs this command, or null. Claude Code sets CLAUDECODE=1 in its Bash tool. */
 export const agentShell = (env: Env): string | null => (env.CLAUDECODE === '1' ? 'Claude Code' : null);
 
+/**
+ * Who decides when this command applies or drops a change (the Fettle-Decided-By trailer): the model, when it runs
+ * in the agent's shell, else a person at a terminal.
+ */
+export const commandDecider = (env: Env): 'model' | 'person' => (agentShell(env) ? 'model' : 'person');
+
 export const needsPerson = (ctx: Context, change: Change): boolean =>
   change.fields.review === 'person' || ctx.config.review === 'human';
 

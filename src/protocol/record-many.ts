@@ -22,6 +22,8 @@ export interface Recorded {
   id: string;
   tip: string;
   fields: RecordFields;
+  /** the `before` commit (the tip's parent, for a staged item) */
+  before?: string | undefined;
 }
 
 /** Objects planned in memory, written in one batch (and again, identically, if a prune took them). */
@@ -46,20 +48,31 @@ const along = (overlay: Overlay, path: string): Overlay =>
 
 const blobOid = (store: Store, bytes: Buffer): string => hashObject('blob', bytes, store.objectFormat);
 
+/** A blob already in the store, with its git mode. */
+export type StoredLeaf = { mode: string; oid: string };
+
 /** One file of a batch: its bytes now, its record's fields, and for a staged change the proposed bytes. */
 export interface Item {
   old: DiskFile | null;
+  /** instead of `old`, a blob the store already holds (null: no file): nothing is written for it */
+  stored?: StoredLeaf | null | undefined;
   fields: Fields;
-  /** a proposal on top of `before` (a staged change): the bytes and their git mode */
-  next?: { bytes: Buffer; mode: string } | undefined;
+  /** a proposal on top of `before` (a staged change): the bytes and their git mode; null: it removes the file */
+  next?: { bytes: Buffer; mode: string } | null | undefined;
 }
 
 /**
  * The records of many files, created in one transaction: each a `before` commit (HEAD plus the file as it is
  * now), and for a staged item a `proposal` commit on top, which its ref then names. Items of one changeset
- * (fields.changeset) are thereby all recorded, or none.
+ * (fields.changeset) are thereby all recorded, or none. `o.ids` names the changes (drawn otherwise); with
+ * `o.publish: false` the objects are written and no ref is made (`fettle apply --test` tests them first).
  */
-export const recordMany = async (ctx: Context, store: Store, items: Item[]): Promise<Recorded[]> => {
+export const recordMany = async (
+  ctx: Context,
+  store: Store,
+  items: Item[],
+  o: { ids?: string[]; publish?: boolean } = {},
+): Promise<Recorded[]> => {
   if (items.length === 0) return [];
   const when = ctx.now();
   const head = store.head;
@@ -68,10 +81,11 @@ export const recordMany = async (ctx: Context, store: Store, items: Item[]): Pro
   for (let attempt = 1; ; attempt++) {
     const batch: Batch = { blobs: [], trees: [], commits: [] };
     const modes: (number | undefined)[] = [];
-    const made = items.map(({ old, fields, next }) => {
-      const id = newId();
-      const leaf = old ? { mode: gitModeOf(old.mode), oid: blobOid(store, old.bytes) } : null;
-      if (old) {
+    const made = items.map(({ old, stored, fields, next }, n) => {
+      const id = (attempt === 1 ? o.ids?.[n] : undefined) ?? newId();
+      const leaf =
+        stored !== undefined ? stored : old ? { mode: gitModeOf(old.mode), oid: blobOid(store, old.bytes) } : null;
+      if (old && stored === undefined) {
         batch.blobs.push(old.bytes);
         modes.push(old.mode);
       }
@@ -81,15 +95,14 @@ export const recordMany = async (ctx: Context, store: Store, items: Item[]): Pro
       const spec: CommitSpec = { tree: rootOf(trees), parents: head ? [head] : [], message, when };
       batch.trees.push(...trees);
       batch.commits.push(spec);
-      if (!next) return { id, tip: commitId(store, spec), fields: { ...fields, id, kind: 'before' as const } };
-      batch.blobs.push(next.bytes);
-      modes.push(old?.mode);
-      const proposed = editOverlay(
-        own,
-        fields.path,
-        { mode: next.mode, oid: blobOid(store, next.bytes) },
-        store.objectFormat,
-      );
+      if (next === undefined)
+        return { id, tip: commitId(store, spec), fields: { ...fields, id, kind: 'before' as const } };
+      if (next) {
+        batch.blobs.push(next.bytes);
+        modes.push(old?.mode);
+      }
+      const proposedLeaf = next && { mode: next.mode, oid: blobOid(store, next.bytes) };
+      const proposed = editOverlay(own, fields.path, proposedLeaf, store.objectFormat);
       const proposal: CommitSpec = {
         tree: rootOf(proposed),
         parents: [commitId(store, spec)],
@@ -98,9 +111,11 @@ export const recordMany = async (ctx: Context, store: Store, items: Item[]): Pro
       };
       batch.trees.push(...proposed);
       batch.commits.push(proposal);
-      return { id, tip: commitId(store, proposal), fields: { ...fields, id, kind: 'proposal' as const } };
+      const before = commitId(store, spec);
+      return { id, tip: commitId(store, proposal), fields: { ...fields, id, kind: 'proposal' as const }, before };
     });
     const { oids } = await writeAll(store, batch, modes, true);
+    if (o.publish === false) return made;
     const creates = made.map((m): RefUpdate => ({ op: 'create', ref: changeRef(m.id), oid: m.tip }));
     try {
       await publish(store, creates, 'fettle: record', { oids, rewrite: () => writeAll(store, batch, modes) });
@@ -117,26 +132,33 @@ export const recordMany = async (ctx: Context, store: Store, items: Item[]): Pro
 export const recordBefores = (
   ctx: Context,
   store: Store,
-  items: { old: DiskFile | null; fields: Fields }[],
+  items: { old: DiskFile | null; stored?: StoredLeaf | null | undefined; fields: Fields }[],
 ): Promise<Recorded[]> => recordMany(ctx, store, items);
+
+/** What landed for one record of recordAfters. */
+export interface Landed {
+  previous: Recorded;
+  landed: DiskFile | null;
+  /** instead of `landed`, a blob the store already holds (null: no file) */
+  stored?: StoredLeaf | null | undefined;
+  /** false: not added to its agent session's ref (a file whose bytes fettle did not keep) */
+  land?: boolean | undefined;
+}
 
 /**
  * `after` records of many files (what landed, on each `before`), and each agent session's commits for them, in
  * one transaction; a race on a session ref reads the sessions again.
  */
-export const recordAfters = async (
-  ctx: Context,
-  store: Store,
-  items: { previous: Recorded; landed: DiskFile | null }[],
-): Promise<void> => {
+export const recordAfters = async (ctx: Context, store: Store, items: Landed[]): Promise<void> => {
   if (items.length === 0) return;
   const when = ctx.now();
-  const sessions = [...new Set(items.map((i) => i.previous.fields.session).filter((s): s is string => !!s))];
+  const landsOn = (i: Landed) => (i.land === false ? undefined : i.previous.fields.session);
+  const sessions = [...new Set(items.map(landsOn).filter((s): s is string => !!s))];
   const reads = sessions.map((s) =>
     sessionRead(
       store,
       s,
-      items.filter((i) => i.previous.fields.session === s).map((i) => i.previous.fields.path),
+      items.filter((i) => landsOn(i) === s).map((i) => i.previous.fields.path),
     ),
   );
   const own = items.map((i) => dirsAlong([i.previous.fields.path]));
@@ -148,13 +170,19 @@ export const recordAfters = async (
     const updates: RefUpdate[] = [];
     const landings = new Map<string, Landing[]>();
     let at = 0;
-    items.forEach(({ previous, landed }, n) => {
+    items.forEach((item, n) => {
+      const { previous, landed, stored } = item;
       const dirs = own[n] as string[];
       const overlay = overlayOf(dirs, objects.slice(at, at + dirs.length));
       at += dirs.length;
       const { fields } = previous;
-      const leaf = landed ? { mode: gitModeOf(landed.mode), oid: blobOid(store, landed.bytes) } : null;
-      if (landed) {
+      const leaf =
+        stored !== undefined
+          ? stored
+          : landed
+            ? { mode: gitModeOf(landed.mode), oid: blobOid(store, landed.bytes) }
+            : null;
+      if (landed && stored === undefined) {
         batch.blobs.push(landed.bytes);
         modes.push(landed.mode);
       }
@@ -164,11 +192,12 @@ export const recordAfters = async (
       batch.trees.push(...trees);
       batch.commits.push(spec);
       updates.push({ op: 'update', ref: changeRef(previous.id), oid: commitId(store, spec), old: previous.tip });
-      if (fields.session) {
+      if (landsOn(item)) {
         const event = fields.reverts ? ('rollback' as const) : ('write' as const);
         const { turn, added, removed, reverts } = fields;
         const landing = { path: fields.path, leaf, change: previous.id, event, turn, added, removed, reverts };
-        landings.set(fields.session, [...(landings.get(fields.session) ?? []), landing]);
+        const session = fields.session as string;
+        landings.set(session, [...(landings.get(session) ?? []), landing]);
       }
     });
     sessions.forEach((session, n) => {

@@ -30,7 +30,13 @@ const choosePort = async (): Promise<number> => {
  * The guard commands: `sh` builtins while the server runs, then `cat` reads the hook input away (Claude Code
  * reports a hook that closes its stdin early as failed); the paths are this installation's, quoted.
  */
-export const residentPlan = (paths: ServePaths, script: string, port: number, read?: boolean): ResidentPlan => {
+export const residentPlan = (
+  paths: ServePaths,
+  script: string,
+  port: number,
+  read?: boolean,
+  bash?: boolean,
+): ResidentPlan => {
   const node = shellQuote(process.execPath);
   const cli = shellQuote(realPathOrAbsolute(script));
   // Alive, and the server that wrote the file: on Linux its /proc start time (field 22) must match, and a
@@ -46,6 +52,7 @@ export const residentPlan = (paths: ServePaths, script: string, port: number, re
     guard: `[ -n "$FETTLE_SERVE_TOKEN" ] && ${alive} || exec ${node} ${cli} hook; ${drain}`,
     sessionStart: `${state} ${node} ${cli} serve --session-start`,
     read,
+    bash,
   };
 };
 
@@ -60,15 +67,16 @@ export const installResident = async (
   env: Env,
   file: string,
   script: string | undefined,
-  options: { read?: boolean } = {},
+  options: { read?: boolean; bash?: boolean } = {},
 ): Promise<ResidentInstall> => {
   const paths = servePaths(env);
   const port = (await readPort(paths).catch(() => null)) ?? (await choosePort());
   await writePort(paths, port);
   await makeToken(paths);
-  const plan = residentPlan(paths, script ?? 'fettle', port, options.read);
+  const plan = residentPlan(paths, script ?? 'fettle', port, options.read, options.bash);
   const { path, result } = await installHooks(env, file, hookCommand(script), {
     read: options.read,
+    bash: options.bash,
     custom: { events: RESIDENT_EVENTS, groups: (event) => residentGroups(plan, event) },
   });
   return { path, result, port, paths };

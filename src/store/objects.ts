@@ -1,7 +1,7 @@
 // Objects: blobs in and out as bytes (never through a string or git's filters), trees edited along one path,
 // commits with fettle's fixed identity. Everything written is durable before the call returns.
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { readFile as fsReadFile } from 'node:fs/promises';
+import { readFile as fsReadFile, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FettleError } from '../errors';
 import type { Store } from './store';
@@ -124,6 +124,47 @@ export const writeFileBlobs = (store: Store, files: { bytes: Buffer; fileMode?: 
     files.map((f) => ({ type: 'blob', body: f.bytes, fileMode: f.fileMode })),
   );
 
+/** A file read for its blob: its bytes, the git mode to record, and its permission bits (the object's). */
+export interface ReadFile {
+  bytes: Buffer;
+  mode: string;
+  fileMode?: number;
+}
+
+/** Written this many bytes at a time: many files are never held at once. */
+const BLOB_BATCH_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Reads `paths` one at a time with `read` and writes their blobs a batch at a time. Returns each path's blob
+ * with its mode, or null where `read` found nothing to keep (the file went, or is not one).
+ */
+export const writeFileBlobsOf = async (
+  store: Store,
+  paths: string[],
+  read: (path: string, n: number) => Promise<ReadFile | null>,
+): Promise<Map<string, { mode: string; oid: string } | null>> => {
+  const leaves = new Map<string, { mode: string; oid: string } | null>();
+  let batch: (ReadFile & { path: string })[] = [];
+  let size = 0;
+  const flush = async () => {
+    const oids = await writeFileBlobs(store, batch);
+    for (const [n, f] of batch.entries()) leaves.set(f.path, { mode: f.mode, oid: oids[n] as string });
+    batch = [];
+    size = 0;
+  };
+  for (const [n, path] of paths.entries()) {
+    const file = await read(path, n);
+    if (!file) leaves.set(path, null);
+    else {
+      batch.push({ path, ...file });
+      size += file.bytes.length;
+      if (size >= BLOB_BATCH_BYTES) await flush();
+    }
+  }
+  await flush();
+  return leaves;
+};
+
 /** The reader `readObjects` runs for specs without newlines; worth warming on the hook path. */
 export const READ_BATCH = ['cat-file', '--batch'] as const;
 
@@ -196,6 +237,21 @@ export const readFiles = async (
     const name = Buffer.from(path.split('/').pop() ?? '');
     const entry = parseTree(tree.body, oidBytes(store)).find((e) => e.name.equals(name));
     return entry ? { mode: entry.mode, oid: blob.oid, bytes: blob.body } : null;
+  });
+};
+
+/** Whether each commit's tree has an entry at the path (whatever the state of the object it names). */
+export const pathsPresent = async (store: Store, wants: { commit: string; path: string }[]): Promise<boolean[]> => {
+  if (wants.length === 0) return [];
+  const trees = await readObjects(
+    store,
+    wants.map(({ commit, path }) => `${commit}:${path.split('/').slice(0, -1).join('/')}`),
+  );
+  return wants.map(({ path }, n) => {
+    const tree = trees[n];
+    if (!tree || tree.type !== 'tree') return false;
+    const name = Buffer.from(path.split('/').pop() ?? '');
+    return parseTree(tree.body, oidBytes(store)).some((e) => e.name.equals(name));
   });
 };
 
@@ -297,10 +353,29 @@ export const commitFile = async (store: Store, c: FileCommit): Promise<{ commit:
   return { commit, written: [...blobs, ...trees.map((t) => t.oid), commit] };
 };
 
+const loosePath = (store: Store, oid: string): string =>
+  join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2));
+
+/**
+ * Marks an object as just used (its file's mtime, as git does when it would write an object that exists), so a
+ * prune with an expiry keeps it: a loose one, or one in a pack this process wrote (the pack's mtime is what git's
+ * cruft repack keeps unreachable packed objects by). False when neither (packed by maintenance since, or pruned):
+ * the caller writes it again.
+ */
+export const freshenLoose = async (store: Store, oid: string): Promise<boolean> => {
+  const now = new Date();
+  const index = recent.get(oid);
+  const file = index ? index.replace(/\.idx$/, '.pack') : loosePath(store, oid);
+  return utimes(file, now, now).then(
+    () => true,
+    () => false,
+  );
+};
+
 /** Whether the object is in a pack this process wrote that is still there, or stored loose. */
 const seenInPlace = async (store: Store, oid: string, checked: Map<string, Promise<boolean>>): Promise<boolean> => {
   const index = recent.get(oid);
-  const where = index ?? join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2));
+  const where = index ?? loosePath(store, oid);
   let found = checked.get(where);
   if (!found) {
     found = Promise.resolve(existsSync(where)); // a stat: cheaper than a round trip through the thread pool

@@ -1,4 +1,4 @@
-// Case 11: the resident hook path (`fettle install --resident`). Each sample is one PreToolUse POST from a
+// Case `resident`: the resident hook path (`fettle install --resident`). Each sample is one PreToolUse POST from a
 // separate client process (bench/run/resident-client.mjs), timed there end to end on a fresh connection,
 // against a bare `node -e 0`, a warm shadow-git checkpoint at the same size, and itself at 100 vs 100,000 files.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -83,7 +83,7 @@ const shadowOf = (repo) => {
 };
 
 export const measureResident = (mid) => {
-  log('case 11: the resident hook path');
+  log('case resident: the resident hook path');
   const server = startResident();
   try {
     const { url, headers } = server;
@@ -101,7 +101,7 @@ export const measureResident = (mid) => {
     ]);
     const d = stats(direct);
     addCase({
-      id: '11a',
+      id: 'resident-a',
       name: `resident: direct Write (Pre POST), ${mid.files} files ÷ node -e 0`,
       fettle: d,
       baseline: stats(node),
@@ -109,7 +109,7 @@ export const measureResident = (mid) => {
       target: { op: '<=', value: 0.25 },
     });
     addCase({
-      id: '11b',
+      id: 'resident-b',
       name: `resident: direct Write (Pre POST) ÷ warm shadow-git checkpoint, ${mid.files} files`,
       fettle: d,
       baseline: stats(snap),
@@ -117,7 +117,7 @@ export const measureResident = (mid) => {
       target: { op: '<=', value: 0.5 },
     });
     info.push({
-      id: '11-post',
+      id: 'resident-post',
       name: 'resident: PostToolUse POST of the same writes (also blocking: HTTP hooks are never async)',
       ...stats(post),
     });
@@ -125,7 +125,7 @@ export const measureResident = (mid) => {
     for (let i = 0; i < RUNS; i++)
       fresh.push(residentDirect(s, mid.repo, mid.direct, directText(`r10f-${i}`), true).pre);
     info.push({
-      id: '11-fresh',
+      id: 'resident-fresh',
       name: 'resident: direct Write (Pre POST) on a new connection (connect, and the peer check: /proc/net/tcp)',
       ...stats(fresh),
     });
@@ -135,18 +135,18 @@ export const measureResident = (mid) => {
         timed('/bin/sh', ['-c', server.guard], { cwd: mid.repo, env: { ...baseEnv, FETTLE_SERVE_TOKEN: 'x' } }).ms,
       );
     info.push({
-      id: '11-guard',
+      id: 'resident-guard',
       name: 'resident: the PreToolUse guard alone (sh, run beside the POST)',
       ...stats(guard),
     });
 
-    log('case 11c: resident staged Write vs bare node');
+    log('case resident-c: resident staged Write vs bare node');
     const [staged, node2] = alternate(RUNS, [
       (i) => residentStaged(s, mid.repo, mid.staged, stagedText(`r10c-${i}`)),
       () => bareNode(mid.repo),
     ]);
     addCase({
-      id: '11c',
+      id: 'resident-c',
       name: `resident: staged Write (Pre POST, denies), ${mid.files} files ÷ node -e 0`,
       fettle: stats(staged),
       baseline: stats(node2),
@@ -154,7 +154,7 @@ export const measureResident = (mid) => {
       target: { op: '<=', value: 0.4 },
     });
 
-    log(`case 11d: resident direct Write, ${SIZES.big} vs ${SIZES.small} files`);
+    log(`case resident-d: resident direct Write, ${SIZES.big} vs ${SIZES.small} files`);
     const big = buildRepo('repo-big-resident', SIZES.big);
     const small = buildRepo('repo-small-resident', SIZES.small);
     const [bd, sd] = alternate(RUNS, [
@@ -162,7 +162,7 @@ export const measureResident = (mid) => {
       (i) => residentDirect(s, small.repo, small.direct, directText(`r10s-${i}`)).pre,
     ]);
     addCase({
-      id: '11d',
+      id: 'resident-d',
       name: `resident: direct Write (Pre POST), ${big.files} files ÷ ${small.files} files`,
       fettle: stats(bd),
       baseline: stats(sd),

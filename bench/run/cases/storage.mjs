@@ -1,4 +1,4 @@
-// Case 12: what 1,000 agent writes cost on disk. The same direct writes (one line of one of 20 files each) go
+// Case `storage`: what 1,000 agent writes cost on disk. The same direct writes (one line of one of 20 files each) go
 // through fettle's resident server with its default retention, and into a peer's shadow git dir over the same
 // work tree (`git add -A` + `git commit` after each); fettle's `.git` growth is compared with the shadow dir
 // once `git gc` packed it, and git's loose-object count is sampled as the writes go.
@@ -42,7 +42,7 @@ const settled = (gitDir) => {
 };
 
 export const measureStorage = () => {
-  log(`case 12: ${WRITES} direct writes of a ${SIZES.files}-file repository, fettle vs a shadow git dir`);
+  log(`case storage: ${WRITES} direct writes of a ${SIZES.files}-file repository, fettle vs a shadow git dir`);
   const repo = buildRepo('repo-storage', SIZES.files);
   const gitDir = join(repo.repo, '.git');
   const before = du(gitDir);
@@ -117,7 +117,7 @@ export const measureStorage = () => {
   const afterGc = du(gitDir) - before;
   const mib = (b) => ({ median: b / MiB, min: b / MiB, max: b / MiB, n: 1, unit: 'MB' });
   addCase({
-    id: '12',
+    id: 'storage',
     name: `storage: .git growth after ${WRITES} direct writes (default retention) ÷ the shadow git dir packed by git gc`,
     fettle: mib(growth),
     baseline: mib(shadowPacked),
@@ -126,7 +126,7 @@ export const measureStorage = () => {
   });
   const maxLoose = Math.max(looseAtEnd, ...(out.loose ?? []));
   addCase({
-    id: '12b',
+    id: 'storage-b',
     name: `storage: most loose objects seen during the writes ÷ git's auto-gc threshold (gc.auto ${threshold})`,
     fettle: { median: maxLoose, min: maxLoose, max: maxLoose, n: 1, unit: 'objects' },
     baseline: { median: threshold, min: threshold, max: threshold, n: 1, unit: 'objects' },
@@ -134,17 +134,17 @@ export const measureStorage = () => {
     target: { op: '<', value: 1 },
   });
   info.push({
-    id: '12-per-1000',
+    id: 'storage-per-1000',
     name: `storage: .git growth per 1,000 agent writes`,
     ...mib((growth * 1000) / WRITES),
   });
   info.push({
-    id: '12-expired',
+    id: 'storage-expired',
     name: 'storage: .git growth after `fettle gc --expire now` (what only removed changes reached is gone)',
     ...mib(afterGc),
   });
   info.push({
-    id: '12-shadow',
+    id: 'storage-shadow',
     name:
       'storage: the shadow git dir before git gc (its first snapshot alone: ' +
       (firstSnapshot / MiB).toFixed(2) +
@@ -152,17 +152,17 @@ export const measureStorage = () => {
     ...mib(shadowLoose),
   });
   info.push({
-    id: '12-shadow-growth',
+    id: 'storage-shadow-growth',
     name: `storage: the shadow git dir's growth over its packed first snapshot (${(firstPacked / MiB).toFixed(2)} MB), once packed by git gc`,
     ...mib(shadowPacked - firstPacked),
   });
   info.push({
-    id: '12-packs',
+    id: 'storage-packs',
     name: `storage: of the growth, fettle's ${ours.length} packs (with their indexes)`,
     ...mib(oursBytes),
   });
   info.push({
-    id: '12-refs',
+    id: 'storage-refs',
     name: "storage: of the growth, fettle's refs (a file and a disk block each)",
     ...mib(refsBytes),
   });
