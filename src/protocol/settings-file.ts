@@ -47,7 +47,7 @@ export const portableHookCommand = (env: Env, script: string | undefined, projec
     'E_USAGE',
     `--scope project writes ${file}, which everyone who checks out the project shares, and this fettle runs from ${real}, a path on this machine only: on another checkout the hook would run nothing. Nothing was written.`,
     {
-      hint: 'Install for this checkout only with `fettle install --scope local`; or put this fettle on PATH (`npm install -g`; the hook then runs: fettle hook), or add it to the project (`npm install --save-dev`; the hook then runs it from $CLAUDE_PROJECT_DIR), and run this again.',
+      hint: "Install for this checkout only with `fettle install --scope local`; or put this fettle on PATH (`npm install -g`; the hook then runs 'fettle hook'), or add it to the project (`npm install --save-dev`; the hook then runs it from $CLAUDE_PROJECT_DIR), and run this again.",
     },
   );
 };
