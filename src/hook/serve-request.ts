@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { admit, envFromHeaders, peerUid } from '../core/resident';
+import { selfCommand, spellCommands } from '../io/self';
 import { MAX_INPUT_BYTES } from '../io/stdin';
 import type { Runtime } from '../protocol/resident';
 import { appendLog, readSession, type ServePaths } from '../protocol/serve-state';
@@ -143,10 +144,12 @@ export const handle = async (state: ServerState, req: IncomingMessage, res: Serv
       facts: {},
     };
     const outcome = await runHook(raw, edge);
-    state.counts.served++;
-    send(res, 200, answerOf(outcome));
-    // The command hook's audit line (process.ts), written once the answer is sent: it never delays the client.
+    // The command hook's audit line (process.ts), before the answer as there: once the client has it, the line is in.
     if (auditing(env)) await auditHook(raw, outcome, edge);
+    state.counts.served++;
+    // fettle's own messages name commands as they run from the session's shell, as the command hook prints them.
+    const stderr = outcome.stderr && spellCommands(outcome.stderr, selfCommand(env, state.script));
+    send(res, 200, answerOf({ ...outcome, stderr }));
   } finally {
     state.counts.inFlight--;
     state.counts.last = Date.now();

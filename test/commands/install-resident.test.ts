@@ -97,6 +97,32 @@ test('install --resident again keeps the port and token; plain install goes back
   s.stop();
 });
 
+/** Each event's matchers, in order: what the client runs fettle on. */
+const matchers = (settings: Settings): Record<string, (string | undefined)[]> =>
+  Object.fromEntries(Object.entries(settings.hooks).map(([event, groups]) => [event, groups.map((g) => g.matcher)]));
+
+for (const flags of [[], ['--no-bash'], ['--read'], ['--no-bash', '--read']])
+  test(`install --resident ${flags.join(' ')}: the same events and tools as the command install, and SessionStart`, () => {
+    const s = setup();
+    assert.equal(s.run('install', ...flags).code, 0);
+    const command = matchers(s.settings());
+    assert.equal(s.run('install', '--resident', ...flags).code, 0);
+    const resident = matchers(s.settings());
+    assert.equal(resident.PreToolUse?.includes('Bash'), !flags.includes('--no-bash'));
+    assert.deepEqual(resident, { ...command, SessionStart: [undefined] });
+    s.stop();
+  });
+
+test('install --resident refuses another agent: only Claude Code has HTTP hooks', () => {
+  const s = setup();
+  const r = s.run('install', '--resident', '--agent', 'codex');
+  assert.equal(r.code, 2, r.stdout);
+  assert.match(r.stderr, /--resident answers Claude Code's HTTP hooks; Codex CLI has no such hooks/);
+  assert.match(r.stderr, /install --agent codex` without --resident/);
+  assert.equal(s.run('install', '--resident', '--agent', 'claude').code, 0);
+  s.stop();
+});
+
 test('install --resident refuses the project scope, which a team shares', () => {
   const s = setup();
   const r = s.run('install', '--resident', '--scope', 'project');

@@ -15,5 +15,8 @@ for (const suite of [
   'read',
   'encodings',
   'idempotency',
+  'bash',
+  'policy',
+  'audit',
 ])
   require(`./${suite}.test`);
