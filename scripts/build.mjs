@@ -1,6 +1,6 @@
 // Bundles the CLI with esbuild, as CommonJS: `cli.js`, a small entry; `hook.js`, only what the hook path needs;
-// `commands.js`, commander and every other command. The entry loads one of the two, so a hook call never
-// parses commander. Start-up is what every agent write pays (docs/PERFORMANCE.md, case 0).
+// `mcp.js`, `fettle mcp` with the MCP SDK; `commands.js`, commander and every other command. The entry loads one of
+// the three, so a hook call never parses commander or the SDK, and no command parses the SDK. Start-up is what every agent write pays (docs/PERFORMANCE.md, case 0).
 import { build } from 'esbuild';
 import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
@@ -24,7 +24,12 @@ const common = {
 // cli.ts reads its siblings hook.js and commands.js at run time (through V8's code cache, src/code-cache.ts).
 await build({
   ...common,
-  entryPoints: { cli: 'src/cli.ts', hook: 'src/hook/process.ts', commands: 'src/commands/index.ts' },
+  entryPoints: {
+    cli: 'src/cli.ts',
+    hook: 'src/hook/process.ts',
+    mcp: 'src/mcp/server.ts',
+    commands: 'src/commands/index.ts',
+  },
   outdir: 'dist-next',
 });
 

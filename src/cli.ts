@@ -1,24 +1,31 @@
-// Entry point. Two bundles sit beside this file: `hook.js`, all that `fettle hook` (run on every agent write)
-// needs, and `commands.js`, commander and every other command. Each is loaded with V8's code cache.
+// Entry point. Three bundles sit beside this file: `hook.js`, all that `fettle hook` (run on every agent write)
+// needs; `mcp.js`, the MCP server and its SDK; and `commands.js`, commander and every other command. Each is loaded
+// with V8's code cache.
 import { join } from 'node:path';
 import { loadBundle } from './code-cache';
 
 const args = process.argv.slice(2);
-// `fettle [-C <dir>] hook`: the hook bundle, in <dir> when given. Anything else (help included) is commander's.
+// `fettle [-C <dir>] hook` runs the hook bundle, `fettle [-C <dir>] mcp` the MCP server's, in <dir> when given.
+// Anything else (help included) is commander's.
 const [flag, dir] = args;
-const hookArgs = flag === '-C' && dir !== undefined ? args.slice(2) : args;
-if (hookArgs.length === 1 && hookArgs[0] === 'hook') {
-  if (hookArgs !== args) {
-    try {
-      process.chdir(dir as string);
-    } catch {
-      // The hook cannot record anything: say so, and let the write go on as with any hook input it cannot use.
-      process.stderr.write(`fettle: -C ${dir}: no such directory; this tool call was not protected by fettle.\n`);
-      process.exit(1);
-    }
+const own = flag === '-C' && dir !== undefined ? args.slice(2) : args;
+const bundle = own.length === 1 && (own[0] === 'hook' || own[0] === 'mcp') ? own[0] : undefined;
+if (bundle !== undefined && own !== args) {
+  try {
+    process.chdir(dir as string);
+  } catch {
+    // Nothing can be recorded there: say so (for the hook, the write goes on as with any input it cannot use).
+    const what = bundle === 'hook' ? 'this tool call was not protected by fettle' : 'the MCP server did not start';
+    process.stderr.write(`fettle: -C ${dir}: no such directory; ${what}.\n`);
+    process.exit(1);
   }
+}
+if (bundle === 'hook') {
   const hook = loadBundle(join(__dirname, 'hook.js'), process.env) as typeof import('./hook/process');
   void hook.runHookProcess();
+} else if (bundle === 'mcp') {
+  const mcp = loadBundle(join(__dirname, 'mcp.js'), process.env) as typeof import('./mcp/server');
+  void mcp.runMcpServer();
 } else {
   const commands = loadBundle(join(__dirname, 'commands.js'), process.env) as typeof import('./commands/index');
   void commands.main(args);

@@ -66,6 +66,19 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
       });
     });
   program
+    .command('mcp')
+    .description('run an MCP server on stdin and stdout: tools to write files through fettle and to decide on them')
+    .addHelpText(
+      'after',
+      "\nTools: fettle_write, fettle_write_files, fettle_confirm, fettle_discard, fettle_rollback, fettle_status,\nfettle_log, fettle_show, fettle_read. An MCP client starts it; see the README for each agent's configuration.",
+    )
+    .action(() => {
+      // The entry (cli.ts) runs `fettle [-C <dir>] mcp` in the MCP bundle; only odd spellings arrive here.
+      throw new FettleError('E_USAGE', 'fettle mcp takes no arguments or options other than -C <dir>.', {
+        hint: 'An MCP client starts it as `fettle mcp` and speaks JSON-RPC on its stdin and stdout.',
+      });
+    });
+  program
     .command('write')
     .description('write stdin to <file> through the same protocol as the hook')
     .argument('<files...>', 'the file (content on stdin), or with --from several files, one changeset')

@@ -22,6 +22,8 @@ export interface RecordFields {
   session?: string | undefined;
   toolUse?: string | undefined;
   tool?: string | undefined;
+  /** the agent that made the call (claude, codex, gemini, opencode, cursor, or an MCP client's name) */
+  agent?: string | undefined;
   added?: number | undefined;
   removed?: number | undefined;
   /** why the decision was what it was: small, ratio, ceil, new-file, binary, oversize */
@@ -106,6 +108,7 @@ export const renderRecord = (f: RecordFields): string => {
     ['Fettle-Stat', counts || undefined],
     ['Fettle-Reason', f.reason],
     ['Fettle-Tool', f.tool],
+    ['Fettle-Agent', f.agent],
     ['Fettle-Session', f.session],
     ['Fettle-Tool-Use', f.toolUse],
     ['Fettle-Turn', f.turn === undefined ? undefined : String(f.turn)],
@@ -162,6 +165,7 @@ export const parseRecord = (message: string): RecordFields | null => {
   const seq = /^\d{1,15}$/.test(fields.get('Fettle-Seq') ?? '') ? Number(fields.get('Fettle-Seq')) : undefined;
   const changeset = fields.get('Fettle-Changeset');
   const supersededBy = fields.get('Fettle-Superseded-By');
+  const agent = fields.get('Fettle-Agent');
   return {
     id,
     kind,
@@ -175,6 +179,7 @@ export const parseRecord = (message: string): RecordFields | null => {
     removed: statMatch ? Number(statMatch[2]) : undefined,
     reason: fields.get('Fettle-Reason'),
     // only when present, so a record without it round-trips to the same object
+    ...(agent ? { agent } : {}),
     ...(reverts ? { reverts } : {}),
     ...(review ? { review } : {}),
     ...(time !== undefined ? { time } : {}),
