@@ -14,7 +14,7 @@ import { doctor } from './doctor';
 import { spelled, type Edge, type Io } from './edge';
 import { gcCommand } from './gc';
 import { info } from './info';
-import { install, uninstall } from './install';
+import { AGENTS, install, type InstallOptions, uninstall } from './install';
 import { logCommand } from './log';
 import { read } from './read';
 import { reviewCommand } from './review';
@@ -199,21 +199,22 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
   const scope = new Option('--scope <scope>', 'which Claude Code settings file')
     .choices(['user', 'project', 'local'])
     .default('user');
+  const agent = new Option('--agent <agent>', 'the agent to install fettle into').choices(AGENTS).default('claude');
   program
     .command('install')
-    .description("register fettle's hooks in Claude Code settings")
+    .description("register fettle's hooks in Claude Code settings (or its plugin in another agent)")
     .addOption(scope)
+    .addOption(agent)
     .option('--read', 'also serve large text Reads (a hook on every Read; off by default)')
     .addOption(json)
-    .action(async (o: { scope: 'user' | 'project' | 'local'; read?: boolean; json?: boolean }) =>
-      install(edge, dir(), o.scope, o),
-    );
+    .action(async (o: InstallOptions & { scope: 'user' | 'project' | 'local' }) => install(edge, dir(), o.scope, o));
   program
     .command('uninstall')
-    .description("remove fettle's hooks from Claude Code settings")
+    .description("remove fettle's hooks from Claude Code settings (or its plugin from another agent)")
     .addOption(scope)
+    .addOption(agent)
     .addOption(json)
-    .action(async (o: { scope: 'user' | 'project' | 'local'; json?: boolean }) => uninstall(edge, dir(), o.scope, o));
+    .action(async (o: InstallOptions & { scope: 'user' | 'project' | 'local' }) => uninstall(edge, dir(), o.scope, o));
   program
     .command('demo')
     .description('run the whole protocol in a throwaway repository and show what happens')

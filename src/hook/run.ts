@@ -12,6 +12,7 @@ import { settleSession } from './end';
 import { countTurn } from './turn';
 import type { HookEdge } from './edge';
 import { ask, block, context, deny, pass, replayed, warn, type HookOutcome } from './outcome';
+import { OPENCODE_MARK, runOpencode } from './opencode';
 import { parsePayload, type Payload } from './payload';
 import { serveRead } from './read';
 
@@ -24,6 +25,7 @@ const debug = (env: Env, error: unknown): string =>
   env.FETTLE_DEBUG && error instanceof Error && error.stack ? `\n${error.stack}` : '';
 
 export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome> => {
+  if (raw.startsWith(OPENCODE_MARK)) return runOpencode(raw, edge);
   const parsed = parsePayload(raw);
   if (parsed.kind === 'ignore') return pass();
   if (parsed.kind === 'invalid') {

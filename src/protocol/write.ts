@@ -13,7 +13,7 @@ import type { RecordFields } from '../core/record-message';
 import { writtenBytes } from '../core/text-file';
 import type { WriteCall } from '../core/tool-call';
 import { FettleError } from '../errors';
-import { isNotAFile, NotDurableError, readDisk, replaceFile } from '../io/atomic-write';
+import { type DiskFile, isNotAFile, NotDurableError, readDisk, replaceFile } from '../io/atomic-write';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import { locateTarget } from '../store/locate';
@@ -24,7 +24,7 @@ import type { Context, Origin } from './context';
 import { settleFailedWrite } from './failed-write';
 import { fileLockPath } from './paths';
 import { planWrite } from './plan';
-import { predict } from './predict';
+import { predict, type Proposed } from './predict';
 import { fieldsOf, recordAfter, recordBefore, stage } from './record';
 import { retainQuietly } from './retention';
 import { callName, claimCall, forgetCall } from './call-answers';
@@ -39,6 +39,11 @@ export interface ToolWrite {
   mode?: string | undefined;
   /** whether the agent's own rules let it write this path without asking (Claude Code's acceptEdits) */
   inProject: boolean;
+  /**
+   * The tool's result from the bytes on disk, for an agent whose tools do not write as Claude Code's do (predict.ts
+   * is Claude Code's); `exact: false` records the previous bytes and lets the tool run.
+   */
+  predict?: ((old: DiskFile | null) => Proposed) | undefined;
 }
 
 type Staged = Extract<Decision, { tier: 'staged' }>;
@@ -113,7 +118,7 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
     throw error;
   });
   if (old === undefined) return { kind: 'pass' };
-  const proposed = predict(call, old);
+  const proposed = w.predict ? w.predict(old) : predict(call, old);
   // What fettle predicts will land; the after step keeps the predicted counts only if exactly this landed.
   // Hashed only for a record the after step will complete: a staged change the model is told about needs none.
   const expected = () =>
