@@ -47,6 +47,15 @@ const hook = (payload, cwd) =>
     child.stdin.end(JSON.stringify({ fettle_adapter: 'opencode', ...payload }));
   });
 
+/** A tool event as fettle's hook takes it: opencode's tool, session and call ids, and the tool's arguments. */
+const eventOf = (event, input, args) => ({
+  event,
+  tool: input.tool,
+  session: input.sessionID,
+  call: input.callID,
+  args,
+});
+
 export const FettlePlugin = async ({ directory, client }) => {
   let permission = 'allow';
   const log = (message) => {
@@ -78,24 +87,12 @@ export const FettlePlugin = async ({ directory, client }) => {
     },
     'tool.execute.before': async (input, output) => {
       if (!TOOLS.has(input.tool)) return;
-      const answer = await ask({
-        event: 'before',
-        tool: input.tool,
-        session: input.sessionID,
-        call: input.callID,
-        args: output.args,
-      });
+      const answer = await ask(eventOf('before', input, output.args));
       if (typeof answer.block === 'string') throw new Error(answer.block);
     },
     'tool.execute.after': async (input, output) => {
       if (!TOOLS.has(input.tool)) return;
-      const answer = await ask({
-        event: 'after',
-        tool: input.tool,
-        session: input.sessionID,
-        call: input.callID,
-        args: input.args,
-      });
+      const answer = await ask(eventOf('after', input, input.args));
       if (typeof answer.note === 'string' && output && typeof output.output === 'string')
         output.output = `${output.output}\n\n${answer.note}`;
     },

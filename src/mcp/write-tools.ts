@@ -15,7 +15,7 @@ import { invocationFor, selfCommand } from '../io/self';
 import type { Context } from '../protocol/context';
 import { recoverQuietly } from '../protocol/recover';
 import { type StagedWrite, writeBytes } from '../protocol/write';
-import { writeMany } from '../protocol/write-many';
+import { setFiles, writeMany } from '../protocol/write-many';
 import type { Store } from '../store/store';
 import { type Args, contextFor, type McpEdge, originOf, text, type ToolResult } from './edge';
 
@@ -95,13 +95,7 @@ export const writeFiles = async (edge: McpEdge, args: Args): Promise<ToolResult>
     return text('fettle: every file already has this exact content; nothing to record.');
   const first = result.files[0];
   const invoke = invokeFor(edge, result.store, first?.target.realPath ?? edge.cwd);
-  const rows = result.files.map((f) => ({
-    id: f.id,
-    path: f.target.treePath,
-    summary: summarize(f.decision.reason, f.decision.added, f.decision.removed),
-    large: f.decision.tier === 'staged',
-  }));
-  const message = { changeset: result.changeset, files: rows, invoke };
+  const message = { changeset: result.changeset, files: setFiles(result), invoke };
   if (result.kind === 'written') {
     const tools = viaTools(edge, result.store, [['fettle_rollback', result.changeset]]);
     return text(`${renderSetWritten(message)}\n${tools}`);

@@ -4,6 +4,7 @@
 // reviewed, confirmed or discarded as one. Otherwise all are written directly, as one operation: recorded first
 // (one transaction), then replaced through the journaled applier, then the landed bytes recorded.
 import type { Decision } from '../core/decide';
+import { type SetFile, summarize } from '../core/messages';
 import { FettleError } from '../errors';
 import { gitModeOf, readDisk } from '../io/atomic-write';
 import { withLocks } from '../io/lock';
@@ -29,6 +30,15 @@ export interface ManyWritten {
   /** each file that changed, in the order given */
   files: { id: string; target: Target; decision: Exclude<Decision, { tier: 'noop' }> }[];
 }
+
+/** The files of a changeset as the texts list them (core/messages.ts renderSetStaged, renderSetWritten). */
+export const setFiles = (result: ManyWritten): SetFile[] =>
+  result.files.map((f) => ({
+    id: f.id,
+    path: f.target.treePath,
+    summary: summarize(f.decision.reason, f.decision.added, f.decision.removed),
+    large: f.decision.tier === 'staged',
+  }));
 
 const sameStore = (targets: Target[]): Store => {
   const [first] = targets;

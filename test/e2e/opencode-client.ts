@@ -6,6 +6,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { withFettleOnPath } from '../helpers/cli';
+import type { Repo } from '../helpers/repo';
 
 const pin = JSON.parse(readFileSync(join(__dirname, 'opencode-client.json'), 'utf8')) as {
   package: string;
@@ -98,6 +100,18 @@ export const writeOpencodeConfig = (configHome: string, api: string, extra: Reco
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ dependencies }));
   writeFileSync(join(dir, 'package-lock.json'), JSON.stringify({ packages: { '': { dependencies } } }));
 };
+
+/** The environment of an opencode session in `repo`: its XDG directories in the test's home, fettle on PATH. */
+export const opencodeEnv = (repo: Repo): Record<string, string> =>
+  withFettleOnPath(
+    {
+      ...repo.env,
+      XDG_CONFIG_HOME: join(repo.home, '.config'),
+      XDG_CACHE_HOME: join(repo.home, '.cache'),
+      XDG_STATE_HOME: join(repo.home, '.state'),
+    },
+    repo.home,
+  );
 
 export interface OpencodeRun {
   code: number | null;

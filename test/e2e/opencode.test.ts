@@ -8,31 +8,17 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runCli, withFettleOnPath } from '../helpers/cli';
+import { runCli } from '../helpers/cli';
 import { lines, makeRepo } from '../helpers/repo';
 import { type ChatRequest, startApi, toolResults } from './opencode-api';
-import { runOpencode, writeOpencodeConfig } from './opencode-client';
-
-/** Every inet/inet6 connect() in an `strace -f -e trace=connect` log: the address each one went to. */
-const inetConnects = (log: string): string[] =>
-  log
-    .split('\n')
-    .filter((l) => /connect\(\d+, \{sa_family=AF_INET6?,/.test(l))
-    .map((l) => /inet_addr\("([^"]+)"\)|inet_pton\(AF_INET6, "([^"]+)"/.exec(l)?.slice(1).find(Boolean) ?? l);
+import { opencodeEnv, runOpencode, writeOpencodeConfig } from './opencode-client';
+import { inetConnects } from './strace';
 
 test('opencode loads the plugin: a small edit is recorded, a large write staged and confirmed through bash; nothing leaves 127.0.0.1', async () => {
   assert.equal(spawnSync('strace', ['-V']).status, 0, 'strace is needed to prove the run stays on 127.0.0.1');
   const repo = makeRepo({ 'a.txt': lines(30), 'b.txt': lines(30) });
-  const configHome = join(repo.home, '.config');
-  const env = withFettleOnPath(
-    {
-      ...repo.env,
-      XDG_CONFIG_HOME: configHome,
-      XDG_CACHE_HOME: join(repo.home, '.cache'),
-      XDG_STATE_HOME: join(repo.home, '.state'),
-    },
-    repo.home,
-  );
+  const env = opencodeEnv(repo);
+  const configHome = env.XDG_CONFIG_HOME as string;
   const installed = runCli(['install', '--agent', 'opencode'], { cwd: repo.dir, env });
   assert.equal(installed.code, 0, installed.stderr);
   assert.match(installed.stdout, /it runs fettle hook\./);
@@ -97,16 +83,8 @@ test('opencode loads the plugin: a small edit is recorded, a large write staged 
 
 test('opencode as an MCP client of fettle mcp: its tools write, stage and confirm, recorded as opencode', async () => {
   const repo = makeRepo({ 'a.txt': lines(30), 'b.txt': lines(30) });
-  const configHome = join(repo.home, '.config');
-  const env = withFettleOnPath(
-    {
-      ...repo.env,
-      XDG_CONFIG_HOME: configHome,
-      XDG_CACHE_HOME: join(repo.home, '.cache'),
-      XDG_STATE_HOME: join(repo.home, '.state'),
-    },
-    repo.home,
-  );
+  const env = opencodeEnv(repo);
+  const configHome = env.XDG_CONFIG_HOME as string;
   /** opencode names an MCP tool <server>_<tool>: found in the tools the model is offered. */
   const named = (req: ChatRequest, tool: string) =>
     req.tools?.map((t) => t.function?.name ?? '').find((n) => n.endsWith(`_${tool}`)) ?? `missing ${tool}`;

@@ -7,13 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { A_AND_B, changesIn, e2eRepo, explain, session, smallEditThenLargeWrite } from './session';
-
-/** Every inet/inet6 connect() in an `strace -f -e trace=connect` log: the address each one went to. */
-const inetConnects = (log: string): string[] =>
-  log
-    .split('\n')
-    .filter((l) => /connect\(\d+, \{sa_family=AF_INET6?,/.test(l))
-    .map((l) => /inet_addr\("([^"]+)"\)|inet_pton\(AF_INET6, "([^"]+)"/.exec(l)?.slice(1).find(Boolean) ?? l);
+import { inetConnects } from './strace';
 
 test('the plugin layout loaded with --plugin-dir records and stages; nothing leaves 127.0.0.1', async () => {
   const strace = spawnSync('strace', ['-V']);
