@@ -12,6 +12,7 @@ import { runCli } from '../helpers/cli';
 import { lines, makeRepo } from '../helpers/repo';
 import { type ChatRequest, startApi, toolResults } from './opencode-api';
 import { opencodeEnv, runOpencode, writeOpencodeConfig } from './opencode-client';
+import { readmeMcpRow } from './readme-mcp';
 import { inetConnects } from './strace';
 
 test('opencode loads the plugin: a small edit is recorded, a large write staged and confirmed through bash; nothing leaves 127.0.0.1', async () => {
@@ -95,9 +96,9 @@ test('opencode as an MCP client of fettle mcp: its tools write, stage and confir
     (req) => ({ tool: named(req, 'fettle_confirm'), args: { ids: [idOf(toolResults(req)[1] ?? '')] } }),
   ]);
   try {
-    writeOpencodeConfig(configHome, api.url, {
-      mcp: { fettle: { type: 'local', command: ['fettle', 'mcp'], enabled: true } },
-    });
+    // The README's configuration for opencode, as printed.
+    const readme = readmeMcpRow('opencode').find((span) => span.startsWith('{')) ?? '{}';
+    writeOpencodeConfig(configHome, api.url, JSON.parse(readme) as Record<string, unknown>);
     const run = await runOpencode({ cwd: repo.dir, env, prompt: 'Change a.txt and rewrite b.txt.' });
     const seen = api.requests.map(toolResults);
     const why = `opencode exited ${run.code}\n${run.stderr.slice(-3000)}\nthe model saw: ${JSON.stringify(seen, null, 1).slice(0, 4000)}`;
