@@ -1,6 +1,7 @@
 // A git-style lock file: O_CREAT|O_EXCL makes a second holder fail; the file records the holder's pid so a
 // lock left behind by a killed process can be taken over, while a live holder's lock never is.
-import { open, readFile, stat, unlink } from 'node:fs/promises';
+import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { readFile, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FettleError } from '../errors';
 import { disown, own } from './cleanup';
@@ -15,21 +16,32 @@ const EMPTY_STALE_MS = 2_000;
 const holderOf = async (lockPath: string): Promise<number> =>
   Number.parseInt(await readFile(lockPath, 'utf8').catch(() => ''), 10);
 
-/** Creates `path` only if it does not exist (O_EXCL), holding `content` (this process's pid); false if it exists. */
+/**
+ * Creates `path` only if it does not exist (O_EXCL), holding `content` (this process's pid); false if it exists.
+ * Synchronous on purpose: a signal's handler (io/cleanup.ts) runs only between event-loop turns, so between the
+ * create and `own` there is no turn in which a SIGTERM could leave a lock nobody removes, and the pid is in the
+ * file before anyone can read it empty.
+ */
 export const createExclusive = async (path: string, track = false, content = `${process.pid}\n`): Promise<boolean> => {
+  let fd: number;
   try {
-    const handle = await open(path, 'wx');
-    if (track) own(path);
-    try {
-      await handle.writeFile(content);
-    } finally {
-      await handle.close();
-    }
-    return true;
+    fd = openSync(path, 'wx');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   }
+  if (track) own(path);
+  try {
+    writeSync(fd, content);
+  } catch (error) {
+    // A lock nobody can read a holder from would wait out EMPTY_STALE_MS for every later taker.
+    unlinkSync(path);
+    disown(path);
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+  return true;
 };
 
 /** A breaker is held for microseconds; one older than this belongs to a process killed while holding it. */

@@ -18,7 +18,7 @@ interface Expect {
 const CONFIRM =
   /^PreToolUse:Write hook error: fettle held this write for review: nothing was written to b\.txt\.\nStaged change \w+: .*\nTo apply it, run: .+ confirm \w+$/m;
 const PERSON =
-  /^fettle: this is a large change to b\.txt \(\+30 -30, 100% of the file; .*\), so a person must approve it\. It is staged as \w+: review it with `git diff HEAD fettle\/\w+`\. .*If nobody approved it, nothing was written, and fettle drops the change when this turn ends: do not retry it; tell the user/;
+  /^fettle: this is a large change to b\.txt \(\+30 -30 to a 30-line file; .*\), so a person must approve it\. It is staged as (\w+): see exactly what it changes with `[^`]* review \1`\. .*If nobody approved it, nothing was written, and fettle drops the change when this turn ends: do not retry it; tell the user/;
 const REFUSED =
   /^PreToolUse:Write hook error: fettle refused this write: nothing was written to b\.txt and nothing was staged\./;
 const PLAN = /^Cannot write to .*b\.txt while in plan mode\.$/;

@@ -1,5 +1,5 @@
 // One real Claude Code session against a scripted API, in a fresh repository with fettle installed the way a user
-// installs it (`fettle install --scope project`, or this repository as a plugin with --plugin-dir).
+// installs it for one project (`fettle install --scope local`, or this repository as a plugin with --plugin-dir).
 import { execFile, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { CLI, runCli } from '../helpers/cli';
@@ -33,9 +33,12 @@ export interface Session {
   api: FakeApi;
 }
 
-/** `fettle install --scope project`, as a user runs it: the hooks go into the repository's .claude/settings.json. */
+/**
+ * `fettle install --scope local`, as a user installs it for one project: the hooks go into the repository's
+ * .claude/settings.local.json (`--scope project` refuses to write this machine's path into the file teams commit).
+ */
 export const installFettle = (repo: Repo): void => {
-  const r = runCli(['install', '--scope', 'project'], { cwd: repo.dir, env: repo.env });
+  const r = runCli(['install', '--scope', 'local'], { cwd: repo.dir, env: repo.env });
   if (r.code !== 0) throw new Error(`fettle install failed: ${r.stderr}`);
 };
 
