@@ -254,6 +254,19 @@ test('bad input: JSON-RPC errors for frames, tool errors naming the argument for
   assert.equal(c.stderr(), '');
 });
 
+test("a message over the 10 MB the SDK's own stdio transport allows: a 12 MB file is written and recorded", async () => {
+  const repo = makeRepo({ 'a.txt': 'a\n' });
+  const c = await serve(repo);
+  const big = lines(1_000_000, 'a longer line');
+  assert.ok(big.length > 12_000_000, `${big.length} bytes`);
+  const r = await c.call('fettle_write', { path: 'big.txt', content: big });
+  assert.equal(r.isError, false, r.text);
+  const id = idIn(r.text, /fettle recorded big\.txt \(new file\) as /);
+  assert.equal(repo.read('big.txt').toString(), big);
+  assert.equal(repo.git('cat-file', '-s', `refs/fettle/${id}:big.txt`), String(big.length));
+  assert.deepEqual((await c.request('ping')).result, {}, 'the connection stays open');
+});
+
 test('a failure of fettle is a tool result with isError and the message and hint, commands spelled to run', async () => {
   const repo = makeRepo({ 'a.txt': 'a\n' });
   const c = await serve(repo);
