@@ -90,8 +90,9 @@ test("every subcommand's --help shows -C <dir>; every command that prints data t
     assert.match(r.stdout, /^ {2}-C <dir> +run as if fettle was started in <dir>$/m, command);
     if (!/^ {2}--json\b/m.test(r.stdout)) withoutJson.push(command);
   }
-  // hook answers Claude Code in its own JSON; test prints its command's output; demo is a narration.
-  assert.deepEqual(withoutJson.sort(), ['demo', 'hook', 'test']);
+  // hook answers Claude Code in its own JSON; mcp speaks JSON-RPC; test prints its command's output; demo is a
+  // narration.
+  assert.deepEqual(withoutJson.sort(), ['demo', 'hook', 'mcp', 'test']);
 });
 
 test("info's settings line up in one column", () => {
