@@ -13,7 +13,7 @@
 // --quick   tiny fixtures and 2 runs: proves the harness works (CI), verdicts are not meaningful
 // --json    print the results as JSON on stdout (progress, and then the table, go to stderr)
 // --runs N  timed runs per side for the process cases (default 15)
-// --cases   run only these cases (1-10; 0 = start-up decomposition and git spawn counts)
+// --cases   run only these cases (1-11; 0 = start-up decomposition and git spawn counts)
 // --keep    keep the temp dir (and every fixture repo in it) and print its path
 // --keep-ca-certs  leave NODE_EXTRA_CA_CERTS in the environment (removed by default: it makes every node
 //           start, fettle's and the baseline's, parse a certificate bundle)
@@ -22,6 +22,7 @@
 import { measureBigFile } from './run/cases/big-file.mjs';
 import { measureDirectWrite, measureRepoSize, measureStagedWrite } from './run/cases/hook-writes.mjs';
 import { measurePeakMemory } from './run/cases/memory.mjs';
+import { measurePolicy } from './run/cases/policy.mjs';
 import { measureRollback } from './run/cases/rollback.mjs';
 import { measureShadowSnapshot } from './run/cases/shadow.mjs';
 import { measureStartup } from './run/cases/startup.mjs';
@@ -64,6 +65,7 @@ const main = () => {
   if (want(7)) measureStatus();
   if (want(8)) measureRollback();
   if (want(10)) measureTestTree();
+  if (want(11)) measurePolicy();
 };
 
 let exitCode = 0;

@@ -1,7 +1,8 @@
 // docs/COMMANDS.md holds each command's --help, as the built CLI prints it, and the table of error codes, as
 // src/errors.ts defines them, between markers; this fills them in (`npm run docs`) or, with --check, fails when the
 // file and the CLI disagree (test/docs.test.ts runs the same check).
-//   <!-- help: status -->…<!-- /help -->    `fettle status --help` (`fettle` for the program's own)
+//   <!-- help: status -->…<!-- /help -->    `fettle status --help` (`fettle` for the program's own; `policy check`
+//                                            for a subcommand's)
 //   <!-- errors -->…<!-- /errors -->         the codes, what each means, and the exit code it gives
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -12,9 +13,9 @@ const ROOT = join(__dirname, '..');
 export const COMMANDS_DOC = join(ROOT, 'docs', 'COMMANDS.md');
 const CLI = join(ROOT, 'dist', 'cli.js');
 
-/** `fettle [command] --help` as a person reads it on an 80-column terminal. */
+/** `fettle [command [subcommand]] --help` as a person reads it on an 80-column terminal. */
 export const helpOf = (command: string): string => {
-  const args = command === 'fettle' ? ['--help'] : [command, '--help'];
+  const args = command === 'fettle' ? ['--help'] : [...command.split(' '), '--help'];
   const r = spawnSync(process.execPath, [CLI, ...args], {
     encoding: 'utf8',
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', COLUMNS: '80' },
@@ -44,7 +45,7 @@ export const errorTable = (): string =>
 export const renderCommandsDoc = (doc: string): string =>
   doc
     .replace(
-      /<!-- help: ([a-z]+) -->\n[\s\S]*?<!-- \/help -->/g,
+      /<!-- help: ([a-z]+(?: [a-z]+)?) -->\n[\s\S]*?<!-- \/help -->/g,
       (_, command: string) => `<!-- help: ${command} -->\n\`\`\`\n${helpOf(command)}\n\`\`\`\n<!-- /help -->`,
     )
     .replace(/<!-- errors -->\n[\s\S]*?<!-- \/errors -->/, () => `<!-- errors -->\n${errorTable()}\n<!-- /errors -->`);

@@ -34,7 +34,7 @@ const built = (() => {
     return 0;
   }
 })();
-if (built < Math.max(newest('src'), statSync('scripts/build.mjs').mtimeMs)) {
+if (built < Math.max(newest('src'), newest('schema'), statSync('scripts/build.mjs').mtimeMs)) {
   console.log('dist/ is older than src/: building it first');
   const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);

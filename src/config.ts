@@ -18,6 +18,10 @@ export interface Config extends Thresholds {
   historyMaxAgeSeconds: number;
   /** history retention: at most this many changes are kept, newest first (pending staged ones not counted) */
   historyMaxCount: number;
+  /** FETTLE_AUDIT=1: every hook decision is appended to `<git-common-dir>/fettle/audit.jsonl` */
+  audit: boolean;
+  /** the user's policy file (`$XDG_CONFIG_HOME/fettle/policy.json`), read when it exists */
+  userPolicy: string;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -77,6 +81,12 @@ export const loadConfig = (env: Env): Config => {
       hint: 'Unset FETTLE_REVIEW to let the model confirm staged changes (the default).',
     });
   }
+  const audit = (env.FETTLE_AUDIT ?? '').trim();
+  if (audit !== '' && audit !== '0' && audit !== '1') {
+    throw new FettleError('E_CONFIG', `FETTLE_AUDIT must be '1' or '0', got '${env.FETTLE_AUDIT}'.`, {
+      hint: 'Set FETTLE_AUDIT=1 to log every hook decision, or unset it.',
+    });
+  }
   return {
     floor,
     ceil,
@@ -87,8 +97,14 @@ export const loadConfig = (env: Env): Config => {
     dataDir: dataDirFrom(env),
     historyMaxAgeSeconds: wholeNumber(env, 'FETTLE_HISTORY_MAX_AGE', HISTORY_DEFAULTS.maxAgeSeconds, 1),
     historyMaxCount: wholeNumber(env, 'FETTLE_HISTORY_MAX_COUNT', HISTORY_DEFAULTS.maxCount, 1),
+    audit: audit === '1',
+    userPolicy: userPolicyFrom(env),
   };
 };
+
+/** The user's policy file: `$XDG_CONFIG_HOME/fettle/policy.json`, else `~/.config/fettle/policy.json`. */
+export const userPolicyFrom = (env: Env): string =>
+  join(env.XDG_CONFIG_HOME || join(homeFrom(env), '.config'), 'fettle', 'policy.json');
 
 /**
  * What is wrong with a path to link into the test tree (`--link`, FETTLE_TEST_LINK), or null: it must name a

@@ -20,6 +20,11 @@ export const ERROR_CODES = {
   E_TOO_LARGE: 'a file larger than fettle can hold in memory to record (2 GiB)',
   E_NOT_TEXT: 'content fettle handles only as text (fettle read of a binary file)',
   E_SETTINGS: 'a Claude Code settings file cannot be read or written safely; it was left as it was',
+  E_POLICY:
+    'a policy file (.fettle/policy.json, or your own under the XDG config dir) is invalid; the message names the file, the rule and the fix',
+  E_BLOCKED: "a policy rule blocks writing this path; the message is the rule's own",
+  E_CONTRACT:
+    'a contract cannot be applied as written (invalid, an anchor matching 0 or 2+ times, an edit out of its scope) or changed since it was staged',
   E_GIT: 'a git command failed; its own words follow',
   E_IO: 'a filesystem operation failed (disk full, permission denied, read-only filesystem, ...)',
   E_INTERNAL: 'a bug in fettle; run again with FETTLE_DEBUG=1 and report it',
@@ -80,8 +85,9 @@ export const EXIT = {
   ok: 0,
   failed: 1,
   usage: 2,
-  staged: 3, // `fettle write`: the change was staged, nothing was written
+  staged: 3, // `fettle write`, `fettle apply`: the change was staged, nothing was written
+  checksFailed: 4, // `fettle apply --test`: staged, and a check of the contract failed in the test tree
 } as const;
 
 export const exitCodeFor = (error: FettleError): number =>
-  error.code === 'E_USAGE' || error.code === 'E_CONFIG' ? EXIT.usage : EXIT.failed;
+  error.code === 'E_USAGE' || error.code === 'E_CONFIG' || error.code === 'E_POLICY' ? EXIT.usage : EXIT.failed;

@@ -50,6 +50,8 @@ const EDGES = new Set<Layer>(['hook', 'commands', 'mcp']);
 
 const layerOf = (mod: string): Layer => {
   if (mod === 'cli' || mod === 'code-cache') return 'entry';
+  // The published JSON Schemas (schema/*.json) are data every layer may read, as core is.
+  if (mod.startsWith('../schema/')) return 'core';
   if (mod === 'errors' || mod.startsWith('core/')) return 'core';
   if (mod === 'config') return 'config';
   return mod.split('/')[0] as Layer;

@@ -49,8 +49,25 @@ export const changeJson = (c: Change) => ({
   toolUse: c.fields.toolUse ?? null,
   /** 'person': only a person may confirm it (Claude Code asked them) */
   review: c.fields.review ?? null,
+  /** who decided its latest step: model, person, prompt, policy:<rule>, executor, threshold */
+  decidedBy: c.fields.decidedBy ?? null,
+  contract: c.fields.contract ?? null,
+  contractPath: c.fields.contractPath ?? null,
+  checks: c.fields.checks ?? null,
   expiresAt: c.expiresAt?.toISOString() ?? null,
 });
+
+/** Who decided a change's latest step, in a word or two (`fettle log`'s DECIDED BY column). */
+export const deciderText = (c: Change): string => c.fields.decidedBy ?? '-';
+
+/** What each Fettle-Decided-By value means, for `fettle show`. */
+export const DECIDER_TEXT: Record<string, string> = {
+  model: "the model (a fettle command run in the agent's shell)",
+  person: 'a person (a fettle command run from a terminal)',
+  prompt: "a person, at the agent's permission prompt",
+  executor: "fettle apply's contract executor",
+  threshold: 'the size thresholds (floor, ceil, ratio)',
+};
 
 /** Rows padded into columns, two spaces apart; the last column is not padded. */
 export const table = (rows: string[][]): string[] => {
@@ -78,3 +95,20 @@ export const storeJson = (store: Store) => ({
 /** ` of changeset <id>`, ` of session <id>`, or nothing: what a decision of several was asked for. */
 export const setLabel = (changeset: string | undefined, session: string | undefined): string =>
   changeset ? ` of changeset ${changeset}` : session !== undefined ? ` of session ${session}` : '';
+
+/** The paragraph a contract's checks left in its proposal's message (contract-checks.ts), if they ran. */
+export const checksNoteOf = (messages: string[]): string | null => {
+  for (const m of messages) {
+    const note = m.split('\n\n').find((p) => /^Checks (passed|failed) in the test tree/.test(p));
+    if (note) return note;
+  }
+  return null;
+};
+
+/** What `review` says of a change a contract staged: the contract, and its checks' outcome if they ran. */
+export const contractLines = (c: Change, note: string | null): string[] => {
+  const f = c.fields;
+  if (!f.contract) return [];
+  const head = `Contract: ${f.contractPath ?? '?'} (${f.contract.slice(0, 19)}…), applied by fettle apply.`;
+  return [head, ...(note ? note.split('\n') : ["Checks: not run (`fettle apply --test` runs the contract's checks)."])];
+};

@@ -7,6 +7,8 @@ import { selfCommand, spellCommands } from '../io/self';
 import { armFailpoints } from '../io/failpoint';
 import { readStdin } from '../io/stdin';
 import { page } from './pager';
+import { policyCheck } from './policy';
+import { applyCommand, type ApplyCommandOptions } from './apply';
 import { confirmCommand } from './confirm';
 import { demo } from './demo';
 import { discardCommand } from './discard';
@@ -88,6 +90,20 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
       setExit(await write(edge, dir(), files, o)),
     );
   program
+    .command('apply')
+    .description("apply a contract's text-anchored edits exactly, staged as one changeset for review")
+    .argument('<contract>', 'the contract: JSON, or Markdown (*.md) with fenced blocks (schema/contract.v1.json)')
+    .option('--dry-run', 'show the diff it would stage, staging nothing')
+    .option('--test', "run the contract's checks in the test tree first; their outcome is recorded with it")
+    .option(
+      '--link <path>',
+      'with --test: link an ignored path of your working tree (e.g. node_modules) into the test tree; repeatable',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .addOption(json)
+    .action(async (contract: string, o: ApplyCommandOptions) => setExit(await applyCommand(edge, dir(), contract, o)));
+  program
     .command('confirm')
     .description('apply staged changes, all or nothing')
     .argument('[ids...]', 'change ids or changeset ids')
@@ -167,6 +183,15 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
       [] as string[],
     )
     .action(async (args: string[], o: TestOptions) => setExit(await testCommand(edge, dir(), args, argv, o)));
+  const policy = program
+    .command('policy')
+    .description('path rules from .fettle/policy.json and your own policy file: which decides a path, and why');
+  policy
+    .command('check')
+    .description('every rule considered for <path>, which matched, and the one that decides')
+    .argument('<path>', 'a file path (it need not exist)')
+    .addOption(new Option('--json', 'print JSON for scripts'))
+    .action(async (path: string, o: { json?: boolean }) => policyCheck(edge, dir(), path, o));
   program
     .command('gc')
     .description("apply the history retention policy now and remove fettle's orphaned files")
@@ -195,7 +220,7 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .command('info')
     .description('the decision rule and the thresholds in force')
     .addOption(json)
-    .action(async (o: { json?: boolean }) => info(edge, o));
+    .action(async (o: { json?: boolean }) => info(edge, dir(), o));
   const scope = new Option('--scope <scope>', 'which Claude Code settings file')
     .choices(['user', 'project', 'local'])
     .default('user');

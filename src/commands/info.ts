@@ -1,10 +1,38 @@
 import { DEFAULTS, loadConfig, testLinksFrom } from '../config';
+import type { PolicyLayer } from '../core/policy';
+import { policyInForce } from '../protocol/policy';
 import { table } from './change-view';
-import { spelled, type Edge } from './edge';
+import { contextFor, spelled, type Edge } from './edge';
 
-export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => {
+/** The policy rules in force, a line each, for `fettle info`. */
+const policyLines = (p: Awaited<ReturnType<typeof policyInForce>>): string[] => {
+  const lines = ["Policy (path rules; the last that matches decides, the repository's after yours):"];
+  for (const f of p.files) lines.push(`  ${f.layer.padEnd(8)} ${f.display}${f.exists ? '' : '  (none)'}`);
+  if (p.error)
+    return [
+      ...lines,
+      `  INVALID: ${p.error.message} Every write is blocked until it is fixed (or FETTLE_ON_ERROR=allow).`,
+    ];
+  const rows = p.layers.flatMap((l: PolicyLayer) =>
+    l.rules.map((r) => [
+      r.label,
+      r.action,
+      JSON.stringify(r.path),
+      r.message ?? (r.thresholds ? JSON.stringify(r.thresholds) : ''),
+    ]),
+  );
+  if (rows.length === 0) return [...lines, '  no rules: the thresholds decide every path'];
+  return [
+    ...lines,
+    ...table(rows).map((r) => `    ${r}`),
+    '  `fettle policy check <path>` says which rule decides a path, and why.',
+  ];
+};
+
+export const info = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<void> => {
   const c = loadConfig(edge.env);
   const links = testLinksFrom(edge.env);
+  const policy = await policyInForce(contextFor(edge, dir));
   const source = (name: string) => (edge.env[name] ? `from ${name}` : 'default');
   if (o.json) {
     edge.io.out(
@@ -20,6 +48,21 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
           historyMaxCount: c.historyMaxCount,
           dataDir: c.dataDir,
           testLink: links,
+          audit: c.audit,
+          policy: {
+            files: policy.files,
+            error: policy.error ? { code: policy.error.code, message: policy.error.message } : null,
+            rules: policy.layers.flatMap((l) =>
+              l.rules.map((r) => ({
+                rule: r.label,
+                layer: r.layer,
+                path: r.path,
+                action: r.action,
+                message: r.message,
+                thresholds: r.thresholds,
+              })),
+            ),
+          },
           defaults: DEFAULTS,
         },
         null,
@@ -79,8 +122,14 @@ export const info = async (edge: Edge, o: { json?: boolean }): Promise<void> => 
           ['FETTLE_HISTORY_MAX_AGE', `${c.historyMaxAgeSeconds} s (${source('FETTLE_HISTORY_MAX_AGE')})`],
           ['FETTLE_HISTORY_MAX_COUNT', `${c.historyMaxCount} (${source('FETTLE_HISTORY_MAX_COUNT')})`],
           ['FETTLE_TEST_LINK', `${links.length ? links.join(':') : '(none)'} (${source('FETTLE_TEST_LINK')})`],
+          [
+            'FETTLE_AUDIT',
+            `${c.audit ? '1: every hook decision goes to .git/fettle/audit.jsonl' : '0'} (${source('FETTLE_AUDIT')})`,
+          ],
           ['store outside repos', c.dataDir],
         ]).map((row) => `  ${row}`),
+        '',
+        ...policyLines(policy),
       ].join('\n'),
     ),
   );

@@ -1,7 +1,7 @@
 // `fettle log [path] [--session <id>] [--json]`: every change fettle keeps, newest first.
 import { changesOf, targetOf, storeOf } from '../protocol/arguments';
 import type { Change } from '../protocol/changes';
-import { ago, changeJson, countsText, stateText, storeJson, storeNote, table } from './change-view';
+import { ago, changeJson, countsText, deciderText, stateText, storeJson, storeNote, table } from './change-view';
 import { contextFor, type Edge } from './edge';
 
 export const logCommand = async (
@@ -40,8 +40,19 @@ export const logCommand = async (
     c.fields.session ?? '-',
     ...(sets ? [c.fields.changeset ?? '-'] : []),
     stateText(c),
+    deciderText(c),
   ]);
-  const header = ['ID', 'WHEN', 'TIER', 'PATH', 'CHANGE', 'SESSION', ...(sets ? ['CHANGESET'] : []), 'STATE'];
+  const header = [
+    'ID',
+    'WHEN',
+    'TIER',
+    'PATH',
+    'CHANGE',
+    'SESSION',
+    ...(sets ? ['CHANGESET'] : []),
+    'STATE',
+    'DECIDED BY',
+  ];
   const lines = table([header, ...rows]);
   edge.io.out([...note, ...(o.session === undefined ? lines : byTurn(changes, lines))].join('\n'));
 };

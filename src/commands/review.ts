@@ -10,7 +10,7 @@ import { resolveShown } from '../protocol/changesets';
 import type { Context } from '../protocol/context';
 import { pushSession, readSessionView, type FileStat } from '../protocol/session-review';
 import type { Store } from '../store/store';
-import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
+import { ago, changeJson, checksNoteOf, contractLines, countsText, expiryText, stateText } from './change-view';
 import { contextFor, invokeFor, useColor, type Edge } from './edge';
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -147,6 +147,7 @@ export const reviewCommand = async (
           ahead: move.ahead,
           behind: move.behind,
           fileChangedOnHead: move.fileMoved,
+          checksNote: checksNoteOf(chain.commits.map((k) => k.message)),
           diff,
         },
         null,
@@ -163,6 +164,7 @@ export const reviewCommand = async (
       bold(title),
       ...rest,
       baseLine(move, change.fields.path, store.kind),
+      ...contractLines(change, checksNoteOf(chain.commits.map((k) => k.message))),
       '',
       'Files changed (1):',
       `  ${change.fields.path}  ${countsText(change)}`,
@@ -221,6 +223,9 @@ const reviewChangeset = async (
   const { id } = set;
   const color = useColor(edge, o.json || o.push !== undefined);
   const view = await readChangesetView(store, id, set.members, color);
+  // A contract's changes all record the same contract and checks: one member's chain says it for the set.
+  const byContract = set.members.find((c) => c.fields.contract);
+  const note = byContract ? checksNoteOf((await chainOf(store, byContract.tip)).commits.map((k) => k.message)) : null;
   if (o.push !== undefined && o.push !== false) {
     const remote = typeof o.push === 'string' ? o.push : 'origin';
     const pushed = await pushChangeset(store, view, { remote, branch: o.branch ?? `fettle/${id}` }, ctx.now(), o);
@@ -231,7 +236,11 @@ const reviewChangeset = async (
   if (o.json) {
     const { base, tree, files, diff } = view;
     edge.io.out(
-      JSON.stringify({ changeset: id, base, tree, changes: view.members.map(changeJson), files, diff }, null, 2),
+      JSON.stringify(
+        { changeset: id, base, tree, changes: view.members.map(changeJson), checksNote: note, files, diff },
+        null,
+        2,
+      ),
     );
     return;
   }
@@ -253,6 +262,7 @@ const reviewChangeset = async (
         `  ${c.id}  ${c.fields.path}  ${stateText(c)}${c.state === 'pending' ? `, ${expiryText(c, now) ?? ''}` : ''}`,
     ),
     `Base: ${view.base ? `${view.base.slice(0, 12)} (HEAD when they were recorded)` : 'none'}.`,
+    ...(byContract ? contractLines(byContract, note) : []),
     ...filesAndDiff(view),
   ];
   if (open.some((c) => c.state === 'pending')) lines.push(`To apply it:  ${invoke} confirm ${id}`);

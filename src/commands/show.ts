@@ -6,7 +6,7 @@ import { readChangesetView } from '../protocol/changeset-review';
 import { resolveShown } from '../protocol/changesets';
 import type { Context } from '../protocol/context';
 import type { Store } from '../store/store';
-import { ago, changeJson, countsText, expiryText, stateText } from './change-view';
+import { ago, changeJson, countsText, DECIDER_TEXT, expiryText, stateText } from './change-view';
 import { contextFor, useColor, type Edge } from './edge';
 
 const short = (oid: string): string => oid.slice(0, 12);
@@ -25,6 +25,14 @@ const details = (c: Change, chain: Chain, now: Date): string[] => {
   if (f.session) lines.push(`Session:  ${f.session}`);
   if (f.changeset) lines.push(`Changeset: ${f.changeset} (\`fettle show ${f.changeset}\` shows all its changes)`);
   if (f.tool) lines.push(`Tool:     ${f.tool}${f.toolUse ? ` (tool use ${f.toolUse})` : ''}`);
+  if (f.decidedBy) {
+    const rule = f.decidedBy.startsWith('policy:') ? `policy rule ${f.decidedBy.slice('policy:'.length)}` : undefined;
+    lines.push(`Decided:  ${rule ?? DECIDER_TEXT[f.decidedBy] ?? f.decidedBy}`);
+  }
+  if (f.contract)
+    lines.push(
+      `Contract: ${f.contractPath ?? '?'} (${f.contract.slice(0, 19)}…)${f.checks ? `, checks ${f.checks}` : ''}`,
+    );
   lines.push(`Ref:      ${c.ref || '(removed from history; shown from its commit)'}`);
   lines.push(
     `Base:     ${chain.base ? `${short(chain.base)} (HEAD when it was recorded)` : 'none (unborn HEAD, or a file outside any repository)'}`,

@@ -1,13 +1,12 @@
 // `fettle test <id...> [--session <id>] [--link <path>]... -- <command...>`: run a command in the test tree, your
 // working tree as confirm would leave it with those staged changes applied. Exits with the command's exit code
 // (like `env` or `timeout`), after one line saying pass or fail.
-import { linkPathOf, linkPathProblem, testLinksFrom } from '../config';
 import { minutesText } from '../core/time';
 import { FettleError } from '../errors';
 import { createProgress } from '../io/progress';
 import { shellQuote } from '../io/self';
 import { selectStaged } from '../protocol/arguments';
-import type { LinkRequest } from '../protocol/test-links';
+import { linkRequests } from '../protocol/test-links';
 import { commandEnv, runCommand, startDir } from '../protocol/test-run';
 import { withTestTree, type TestTree } from '../protocol/test-tree';
 import { contextFor, type Edge } from './edge';
@@ -26,17 +25,6 @@ export const splitAtDashes = (operands: string[], raw: readonly string[]): { nam
   const after = dashes < 0 ? -1 : raw.length - dashes - 1;
   const split = after < 0 ? Math.min(1, operands.length) : operands.length - after;
   return { names: operands.slice(0, split), argv: operands.slice(split) };
-};
-
-const linkRequests = (env: Edge['env'], explicit: string[]): LinkRequest[] => {
-  const requests = new Map<string, LinkRequest>(testLinksFrom(env).map((path) => [path, { path, explicit: false }]));
-  for (const raw of explicit) {
-    const path = linkPathOf(raw);
-    const problem = linkPathProblem(path);
-    if (problem) throw new FettleError('E_USAGE', `--link ${raw}: ${problem}.`);
-    requests.set(path, { path, explicit: true });
-  }
-  return [...requests.values()];
 };
 
 const MAX_LISTED = 5;

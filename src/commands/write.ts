@@ -36,6 +36,8 @@ export const write = async (
   if (o.json) {
     const where = { path: target.treePath, file: target.realPath };
     if (result.kind === 'noop') edge.io.out(JSON.stringify({ kind: 'noop', ...where }));
+    else if (result.kind === 'ignored')
+      edge.io.out(JSON.stringify({ kind: 'ignored', ...where, rule: result.ruleText }));
     else {
       const { id, decision } = result;
       const next =
@@ -51,19 +53,14 @@ export const write = async (
     edge.io.out(renderNoop(target.treePath));
     return EXIT.ok;
   }
+  if (result.kind === 'ignored') {
+    edge.io.out(`fettle wrote ${target.treePath} without recording it: policy rule ${result.ruleText} ignores it.`);
+    return EXIT.ok;
+  }
   if (result.kind === 'staged') {
-    const { id, decision, diff, supersedes } = result;
+    const { id, decision, diff, supersedes, thresholds, rule } = result;
     const { ttlSeconds } = ctx.config;
-    const staged = {
-      id,
-      path: target.treePath,
-      decision,
-      diff,
-      invoke,
-      ttlSeconds,
-      thresholds: ctx.config,
-      supersedes,
-    };
+    const staged = { id, path: target.treePath, decision, diff, invoke, ttlSeconds, thresholds, supersedes, rule };
     edge.io.out(renderStaged({ ...staged, tool: 'write' }));
     return EXIT.staged;
   }
@@ -94,9 +91,16 @@ const writeFrom = async (
     writes.push({ file, bytes });
   }
   const result = await writeMany(ctx, writes, originOf(ctx));
+  const ignored = result.ignored.map((i) => ({ path: i.target.treePath, file: i.target.realPath, rule: i.ruleText }));
+  const unrecorded = ignored.map(
+    (i) => `fettle wrote ${i.path} without recording it: policy rule ${i.rule} ignores it.`,
+  );
   if (result.kind === 'noop' || result.changeset === undefined) {
+    const nothing = 'fettle: every file already has this exact content; nothing to record.';
     edge.io.out(
-      json ? JSON.stringify({ kind: 'noop' }) : 'fettle: every file already has this exact content; nothing to record.',
+      json
+        ? JSON.stringify({ kind: 'noop', ignored })
+        : [...unrecorded, ...(ignored.length ? [] : [nothing])].join('\n'),
     );
     return EXIT.ok;
   }
@@ -122,13 +126,13 @@ const writeFrom = async (
       result.kind === 'staged'
         ? { confirm: `${invoke} confirm ${result.changeset}`, discard: `${invoke} discard ${result.changeset}` }
         : { undo: `${invoke} rollback ${result.changeset}` };
-    edge.io.out(JSON.stringify({ kind: result.kind, changeset: result.changeset, files, ...next }));
+    edge.io.out(JSON.stringify({ kind: result.kind, changeset: result.changeset, files, ignored, ...next }));
     return result.kind === 'staged' ? EXIT.staged : EXIT.ok;
   }
   if (result.kind === 'staged') {
-    edge.io.out(renderSetStaged(message));
+    edge.io.out([renderSetStaged(message), ...unrecorded].join('\n'));
     return EXIT.staged;
   }
-  edge.io.out(renderSetWritten(message));
+  edge.io.out([renderSetWritten(message), ...unrecorded].join('\n'));
   return EXIT.ok;
 };

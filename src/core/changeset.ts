@@ -107,6 +107,8 @@ export interface FileFacts {
   disk: DiskState;
   /** the proposal's base had the file (false: the proposal creates it) */
   baseExists: boolean;
+  /** the proposal removes the file (a contract's `delete`) */
+  removes?: boolean | undefined;
   /** the file (or its directory, for a new file) can be replaced by this process */
   writable: boolean;
   /** disk, base and proposal are all text (only text is merged) */
@@ -117,7 +119,7 @@ export interface FileFacts {
   withConflicts?: boolean | undefined;
 }
 
-export type FileRefusal = 'deleted' | 'created' | 'binary' | 'conflict' | 'not-a-file' | 'unwritable';
+export type FileRefusal = 'deleted' | 'created' | 'binary' | 'conflict' | 'not-a-file' | 'unwritable' | 'edited';
 
 export type FileVerdict =
   | { how: 'written' | 'merged' | 'already-on-disk' }
@@ -136,6 +138,8 @@ export const fileVerdict = (f: FileFacts): FileVerdict => {
   if (!f.writable) return { refuse: 'unwritable' };
   if (f.disk === 'base') return { how: 'written' };
   if (f.disk === 'absent') return { refuse: 'deleted' };
+  // A removal has nothing to merge with edits made since: the person decides what is kept.
+  if (f.removes) return { refuse: 'edited' };
   if (!f.baseExists) return { refuse: 'created' };
   if (!f.text) return { refuse: 'binary' };
   if (!f.merge) return { merge: true };

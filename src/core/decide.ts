@@ -11,8 +11,9 @@ export interface Thresholds {
   ratio: number;
 }
 
-export type DirectReason = 'new-file' | 'small' | 'binary' | 'oversize';
-export type StagedReason = 'ceil' | 'ratio';
+/** `policy`: a rule of the policy files (core/policy.ts) staged it, or let it through, whatever its size. */
+export type DirectReason = 'new-file' | 'small' | 'binary' | 'oversize' | 'policy';
+export type StagedReason = 'ceil' | 'ratio' | 'policy';
 
 export type Decision =
   | { tier: 'noop' }
@@ -38,14 +39,20 @@ export const tierFor = (changed: number, oldLines: number, t: Thresholds): 'dire
   return share > t.ratio ? 'ratio' : 'direct';
 };
 
-export const decide = (p: DecisionInput, t: Thresholds): Decision => {
+/**
+ * `force`: a policy rule's `stage` (every change staged, a new file and binary content included) or `direct`
+ * (never staged); an identical write is a no-op either way.
+ */
+export const decide = (p: DecisionInput, t: Thresholds, force?: 'stage' | 'direct'): Decision => {
+  if (p.old !== null && p.old.equals(p.next)) return { tier: 'noop' };
+  if (force === 'stage') return { tier: 'staged', reason: 'policy', added: 0, removed: 0, oldLines: 0, ...p.counts };
   if (p.old === null) return { tier: 'direct', reason: 'new-file', added: 0, removed: 0, oldLines: 0 };
-  if (p.old.equals(p.next)) return { tier: 'noop' };
   if (p.oldKind !== 'text' || !p.counts) {
     const reason = p.oldKind === 'oversize' ? 'oversize' : 'binary';
     return { tier: 'direct', reason, added: 0, removed: 0, oldLines: 0 };
   }
   const { added, removed, oldLines } = p.counts;
+  if (force === 'direct') return { tier: 'direct', reason: 'policy', added, removed, oldLines };
   const tier = tierFor(added + removed, oldLines, t);
   return tier === 'direct'
     ? { tier: 'direct', reason: 'small', added, removed, oldLines }

@@ -17,6 +17,8 @@ export interface StagedMessage {
   thresholds: Thresholds;
   /** the earlier staged change of the file, from the same session, that this one replaced */
   supersedes?: string | undefined;
+  /** the policy rule that staged it (reason `policy`), as ruleText() names it */
+  rule?: string | undefined;
 }
 
 /**
@@ -27,10 +29,16 @@ export interface StagedMessage {
 export const sizeText = (
   decision: Extract<Decision, { tier: 'staged' }>,
   t: Thresholds,
+  rule?: string,
 ): { counts: string; why: string } => {
   const { added, removed, oldLines, reason } = decision;
   const changed = added + removed;
   const counts = `+${added} -${removed} to ${oldLines === 0 ? 'an empty file' : `a ${oldLines}-line file`}`;
+  if (reason === 'policy')
+    return {
+      counts: oldLines === 0 && removed === 0 ? `+${added} -0` : counts,
+      why: `policy rule ${rule ?? '(unnamed)'} stages every change to it`,
+    };
   const why =
     reason === 'ceil'
       ? `its ${changed} changed lines (added + removed) reach the limit of ${t.ceil}`
@@ -41,7 +49,7 @@ export const sizeText = (
 };
 
 export const renderStaged = (m: StagedMessage): string => {
-  const { counts, why } = sizeText(m.decision, m.thresholds);
+  const { counts, why } = sizeText(m.decision, m.thresholds, m.rule);
   const lines = [
     `fettle held this write for review: nothing was written to ${m.path}.`,
     `Staged change ${m.id}: ${counts}; staged because ${why}.`,
@@ -130,8 +138,8 @@ export const capDiff = (text: string): { text: string; cutLines: number; shorten
 };
 
 /** The size of a large change and the rule it passed, in one parenthesis-sized phrase. */
-const sizeOf = (m: Pick<StagedMessage, 'decision' | 'thresholds'>): string => {
-  const { counts, why } = sizeText(m.decision, m.thresholds);
+const sizeOf = (m: Pick<StagedMessage, 'decision' | 'thresholds' | 'rule'>): string => {
+  const { counts, why } = sizeText(m.decision, m.thresholds, m.rule);
   return `${counts}; ${why}`;
 };
 
@@ -141,16 +149,31 @@ const sizeOf = (m: Pick<StagedMessage, 'decision' | 'thresholds'>): string => {
  * error. So it says what happens either way and gives the model no command to apply it.
  */
 export const renderAsk = (m: Omit<StagedMessage, 'diff' | 'tool'>): string =>
-  `fettle: this is a large change to ${m.path} (${sizeOf(m)}), so a person must approve it. ` +
+  `fettle: this is ${m.decision.reason === 'policy' ? 'a change' : 'a large change'} to ${m.path} (${sizeOf(m)}), so a person must approve it. ` +
   `It is staged as ${m.id}: see exactly what it changes with \`${m.invoke} review ${m.id}\`. Allowing it writes the file; ` +
   `denying it leaves the file as it is. If nobody approved it, nothing was written, and fettle drops the change ` +
   `when this turn ends: do not retry it; tell the user that this change to ${m.path} needs their approval at a prompt.`;
 
 /** A large write in a mode where nobody can review it (dontAsk): denied, nothing staged. */
-export const renderRefused = (m: Pick<StagedMessage, 'path' | 'decision' | 'thresholds' | 'tool'>): string =>
-  `fettle refused this write: nothing was written to ${m.path} and nothing was staged. It is a large change ` +
-  `(${sizeOf(m)}), and in dontAsk mode nobody can review a large change. Make it as smaller edits, each within ` +
-  `the limit, or tell the user it needs their review in another permission mode. Do not retry the ${m.tool} unchanged.`;
+export const renderRefused = (m: Pick<StagedMessage, 'path' | 'decision' | 'thresholds' | 'tool' | 'rule'>): string =>
+  m.decision.reason === 'policy'
+    ? `fettle refused this write: nothing was written to ${m.path} and nothing was staged. It is a change ` +
+      `(${sizeOf(m)}), and in dontAsk mode nobody can review a staged change. Tell the user this change needs their review in ` +
+      `another permission mode. Do not retry the ${m.tool} unchanged.`
+    : `fettle refused this write: nothing was written to ${m.path} and nothing was staged. It is a large change ` +
+      `(${sizeOf(m)}), and in dontAsk mode nobody can review a large change. Make it as smaller edits, each within ` +
+      `the limit, or tell the user it needs their review in another permission mode. Do not retry the ${m.tool} unchanged.`;
+
+/** A write a policy `block` rule denies, in every permission mode but plan (where fettle does nothing). */
+export const renderBlocked = (m: { path: string; rule: string; message: string; tool: string }): string =>
+  `fettle blocked this write: nothing was written to ${m.path}. Policy rule ${m.rule} blocks it: ${m.message.trim()} ` +
+  `Do not retry the ${m.tool}; tell the user if the change is needed.`;
+
+/** A `stage` rule's path, written by a tool call whose result fettle cannot compute: nothing to stage, so denied. */
+export const renderUnstageable = (m: { path: string; rule: string; why: string; tool: string }): string =>
+  `fettle refused this write: nothing was written to ${m.path}. Policy rule ${m.rule} stages every change to it, ` +
+  `and fettle cannot compute this ${m.tool}'s result exactly (${m.why}), so there is nothing it could stage. ` +
+  `Write the whole file with the Write tool instead.`;
 
 const REASON_TEXT: Record<string, string> = {
   'new-file': 'new file',

@@ -51,6 +51,13 @@ export interface RecordFields {
   changeset?: string | undefined;
   /** a discarded proposal that a newer one for the same file, from the same session, replaced: the newer one's id */
   supersededBy?: string | undefined;
+  /** who decided this step of the change (decider.ts): model, person, prompt, policy:<rule>, executor, threshold */
+  decidedBy?: string | undefined;
+  /** a change a contract made: the hash of the contract's canonical form (`sha256:<hex>`), and its real path */
+  contract?: string | undefined;
+  contractPath?: string | undefined;
+  /** the outcome of the contract's checks in the test tree (`fettle apply --test`) */
+  checks?: 'passed' | 'failed' | undefined;
 }
 
 const SUBJECT: Record<RecordKind, string> = {
@@ -116,6 +123,10 @@ export const renderRecord = (f: RecordFields): string => {
     ['Fettle-Reverts', f.reverts],
     ['Fettle-Superseded-By', f.supersededBy],
     ['Fettle-Review', f.review],
+    ['Fettle-Decided-By', f.decidedBy],
+    ['Fettle-Contract', f.contract],
+    ['Fettle-Contract-Path', f.contractPath],
+    ['Fettle-Checks', f.checks],
     ['Fettle-Time', f.time === undefined ? undefined : String(f.time)],
     ['Fettle-Seq', f.seq === undefined ? undefined : String(f.seq)],
   ];
@@ -136,6 +147,8 @@ const lastParagraph = (message: string): string[] => {
 };
 
 const TRAILER_KEY = /^Fettle-[A-Za-z-]+$/;
+/** A Fettle-Decided-By value: one of the deciders, or a policy rule's label. */
+const DECIDER = /^(model|person|prompt|executor|threshold|policy:[A-Za-z0-9._#-]{1,80})$/;
 
 /** A change or changeset id: 8 lowercase alphanumerics (protocol/ids.ts draws them). */
 export const isChangeId = (value: string): boolean => /^[0-9a-z]{8}$/.test(value);
@@ -166,6 +179,10 @@ export const parseRecord = (message: string): RecordFields | null => {
   const changeset = fields.get('Fettle-Changeset');
   const supersededBy = fields.get('Fettle-Superseded-By');
   const agent = fields.get('Fettle-Agent');
+  const decidedBy = fields.get('Fettle-Decided-By');
+  const contract = fields.get('Fettle-Contract');
+  const contractPath = fields.get('Fettle-Contract-Path');
+  const checks = fields.get('Fettle-Checks');
   return {
     id,
     kind,
@@ -187,5 +204,9 @@ export const parseRecord = (message: string): RecordFields | null => {
     ...(turn !== undefined ? { turn } : {}),
     ...(changeset && isChangeId(changeset) ? { changeset } : {}),
     ...(supersededBy && isChangeId(supersededBy) ? { supersededBy } : {}),
+    ...(decidedBy && DECIDER.test(decidedBy) ? { decidedBy } : {}),
+    ...(contract && /^sha256:[0-9a-f]{64}$/.test(contract) ? { contract } : {}),
+    ...(contractPath ? { contractPath } : {}),
+    ...(checks === 'passed' || checks === 'failed' ? { checks } : {}),
   };
 };

@@ -6,7 +6,7 @@
 // text as the tool's error, and the tool does not run), `{"note": text}` (added to the tool's output), or nothing.
 import { resolve } from 'node:path';
 import { clockFrom, loadConfig } from '../config';
-import { renderDirect, renderStaged, sizeText, summarize } from '../core/messages';
+import { renderBlocked, renderDirect, renderStaged, renderUnstageable, sizeText, summarize } from '../core/messages';
 import { opencodeEdit, opencodeWrite, patchedFiles, type Predicted } from '../core/opencode-tools';
 import type { WriteCall } from '../core/tool-call';
 import { toFettleError } from '../errors';
@@ -16,7 +16,7 @@ import type { Context, Origin } from '../protocol/context';
 import { settleSessionRecords } from '../protocol/settle-session';
 import * as protocol from '../protocol/write';
 import type { HookEdge } from './edge';
-import { block, pass, warn, type HookOutcome } from './outcome';
+import { block, pass, replayed, warn, type HookOutcome } from './outcome';
 
 /** The marker the plugin puts first in its JSON: a payload of any other agent never starts with it. */
 export const OPENCODE_MARK = '{"fettle_adapter":"opencode"';
@@ -133,27 +133,44 @@ const before = async (ctx: Context, e: Event, f: FileCall, edge: HookEdge): Prom
   const origin: Origin = { session: e.session, toolUse: f.toolUse, tool: e.tool, agent: 'opencode' };
   const w = { call: f.call, origin, mode: modeOf(ctx, e.permission), inProject: true, predict: f.predict };
   const decided = await protocol.beforeWrite(ctx, w);
-  if (decided.kind === 'replay' || decided.kind === 'duplicate' || decided.kind === 'pass') return pass();
-  if (decided.kind === 'noop') return pass(); // the same bytes: nothing to record, and the tool may run
-  const { target, decision } = decided;
-  if (decided.kind === 'refused') {
-    const { counts, why } = sizeText(decision, ctx.config);
-    return answer({
-      block: `fettle refused this ${e.tool}: nothing was written to ${target.treePath} and nothing was staged. It is a large change (${counts}; ${why}); FETTLE_REVIEW=human asks a person to approve every large change, and opencode is set to write edits without asking anyone (permission "edit": "allow"). Make it as smaller edits, or tell the user to set opencode's edit permission to "ask".`,
-    });
+  // Answered before (the plugin installed for the user and for the project): the same answer, nothing again.
+  if (decided.kind === 'replay') return replayed(decided.answer) ?? pass();
+  if (decided.kind === 'duplicate') return pass();
+  const outcome = beforeAnswer(ctx, e, decided, edge);
+  await decided.remember?.(JSON.stringify(outcome)).catch(() => undefined);
+  return outcome;
+};
+
+const beforeAnswer = (ctx: Context, e: Event, decided: protocol.Decided, edge: HookEdge): HookOutcome => {
+  switch (decided.kind) {
+    case 'pass':
+    case 'noop': // the same bytes: nothing to record, and the tool may run
+    case 'ignored': // a policy rule leaves this path to the tool: nothing recorded
+      return pass();
+    case 'blocked': {
+      const { target, ruleText, rule } = decided;
+      return answer({
+        block: renderBlocked({ path: target.treePath, rule: ruleText, message: rule.message ?? '', tool: e.tool }),
+      });
+    }
+    case 'unstageable': {
+      const { target, ruleText, why } = decided;
+      return answer({ block: renderUnstageable({ path: target.treePath, rule: ruleText, why, tool: e.tool }) });
+    }
+    case 'refused': {
+      const { counts, why } = sizeText(decided.decision, decided.thresholds, decided.rule);
+      return answer({
+        block: `fettle refused this ${e.tool}: nothing was written to ${decided.target.treePath} and nothing was staged. It is a large change (${counts}; ${why}); FETTLE_REVIEW=human asks a person to approve every large change, and opencode is set to write edits without asking anyone (permission "edit": "allow"). Make it as smaller edits, or tell the user to set opencode's edit permission to "ask".`,
+      });
+    }
   }
   // A person answers opencode's own prompt; if they allow it, the tool writes and the after step marks it applied.
   if (decided.review === 'person') return pass();
+  const { id, target, decision, diff, supersedes, thresholds, rule } = decided;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), e.directory, target.store, target.realPath);
-  const message = { id: decided.id, path: target.treePath, decision, diff: decided.diff, invoke };
-  const text = renderStaged({
-    ...message,
-    ttlSeconds: ctx.config.ttlSeconds,
-    thresholds: ctx.config,
-    tool: e.tool,
-    supersedes: decided.supersedes,
-  });
-  return answer({ block: text });
+  const ttlSeconds = ctx.config.ttlSeconds;
+  const message = { id, path: target.treePath, decision, diff, invoke, ttlSeconds, thresholds, rule, supersedes };
+  return answer({ block: renderStaged({ ...message, tool: e.tool }) });
 };
 
 const after = async (ctx: Context, e: Event, f: FileCall, edge: HookEdge): Promise<string | undefined> => {
@@ -208,6 +225,13 @@ export const runOpencode = async (raw: string, edge: HookEdge): Promise<HookOutc
     if (err.code === 'E_FORBIDDEN_PATH') return pass();
     const detail = `${err.message}${err.hint ? ` ${err.hint}` : ''}`;
     if (e.event !== 'before') return warn(`fettle: recording the result of this ${e.tool} failed: ${detail}`);
+    // A policy that cannot be read decides nothing: blocked until it is fixed, or let through unrecorded.
+    if (err.code === 'E_POLICY')
+      return ctx.config.onError === 'allow'
+        ? warn(`fettle: ${detail} This ${e.tool} is NOT protected (FETTLE_ON_ERROR=allow): nothing was recorded.`)
+        : block(
+            `fettle blocked this ${e.tool} because a policy file is invalid; nothing was written. ${detail} To let writes through unprotected until it is fixed, set FETTLE_ON_ERROR=allow.`,
+          );
     if (ctx.config.onError === 'allow')
       return warn(
         `fettle could not save the previous content, so this ${e.tool} is NOT protected (FETTLE_ON_ERROR=allow): ${detail}`,

@@ -7,6 +7,7 @@ import { armFailpoints } from '../io/failpoint';
 import { selfCommand, spellCommands } from '../io/self';
 import { readStdin } from '../io/stdin';
 import { block, type HookOutcome } from './outcome';
+import { auditHook, auditing } from './audit';
 import { runHook } from './run';
 
 /** Written straight to the descriptor, as stdin is read (io/stdin.ts); a descriptor that would block gets the stream. */
@@ -61,11 +62,10 @@ export const runHookProcess = async (): Promise<void> => {
   try {
     armFailpoints(process.env.FETTLE_FAILPOINTS);
     cleanUpOnSignals();
-    decided = await runHook((await readStdin()).toString('utf8'), {
-      cwd: process.cwd(),
-      env: process.env,
-      script: process.argv[1],
-    });
+    const raw = (await readStdin()).toString('utf8');
+    const edge = { cwd: process.cwd(), env: process.env, script: process.argv[1], facts: {} };
+    decided = await runHook(raw, edge);
+    if (auditing(process.env)) await auditHook(raw, decided, edge);
   } catch (error) {
     // runHook maps every expected failure itself; reaching here is a bug. Fail closed and say so.
     decided = internalError(error);

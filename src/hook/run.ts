@@ -2,12 +2,22 @@
 // protocol/write.ts; here: parse the payload, call it, render its answer, and map failures to outcomes, once.
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { clockFrom, loadConfig, type Env } from '../config';
-import { renderAsk, renderDirect, renderNoop, renderRefused, renderStaged, summarize } from '../core/messages';
+import {
+  renderAsk,
+  renderBlocked,
+  renderDirect,
+  renderNoop,
+  renderRefused,
+  renderStaged,
+  renderUnstageable,
+  summarize,
+} from '../core/messages';
 import type { WriteCall } from '../core/tool-call';
 import { toFettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import type { Context } from '../protocol/context';
 import * as protocol from '../protocol/write';
+import { noteAfter, noteBefore } from './audit';
 import { settleSession } from './end';
 import { countTurn } from './turn';
 import type { HookEdge } from './edge';
@@ -71,6 +81,17 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
       return warn(`fettle: the write to ${file} happened, but recording its result failed: ${detail}`);
     if (p.event === 'PostToolUseFailure')
       return warn(`fettle: the write to ${file} failed, and settling its record failed too: ${detail}`);
+    // A policy that cannot be read decides nothing: blocked until it is fixed, or let through unrecorded.
+    if (e.code === 'E_POLICY') {
+      if (ctx.config.onError === 'allow')
+        return warn(
+          `fettle: ${detail} This write to ${file} is NOT protected (FETTLE_ON_ERROR=allow): nothing was recorded.`,
+        );
+      return block(
+        `fettle blocked this write because a policy file is invalid; nothing was written. ${detail} ` +
+          'To let writes through unprotected until it is fixed, set FETTLE_ON_ERROR=allow.',
+      );
+    }
     if (ctx.config.onError === 'allow') {
       return warn(
         `fettle could not save the previous content of ${file}, so this write is NOT protected (FETTLE_ON_ERROR=allow): ${detail}`,
@@ -105,6 +126,7 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
     inProject: inProject(p.call.filePath, project),
   };
   const before = await protocol.beforeWrite(ctx, w);
+  noteBefore(edge, before);
   // Answered before (a retried call, or fettle installed twice): the same answer, nothing recorded again.
   if (before.kind === 'replay') return replayed(before.answer) ?? pass();
   // Being answered right now by the other fettle: the client takes the most restrictive of the two answers.
@@ -125,13 +147,26 @@ const answer = (ctx: Context, p: WritePayload, edge: HookEdge, before: protocol.
         renderRefused({
           path: before.target.treePath,
           decision: before.decision,
-          thresholds: ctx.config,
+          thresholds: before.thresholds,
           tool: p.call.tool,
+          rule: before.rule,
         }),
       );
+    case 'ignored':
+      return pass(); // a policy rule leaves this path to the tool: nothing recorded
+    case 'blocked': {
+      const { target, ruleText, rule } = before;
+      return deny(
+        renderBlocked({ path: target.treePath, rule: ruleText, message: rule.message ?? '', tool: p.call.tool }),
+      );
+    }
+    case 'unstageable': {
+      const { target, ruleText, why } = before;
+      return deny(renderUnstageable({ path: target.treePath, rule: ruleText, why, tool: p.call.tool }));
+    }
   }
-  const { id, target, decision, supersedes } = before;
-  const message = { id, path: target.treePath, decision, ttlSeconds: ctx.config.ttlSeconds, thresholds: ctx.config };
+  const { id, target, decision, supersedes, thresholds, rule } = before;
+  const message = { id, path: target.treePath, decision, ttlSeconds: ctx.config.ttlSeconds, thresholds, rule };
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);
   if (before.review === 'person') return ask(renderAsk({ ...message, invoke }));
   return deny(renderStaged({ ...message, diff: before.diff, invoke, tool: p.call.tool, supersedes }));
@@ -145,6 +180,7 @@ const afterFailure = async (ctx: Context, p: WritePayload): Promise<HookOutcome>
 
 const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promise<HookOutcome> => {
   const after = await protocol.afterWrite(ctx, p.call, originOf(p));
+  noteAfter(edge, after);
   if (after.kind === 'none') return pass();
   const { target, id, fields } = after;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);

@@ -12,7 +12,6 @@ import {
   summarize,
 } from '../core/messages';
 import { invocationFor, selfCommand } from '../io/self';
-import type { Context } from '../protocol/context';
 import { recoverQuietly } from '../protocol/recover';
 import { type StagedWrite, writeBytes } from '../protocol/write';
 import { setFiles, writeMany } from '../protocol/write-many';
@@ -33,12 +32,16 @@ const toolCalls = (edge: McpEdge, store: Store, calls: [tool: string, id: string
 const viaTools = (edge: McpEdge, store: Store, calls: [tool: string, id: string][]): string =>
   `Through this server: ${toolCalls(edge, store, calls)}.`;
 
+/** A write a policy `ignore` rule leaves unrecorded, as `fettle write` says it. */
+const unrecorded = (path: string, rule: string): string =>
+  `fettle wrote ${path} without recording it: policy rule ${rule} ignores it.`;
+
 /**
  * Under FETTLE_REVIEW=human a staged change is a person's to apply: the model is shown the change, told it cannot
  * apply it, and given nothing to run but a discard.
  */
-const personStaged = (ctx: Context, s: StagedWrite, invoke: string, edge: McpEdge): string => {
-  const { counts, why } = sizeText(s.decision, ctx.config);
+const personStaged = (s: StagedWrite, invoke: string, edge: McpEdge): string => {
+  const { counts, why } = sizeText(s.decision, s.thresholds, s.rule);
   const path = s.target.treePath;
   return [
     `fettle held this write for review: nothing was written to ${path}.`,
@@ -57,13 +60,14 @@ export const writeFile = async (edge: McpEdge, args: Args): Promise<ToolResult> 
   const { target } = result;
   const invoke = invokeFor(edge, target.store, target.realPath);
   if (result.kind === 'noop') return text(renderNoop(target.treePath));
+  if (result.kind === 'ignored') return text(unrecorded(target.treePath, result.ruleText));
   if (result.kind === 'written') {
     const { reason, added, removed } = result.decision;
     const line = renderDirect(result.id, target.treePath, summarize(reason, added, removed), invoke);
     return text(`${line}\n${viaTools(edge, target.store, [['fettle_rollback', result.id]])}`);
   }
-  if (ctx.config.review === 'human') return text(personStaged(ctx, result, invoke, edge));
-  const { id, decision, diff, supersedes } = result;
+  if (ctx.config.review === 'human') return text(personStaged(result, invoke, edge));
+  const { id, decision, diff, supersedes, thresholds, rule } = result;
   const staged = renderStaged({
     id,
     path: target.treePath,
@@ -71,8 +75,9 @@ export const writeFile = async (edge: McpEdge, args: Args): Promise<ToolResult> 
     diff,
     invoke,
     ttlSeconds: ctx.config.ttlSeconds,
-    thresholds: ctx.config,
+    thresholds,
     supersedes,
+    rule,
     tool: 'write',
   });
   const tools = viaTools(edge, target.store, [
@@ -91,23 +96,30 @@ export const writeFiles = async (edge: McpEdge, args: Args): Promise<ToolResult>
     bytes: Buffer.from(f.content, 'utf8'),
   }));
   const result = await writeMany(ctx, files, originOf(edge, ctx, 'fettle_write_files'));
+  const ignored = result.ignored.map((i) => unrecorded(i.target.treePath, i.ruleText));
   if (result.kind === 'noop' || result.changeset === undefined)
-    return text('fettle: every file already has this exact content; nothing to record.');
+    return text(
+      ignored.length > 0 ? ignored.join('\n') : 'fettle: every file already has this exact content; nothing to record.',
+    );
   const first = result.files[0];
   const invoke = invokeFor(edge, result.store, first?.target.realPath ?? edge.cwd);
   const message = { changeset: result.changeset, files: setFiles(result), invoke };
   if (result.kind === 'written') {
     const tools = viaTools(edge, result.store, [['fettle_rollback', result.changeset]]);
-    return text(`${renderSetWritten(message)}\n${tools}`);
+    return text([renderSetWritten(message), tools, ...ignored].join('\n'));
   }
   const staged = renderSetStaged(message);
   if (ctx.config.review === 'human')
     return text(
-      `${staged.split('\n').slice(0, -3).join('\n')}\nFETTLE_REVIEW=human is set, so only a person may apply them, from their own terminal: ${invoke} review ${result.changeset}, then ${invoke} confirm ${result.changeset}. fettle_confirm refuses them. Do not retry the write; tell the user these changes wait for their review.`,
+      [
+        ...staged.split('\n').slice(0, -3),
+        `FETTLE_REVIEW=human is set, so only a person may apply them, from their own terminal: ${invoke} review ${result.changeset}, then ${invoke} confirm ${result.changeset}. fettle_confirm refuses them. Do not retry the write; tell the user these changes wait for their review.`,
+        ...ignored,
+      ].join('\n'),
     );
   const tools = viaTools(edge, result.store, [
     ['fettle_confirm', result.changeset],
     ['fettle_discard', result.changeset],
   ]);
-  return text(`${staged}\n${tools}`);
+  return text([staged, tools, ...ignored].join('\n'));
 };

@@ -21,8 +21,9 @@ export interface Replacement {
   from: DiskFile | null;
   /** blob id of `from`, reachable from a ref (recovery reads the bytes back from it) */
   fromOid: string | null;
-  to: DiskFile;
-  toOid: string;
+  /** null: the file is removed (a staged deletion) */
+  to: DiskFile | null;
+  toOid: string | null;
 }
 
 /** Puts `next` where `current` is (null: removes it), only over `current`. */
@@ -70,10 +71,11 @@ const journalFile = (r: Replacement): JournalFile => ({
   file: r.file,
   path: r.path,
   from: r.from && r.fromOid ? { oid: r.fromOid, mode: r.from.mode } : null,
-  to: { oid: r.toOid, mode: r.to.mode },
+  to: r.to && r.toOid ? { oid: r.toOid, mode: r.to.mode } : null,
 });
 
-const same = (a: DiskFile | null, b: DiskFile): boolean => a !== null && a.bytes.equals(b.bytes) && a.mode === b.mode;
+const same = (a: DiskFile | null, b: DiskFile | null): boolean =>
+  a === null || b === null ? a === b : a.bytes.equals(b.bytes) && a.mode === b.mode;
 
 /** The points a test can kill each operation at: journal durable, each file written, refs moved. */
 const POINTS = {

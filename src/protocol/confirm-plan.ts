@@ -9,10 +9,11 @@ import { classifyContent, sameBytes } from '../core/content';
 import { FettleError } from '../errors';
 import { gitModeOf, isNotAFile, readDisk, type DiskFile } from '../io/atomic-write';
 import { mergeFile } from '../store/merge';
-import { readFiles, type FileEntry } from '../store/objects';
+import { pathsPresent, readFiles, type FileEntry } from '../store/objects';
 import type { Store } from '../store/store';
 import { requirePending, type Change } from './changes';
 import type { Context } from './context';
+import { type contractNow, requireContract } from './contract-file';
 import { diskPathOf } from './paths';
 
 export interface FilePlan {
@@ -26,8 +27,8 @@ export interface FilePlan {
   how: 'written' | 'merged' | 'already-on-disk' | 'conflicts';
   /** conflict regions written with markers (`conflicts` only) */
   conflicts?: number | undefined;
-  /** the bytes the file gets, and their git mode */
-  bytes: Buffer;
+  /** the bytes the file gets (null: the change removes it), and their git mode */
+  bytes: Buffer | null;
   mode: string;
   /** the bytes on disk are to be committed (and the ref moved to them) before the merge replaces them */
   snapshot: boolean;
@@ -36,14 +37,15 @@ export interface FilePlan {
 interface Read {
   change: Change;
   file: string;
-  proposal: FileEntry;
+  /** null: the proposal removes the file (a contract's delete) */
+  proposal: FileEntry | null;
   base: FileEntry | null;
   /** the bytes an interrupted merging confirm committed (its tip is a snapshot) */
   snapshot: FileEntry | null | undefined;
 }
 
 const stateOf = (disk: DiskFile | null, r: Read): DiskState => {
-  if (sameBytes(disk?.bytes, r.proposal.bytes)) return 'proposal';
+  if (sameBytes(disk?.bytes, r.proposal?.bytes)) return 'proposal';
   if (sameBytes(disk?.bytes, r.base?.bytes)) return 'base';
   return disk === null ? 'absent' : 'other';
 };
@@ -65,6 +67,7 @@ const refusal = (r: Read, why: FileRefusal, conflicts = 0): FettleError => {
     ` then run \`fettle discard ${id}\` and re-run the Write.`;
   const text: Record<FileRefusal, string> = {
     deleted: `${path} was deleted after change ${id} was staged.`,
+    edited: `${path} changed after change ${id} was staged to delete it; fettle does not delete a file edited since.`,
     created: `${path} was created by someone else after change ${id} was staged.`,
     binary: `${path} changed after change ${id} was staged, and binary content cannot be merged.`,
     conflict: `${path} changed after change ${id} was staged, and those edits overlap the staged ones (${conflicts} conflict${conflicts === 1 ? '' : 's'}).`,
@@ -101,13 +104,26 @@ const readStaged = async (store: Store, changes: { change: Change; file: string 
     }),
   );
   let i = 0;
-  return changes.map(({ change, file }, n) => {
-    const proposal = files[i++];
+  const read = changes.map(({ change, file }, n) => {
+    const proposal = files[i++] ?? null;
     const base = files[i++] ?? null;
     const snapshot = revs[n]?.resuming ? (files[i++] ?? null) : undefined;
-    if (!proposal) throw new FettleError('E_INTERNAL', `internal error: change ${change.id} has no proposed content`);
-    return { change, file, proposal, base, snapshot };
+    return { change, file, proposal, base, snapshot, at: (revs[n] as (typeof revs)[number]).proposal };
   });
+  // A proposal without the file removes it, but only when its tree has no such entry: one whose blob is missing
+  // from the store must never read as a deletion.
+  const absent = read.filter((r) => r.proposal === null);
+  const kept = await pathsPresent(
+    store,
+    absent.map((r) => ({ commit: r.at, path: r.change.fields.path })),
+  );
+  absent.forEach((r, n) => {
+    if (kept[n])
+      throw new FettleError('E_GIT', `the proposed content of change ${r.change.id} is missing from git's store`);
+    if (r.base === null)
+      throw new FettleError('E_INTERNAL', `internal error: change ${r.change.id} has no proposed content`);
+  });
+  return read;
 };
 
 const verdictOf = async (
@@ -115,17 +131,21 @@ const verdictOf = async (
   r: Read,
   disk: DiskFile | null,
   withConflicts: boolean,
-): Promise<{ v: FileVerdict; bytes: Buffer }> => {
+): Promise<{ v: FileVerdict; bytes: Buffer | null }> => {
   const facts = {
     withConflicts,
     disk: stateOf(disk, r),
     baseExists: r.base !== null,
     writable: await writable(r.file, disk),
-    text: [disk?.bytes, r.base?.bytes, r.proposal.bytes].every((b) => b !== undefined && classifyContent(b) === 'text'),
+    removes: r.proposal === null,
+    text: [disk?.bytes, r.base?.bytes, r.proposal?.bytes].every(
+      (b) => b !== undefined && classifyContent(b) === 'text',
+    ),
   };
   const first = fileVerdict(facts);
-  if (!('merge' in first)) return { v: first, bytes: r.proposal.bytes };
-  const merged = await mergeFile(store, (disk as DiskFile).bytes, (r.base as FileEntry).bytes, r.proposal.bytes);
+  if (!('merge' in first)) return { v: first, bytes: r.proposal?.bytes ?? null };
+  const proposal = r.proposal as FileEntry;
+  const merged = await mergeFile(store, (disk as DiskFile).bytes, (r.base as FileEntry).bytes, proposal.bytes);
   return { v: fileVerdict({ ...facts, merge: merged }), bytes: merged.bytes };
 };
 
@@ -138,9 +158,12 @@ export const planFiles = async (
 ): Promise<{ plans: FilePlan[]; refusals: FettleError[] }> => {
   const refusals: FettleError[] = [];
   const located: { change: Change; file: string }[] = [];
+  const contracts = new Map<string, Awaited<ReturnType<typeof contractNow>>>();
   for (const change of changes) {
     try {
       requirePending(change, ctx.now(), { expired: options.expired });
+      // A contract's change is what its reviewer saw only while the contract file still hashes the same.
+      await requireContract(change, contracts);
       located.push({ change, file: await diskPathOf(store, change.fields) });
     } catch (error) {
       if (!(error instanceof FettleError)) throw error;
@@ -169,7 +192,7 @@ export const planFiles = async (
         how: v.how,
         conflicts: v.how === 'conflicts' ? v.conflicts : undefined,
         bytes,
-        mode: disk ? gitModeOf(disk.mode) : r.proposal.mode,
+        mode: disk ? gitModeOf(disk.mode) : (r.proposal?.mode ?? '100644'),
         // A merge replaces bytes only git can give back once they are committed; a resumed one already did,
         // unless the file was saved again since.
         snapshot:
@@ -189,7 +212,7 @@ export const planOver = async (
   change: Change,
   file: string,
   disk: DiskFile | null,
-): Promise<{ how: FilePlan['how']; bytes: Buffer; proposal: FileEntry }> => {
+): Promise<{ how: FilePlan['how']; bytes: Buffer | null; proposal: FileEntry | null }> => {
   const [r] = await readStaged(store, [{ change, file }]);
   if (!r) throw new FettleError('E_INTERNAL', `internal error: change ${change.id} has no proposed content`);
   const { v, bytes } = await verdictOf(store, r, disk, false);

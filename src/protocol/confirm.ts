@@ -22,7 +22,7 @@ import type { Context } from './context';
 import { stamp } from './ids';
 import { diskPathOf, fileLockPath } from './paths';
 import { retrySession, sessionStep, type Landing } from './session-ref';
-import { requirePersonForExpired } from './person-review';
+import { commandDecider, requirePersonForExpired } from './person-review';
 import { forgetStaged } from './supersede';
 import { currentTurn } from './turns';
 
@@ -48,10 +48,11 @@ const commitOn = async (
   ctx: Context,
   store: Store,
   change: Change,
-  o: { kind: RecordKind; bytes: Buffer; mode: string; note?: string; turn?: number; parents?: string[] },
+  o: { kind: RecordKind; bytes: Buffer | null; mode: string; note?: string; turn?: number; parents?: string[] },
 ) => {
   const when = ctx.now();
   const { kind, note, turn } = o;
+  const decidedBy = commandDecider(ctx.env);
   const [parent = change.tip, ...otherParents] = o.parents ?? [];
   const spec = {
     parent,
@@ -59,7 +60,14 @@ const commitOn = async (
     path: change.fields.path,
     bytes: o.bytes,
     mode: o.mode,
-    message: renderRecord({ ...change.fields, kind, note, ...(turn === undefined ? {} : { turn }), ...stamp(when) }),
+    message: renderRecord({
+      ...change.fields,
+      kind,
+      note,
+      decidedBy,
+      ...(turn === undefined ? {} : { turn }),
+      ...stamp(when),
+    }),
     when,
   };
   const { commit, written } = await commitFile(store, spec);
@@ -128,7 +136,7 @@ const prepareAll = async (ctx: Context, store: Store, plans: FilePlan[]) => {
   for (const a of applied) {
     const { session, path, added, removed } = a.p.change.fields;
     if (session === undefined) continue;
-    const leaf = { mode: a.p.mode, oid: hashObject('blob', a.p.bytes, store.objectFormat) };
+    const leaf = a.p.bytes && { mode: a.p.mode, oid: hashObject('blob', a.p.bytes, store.objectFormat) };
     const landing: Landing = { path, leaf, change: a.p.change.id, event: 'apply', turn: a.turn, added, removed };
     sessions.set(session, [...(sessions.get(session) ?? []), landing]);
   }
@@ -170,8 +178,8 @@ export const confirmChanges = async (ctx: Context, store: Store, request: Decide
           path: p.change.fields.path,
           from: p.disk,
           fromOid: p.disk ? hashObject('blob', p.disk.bytes, store.objectFormat) : null,
-          to: { bytes: p.bytes, mode: p.disk?.mode ?? fileModeOf(p.mode) },
-          toOid: hashObject('blob', p.bytes, store.objectFormat),
+          to: p.bytes && { bytes: p.bytes, mode: p.disk?.mode ?? fileModeOf(p.mode) },
+          toOid: p.bytes && hashObject('blob', p.bytes, store.objectFormat),
         }),
       );
       const settled = async () => {

@@ -21,4 +21,6 @@ export interface Origin {
   turn?: number | undefined;
   /** a staged change Claude Code asks a person about */
   review?: 'person' | undefined;
+  /** who decided the record's step (Fettle-Decided-By): threshold, policy:<rule>, executor, model, person, prompt */
+  decidedBy?: string | undefined;
 }

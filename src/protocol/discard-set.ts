@@ -8,6 +8,7 @@ import { decidedSet, lockedChanges, selectDecision, type DecideRequest } from '.
 import type { Context } from './context';
 import { discardLocked } from './discard';
 import { fileLockPath } from './paths';
+import { commandDecider } from './person-review';
 
 export interface DiscardOutcome {
   discarded: Change[];
@@ -25,7 +26,7 @@ export const discardChanges = async (ctx: Context, store: Store, request: Decide
       // Read again under the locks: another process may have confirmed or discarded some meanwhile.
       const now = new Map((await listChanges(ctx, store)).map((c) => [c.id, c]));
       const chosen = decidedSet(ctx, selection, now);
-      await discardLocked(ctx, store, chosen.changes);
+      await discardLocked(ctx, store, chosen.changes, { decidedBy: commandDecider(ctx.env) });
       return { discarded: chosen.changes, skipped: chosen.skipped, changeset: chosen.changeset };
     },
   );

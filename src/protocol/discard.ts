@@ -17,7 +17,7 @@ import { forgetStaged } from './supersede';
 import { FettleError } from '../errors';
 
 /** The marker commits, on each change's tree: one cat-file reads the tips. */
-const markers = async (ctx: Context, store: Store, changes: Change[], note?: string): Promise<CommitSpec[]> => {
+const markers = async (ctx: Context, store: Store, changes: Change[], o: Why): Promise<CommitSpec[]> => {
   const tips = await readObjects(
     store,
     changes.map((c) => c.tip),
@@ -26,17 +26,20 @@ const markers = async (ctx: Context, store: Store, changes: Change[], note?: str
   return changes.map((c, n) => {
     const tree = /^tree ([0-9a-f]+)$/m.exec(tips[n]?.body.toString('utf8') ?? '')?.[1];
     if (!tree) throw new FettleError('E_GIT', `the commit of change ${c.id} (${c.tip}) cannot be read`);
-    const message = renderRecord({ ...c.fields, kind: 'discarded', note, ...stamp(when) });
+    const message = renderRecord({ ...c.fields, kind: 'discarded', ...o, ...stamp(when) });
     return { tree, parents: [c.tip], message, when };
   });
 };
 
-/**
- * Moves `changes` (checked decidable, under their files' locks) to refs/fettle-discarded/ in one transaction.
- * `note`: why, in the marker commits.
- */
-export const discardLocked = async (ctx: Context, store: Store, changes: Change[], note?: string): Promise<void> => {
-  const specs = await markers(ctx, store, changes, note);
+/** Why a change is dropped, in its marker commit: who decided (Fettle-Decided-By), and a note. */
+export interface Why {
+  decidedBy: string;
+  note?: string | undefined;
+}
+
+/** Moves `changes` (checked decidable, under their files' locks) to refs/fettle-discarded/ in one transaction. */
+export const discardLocked = async (ctx: Context, store: Store, changes: Change[], why: Why): Promise<void> => {
+  const specs = await markers(ctx, store, changes, why);
   const writeMarkers = () => writeBatch(store, [], specs);
   const oids = await writeMarkers();
   await failpoint('discard.marker-written');
@@ -56,14 +59,14 @@ export const discardLocked = async (ctx: Context, store: Store, changes: Change[
   }
 };
 
-/** One change, by id, under its file's lock: the settling of a proposal a person denied (`note` says so). */
-export const discard = async (ctx: Context, store: Store, id: string, o: { note?: string } = {}): Promise<Change> => {
+/** One change, by id, under its file's lock: the settling of a proposal a person denied (`why` says so). */
+export const discard = async (ctx: Context, store: Store, id: string, why: Why): Promise<Change> => {
   const first = await loadChange(ctx, store, id);
   return withLock(fileLockPath(store, first.fields.path), async () => {
     const change = await loadChange(ctx, store, id);
     // An expired change can still be discarded: that is how a user cleans it up.
     if (change.state !== 'expired') requirePending(change, ctx.now());
-    await discardLocked(ctx, store, [change], o.note);
+    await discardLocked(ctx, store, [change], why);
     return change;
   });
 };

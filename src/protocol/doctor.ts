@@ -12,6 +12,7 @@ import { listChanges } from './changes';
 import type { Context } from './context';
 import { collectGarbage } from './gc';
 import { journalDir } from './journal';
+import { policyLayers } from './policy';
 import { recoverInterrupted, recoveryText, type Recovery } from './recover';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -202,6 +203,19 @@ const checkLocks = async (store: Store, now: Date): Promise<Check> => {
   );
 };
 
+/** The policy files: an invalid one blocks every write, so it fails the check. */
+const checkPolicy = (ctx: Context, store: Store): Check => {
+  try {
+    const layers = policyLayers(ctx, store);
+    const rules = layers.reduce((n, l) => n + l.rules.length, 0);
+    if (layers.length === 0) return ok('policy', 'no policy file: the thresholds decide every path');
+    return ok('policy', `${layers.map((l) => l.file).join(', ')}: ${rules} rule${rules === 1 ? '' : 's'}`);
+  } catch (error) {
+    const e = toFettleError(error);
+    return fail('policy', `${e.message} Every write is blocked until it is fixed.`, e.hint);
+  }
+};
+
 export interface DoctorInput {
   ctx: Context;
   /** null when the store could not be opened (the failure is the `store` check) */
@@ -226,6 +240,7 @@ export const diagnose = async (input: DoctorInput): Promise<Check[]> => {
     ),
   );
   checks.push(
+    checkPolicy(ctx, store),
     await checkJournals(store),
     ...(await checkChanges(ctx, store)),
     await checkObjects(store),

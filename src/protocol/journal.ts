@@ -19,8 +19,9 @@ export interface JournalFile {
   path: string;
   /** what the file held before (null: absent): a blob reachable from a ref, and the permission bits */
   from: { oid: string; mode: number } | null;
-  /** what the operation writes: the blob id of the bytes (compared by hashing the disk) and the mode */
-  to: { oid: string; mode: number };
+  /** what the operation writes: the blob id of the bytes (compared by hashing the disk) and the mode; null: it
+   * removes the file */
+  to: { oid: string; mode: number } | null;
 }
 
 export interface RefMove {

@@ -19,6 +19,12 @@ export const agentShell = (env: Env): string | null => SHELL_MARKS.find(([v]) =>
 /** `CLAUDECODE=1`: how fettle told `agent`'s shell. */
 const markOf = (agent: string): string => `${SHELL_MARKS.find(([, a]) => a === agent)?.[0] ?? '?'}=1`;
 
+/**
+ * Who decides when this command applies or drops a change (the Fettle-Decided-By trailer): the model, when it runs
+ * in the agent's shell, else a person at a terminal.
+ */
+export const commandDecider = (env: Env): 'model' | 'person' => (agentShell(env) ? 'model' : 'person');
+
 export const needsPerson = (ctx: Context, change: Change): boolean =>
   change.fields.review === 'person' || ctx.config.review === 'human';
 

@@ -22,6 +22,8 @@ export interface Recorded {
   id: string;
   tip: string;
   fields: RecordFields;
+  /** the `before` commit (the tip's parent, for a staged item) */
+  before?: string | undefined;
 }
 
 /** Objects planned in memory, written in one batch (and again, identically, if a prune took them). */
@@ -51,16 +53,22 @@ const blobOid = (store: Store, bytes: Buffer): string => hashObject('blob', byte
 export interface Item {
   old: DiskFile | null;
   fields: Fields;
-  /** a proposal on top of `before` (a staged change): the bytes and their git mode */
-  next?: { bytes: Buffer; mode: string } | undefined;
+  /** a proposal on top of `before` (a staged change): the bytes and their git mode; null: it removes the file */
+  next?: { bytes: Buffer; mode: string } | null | undefined;
 }
 
 /**
  * The records of many files, created in one transaction: each a `before` commit (HEAD plus the file as it is
  * now), and for a staged item a `proposal` commit on top, which its ref then names. Items of one changeset
- * (fields.changeset) are thereby all recorded, or none.
+ * (fields.changeset) are thereby all recorded, or none. `o.ids` names the changes (drawn otherwise); with
+ * `o.publish: false` the objects are written and no ref is made (`fettle apply --test` tests them first).
  */
-export const recordMany = async (ctx: Context, store: Store, items: Item[]): Promise<Recorded[]> => {
+export const recordMany = async (
+  ctx: Context,
+  store: Store,
+  items: Item[],
+  o: { ids?: string[]; publish?: boolean } = {},
+): Promise<Recorded[]> => {
   if (items.length === 0) return [];
   const when = ctx.now();
   const head = store.head;
@@ -69,8 +77,8 @@ export const recordMany = async (ctx: Context, store: Store, items: Item[]): Pro
   for (let attempt = 1; ; attempt++) {
     const batch: Batch = { blobs: [], trees: [], commits: [] };
     const modes: (number | undefined)[] = [];
-    const made = items.map(({ old, fields, next }) => {
-      const id = newId();
+    const made = items.map(({ old, fields, next }, n) => {
+      const id = (attempt === 1 ? o.ids?.[n] : undefined) ?? newId();
       const leaf = old ? { mode: gitModeOf(old.mode), oid: blobOid(store, old.bytes) } : null;
       if (old) {
         batch.blobs.push(old.bytes);
@@ -82,15 +90,14 @@ export const recordMany = async (ctx: Context, store: Store, items: Item[]): Pro
       const spec: CommitSpec = { tree: rootOf(trees), parents: head ? [head] : [], message, when };
       batch.trees.push(...trees);
       batch.commits.push(spec);
-      if (!next) return { id, tip: commitId(store, spec), fields: { ...fields, id, kind: 'before' as const } };
-      batch.blobs.push(next.bytes);
-      modes.push(old?.mode);
-      const proposed = editOverlay(
-        own,
-        fields.path,
-        { mode: next.mode, oid: blobOid(store, next.bytes) },
-        store.objectFormat,
-      );
+      if (next === undefined)
+        return { id, tip: commitId(store, spec), fields: { ...fields, id, kind: 'before' as const } };
+      if (next) {
+        batch.blobs.push(next.bytes);
+        modes.push(old?.mode);
+      }
+      const proposedLeaf = next && { mode: next.mode, oid: blobOid(store, next.bytes) };
+      const proposed = editOverlay(own, fields.path, proposedLeaf, store.objectFormat);
       const proposal: CommitSpec = {
         tree: rootOf(proposed),
         parents: [commitId(store, spec)],
@@ -99,9 +106,11 @@ export const recordMany = async (ctx: Context, store: Store, items: Item[]): Pro
       };
       batch.trees.push(...proposed);
       batch.commits.push(proposal);
-      return { id, tip: commitId(store, proposal), fields: { ...fields, id, kind: 'proposal' as const } };
+      const before = commitId(store, spec);
+      return { id, tip: commitId(store, proposal), fields: { ...fields, id, kind: 'proposal' as const }, before };
     });
     const { oids } = await writeAll(store, batch, modes, true);
+    if (o.publish === false) return made;
     const creates = made.map((m): RefUpdate => ({ op: 'create', ref: changeRef(m.id), oid: m.tip }));
     try {
       await publish(store, creates, 'fettle: record', { oids, rewrite: () => writeAll(store, batch, modes) });

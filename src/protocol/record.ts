@@ -33,7 +33,9 @@ export type Fields = Omit<RecordFields, 'kind' | 'id'>;
 
 export const fieldsOf = (plan: Plan, origin: Origin): Fields => {
   const d = plan.decision;
-  const counted = d.tier !== 'noop' && (d.reason === 'small' || d.tier === 'staged');
+  // A policy rule decides binary content too, which has no line counts.
+  const counted =
+    d.tier !== 'noop' && (d.reason === 'policy' ? plan.kind === 'text' : d.reason === 'small' || d.tier === 'staged');
   return {
     tier: d.tier === 'staged' ? 'staged' : 'direct',
     path: plan.target.treePath,

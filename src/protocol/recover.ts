@@ -34,7 +34,7 @@ export interface Recovery {
 const fileNow = (store: Store, disk: DiskFile | null, f: Journal['files'][number]): FileNow => {
   const oid = disk ? hashObject('blob', disk.bytes, store.objectFormat) : null;
   if (oid === (f.from?.oid ?? null)) return 'from';
-  return oid === f.to.oid ? 'to' : 'other';
+  return oid === (f.to?.oid ?? null) ? 'to' : 'other';
 };
 
 const recoverOne = async (store: Store, found: FoundJournal, journal: Journal): Promise<Recovery> => {

@@ -14,6 +14,7 @@ import type { Change } from './changes';
 import type { Context } from './context';
 import { versionsOf } from './history';
 import { fileLockPath } from './paths';
+import { commandDecider } from './person-review';
 import { recordAfter, recordBefore } from './record';
 
 export interface RestoreResult {
@@ -59,6 +60,7 @@ export const restoreTo = async (
       file: dest.realPath,
       reason: 'restore',
       tool: 'fettle rollback',
+      decidedBy: commandDecider(ctx.env),
       note: `Restores the bytes change ${change.id} replaced in ${change.fields.path}.`,
       ...counts,
     });

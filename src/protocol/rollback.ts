@@ -16,6 +16,7 @@ import { failedMidway, putBack, putFile } from './apply-files';
 import type { Change } from './changes';
 import type { Context } from './context';
 import { newId } from './ids';
+import { commandDecider } from './person-review';
 import { fileLockPath } from './paths';
 import type { Fields } from './record';
 import { recordAfters, recordBefores } from './record-many';
@@ -72,17 +73,22 @@ const sameFile = (a: DiskFile | null, b: DiskFile | null): boolean =>
   sameBytes(a?.bytes, b?.bytes) && a?.mode === b?.mode;
 
 /** One undo record per step: the bytes on disk now, then what the rollback put there (Fettle-Reverts names all). */
-const undoFields = (plan: FilePlan, step: Step, turn: number | undefined, changeset?: string): Fields => ({
+const undoFields = (
+  plan: FilePlan,
+  step: Step,
+  o: { turn: number | undefined; changeset: string | undefined; decidedBy: string },
+): Fields => ({
   tier: 'direct',
   path: plan.target.treePath,
   file: plan.target.realPath,
   reason: 'rollback',
   tool: 'fettle rollback',
+  decidedBy: o.decidedBy,
   reverts: step.covers.map((c) => c.id).join(' '),
   // A rollback of a session's change lands in that session: its ref shows the undo.
   session: step.change.fields.session,
-  ...(turn === undefined ? {} : { turn }),
-  ...(changeset === undefined ? {} : { changeset }),
+  ...(o.turn === undefined ? {} : { turn: o.turn }),
+  ...(o.changeset === undefined ? {} : { changeset: o.changeset }),
   ...countChanges(step.from?.bytes ?? null, step.to?.bytes ?? null),
 });
 
@@ -141,7 +147,11 @@ export const rollbackChanges = async (
         store,
         steps.map(({ plan, step }) => ({
           old: step.from,
-          fields: undoFields(plan, step, turns.get(step.change.fields.session), undoChangeset),
+          fields: undoFields(plan, step, {
+            turn: turns.get(step.change.fields.session),
+            changeset: undoChangeset,
+            decidedBy: commandDecider(ctx.env),
+          }),
         })),
       );
       await writeAll(store, plans, undos);

@@ -100,12 +100,14 @@ const settleClaimed = async (
   const proposal = fields.kind === 'proposal';
   const { disk, previous } = o;
   if (o.predicted) {
-    const settled = { id: change.id, tip: change.tip, fields: { ...fields, note: SETTLED_NOTE } };
+    // A proposal on disk was allowed at the agent's permission prompt.
+    const decidedBy = proposal ? 'prompt' : fields.decidedBy;
+    const settled = { id: change.id, tip: change.tip, fields: { ...fields, note: SETTLED_NOTE, decidedBy } };
     await recordAfter(ctx, store, settled, disk, { kind: proposal ? 'applied' : 'after' });
     return proposal ? 'applied' : 'recorded';
   }
   if (o.untouched && proposal) {
-    await discard(ctx, store, change.id, { note: DENIED_NOTE });
+    await discard(ctx, store, change.id, { note: DENIED_NOTE, decidedBy: 'prompt' });
     return 'denied';
   }
   if (o.untouched) {

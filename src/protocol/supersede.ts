@@ -78,6 +78,8 @@ export const supersedeUpdates = (
     ...entry.fields,
     kind: 'discarded',
     supersededBy: by,
+    // The agent's newer write of the file replaced it.
+    decidedBy: 'model',
     note: SUPERSEDED_NOTE(by),
     ...stamp(when),
   });

@@ -4,6 +4,7 @@
 // linked: a link must never hide a file confirm would write.
 import { lstat, mkdir, readlink, stat, symlink, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { linkPathOf, linkPathProblem, testLinksFrom, type Env } from '../config';
 import { FettleError } from '../errors';
 import type { Progress } from '../io/progress';
 import { removeTree } from '../io/remove-tree';
@@ -15,6 +16,18 @@ export interface LinkRequest {
   /** named with --link (a missing target is an error); else from FETTLE_TEST_LINK (a missing one is skipped) */
   explicit: boolean;
 }
+
+/** The links asked for: FETTLE_TEST_LINK's paths, and those named with --link (which win: a missing one fails). */
+export const linkRequests = (env: Env, explicit: string[]): LinkRequest[] => {
+  const requests = new Map<string, LinkRequest>(testLinksFrom(env).map((path) => [path, { path, explicit: false }]));
+  for (const raw of explicit) {
+    const path = linkPathOf(raw);
+    const problem = linkPathProblem(path);
+    if (problem) throw new FettleError('E_USAGE', `--link ${raw}: ${problem}.`);
+    requests.set(path, { path, explicit: true });
+  }
+  return [...requests.values()];
+};
 
 export interface Linked {
   linked: string[];

@@ -1,6 +1,6 @@
 // `fettle test <id> -- <cmd>`: running the command in the test tree (test-tree.ts makes it): where it starts, the
 // environment it gets, and its exit status. The user's working tree, index and HEAD are not involved.
-import { spawn } from 'node:child_process';
+import { spawn, type StdioOptions } from 'node:child_process';
 import { constants } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import type { Env } from '../config';
@@ -31,11 +31,20 @@ export interface RunResult {
   error?: string;
 }
 
-/** Runs `argv` with the caller's stdin, stdout and stderr, streaming as it goes. */
-export const runCommand = (argv: string[], cwd: string, env: Record<string, string>): Promise<RunResult> =>
+/**
+ * Runs `argv` with the caller's stdin, stdout and stderr, streaming as it goes; `stdout: 'stderr'` sends its
+ * output to the caller's stderr and gives it no stdin (a contract's checks: fettle's stdout stays its own).
+ */
+export const runCommand = (
+  argv: string[],
+  cwd: string,
+  env: Record<string, string>,
+  o: { stdout?: 'inherit' | 'stderr' } = {},
+): Promise<RunResult> =>
   new Promise((resolve) => {
     const [cmd = '', ...args] = argv;
-    const child = spawn(cmd, args, { cwd, env, stdio: 'inherit' });
+    const stdio: StdioOptions = o.stdout === 'stderr' ? ['ignore', 2, 2] : 'inherit';
+    const child = spawn(cmd, args, { cwd, env, stdio });
     child.on('error', (e: NodeJS.ErrnoException) =>
       resolve({ code: e.code === 'ENOENT' ? 127 : 126, error: e.code === 'ENOENT' ? 'command not found' : e.message }),
     );

@@ -130,11 +130,17 @@ const landingsOf = async (store: Store, changes: Change[], files: string[]) => {
     const disk = virtual.has(file) ? (virtual.get(file) ?? null) : await readDisk(file);
     // Confirm's own plan of this file, over what the earlier changes left: the same bytes, or the same refusal.
     const { how, bytes, proposal } = await planOver(store, change, file, disk);
+    landings.push({ change, file, how });
+    if (bytes === null || proposal === null) {
+      // The change removes the file (a contract's delete).
+      virtual.set(file, null);
+      leaves.set(change.fields.path, null);
+      continue;
+    }
     const mode = disk ? gitModeOf(disk.mode) : proposal.mode;
     const oid = bytes === proposal.bytes ? proposal.oid : ((await writeBlobs(store, [bytes]))[0] as string);
     virtual.set(file, { bytes, mode: disk?.mode ?? fileModeOf(proposal.mode) });
     leaves.set(change.fields.path, { mode, oid });
-    landings.push({ change, file, how });
   }
   return { landings, leaves };
 };

@@ -2,11 +2,15 @@
 // files one shell command or one patch changed). The unit is the set: if any file is a large change, every
 // changed file is staged, one proposal each, under one changeset id and in one transaction, so the set is
 // reviewed, confirmed or discarded as one. Otherwise all are written directly, as one operation: recorded first
-// (one transaction), then replaced through the journaled applier, then the landed bytes recorded.
+// (one transaction), then replaced through the journaled applier, then the landed bytes recorded. Policy rules
+// apply per file: a `block` refuses the set, a `stage` stages it, a `thresholds` rule decides its file, and a file
+// a rule `ignore`s is left out of the set and written as it is, without a record.
 import type { Decision } from '../core/decide';
 import { type SetFile, summarize } from '../core/messages';
 import { FettleError } from '../errors';
-import { gitModeOf, readDisk } from '../io/atomic-write';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { gitModeOf, readDisk, replaceFile } from '../io/atomic-write';
 import { withLocks } from '../io/lock';
 import { locateTarget } from '../store/locate';
 import { changeRef } from '../store/refs';
@@ -17,10 +21,12 @@ import type { Context, Origin } from './context';
 import { newId } from './ids';
 import { fileLockPath } from './paths';
 import { planWrite, type Plan } from './plan';
+import { policyFor } from './policy';
 import { recoverQuietly } from './recover';
 import { fieldsOf } from './record';
 import { recordAfters, recordMany, type Recorded } from './record-many';
 import { retainQuietly } from './retention';
+import { blockedError, deciderOf, ruledOut } from './write';
 
 export interface ManyWritten {
   kind: 'noop' | 'staged' | 'written';
@@ -29,6 +35,8 @@ export interface ManyWritten {
   changeset: string | undefined;
   /** each file that changed, in the order given */
   files: { id: string; target: Target; decision: Exclude<Decision, { tier: 'noop' }> }[];
+  /** files a policy rule ignores: written as given, not recorded (with how messages name the rule) */
+  ignored: { target: Target; ruleText: string }[];
 }
 
 /** The files of a changeset as the texts list them (core/messages.ts renderSetStaged, renderSetWritten). */
@@ -68,18 +76,32 @@ export const writeMany = async (
   await recoverQuietly(ctx, store);
   if (new Set(targets.map((t) => t.treePath)).size !== targets.length)
     throw new FettleError('E_USAGE', 'A file is named twice; each file of a changeset is written once.');
+  const policies = targets.map((t) => policyFor(ctx, t));
+  const ruled = policies.map((p, n) => ruledOut(p, targets[n] as Target));
+  for (const r of ruled) if (r?.kind === 'blocked') throw blockedError(r.target.treePath, r);
   const changeset = newId();
   const result = await withLocks(
     targets.map((t) => fileLockPath(store, t.treePath)),
     async (): Promise<ManyWritten> => {
       const plans: Plan[] = [];
-      for (const [n, t] of targets.entries())
-        plans.push(await planWrite(ctx, t, await readDisk(t.realPath), (files[n] as { bytes: Buffer }).bytes));
+      const ignored: ManyWritten['ignored'] = [];
+      for (const [n, t] of targets.entries()) {
+        const bytes = (files[n] as { bytes: Buffer }).bytes;
+        const rule = ruled[n];
+        if (rule) {
+          if (await writeUnrecorded(t, bytes)) ignored.push({ target: t, ruleText: rule.ruleText });
+        } else plans.push(await planWrite(ctx, t, await readDisk(t.realPath), bytes, { policy: policies[n] }));
+      }
       const todo = changed(plans);
-      if (todo.length === 0) return { kind: 'noop', store, changeset: undefined, files: [] };
+      if (todo.length === 0) return { kind: 'noop', store, changeset: undefined, files: [], ignored };
       const staged = todo.some((t) => t.decision.tier === 'staged');
       const items = todo.map(({ plan }) => {
-        const fields = { ...fieldsOf(plan, origin), changeset, ...(staged ? { tier: 'staged' as const } : {}) };
+        const fields = {
+          ...fieldsOf(plan, origin),
+          changeset,
+          decidedBy: deciderOf(plan),
+          ...(staged ? { tier: 'staged' as const } : {}),
+        };
         const next = staged ? { bytes: plan.next, mode: plan.old ? gitModeOf(plan.old.mode) : '100644' } : undefined;
         return { old: plan.old, fields, next };
       });
@@ -96,11 +118,20 @@ export const writeMany = async (
           todo.map((t) => t.plan),
           records,
         );
-      return { kind: staged ? 'staged' : 'written', store, changeset, files: made };
+      return { kind: staged ? 'staged' : 'written', store, changeset, files: made, ignored };
     },
   );
   await retainQuietly(ctx, store);
   return result;
+};
+
+/** A file a policy rule ignores, written as fettle would without one: atomically, over what it read. */
+const writeUnrecorded = async (t: Target, bytes: Buffer): Promise<boolean> => {
+  const now = await readDisk(t.realPath);
+  if (now?.bytes.equals(bytes)) return false;
+  await mkdir(dirname(t.realPath), { recursive: true });
+  await replaceFile(t.realPath, bytes, { createOnly: now === null, expect: now?.bytes });
+  return true;
 };
 
 /** The recorded files replaced as one journaled operation; their `after` records are its commit. */

@@ -8,7 +8,9 @@ import { sameBytes } from '../core/content';
 import type { Decision } from '../core/decide';
 import type { Plan } from './plan';
 import { countChanges } from '../core/diff';
+import type { Thresholds } from '../core/decide';
 import { routeStaged } from '../core/permission';
+import { ruleDecider, ruleText, type PolicyRule } from '../core/policy';
 import type { RecordFields } from '../core/record-message';
 import { writtenBytes } from '../core/text-file';
 import type { WriteCall } from '../core/tool-call';
@@ -24,6 +26,7 @@ import type { Context, Origin } from './context';
 import { settleFailedWrite } from './failed-write';
 import { fileLockPath } from './paths';
 import { planWrite } from './plan';
+import { policyFor, type PathPolicy } from './policy';
 import { predict, type Proposed } from './predict';
 import { fieldsOf, recordAfter, recordBefore, stage } from './record';
 import { retainQuietly } from './retention';
@@ -57,12 +60,26 @@ export interface StagedWrite {
   diff: Plan['diff'];
   /** the same session's pending proposal for the file this one replaced */
   supersedes?: string | undefined;
+  /** the thresholds that decided it, and the policy rule that staged it (as ruleText() names it) */
+  thresholds: Thresholds;
+  rule?: string | undefined;
+}
+
+/** A write a policy rule decides alone: `block` denies it (with the rule's message), `ignore` leaves it to the tool. */
+export interface RuledOut {
+  kind: 'blocked' | 'ignored';
+  target: Target;
+  rule: PolicyRule;
+  /** ruleText(): how messages name the rule */
+  ruleText: string;
 }
 
 export type Decided =
-  | { kind: 'pass' } // nothing to say: recorded (or not fettle's), the tool goes on
+  | { kind: 'pass'; target?: Target | undefined; id?: string | undefined } // the tool goes on (recorded as `id`)
   | { kind: 'noop'; target: Target }
-  | { kind: 'refused'; target: Target; decision: Staged }
+  | { kind: 'refused'; target: Target; decision: Staged; thresholds: Thresholds; rule?: string | undefined }
+  | RuledOut
+  | { kind: 'unstageable'; target: Target; rule: PolicyRule; ruleText: string; why: string }
   | (StagedWrite & { review: 'model' | 'person' });
 
 /**
@@ -108,8 +125,33 @@ export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> =
   }
 };
 
+/** How the path's policy decides it before anything is read: blocked, ignored, or on to the write. */
+export const ruledOut = (policy: PathPolicy, target: Target): RuledOut | null => {
+  const { effect } = policy;
+  if (effect.kind !== 'block' && effect.kind !== 'ignore') return null;
+  const kind = effect.kind === 'block' ? 'blocked' : 'ignored';
+  return { kind, target, rule: effect.rule, ruleText: ruleText(effect.rule, policy.files[effect.rule.layer]) };
+};
+
+/** Who decided a planned write's tier: the policy rule that did, else the thresholds. */
+export const deciderOf = (plan: Plan): string =>
+  plan.policy && plan.policy.effect.kind !== 'none' && 'rule' in plan.policy.effect
+    ? ruleDecider(plan.policy.effect.rule)
+    : 'threshold';
+
+/** How a staged write names the rule that staged it, when one did. */
+const stagingRule = (plan: Plan): string | undefined => {
+  const effect = plan.policy?.effect;
+  return plan.decision.tier === 'staged' && plan.decision.reason === 'policy' && effect && 'rule' in effect
+    ? ruleText(effect.rule, plan.policy?.files[effect.rule.layer] ?? '')
+    : undefined;
+};
+
 const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise<Decided> => {
   const { call } = w;
+  const policy = policyFor(ctx, target);
+  const ruled = ruledOut(policy, target);
+  if (ruled) return ruled;
   const origin = await withTurn(ctx, w.origin);
   // Not a file (a directory, a device, below a file): the tool will fail on its own and say why. One open and
   // fstat decides it and reads the bytes.
@@ -128,23 +170,40 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
       await rememberWrite(target.store, origin.toolUse, { ...record, file: target.realPath, ...expected() });
   };
   if (!proposed.exact) {
+    // A rule that stages every change cannot be kept with nothing to stage: denied rather than let through.
+    if (policy.effect.kind === 'stage') {
+      const rule = policy.effect.rule;
+      return {
+        kind: 'unstageable',
+        target,
+        rule,
+        ruleText: ruleText(rule, policy.files[rule.layer]),
+        why: proposed.why,
+      };
+    }
     // fettle cannot reproduce the tool's result for sure: keep the previous bytes, let the tool decide.
     if (!old) return { kind: 'pass' };
     const note = `fettle could not predict the result: ${proposed.why}.`;
     const fields = { tier: 'direct' as const, path: target.treePath, file: target.realPath, reason: 'unsure', note };
-    await remember(await recordBefore(ctx, target, old, { ...fields, ...origin }));
-    return { kind: 'pass' };
+    const recorded = await recordBefore(ctx, target, old, { ...fields, ...origin });
+    await remember(recorded);
+    return { kind: 'pass', target, id: recorded.id };
   }
-  const plan = await planWrite(ctx, target, old, proposed.next, proposed.counts);
+  const plan = await planWrite(ctx, target, old, proposed.next, { source: proposed.counts, policy });
   const decision = plan.decision;
+  const { thresholds } = policy;
+  const rule = stagingRule(plan);
   if (decision.tier === 'noop') return { kind: 'noop', target };
+  const decidedBy = deciderOf(plan);
   if (decision.tier === 'direct') {
-    await remember(await recordBefore(ctx, target, old, fieldsOf(plan, origin), plan.stored?.old));
-    return { kind: 'pass' }; // the tool now writes through the agent's own permission flow
+    const recorded = await recordBefore(ctx, target, old, { ...fieldsOf(plan, origin), decidedBy }, plan.stored?.old);
+    await remember(recorded);
+    return { kind: 'pass', target, id: recorded.id }; // the tool now writes through the agent's own permission flow
   }
   const route = routeStaged({ mode: w.mode, review: ctx.config.review, inProject: w.inProject });
-  if (route === 'refuse') return { kind: 'refused', target, decision };
-  const staged = await stage(ctx, plan, route === 'person' ? { ...origin, review: 'person' } : origin);
+  if (route === 'refuse') return { kind: 'refused', target, decision, thresholds, rule };
+  const staging = { ...origin, decidedBy, ...(route === 'person' ? { review: 'person' as const } : {}) };
+  const staged = await stage(ctx, plan, staging);
   // A person answers the agent's prompt; if they allow it, the tool writes and the after step marks it applied.
   if (route === 'person') await remember(staged);
   return {
@@ -155,6 +214,8 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
     diff: plan.diff,
     review: route,
     supersedes: staged.supersedes,
+    thresholds,
+    rule,
   };
 };
 
@@ -222,10 +283,12 @@ const recordLanded = async (ctx: Context, call: WriteCall, started: Started): Pr
     const bytes = writtenBytes(content, await recordedOld());
     return Buffer.isBuffer(bytes) ? bytes : Buffer.from(content, 'utf8');
   };
+  // A proposal that lands through the tool was allowed at the agent's permission prompt.
+  const decided = kind === 'applied' ? { ...change.fields, decidedBy: 'prompt' } : change.fields;
   const fields =
     predicted || change.fields.reason === 'new-file'
-      ? change.fields
-      : { ...change.fields, ...(await countsTo(landed?.bytes ?? null)) };
+      ? decided
+      : { ...decided, ...(await countsTo(landed?.bytes ?? null)) };
   // The tool reported success, so a Write's bytes were on disk; if other bytes are there now, another writer
   // replaced them before this step ran. The Write's own bytes (in the file's encoding, its BOM kept) are kept
   // too, so they can be restored.
@@ -263,11 +326,19 @@ export const afterFailedWrite = async (
 export type Written =
   | { kind: 'noop'; target: Target }
   | StagedWrite
-  | { kind: 'written'; target: Target; decision: Extract<Decision, { tier: 'direct' }>; id: string };
+  | { kind: 'written'; target: Target; decision: Extract<Decision, { tier: 'direct' }>; id: string }
+  | { kind: 'ignored'; target: Target; ruleText: string };
+
+/** A policy `block` rule's refusal of a write fettle itself would make (`fettle write`). */
+export const blockedError = (path: string, ruled: RuledOut): FettleError =>
+  new FettleError('E_BLOCKED', `Policy rule ${ruled.ruleText} blocks writing ${path}: ${ruled.rule.message ?? ''}`, {
+    hint: 'Nothing was written. Change the rule (`fettle policy check <path>` says which decides) if the write is meant.',
+  });
 
 /**
  * A write fettle performs itself (`fettle write`, scripts): under the file's lock, record then replace
- * atomically, or stage a large one. The previous bytes are in git before the file changes.
+ * atomically, or stage a large one. The previous bytes are in git before the file changes. The path's policy
+ * applies as in the hook: `block` refuses, `ignore` writes it without a record.
  */
 export const writeBytes = async (
   ctx: Context,
@@ -280,15 +351,27 @@ export const writeBytes = async (
   const origin = await withTurn(ctx, given);
   const target = await locateTarget(file, ctx.cwd, ctx.env, ctx.config.dataDir);
   await opened?.(target.store);
+  const policy = policyFor(ctx, target);
+  const ruled = ruledOut(policy, target);
+  if (ruled?.kind === 'blocked') throw blockedError(target.treePath, ruled);
   const result = await withLock(fileLockPath(target.store, target.treePath), async (): Promise<Written> => {
-    const plan = await planWrite(ctx, target, await readDisk(target.realPath), bytes);
+    if (ruled) {
+      const now = await readDisk(target.realPath);
+      if (now?.bytes.equals(bytes)) return { kind: 'noop', target };
+      await mkdir(dirname(target.realPath), { recursive: true });
+      await replaceFile(target.realPath, bytes, { createOnly: now === null, expect: now?.bytes });
+      return { kind: 'ignored', target, ruleText: ruled.ruleText };
+    }
+    const plan = await planWrite(ctx, target, await readDisk(target.realPath), bytes, { policy });
     const decision = plan.decision;
     if (decision.tier === 'noop') return { kind: 'noop', target };
+    const decided = { ...fieldsOf(plan, origin), decidedBy: deciderOf(plan) };
     if (decision.tier === 'staged') {
-      const { id, supersedes } = await stage(ctx, plan, origin);
-      return { kind: 'staged', target, decision, id, diff: plan.diff, supersedes };
+      const { id, supersedes } = await stage(ctx, plan, { ...origin, decidedBy: decided.decidedBy });
+      const { thresholds } = policy;
+      return { kind: 'staged', target, decision, id, diff: plan.diff, supersedes, thresholds, rule: stagingRule(plan) };
     }
-    const before = await recordBefore(ctx, plan.target, plan.old, fieldsOf(plan, origin), plan.stored?.old);
+    const before = await recordBefore(ctx, plan.target, plan.old, decided, plan.stored?.old);
     await failpoint('write.recorded');
     // The previous bytes are in git; make sure they are still what is on disk before replacing them.
     const now = await readDisk(target.realPath);

@@ -125,6 +125,21 @@ export const readFiles = async (
   });
 };
 
+/** Whether each commit's tree has an entry at the path (whatever the state of the object it names). */
+export const pathsPresent = async (store: Store, wants: { commit: string; path: string }[]): Promise<boolean[]> => {
+  if (wants.length === 0) return [];
+  const trees = await readObjects(
+    store,
+    wants.map(({ commit, path }) => `${commit}:${path.split('/').slice(0, -1).join('/')}`),
+  );
+  return wants.map(({ path }, n) => {
+    const tree = trees[n];
+    if (!tree || tree.type !== 'tree') return false;
+    const name = Buffer.from(path.split('/').pop() ?? '');
+    return parseTree(tree.body, oidBytes(store)).some((e) => e.name.equals(name));
+  });
+};
+
 /** The file at `path` in `commit`, with its mode; null when the commit has no such file. */
 export const readFile = async (store: Store, commit: string, path: string): Promise<FileEntry | null> =>
   (await readFiles(store, [{ commit, path }]))[0] ?? null;

@@ -1,26 +1,15 @@
 // Changesets end to end: `fettle write --from` stages or writes several files as one changeset, and its id works
 // with confirm, discard, rollback, show, review and review --push (to a bare remote in a temp dir).
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { SELF, literal } from '../helpers/cli';
-import { lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
+import { generated, lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
 import { errorLine, fettle, keepsUserState, kinds, ok, refOid, statusJson } from '../helpers/stage';
 
 const BASE = lines(40);
 const LARGE = lines(40, 'new');
 const SMALL = BASE.replace('line 3\n', 'line three\n');
-
-/** New contents under a directory of their own, as a generator would leave them. */
-const generated = (files: Record<string, string>): string => {
-  const dir = tempDir('fettle-gen-');
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(join(dir, path, '..'), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-};
 
 const setup = (): Repo => makeRepo({ 'a.txt': BASE, 'src/b.txt': BASE, 'README.md': 'readme\n' });
 
@@ -62,7 +51,7 @@ test('write --from stages every file of a set with a large one, in one changeset
   assert.match(status, new RegExp(`^ {2}changeset ${set} \\(3 changes, decided together:`, 'm'));
   assert.match(
     ok(fettle(repo, ['log'])).stdout,
-    new RegExp(`^ID .* CHANGESET {2}STATE$[\\s\\S]*${set} {3}pending$`, 'm'),
+    new RegExp(`^ID .* CHANGESET {2}STATE {4}DECIDED BY$[\\s\\S]*${set} {3}pending {2}threshold$`, 'm'),
   );
 });
 

@@ -67,7 +67,7 @@ test('a healthy setup: every check ok, exit 0, and doctor changes nothing', () =
     );
     assert.deepEqual(
       d.checks.map((c) => c.name),
-      ['node', 'git', 'config', 'hooks', 'store', 'journal', 'changes', 'objects', 'leftovers', 'locks'],
+      ['node', 'git', 'config', 'hooks', 'store', 'policy', 'journal', 'changes', 'objects', 'leftovers', 'locks'],
     );
     assert.match(d.of('hooks')[0]?.detail ?? '', /\.claude\/settings\.json \(project\)$/);
   });

@@ -36,7 +36,7 @@ test('a staged change expires after the TTL: status and log say so, its content 
   const id = stageWrite(repo, 'a.txt', lines(30, 'new'));
   assert.equal(statusJson(repo, { now: T0 + 599 }).pending[0]?.state, 'pending');
   assert.equal(statusJson(repo, { now: T0 + 600 }).pending[0]?.state, 'expired');
-  assert.match(ok(fettle(repo, ['log'], { now: T0 + 900 })).stdout, new RegExp(`^${id} .* expired$`, 'm'));
+  assert.match(ok(fettle(repo, ['log'], { now: T0 + 900 })).stdout, new RegExp(`^${id} .* expired +threshold$`, 'm'));
   assert.equal(repo.git('show', `fettle/${id}:a.txt`) + '\n', lines(30, 'new'));
   assert.equal(fettle(repo, ['confirm', id], { now: T0 + 900 }).code, 1);
 });

@@ -39,17 +39,17 @@ const history = () => {
   return { repo, applied, undone, rollback, discarded, expired, pending };
 };
 
-test('log lists every change newest first: id, when, tier, path, +N -M, session, state', () => {
+test('log lists every change newest first: id, when, tier, path, +N -M, session, state, who decided', () => {
   const { repo, applied, undone, rollback, discarded, expired, pending } = history();
   const out = keepsUserState(repo, () => ok(fettle(repo, ['log'], { now: T0 + 1260 })).stdout);
   assert.deepEqual(out.split('\n'), [
-    'ID        WHEN     TIER    PATH   CHANGE   SESSION  STATE',
-    `${pending}  1m ago   staged  a.txt  +30 -30  agent-1  pending`,
-    `${expired}  17m ago  staged  c.txt  +30 -30  -        expired`,
-    `${discarded}  18m ago  staged  c.txt  +30 -30  agent-1  discarded`,
-    `${rollback}  19m ago  direct  b.txt  +1 -1    agent-1  applied (rolls back ${undone})`,
-    `${undone}  20m ago  direct  b.txt  +1 -1    agent-1  rolled back by ${rollback}`,
-    `${applied}  21m ago  direct  a.txt  +1 -1    agent-1  applied`,
+    'ID        WHEN     TIER    PATH   CHANGE   SESSION  STATE                          DECIDED BY',
+    `${pending}  1m ago   staged  a.txt  +30 -30  agent-1  pending                        threshold`,
+    `${expired}  17m ago  staged  c.txt  +30 -30  -        expired                        threshold`,
+    `${discarded}  18m ago  staged  c.txt  +30 -30  agent-1  discarded                      person`,
+    `${rollback}  19m ago  direct  b.txt  +1 -1    agent-1  applied (rolls back ${undone})  person`,
+    `${undone}  20m ago  direct  b.txt  +1 -1    agent-1  rolled back by ${rollback}        threshold`,
+    `${applied}  21m ago  direct  a.txt  +1 -1    agent-1  applied                        threshold`,
     '',
   ]);
 });
@@ -135,6 +135,7 @@ test('show prints the metadata, the commits and the diff of what the change did'
     'Change:   +1 -1 (small)',
     'Session:  agent-1',
     'Tool:     fettle write',
+    'Decided:  the size thresholds (floor, ceil, ratio)',
     `Ref:      refs/fettle/${applied}`,
     `Base:     ${head.slice(0, 12)} (HEAD when it was recorded)`,
     'Commits:',

@@ -91,14 +91,16 @@ test("every subcommand's --help shows -C <dir>; every command that prints data t
     if (!/^ {2}--json\b/m.test(r.stdout)) withoutJson.push(command);
   }
   // hook answers Claude Code in its own JSON; mcp speaks JSON-RPC; test prints its command's output; demo is a
-  // narration.
-  assert.deepEqual(withoutJson.sort(), ['demo', 'hook', 'mcp', 'test']);
+  // narration; policy is a group, whose `check` takes --json.
+  assert.deepEqual(withoutJson.sort(), ['demo', 'hook', 'mcp', 'policy', 'test']);
+  assert.match(runCli(['policy', 'check', '--help'], { cwd: tempDir(), env: {} }).stdout, /^ {2}--json\b/m);
 });
 
 test("info's settings line up in one column", () => {
   const out = ok(fettle(makeRepo({ 'a.txt': 'a\n' }), ['info'])).stdout;
-  const rows = out.slice(out.indexOf('In force:\n')).split('\n').slice(1).filter(Boolean);
-  assert.equal(rows.length, 10);
+  // The settings run to the first blank line; the policy in force follows them.
+  const rows = out.slice(out.indexOf('In force:\n')).split('\n\n')[0]?.split('\n').slice(1) ?? [];
+  assert.equal(rows.length, 11);
   const columns = new Set(rows.map((r) => /^ {2}\S+(?: \S+)*? {2,}/.exec(r)?.[0].length));
   assert.equal(columns.size, 1, rows.join('\n'));
 });

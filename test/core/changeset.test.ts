@@ -112,6 +112,11 @@ for (const [over, expected] of [
     { disk: 'other', merge: { clean: false, conflicts: 2 } },
     { refuse: 'conflict', conflicts: 2 },
   ],
+  // A staged deletion: over its base it is removed; gone already, nothing to do; edited since, refused.
+  [{ removes: true }, { how: 'written' }],
+  [{ removes: true, disk: 'proposal' }, { how: 'already-on-disk' }],
+  [{ removes: true, disk: 'other' }, { refuse: 'edited' }],
+  [{ removes: true, writable: false }, { refuse: 'unwritable' }],
 ] as [Partial<FileFacts>, FileVerdict][]) {
   test(`fileVerdict(${JSON.stringify(over)}) is ${JSON.stringify(expected)}`, () =>
     assert.deepEqual(fileVerdict(facts(over)), expected));

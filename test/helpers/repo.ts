@@ -142,3 +142,13 @@ export const userState = (repo: Repo): string => {
     ),
   });
 };
+
+/** New contents under a directory of their own, as a generator would leave them. */
+export const generated = (files: Record<string, string>): string => {
+  const dir = tempDir('fettle-gen-');
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return dir;
+};
