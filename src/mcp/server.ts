@@ -7,6 +7,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { cleanUpOnSignals } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
+import { applyTool } from './apply-tool';
 import { checkArguments } from './arguments';
 import { confirmTool, discardTool, rollbackTool } from './decide-tools';
 import { agentOfClient, type Args, dirOf, type McpEdge, text, toolError, type ToolResult } from './edge';
@@ -29,6 +30,7 @@ const HANDLERS: Record<string, (edge: McpEdge, args: Args) => Promise<ToolResult
   fettle_log: logTool,
   fettle_show: showTool,
   fettle_read: readTool,
+  fettle_apply: applyTool,
 };
 
 const INSTRUCTIONS =

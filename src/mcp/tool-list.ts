@@ -166,4 +166,19 @@ export const TOOLS: ToolSpec[] = [
     ),
     annotations: reads,
   },
+  {
+    name: 'fettle_apply',
+    title: 'Stage a contract of exact edits',
+    description:
+      "Apply a contract file (JSON, or Markdown with fenced blocks: the format `fettle apply --help` describes) exactly as written and stage the result as one changeset: nothing is written to disk. Every edit must apply (its anchor found exactly once, its path in scope), or nothing is staged and the result says which edit fails and why. Then fettle_confirm with the changeset id applies it, fettle_discard drops it. With dry_run, only the diff is shown. The contract's checks are not run by this tool.",
+    inputSchema: object(
+      {
+        contract: path('The contract file'),
+        dry_run: { type: 'boolean', description: 'Show the diff it would stage, and stage nothing.' },
+        directory,
+      },
+      ['contract'],
+    ),
+    annotations: writes,
+  },
 ];

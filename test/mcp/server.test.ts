@@ -1,7 +1,8 @@
 // `fettle mcp` spoken to over stdio, as an agent's MCP client speaks to it: the built CLI as a child process, real
 // repositories, hand-written JSON-RPC frames. Every tool, the texts the model reads, and every kind of bad input.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { literal, runCli, SELF } from '../helpers/cli';
 import { type McpClient, startMcp } from '../helpers/mcp';
@@ -55,6 +56,7 @@ test('initialize names the server and its tools capability; tools/list gives eac
       'fettle_log',
       'fettle_show',
       'fettle_read',
+      'fettle_apply',
     ],
   );
   for (const t of list.tools) {
@@ -354,4 +356,49 @@ test('a -C directory and a directory argument: paths resolve there, and texts na
   const there = await c.call('fettle_confirm', { ids: [id], directory: other.dir });
   assert.equal(there.isError, false, there.text);
   assert.equal(other.read('b.ts').toString(), lines(30, 'x'));
+});
+
+test('fettle_apply stages a contract as one changeset, recorded as this agent and session, and runs none of its checks', async () => {
+  const repo = makeRepo({ 'src/a.ts': 'export const loadConfig = 1;\n' });
+  const contract = join(repo.home, 'contract.json');
+  const edits = [
+    { op: 'replace', file: 'src/a.ts', anchor: 'loadConfig', with: 'readConfig' },
+    { op: 'create', file: 'src/b.ts', text: 'export const b = 2;\n' },
+  ];
+  const checks = [['sh', '-c', 'touch ran']];
+  writeFileSync(contract, JSON.stringify({ version: 1, title: 'Rename', scope: ['src/**'], edits, checks }));
+  const c = await serve(repo);
+  const dry = await c.call('fettle_apply', { contract, dry_run: true });
+  assert.match(dry.text, /^Dry run: the contract would stage 2 file\(s\); nothing was staged\.$/m, dry.text);
+  assert.match(dry.text, /^\+export const readConfig = 1;$/m);
+  const r = await c.call('fettle_apply', { contract });
+  assert.equal(r.isError, false, r.text);
+  const set = idIn(r.text, /as changeset /);
+  assert.match(r.text, new RegExp(`fettle_confirm with \\{"ids": \\["${set}"\\]\\}`));
+  assert.match(
+    r.text,
+    /Its 1 check\(s\) were not run \(fettle_apply runs no commands\); a person runs them with: .* apply --test --dry-run /,
+  );
+  assert.equal(repo.read('src/a.ts').toString(), 'export const loadConfig = 1;\n', 'nothing written before confirm');
+  const id = idIn(r.text, /\n {2}/);
+  const record = trailers(repo, `refs/fettle/${id}`);
+  assert.match(record, /^Fettle-Tool: fettle_apply\nFettle-Agent: codex$/m);
+  assert.match(record, /^Fettle-Session: mcp-[0-9a-f-]{36}$/m);
+  assert.match(record, /^Fettle-Contract: sha256:/m);
+  const confirmed = await c.call('fettle_confirm', { ids: [set] });
+  assert.match(confirmed.text, new RegExp(`Applied 2 changes of changeset ${set}, all or nothing:`), confirmed.text);
+  assert.equal(repo.read('src/a.ts').toString(), 'export const readConfig = 1;\n');
+  assert.throws(() => readFileSync(repo.path('ran')), 'no check ran');
+  const broken = await c.call('fettle_apply', { contract: repo.path('src/a.ts') });
+  assert.equal(broken.isError, true, 'not a contract: a tool error');
+});
+
+test('a path a policy rule ignores is written by fettle_write and not recorded, as fettle write says', async () => {
+  const repo = makeRepo({ 'gen/out.txt': lines(30) });
+  repo.write('.fettle/policy.json', JSON.stringify({ version: 1, rules: [{ path: 'gen/**', action: 'ignore' }] }));
+  const c = await serve(repo);
+  const r = await c.call('fettle_write', { path: 'gen/out.txt', content: lines(30, 'new') });
+  assert.match(r.text, /^fettle wrote gen\/out\.txt without recording it: policy rule .* ignores it\.$/, r.text);
+  assert.equal(repo.read('gen/out.txt').toString(), lines(30, 'new'));
+  assert.equal(repo.git('for-each-ref', 'refs/fettle/'), '');
 });
