@@ -235,3 +235,27 @@ test('a fettle that cannot run does not stop opencode (fail open), and opencode 
   await hooks['tool.execute.after']?.({ tool: 'write', sessionID: 's', callID: 'c', args: {} }, output);
   assert.equal(output.output, 'Wrote file successfully.');
 });
+
+test('a policy rule decides for opencode as for Claude Code: block stops the tool, ignore lets it write unrecorded', async () => {
+  const repo = makeRepo({ '.env': 'A=1\n', 'gen/out.txt': lines(30) });
+  const rules = [
+    { name: 'no-env', path: '.env*', action: 'block', message: 'Secrets are edited by hand.' },
+    { path: 'gen/**', action: 'ignore' },
+  ];
+  repo.write('.fettle/policy.json', JSON.stringify({ version: 1, rules }));
+  const { tool } = await loadPlugin(repo);
+  const blocked = await tool('write', { filePath: repo.path('.env'), content: 'A=2\n' }, () =>
+    assert.fail('the tool must not run'),
+  );
+  assert.match(
+    blocked.error ?? '',
+    /^fettle blocked this write: nothing was written to \.env\. Policy rule .*no-env.* blocks it: Secrets are edited by hand\./,
+  );
+  assert.equal(repo.read('.env').toString(), 'A=1\n');
+  const ignored = await tool('write', { filePath: repo.path('gen/out.txt'), content: lines(30, 'new') }, () =>
+    repo.write('gen/out.txt', lines(30, 'new')),
+  );
+  assert.equal(ignored.error, undefined);
+  assert.equal(repo.read('gen/out.txt').toString(), lines(30, 'new'));
+  assert.deepEqual(refs(repo), [], 'nothing recorded for either');
+});
