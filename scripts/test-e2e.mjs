@@ -1,17 +1,19 @@
-// The real-client suite (test/e2e/): installs the pinned Claude Code client into a cache outside the repository
-// when it is not there yet, checks it runs, then runs test/e2e/*.test.ts through scripts/test.mjs.
+// The real-client suite (test/e2e/): installs the pinned clients into a cache outside the repository when they
+// are not there yet, checks each runs, then runs test/e2e/*.test.ts through scripts/test.mjs.
 //
-// The client comes from the npm registry (@anthropic-ai/claude-code, version in test/e2e/client.json); its
-// program is the native binary of the platform package, so Node's version does not matter to it. The cache is
-// FETTLE_E2E_CLIENT_DIR, else $XDG_CACHE_HOME/fettle-e2e/claude-code-<version> (~/.cache when unset).
-// When the client cannot be installed or run, the suite fails saying why: CI must not pass empty. A developer
-// without the network may set FETTLE_E2E_SKIP=1 to skip it, which is refused under CI.
+// Each client comes from the npm registry, at the version its client.json pins (docs/DEPENDENCIES.md says why):
+//   Claude Code (@anthropic-ai/claude-code, test/e2e/client.json): the native binary of the platform package;
+//   Codex CLI (@openai/codex, test/e2e/codex/client.json): the native binary of the platform package;
+//   Gemini CLI (@google/gemini-cli, test/e2e/gemini/client.json): its bundle, run by this Node.
+// The cache of each is its FETTLE_E2E_<NAME>_DIR (FETTLE_E2E_CLIENT_DIR for Claude Code), else
+// $XDG_CACHE_HOME/fettle-e2e/<name>-<version> (~/.cache when unset). When a client cannot be installed or run,
+// the suite fails saying why: CI must not pass empty. A developer without the network may set FETTLE_E2E_SKIP=1
+// to skip it, which is refused under CI.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-const pin = JSON.parse(readFileSync('test/e2e/client.json', 'utf8'));
 const fail = (why) => {
   console.error(`test:e2e: ${why}`);
   process.exit(1);
@@ -23,48 +25,90 @@ if (process.env.FETTLE_E2E_SKIP) {
   process.exit(0);
 }
 
-const dir =
-  process.env.FETTLE_E2E_CLIENT_DIR ||
-  join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'fettle-e2e', `claude-code-${pin.version}`);
+const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
 const platform = `${process.platform}-${process.arch}`;
-const binary = join(dir, 'node_modules', '@anthropic-ai', `claude-code-${platform}`, 'claude');
+const triple = process.arch === 'arm64' ? 'aarch64-unknown-linux-musl' : 'x86_64-unknown-linux-musl';
 
-if (!existsSync(binary)) {
-  console.log(`test:e2e: installing ${pin.package}@${pin.version} into ${dir}`);
-  mkdirSync(dir, { recursive: true });
-  // --ignore-scripts: the wrapper's postinstall only copies the platform binary, which is used where it is.
-  const npm = spawnSync(
-    'npm',
-    [
-      'install',
-      '--prefix',
-      dir,
-      '--no-save',
-      '--no-package-lock',
-      '--no-audit',
-      '--no-fund',
-      '--ignore-scripts',
-      '--engine-strict=false',
-      `${pin.package}@${pin.version}`,
-    ],
-    { encoding: 'utf8' },
-  );
-  if (npm.status !== 0 || !existsSync(binary)) {
-    const why = (npm.error?.message ?? `${npm.stderr}${npm.stdout}`).trim().split('\n').slice(-15).join('\n');
-    fail(
-      `could not install ${pin.package}@${pin.version} for ${platform} into ${dir}` +
-        (npm.status === 0 ? `: npm finished but ${binary} is missing (no native package for this platform?)` : '') +
-        `\n${why}\nThe real-client suite needs the npm registry once; set FETTLE_E2E_CLIENT_DIR to use another cache.`,
+const CLIENTS = [
+  {
+    title: 'Claude Code',
+    pinFile: 'test/e2e/client.json',
+    dirVariable: 'FETTLE_E2E_CLIENT_DIR',
+    cacheName: 'claude-code',
+    pathVariable: 'FETTLE_E2E_CLAUDE',
+    program: (dir) => join(dir, 'node_modules', '@anthropic-ai', `claude-code-${platform}`, 'claude'),
+    version: (program) => spawnSync(program, ['--version'], { encoding: 'utf8', timeout: 30_000 }),
+    says: (out, version) => out.startsWith(`${version} `),
+  },
+  {
+    title: 'Codex CLI',
+    pinFile: 'test/e2e/codex/client.json',
+    dirVariable: 'FETTLE_E2E_CODEX_DIR',
+    cacheName: 'codex',
+    pathVariable: 'FETTLE_E2E_CODEX',
+    program: (dir) => join(dir, 'node_modules', '@openai', `codex-${platform}`, 'vendor', triple, 'bin', 'codex'),
+    version: (program) => spawnSync(program, ['--version'], { encoding: 'utf8', timeout: 30_000 }),
+    says: (out, version) => out.trim() === `codex-cli ${version}`,
+  },
+  {
+    title: 'Gemini CLI',
+    pinFile: 'test/e2e/gemini/client.json',
+    dirVariable: 'FETTLE_E2E_GEMINI_DIR',
+    cacheName: 'gemini-cli',
+    pathVariable: 'FETTLE_E2E_GEMINI',
+    program: (dir) => join(dir, 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js'),
+    version: (program) =>
+      spawnSync(process.execPath, [program, '--version'], {
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, HOME: join(cache, 'fettle-e2e', 'gemini-version-home') },
+      }),
+    says: (out, version) => out.trim().split('\n').includes(version),
+  },
+];
+
+const env = { ...process.env };
+for (const client of CLIENTS) {
+  const pin = JSON.parse(readFileSync(client.pinFile, 'utf8'));
+  const dir = process.env[client.dirVariable] || join(cache, 'fettle-e2e', `${client.cacheName}-${pin.version}`);
+  const program = client.program(dir);
+  if (!existsSync(program)) {
+    console.log(`test:e2e: installing ${pin.package}@${pin.version} into ${dir}`);
+    mkdirSync(dir, { recursive: true });
+    // --ignore-scripts: the wrappers' postinstall steps only find or copy the platform binary, used where it is.
+    const npm = spawnSync(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        dir,
+        '--no-save',
+        '--no-package-lock',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        '--engine-strict=false',
+        `${pin.package}@${pin.version}`,
+      ],
+      { encoding: 'utf8' },
     );
+    if (npm.status !== 0 || !existsSync(program)) {
+      const why = (npm.error?.message ?? `${npm.stderr}${npm.stdout}`).trim().split('\n').slice(-15).join('\n');
+      fail(
+        `could not install ${pin.package}@${pin.version} for ${platform} into ${dir}` +
+          (npm.status === 0 ? `: npm finished but ${program} is missing (no native package for this platform?)` : '') +
+          `\n${why}\nThe real-client suite needs the npm registry once; set ${client.dirVariable} to use another cache.`,
+      );
+    }
   }
+  const version = client.version(program);
+  if (!client.says(version.stdout ?? '', pin.version))
+    fail(
+      `${program} does not run as ${pin.package}@${pin.version}: ${version.error?.message ?? version.stdout + version.stderr}`,
+    );
+  console.log(`test:e2e: ${client.title} ${pin.version} at ${program}`);
+  env[client.pathVariable] = program;
 }
-
-const version = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 30_000 });
-if (!version.stdout?.startsWith(`${pin.version} `))
-  fail(
-    `${binary} does not run as ${pin.package}@${pin.version}: ${version.error?.message ?? version.stdout + version.stderr}`,
-  );
-console.log(`test:e2e: Claude Code ${version.stdout.trim()} at ${binary}`);
 
 const requested = process.argv.slice(2);
 const files = requested.length
@@ -72,8 +116,5 @@ const files = requested.length
   : readdirSync('test/e2e')
       .filter((f) => f.endsWith('.test.ts'))
       .map((f) => join('test/e2e', f));
-const run = spawnSync(process.execPath, ['scripts/test.mjs', ...files], {
-  stdio: 'inherit',
-  env: { ...process.env, FETTLE_E2E_CLAUDE: binary },
-});
+const run = spawnSync(process.execPath, ['scripts/test.mjs', ...files], { stdio: 'inherit', env });
 process.exit(run.status ?? 1);

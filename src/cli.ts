@@ -1,29 +1,33 @@
-// Entry point. Three bundles sit beside this file: `hook.js`, all that `fettle hook` (run on every agent write)
-// needs; `mcp.js`, the MCP server and its SDK; and `commands.js`, commander and every other command. Each is loaded
-// with V8's code cache.
+// Entry point. Four bundles sit beside this file: `hook.js`, all that `fettle hook` (run on every Claude Code
+// write) needs; `agents.js`, the same with the other agents' adapters, for `fettle hook --agent <name>`; `mcp.js`,
+// the MCP server and its SDK; and `commands.js`, commander and every other command. Each is loaded with V8's code
+// cache.
 import { join } from 'node:path';
 import { loadBundle } from './code-cache';
 
 const args = process.argv.slice(2);
-// `fettle [-C <dir>] hook` runs the hook bundle, `fettle [-C <dir>] mcp` the MCP server's, in <dir> when given.
-// Anything else (help included) is commander's.
+// `fettle [-C <dir>] hook [--agent <name>]` runs a hook bundle, `fettle [-C <dir>] mcp` the MCP server's, in <dir>
+// when given. Anything else (help included) is commander's.
 const [flag, dir] = args;
 const own = flag === '-C' && dir !== undefined ? args.slice(2) : args;
-const bundle = own.length === 1 && (own[0] === 'hook' || own[0] === 'mcp') ? own[0] : undefined;
-if (bundle !== undefined && own !== args) {
+const isHook = own[0] === 'hook' && (own.length === 1 || (own.length === 3 && own[1] === '--agent'));
+const isMcp = own.length === 1 && own[0] === 'mcp';
+if ((isHook || isMcp) && own !== args) {
   try {
     process.chdir(dir as string);
   } catch {
     // Nothing can be recorded there: say so (for the hook, the write goes on as with any input it cannot use).
-    const what = bundle === 'hook' ? 'this tool call was not protected by fettle' : 'the MCP server did not start';
+    const what = isHook ? 'this tool call was not protected by fettle' : 'the MCP server did not start';
     process.stderr.write(`fettle: -C ${dir}: no such directory; ${what}.\n`);
     process.exit(1);
   }
 }
-if (bundle === 'hook') {
-  const hook = loadBundle(join(__dirname, 'hook.js'), process.env) as typeof import('./hook/process');
-  void hook.runHookProcess();
-} else if (bundle === 'mcp') {
+if (isHook) {
+  const agent = own[2];
+  const bundle = agent === undefined || agent === 'claude' ? 'hook.js' : 'agents.js';
+  const hook = loadBundle(join(__dirname, bundle), process.env) as typeof import('./hook/process');
+  void hook.runHookProcess(agent);
+} else if (isMcp) {
   const mcp = loadBundle(join(__dirname, 'mcp.js'), process.env) as typeof import('./mcp/server');
   void mcp.runMcpServer();
 } else {

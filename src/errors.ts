@@ -53,7 +53,12 @@ export const toFettleError = (error: unknown): FettleError => {
   const errno = (error as NodeJS.ErrnoException | undefined)?.code;
   if (typeof errno === 'string' && /^E[A-Z]+$/.test(errno)) {
     const path = (error as NodeJS.ErrnoException).path;
-    return new FettleError('E_IO', describeErrno(errno, path ?? message), { cause: error });
+    // Codex CLI's workspace-write sandbox, for one, keeps every .git read-only for the commands its agent runs.
+    const sandboxed = (errno === 'EROFS' || errno === 'EACCES') && /[/\\]\.git[/\\]/.test(path ?? '');
+    const hint = sandboxed
+      ? "The repository's .git is read-only here, as an agent's sandbox keeps it: run this command outside the sandbox (approve running it unsandboxed), or have the user run it in a terminal."
+      : undefined;
+    return new FettleError('E_IO', describeErrno(errno, path ?? message), { cause: error, hint });
   }
   return new FettleError('E_INTERNAL', `internal error: ${message}`, {
     cause: error,

@@ -17,8 +17,13 @@ const packagesIn = (bundle: string): string[] => {
 test('each bundle holds the libraries of its own part only: the MCP SDK in dist/mcp.js alone', () => {
   assert.deepEqual(packagesIn('cli.js'), []);
   assert.deepEqual(packagesIn('hook.js'), ['diff', 'nanoid']);
-  assert.deepEqual(packagesIn('commands.js'), ['commander', 'diff', 'jsonc-parser', 'nanoid']);
+  assert.deepEqual(packagesIn('agents.js'), ['diff', 'nanoid']);
+  assert.deepEqual(packagesIn('commands.js'), ['commander', 'diff', 'jsonc-parser', 'nanoid', 'smol-toml']);
   const mcp = packagesIn('mcp.js');
   assert.ok(mcp.includes('@modelcontextprotocol/sdk'), mcp.join(' '));
   assert.ok(!mcp.includes('commander') && !mcp.includes('jsonc-parser'), mcp.join(' '));
+  // The other agents' adapters, opencode's included, are in dist/agents.js only (`fettle hook --agent <name>`).
+  const hook = readFileSync(join(DIST, 'hook.js'), 'utf8');
+  assert.ok(!hook.includes('// src/hook/agents/opencode.ts'), 'the opencode adapter is not in the Claude Code hook');
+  assert.ok(readFileSync(join(DIST, 'agents.js'), 'utf8').includes('// src/hook/agents/opencode.ts'));
 });

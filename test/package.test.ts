@@ -19,6 +19,7 @@ const PACKED = [
   'LICENSE',
   'README.md',
   'bin/fettle',
+  'dist/agents.js',
   'dist/cli.js',
   'dist/commands.js',
   'dist/hook.js',

@@ -3,7 +3,7 @@
 // for a large rewrite, stages it and stops the tool (thrown from tool.execute.before: opencode shows the model the
 // text as the tool's error); after it ran, fettle records what landed and the model is told the change id. At the
 // end of each turn, records whose tool never wrote are settled. The logic is fettle's own (`fettle hook`): this
-// file only carries opencode's events there and fettle's answers back.
+// file only carries opencode's events there (`fettle hook --agent opencode`) and fettle's answers back.
 //
 // `fettle install --agent opencode` copies this file into opencode's plugin directory with FETTLE_COMMAND set to
 // how this fettle runs; `fettle uninstall --agent opencode` removes it.
@@ -22,7 +22,7 @@ const editPermission = (config) => {
   return keys.length === 1 && keys[0] === '*' && typeof rule['*'] === 'string' ? rule['*'] : 'ask';
 };
 
-/** One `fettle hook` call: the event as JSON on stdin; its answer on stdout, its exit code. */
+/** One `fettle hook --agent opencode` call: the event as JSON on stdin; its answer on stdout, its exit code. */
 const hook = (payload, cwd) =>
   new Promise((resolve) => {
     const [command, ...args] = FETTLE_COMMAND;
@@ -30,7 +30,7 @@ const hook = (payload, cwd) =>
     let stderr = '';
     let child;
     try {
-      child = spawn(command, [...args, 'hook'], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+      child = spawn(command, [...args, 'hook', '--agent', 'opencode'], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     } catch (error) {
       resolve({ code: null, stdout, stderr: String(error?.message ?? error) });
       return;

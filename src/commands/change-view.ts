@@ -42,6 +42,7 @@ export const changeJson = (c: Change) => ({
   removed: c.fields.removed ?? null,
   reason: c.fields.reason ?? null,
   session: c.fields.session ?? null,
+  agent: c.fields.agent ?? null,
   turn: c.fields.turn ?? null,
   changeset: c.fields.changeset ?? null,
   supersededBy: c.fields.supersededBy ?? null,

@@ -7,6 +7,7 @@ import { MATCHER, SESSION_EVENTS, TURN_EVENTS, type FettleHandler } from '../cor
 import { EXIT } from '../errors';
 import { shellWords } from '../io/self';
 import type { Context } from '../protocol/context';
+import { agentChecks } from '../protocol/agent-doctor';
 import { checkConfig, diagnose, type Check } from '../protocol/doctor';
 import type { Store } from '../store/store';
 import { storeOf } from '../protocol/arguments';
@@ -132,8 +133,10 @@ export const doctor = async (edge: Edge, dir: string | undefined, o: { json?: bo
     storeError = error;
   }
   const [node, git, ...rest] = await diagnose({ ctx, store, storeError, nodeVersion: process.version });
-  const hooks = await checkHooks(edge, store?.kind === 'repo' ? store.workTree : dir);
-  const checks = [node, git, config, ...hooks, ...rest]
+  const root = store?.kind === 'repo' ? store.workTree : dir;
+  const hooks = await checkHooks(edge, root);
+  const agents = await agentChecks(edge.env, cwdFor(edge, root));
+  const checks = [node, git, config, ...hooks, ...agents, ...rest]
     .filter((c): c is Check => !!c)
     .map((c) => ({ ...c, detail: spelled(edge, dir, c.detail), ...(c.fix ? { fix: spelled(edge, dir, c.fix) } : {}) }));
   if (o.json) edge.io.out(JSON.stringify({ checks }, null, 2));

@@ -16,7 +16,7 @@ import { doctor } from './doctor';
 import { spelled, type Edge, type Io } from './edge';
 import { gcCommand } from './gc';
 import { info } from './info';
-import { AGENTS, install, type InstallOptions, uninstall } from './install';
+import { INSTALL_AGENTS, type InstallAgent, install, uninstall } from './install';
 import { logCommand } from './log';
 import { read } from './read';
 import { reviewCommand } from './review';
@@ -60,12 +60,16 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
 
   program
     .command('hook')
-    .description('run as a Claude Code hook (reads the hook JSON on stdin)')
+    .description("run as a coding agent's hook (reads the hook JSON on stdin)")
+    .option('--agent <name>', 'the agent that runs it (claude, codex, gemini, cursor); without it, Claude Code')
     .action(() => {
-      // The entry (cli.ts) runs `fettle [-C <dir>] hook` in the hook bundle; only odd spellings arrive here.
-      throw new FettleError('E_USAGE', 'fettle hook takes no arguments or options other than -C <dir>.', {
-        hint: 'Claude Code runs it as `fettle hook`, with the hook JSON on stdin.',
-      });
+      // The entry (cli.ts) runs `fettle [-C <dir>] hook [--agent <name>]` in the hook bundle; only odd spellings
+      // arrive here.
+      throw new FettleError(
+        'E_USAGE',
+        'fettle hook takes no arguments or options other than -C <dir> and --agent <name>, in that order.',
+        { hint: 'An agent runs it as `fettle hook --agent <name>` (install writes it), with the hook JSON on stdin.' },
+      );
     });
   program
     .command('mcp')
@@ -144,8 +148,12 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .description('every change fettle keeps, newest first')
     .argument('[path]', 'only changes to this file')
     .option('--session <id>', 'only changes of this agent session, grouped by turn')
+    .option(
+      '--agent <name>',
+      'only changes made by this coding agent (claude, codex, gemini, cursor, opencode, or an MCP client by its name)',
+    )
     .addOption(json)
-    .action(async (path: string | undefined, o: { json?: boolean; session?: string }) =>
+    .action(async (path: string | undefined, o: { json?: boolean; session?: string; agent?: string }) =>
       logCommand(edge, dir(), path, o),
     );
   program
@@ -221,25 +229,32 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .description('the decision rule and the thresholds in force')
     .addOption(json)
     .action(async (o: { json?: boolean }) => info(edge, dir(), o));
-  const scope = new Option('--scope <scope>', 'which Claude Code settings file')
+  const scope = new Option(
+    '--scope <scope>',
+    "which settings file: yours, the project's, or (Claude Code) this checkout's",
+  )
     .choices(['user', 'project', 'local'])
     .default('user');
-  const agent = new Option('--agent <agent>', 'the agent to install fettle into').choices(AGENTS).default('claude');
+  const agent = new Option('--agent <name>', 'the coding agent').choices([...INSTALL_AGENTS]).default('claude');
   program
     .command('install')
-    .description("register fettle's hooks in Claude Code settings (or its plugin in another agent)")
-    .addOption(scope)
+    .description("register fettle's hooks in a coding agent's settings (Claude Code's unless --agent)")
     .addOption(agent)
-    .option('--read', 'also serve large text Reads (a hook on every Read; off by default)')
+    .addOption(scope)
+    .option('--read', 'also serve large text Reads (Claude Code; a hook on every Read; off by default)')
     .addOption(json)
-    .action(async (o: InstallOptions & { scope: 'user' | 'project' | 'local' }) => install(edge, dir(), o.scope, o));
+    .action(async (o: { scope: 'user' | 'project' | 'local'; read?: boolean; json?: boolean; agent: InstallAgent }) =>
+      install(edge, dir(), o.scope, o),
+    );
   program
     .command('uninstall')
-    .description("remove fettle's hooks from Claude Code settings (or its plugin from another agent)")
-    .addOption(scope)
+    .description("remove fettle's hooks from a coding agent's settings (Claude Code's unless --agent)")
     .addOption(agent)
+    .addOption(scope)
     .addOption(json)
-    .action(async (o: InstallOptions & { scope: 'user' | 'project' | 'local' }) => uninstall(edge, dir(), o.scope, o));
+    .action(async (o: { scope: 'user' | 'project' | 'local'; json?: boolean; agent: InstallAgent }) =>
+      uninstall(edge, dir(), o.scope, o),
+    );
   program
     .command('demo')
     .description('run the whole protocol in a throwaway repository and show what happens')

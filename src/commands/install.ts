@@ -1,27 +1,17 @@
-// `fettle install` / `fettle uninstall`: fettle's hooks in one Claude Code settings file
-// (protocol/settings-file.ts does the careful read-modify-write).
+// `fettle install` / `fettle uninstall`: fettle's hooks in one agent's settings file, Claude Code's unless
+// `--agent` names another (protocol/agent-settings.ts knows where each keeps them; protocol/settings-file.ts does
+// the careful read-modify-write).
+import { AGENT_TITLES, AGENTS, type AgentName } from '../core/agents';
 import { HOOK_EVENTS, MATCHER, READ_MATCHER, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
-import {
-  hookCommand,
-  installHooks,
-  otherInstalls,
-  portableHookCommand,
-  type Scope,
-  settingsPath,
-  uninstallHooks,
-} from '../protocol/settings-file';
+import { agentHookCommand, agentSettingsPath, formatOf } from '../protocol/agent-settings';
+import { installHooks, otherInstalls, type Scope, uninstallHooks } from '../protocol/settings-file';
 import { installOpencode, type OpencodeScope, uninstallOpencode } from '../protocol/install-opencode';
 import { FettleError } from '../errors';
 import { cwdFor, spelled, type Edge } from './edge';
 
-/** The agents `--agent` names (Claude Code's hooks are the default). */
-export const AGENTS = ['claude', 'opencode'];
-
-export interface InstallOptions {
-  agent?: string;
-  read?: boolean;
-  json?: boolean;
-}
+/** What `--agent` takes: the agents with hooks, and opencode, whose plugin is a file in its plugin directory. */
+export const INSTALL_AGENTS = [...AGENTS, 'opencode'] as const;
+export type InstallAgent = (typeof INSTALL_AGENTS)[number];
 
 /** opencode has a user configuration and a project's `.opencode/`, nothing like Claude Code's local settings. */
 const opencodeScope = (scope: Scope, read?: boolean): OpencodeScope => {
@@ -38,14 +28,38 @@ const installIntoOpencode = async (edge: Edge, dir: string | undefined, scope: S
   else
     edge.io.out(
       done.result === 'changed'
-        ? `Installed fettle's opencode plugin as ${done.path}; it runs ${done.command.join(' ')} hook.\nopencode loads it the next time it starts.`
+        ? `Installed fettle's opencode plugin as ${done.path}; it runs ${done.command.join(' ')} hook --agent opencode.\nopencode loads it the next time it starts.`
         : `fettle's opencode plugin is already installed as ${done.path}; nothing changed.`,
     );
 };
 
-/** The command the hooks run: absolute paths in this machine's files; nothing of this machine in a shared one. */
-const commandFor = (edge: Edge, root: string, scope: Scope, file: string): string =>
-  scope === 'project' ? portableHookCommand(edge.env, edge.io.script, root, file) : hookCommand(edge.io.script);
+const uninstallFromOpencode = async (edge: Edge, dir: string | undefined, scope: Scope, o: InstallOptions) => {
+  const s = opencodeScope(scope);
+  const done = await uninstallOpencode(edge.env, { root: cwdFor(edge, dir), scope: s });
+  if (o.json) edge.io.out(JSON.stringify({ agent: 'opencode', scope: s, ...done }));
+  else
+    edge.io.out(
+      done.result === 'changed'
+        ? `Removed fettle's opencode plugin ${done.path}.`
+        : `No fettle plugin at ${done.path}; nothing changed.`,
+    );
+};
+
+export interface InstallOptions {
+  read?: boolean;
+  json?: boolean;
+  agent?: InstallAgent;
+}
+
+/** What each agent's hooks do there, said once installed. */
+const AFTER_INSTALL: Record<Exclude<AgentName, 'claude'>, string> = {
+  codex:
+    "fettle's PreToolUse and PostToolUse hooks on apply_patch, and its UserPromptSubmit and Stop hooks. Codex runs a new or changed hook only once you trust it: start `codex`, run /hooks and trust fettle's four hooks (`fettle doctor` says whether they are).",
+  gemini:
+    "fettle's BeforeTool and AfterTool hooks on write_file and replace, and its BeforeAgent and AfterAgent hooks.",
+  cursor:
+    "fettle's afterFileEdit and beforeSubmitPrompt hooks. Cursor runs no hook before an edit, so fettle records each edit after it lands (when it can tell what the file held) and can stage nothing.",
+};
 
 export const install = async (
   edge: Edge,
@@ -54,20 +68,32 @@ export const install = async (
   options: InstallOptions = {},
 ): Promise<void> => {
   if (options.agent === 'opencode') return installIntoOpencode(edge, dir, scope, options);
+  const agent = options.agent ?? 'claude';
   const root = cwdFor(edge, dir);
-  const file = settingsPath(root, edge.env, scope);
-  const command = commandFor(edge, root, scope, file);
-  const { path, result } = await installHooks(edge.env, file, command, options);
-  const others = await otherInstalls(edge.env, root, scope);
+  const file = agentSettingsPath(agent, root, edge.env, scope);
+  const command = agentHookCommand(agent, { env: edge.env, script: edge.io.script, root, file, scope });
+  const format = agent === 'claude' ? undefined : formatOf(agent);
+  const { path, result } = await installHooks(edge.env, file, command, options, format);
+  const others = agent === 'claude' ? await otherInstalls(edge.env, root, scope) : [];
   if (options.json) {
-    edge.io.out(JSON.stringify({ path, scope, result, command, alsoInstalled: others }));
+    edge.io.out(JSON.stringify({ agent, path, scope, result, command, alsoInstalled: others }));
     return;
   }
-  const what = `${HOOK_EVENTS.join(' and ')} hooks on ${MATCHER}${options.read ? ` (and PreToolUse on ${READ_MATCHER})` : ''}, and ${[...SESSION_EVENTS, ...TURN_EVENTS].join(', ')} hooks`;
+  const what =
+    agent === 'claude'
+      ? `${HOOK_EVENTS.join(' and ')} hooks on ${MATCHER}${options.read ? ` (and PreToolUse on ${READ_MATCHER})` : ''}, and ${[...SESSION_EVENTS, ...TURN_EVENTS].join(', ')} hooks`
+      : AFTER_INSTALL[agent];
+  const title = agent === 'claude' ? '' : ` for ${AGENT_TITLES[agent]}`;
   edge.io.out(
-    result === 'changed'
-      ? `Installed fettle's ${what} in ${path}.\nHook command: ${command}`
-      : `fettle's ${what} are already installed in ${path}; nothing changed.`,
+    spelled(
+      edge,
+      dir,
+      result === 'changed'
+        ? agent === 'claude'
+          ? `Installed fettle's ${what} in ${path}.\nHook command: ${command}`
+          : `Installed fettle${title} in ${path}: ${what}\nHook command: ${command}`
+        : `fettle's hooks${title} are already installed in ${path}; nothing changed.`,
+    ),
   );
   // Claude Code runs every hook it finds: two installs record and stage every write twice.
   for (const o of others)
@@ -88,20 +114,11 @@ export const uninstall = async (
   scope: Scope,
   o: InstallOptions = {},
 ): Promise<void> => {
-  if (o.agent === 'opencode') {
-    const s = opencodeScope(scope);
-    const done = await uninstallOpencode(edge.env, { root: cwdFor(edge, dir), scope: s });
-    if (o.json) edge.io.out(JSON.stringify({ agent: 'opencode', scope: s, ...done }));
-    else
-      edge.io.out(
-        done.result === 'changed'
-          ? `Removed fettle's opencode plugin ${done.path}.`
-          : `No fettle plugin at ${done.path}; nothing changed.`,
-      );
-    return;
-  }
-  const { path, result } = await uninstallHooks(edge.env, settingsPath(cwdFor(edge, dir), edge.env, scope));
-  if (o.json) edge.io.out(JSON.stringify({ path, scope, result }));
+  if (o.agent === 'opencode') return uninstallFromOpencode(edge, dir, scope, o);
+  const agent = o.agent ?? 'claude';
+  const file = agentSettingsPath(agent, cwdFor(edge, dir), edge.env, scope);
+  const { path, result } = await uninstallHooks(edge.env, file, agent === 'claude' ? undefined : formatOf(agent));
+  if (o.json) edge.io.out(JSON.stringify({ agent, path, scope, result }));
   else
     edge.io.out(
       result === 'changed' ? `Removed fettle's hooks from ${path}.` : `No fettle hooks in ${path}; nothing changed.`,

@@ -1,4 +1,4 @@
-// `fettle log [path] [--session <id>] [--json]`: every change fettle keeps, newest first.
+// `fettle log [path] [--session <id>] [--agent <name>] [--json]`: every change fettle keeps, newest first.
 import { changesOf, targetOf, storeOf } from '../protocol/arguments';
 import type { Change } from '../protocol/changes';
 import { ago, changeJson, countsText, deciderText, stateText, storeJson, storeNote, table } from './change-view';
@@ -8,7 +8,7 @@ export const logCommand = async (
   edge: Edge,
   dir: string | undefined,
   path: string | undefined,
-  o: { json?: boolean; session?: string },
+  o: { json?: boolean; session?: string; agent?: string },
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const target = path === undefined ? undefined : await targetOf(ctx, path);
@@ -16,7 +16,9 @@ export const logCommand = async (
   const now = ctx.now();
   const changes = (await changesOf(ctx, store, edge.io.err)).filter(
     (c) =>
-      (!target || c.fields.path === target.treePath) && (o.session === undefined || c.fields.session === o.session),
+      (!target || c.fields.path === target.treePath) &&
+      (o.session === undefined || c.fields.session === o.session) &&
+      (o.agent === undefined || c.fields.agent === o.agent),
   );
   if (o.json) {
     edge.io.out(JSON.stringify({ store: storeJson(store), changes: changes.map(changeJson) }, null, 2));
@@ -25,12 +27,14 @@ export const logCommand = async (
   const note = storeNote(store);
   if (changes.length === 0) {
     edge.io.out(
-      `${note.map((l) => `${l}\n`).join('')}fettle has no record of changes${target ? ` to ${target.treePath}` : ''}${o.session === undefined ? '' : ` in session ${o.session}`}.`,
+      `${note.map((l) => `${l}\n`).join('')}fettle has no record of changes${target ? ` to ${target.treePath}` : ''}${o.session === undefined ? '' : ` in session ${o.session}`}${o.agent === undefined ? '' : ` made by ${o.agent}`}.`,
     );
     return;
   }
   // A CHANGESET column only when some change belongs to one: members share its id there.
   const sets = changes.some((c) => c.fields.changeset !== undefined);
+  // An AGENT column only when changes of more than one agent (or of none named) are listed.
+  const agents = new Set(changes.map((c) => c.fields.agent)).size > 1;
   const rows = changes.map((c) => [
     c.id,
     ago(now, c.at),
@@ -38,6 +42,7 @@ export const logCommand = async (
     c.fields.path,
     countsText(c),
     c.fields.session ?? '-',
+    ...(agents ? [c.fields.agent ?? '-'] : []),
     ...(sets ? [c.fields.changeset ?? '-'] : []),
     stateText(c),
     deciderText(c),
@@ -49,6 +54,7 @@ export const logCommand = async (
     'PATH',
     'CHANGE',
     'SESSION',
+    ...(agents ? ['AGENT'] : []),
     ...(sets ? ['CHANGESET'] : []),
     'STATE',
     'DECIDED BY',

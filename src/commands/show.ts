@@ -22,6 +22,7 @@ const details = (c: Change, chain: Chain, now: Date): string[] => {
     `When:     ${c.at.toISOString()} (${ago(now, c.at)})`,
     `Change:   ${countsText(c)}${f.reason && f.added !== undefined ? ` (${f.reason})` : ''}`,
   ];
+  if (f.agent) lines.push(`Agent:    ${f.agent}`);
   if (f.session) lines.push(`Session:  ${f.session}`);
   if (f.changeset) lines.push(`Changeset: ${f.changeset} (\`fettle show ${f.changeset}\` shows all its changes)`);
   if (f.tool) lines.push(`Tool:     ${f.tool}${f.toolUse ? ` (tool use ${f.toolUse})` : ''}`);
@@ -69,9 +70,11 @@ const showChangeset = async (
   }
   const now = ctx.now();
   const sessions = [...new Set(members.map((c) => c.fields.session ?? '-'))];
+  const agents = [...new Set(members.flatMap((c) => (c.fields.agent ? [c.fields.agent] : [])))];
   const lines = [
     `changeset ${id}: ${members.length} change${members.length === 1 ? '' : 's'} made or decided as one`,
     `State:    ${statesOf(view.members)}`,
+    ...(agents.length > 0 ? [`Agent:    ${agents.join(', ')}`] : []),
     `Session:  ${sessions.join(', ')}`,
     `Base:     ${view.base ? `${short(view.base)} (HEAD when they were recorded)` : 'none (unborn HEAD, or files outside any repository)'}`,
     'Changes:',

@@ -192,6 +192,7 @@ export const parseRecord = (message: string): RecordFields | null => {
     session: fields.get('Fettle-Session'),
     toolUse: fields.get('Fettle-Tool-Use'),
     tool: fields.get('Fettle-Tool'),
+    agent: fields.get('Fettle-Agent'),
     added: statMatch ? Number(statMatch[1]) : undefined,
     removed: statMatch ? Number(statMatch[2]) : undefined,
     reason: fields.get('Fettle-Reason'),

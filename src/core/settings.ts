@@ -36,7 +36,20 @@ const isObj = (v: Json | undefined): v is Obj => typeof v === 'object' && v !== 
 export const isFettleHandler = (h: Json): boolean =>
   isObj(h) &&
   (h.statusMessage === STATUS_MESSAGE ||
-    (typeof h.command === 'string' && /(^|[\s'"/])fettle(['"]?|\/dist\/cli\.js['"]?)\s+hook\s*$/.test(h.command)));
+    h.description === STATUS_MESSAGE ||
+    (typeof h.command === 'string' &&
+      (/(^|[\s'"/])fettle(['"]?|\/dist\/cli\.js['"]?)\s+hook(\s+--agent\s+[a-z]+)?\s*$/.test(h.command) ||
+        // Cursor's handlers carry nothing but the command: fettle's own hook subcommand with an agent names it.
+        /cli\.js['"]?\s+hook\s+--agent\s+(claude|codex|gemini|cursor)\s*$/.test(h.command))));
+
+/**
+ * Another agent's hooks in the same shape as Claude Code's (Codex CLI's hooks.json, Gemini CLI's settings.json):
+ * each event fettle registers, its matcher (none: every call of the event) and the handler object.
+ */
+export interface HooksSpec {
+  events: { event: string; matcher?: string | undefined }[];
+  handler: (command: string) => Obj;
+}
 
 export class SettingsShapeError extends Error {}
 
@@ -112,7 +125,12 @@ export const removeFettleHooks = (settings: Obj): Obj => {
   return next;
 };
 
-export const addFettleHooks = (settings: Obj, command: string, options: { read?: boolean } = {}): Obj => {
+export const addFettleHooks = (
+  settings: Obj,
+  command: string,
+  options: { read?: boolean } = {},
+  spec?: HooksSpec,
+): Obj => {
   const current = hooksOf(settings) ?? {};
   const handler = (): Obj => ({ type: 'command', command, timeout: 60, statusMessage: STATUS_MESSAGE });
   // PostToolUse only records what landed (the previous bytes are safe since PreToolUse), PostToolUseFailure
@@ -120,14 +138,23 @@ export const addFettleHooks = (settings: Obj, command: string, options: { read?:
   // note reaches the model next turn.
   const background = (): Obj => ({ ...handler(), async: true });
   const hooks: Obj = { ...(hooksOf(removeFettleHooks(settings)) ?? {}) };
-  for (const event of INSTALLED_EVENTS) {
+  const claude = (event: string): Json[] => {
+    const groups: Json[] = UNMATCHED_EVENTS.some((e) => e === event)
+      ? [{ hooks: [handler()] }]
+      : [{ matcher: MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] }];
+    if (options.read && event === 'PreToolUse') groups.push({ matcher: READ_MATCHER, hooks: [handler()] });
+    return groups;
+  };
+  const events = spec ? spec.events.map((e) => e.event) : INSTALLED_EVENTS;
+  for (const event of events) {
     const before = current[event];
     if (before !== undefined && !Array.isArray(before))
       throw new SettingsShapeError(`"hooks.${event}" is not an array`);
-    const ours: Json[] = UNMATCHED_EVENTS.some((e) => e === event)
-      ? [{ hooks: [handler()] }]
-      : [{ matcher: MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] }];
-    if (options.read && event === 'PreToolUse') ours.push({ matcher: READ_MATCHER, hooks: [handler()] });
+    const theirs = spec?.events.find((e) => e.event === event);
+    const ours: Json[] =
+      spec && theirs
+        ? [{ ...(theirs.matcher === undefined ? {} : { matcher: theirs.matcher }), hooks: [spec.handler(command)] }]
+        : claude(event);
     // Re-installing keeps fettle's groups where they were, so an unchanged install leaves the file unchanged.
     // Every group before the first one holding a fettle handler is foreign and kept, so `at` is still valid.
     const at = (before ?? []).findIndex((g) => isObj(g) && Array.isArray(g.hooks) && g.hooks.some(isFettleHandler));

@@ -18,7 +18,12 @@ export const settleSession = async (end: EndPayload, edge: HookEdge): Promise<Ho
       now: clockFrom(edge.env),
       config: loadConfig(edge.env),
     };
-    await settleSessionRecords(ctx, { session, event: end.event, transcript: end.transcript });
+    await settleSessionRecords(ctx, {
+      session,
+      event: end.event,
+      transcript: end.transcript,
+      callsOver: end.callsOver,
+    });
     return pass();
   } catch (error) {
     const e = toFettleError(error);

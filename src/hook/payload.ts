@@ -26,6 +26,8 @@ export interface EndPayload {
   session: string | undefined;
   cwd: string | undefined;
   transcript: string | undefined;
+  /** every tool call of the turn is over (an agent whose end of turn comes after its tools' after hooks) */
+  callsOver?: boolean | undefined;
 }
 
 /** A user prompt (UserPromptSubmit): the session's next turn starts. */
@@ -40,16 +42,17 @@ export type Parsed =
   | { kind: 'ignore'; why: string }
   | { kind: 'invalid'; why: string };
 
-type Obj = Record<string, unknown>;
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const isObj = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
+export type Obj = Record<string, unknown>;
+export const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+export const isObj = (value: unknown): value is Obj =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const kindOf = (value: unknown): string =>
   value === null
     ? 'null'
     : Array.isArray(value)
       ? 'an array'
       : `a ${typeof value === 'object' ? 'JSON object' : typeof value}`;
-const usablePath = (value: unknown): value is string =>
+export const usablePath = (value: unknown): value is string =>
   typeof value === 'string' && value !== '' && !value.includes('\0');
 
 const editOp = (v: Obj): EditOp | string => {
@@ -101,7 +104,8 @@ const parseCall = (tool: string, input: Obj): ToolCall | string => {
   }
 };
 
-export const parsePayload = (raw: string): Parsed => {
+/** The hook input as JSON: the object, or why it is not one (said without quoting it: it may be large). */
+export const readJson = (raw: string): { data: Obj } | { why: string } => {
   let data: unknown;
   try {
     data = JSON.parse(raw);
@@ -109,9 +113,18 @@ export const parsePayload = (raw: string): Parsed => {
     // JSON.parse's message quotes the input, which may be large or span lines: say only what is wrong.
     const detail =
       raw.trim() === '' ? 'the hook input was empty' : `the hook input is not valid JSON (${raw.length} characters)`;
-    return { kind: 'invalid', why: `${detail}; expected the JSON object Claude Code sends` };
+    return { why: `${detail}; expected the JSON object the agent sends` };
   }
-  if (!isObj(data)) return { kind: 'invalid', why: 'hook input is not a JSON object' };
+  return isObj(data) ? { data } : { why: 'hook input is not a JSON object' };
+};
+
+export const parsePayload = (raw: string): Parsed => {
+  const read = readJson(raw);
+  return 'why' in read ? { kind: 'invalid', why: read.why } : parseData(read.data);
+};
+
+/** A Claude Code hook input, already read as a JSON object. */
+export const parseData = (data: Obj): Parsed => {
   const event = data.hook_event_name;
   if (SESSION_EVENTS.some((e) => e === event)) {
     const end = { session: str(data.session_id), cwd: str(data.cwd), transcript: str(data.transcript_path) };

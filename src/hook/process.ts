@@ -6,6 +6,7 @@ import { cleanUpOnSignals } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
 import { selfCommand, spellCommands } from '../io/self';
 import { readStdin } from '../io/stdin';
+import type { AgentAdapters } from './edge';
 import { block, type HookOutcome } from './outcome';
 import { auditHook, auditing } from './audit';
 import { runHook } from './run';
@@ -55,7 +56,8 @@ const guardLateErrors = (decided: () => HookOutcome | undefined): void => {
   process.on('unhandledRejection', onLate);
 };
 
-export const runHookProcess = async (): Promise<void> => {
+/** `agent`: the name `fettle hook --agent <name>` gives, if any; `adapters`: the other agents', in their bundle. */
+export const runHookProcess = async (agent?: string, adapters?: AgentAdapters): Promise<void> => {
   let outcome: HookOutcome | undefined;
   guardLateErrors(() => outcome);
   let decided: HookOutcome;
@@ -63,7 +65,7 @@ export const runHookProcess = async (): Promise<void> => {
     armFailpoints(process.env.FETTLE_FAILPOINTS);
     cleanUpOnSignals();
     const raw = (await readStdin()).toString('utf8');
-    const edge = { cwd: process.cwd(), env: process.env, script: process.argv[1], facts: {} };
+    const edge = { cwd: process.cwd(), env: process.env, script: process.argv[1], agent, adapters, facts: {} };
     decided = await runHook(raw, edge);
     if (auditing(process.env)) await auditHook(raw, decided, edge);
   } catch (error) {

@@ -1,7 +1,7 @@
-// `fettle hook`: one Claude Code hook call, in Claude Code's dialect. The write protocol itself is
-// protocol/write.ts; here: parse the payload, call it, render its answer, and map failures to outcomes, once.
+// `fettle hook`: one hook call. Another agent's input goes to its adapter (agents/); Claude Code's is handled
+// here, in its dialect. The write protocol itself is protocol/write.ts; here: parse the payload, call it, render
+// its answer, and map failures to outcomes (failure.ts).
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { clockFrom, loadConfig, type Env } from '../config';
 import {
   renderAsk,
   renderBlocked,
@@ -13,30 +13,31 @@ import {
   summarize,
 } from '../core/messages';
 import type { WriteCall } from '../core/tool-call';
-import { toFettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import type { Context } from '../protocol/context';
 import * as protocol from '../protocol/write';
+import { agentOf, unknownAgent, withoutAdapter } from './agents/detect';
 import { noteAfter, noteBefore } from './audit';
 import { settleSession } from './end';
+import { isOutcome, writeContext, writeFailure } from './failure';
 import { countTurn } from './turn';
 import type { HookEdge } from './edge';
-import { ask, block, context, deny, pass, replayed, warn, type HookOutcome } from './outcome';
-import { OPENCODE_MARK, runOpencode } from './opencode';
-import { parsePayload, type Payload } from './payload';
+import { ask, context, deny, pass, replayed, warn, type HookOutcome } from './outcome';
+import { parseData, readJson, type Payload } from './payload';
 import { serveRead } from './read';
 
 type WritePayload = Payload & { call: WriteCall };
 
-/** Ends `text` with a full stop unless it already ends a sentence. */
-const sentence = (text: string): string => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
-
-const debug = (env: Env, error: unknown): string =>
-  env.FETTLE_DEBUG && error instanceof Error && error.stack ? `\n${error.stack}` : '';
-
 export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome> => {
-  if (raw.startsWith(OPENCODE_MARK)) return runOpencode(raw, edge);
-  const parsed = parsePayload(raw);
+  const input = readJson(raw);
+  if ('why' in input) return warn(`fettle: ${input.why}. This tool call was not protected by fettle.`);
+  // opencode's plugin marks its events (plugins/opencode/fettle.mjs) and runs `fettle hook --agent opencode`.
+  if (input.data.fettle_adapter === 'opencode')
+    return edge.adapters ? edge.adapters('opencode', input.data, edge) : withoutAdapter('opencode');
+  const agent = agentOf(input.data, edge.agent);
+  if (agent === null) return unknownAgent(input.data, edge.agent);
+  if (agent !== 'claude') return edge.adapters ? edge.adapters(agent, input.data, edge) : withoutAdapter(agent);
+  const parsed = parseData(input.data);
   if (parsed.kind === 'ignore') return pass();
   if (parsed.kind === 'invalid') {
     return warn(`fettle: ${parsed.why}. This tool call was not protected by fettle.`);
@@ -51,56 +52,14 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
   if (payload.event === 'PreToolUse' && payload.permissionMode === 'plan') return pass();
   const p = payload as WritePayload;
 
-  let ctx: Context;
-  try {
-    const config = loadConfig(edge.env);
-    ctx = { cwd: p.cwd ?? edge.cwd, env: edge.env, now: clockFrom(edge.env), config };
-  } catch (error) {
-    const e = toFettleError(error);
-    if (p.event !== 'PreToolUse') return warn(`fettle: ${e.message}`);
-    return block(
-      `fettle blocked this write because its configuration is invalid; nothing was written. ${e.message}${e.hint ? ` ${e.hint}` : ''}`,
-    );
-  }
-
+  const ctx = writeContext(edge, p.cwd, p.event === 'PreToolUse');
+  if (isOutcome(ctx)) return ctx;
   try {
     if (p.event === 'PostToolUseFailure') return await afterFailure(ctx, p);
     return p.event === 'PreToolUse' ? await beforeWrite(ctx, p, edge) : await afterWrite(ctx, p, edge);
   } catch (error) {
-    const e = toFettleError(error);
-    if (e.code === 'E_FORBIDDEN_PATH') return pass(); // .git paths: not fettle's to handle, never written by it
-    // Too large to hold: blocking would stop the agent from ever editing it; say plainly it goes unprotected.
-    if (e.code === 'E_TOO_LARGE')
-      return warn(`fettle: ${e.message} This write to ${p.call.filePath} is NOT protected: nothing was recorded.`);
-    // A symlink loop or an overlong name: no file can be written there, and the tool will say so itself.
-    const errno = (e.cause as NodeJS.ErrnoException | undefined)?.code;
-    if (errno === 'ELOOP' || errno === 'ENAMETOOLONG') return pass();
-    const file = p.call.filePath;
-    const detail = `${sentence(e.message)}${e.hint ? ` ${sentence(e.hint)}` : ''}${debug(edge.env, error)}`;
-    if (p.event === 'PostToolUse')
-      return warn(`fettle: the write to ${file} happened, but recording its result failed: ${detail}`);
-    if (p.event === 'PostToolUseFailure')
-      return warn(`fettle: the write to ${file} failed, and settling its record failed too: ${detail}`);
-    // A policy that cannot be read decides nothing: blocked until it is fixed, or let through unrecorded.
-    if (e.code === 'E_POLICY') {
-      if (ctx.config.onError === 'allow')
-        return warn(
-          `fettle: ${detail} This write to ${file} is NOT protected (FETTLE_ON_ERROR=allow): nothing was recorded.`,
-        );
-      return block(
-        `fettle blocked this write because a policy file is invalid; nothing was written. ${detail} ` +
-          'To let writes through unprotected until it is fixed, set FETTLE_ON_ERROR=allow.',
-      );
-    }
-    if (ctx.config.onError === 'allow') {
-      return warn(
-        `fettle could not save the previous content of ${file}, so this write is NOT protected (FETTLE_ON_ERROR=allow): ${detail}`,
-      );
-    }
-    return block(
-      `fettle blocked this write because it could not save the previous content of ${file} first; nothing was written. ` +
-        `Cause: ${detail} To let writes through unprotected until this is fixed, set FETTLE_ON_ERROR=allow.`,
-    );
+    const step = p.event === 'PreToolUse' ? 'before' : p.event === 'PostToolUse' ? 'after' : 'failed';
+    return writeFailure(error, ctx, step, p.call.filePath);
   }
 };
 
@@ -115,7 +74,12 @@ const inProject = (file: string, project: string): boolean => {
   );
 };
 
-const originOf = (p: WritePayload) => ({ session: p.sessionId, toolUse: p.toolUseId, tool: p.call.tool });
+const originOf = (p: WritePayload) => ({
+  session: p.sessionId,
+  toolUse: p.toolUseId,
+  tool: p.call.tool,
+  agent: 'claude',
+});
 
 const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promise<HookOutcome> => {
   const project = edge.env.CLAUDE_PROJECT_DIR || ctx.cwd;

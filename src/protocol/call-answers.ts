@@ -10,7 +10,6 @@
 import { createHash } from 'node:crypto';
 import { open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { WriteCall } from '../core/tool-call';
 import { makeOwnDir } from '../io/fettle-dir';
 import { createExclusive } from '../io/lock';
 import { isAlive } from '../io/pid';
@@ -19,8 +18,8 @@ export const callsDir = (commonDir: string): string => join(commonDir, 'fettle',
 
 const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex');
 
-/** The marker's name: the session's tag (so the end of a turn finds its own), then the call's. */
-export const callName = (session: string | undefined, toolUse: string, call: WriteCall): string =>
+/** The marker's name: the session's tag (so the end of a turn finds its own), then the call's (its input as JSON). */
+export const callName = (session: string | undefined, toolUse: string, call: unknown): string =>
   `${sha1(session ?? '').slice(0, 12)}-${sha1(`${toolUse}\0${JSON.stringify(call)}`).slice(0, 24)}.json`;
 
 export type Claim =

@@ -53,6 +53,10 @@ const exactly = (next: Buffer, old: DiskFile | null): Proposed => {
 };
 
 export const predict = (call: WriteCall, old: DiskFile | null): Proposed => {
+  if (call.tool === 'Rewrite') {
+    const predicted = call.predict(old?.bytes ?? null);
+    return predicted.exact ? exactly(predicted.next, old) : predicted;
+  }
   if (call.tool === 'Write') {
     const next = writtenBytes(call.content, old?.bytes ?? null);
     return Buffer.isBuffer(next) ? exactly(next, old) : { exact: false, why: next.why };

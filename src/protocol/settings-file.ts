@@ -5,7 +5,13 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { dataDirFrom, homeFrom, type Env } from '../config';
-import { addFettleHooks, fettleHandlers, removeFettleHooks, SettingsShapeError } from '../core/settings';
+import {
+  addFettleHooks,
+  fettleHandlers,
+  removeFettleHooks,
+  SettingsShapeError,
+  type HooksSpec,
+} from '../core/settings';
 import { FettleError } from '../errors';
 import { replaceFile, realPathOrAbsolute } from '../io/atomic-write';
 import { selfCommand, shellQuote } from '../io/self';
@@ -40,7 +46,7 @@ export const portableHookCommand = (env: Env, script: string | undefined, projec
     'E_USAGE',
     `--scope project writes ${file}, which everyone who checks out the project shares, and this fettle runs from ${real}, a path on this machine only: on another checkout the hook would run nothing. Nothing was written.`,
     {
-      hint: 'Install for this checkout only with `fettle install --scope local`; or put this fettle on PATH (`npm install -g`; the hook is then `fettle hook`), or add it to the project (`npm install --save-dev`; the hook then runs it from $CLAUDE_PROJECT_DIR), and run this again.',
+      hint: 'Install for this checkout only with `fettle install --scope local`; or put this fettle on PATH (`npm install -g`; the hook then runs: fettle hook), or add it to the project (`npm install --save-dev`; the hook then runs it from $CLAUDE_PROJECT_DIR), and run this again.',
     },
   );
 };
@@ -101,20 +107,43 @@ const edit = async (path: string, change: TextChange): Promise<{ result: Outcome
   );
 };
 
+/** How one agent's hook settings file is edited as text (agent-settings.ts has the others'). */
+export interface SettingsFormat {
+  /** the text with fettle's hooks running `command`; `before` null: there is no file yet */
+  add: (before: string | null, command: string) => string;
+  /** the text without fettle's hooks, every other byte as it was; throws on a file it cannot read */
+  remove: (text: string) => string;
+  /** nothing is left in the text that install did not put there */
+  empty: (text: string) => boolean;
+}
+
+/** Claude Code's settings (and the files of its shape, with `spec`: core/agent-hooks.ts). */
+export const claudeFormat = (options: { read?: boolean } = {}, spec?: HooksSpec): SettingsFormat => ({
+  add: (before, command) =>
+    before === null
+      ? `${JSON.stringify(addFettleHooks({}, command, options, spec), null, 2)}\n`
+      : withFettle(before, addFettleHooks(parseSettingsText(before).value, command, options, spec)),
+  remove: (text) => {
+    removeFettleHooks(parseSettingsText(text).value); // refuses a file whose "hooks" is not an object
+    return withoutFettle(text);
+  },
+  empty: (text) => Object.keys(parseSettingsText(text).value).length === 0,
+});
+
 /** Adds fettle's hooks to the settings file at `path` (symlinks followed); remembers whether it created it. */
 export const installHooks = async (
   env: Env,
   file: string,
   command: string,
   options: { read?: boolean } = {},
+  format: SettingsFormat = claudeFormat(options),
 ): Promise<{ path: string; result: Outcome }> => {
   const path = await resolveRealPath(file);
   const marker = createdMarker(env, path);
   let created = false;
   const { result, made } = await edit(path, (before) => {
     created = before === null;
-    if (before === null) return `${JSON.stringify(addFettleHooks({}, command, options), null, 2)}\n`;
-    return withFettle(before, addFettleHooks(parseSettingsText(before).value, command, options));
+    return format.add(before, command);
   });
   if (result === 'changed' && created) {
     // This install made the file (and `made`, the first directory it had to make): uninstall takes them away.
@@ -130,7 +159,11 @@ export const installHooks = async (
  * Removes fettle's hooks, changing no other byte of the file; a file install created and that is left empty goes
  * away again, with the directories that install made for it when they are empty.
  */
-export const uninstallHooks = async (env: Env, file: string): Promise<{ path: string; result: Outcome }> => {
+export const uninstallHooks = async (
+  env: Env,
+  file: string,
+  format: SettingsFormat = claudeFormat(),
+): Promise<{ path: string; result: Outcome }> => {
   const path = await resolveRealPath(file);
   const marker = createdMarker(env, path);
   const recorded = await readText(marker);
@@ -138,11 +171,9 @@ export const uninstallHooks = async (env: Env, file: string): Promise<{ path: st
   const made = recorded?.split('\n')[1];
   const { result } = await edit(path, (before) => {
     if (before === null) return null;
-    removeFettleHooks(parseSettingsText(before).value); // refuses a file whose "hooks" is not an object
-    const after = withoutFettle(before);
+    const after = format.remove(before);
     if (after === before) return before;
-    const empty = Object.keys(parseSettingsText(after).value).length === 0;
-    return empty && createdByInstall ? null : after;
+    return format.empty(after) && createdByInstall ? null : after;
   });
   if (result === 'changed' && (await readText(path)) === null) {
     await rm(marker, { force: true });

@@ -2,7 +2,7 @@
 // (compact or indented, tabs, CRLF), comments and key order stay byte for byte, and an uninstall after an install
 // gives back the very bytes that were there. jsonc-parser (docs/DEPENDENCIES.md) reads the file with comments
 // and gives every value's offset; fettle's groups are inserted and removed as text at those offsets.
-import { applyEdits, createScanner, type Edit, modify, type Node, type ParseError, parseTree } from 'jsonc-parser';
+import { applyEdits, createScanner, type Edit, type Node, type ParseError, parseTree } from 'jsonc-parser';
 import { isDeepStrictEqual } from 'node:util';
 import { fettleHandlers, isFettleHandler, SettingsShapeError, type Json } from '../core/settings';
 
@@ -24,7 +24,7 @@ export const parseSettingsText = (text: string): { root: Node; value: Obj } => {
   return { root, value: nodeValue(root) as Obj };
 };
 
-const nodeValue = (node: Node): Json => {
+export const nodeValue = (node: Node): Json => {
   if (node.type === 'object')
     return Object.fromEntries(
       (node.children ?? []).map((p) => [p.children?.[0]?.value as string, nodeValue(p.children?.[1] as Node)]),
@@ -33,14 +33,14 @@ const nodeValue = (node: Node): Json => {
   return node.value as Json;
 };
 
-interface Layout {
+export interface Layout {
   /** one level of indentation ('  ', '\t', …) */
   unit: string;
   eol: string;
 }
 
 /** The file's indentation (its first indented line is one level deep) and line ending; 2 spaces and LF if none. */
-const layoutOf = (text: string): Layout => {
+export const layoutOf = (text: string): Layout => {
   const first = /\n([ \t]+)\S/.exec(text)?.[1];
   return { unit: first?.startsWith('\t') ? '\t' : first || '  ', eol: text.includes('\r\n') ? '\r\n' : '\n' };
 };
@@ -66,7 +66,7 @@ const commaBetween = (text: string, from: number, to: number): number => {
  * that an insertion (below) puts in, so the two are exact inverses; where a comment sits between it and its
  * neighbour, only the element and its comma go, and the comment stays.
  */
-const removal = (text: string, node: Node): Edit[] => {
+export const removal = (text: string, node: Node): Edit[] => {
   const parent = node.parent as Node;
   const siblings = parent.children ?? [];
   const i = siblings.indexOf(node);
@@ -91,7 +91,7 @@ const removal = (text: string, node: Node): Edit[] => {
 };
 
 /** `value` inserted as element `at` of `array`, laid out like its neighbours. */
-const insertion = (text: string, array: Node, at: number, value: Json, layout: Layout): Edit => {
+export const insertion = (text: string, array: Node, at: number, value: Json, layout: Layout): Edit => {
   const items = array.children ?? [];
   if (!multiline(text, array)) {
     const json = JSON.stringify(value);
@@ -114,7 +114,34 @@ const insertion = (text: string, array: Node, at: number, value: Json, layout: L
   return { offset: array.offset + 1, length: 0, content: `${layout.eol}${indent}${json}${layout.eol}` };
 };
 
-const find = (root: Node, path: (string | number)[]): Node | undefined => {
+/**
+ * `key: value` added as the last property of `object`, laid out like its neighbours. Not jsonc-parser's `modify`,
+ * whose formatting also re-lays the line before the insertion (a compact `"PreToolUse": [{...}]` came out
+ * spread over lines).
+ */
+export const propertyInsertion = (text: string, object: Node, key: string, value: Json, layout: Layout): Edit => {
+  const props = object.children ?? [];
+  const last = props[props.length - 1];
+  const open = object.offset + 1;
+  if (!multiline(text, object) && last) {
+    return { offset: end(last), length: 0, content: `, ${JSON.stringify(key)}: ${JSON.stringify(value)}` };
+  }
+  const indent = last ? indentAt(text, last.offset) : indentAt(text, object.offset) + layout.unit;
+  const json = JSON.stringify(value, null, layout.unit)
+    .split('\n')
+    .join(layout.eol + indent);
+  const member = `${JSON.stringify(key)}: ${json}`;
+  if (last) return { offset: end(last), length: 0, content: `,${layout.eol}${indent}${member}` };
+  // An empty object: `{}` opens onto lines of its own.
+  const close = indentAt(text, object.offset);
+  return {
+    offset: open,
+    length: end(object) - 1 - open,
+    content: `${layout.eol}${indent}${member}${layout.eol}${close}`,
+  };
+};
+
+export const find = (root: Node, path: (string | number)[]): Node | undefined => {
   let node: Node | undefined = root;
   for (const key of path) {
     if (!node) return undefined;
@@ -173,12 +200,10 @@ export const withFettle = (text: string, target: Obj): string => {
       const array = find(root, ['hooks', event]);
       if (array?.type === 'array') out = applyEdits(out, [insertion(out, array, at, group, layout)]);
       else {
-        const path = find(root, ['hooks']) ? ['hooks', event] : ['hooks'];
-        const value = path.length === 1 ? { [event]: [group] } : [group];
-        const formattingOptions = multiline(out, root)
-          ? { insertSpaces: layout.unit !== '\t', tabSize: layout.unit.length, eol: layout.eol }
-          : undefined;
-        out = applyEdits(out, modify(out, path, value, { formattingOptions }));
+        const hooksObject = find(root, ['hooks']);
+        const [object, key, value] =
+          hooksObject?.type === 'object' ? [hooksObject, event, [group]] : [root, 'hooks', { [event]: [group] }];
+        out = applyEdits(out, [propertyInsertion(out, object, key, value, layout)]);
       }
     });
   }

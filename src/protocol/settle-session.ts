@@ -53,7 +53,13 @@ const unique = <T>(values: T[]): T[] => [...new Set(values)];
 /** Settles `session`'s open records; at Stop, only those the transcript shows are over (see endedCalls). */
 export const settleSessionRecords = async (
   ctx: Context,
-  end: { session: string; event: 'Stop' | 'SessionEnd'; transcript: string | undefined },
+  end: {
+    session: string;
+    event: 'Stop' | 'SessionEnd';
+    transcript: string | undefined;
+    /** the agent's end of a turn means every tool call of the turn is over (Codex's Stop, Gemini's AfterAgent) */
+    callsOver?: boolean | undefined;
+  },
 ): Promise<void> => {
   const common = await commonDirNear(ctx.cwd);
   // The turn is over: no retry of its tool calls can come, so their answers need not be kept.
@@ -70,7 +76,9 @@ export const settleSessionRecords = async (
   if (links.length === 0) return;
   const toolUse = (l: OpenLink) => l.pending.fields?.toolUse ?? '';
   const ended =
-    end.event === 'SessionEnd' ? null : await endedCalls(end.transcript, links.map(toolUse).filter(Boolean));
+    end.event === 'SessionEnd' || end.callsOver
+      ? null
+      : await endedCalls(end.transcript, links.map(toolUse).filter(Boolean));
   const stores = new Map<string, { store: Store; links: OpenLink[] }>();
   for (const link of links) {
     const { store } = await locateTarget(link.pending.file, ctx.cwd, ctx.env, ctx.config.dataDir);

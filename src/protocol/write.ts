@@ -47,6 +47,11 @@ export interface ToolWrite {
    * is Claude Code's); `exact: false` records the previous bytes and lets the tool run.
    */
   predict?: ((old: DiskFile | null) => Proposed) | undefined;
+  /**
+   * false when the agent cannot ask a person at a prompt (Gemini CLI): a change only a person may apply then waits
+   * for their `fettle confirm`, and no after step will settle it
+   */
+  asks?: boolean | undefined;
 }
 
 type Staged = Extract<Decision, { tier: 'staged' }>;
@@ -205,7 +210,7 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
   const staging = { ...origin, decidedBy, ...(route === 'person' ? { review: 'person' as const } : {}) };
   const staged = await stage(ctx, plan, staging);
   // A person answers the agent's prompt; if they allow it, the tool writes and the after step marks it applied.
-  if (route === 'person') await remember(staged);
+  if (route === 'person' && w.asks !== false) await remember(staged);
   return {
     kind: 'staged',
     target,

@@ -12,6 +12,7 @@ const full: RecordFields = {
   session: 'session-1',
   toolUse: 'toolu_01',
   tool: 'Write',
+  agent: 'codex',
   added: 3,
   removed: 2,
   reason: 'small',
@@ -29,6 +30,7 @@ const minimal = (over: Partial<RecordFields>): RecordFields => ({
   session: undefined,
   toolUse: undefined,
   tool: undefined,
+  agent: undefined,
   added: undefined,
   removed: undefined,
   reason: undefined,
@@ -37,6 +39,11 @@ const minimal = (over: Partial<RecordFields>): RecordFields => ({
 
 test('renderRecord/parseRecord round-trip every field', () => assert.deepEqual(parseRecord(renderRecord(full)), full));
 test('round trip without optional fields', () => assert.deepEqual(parseRecord(renderRecord(minimal({}))), minimal({})));
+
+test('the agent trailer comes right after the tool trailer', () => {
+  const message = renderRecord(full);
+  assert.match(message, /^Fettle-Tool: Write\nFettle-Agent: codex\n/m);
+});
 
 test('the changeset and superseded-by trailers round-trip, and are written as git trailers', () => {
   const fields = minimal({ kind: 'discarded', changeset: 'k3j4h5g6', supersededBy: 'z9y8x7w6' });

@@ -1,10 +1,10 @@
 // The real Claude Code client, pinned, installed into a cache outside the repository, and run headless against the
 // fake API (fake-api.ts) with nothing leaving 127.0.0.1. scripts/test-e2e.mjs installs it before the tests run
 // and hands its path over in FETTLE_E2E_CLAUDE.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { jsonLines, runChild } from './local';
 
 /** The version the suite is written against (docs/DEPENDENCIES.md says why), in the file the installer reads. */
 export const CLIENT_VERSION: string = JSON.parse(readFileSync(join(__dirname, 'client.json'), 'utf8')).version;
@@ -61,7 +61,7 @@ export interface ClientOptions {
 }
 
 /** One headless session: `claude -p <prompt> --output-format stream-json --verbose --include-hook-events`. */
-export const runClient = (o: ClientOptions): Promise<ClientRun> => {
+export const runClient = async (o: ClientOptions): Promise<ClientRun> => {
   const args = [
     '-p',
     o.prompt ?? 'Do the task.',
@@ -80,32 +80,6 @@ export const runClient = (o: ClientOptions): Promise<ClientRun> => {
     ...(o.mode === 'bypassPermissions' ? { IS_SANDBOX: '1' } : {}),
   };
   const [file, ...pre] = o.wrap ? [...o.wrap, claudePath()] : [claudePath()];
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(file as string, [...pre, ...args], { cwd: o.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const events = stdout
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .flatMap((l) => {
-          try {
-            return [JSON.parse(l) as Record<string, unknown>];
-          } catch {
-            return [];
-          }
-        });
-      resolve({ code, events, stdout, stderr, ms: Date.now() - started });
-    });
-  });
+  const run = await runChild(file as string, [...pre, ...args], { cwd: o.cwd, env, timeoutMs: o.timeoutMs ?? 60_000 });
+  return { ...run, events: jsonLines(run.stdout) };
 };

@@ -13,7 +13,7 @@ import { lines, makeRepo } from '../helpers/repo';
 import { type ChatRequest, startApi, toolResults } from './opencode-api';
 import { opencodeEnv, runOpencode, writeOpencodeConfig } from './opencode-client';
 import { readmeMcpRow } from './readme-mcp';
-import { inetConnects } from './strace';
+import { inetConnects } from './local';
 
 test('opencode loads the plugin: a small edit is recorded, a large write staged and confirmed through bash; nothing leaves 127.0.0.1', async () => {
   assert.equal(spawnSync('strace', ['-V']).status, 0, 'strace is needed to prove the run stays on 127.0.0.1');
@@ -22,7 +22,7 @@ test('opencode loads the plugin: a small edit is recorded, a large write staged 
   const configHome = env.XDG_CONFIG_HOME as string;
   const installed = runCli(['install', '--agent', 'opencode'], { cwd: repo.dir, env });
   assert.equal(installed.code, 0, installed.stderr);
-  assert.match(installed.stdout, /it runs fettle hook\./);
+  assert.match(installed.stdout, /it runs fettle hook --agent opencode\./);
   const confirmOf = (text: string) => /To apply it, run: (fettle confirm [0-9a-z]{8})/.exec(text)?.[1] ?? 'false';
   const api = await startApi([
     { tool: 'edit', args: { filePath: repo.path('a.txt'), oldString: 'line 3\n', newString: 'line three\n' } },

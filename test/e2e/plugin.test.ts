@@ -6,8 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { inetConnects } from './local';
 import { A_AND_B, changesIn, e2eRepo, explain, session, smallEditThenLargeWrite } from './session';
-import { inetConnects } from './strace';
 
 test('the plugin layout loaded with --plugin-dir records and stages; nothing leaves 127.0.0.1', async () => {
   const strace = spawnSync('strace', ['-V']);

@@ -1,25 +1,22 @@
 // The opencode adapter: fettle's opencode plugin (plugins/opencode/fettle.mjs) hands each of opencode's
-// `tool.execute.before` / `after` events for its file tools, and the end of each turn, to `fettle hook` as one
-// JSON object marked `"fettle_adapter": "opencode"`. The protocol underneath is the hook's (protocol/write.ts):
+// `tool.execute.before` / `after` events for its file tools, and the end of each turn, to `fettle hook --agent
+// opencode` as one JSON object marked `"fettle_adapter": "opencode"`. The protocol underneath is the hook's (protocol/write.ts):
 // the previous bytes recorded before the tool writes, a large change staged and the tool stopped, what landed
 // recorded after. Its answers, on stdout: `{"block": text}` (the plugin throws it: opencode shows the model the
 // text as the tool's error, and the tool does not run), `{"note": text}` (added to the tool's output), or nothing.
 import { resolve } from 'node:path';
-import { clockFrom, loadConfig } from '../config';
-import { renderBlocked, renderDirect, renderStaged, renderUnstageable, sizeText, summarize } from '../core/messages';
-import { opencodeEdit, opencodeWrite, patchedFiles, type Predicted } from '../core/opencode-tools';
-import type { WriteCall } from '../core/tool-call';
-import { toFettleError } from '../errors';
-import { invocationFor, selfCommand } from '../io/self';
-import type { DiskFile } from '../io/atomic-write';
-import type { Context, Origin } from '../protocol/context';
-import { settleSessionRecords } from '../protocol/settle-session';
-import * as protocol from '../protocol/write';
-import type { HookEdge } from './edge';
-import { block, pass, replayed, warn, type HookOutcome } from './outcome';
-
-/** The marker the plugin puts first in its JSON: a payload of any other agent never starts with it. */
-export const OPENCODE_MARK = '{"fettle_adapter":"opencode"';
+import { clockFrom, loadConfig } from '../../config';
+import { renderBlocked, renderDirect, renderStaged, renderUnstageable, sizeText, summarize } from '../../core/messages';
+import { opencodeEdit, opencodeWrite, patchedFiles, type Predicted } from '../../core/opencode-tools';
+import type { WriteCall } from '../../core/tool-call';
+import { toFettleError } from '../../errors';
+import { invocationFor, selfCommand } from '../../io/self';
+import type { DiskFile } from '../../io/atomic-write';
+import type { Context, Origin } from '../../protocol/context';
+import { settleSessionRecords } from '../../protocol/settle-session';
+import * as protocol from '../../protocol/write';
+import type { HookEdge } from '../edge';
+import { block, pass, replayed, warn, type HookOutcome } from '../outcome';
 
 type Obj = Record<string, unknown>;
 
@@ -43,13 +40,7 @@ interface Event {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-const parse = (raw: string): Event | string => {
-  let data: Obj;
-  try {
-    data = JSON.parse(raw) as Obj;
-  } catch {
-    return 'the opencode plugin sent input that is not JSON';
-  }
+const parse = (data: Obj): Event | string => {
   const event = data.event;
   if (event !== 'before' && event !== 'after' && event !== 'idle') return `unknown opencode event ${String(event)}`;
   const directory = str(data.directory);
@@ -186,8 +177,8 @@ const after = async (ctx: Context, e: Event, f: FileCall, edge: HookEdge): Promi
   );
 };
 
-export const runOpencode = async (raw: string, edge: HookEdge): Promise<HookOutcome> => {
-  const e = parse(raw);
+export const runOpencode = async (data: Obj, edge: HookEdge): Promise<HookOutcome> => {
+  const e = parse(data);
   if (typeof e === 'string') return warn(`fettle: ${e}. This tool call was not protected by fettle.`);
   let ctx: Context;
   try {

@@ -10,8 +10,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
-import { runCli, SELF, literal } from '../helpers/cli';
-import { lines, makeRepo, type Repo } from '../helpers/repo';
+import { runCli, SELF, literal } from '../../helpers/cli';
+import { lines, makeRepo, type Repo } from '../../helpers/repo';
 
 type Hook = (input: Record<string, unknown>, output: Record<string, unknown>) => Promise<void>;
 type Hooks = Record<string, Hook> & { config?: (c: unknown) => Promise<void>; event?: (e: unknown) => Promise<void> };

@@ -1,0 +1,46 @@
+// A write an agent made with no hook before it (Cursor: afterFileEdit only). The adapter recovers the previous
+// bytes from the bytes on disk now (core/cursor-edits.ts) when it can; fettle then records the change as any
+// direct one (a `before` commit with the recovered bytes, an `after` with what is on disk), so `fettle log`,
+// `show` and `rollback` treat it like the others. Nothing can be staged: the write has happened.
+import type { RecordFields } from '../core/record-message';
+import { readDisk, type DiskFile } from '../io/atomic-write';
+import { locateTarget } from '../store/locate';
+import type { Target } from '../store/store';
+import type { Context, Origin } from './context';
+import { planWrite } from './plan';
+import { fieldsOf } from './record';
+import { recordAfters, recordMany } from './record-many';
+import { retainQuietly } from './retention';
+import { currentTurn } from './turns';
+
+export type Recovered = { ok: true; previous: Buffer | null } | { ok: false; why: string };
+
+export type Landed =
+  | { kind: 'none' }
+  | { kind: 'unknown'; target: Target; why: string }
+  | { kind: 'recorded'; target: Target; id: string; fields: RecordFields };
+
+const NOTE = 'Written by the agent before any hook ran, so it was recorded afterwards; it could not be staged.';
+
+export const recordLandedWrite = async (
+  ctx: Context,
+  w: { filePath: string; recover: (current: Buffer) => Recovered; origin: Origin },
+): Promise<Landed> => {
+  const target = await locateTarget(w.filePath, ctx.cwd, ctx.env, ctx.config.dataDir);
+  const current = await readDisk(target.realPath);
+  if (!current) return { kind: 'none' };
+  const recovered = w.recover(current.bytes);
+  if (!recovered.ok) return { kind: 'unknown', target, why: recovered.why };
+  const previous: DiskFile | null = recovered.previous && { bytes: recovered.previous, mode: current.mode };
+  const plan = await planWrite(ctx, target, previous, current.bytes);
+  if (plan.decision.tier === 'noop') return { kind: 'none' };
+  const turn = await currentTurn(ctx.config.dataDir, w.origin.session);
+  const origin = turn === undefined ? w.origin : { ...w.origin, turn };
+  const large = plan.decision.tier === 'staged';
+  const fields = { ...fieldsOf(plan, origin), tier: 'direct' as const, ...(large ? { note: NOTE } : {}) };
+  const [record] = await recordMany(ctx, target.store, [{ old: previous, fields }]);
+  if (!record) return { kind: 'none' };
+  await recordAfters(ctx, target.store, [{ previous: record, landed: current }]);
+  await retainQuietly(ctx, target.store);
+  return { kind: 'recorded', target, id: record.id, fields: record.fields };
+};
