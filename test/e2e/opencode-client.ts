@@ -1,8 +1,8 @@
 // The real opencode client (`opencode-ai` on the npm registry, version in opencode-client.json), installed into a
-// cache outside the repository (FETTLE_E2E_OPENCODE_DIR, else $XDG_CACHE_HOME/fettle-e2e/opencode-<version>) the
-// first time, and run headless (`opencode run`) against the fake API on 127.0.0.1 with every switch that keeps it
+// cache outside the repository (FETTLE_E2E_OPENCODE_DIR, else $XDG_CACHE_HOME/fettle-e2e/opencode-<version>) by
+// scripts/test-e2e.mjs, and run headless (`opencode run`) against the fake API on 127.0.0.1 with every switch that keeps it
 // from calling home. Its program is the native binary of the platform package (a compiled Bun program).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -22,38 +22,11 @@ export const opencodeDir = (env: NodeJS.ProcessEnv = process.env): string =>
 const binaryIn = (dir: string): string =>
   join(dir, 'node_modules', `opencode-${process.platform}-${process.arch}`, 'bin', 'opencode');
 
-/** The client's binary, installed first if it is not there; throws saying why when it cannot be. */
+/** The client's binary, which scripts/test-e2e.mjs installs and names in FETTLE_E2E_OPENCODE. */
 export const opencodeBinary = (): string => {
-  const dir = opencodeDir();
-  const binary = binaryIn(dir);
-  if (!existsSync(binary)) {
-    mkdirSync(dir, { recursive: true });
-    // --ignore-scripts: the wrapper's postinstall only links the platform binary, which is used where it is.
-    const npm = spawnSync(
-      'npm',
-      [
-        'install',
-        '--prefix',
-        dir,
-        '--no-save',
-        '--no-package-lock',
-        '--no-audit',
-        '--no-fund',
-        '--ignore-scripts',
-        `${pin.package}@${pin.version}`,
-      ],
-      { encoding: 'utf8' },
-    );
-    if (npm.status !== 0 || !existsSync(binary))
-      throw new Error(
-        `could not install ${pin.package}@${pin.version} into ${dir}: ${npm.status === 0 ? `${binary} is missing (no native package for this platform?)` : `${npm.stderr}${npm.stdout}`.trim().split('\n').slice(-10).join('\n')}. The opencode suite needs the npm registry once.`,
-      );
-  }
-  const version = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 60_000 });
-  if (version.stdout?.trim() !== pin.version)
-    throw new Error(
-      `${binary} does not run as opencode ${pin.version}: ${version.error?.message ?? version.stdout + version.stderr}`,
-    );
+  const binary = process.env.FETTLE_E2E_OPENCODE ?? binaryIn(opencodeDir());
+  if (!existsSync(binary))
+    throw new Error(`opencode is not installed at ${binary}: run the suite with npm run test:e2e`);
   return binary;
 };
 
