@@ -178,7 +178,6 @@ export const parseRecord = (message: string): RecordFields | null => {
   const seq = /^\d{1,15}$/.test(fields.get('Fettle-Seq') ?? '') ? Number(fields.get('Fettle-Seq')) : undefined;
   const changeset = fields.get('Fettle-Changeset');
   const supersededBy = fields.get('Fettle-Superseded-By');
-  const agent = fields.get('Fettle-Agent');
   const decidedBy = fields.get('Fettle-Decided-By');
   const contract = fields.get('Fettle-Contract');
   const contractPath = fields.get('Fettle-Contract-Path');
@@ -197,7 +196,6 @@ export const parseRecord = (message: string): RecordFields | null => {
     removed: statMatch ? Number(statMatch[2]) : undefined,
     reason: fields.get('Fettle-Reason'),
     // only when present, so a record without it round-trips to the same object
-    ...(agent ? { agent } : {}),
     ...(reverts ? { reverts } : {}),
     ...(review ? { review } : {}),
     ...(time !== undefined ? { time } : {}),
