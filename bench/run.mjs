@@ -13,12 +13,13 @@
 // --quick   tiny fixtures and 2 runs: proves the harness works (CI), verdicts are not meaningful
 // --json    print the results as JSON on stdout (progress, and then the table, go to stderr)
 // --runs N  timed runs per side for the process cases (default 15)
-// --cases   run only these cases (1-11; 0 = start-up decomposition and git spawn counts)
+// --cases   run only these cases (1-11, bash; 0 = start-up decomposition and git spawn counts)
 // --keep    keep the temp dir (and every fixture repo in it) and print its path
 // --keep-ca-certs  leave NODE_EXTRA_CA_CERTS in the environment (removed by default: it makes every node
 //           start, fettle's and the baseline's, parse a certificate bundle)
 //
 // Plain ESM, Node >= 20, no dependencies. See docs/PERFORMANCE.md for what each case measures.
+import { measureBash } from './run/cases/bash.mjs';
 import { measureBigFile } from './run/cases/big-file.mjs';
 import { measureDirectWrite, measureRepoSize, measureStagedWrite } from './run/cases/hook-writes.mjs';
 import { measurePeakMemory } from './run/cases/memory.mjs';
@@ -66,6 +67,7 @@ const main = () => {
   if (want(8)) measureRollback();
   if (want(10)) measureTestTree();
   if (want(11)) measurePolicy();
+  if (want('bash')) measureBash();
 };
 
 let exitCode = 0;

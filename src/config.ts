@@ -18,6 +18,12 @@ export interface Config extends Thresholds {
   historyMaxAgeSeconds: number;
   /** history retention: at most this many changes are kept, newest first (pending staged ones not counted) */
   historyMaxCount: number;
+  /** Bash commands: whether the hook records what they change */
+  bash: 'on' | 'off';
+  /** Bash commands: at most this many changed files are recorded one by one (the rest are listed by name) */
+  bashMaxFiles: number;
+  /** Bash commands: files larger than this are recorded as changed, their bytes not kept */
+  bashMaxFileBytes: number;
   /** FETTLE_AUDIT=1: every hook decision is appended to `<git-common-dir>/fettle/audit.jsonl` */
   audit: boolean;
   /** the user's policy file (`$XDG_CONFIG_HOME/fettle/policy.json`), read when it exists */
@@ -28,6 +34,16 @@ export type Env = Readonly<Record<string, string | undefined>>;
 
 export const DEFAULTS = { floor: 10, ceil: 80, ratio: 0.4, ttlSeconds: 600 } as const;
 export const HISTORY_DEFAULTS = { maxAgeSeconds: 24 * 3600, maxCount: 100 } as const;
+export const BASH_DEFAULTS = { maxFiles: 500, maxFileBytes: 64 * 1024 * 1024 } as const;
+
+/** FETTLE_BASH: `off` stops the hook recording Bash commands; read without the rest of the config (bashFrom). */
+export const bashFrom = (env: Env): 'on' | 'off' => {
+  const raw = (env.FETTLE_BASH ?? 'on').trim() || 'on';
+  if (raw === 'on' || raw === 'off') return raw;
+  throw new FettleError('E_CONFIG', `FETTLE_BASH must be 'on' or 'off', got '${env.FETTLE_BASH}'.`, {
+    hint: 'Unset FETTLE_BASH to record what Bash commands change (the default), or set it to off.',
+  });
+};
 
 const wholeNumber = (env: Env, name: string, fallback: number, min: number): number => {
   const raw = env[name];
@@ -97,6 +113,9 @@ export const loadConfig = (env: Env): Config => {
     dataDir: dataDirFrom(env),
     historyMaxAgeSeconds: wholeNumber(env, 'FETTLE_HISTORY_MAX_AGE', HISTORY_DEFAULTS.maxAgeSeconds, 1),
     historyMaxCount: wholeNumber(env, 'FETTLE_HISTORY_MAX_COUNT', HISTORY_DEFAULTS.maxCount, 1),
+    bash: bashFrom(env),
+    bashMaxFiles: wholeNumber(env, 'FETTLE_BASH_MAX_FILES', BASH_DEFAULTS.maxFiles, 1),
+    bashMaxFileBytes: wholeNumber(env, 'FETTLE_BASH_MAX_FILE_BYTES', BASH_DEFAULTS.maxFileBytes, 1),
     audit: audit === '1',
     userPolicy: userPolicyFrom(env),
   };

@@ -42,6 +42,10 @@ export const blockingLabel =
     .map((e) => e.replace('ToolUse', ''))
     .join(' + ') || 'none blocking';
 
+/** A PreToolUse for a tool fettle does not handle (Glob): the hook's start, bundle and stdin, no git. */
+export const ignoredPayload = (cwd) =>
+  JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Glob', tool_input: { pattern: '*.txt' }, cwd });
+
 let toolUseCounter = 0;
 export const nextToolUseId = () => `toolu_bench_${++toolUseCounter}`;
 export const payload = (cwd, event, file, content, toolUseId) =>

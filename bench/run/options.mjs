@@ -7,7 +7,7 @@ export const DIST = join(ROOT, 'dist');
 
 const usage = () => {
   process.stderr.write(
-    'usage: node bench/run.mjs [--quick] [--json] [--runs N] [--cases 0,1,2,...] [--keep] [--keep-ca-certs]\n',
+    'usage: node bench/run.mjs [--quick] [--json] [--runs N] [--cases 0,1,2,...,bash] [--keep] [--keep-ca-certs]\n',
   );
   process.exit(2);
 };
@@ -47,6 +47,7 @@ export const SIZES = opts.quick
       pending: 5,
       rollback: 40,
       testTree: 300,
+      bash: [20, 100, 300],
       runs: 2,
       memRuns: 1,
     }
@@ -60,6 +61,7 @@ export const SIZES = opts.quick
       pending: 50,
       rollback: 1_000,
       testTree: 30_000,
+      bash: [100, 10_000, 100_000],
       runs: 15,
       memRuns: 3,
     };

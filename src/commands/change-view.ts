@@ -48,6 +48,7 @@ export const changeJson = (c: Change) => ({
   supersededBy: c.fields.supersededBy ?? null,
   tool: c.fields.tool ?? null,
   toolUse: c.fields.toolUse ?? null,
+  command: c.fields.command ?? null,
   /** 'person': only a person may confirm it (Claude Code asked them) */
   review: c.fields.review ?? null,
   /** who decided its latest step: model, person, prompt, policy:<rule>, executor, threshold */

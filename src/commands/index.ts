@@ -242,9 +242,16 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .addOption(agent)
     .addOption(scope)
     .option('--read', 'also serve large text Reads (Claude Code; a hook on every Read; off by default)')
+    .option('--no-bash', 'do not record what Bash commands change (Claude Code; recorded by default)')
     .addOption(json)
-    .action(async (o: { scope: 'user' | 'project' | 'local'; read?: boolean; json?: boolean; agent: InstallAgent }) =>
-      install(edge, dir(), o.scope, o),
+    .action(
+      async (o: {
+        scope: 'user' | 'project' | 'local';
+        read?: boolean;
+        bash: boolean;
+        json?: boolean;
+        agent: InstallAgent;
+      }) => install(edge, dir(), o.scope, o),
     );
   program
     .command('uninstall')

@@ -46,6 +46,9 @@ export const info = async (edge: Edge, dir: string | undefined, o: { json?: bool
           review: c.review,
           historyMaxAgeSeconds: c.historyMaxAgeSeconds,
           historyMaxCount: c.historyMaxCount,
+          bash: c.bash,
+          bashMaxFiles: c.bashMaxFiles,
+          bashMaxFileBytes: c.bashMaxFileBytes,
           dataDir: c.dataDir,
           testLink: links,
           audit: c.audit,
@@ -99,6 +102,9 @@ export const info = async (edge: Edge, dir: string | undefined, o: { json?: bool
         '                several matches), it records the previous bytes and lets the tool run and report.',
         '  NotebookEdit  changed lines of cell source count; the record keeps the whole .ipynb',
         '  Read          only with `fettle install --read`: text files over 256 KB are served from disk',
+        '  Bash          obviously read-only commands (ls, cat, grep, git log, ...) cost nothing; any other is',
+        '                scanned with `git status` before and after, and what it changed in the repository is',
+        '                recorded as one changeset (ignored files and files outside the repository are not)',
         '',
         ...(c.review === 'human'
           ? [
@@ -121,6 +127,9 @@ export const info = async (edge: Edge, dir: string | undefined, o: { json?: bool
           ['FETTLE_REVIEW', `${c.review} (${source('FETTLE_REVIEW')})`],
           ['FETTLE_HISTORY_MAX_AGE', `${c.historyMaxAgeSeconds} s (${source('FETTLE_HISTORY_MAX_AGE')})`],
           ['FETTLE_HISTORY_MAX_COUNT', `${c.historyMaxCount} (${source('FETTLE_HISTORY_MAX_COUNT')})`],
+          ['FETTLE_BASH', `${c.bash} (${source('FETTLE_BASH')})`],
+          ['FETTLE_BASH_MAX_FILES', `${c.bashMaxFiles} (${source('FETTLE_BASH_MAX_FILES')})`],
+          ['FETTLE_BASH_MAX_FILE_BYTES', `${c.bashMaxFileBytes} (${source('FETTLE_BASH_MAX_FILE_BYTES')})`],
           ['FETTLE_TEST_LINK', `${links.length ? links.join(':') : '(none)'} (${source('FETTLE_TEST_LINK')})`],
           [
             'FETTLE_AUDIT',

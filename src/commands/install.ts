@@ -2,7 +2,7 @@
 // `--agent` names another (protocol/agent-settings.ts knows where each keeps them; protocol/settings-file.ts does
 // the careful read-modify-write).
 import { AGENT_TITLES, AGENTS, type AgentName } from '../core/agents';
-import { HOOK_EVENTS, MATCHER, READ_MATCHER, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
+import { BASH_MATCHER, HOOK_EVENTS, MATCHER, READ_MATCHER, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
 import { agentHookCommand, agentSettingsPath, formatOf } from '../protocol/agent-settings';
 import { installHooks, otherInstalls, type Scope, uninstallHooks } from '../protocol/settings-file';
 import { installOpencode, type OpencodeScope, uninstallOpencode } from '../protocol/install-opencode';
@@ -47,6 +47,7 @@ const uninstallFromOpencode = async (edge: Edge, dir: string | undefined, scope:
 
 export interface InstallOptions {
   read?: boolean;
+  bash?: boolean;
   json?: boolean;
   agent?: InstallAgent;
 }
@@ -79,9 +80,10 @@ export const install = async (
     edge.io.out(JSON.stringify({ agent, path, scope, result, command, alsoInstalled: others }));
     return;
   }
+  const tools = options.bash === false ? MATCHER : `${MATCHER} and ${BASH_MATCHER}`;
   const what =
     agent === 'claude'
-      ? `${HOOK_EVENTS.join(' and ')} hooks on ${MATCHER}${options.read ? ` (and PreToolUse on ${READ_MATCHER})` : ''}, and ${[...SESSION_EVENTS, ...TURN_EVENTS].join(', ')} hooks`
+      ? `${HOOK_EVENTS.join(' and ')} hooks on ${tools}${options.read ? ` (and PreToolUse on ${READ_MATCHER})` : ''}, and ${[...SESSION_EVENTS, ...TURN_EVENTS].join(', ')} hooks`
       : AFTER_INSTALL[agent];
   const title = agent === 'claude' ? '' : ` for ${AGENT_TITLES[agent]}`;
   edge.io.out(

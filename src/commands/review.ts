@@ -262,6 +262,9 @@ const reviewChangeset = async (
         `  ${c.id}  ${c.fields.path}  ${stateText(c)}${c.state === 'pending' ? `, ${expiryText(c, now) ?? ''}` : ''}`,
     ),
     `Base: ${view.base ? `${view.base.slice(0, 12)} (HEAD when they were recorded)` : 'none'}.`,
+    ...[...new Set(view.members.map((c) => c.fields.command).filter((c) => c !== undefined))].map(
+      (c) => `Command: ${c}`,
+    ),
     ...(byContract ? contractLines(byContract, note) : []),
     ...filesAndDiff(view),
   ];

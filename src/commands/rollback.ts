@@ -85,12 +85,20 @@ const skippedRows = (plans: FilePlan[]) =>
 
 const ids = (list: string[]): string => (list.length > 3 ? `${list.length} changes` : list.join(', '));
 
+/** Changes whose bytes fettle did not keep (a command's file over the size cap), named with the others. */
+const notKeptRows = (outcome: RollbackOutcome) => outcome.notKept.map((c) => ({ id: c.id, path: c.fields.path }));
+const notKeptJson = (outcome: RollbackOutcome) => (outcome.notKept.length > 0 ? { notKept: notKeptRows(outcome) } : {});
+const notKeptLines = (outcome: RollbackOutcome): string[] =>
+  notKeptRows(outcome).map(
+    (k) => `  ${k.id}  ${k.path}: not kept when it was recorded (too large or not a regular file); left as it is`,
+  );
+
 const printDryRun = (edge: Edge, outcome: RollbackOutcome, json: boolean): void => {
   const files = fileRows(outcome.plans);
   const skipped = skippedRows(outcome.plans);
   const refused = outcome.refusals.map((e) => ({ message: e.message, hint: e.hint ?? null }));
   if (json) {
-    edge.io.out(JSON.stringify({ dryRun: true, files, skipped, refused }));
+    edge.io.out(JSON.stringify({ dryRun: true, files, skipped, refused, ...notKeptJson(outcome) }));
     return;
   }
   const s = (n: number) => (n === 1 ? '' : 's');
@@ -107,6 +115,7 @@ const printDryRun = (edge: Edge, outcome: RollbackOutcome, json: boolean): void 
   if (skipped.length <= 10)
     for (const k of skipped) lines.push(`  ${k.path}  already holds the bytes ${k.id} replaced; nothing to do`);
   else lines.push(`  ${skipped.length} changes left nothing to undo (their files already hold what they replaced)`);
+  lines.push(...notKeptLines(outcome));
   edge.io.out(lines.join('\n'));
 };
 
@@ -124,19 +133,20 @@ const printDone = (
   if (json) {
     edge.io.out(
       JSON.stringify(
-        rows.length === 1 && session === undefined
+        rows.length === 1 && session === undefined && outcome.notKept.length === 0
           ? only
           : {
               changes: rows,
               skipped: skippedRows(outcome.plans),
               undo: ids,
               undoChangeset: outcome.undoChangeset ?? null,
+              ...notKeptJson(outcome),
             },
       ),
     );
     return;
   }
-  if (only && rows.length === 1 && session === undefined) {
+  if (only && rows.length === 1 && session === undefined && outcome.notKept.length === 0) {
     edge.io.out(
       `Rolled back ${only.id}: ${only.path}: ${HOW[only.how]}. Undo this with \`${invoke} rollback ${only.undoId}\`.`,
     );
@@ -148,6 +158,7 @@ const printDone = (
   for (const r of rows) lines.push(`  ${r.id}  ${r.path}: ${HOW[r.how]}`);
   for (const s of skippedRows(outcome.plans))
     lines.push(`  ${s.id}  ${s.path}: already held its previous bytes; nothing to do`);
+  lines.push(...notKeptLines(outcome));
   if (undo.length > 0) lines.push(`Undo this with \`${invoke} rollback ${undo.join(' ')}\`.`);
   edge.io.out(lines.join('\n'));
 };

@@ -34,6 +34,10 @@ const details = (c: Change, chain: Chain, now: Date): string[] => {
     lines.push(
       `Contract: ${f.contractPath ?? '?'} (${f.contract.slice(0, 19)}…)${f.checks ? `, checks ${f.checks}` : ''}`,
     );
+  if (f.command !== undefined) lines.push(`Command:  ${f.command}`);
+  // What the record says beyond its one standard sentence (a command that failed, bytes not kept, a settling).
+  const notes = (chain.commits[0]?.message ?? '').trimEnd().split('\n\n').slice(2, -1);
+  if (notes.length > 0) lines.push('Note:', ...notes.flatMap((n) => n.split('\n')).map((l) => `  ${l}`));
   lines.push(`Ref:      ${c.ref || '(removed from history; shown from its commit)'}`);
   lines.push(
     `Base:     ${chain.base ? `${short(chain.base)} (HEAD when it was recorded)` : 'none (unborn HEAD, or a file outside any repository)'}`,
@@ -51,6 +55,12 @@ const statesOf = (changes: Change[]): string => {
   for (const c of changes) counts.set(stateText(c), (counts.get(stateText(c)) ?? 0) + 1);
   return [...counts].map(([state, n]) => `${n} ${state}`).join(', ');
 };
+
+/** The command lines a changeset's members were made by (one, for a Bash command's changeset). */
+const commandsOf = (members: Change[]): string[] =>
+  [...new Set(members.map((c) => c.fields.command).filter((c): c is string => c !== undefined))].map(
+    (c) => `Command:  ${c}`,
+  );
 
 /** `show <changeset>`: its members, and what they did or propose as one diff against the commit they were made on. */
 const showChangeset = async (
@@ -76,6 +86,7 @@ const showChangeset = async (
     `State:    ${statesOf(view.members)}`,
     ...(agents.length > 0 ? [`Agent:    ${agents.join(', ')}`] : []),
     `Session:  ${sessions.join(', ')}`,
+    ...commandsOf(members),
     `Base:     ${view.base ? `${short(view.base)} (HEAD when they were recorded)` : 'none (unborn HEAD, or files outside any repository)'}`,
     'Changes:',
     ...view.members.map((c) => `  ${c.id}  ${c.fields.path}  ${countsText(c)}  ${stateText(c)}, ${ago(now, c.at)}`),

@@ -108,3 +108,76 @@ export const parseWorkStatus = (out: Buffer): WorkStatus => {
   for (const entry of entries) if (entry.from !== 'gone' || !byPath.has(entry.path)) byPath.set(entry.path, entry);
   return { head, entries: [...byPath.values()], kept };
 };
+
+/** A path `git status` listed, with what git said of HEAD, the index and the work tree there. */
+export interface StatusPath {
+  path: string;
+  /** HEAD's entry, for a path the index or HEAD has ('000000': not in HEAD) */
+  head?: { mode: string; oid: string } | undefined;
+  /** the index entry (absent after `git rm`; a conflicted path has none usable) */
+  index?: { mode: string; oid: string } | undefined;
+  /** git found the work tree's file equal to the index entry (no need to read it) */
+  matchesIndex: boolean;
+  /** listed as untracked (on disk, not in the index, not ignored) */
+  untracked: boolean;
+}
+
+export interface StatusPaths {
+  head: string | null;
+  paths: Map<string, StatusPath>;
+  /** paths left out: submodules, nested repositories, names that are not UTF-8 */
+  kept: WorkStatus['kept'];
+}
+
+/**
+ * Every path `git status --porcelain=v2 -z --no-renames` listed, one record per path (a path out of the index
+ * but still on disk is listed twice, `1 D.` and `?`: one record with both), for comparing two statuses.
+ */
+export const statusPaths = (out: Buffer): StatusPaths => {
+  const paths = new Map<string, StatusPath>();
+  const kept: WorkStatus['kept'] = [];
+  const { raws, head } = splitEntries(out);
+  const at = (path: string): StatusPath => {
+    const found = paths.get(path) ?? { path, matchesIndex: false, untracked: false };
+    paths.set(path, found);
+    return found;
+  };
+  for (const { fields, path: rawPath } of raws) {
+    const [kind = '', xy = '..', sub = 'N...'] = fields;
+    const path = rawPath.toString('utf8');
+    if (kind === '!') continue;
+    if (!isUtf8(rawPath)) kept.push({ path, why: 'name not UTF-8' });
+    else if (kind === '?') {
+      if (path.endsWith('/')) kept.push({ path: path.slice(0, -1), why: 'nested repository' });
+      else at(path).untracked = true;
+    } else if (sub.startsWith('S')) kept.push({ path, why: 'submodule' });
+    else if (kind === 'u')
+      at(path); // a conflict: neither side is the index's blob; the disk decides
+    else {
+      const [, , , modeH = ABSENT, modeI = ABSENT, , oidH = '', oidI = ''] = fields;
+      const entry = at(path);
+      entry.head = { mode: modeH, oid: oidH };
+      if (modeI !== ABSENT) entry.index = { mode: modeI, oid: oidI };
+      entry.matchesIndex = modeI !== ABSENT && (xy[1] ?? '.') === '.';
+    }
+  }
+  return { head, paths, kept };
+};
+
+/**
+ * `git diff-tree -r -z --no-renames <a> <b>` read as each path's entry in `a` (null: not there). Format: git's
+ * Documentation/diff-format.txt, "raw output format"; with -z the path follows its line after a NUL.
+ */
+export const oldEntries = (out: Buffer): Map<string, { mode: string; oid: string } | null> => {
+  const found = new Map<string, { mode: string; oid: string } | null>();
+  const parts = out.toString('latin1').split('\0');
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const meta = parts[i] as string;
+    if (!meta.startsWith(':')) continue;
+    const [modeA = ABSENT, , oidA = ''] = meta.slice(1).split(' ');
+    const raw = Buffer.from(parts[i + 1] as string, 'latin1');
+    if (!isUtf8(raw)) continue;
+    found.set(raw.toString('utf8'), modeA === ABSENT ? null : { mode: modeA, oid: oidA });
+  }
+  return found;
+};

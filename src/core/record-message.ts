@@ -51,6 +51,8 @@ export interface RecordFields {
   changeset?: string | undefined;
   /** a discarded proposal that a newer one for the same file, from the same session, replaced: the newer one's id */
   supersededBy?: string | undefined;
+  /** a change made by a shell command (the Bash tool): the command line, one line, capped */
+  command?: string | undefined;
   /** who decided this step of the change (decider.ts): model, person, prompt, policy:<rule>, executor, threshold */
   decidedBy?: string | undefined;
   /** a change a contract made: the hash of the contract's canonical form (`sha256:<hex>`), and its real path */
@@ -85,6 +87,13 @@ const ROLLBACK_BODY: Partial<Record<RecordKind, (id: string) => string>> = {
     `fettle rolled back change ${id}, restoring the bytes it had replaced; the parent holds what was on disk before.`,
 };
 
+/** A change a shell command made: the bytes before it ran, then what it left. */
+const COMMAND_BODY: Partial<Record<RecordKind, string>> = {
+  before: 'The file as it was on disk before the Bash command in Fettle-Command ran (no file: the command created it).',
+  after:
+    'What the Bash command in Fettle-Command left on disk (no file: it deleted it); the parent holds what was there before.',
+};
+
 /** Trailer values are one line; a path with a newline or quote is written as a JSON string. */
 const encodeValue = (value: string): string =>
   /^[^\n\r"\\]*$/.test(value) && value.trim() === value ? value : JSON.stringify(value);
@@ -104,7 +113,12 @@ export const renderRecord = (f: RecordFields): string => {
   const counts = stat(f.added, f.removed);
   // The `before` record holds the old bytes; the counts describe the change that follows it.
   const several = f.reverts?.includes(' ') ? `${f.reverts.split(' ').length} changes` : f.reverts;
-  const verb = f.reverts && f.kind === 'after' ? `roll back ${several} in` : SUBJECT[f.kind];
+  const verb =
+    f.reverts && f.kind === 'after'
+      ? `roll back ${several} in`
+      : f.command !== undefined && f.kind === 'after'
+        ? `Bash ${f.reason ?? 'changed'}`
+        : SUBJECT[f.kind];
   const subject = `fettle: ${verb} ${encodeValue(f.path)}${counts && f.kind !== 'before' ? ` (${counts})` : ''}`;
   const trailers: [string, string | undefined][] = [
     ['Fettle-Id', f.id],
@@ -118,6 +132,7 @@ export const renderRecord = (f: RecordFields): string => {
     ['Fettle-Agent', f.agent],
     ['Fettle-Session', f.session],
     ['Fettle-Tool-Use', f.toolUse],
+    ['Fettle-Command', f.command],
     ['Fettle-Turn', f.turn === undefined ? undefined : String(f.turn)],
     ['Fettle-Changeset', f.changeset],
     ['Fettle-Reverts', f.reverts],
@@ -131,7 +146,8 @@ export const renderRecord = (f: RecordFields): string => {
     ['Fettle-Seq', f.seq === undefined ? undefined : String(f.seq)],
   ];
   const rollbackBody = f.reverts ? ROLLBACK_BODY[f.kind]?.(f.reverts) : undefined;
-  const body = [rollbackBody ?? BODY[f.kind], f.note].filter(Boolean).join('\n\n');
+  const commandBody = f.command !== undefined ? COMMAND_BODY[f.kind] : undefined;
+  const body = [rollbackBody ?? commandBody ?? BODY[f.kind], f.note].filter(Boolean).join('\n\n');
   const lines = trailers
     .filter(([, v]) => v !== undefined && v !== '')
     .map(([k, v]) => `${k}: ${encodeValue(String(v))}`);
@@ -178,6 +194,7 @@ export const parseRecord = (message: string): RecordFields | null => {
   const seq = /^\d{1,15}$/.test(fields.get('Fettle-Seq') ?? '') ? Number(fields.get('Fettle-Seq')) : undefined;
   const changeset = fields.get('Fettle-Changeset');
   const supersededBy = fields.get('Fettle-Superseded-By');
+  const command = fields.get('Fettle-Command');
   const decidedBy = fields.get('Fettle-Decided-By');
   const contract = fields.get('Fettle-Contract');
   const contractPath = fields.get('Fettle-Contract-Path');
@@ -203,6 +220,7 @@ export const parseRecord = (message: string): RecordFields | null => {
     ...(turn !== undefined ? { turn } : {}),
     ...(changeset && isChangeId(changeset) ? { changeset } : {}),
     ...(supersededBy && isChangeId(supersededBy) ? { supersededBy } : {}),
+    ...(command !== undefined ? { command } : {}),
     ...(decidedBy && DECIDER.test(decidedBy) ? { decidedBy } : {}),
     ...(contract && /^sha256:[0-9a-f]{64}$/.test(contract) ? { contract } : {}),
     ...(contractPath ? { contractPath } : {}),

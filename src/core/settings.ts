@@ -27,6 +27,11 @@ export const UNMATCHED_EVENTS = [...SESSION_EVENTS, ...TURN_EVENTS] as const;
 export const INSTALLED_EVENTS = [...HOOK_EVENTS, ...SESSION_EVENTS, ...TURN_EVENTS] as const;
 /** The write tools (MultiEdit is legacy; keeping it in a matcher is harmless). */
 export const MATCHER = WRITE_TOOLS.join('|');
+/**
+ * Bash commands: before (a snapshot of what they could change) and after (what they changed, recorded), on the
+ * same three events as writes. Registered unless `fettle install --no-bash`.
+ */
+export const BASH_MATCHER = 'Bash';
 /** Registered only with `fettle install --read`: a hook on every Read costs start-up on the most frequent tool. */
 export const READ_MATCHER = 'Read';
 export const STATUS_MESSAGE = 'fettle: keeping the previous version';
@@ -128,7 +133,7 @@ export const removeFettleHooks = (settings: Obj): Obj => {
 export const addFettleHooks = (
   settings: Obj,
   command: string,
-  options: { read?: boolean } = {},
+  options: { read?: boolean; bash?: boolean } = {},
   spec?: HooksSpec,
 ): Obj => {
   const current = hooksOf(settings) ?? {};
@@ -142,6 +147,8 @@ export const addFettleHooks = (
     const groups: Json[] = UNMATCHED_EVENTS.some((e) => e === event)
       ? [{ hooks: [handler()] }]
       : [{ matcher: MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] }];
+    if (options.bash !== false && HOOK_EVENTS.some((e) => e === event))
+      groups.push({ matcher: BASH_MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] });
     if (options.read && event === 'PreToolUse') groups.push({ matcher: READ_MATCHER, hooks: [handler()] });
     return groups;
   };

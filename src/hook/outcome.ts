@@ -17,7 +17,7 @@ export const HOOK_EXIT = { pass: 0, warn: 1, block: 2 } as const;
 export const pass = (): HookOutcome => ({ exitCode: HOOK_EXIT.pass });
 
 /** A note for the model next to the tool result; no permission decision. */
-export const context = (event: 'PreToolUse' | 'PostToolUse', text: string): HookOutcome => ({
+export const context = (event: 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure', text: string): HookOutcome => ({
   exitCode: HOOK_EXIT.pass,
   stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }),
 });

@@ -30,6 +30,23 @@ export interface EndPayload {
   callsOver?: boolean | undefined;
 }
 
+/** A Bash tool call (before or after it ran): what it changed in the repository is recorded. */
+export interface BashPayload {
+  event: HookEvent;
+  command: string;
+  cwd: string | undefined;
+  sessionId: string | undefined;
+  toolUseId: string | undefined;
+  /** PostToolUseFailure: the tool's error message */
+  error?: string | undefined;
+}
+
+/**
+ * A command longer than this is not recorded (a notice says so): the shell gets it whole anyway, and fettle
+ * keeps commands in one-line trailers.
+ */
+export const MAX_COMMAND_CHARS = 1024 * 1024;
+
 /** A user prompt (UserPromptSubmit): the session's next turn starts. */
 export interface TurnPayload {
   session: string | undefined;
@@ -37,6 +54,7 @@ export interface TurnPayload {
 
 export type Parsed =
   | { kind: 'call'; payload: Payload }
+  | { kind: 'bash'; bash: BashPayload }
   | { kind: 'end'; end: EndPayload }
   | { kind: 'turn'; turn: TurnPayload }
   | { kind: 'ignore'; why: string }
@@ -138,6 +156,7 @@ export const parseData = (data: Obj): Parsed => {
   const tool = data.tool_name;
   if (tool !== undefined && typeof tool !== 'string')
     return { kind: 'invalid', why: `tool_name is ${kindOf(tool)}, not a string` };
+  if (tool === 'Bash') return parseBash(data, event as HookEvent);
   if (tool === undefined || !TOOLS.has(tool)) return { kind: 'ignore', why: `tool ${tool ?? 'missing'}` };
   if (!isObj(data.tool_input)) return { kind: 'invalid', why: `${tool} hook input has no tool_input object` };
   const call = parseCall(tool, data.tool_input);
@@ -149,6 +168,34 @@ export const parseData = (data: Obj): Parsed => {
       call,
       cwd: str(data.cwd),
       permissionMode: str(data.permission_mode),
+      sessionId: str(data.session_id),
+      toolUseId: str(data.tool_use_id),
+      ...(event === 'PostToolUseFailure' ? { error: str(data.error) } : {}),
+    },
+  };
+};
+
+/** A lone surrogate: what JSON's \\uD800 escapes and bytes that are not UTF-8 leave in a string. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+const parseBash = (data: Obj, event: HookEvent): Parsed => {
+  if (!isObj(data.tool_input)) return { kind: 'invalid', why: 'Bash hook input has no tool_input object' };
+  const command = data.tool_input.command;
+  if (typeof command !== 'string') return { kind: 'invalid', why: 'Bash command is missing or not a string' };
+  if (command.length > MAX_COMMAND_CHARS)
+    return {
+      kind: 'invalid',
+      why: `the Bash command is ${command.length} characters long, more than fettle records (${MAX_COMMAND_CHARS})`,
+    };
+  // Claude Code sends UTF-8; U+FFFD is what the input's bytes that were not UTF-8 became when read.
+  if (LONE_SURROGATE.test(command) || command.includes('\ufffd'))
+    return { kind: 'invalid', why: 'the Bash command is not valid UTF-8' };
+  return {
+    kind: 'bash',
+    bash: {
+      event,
+      command,
+      cwd: str(data.cwd),
       sessionId: str(data.session_id),
       toolUseId: str(data.tool_use_id),
       ...(event === 'PostToolUseFailure' ? { error: str(data.error) } : {}),

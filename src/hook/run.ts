@@ -23,6 +23,7 @@ import { isOutcome, writeContext, writeFailure } from './failure';
 import { countTurn } from './turn';
 import type { HookEdge } from './edge';
 import { ask, context, deny, pass, replayed, warn, type HookOutcome } from './outcome';
+import { runBash } from './bash';
 import { parseData, readJson, type Payload } from './payload';
 import { serveRead } from './read';
 
@@ -44,6 +45,7 @@ export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome>
   }
   if (parsed.kind === 'end') return settleSession(parsed.end, edge);
   if (parsed.kind === 'turn') return countTurn(parsed.turn, edge);
+  if (parsed.kind === 'bash') return runBash(parsed.bash, edge);
   const payload = parsed.payload;
   if (payload.call.tool === 'Read') {
     return payload.event === 'PreToolUse' ? serveRead(payload.call, payload.cwd ?? edge.cwd, edge) : pass();

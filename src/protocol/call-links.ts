@@ -2,13 +2,14 @@
 // dir, named by a hash of the tool_use_id. Losing one only means the "after" bytes go unrecorded; the
 // previous bytes are already safe in git.
 import { createHash, randomBytes } from 'node:crypto';
-import { readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RecordFields } from '../core/record-message';
 import { isAlive } from '../io/pid';
 import type { Store } from '../store/store';
 import { fettleDir } from '../store/worktrees';
 import { makeOwnDir } from '../io/fettle-dir';
+import { swapFile } from '../io/swap-file';
 
 export interface PendingWrite {
   id: string;
@@ -44,14 +45,7 @@ const pathFor = (store: Store, toolUseId: string): string =>
 export const rememberWrite = async (store: Store, toolUseId: string, pending: PendingWrite): Promise<void> => {
   const path = pathFor(store, toolUseId);
   await makeOwnDir(join(fettleDir(store), 'tool-use'));
-  const temp = `${path}.${process.pid}.tmp`;
-  try {
-    await writeFile(temp, JSON.stringify(pending));
-    await rename(temp, path);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
+  await swapFile(path, JSON.stringify(pending));
 };
 
 /** The directory of the links, from a store's common dir (the hook's end-of-turn check finds it without git). */
@@ -67,13 +61,25 @@ export interface Claimed {
 
 const TAKEN = /^(.+\.json)\.(\d+)\.[0-9a-f]+\.taken$/;
 
+/** A claimed file: what it holds, and what to do with it once the claimer is done. */
+export interface ClaimedFile<T> {
+  value: T;
+  /** the work is done: the file goes */
+  release: () => Promise<void>;
+  /** the work failed: the file is put back for the next try */
+  restore: () => Promise<void>;
+}
+
 /**
- * Takes the link at `path`: renamed to a name of this process, so that of a PostToolUse and a settling of the
- * same record (src/protocol/settle.ts) exactly one gets it. It stays under that name until released, so a
- * process killed before it recorded the result leaves it for the next one (openLinks takes back the links of
- * dead processes). Null when another took it, or it is not a link.
+ * Takes the file at `path`: renamed to a name of this process, so that of several processes after the same file
+ * exactly one gets it. It stays under that name until released, so a process killed before it finished leaves it
+ * for the next one (reclaimDead takes back the files of dead processes). Null when another took it, or it does
+ * not hold what `valid` accepts (then it is removed).
  */
-export const claimLink = async (path: string): Promise<Claimed | null> => {
+export const claimFile = async <T>(
+  path: string,
+  valid: (value: unknown) => value is T,
+): Promise<ClaimedFile<T> | null> => {
   const mine = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.taken`;
   try {
     await rename(path, mine);
@@ -82,14 +88,38 @@ export const claimLink = async (path: string): Promise<Claimed | null> => {
   }
   const release = () => unlink(mine).catch(() => undefined);
   try {
-    const pending = JSON.parse(await readFile(mine, 'utf8')) as PendingWrite;
-    if (typeof pending.id === 'string' && typeof pending.file === 'string')
-      return { pending, release, restore: () => rename(mine, path).catch(() => undefined) };
+    const value: unknown = JSON.parse(await readFile(mine, 'utf8'));
+    if (valid(value)) return { value, release, restore: () => rename(mine, path).catch(() => undefined) };
   } catch {
-    // not a link: dropped below
+    // not one: dropped below
   }
   await release();
   return null;
+};
+
+/** Files in `dir` taken by a process that is gone are put back under their own names, to be taken again. */
+export const reclaimDead = async (dir: string): Promise<void> => {
+  const all = await readdir(dir).catch(() => [] as string[]);
+  for (const name of all) {
+    const taken = TAKEN.exec(name);
+    if (taken?.[1] && !isAlive(Number(taken[2])) && !all.includes(taken[1]))
+      await rename(join(dir, name), join(dir, taken[1])).catch(() => undefined);
+  }
+};
+
+const isPending = (value: unknown): value is PendingWrite =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as PendingWrite).id === 'string' &&
+  typeof (value as PendingWrite).file === 'string';
+
+/**
+ * Takes the link at `path` (see claimFile), so that of a PostToolUse and a settling of the same record
+ * (src/protocol/settle.ts) exactly one gets it.
+ */
+export const claimLink = async (path: string): Promise<Claimed | null> => {
+  const claimed = await claimFile(path, isPending);
+  return claimed && { pending: claimed.value, release: claimed.release, restore: claimed.restore };
 };
 
 /**
@@ -113,26 +143,15 @@ export interface OpenLink {
  * back. Reads a handful of small files, no git; an unreadable or foreign file is skipped.
  */
 export const openLinks = async (dir: string, session?: string): Promise<OpenLink[]> => {
-  let all: string[];
-  try {
-    all = await readdir(dir);
-  } catch {
-    return [];
-  }
-  // A link a process took and died holding is open again.
-  for (const name of all) {
-    const taken = TAKEN.exec(name);
-    if (taken?.[1] && !isAlive(Number(taken[2])) && !all.includes(taken[1]))
-      await rename(join(dir, name), join(dir, taken[1])).catch(() => undefined);
-  }
+  await reclaimDead(dir);
   const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
   const found = await Promise.all(
     names.map(async (name): Promise<OpenLink | null> => {
       const path = join(dir, name);
       try {
         const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
-        const pending = JSON.parse(text) as PendingWrite;
-        if (typeof pending.id !== 'string' || typeof pending.file !== 'string') return null;
+        const pending: unknown = JSON.parse(text);
+        if (!isPending(pending)) return null;
         if (session !== undefined && pending.fields?.session !== session) return null;
         return { path, pending, writtenAt: info.mtimeMs };
       } catch {

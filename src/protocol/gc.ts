@@ -16,6 +16,7 @@ import {
   registeredHidden,
   removeHiddenWorktree,
 } from '../store/worktrees';
+import { staleSnapshots } from './bash-state';
 import { staleCalls } from './call-answers';
 import { listChanges, type Change } from './changes';
 import type { Context } from './context';
@@ -181,6 +182,12 @@ export const collectGarbage = async (
   const bookkeeping = [
     ...(await staleCalls(store.commonDir, { maxAgeMs: CALL_ANSWER_MS, dryRun, nowMs: ctx.now().getTime() })),
     ...(await staleStaged(store, open, dryRun)),
+    // Snapshots of Bash commands whose result was never recorded, older than the history kept.
+    ...(await staleSnapshots(ctx.config.dataDir, {
+      maxAgeMs: ctx.config.historyMaxAgeSeconds * 1000,
+      dryRun,
+      nowMs: ctx.now().getTime(),
+    })),
   ];
   return {
     removed,

@@ -49,9 +49,14 @@ const along = (overlay: Overlay, path: string): Overlay =>
 
 const blobOid = (store: Store, bytes: Buffer): string => hashObject('blob', bytes, store.objectFormat);
 
+/** A blob already in the store, with its git mode. */
+export type StoredLeaf = { mode: string; oid: string };
+
 /** One file of a batch: its bytes now, its record's fields, and for a staged change the proposed bytes. */
 export interface Item {
   old: DiskFile | null;
+  /** instead of `old`, a blob the store already holds (null: no file): nothing is written for it */
+  stored?: StoredLeaf | null | undefined;
   fields: Fields;
   /** a proposal on top of `before` (a staged change): the bytes and their git mode; null: it removes the file */
   next?: { bytes: Buffer; mode: string } | null | undefined;
@@ -77,10 +82,11 @@ export const recordMany = async (
   for (let attempt = 1; ; attempt++) {
     const batch: Batch = { blobs: [], trees: [], commits: [] };
     const modes: (number | undefined)[] = [];
-    const made = items.map(({ old, fields, next }, n) => {
+    const made = items.map(({ old, stored, fields, next }, n) => {
       const id = (attempt === 1 ? o.ids?.[n] : undefined) ?? newId();
-      const leaf = old ? { mode: gitModeOf(old.mode), oid: blobOid(store, old.bytes) } : null;
-      if (old) {
+      const leaf =
+        stored !== undefined ? stored : old ? { mode: gitModeOf(old.mode), oid: blobOid(store, old.bytes) } : null;
+      if (old && stored === undefined) {
         batch.blobs.push(old.bytes);
         modes.push(old.mode);
       }
@@ -127,26 +133,33 @@ export const recordMany = async (
 export const recordBefores = (
   ctx: Context,
   store: Store,
-  items: { old: DiskFile | null; fields: Fields }[],
+  items: { old: DiskFile | null; stored?: StoredLeaf | null | undefined; fields: Fields }[],
 ): Promise<Recorded[]> => recordMany(ctx, store, items);
+
+/** What landed for one record of recordAfters. */
+export interface Landed {
+  previous: Recorded;
+  landed: DiskFile | null;
+  /** instead of `landed`, a blob the store already holds (null: no file) */
+  stored?: StoredLeaf | null | undefined;
+  /** false: not added to its agent session's ref (a file whose bytes fettle did not keep) */
+  land?: boolean | undefined;
+}
 
 /**
  * `after` records of many files (what landed, on each `before`), and each agent session's commits for them, in
  * one transaction; a race on a session ref reads the sessions again.
  */
-export const recordAfters = async (
-  ctx: Context,
-  store: Store,
-  items: { previous: Recorded; landed: DiskFile | null }[],
-): Promise<void> => {
+export const recordAfters = async (ctx: Context, store: Store, items: Landed[]): Promise<void> => {
   if (items.length === 0) return;
   const when = ctx.now();
-  const sessions = [...new Set(items.map((i) => i.previous.fields.session).filter((s): s is string => !!s))];
+  const landsOn = (i: Landed) => (i.land === false ? undefined : i.previous.fields.session);
+  const sessions = [...new Set(items.map(landsOn).filter((s): s is string => !!s))];
   const reads = sessions.map((s) =>
     sessionRead(
       store,
       s,
-      items.filter((i) => i.previous.fields.session === s).map((i) => i.previous.fields.path),
+      items.filter((i) => landsOn(i) === s).map((i) => i.previous.fields.path),
     ),
   );
   const own = items.map((i) => dirsAlong([i.previous.fields.path]));
@@ -158,13 +171,19 @@ export const recordAfters = async (
     const updates: RefUpdate[] = [];
     const landings = new Map<string, Landing[]>();
     let at = 0;
-    items.forEach(({ previous, landed }, n) => {
+    items.forEach((item, n) => {
+      const { previous, landed, stored } = item;
       const dirs = own[n] as string[];
       const overlay = overlayOf(dirs, objects.slice(at, at + dirs.length));
       at += dirs.length;
       const { fields } = previous;
-      const leaf = landed ? { mode: gitModeOf(landed.mode), oid: blobOid(store, landed.bytes) } : null;
-      if (landed) {
+      const leaf =
+        stored !== undefined
+          ? stored
+          : landed
+            ? { mode: gitModeOf(landed.mode), oid: blobOid(store, landed.bytes) }
+            : null;
+      if (landed && stored === undefined) {
         batch.blobs.push(landed.bytes);
         modes.push(landed.mode);
       }
@@ -174,11 +193,12 @@ export const recordAfters = async (
       batch.trees.push(...trees);
       batch.commits.push(spec);
       updates.push({ op: 'update', ref: changeRef(previous.id), oid: commitId(store, spec), old: previous.tip });
-      if (fields.session) {
+      if (landsOn(item)) {
         const event = fields.reverts ? ('rollback' as const) : ('write' as const);
         const { turn, added, removed, reverts } = fields;
         const landing = { path: fields.path, leaf, change: previous.id, event, turn, added, removed, reverts };
-        landings.set(fields.session, [...(landings.get(fields.session) ?? []), landing]);
+        const session = fields.session as string;
+        landings.set(session, [...(landings.get(session) ?? []), landing]);
       }
     });
     sessions.forEach((session, n) => {

@@ -33,7 +33,10 @@ export interface RetentionOptions {
   open?: ReadonlySet<string>;
 }
 
-/** Pure: which of `changes` (newest first) the policy removes, oldest first. */
+/**
+ * Pure: which of `changes` (newest first) the policy removes, oldest first. A changeset goes whole or not at all
+ * (a rollback of it must find every member): once every member is due, and never while one must stay.
+ */
 export const planRetention = (
   changes: Change[],
   config: Pick<Config, 'historyMaxAgeSeconds' | 'historyMaxCount'>,
@@ -41,15 +44,39 @@ export const planRetention = (
   options: RetentionOptions = {},
 ): Removal[] => {
   const cutoff = now.getTime() - config.historyMaxAgeSeconds * 1000;
-  const history = changes.filter(
-    (c) => c.state !== 'pending' && !(options.keepUnconfirmed && c.state === 'expired') && c.ref !== '',
+  const kept = (c: Change) =>
+    c.state !== 'pending' && !(options.keepUnconfirmed && c.state === 'expired') && c.ref !== '';
+  const history = changes.filter(kept);
+  const removals: (Removal | null)[] = history.map((change, n) =>
+    change.at.getTime() < cutoff
+      ? { change, why: 'age' }
+      : n >= config.historyMaxCount && !options.open?.has(change.id)
+        ? { change, why: 'count' }
+        : null,
   );
-  const removals: Removal[] = [];
-  history.forEach((change, n) => {
-    if (change.at.getTime() < cutoff) removals.push({ change, why: 'age' });
-    else if (n >= config.historyMaxCount && !options.open?.has(change.id)) removals.push({ change, why: 'count' });
+  const held = new Set(changes.filter((c) => !kept(c)).map((c) => c.fields.changeset));
+  removals.forEach((r, n) => {
+    const set = (history[n] as Change).fields.changeset;
+    if (r === null && set !== undefined) held.add(set);
   });
-  return removals.reverse();
+  return removals
+    .filter((r): r is Removal => r !== null && !(r.change.fields.changeset && held.has(r.change.fields.changeset)))
+    .reverse();
+};
+
+/** The first removals, oldest first, up to `limit`, never splitting a changeset (the first one goes whole). */
+export const firstRemovals = (removals: Removal[], limit: number): Removal[] => {
+  const out: Removal[] = [];
+  const taken = new Set<string>();
+  for (const r of removals) {
+    const set = r.change.fields.changeset;
+    if (set !== undefined && taken.has(set)) continue;
+    const group = set === undefined ? [r] : removals.filter((x) => x.change.fields.changeset === set);
+    if (out.length > 0 && out.length + group.length > limit) break;
+    out.push(...group);
+    if (set !== undefined) taken.add(set);
+  }
+  return out;
 };
 
 /** The changes whose tool call is still open: one readdir and a few small files, no git. */
@@ -75,7 +102,7 @@ export const applyRetention = async (
 ): Promise<Removal[]> => {
   const now = ctx.now();
   const [changes, open] = await Promise.all([listChanges(ctx, store), openChangeIds(store)]);
-  const removals = planRetention(changes, ctx.config, now, { keepUnconfirmed, open }).slice(0, limit);
+  const removals = firstRemovals(planRetention(changes, ctx.config, now, { keepUnconfirmed, open }), limit);
   await deleteRefs(store, removals);
   return removals;
 };

@@ -91,7 +91,10 @@ const planStep = async (
 ): Promise<Step | null> => {
   const { current, v } = over;
   const { previous, written } = v;
-  if (sameBytes(current?.bytes, previous?.bytes)) return null;
+  // A change of mode alone (a Bash `chmod`) is undone while the file keeps the mode it gave.
+  const modeOnly =
+    !!current && !!previous && !!written && written.mode !== previous.mode && gitModeOf(current.mode) === written.mode;
+  if (sameBytes(current?.bytes, previous?.bytes) && !modeOnly) return null;
   const untouched = written !== undefined && sameBytes(current?.bytes, written?.bytes);
   const restore = (how: How): Step => ({
     change,

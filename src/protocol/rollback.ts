@@ -38,7 +38,12 @@ export interface RollbackOutcome {
   done: RolledBack[];
   /** the changeset of the undo records, when there are several: `fettle rollback <it>` redoes them all */
   undoChangeset?: string | undefined;
+  /** changes whose bytes fettle did not keep (a Bash command's file over the size cap): left as they are */
+  notKept: Change[];
 }
+
+/** A change that only says a file changed: a Bash command's file whose bytes fettle did not keep. */
+export const notKept = (change: Change): boolean => change.fields.reason === 'not-kept';
 
 type Undo = { id: string; tip: string; fields: RecordFields };
 
@@ -89,7 +94,10 @@ const undoFields = (
   session: step.change.fields.session,
   ...(o.turn === undefined ? {} : { turn: o.turn }),
   ...(o.changeset === undefined ? {} : { changeset: o.changeset }),
-  ...countChanges(step.from?.bytes ?? null, step.to?.bytes ?? null),
+  // A mode restored alone changes no line.
+  ...(step.from && step.to && sameBytes(step.from.bytes, step.to.bytes)
+    ? {}
+    : countChanges(step.from?.bytes ?? null, step.to?.bytes ?? null)),
 });
 
 const writeAll = async (store: Store, plans: FilePlan[], undos: Undo[]): Promise<void> => {
@@ -126,8 +134,31 @@ export const rollbackChanges = async (
   options: { force?: boolean; dryRun?: boolean } = {},
 ): Promise<RollbackOutcome> => {
   changes.forEach(requireWritten);
+  const unkept = changes.filter(notKept);
+  const only = unkept[0];
+  if (only && unkept.length === changes.length)
+    throw new FettleError(
+      'E_USAGE',
+      `Change ${only.id} only records that a command changed ${only.fields.path}: ${only.fields.note?.split('\n')[0] ?? 'fettle did not keep its bytes, so it cannot be restored.'}`,
+      { hint: 'Run `fettle show ' + only.id + '` to see what was recorded.' },
+    );
+  return rollbackKept(
+    ctx,
+    store,
+    changes.filter((c) => !notKept(c)),
+    { ...options, unkept },
+  );
+};
+
+const rollbackKept = async (
+  ctx: Context,
+  store: Store,
+  changes: Change[],
+  options: { force?: boolean; dryRun?: boolean; unkept: Change[] },
+): Promise<RollbackOutcome> => {
   const force = options.force ?? false;
-  if (options.dryRun) return { ...(await planChecked(store, changes, force)), done: [] };
+  const notKept = options.unkept;
+  if (options.dryRun) return { ...(await planChecked(store, changes, force)), done: [], notKept };
   return withLocks(
     changes.map((c) => fileLockPath(store, c.fields.path)),
     async () => {
@@ -164,6 +195,7 @@ export const rollbackChanges = async (
         plans,
         refusals,
         undoChangeset,
+        notKept,
         done: steps.flatMap(({ step }, n) =>
           step.covers.map((change) => ({ change, undoId: (undos[n] as Undo).id, how: step.how })),
         ),

@@ -118,7 +118,7 @@ export interface SettingsFormat {
 }
 
 /** Claude Code's settings (and the files of its shape, with `spec`: core/agent-hooks.ts). */
-export const claudeFormat = (options: { read?: boolean } = {}, spec?: HooksSpec): SettingsFormat => ({
+export const claudeFormat = (options: { read?: boolean; bash?: boolean } = {}, spec?: HooksSpec): SettingsFormat => ({
   add: (before, command) =>
     before === null
       ? `${JSON.stringify(addFettleHooks({}, command, options, spec), null, 2)}\n`
@@ -135,7 +135,7 @@ export const installHooks = async (
   env: Env,
   file: string,
   command: string,
-  options: { read?: boolean } = {},
+  options: { read?: boolean; bash?: boolean } = {},
   format: SettingsFormat = claudeFormat(options),
 ): Promise<{ path: string; result: Outcome }> => {
   const path = await resolveRealPath(file);

@@ -11,6 +11,8 @@ import type { Context } from './context';
 import { settleLinks } from './settle';
 import { forgetSessionCalls } from './call-answers';
 import { linksDir, openLinks, type OpenLink } from './call-links';
+import { settleBashSession } from './bash';
+import { openSnapshots } from './bash-state';
 
 /** A PostToolUse of this turn may still be running in the background: it gets this long to record its write. */
 const POST_GRACE_MS = 1000;
@@ -67,12 +69,33 @@ export const settleSessionRecords = async (
   const dirs = unique([...(common ? [linksDir(common)] : []), linksDir(join(ctx.config.dataDir, 'store.git'))]);
   const find = async () => (await Promise.all(dirs.map((d) => openLinks(d, end.session)))).flat();
   let links = await find();
+  let commands = await openSnapshots(ctx.config.dataDir, end.session);
+  const young = () =>
+    [...links.map((l) => l.writtenAt), ...commands.map((c) => c.writtenAt)].some((t) => Date.now() - t < YOUNG_MS);
   // SessionEnd shares a 1.5 s budget, and nothing runs after it: no waiting there.
   const deadline = end.event === 'Stop' ? Date.now() + POST_GRACE_MS : 0;
-  while (links.some((l) => Date.now() - l.writtenAt < YOUNG_MS) && Date.now() < deadline) {
+  while (young() && Date.now() < deadline) {
     await sleep(100);
     links = await find();
+    commands = await openSnapshots(ctx.config.dataDir, end.session);
   }
+  let failed: unknown;
+  await settleWrites(ctx, links, end).catch((error: unknown) => {
+    failed = error;
+  });
+  // Bash commands whose PostToolUse never came (the client cancels the last one's at exit), after the writes:
+  // a path a later write recorded is that write's, not the command's.
+  await settleBashSession(ctx, commands).catch((error: unknown) => {
+    failed ??= error;
+  });
+  if (failed !== undefined) throw failed;
+};
+
+const settleWrites = async (
+  ctx: Context,
+  links: OpenLink[],
+  end: { event: 'Stop' | 'SessionEnd'; transcript: string | undefined; callsOver?: boolean | undefined },
+): Promise<void> => {
   if (links.length === 0) return;
   const toolUse = (l: OpenLink) => l.pending.fields?.toolUse ?? '';
   const ended =

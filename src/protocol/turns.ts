@@ -3,10 +3,11 @@
 // and every change records the turn it was made in (`Fettle-Turn`), so `fettle log --session` groups by turn and
 // `fettle rollback --turn <n>` undoes what the session did since turn n began. Counting a turn is a read and a
 // rename: no git process, whatever the session did.
-import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sessionName } from '../core/session';
 import { makeOwnDir } from '../io/fettle-dir';
+import { swapFile } from '../io/swap-file';
 
 export const turnsDir = (dataDir: string): string => join(dataDir, 'turns');
 
@@ -28,13 +29,6 @@ export const startTurn = async (dataDir: string, session: string): Promise<numbe
   const next = ((await currentTurn(dataDir, session)) ?? 0) + 1;
   const path = turnFile(dataDir, session);
   await makeOwnDir(turnsDir(dataDir));
-  const temp = `${path}.${process.pid}.tmp`;
-  try {
-    await writeFile(temp, `${next}\n`);
-    await rename(temp, path);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
+  await swapFile(path, `${next}\n`);
   return next;
 };

@@ -32,6 +32,17 @@ const PINNED = [
   'advice.detachedHead=false',
 ];
 
+/** PINNED without the settings named (`-c key=value` pairs whose key is listed). */
+const pinnedExcept = (keys: readonly string[] | undefined): readonly string[] => {
+  if (!keys || keys.length === 0) return PINNED;
+  const out: string[] = [];
+  for (let i = 0; i < PINNED.length; i += 2) {
+    const setting = PINNED[i + 1] as string;
+    if (!keys.includes(setting.slice(0, setting.indexOf('=')))) out.push(PINNED[i] as string, setting);
+  }
+  return out;
+};
+
 export interface GitCall {
   args: readonly string[];
   input?: Buffer | string;
@@ -42,6 +53,11 @@ export interface GitCall {
   onStdout?: (chunk: Buffer) => void;
   /** stderr as it arrives (git's progress meter), besides being kept for the error message */
   onStderr?: (chunk: Buffer) => void;
+  /**
+   * Pinned settings left to the user's own config for this call: `git status` may use the fsmonitor the user
+   * configured for their own status (it reads the work tree faster, and writes nothing with --no-optional-locks).
+   */
+  userConfig?: readonly string[];
 }
 
 export interface GitResult {
@@ -163,20 +179,21 @@ export const createGit = (
   pool: WarmPool = createWarmPool(),
 ): GitRunner => {
   const baseEnv = gitEnv(env);
-  const spawnGit = (args: readonly string[], callEnv?: Record<string, string>) =>
-    spawn('git', [...PINNED, ...extraArgs, ...args], {
+  const spawnGit = (args: readonly string[], callEnv?: Record<string, string>, userConfig?: readonly string[]) =>
+    spawn('git', [...pinnedExcept(userConfig), ...extraArgs, ...args], {
       cwd,
       env: callEnv ? { ...baseEnv, ...callEnv } : baseEnv,
       stdio: 'pipe',
     });
   const keyOf = (args: readonly string[]): string => [...extraArgs, ...args].join('\0');
   const run = (call: GitCall): Promise<GitResult> => {
-    const warm = call.env || call.onStdout || call.onStderr ? undefined : pool.get(keyOf(call.args))?.shift();
+    const own = call.env || call.onStdout || call.onStderr || call.userConfig;
+    const warm = own ? undefined : pool.get(keyOf(call.args))?.shift();
     if (warm) {
       for (const h of handlesOf(warm.child)) h.ref?.();
       return finish(warm, call);
     }
-    return finish(collect(spawnGit(call.args, call.env), call.onStdout, call.onStderr), call);
+    return finish(collect(spawnGit(call.args, call.env, call.userConfig), call.onStdout, call.onStderr), call);
   };
   return {
     cwd,

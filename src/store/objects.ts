@@ -1,6 +1,6 @@
 // Objects: blobs in and out as bytes (never through a string or git's filters), trees edited along one path,
 // commits with fettle's fixed identity. Everything written is durable before the call returns.
-import { readFile as fsReadFile } from 'node:fs/promises';
+import { readFile as fsReadFile, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FettleError } from '../errors';
 import type { Store } from './store';
@@ -51,6 +51,47 @@ export const writeFileBlobs = (store: Store, files: { bytes: Buffer; fileMode?: 
     store,
     files.map((f) => ({ type: 'blob', body: f.bytes, fileMode: f.fileMode })),
   );
+
+/** A file read for its blob: its bytes, the git mode to record, and its permission bits (the object's). */
+export interface ReadFile {
+  bytes: Buffer;
+  mode: string;
+  fileMode?: number;
+}
+
+/** Written this many bytes at a time: many files are never held at once. */
+const BLOB_BATCH_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Reads `paths` one at a time with `read` and writes their blobs a batch at a time. Returns each path's blob
+ * with its mode, or null where `read` found nothing to keep (the file went, or is not one).
+ */
+export const writeFileBlobsOf = async (
+  store: Store,
+  paths: string[],
+  read: (path: string, n: number) => Promise<ReadFile | null>,
+): Promise<Map<string, { mode: string; oid: string } | null>> => {
+  const leaves = new Map<string, { mode: string; oid: string } | null>();
+  let batch: (ReadFile & { path: string })[] = [];
+  let size = 0;
+  const flush = async () => {
+    const oids = await writeFileBlobs(store, batch);
+    for (const [n, f] of batch.entries()) leaves.set(f.path, { mode: f.mode, oid: oids[n] as string });
+    batch = [];
+    size = 0;
+  };
+  for (const [n, path] of paths.entries()) {
+    const file = await read(path, n);
+    if (!file) leaves.set(path, null);
+    else {
+      batch.push({ path, ...file });
+      size += file.bytes.length;
+      if (size >= BLOB_BATCH_BYTES) await flush();
+    }
+  }
+  await flush();
+  return leaves;
+};
 
 /** The reader `readObjects` runs for specs without newlines; worth warming on the hook path. */
 export const READ_BATCH = ['cat-file', '--batch'] as const;
@@ -238,8 +279,22 @@ export const commitFile = async (store: Store, c: FileCommit): Promise<{ commit:
   return { commit, written: [...blobs, ...trees.map((t) => t.oid), commit] };
 };
 
-const isLoose = (store: Store, oid: string): Promise<boolean> =>
-  exists(join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2)));
+const loosePath = (store: Store, oid: string): string =>
+  join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2));
+
+const isLoose = (store: Store, oid: string): Promise<boolean> => exists(loosePath(store, oid));
+
+/**
+ * Marks a loose object as just used (its mtime, as git does when it would write an object that exists), so a prune
+ * with an expiry keeps it; false when it is not stored loose (packed, or pruned).
+ */
+export const freshenLoose = async (store: Store, oid: string): Promise<boolean> => {
+  const now = new Date();
+  return utimes(loosePath(store, oid), now, now).then(
+    () => true,
+    () => false,
+  );
+};
 
 /**
  * Objects among `oids` that are gone. Fresh objects are loose, so this is a stat per object; git is asked only

@@ -7,7 +7,8 @@ import type { Env } from '../config';
 import { parseWorkStatus, type WorkEntry, type WorkStatus } from '../core/porcelain';
 import { noProgress, type Progress } from '../io/progress';
 import { createGit } from './git';
-import { writeFileBlobs } from './objects';
+import { STATUS_ARGS } from './status';
+import { writeFileBlobsOf } from './objects';
 import type { Store } from './store';
 import type { Leaf } from './tree-write';
 
@@ -22,9 +23,6 @@ export interface WorkTreeState {
   read: number;
   gone: number;
 }
-
-/** Read and written this many bytes at a time: a tree of large untracked files is never held whole. */
-const BATCH_BYTES = 32 * 1024 * 1024;
 
 /** What is at `path` as git stores it: a symlink's target, a file's bytes; null when gone or not a file. */
 const readEntry = async (
@@ -47,28 +45,16 @@ const blobsOf = async (
   entries: Extract<WorkEntry, { from: 'disk' }>[],
   progress: Progress,
 ): Promise<Map<string, Leaf>> => {
-  const leaves = new Map<string, Leaf>();
-  let batch: { path: string; bytes: Buffer; mode: string; fileMode?: number }[] = [];
-  let size = 0;
-  const flush = async () => {
-    const oids = await writeFileBlobs(store, batch);
-    for (const [n, f] of batch.entries()) leaves.set(f.path, { mode: f.mode, oid: oids[n] as string });
-    batch = [];
-    size = 0;
-  };
-  for (const [n, entry] of entries.entries()) {
-    const file = await readEntry(join(root, ...entry.path.split('/')), entry.mode);
-    if (!file) leaves.set(entry.path, null);
-    else {
-      batch.push({ path: entry.path, ...file });
-      size += file.bytes.length;
-      if (size >= BATCH_BYTES) await flush();
-    }
-    if (n % 200 === 199)
-      progress.update(`fettle: reading your changed and untracked files: ${n + 1}/${entries.length}`);
-  }
-  await flush();
-  return leaves;
+  const modes = new Map(entries.map((e) => [e.path, e.mode]));
+  return writeFileBlobsOf(
+    store,
+    entries.map((e) => e.path),
+    async (path, n) => {
+      if (n % 200 === 199)
+        progress.update(`fettle: reading your changed and untracked files: ${n + 1}/${entries.length}`);
+      return readEntry(join(root, ...path.split('/')), modes.get(path));
+    },
+  );
 };
 
 /** The work tree at `root` (one of `store`'s work trees) as edits to its HEAD's tree. */
@@ -80,18 +66,7 @@ export const readWorkTree = async (
 ): Promise<WorkTreeState> => {
   const git = createGit(root, env);
   progress.step('fettle: reading your working tree (git status)', { delayMs: 1000 });
-  const { stdout } = await git.run({
-    args: [
-      '--no-optional-locks',
-      'status',
-      '--porcelain=v2',
-      '-z',
-      '--branch',
-      '--untracked-files=all',
-      '--ignore-submodules=all',
-      '--no-renames',
-    ],
-  });
+  const { stdout } = await git.run({ args: STATUS_ARGS });
   const status = parseWorkStatus(stdout);
   const disk = status.entries.filter((e): e is Extract<WorkEntry, { from: 'disk' }> => e.from === 'disk');
   progress.step(`fettle: reading your changed and untracked files: 0/${disk.length}`, { delayMs: 1000 });

@@ -20,6 +20,7 @@ import { test } from 'node:test';
 import { type ParseError, parse as parseJsonc } from 'jsonc-parser';
 import { settingsPath } from '../../src/protocol/settings-file';
 import {
+  BASH_MATCHER,
   HOOK_EVENTS,
   INSTALLED_EVENTS,
   isFettleHandler,
@@ -29,9 +30,18 @@ import {
   UNMATCHED_EVENTS,
 } from '../../src/core/settings';
 
-/** Stop, SessionEnd and UserPromptSubmit: no matcher (they are not about a tool). */
-const matcherOf = (event: string): string | undefined =>
-  UNMATCHED_EVENTS.some((e) => e === event) ? undefined : MATCHER;
+/**
+ * fettle's groups on an event, by matcher: the write tools and Bash (unless --no-bash) on the tool events, Read
+ * too on PreToolUse with --read; Stop, SessionEnd and UserPromptSubmit have no matcher (they are not about a tool).
+ */
+const matchersOf = (event: string, o: { read?: boolean; bash?: boolean } = {}): (string | undefined)[] =>
+  UNMATCHED_EVENTS.some((e) => e === event)
+    ? [undefined]
+    : [
+        MATCHER,
+        ...(o.bash === false ? [] : [BASH_MATCHER]),
+        ...(o.read && event === 'PreToolUse' ? [READ_MATCHER] : []),
+      ];
 import { CLI, literal, runCli, SELF, withFettleOnPath, writePayload, type Run } from '../helpers/cli';
 import { baseEnv, makeRepo, tempDir } from '../helpers/repo';
 
@@ -115,12 +125,16 @@ const expectedWords = (cli = CLI): string[] => [process.execPath, realpathSync(c
  * Asserts `path` holds exactly one fettle group per event on the write tools (plus one on Read for PreToolUse
  * with `read`), each with one handler running `words`; returns the command.
  */
-const assertInstalled = (path: string, words = expectedWords(), options: { read?: boolean } = {}): string => {
+const assertInstalled = (
+  path: string,
+  words = expectedWords(),
+  options: { read?: boolean; bash?: boolean } = {},
+): string => {
   const s = json(path);
   const commands = new Set<string>();
   for (const event of INSTALLED_EVENTS) {
     const ours = (s.hooks?.[event] ?? []).filter((g) => g.hooks.some((h) => isFettleHandler(h as never)));
-    const matchers = options.read && event === 'PreToolUse' ? [MATCHER, READ_MATCHER] : [matcherOf(event)];
+    const matchers = matchersOf(event, options);
     assert.deepEqual(
       ours.map((g) => g.matcher),
       matchers,
@@ -424,7 +438,7 @@ for (const [name, original] of fixtures) {
       assert.deepEqual(s.hooks![event]!.slice(0, foreign.length), foreign, event);
       assert.equal(
         s.hooks![event]!.length,
-        foreign.length + (INSTALLED_EVENTS.includes(event as never) ? 1 : 0),
+        foreign.length + (INSTALLED_EVENTS.includes(event as never) ? matchersOf(event).length : 0),
         event,
       );
     }
@@ -470,7 +484,8 @@ for (const [name, original] of handWritten) {
     const errors: ParseError[] = [];
     const s = parseJsonc(text, errors) as Settings;
     assert.deepEqual(errors, []);
-    for (const event of INSTALLED_EVENTS) assert.equal(fettleHandlers(s, event).length, 1, event);
+    for (const event of INSTALLED_EVENTS)
+      assert.equal(fettleHandlers(s, event).length, matchersOf(event).length, event);
     for (const comment of original.match(/(?<=\s)\/\/[^\r\n]*|\/\*.*?\*\//g) ?? [])
       assert.ok(text.includes(comment), `comment kept: ${comment}`);
     assert.equal(text.trimEnd().includes('\n'), original.trimEnd().includes('\n'), 'compact stays compact');
@@ -498,6 +513,17 @@ test('install --read adds a PreToolUse group on Read; a plain install takes it o
   ok(run('install', '--read'));
   ok(run('uninstall'));
   assert.deepEqual(bytes(user), Buffer.from(original));
+});
+
+test('install --no-bash leaves Bash out (the write tools keep their hooks); a plain install adds it back', () => {
+  const { user, run } = setup();
+  const r = ok(run('install', '--no-bash'));
+  assert.doesNotMatch(r.stdout, /Bash/);
+  assertInstalled(user, expectedWords(), { bash: false });
+  ok(run('install'));
+  assertInstalled(user);
+  ok(run('install', '--no-bash'));
+  assertInstalled(user, expectedWords(), { bash: false });
 });
 
 test('a symlinked settings file stays a symlink; its target gets the hooks', () => {
@@ -726,16 +752,21 @@ test('hooks/hooks.json registers the same events, matcher and handler as install
   const installed = json(user);
   for (const event of INSTALLED_EVENTS) {
     const groups = plugin.hooks[event]!;
-    assert.equal(groups.length, 1, event);
-    assert.equal(groups[0]!.matcher, matcherOf(event), event);
-    assert.equal(groups[0]!.hooks.length, 1, event);
-    const handler = groups[0]!.hooks[0]!;
-    assert.ok(handler.command.includes('${CLAUDE_PLUGIN_ROOT}/dist/cli.js'), handler.command);
-    assert.ok(isFettleHandler(handler as never), 'uninstall would recognise it');
-    // Apart from how the CLI is found, the plugin's handler is install's.
-    const { command: _a, ...pluginRest } = handler;
-    const { command: _b, ...installRest } = fettleHandlers(installed, event)[0]!;
-    assert.deepEqual(pluginRest, installRest, event);
+    assert.deepEqual(
+      groups.map((g) => g.matcher),
+      matchersOf(event),
+      event,
+    );
+    groups.forEach((group, n) => {
+      assert.equal(group.hooks.length, 1, event);
+      const handler = group.hooks[0]!;
+      assert.ok(handler.command.includes('${CLAUDE_PLUGIN_ROOT}/dist/cli.js'), handler.command);
+      assert.ok(isFettleHandler(handler as never), 'uninstall would recognise it');
+      // Apart from how the CLI is found, the plugin's handler is install's.
+      const { command: _a, ...pluginRest } = handler;
+      const { command: _b, ...installRest } = fettleHandlers(installed, event)[n]!;
+      assert.deepEqual(pluginRest, installRest, event);
+    });
   }
 });
 

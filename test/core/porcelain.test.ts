@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { renameSync, rmSync, symlinkSync } from 'node:fs';
 import { test } from 'node:test';
-import { parseWorkStatus, type WorkEntry } from '../../src/core/porcelain';
+import { oldEntries, parseWorkStatus, statusPaths, type WorkEntry } from '../../src/core/porcelain';
 import { makeRepo } from '../helpers/repo';
 
 const H = 'a'.repeat(40);
@@ -125,4 +125,62 @@ test('parseWorkStatus reads a real status: every kind of change, from the one gi
     'a-link': 'disk',
   });
   assert.deepEqual(status.kept, [{ path: 'nested', why: 'nested repository' }]);
+});
+
+test('statusPaths: HEAD and index entries per path, one record for `git rm --cached` (listed twice)', () => {
+  const out = z(
+    `# branch.oid ${H}`,
+    `1 .M N... 100644 100644 100644 ${H} ${H} mod.txt`,
+    `1 M. N... 100644 100755 100755 ${H} ${I} staged.sh`,
+    `1 D. N... 100644 000000 000000 ${H} ${Z} kept`,
+    '? kept',
+    '? new.txt',
+    '! ignored.log',
+    `1 .M S.M. 160000 160000 160000 ${H} ${H} sub`,
+    `u UU N... 100644 100644 100644 100644 ${H} ${I} ${H} both.txt`,
+  );
+  const { head, paths, kept } = statusPaths(out);
+  assert.equal(head, H);
+  assert.deepEqual(paths.get('mod.txt'), {
+    path: 'mod.txt',
+    head: { mode: '100644', oid: H },
+    index: { mode: '100644', oid: H },
+    matchesIndex: false,
+    untracked: false,
+  });
+  assert.equal(paths.get('staged.sh')?.matchesIndex, true);
+  assert.deepEqual(paths.get('staged.sh')?.index, { mode: '100755', oid: I });
+  assert.deepEqual(
+    [paths.get('kept')?.untracked, paths.get('kept')?.index, paths.get('kept')?.head],
+    [true, undefined, { mode: '100644', oid: H }],
+  );
+  assert.equal(paths.get('new.txt')?.untracked, true);
+  assert.equal(paths.has('ignored.log'), false);
+  assert.deepEqual(paths.get('both.txt'), { path: 'both.txt', matchesIndex: false, untracked: false });
+  assert.deepEqual(
+    kept.map((k) => k.path),
+    ['sub'],
+  );
+});
+
+test('oldEntries: each path of a raw diff-tree with its entry on the old side (null: added)', () => {
+  const out = Buffer.from(
+    [
+      `:100644 100755 ${H} ${I} M`,
+      'a b.txt',
+      `:000000 100644 ${Z} ${I} A`,
+      'new.txt',
+      `:100644 000000 ${H} ${Z} D`,
+      'gone',
+      '',
+    ].join('\0'),
+  );
+  assert.deepEqual(
+    [...oldEntries(out)],
+    [
+      ['a b.txt', { mode: '100644', oid: H }],
+      ['new.txt', null],
+      ['gone', { mode: '100644', oid: H }],
+    ],
+  );
 });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   addFettleHooks,
+  BASH_MATCHER,
   HOOK_EVENTS,
   isFettleHandler,
   MATCHER,
@@ -23,6 +24,9 @@ const CMD = "'/opt/node bin/node' '/opt/fettle/dist/cli.js' hook";
 const H = (command = CMD): Obj => ({ type: 'command', command, timeout: 60, statusMessage: STATUS_MESSAGE });
 const OURS = (command = CMD): Obj => ({ matcher: MATCHER, hooks: [H(command)] });
 const OURS_READ = (command = CMD): Obj => ({ matcher: READ_MATCHER, hooks: [H(command)] });
+/** The groups on Bash: PreToolUse blocking, the other two in the background. */
+const BASH = (command = CMD): Obj => ({ matcher: BASH_MATCHER, hooks: [H(command)] });
+const BASH_POST = (command = CMD): Obj => ({ matcher: BASH_MATCHER, hooks: [{ ...H(command), async: true }] });
 /** The group of PostToolUse and PostToolUseFailure: the same handler, run in the background. */
 const POST = (command = CMD): Obj => ({ matcher: MATCHER, hooks: [{ ...H(command), async: true }] });
 /** The group of Stop, SessionEnd and UserPromptSubmit: no matcher, not in the background. */
@@ -173,9 +177,9 @@ const additions: [string, Obj, Obj][] = [
     {},
     {
       hooks: {
-        PreToolUse: [OURS()],
-        PostToolUse: [POST()],
-        PostToolUseFailure: [POST()],
+        PreToolUse: [OURS(), BASH()],
+        PostToolUse: [POST(), BASH_POST()],
+        PostToolUseFailure: [POST(), BASH_POST()],
         Stop: [END()],
         SessionEnd: [END()],
         UserPromptSubmit: [END()],
@@ -189,9 +193,9 @@ const additions: [string, Obj, Obj][] = [
       model: 'opus',
       env: { A: 'é' },
       hooks: {
-        PreToolUse: [OURS()],
-        PostToolUse: [POST()],
-        PostToolUseFailure: [POST()],
+        PreToolUse: [OURS(), BASH()],
+        PostToolUse: [POST(), BASH_POST()],
+        PostToolUseFailure: [POST(), BASH_POST()],
         Stop: [END()],
         SessionEnd: [END()],
         UserPromptSubmit: [END()],
@@ -203,9 +207,9 @@ const additions: [string, Obj, Obj][] = [
     { hooks: { PreToolUse: [gX] }, model: 'opus' },
     {
       hooks: {
-        PreToolUse: [gX, OURS()],
-        PostToolUse: [POST()],
-        PostToolUseFailure: [POST()],
+        PreToolUse: [gX, OURS(), BASH()],
+        PostToolUse: [POST(), BASH_POST()],
+        PostToolUseFailure: [POST(), BASH_POST()],
         Stop: [END()],
         SessionEnd: [END()],
         UserPromptSubmit: [END()],
@@ -219,9 +223,9 @@ const additions: [string, Obj, Obj][] = [
     {
       hooks: {
         Stop: [gX, END()],
-        PreToolUse: [OURS()],
-        PostToolUse: [POST()],
-        PostToolUseFailure: [POST()],
+        PreToolUse: [OURS(), BASH()],
+        PostToolUse: [POST(), BASH_POST()],
+        PostToolUseFailure: [POST(), BASH_POST()],
         SessionEnd: [END()],
         UserPromptSubmit: [END()],
       },
@@ -232,9 +236,9 @@ const additions: [string, Obj, Obj][] = [
     { hooks: { PostToolUse: [gY], PreToolUse: [gX] } },
     {
       hooks: {
-        PostToolUse: [gY, POST()],
-        PreToolUse: [gX, OURS()],
-        PostToolUseFailure: [POST()],
+        PostToolUse: [gY, POST(), BASH_POST()],
+        PreToolUse: [gX, OURS(), BASH()],
+        PostToolUseFailure: [POST(), BASH_POST()],
         Stop: [END()],
         SessionEnd: [END()],
         UserPromptSubmit: [END()],
@@ -251,9 +255,9 @@ const additions: [string, Obj, Obj][] = [
     },
     {
       hooks: {
-        PreToolUse: [OURS()],
-        PostToolUse: [POST()],
-        PostToolUseFailure: [POST()],
+        PreToolUse: [OURS(), BASH()],
+        PostToolUse: [POST(), BASH_POST()],
+        PostToolUseFailure: [POST(), BASH_POST()],
         Stop: [END()],
         SessionEnd: [END()],
         UserPromptSubmit: [END()],
@@ -265,9 +269,9 @@ const additions: [string, Obj, Obj][] = [
     { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [X, OLD] }] } },
     {
       hooks: {
-        PreToolUse: [OURS(), { matcher: 'Write', hooks: [X] }],
-        PostToolUse: [POST()],
-        PostToolUseFailure: [POST()],
+        PreToolUse: [OURS(), BASH(), { matcher: 'Write', hooks: [X] }],
+        PostToolUse: [POST(), BASH_POST()],
+        PostToolUseFailure: [POST(), BASH_POST()],
         Stop: [END()],
         SessionEnd: [END()],
         UserPromptSubmit: [END()],
@@ -279,9 +283,9 @@ const additions: [string, Obj, Obj][] = [
     { hooks: { PreToolUse: [gX, OURS('old'), gY], PostToolUse: [POST('old'), gY] } },
     {
       hooks: {
-        PreToolUse: [gX, OURS(), gY],
-        PostToolUse: [POST(), gY],
-        PostToolUseFailure: [POST()],
+        PreToolUse: [gX, OURS(), BASH(), gY],
+        PostToolUse: [POST(), BASH_POST(), gY],
+        PostToolUseFailure: [POST(), BASH_POST()],
         Stop: [END()],
         SessionEnd: [END()],
         UserPromptSubmit: [END()],
@@ -294,9 +298,9 @@ const additions: [string, Obj, Obj][] = [
     {
       hooks: {
         Notification: 'weird',
-        PreToolUse: [OURS()],
-        PostToolUse: [POST()],
-        PostToolUseFailure: [POST()],
+        PreToolUse: [OURS(), BASH()],
+        PostToolUse: [POST(), BASH_POST()],
+        PostToolUseFailure: [POST(), BASH_POST()],
         Stop: [END()],
         SessionEnd: [END()],
         UserPromptSubmit: [END()],
@@ -332,9 +336,9 @@ test('addFettleHooks with read: a PreToolUse group on Read as well, none on Post
   same(withRead, {
     model: 'x',
     hooks: {
-      PreToolUse: [gX, OURS(), OURS_READ()],
-      PostToolUse: [POST()],
-      PostToolUseFailure: [POST()],
+      PreToolUse: [gX, OURS(), BASH(), OURS_READ()],
+      PostToolUse: [POST(), BASH_POST()],
+      PostToolUseFailure: [POST(), BASH_POST()],
       Stop: [END()],
       SessionEnd: [END()],
       UserPromptSubmit: [END()],
@@ -349,9 +353,9 @@ test('addFettleHooks with a new command replaces the old one', () => {
   const next = addFettleHooks(addFettleHooks({ hooks: { PreToolUse: [gX] } }, CMD), 'fettle hook');
   same(next, {
     hooks: {
-      PreToolUse: [gX, OURS('fettle hook')],
-      PostToolUse: [POST('fettle hook')],
-      PostToolUseFailure: [POST('fettle hook')],
+      PreToolUse: [gX, OURS('fettle hook'), BASH('fettle hook')],
+      PostToolUse: [POST('fettle hook'), BASH_POST('fettle hook')],
+      PostToolUseFailure: [POST('fettle hook'), BASH_POST('fettle hook')],
       Stop: [END('fettle hook')],
       SessionEnd: [END('fettle hook')],
       UserPromptSubmit: [END('fettle hook')],
@@ -372,4 +376,21 @@ test('addFettleHooks refuses shapes it cannot extend', () => {
     assert.throws(() => addFettleHooks({ hooks: { PreToolUse: value } }, CMD), /"hooks\.PreToolUse" is not an array/);
     assert.throws(() => addFettleHooks({ hooks: { PostToolUse: value } }, CMD), /"hooks\.PostToolUse" is not an array/);
   }
+});
+
+test('addFettleHooks without bash (install --no-bash): no group on Bash; a later plain install adds them back', () => {
+  const input: Obj = { hooks: { PreToolUse: [gX] } };
+  const without = addFettleHooks(input, CMD, { bash: false });
+  same(without, {
+    hooks: {
+      PreToolUse: [gX, OURS()],
+      PostToolUse: [POST()],
+      PostToolUseFailure: [POST()],
+      Stop: [END()],
+      SessionEnd: [END()],
+      UserPromptSubmit: [END()],
+    },
+  });
+  same(addFettleHooks(without, CMD), addFettleHooks(input, CMD));
+  same(removeFettleHooks(addFettleHooks(input, CMD)), input);
 });

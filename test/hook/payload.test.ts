@@ -17,8 +17,14 @@ const BASE = {
 const json = (over: Record<string, unknown> = {}): string => JSON.stringify({ ...BASE, ...over });
 const input = (over: Record<string, unknown>): string => json({ tool_input: { ...BASE.tool_input, ...over } });
 
+/** The stdin as the hook reads it when `@@` in `text` was a byte that is not UTF-8. */
+const notUtf8 = (text: string): string => {
+  const [a = '', b = ''] = text.split('@@');
+  return Buffer.concat([Buffer.from(a), Buffer.from([0xff]), Buffer.from(b)]).toString('utf8');
+};
+
 // [label, raw stdin, expected kind, what `why` names (ignore and invalid)]
-const cases: [string, string, 'call' | 'ignore' | 'invalid', RegExp?][] = [
+const cases: [string, string, 'call' | 'bash' | 'ignore' | 'invalid', RegExp?][] = [
   ['a full PreToolUse Write', json(), 'call'],
   [
     'a PostToolUse Write with tool_response',
@@ -54,13 +60,39 @@ const cases: [string, string, 'call' | 'ignore' | 'invalid', RegExp?][] = [
   ],
   [
     'PostToolUseFailure of a tool fettle does not handle',
-    json({ hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: 'x' } }),
+    json({ hook_event_name: 'PostToolUseFailure', tool_name: 'Glob', tool_input: { pattern: 'x' } }),
     'ignore',
-    /Bash/,
+    /Glob/,
   ],
   ['an event name in another case', json({ hook_event_name: 'pretooluse' }), 'ignore', /pretooluse/],
   ['no tool_name', json({ tool_name: undefined }), 'ignore', /tool/],
-  ['tool Bash', json({ tool_name: 'Bash', tool_input: { command: 'rm -rf /' } }), 'ignore', /Bash/],
+  ['tool Bash (what it changes is recorded)', json({ tool_name: 'Bash', tool_input: { command: 'rm -rf /' } }), 'bash'],
+  [
+    'Bash with every field Claude Code sends',
+    json({ tool_name: 'Bash', tool_input: { command: 'ls', description: 'd', timeout: 5, run_in_background: false } }),
+    'bash',
+  ],
+  ['Bash without tool_input', json({ tool_name: 'Bash', tool_input: undefined }), 'invalid', /tool_input/],
+  ['Bash without a command', json({ tool_name: 'Bash', tool_input: { description: 'd' } }), 'invalid', /command/],
+  ['Bash command not a string', json({ tool_name: 'Bash', tool_input: { command: ['ls'] } }), 'invalid', /command/],
+  [
+    'Bash command over a mebibyte',
+    json({ tool_name: 'Bash', tool_input: { command: `echo ${'x'.repeat(1024 * 1024)}` } }),
+    'invalid',
+    /characters long/,
+  ],
+  [
+    'Bash command with a lone surrogate',
+    json({ tool_name: 'Bash', tool_input: { command: 'ls \ud800' } }),
+    'invalid',
+    /UTF-8/,
+  ],
+  [
+    'Bash command whose bytes were not UTF-8 (read as U+FFFD)',
+    notUtf8(json({ tool_name: 'Bash', tool_input: { command: 'ls @@' } })),
+    'invalid',
+    /UTF-8/,
+  ],
   ['an MCP write tool', json({ tool_name: 'mcp__fs__write_file' }), 'ignore', /mcp__fs__write_file/],
   ['tool name in another case', json({ tool_name: 'write' }), 'ignore', /write/],
   ['tool_name not a string', json({ tool_name: ['Write'] }), 'invalid', /tool_name is an array/],
@@ -92,6 +124,10 @@ for (const [label, raw, kind, names] of cases) {
     assert.equal(parsed.kind, kind, JSON.stringify(parsed));
     if (parsed.kind === 'call') {
       assert.equal(parsed.payload.call.tool, 'Write');
+      return;
+    }
+    if (parsed.kind === 'bash') {
+      assert.equal(typeof parsed.bash.command, 'string');
       return;
     }
     assert.match(parsed.why, names ?? /./);

@@ -160,11 +160,11 @@ const install = (...args: string[]): Settings => {
 const matchers = (s: Settings): Record<string, (string | undefined)[]> =>
   Object.fromEntries(Object.entries(s.hooks).map(([event, groups]) => [event, groups.map((g) => g.matcher)]));
 
-test('install registers the write tools on PreToolUse, PostToolUse and PostToolUseFailure, and no Read group', () => {
+test('install registers the write tools and Bash on PreToolUse, PostToolUse and PostToolUseFailure, and no Read group', () => {
   assert.deepEqual(matchers(install()), {
-    PreToolUse: ['Write|Edit|MultiEdit|NotebookEdit'],
-    PostToolUse: ['Write|Edit|MultiEdit|NotebookEdit'],
-    PostToolUseFailure: ['Write|Edit|MultiEdit|NotebookEdit'],
+    PreToolUse: ['Write|Edit|MultiEdit|NotebookEdit', 'Bash'],
+    PostToolUse: ['Write|Edit|MultiEdit|NotebookEdit', 'Bash'],
+    PostToolUseFailure: ['Write|Edit|MultiEdit|NotebookEdit', 'Bash'],
     Stop: [undefined],
     SessionEnd: [undefined],
     UserPromptSubmit: [undefined],
@@ -174,9 +174,9 @@ test('install registers the write tools on PreToolUse, PostToolUse and PostToolU
 test('install --read adds a PreToolUse group on Read only, running the same hook command', () => {
   const s = install('--read');
   assert.deepEqual(matchers(s), {
-    PreToolUse: ['Write|Edit|MultiEdit|NotebookEdit', 'Read'],
-    PostToolUse: ['Write|Edit|MultiEdit|NotebookEdit'],
-    PostToolUseFailure: ['Write|Edit|MultiEdit|NotebookEdit'],
+    PreToolUse: ['Write|Edit|MultiEdit|NotebookEdit', 'Bash', 'Read'],
+    PostToolUse: ['Write|Edit|MultiEdit|NotebookEdit', 'Bash'],
+    PostToolUseFailure: ['Write|Edit|MultiEdit|NotebookEdit', 'Bash'],
     Stop: [undefined],
     SessionEnd: [undefined],
     UserPromptSubmit: [undefined],

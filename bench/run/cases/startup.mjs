@@ -3,7 +3,7 @@
 import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { baseEnv, CLI, dirs, TMP } from '../env.mjs';
-import { fail, hookOnce, nextToolUseId, payload, stagedWrite } from '../hook-calls.mjs';
+import { fail, hookOnce, ignoredPayload, nextToolUseId, payload, stagedWrite } from '../hook-calls.mjs';
 import { RUNS, SIZES } from '../options.mjs';
 import { log } from '../progress.mjs';
 import { info, notes, spawnCounts } from '../results.mjs';
@@ -12,12 +12,7 @@ import { alternate, bareNode, stats, timed } from '../timing.mjs';
 
 export const measureStartup = (mid) => {
   log('case 0: start-up decomposition');
-  const ignored = JSON.stringify({
-    hook_event_name: 'PreToolUse',
-    tool_name: 'Glob',
-    tool_input: { pattern: '*.txt' },
-    cwd: mid.repo,
-  });
+  const ignored = ignoredPayload(mid.repo);
   const [node, hookIgnored, gitSpawn] = alternate(RUNS, [
     () => bareNode(mid.repo),
     () => {

@@ -1,0 +1,70 @@
+// The Bash tool, in Claude Code's dialect: before the command, a snapshot of what it could change; after it, what
+// it changed, recorded as one changeset, and one line for the model when files changed (protocol/bash.ts). An
+// obviously read-only command (core/bash-command.ts) costs the parse and nothing else: no git process, no file.
+// fettle never answers for the command itself: the user's permission rules decide whether it runs.
+import { bashFrom, clockFrom, loadConfig } from '../config';
+import { classifyCommand } from '../core/bash-command';
+import { renderBashRecorded } from '../core/bash-messages';
+import { toFettleError } from '../errors';
+import { invocationFor, selfCommand } from '../io/self';
+import { afterBash, beforeBash, type BashCall } from '../protocol/bash';
+import type { Context } from '../protocol/context';
+import type { HookEdge } from './edge';
+import { block, context, pass, warn, type HookOutcome } from './outcome';
+import type { BashPayload } from './payload';
+
+const sentence = (text: string): string => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+
+export const runBash = async (p: BashPayload, edge: HookEdge): Promise<HookOutcome> => {
+  const before = p.event === 'PreToolUse';
+  let ctx: Context;
+  try {
+    if (bashFrom(edge.env) === 'off') return pass();
+    // Decided from the text alone: a reader costs nothing more than this.
+    if (classifyCommand(p.command) !== 'scan') return pass();
+    ctx = { cwd: p.cwd ?? edge.cwd, env: edge.env, now: clockFrom(edge.env), config: loadConfig(edge.env) };
+  } catch (error) {
+    const e = toFettleError(error);
+    const detail = `${e.message}${e.hint ? ` ${e.hint}` : ''}`;
+    if (!before) return warn(`fettle: ${detail}`);
+    return block(`fettle blocked this command because its configuration is invalid; nothing ran. ${detail}`);
+  }
+  const call: BashCall = {
+    command: p.command,
+    cwd: ctx.cwd,
+    session: p.sessionId,
+    toolUse: p.toolUseId,
+    agent: 'claude',
+  };
+  try {
+    if (before) {
+      await beforeBash(ctx, call);
+      return pass(); // the command runs through the client's own permission flow
+    }
+    const after = await afterBash(ctx, call, p.event === 'PostToolUseFailure' ? { error: p.error } : undefined);
+    if (after.kind === 'none') return pass();
+    const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, after.store, after.workTree);
+    const line = renderBashRecorded({
+      changeset: after.changeset,
+      changes: after.changes,
+      recorded: after.recorded.length,
+      overlapped: after.overlapping.length > 0,
+      invoke,
+    });
+    return context(p.event === 'PostToolUseFailure' ? 'PostToolUseFailure' : 'PostToolUse', line);
+  } catch (error) {
+    const e = toFettleError(error);
+    if (e.code === 'E_FORBIDDEN_PATH') return pass(); // a shell inside .git: not fettle's to record
+    const detail = `${sentence(e.message)}${e.hint ? ` ${sentence(e.hint)}` : ''}${
+      edge.env.FETTLE_DEBUG && error instanceof Error && error.stack ? `\n${error.stack}` : ''
+    }`;
+    if (!before) return warn(`fettle: the command ran, but recording what it changed failed: ${detail}`);
+    if (ctx.config.onError === 'allow')
+      return warn(
+        `fettle could not save the state of your changed files before this command, so what it changes is NOT protected (FETTLE_ON_ERROR=allow): ${detail}`,
+      );
+    return block(
+      `fettle blocked this command because it could not save the state of your changed files first; nothing ran. Cause: ${detail} To let commands through unprotected until this is fixed, set FETTLE_ON_ERROR=allow (or FETTLE_BASH=off to stop recording commands).`,
+    );
+  }
+};
