@@ -4,7 +4,8 @@
 // Each client comes from the npm registry, at the version its client.json pins (docs/DEPENDENCIES.md says why):
 //   Claude Code (@anthropic-ai/claude-code, test/e2e/client.json): the native binary of the platform package;
 //   Codex CLI (@openai/codex, test/e2e/codex/client.json): the native binary of the platform package;
-//   Gemini CLI (@google/gemini-cli, test/e2e/gemini/client.json): its bundle, run by this Node.
+//   Gemini CLI (@google/gemini-cli, test/e2e/gemini/client.json): its bundle, run by this Node;
+//   opencode (opencode-ai, test/e2e/opencode-client.json): the native binary of the platform package.
 // The cache of each is its FETTLE_E2E_<NAME>_DIR (FETTLE_E2E_CLIENT_DIR for Claude Code), else
 // $XDG_CACHE_HOME/fettle-e2e/<name>-<version> (~/.cache when unset). When a client cannot be installed or run,
 // the suite fails saying why: CI must not pass empty. A developer without the network may set FETTLE_E2E_SKIP=1
@@ -64,6 +65,16 @@ const CLIENTS = [
         env: { ...process.env, HOME: join(cache, 'fettle-e2e', 'gemini-version-home') },
       }),
     says: (out, version) => out.trim().split('\n').includes(version),
+  },
+  {
+    title: 'opencode',
+    pinFile: 'test/e2e/opencode-client.json',
+    dirVariable: 'FETTLE_E2E_OPENCODE_DIR',
+    cacheName: 'opencode',
+    pathVariable: 'FETTLE_E2E_OPENCODE',
+    program: (dir) => join(dir, 'node_modules', `opencode-${platform}`, 'bin', 'opencode'),
+    version: (program) => spawnSync(program, ['--version'], { encoding: 'utf8', timeout: 60_000 }),
+    says: (out, version) => out.trim() === version,
   },
 ];
 

@@ -30,7 +30,9 @@ const newest = (dir) =>
 const built = (() => {
   try {
     return Math.min(
-      ...['cli.js', 'hook.js', 'agents.js', 'serve.js', 'commands.js'].map((f) => statSync(join('dist', f)).mtimeMs),
+      ...['cli.js', 'hook.js', 'agents.js', 'serve.js', 'mcp.js', 'commands.js'].map(
+        (f) => statSync(join('dist', f)).mtimeMs,
+      ),
     );
   } catch {
     return 0;

@@ -9,13 +9,17 @@ import ts from 'typescript';
 
 const SRC = join(__dirname, '..', 'src');
 
-type Layer = 'entry' | 'hook' | 'commands' | 'protocol' | 'store' | 'io' | 'config' | 'core';
+type Layer = 'entry' | 'hook' | 'commands' | 'mcp' | 'protocol' | 'store' | 'io' | 'config' | 'core';
 
-/** Downwards only. Edges reach the store and io through the protocol, except the process edge's own io. */
+/**
+ * Downwards only. Edges (the hook, the commands, the MCP server) reach the store and io through the protocol, except
+ * the process edge's own io.
+ */
 const MAY_USE: Record<Layer, Layer[]> = {
-  entry: ['entry', 'hook', 'commands'],
+  entry: ['entry', 'hook', 'commands', 'mcp'],
   hook: ['hook', 'protocol', 'config', 'core'],
   commands: ['commands', 'protocol', 'config', 'core'],
+  mcp: ['mcp', 'protocol', 'config', 'core'],
   protocol: ['protocol', 'store', 'io', 'config', 'core'],
   store: ['store', 'io', 'config', 'core'],
   io: ['io', 'config', 'core'],
@@ -26,6 +30,7 @@ const RANK: Record<Layer, number> = {
   entry: 6,
   hook: 5,
   commands: 5,
+  mcp: 5,
   protocol: 4,
   store: 3,
   io: 2,
@@ -40,6 +45,8 @@ const RANK: Record<Layer, number> = {
 const PROCESS_EDGE_IO = new Set(['io/self', 'io/stdin', 'io/cleanup', 'io/failpoint', 'io/child-env', 'io/progress']);
 /** commands/ files every command may share; anything else in commands/ is one command, never imported sideways. */
 const SHARED_COMMAND_FILES = new Set(['commands/edge', 'commands/change-view']);
+
+const EDGES = new Set<Layer>(['hook', 'commands', 'mcp']);
 
 const layerOf = (mod: string): Layer => {
   if (mod === 'cli' || mod === 'code-cache') return 'entry';
@@ -82,11 +89,11 @@ const edges: Edge[] = [...parsed].flatMap(([from, sf]) =>
 const violation = ({ from, to, typeOnly }: Edge): string | null => {
   const a = layerOf(from);
   const b = layerOf(to);
-  if ((a === 'hook' && b === 'commands') || (a === 'commands' && b === 'hook')) return 'one edge imports another';
+  if (EDGES.has(a) && EDGES.has(b) && a !== b) return 'one edge imports another';
   if (a === 'commands' && b === 'commands' && from !== 'commands/index' && !SHARED_COMMAND_FILES.has(to))
     return 'one command imports another';
   if (MAY_USE[a].includes(b)) return null;
-  if ((a === 'hook' || a === 'commands') && PROCESS_EDGE_IO.has(to)) return null;
+  if (EDGES.has(a) && PROCESS_EDGE_IO.has(to)) return null;
   // A type says nothing about behaviour: it may come from any layer below.
   if (typeOnly && RANK[b] < RANK[a]) return null;
   return `${a} may not import ${b}`;
@@ -190,4 +197,7 @@ test('the rule would catch a violation', () => {
     'one command imports another',
   );
   assert.equal(violation({ from: 'hook/run', to: 'protocol/write', typeOnly: false }), null);
+  assert.equal(violation({ from: 'mcp/server', to: 'commands/edge', typeOnly: false }), 'one edge imports another');
+  assert.equal(violation({ from: 'mcp/edge', to: 'store/locate', typeOnly: false }), 'mcp may not import store');
+  assert.equal(violation({ from: 'mcp/edge', to: 'io/self', typeOnly: false }), null);
 });

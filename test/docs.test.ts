@@ -60,6 +60,7 @@ const shownCommands = (markdown: string): string[] => {
 for (const [name, text] of [
   ['README.md', README],
   ['docs/COMMANDS.md', COMMANDS],
+  ['docs/AGENTS.md', readFileSync(join(ROOT, 'docs', 'AGENTS.md'), 'utf8')],
 ] as const) {
   test(`every fettle command ${name} shows is a real command with options it takes`, () => {
     const commands = new Set(subcommands());

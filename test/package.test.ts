@@ -23,9 +23,11 @@ const PACKED = [
   'dist/cli.js',
   'dist/commands.js',
   'dist/hook.js',
+  'dist/mcp.js',
   'dist/serve.js',
   'hooks/hooks.json',
   'package.json',
+  'plugins/opencode/fettle.mjs',
 ];
 
 /** npm with every file it writes in `home` (cache, logs, global prefix), never the developer's. */

@@ -1,7 +1,6 @@
 // The command-line program. Commands are thin: parse, call the protocol, print. Errors are rendered here,
 // once: the message, the next command to run, and a stack only with FETTLE_DEBUG.
 import { Command, CommanderError, Option } from 'commander';
-import { AGENTS, type AgentName } from '../core/agents';
 import { EXIT, exitCodeFor, FettleError, toFettleError } from '../errors';
 import { cleanUpOnSignals } from '../io/cleanup';
 import { selfCommand, spellCommands } from '../io/self';
@@ -17,8 +16,7 @@ import { doctor } from './doctor';
 import { spelled, type Edge, type Io } from './edge';
 import { gcCommand } from './gc';
 import { info } from './info';
-import { install, installResidentCommand, uninstall } from './install';
-
+import { INSTALL_AGENTS, type InstallAgent, install, installResidentCommand, uninstall } from './install';
 import { logCommand } from './log';
 import { read } from './read';
 import { reviewCommand } from './review';
@@ -73,6 +71,19 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
         'fettle hook takes no arguments or options other than -C <dir> and --agent <name>, in that order.',
         { hint: 'An agent runs it as `fettle hook --agent <name>` (install writes it), with the hook JSON on stdin.' },
       );
+    });
+  program
+    .command('mcp')
+    .description('run an MCP server on stdin and stdout: tools to write files through fettle and to decide on them')
+    .addHelpText(
+      'after',
+      "\nTools: fettle_write, fettle_write_files, fettle_confirm, fettle_discard, fettle_rollback, fettle_status,\nfettle_log, fettle_show, fettle_read, fettle_apply. An MCP client starts it; see the README for each agent's configuration.",
+    )
+    .action(() => {
+      // The entry (cli.ts) runs `fettle [-C <dir>] mcp` in the MCP bundle; only odd spellings arrive here.
+      throw new FettleError('E_USAGE', 'fettle mcp takes no arguments or options other than -C <dir>.', {
+        hint: 'An MCP client starts it as `fettle mcp` and speaks JSON-RPC on its stdin and stdout.',
+      });
     });
   program
     .command('write')
@@ -138,7 +149,10 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .description('every change fettle keeps, newest first')
     .argument('[path]', 'only changes to this file')
     .option('--session <id>', 'only changes of this agent session, grouped by turn')
-    .option('--agent <name>', 'only changes made by this coding agent (claude, codex, gemini, cursor)')
+    .option(
+      '--agent <name>',
+      'only changes made by this coding agent (claude, codex, gemini, cursor, opencode, or an MCP client by its name)',
+    )
     .addOption(json)
     .action(async (path: string | undefined, o: { json?: boolean; session?: string; agent?: string }) =>
       logCommand(edge, dir(), path, o),
@@ -229,7 +243,7 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
   )
     .choices(['user', 'project', 'local'])
     .default('user');
-  const agent = new Option('--agent <name>', 'the coding agent').choices([...AGENTS]).default('claude');
+  const agent = new Option('--agent <name>', 'the coding agent').choices([...INSTALL_AGENTS]).default('claude');
   program
     .command('install')
     .description("register fettle's hooks in a coding agent's settings (Claude Code's unless --agent)")
@@ -245,7 +259,7 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
         read?: boolean;
         bash: boolean;
         json?: boolean;
-        agent: AgentName;
+        agent: InstallAgent;
         resident?: boolean;
       }) => (o.resident ? installResidentCommand(edge, dir(), o.scope, o) : install(edge, dir(), o.scope, o)),
     );
@@ -255,7 +269,7 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .addOption(agent)
     .addOption(scope)
     .addOption(json)
-    .action(async (o: { scope: 'user' | 'project' | 'local'; json?: boolean; agent: AgentName }) =>
+    .action(async (o: { scope: 'user' | 'project' | 'local'; json?: boolean; agent: InstallAgent }) =>
       uninstall(edge, dir(), o.scope, o),
     );
   program

@@ -1,11 +1,12 @@
 // `fettle install` / `fettle uninstall`: fettle's hooks in one agent's settings file, Claude Code's unless
 // `--agent` names another (protocol/agent-settings.ts knows where each keeps them; protocol/settings-file.ts does
 // the careful read-modify-write); `install --resident`, the resident server's (Claude Code only).
-import { AGENT_TITLES, type AgentName } from '../core/agents';
+import { AGENT_TITLES, AGENTS, type AgentName } from '../core/agents';
 import { TOKEN_VAR } from '../core/resident';
 import { BASH_MATCHER, HOOK_EVENTS, MATCHER, READ_MATCHER, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
 import { FettleError } from '../errors';
 import { agentHookCommand, agentSettingsPath, formatOf } from '../protocol/agent-settings';
+import { installOpencode, type OpencodeScope, uninstallOpencode } from '../protocol/install-opencode';
 import { installResident } from '../protocol/resident-install';
 import { ensureServer } from '../protocol/serve-control';
 import { tokenExport } from '../protocol/serve-state';
@@ -18,6 +19,49 @@ import {
   uninstallHooks,
 } from '../protocol/settings-file';
 import { cwdFor, spelled, type Edge } from './edge';
+
+/** What `--agent` takes: the agents with hooks, and opencode, whose plugin is a file in its plugin directory. */
+export const INSTALL_AGENTS = [...AGENTS, 'opencode'] as const;
+export type InstallAgent = (typeof INSTALL_AGENTS)[number];
+
+/** opencode has a user configuration and a project's `.opencode/`, nothing like Claude Code's local settings. */
+const opencodeScope = (scope: Scope, read?: boolean): OpencodeScope => {
+  if (scope === 'local')
+    throw new FettleError('E_USAGE', 'opencode has no local scope: use --scope user (the default) or --scope project.');
+  if (read) throw new FettleError('E_USAGE', '--read is for Claude Code; opencode reads large files itself.');
+  return scope;
+};
+
+const installIntoOpencode = async (edge: Edge, dir: string | undefined, scope: Scope, o: InstallOptions) => {
+  const s = opencodeScope(scope, o.read);
+  const done = await installOpencode(edge.env, { root: cwdFor(edge, dir), scope: s, script: edge.io.script });
+  if (o.json) edge.io.out(JSON.stringify({ agent: 'opencode', scope: s, ...done }));
+  else
+    edge.io.out(
+      done.result === 'changed'
+        ? `Installed fettle's opencode plugin as ${done.path}; it runs ${done.command.join(' ')} hook --agent opencode.\nopencode loads it the next time it starts.`
+        : `fettle's opencode plugin is already installed as ${done.path}; nothing changed.`,
+    );
+};
+
+const uninstallFromOpencode = async (edge: Edge, dir: string | undefined, scope: Scope, o: InstallOptions) => {
+  const s = opencodeScope(scope);
+  const done = await uninstallOpencode(edge.env, { root: cwdFor(edge, dir), scope: s });
+  if (o.json) edge.io.out(JSON.stringify({ agent: 'opencode', scope: s, ...done }));
+  else
+    edge.io.out(
+      done.result === 'changed'
+        ? `Removed fettle's opencode plugin ${done.path}.`
+        : `No fettle plugin at ${done.path}; nothing changed.`,
+    );
+};
+
+export interface InstallOptions {
+  read?: boolean;
+  bash?: boolean;
+  json?: boolean;
+  agent?: InstallAgent;
+}
 
 /** What each agent's hooks do there, said once installed. */
 const AFTER_INSTALL: Record<Exclude<AgentName, 'claude'>, string> = {
@@ -33,8 +77,9 @@ export const install = async (
   edge: Edge,
   dir: string | undefined,
   scope: Scope,
-  options: { read?: boolean; bash?: boolean; json?: boolean; agent?: AgentName } = {},
+  options: InstallOptions = {},
 ): Promise<void> => {
+  if (options.agent === 'opencode') return installIntoOpencode(edge, dir, scope, options);
   const agent = options.agent ?? 'claude';
   const root = cwdFor(edge, dir);
   const file = agentSettingsPath(agent, root, edge.env, scope);
@@ -89,12 +134,12 @@ export const installResidentCommand = async (
   edge: Edge,
   dir: string | undefined,
   scope: Scope,
-  options: { read?: boolean; bash?: boolean; json?: boolean; agent?: AgentName } = {},
+  options: InstallOptions = {},
 ): Promise<void> => {
   if (options.agent !== undefined && options.agent !== 'claude')
     throw new FettleError(
       'E_USAGE',
-      `--resident answers Claude Code's HTTP hooks; ${AGENT_TITLES[options.agent]} has no such hooks, so its hooks stay command hooks.`,
+      `--resident answers Claude Code's HTTP hooks; ${options.agent === 'opencode' ? 'opencode' : AGENT_TITLES[options.agent]} has no such hooks, so its hooks stay command hooks.`,
       { hint: `Run \`fettle install --agent ${options.agent}\` without --resident.` },
     );
   if (scope === 'project')
@@ -142,8 +187,9 @@ export const uninstall = async (
   edge: Edge,
   dir: string | undefined,
   scope: Scope,
-  o: { json?: boolean; agent?: AgentName } = {},
+  o: InstallOptions = {},
 ): Promise<void> => {
+  if (o.agent === 'opencode') return uninstallFromOpencode(edge, dir, scope, o);
   const agent = o.agent ?? 'claude';
   const file = agentSettingsPath(agent, cwdFor(edge, dir), edge.env, scope);
   const { path, result } = await uninstallHooks(edge.env, file, agent === 'claude' ? undefined : formatOf(agent));

@@ -9,7 +9,7 @@ import { invocationFor, selfCommand } from '../io/self';
 import { readUserFile } from '../protocol/read';
 import { recoverQuietly } from '../protocol/recover';
 import { writeBytes } from '../protocol/write';
-import { writeMany } from '../protocol/write-many';
+import { setFiles, writeMany } from '../protocol/write-many';
 import type { Context } from '../protocol/context';
 import { contextFor, cwdFor, type Edge } from './edge';
 
@@ -111,13 +111,7 @@ const writeFrom = async (
     result.store,
     first?.target.realPath ?? cwd,
   );
-  const rows = result.files.map((f) => ({
-    id: f.id,
-    path: f.target.treePath,
-    summary: summarize(f.decision.reason, f.decision.added, f.decision.removed),
-    large: f.decision.tier === 'staged',
-  }));
-  const message = { changeset: result.changeset, files: rows, invoke };
+  const message = { changeset: result.changeset, files: setFiles(result), invoke };
   if (json) {
     const files = result.files.map((f) => ({
       id: f.id,

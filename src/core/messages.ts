@@ -58,17 +58,21 @@ export const renderStaged = (m: StagedMessage): string => {
     `To drop it, run: ${m.invoke} discard ${m.id}`,
     `It can be confirmed for ${secondsText(m.ttlSeconds)}. Do not retry the ${m.tool}; confirm or discard instead.`,
   ];
-  if (m.diff) {
-    const shown = capDiff(m.diff.text);
-    const cut = m.diff.cutLines + shown.cutLines;
-    lines.push('', shown.text);
-    if (shown.shortened > 0)
-      lines.push(
-        `[${shown.shortened} long line${shown.shortened === 1 ? '' : 's'} cut at ${LINE_CHAR_CAP} characters; see them whole with: git show fettle/${m.id}]`,
-      );
-    if (cut > 0) lines.push(`[${cut} more diff lines not shown; see them with: git show fettle/${m.id}]`);
-  }
-  return lines.join('\n');
+  return [...lines, ...stagedDiff(m.id, m.diff)].join('\n');
+};
+
+/** A staged change's diff as the model is shown it: capped (capDiff), with what was left out and where to see it. */
+export const stagedDiff = (id: string, diff: StagedMessage['diff']): string[] => {
+  if (!diff) return [];
+  const shown = capDiff(diff.text);
+  const cut = diff.cutLines + shown.cutLines;
+  const lines = ['', shown.text];
+  if (shown.shortened > 0)
+    lines.push(
+      `[${shown.shortened} long line${shown.shortened === 1 ? '' : 's'} cut at ${LINE_CHAR_CAP} characters; see them whole with: git show fettle/${id}]`,
+    );
+  if (cut > 0) lines.push(`[${cut} more diff lines not shown; see them with: git show fettle/${id}]`);
+  return lines;
 };
 
 /**

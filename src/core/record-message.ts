@@ -22,7 +22,7 @@ export interface RecordFields {
   session?: string | undefined;
   toolUse?: string | undefined;
   tool?: string | undefined;
-  /** the coding agent that made the call (claude, codex, gemini, cursor, ...) */
+  /** the agent that made the call (claude, codex, gemini, opencode, cursor, or an MCP client's name) */
   agent?: string | undefined;
   added?: number | undefined;
   removed?: number | undefined;

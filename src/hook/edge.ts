@@ -7,7 +7,7 @@ import type { HookOutcome } from './outcome';
 
 /** The other agents' hooks: one call, in that agent's dialect (agents/run.ts). */
 export type AgentAdapters = (
-  agent: Exclude<AgentName, 'claude'>,
+  agent: Exclude<AgentName, 'claude'> | 'opencode',
   data: Record<string, unknown>,
   edge: HookEdge,
 ) => Promise<HookOutcome>;

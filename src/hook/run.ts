@@ -32,6 +32,9 @@ type WritePayload = Payload & { call: WriteCall };
 export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome> => {
   const input = readJson(raw);
   if ('why' in input) return warn(`fettle: ${input.why}. This tool call was not protected by fettle.`);
+  // opencode's plugin marks its events (plugins/opencode/fettle.mjs) and runs `fettle hook --agent opencode`.
+  if (input.data.fettle_adapter === 'opencode')
+    return edge.adapters ? edge.adapters('opencode', input.data, edge) : withoutAdapter('opencode');
   const agent = agentOf(input.data, edge.agent);
   if (agent === null) return unknownAgent(input.data, edge.agent);
   if (agent !== 'claude') return edge.adapters ? edge.adapters(agent, input.data, edge) : withoutAdapter(agent);

@@ -68,6 +68,8 @@ export interface ApplyOptions {
   links?: readonly LinkRequest[] | undefined;
   /** the test tree's progress with --test (default: none) */
   progress?: Progress | undefined;
+  /** who asks, when not `fettle apply` in a shell (an MCP tool: its name and the agent) */
+  origin?: Pick<RecordFields, 'tool' | 'agent'> | undefined;
 }
 
 const fail = (c: ContractFile, what: string, details: string[]): FettleError =>
@@ -215,7 +217,7 @@ export const applyContract = async (ctx: Context, given: string, o: ApplyOptions
       if (o.dryRun || o.test || changed.length === 0) return { planned: changed, records: undefined };
       return {
         planned: changed,
-        records: await recordMany(ctx, store, await itemsOf(ctx, c, changed, { changeset }), { ids }),
+        records: await recordMany(ctx, store, await itemsOf(ctx, c, changed, { changeset, ...o.origin }), { ids }),
       };
     },
   );
@@ -231,13 +233,14 @@ export const applyContract = async (ctx: Context, given: string, o: ApplyOptions
   let checks: CheckRun | undefined;
   let made = records;
   if (!made) {
-    const tested = await recordMany(ctx, store, await itemsOf(ctx, c, planned, { changeset }), { ids, publish: false });
+    const items = await itemsOf(ctx, c, planned, { changeset, ...o.origin });
+    const tested = await recordMany(ctx, store, items, { ids, publish: false });
     checks = await runChecks(ctx, store, unpublished(ctx, tested), c.contract.checks, {
       links: o.links ?? [],
       progress: o.progress ?? noProgress,
     });
     if (o.dryRun) return { kind: 'dry-run', store, contract: c, files, diff, checks };
-    const outcome = { changeset, checks: checks.outcome, note: checks.note };
+    const outcome = { changeset, checks: checks.outcome, note: checks.note, ...o.origin };
     made = await recordMany(ctx, store, await itemsOf(ctx, c, planned, outcome), { ids });
   }
   const staged = files.map((f, n) => ({ ...f, id: made?.[n]?.id }));

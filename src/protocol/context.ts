@@ -27,7 +27,7 @@ export interface Origin {
   session?: string | undefined;
   toolUse?: string | undefined;
   tool?: string | undefined;
-  /** the coding agent that made the call (claude, codex, gemini, cursor, ...) */
+  /** the agent that made the call (claude, codex, gemini, opencode, cursor, or an MCP client's name) */
   agent?: string | undefined;
   /** the agent turn (user prompt) of the session (see turns.ts) */
   turn?: number | undefined;

@@ -7,8 +7,17 @@ import { FettleError } from '../errors';
 import type { Change } from './changes';
 import type { Context } from './context';
 
-/** The agent whose shell runs this command, or null. Claude Code sets CLAUDECODE=1 in its Bash tool. */
-export const agentShell = (env: Env): string | null => (env.CLAUDECODE === '1' ? 'Claude Code' : null);
+/** What each agent sets in the environment of its shell tool (opencode sets it in its own, which its shell inherits). */
+const SHELL_MARKS: [variable: string, agent: string][] = [
+  ['CLAUDECODE', 'Claude Code'],
+  ['OPENCODE', 'opencode'],
+];
+
+/** The agent whose shell runs this command, or null. */
+export const agentShell = (env: Env): string | null => SHELL_MARKS.find(([v]) => env[v] === '1')?.[1] ?? null;
+
+/** `CLAUDECODE=1`: how fettle told `agent`'s shell. */
+const markOf = (agent: string): string => `${SHELL_MARKS.find(([, a]) => a === agent)?.[0] ?? '?'}=1`;
 
 /**
  * Who decides when this command applies or drops a change (the Fettle-Decided-By trailer): the model, when it runs
@@ -29,7 +38,7 @@ export const requirePerson = (ctx: Context, change: Change): void => {
       : 'FETTLE_REVIEW=human is set';
   throw new FettleError(
     'E_PERSON_REQUIRED',
-    `Change ${change.id} to ${change.fields.path} needs a person's approval (${why}), and this command runs in ${agent}'s shell (CLAUDECODE=1). Nothing was written.`,
+    `Change ${change.id} to ${change.fields.path} needs a person's approval (${why}), and this command runs in ${agent}'s shell (${markOf(agent)}). Nothing was written.`,
     {
       hint: `A person must run \`fettle confirm ${change.id}\` in their own terminal, after reviewing it with \`fettle review ${change.id}\`; the agent may only discard it.`,
     },
@@ -45,7 +54,7 @@ export const requirePersonForExpired = (ctx: Context, change: Change): void => {
   if (!agent) return;
   throw new FettleError(
     'E_PERSON_REQUIRED',
-    `confirm --expired applies a change past its time to confirm, and only a person may do that; this command runs in ${agent}'s shell (CLAUDECODE=1). Nothing was written.`,
+    `confirm --expired applies a change past its time to confirm, and only a person may do that; this command runs in ${agent}'s shell (${markOf(agent)}). Nothing was written.`,
     { hint: `Re-run the Write to stage it again, or drop it with \`fettle discard ${change.id}\`.` },
   );
 };

@@ -6,6 +6,7 @@
 // apply per file: a `block` refuses the set, a `stage` stages it, a `thresholds` rule decides its file, and a file
 // a rule `ignore`s is left out of the set and written as it is, without a record.
 import type { Decision } from '../core/decide';
+import { type SetFile, summarize } from '../core/messages';
 import { FettleError } from '../errors';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -37,6 +38,15 @@ export interface ManyWritten {
   /** files a policy rule ignores: written as given, not recorded (with how messages name the rule) */
   ignored: { target: Target; ruleText: string }[];
 }
+
+/** The files of a changeset as the texts list them (core/messages.ts renderSetStaged, renderSetWritten). */
+export const setFiles = (result: ManyWritten): SetFile[] =>
+  result.files.map((f) => ({
+    id: f.id,
+    path: f.target.treePath,
+    summary: summarize(f.decision.reason, f.decision.added, f.decision.removed),
+    large: f.decision.tier === 'staged',
+  }));
 
 const sameStore = (targets: Target[]): Store => {
   const [first] = targets;

@@ -15,7 +15,7 @@ import type { RecordFields } from '../core/record-message';
 import { writtenBytes } from '../core/text-file';
 import type { WriteCall } from '../core/tool-call';
 import { FettleError } from '../errors';
-import { isNotAFile, NotDurableError, readDisk, replaceFile } from '../io/atomic-write';
+import { type DiskFile, isNotAFile, NotDurableError, readDisk, replaceFile } from '../io/atomic-write';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import { locateTarget } from '../store/locate';
@@ -27,7 +27,7 @@ import { settleFailedWrite } from './failed-write';
 import { fileLockPath } from './paths';
 import { planWrite } from './plan';
 import { policyFor, type PathPolicy } from './policy';
-import { predict } from './predict';
+import { predict, type Proposed } from './predict';
 import { fieldsOf, recordAfter, recordBefore, stage } from './record';
 import { housekeep } from './housekeeping';
 import { retainQuietly } from './retention';
@@ -43,6 +43,11 @@ export interface ToolWrite {
   mode?: string | undefined;
   /** whether the agent's own rules let it write this path without asking (Claude Code's acceptEdits) */
   inProject: boolean;
+  /**
+   * The tool's result from the bytes on disk, for an agent whose tools do not write as Claude Code's do (predict.ts
+   * is Claude Code's); `exact: false` records the previous bytes and lets the tool run.
+   */
+  predict?: ((old: DiskFile | null) => Proposed) | undefined;
   /**
    * false when the agent cannot ask a person at a prompt (Gemini CLI): a change only a person may apply then waits
    * for their `fettle confirm`, and no after step will settle it
@@ -161,7 +166,7 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
     throw error;
   });
   if (old === undefined) return { kind: 'pass' };
-  const proposed = predict(call, old);
+  const proposed = w.predict ? w.predict(old) : predict(call, old);
   // What fettle predicts will land; the after step keeps the predicted counts only if exactly this landed.
   // Hashed only for a record the after step will complete: a staged change the model is told about needs none.
   const expected = () =>

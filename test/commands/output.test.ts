@@ -90,9 +90,9 @@ test("every subcommand's --help shows -C <dir>; every command that prints data t
     assert.match(r.stdout, /^ {2}-C <dir> +run as if fettle was started in <dir>$/m, command);
     if (!/^ {2}--json\b/m.test(r.stdout)) withoutJson.push(command);
   }
-  // hook answers Claude Code in its own JSON; test prints its command's output; demo is a narration; policy is a
-  // group, whose `check` takes --json.
-  assert.deepEqual(withoutJson.sort(), ['demo', 'hook', 'policy', 'test']);
+  // hook answers Claude Code in its own JSON; mcp speaks JSON-RPC; test prints its command's output; demo is a
+  // narration; policy is a group, whose `check` takes --json.
+  assert.deepEqual(withoutJson.sort(), ['demo', 'hook', 'mcp', 'policy', 'test']);
   assert.match(runCli(['policy', 'check', '--help'], { cwd: tempDir(), env: {} }).stdout, /^ {2}--json\b/m);
 });
 

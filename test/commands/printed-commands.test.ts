@@ -127,7 +127,10 @@ test('every command fettle prints runs as printed, from a shell with no fettle o
   const id = scenes(printed);
   const seen = new Set<string>();
   for (const p of printed) {
-    const bare = new RegExp(`(^|[^\\w/'-])fettle (${SUBCOMMANDS})\\b`).exec(p.text);
+    // install --scope project's refusal names the hook a fettle on PATH would install, `fettle hook`, as such: a
+    // hook command, not one for this shell.
+    const text = p.text.replace('the hook then runs: fettle hook)', 'the hook then runs: <hook>)');
+    const bare = new RegExp(`(^|[^\\w/'-])fettle (${SUBCOMMANDS})\\b`).exec(text);
     assert.equal(bare, null, `${p.scene}: a bare \`fettle\` no shell here can find:\n${p.text}`);
     for (const command of commandsIn(p.text, SELF)) {
       assert.ok(isThisFettle(command, false), `${p.scene}: ${command}`);

@@ -138,6 +138,13 @@ test('a note goes in the body, before the trailers', () => {
   assert.equal(parseRecord(message)?.kind, 'applied');
 });
 
+test('the agent trailer follows Fettle-Tool and round-trips', () => {
+  const fields = minimal({ kind: 'after', tool: 'fettle_write', agent: 'codex' });
+  const message = renderRecord(fields);
+  assert.match(message, /^Fettle-Tool: fettle_write\nFettle-Agent: codex$/m);
+  assert.deepEqual(parseRecord(message), fields);
+});
+
 test('git reads the Fettle-* lines as trailers', () => {
   const out = execFileSync('git', ['interpret-trailers', '--parse'], { input: renderRecord(full) }).toString();
   assert.match(out, /^Fettle-Id: a1b2c3d4$/m);

@@ -17,10 +17,11 @@ const change = (review?: 'person'): Change => ({
   at: new Date(0),
 });
 
-test('the agent shell is Claude Code only when CLAUDECODE is exactly 1', () => {
+test("the agent shell is Claude Code's when CLAUDECODE is exactly 1, opencode's when OPENCODE is", () => {
   assert.equal(agentShell({ CLAUDECODE: '1' }), 'Claude Code');
   assert.equal(agentShell({ CLAUDECODE: '0' }), null);
   assert.equal(agentShell({}), null);
+  assert.equal(agentShell({ OPENCODE: '1' }), 'opencode');
 });
 
 // [label, env, change reviewed by a person, needs a person, refused]
@@ -36,6 +37,7 @@ const cases: [string, Env, boolean, boolean, boolean][] = [
     true,
   ],
   ['any change under FETTLE_REVIEW=human from a terminal', { FETTLE_REVIEW: 'human' }, false, true, false],
+  ["a person-reviewed change from opencode's shell", { OPENCODE: '1' }, true, true, true],
 ];
 for (const [label, env, person, needs, refused] of cases) {
   test(label, () => {

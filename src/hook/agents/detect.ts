@@ -84,7 +84,7 @@ export const unknownAgent = (data: Obj, explicit: string | undefined): HookOutco
 };
 
 /** Another agent's input to `fettle hook` without --agent: installed by hand, or Cursor running Claude Code's hooks. */
-export const withoutAdapter = (agent: Exclude<AgentName, 'claude'>): HookOutcome =>
+export const withoutAdapter = (agent: Exclude<AgentName, 'claude'> | 'opencode'): HookOutcome =>
   warn(
-    `fettle: this hook input comes from ${AGENT_TITLES[agent]}, but its hook runs fettle without --agent ${agent}, which answers Claude Code only; this tool call was not protected by fettle. Run \`fettle install --agent ${agent}\`.`,
+    `fettle: this hook input comes from ${agent === 'opencode' ? 'opencode' : AGENT_TITLES[agent]}, but its hook runs fettle without --agent ${agent}, which answers Claude Code only; this tool call was not protected by fettle. Run \`fettle install --agent ${agent}\`.`,
   );

@@ -7,6 +7,17 @@ import type { Obj } from '../payload';
 import { runCodex } from './codex';
 import { runCursor } from './cursor';
 import { runGemini } from './gemini';
+import { runOpencode } from './opencode';
 
-export const runAgentHook = (agent: Exclude<AgentName, 'claude'>, data: Obj, edge: HookEdge): Promise<HookOutcome> =>
-  agent === 'codex' ? runCodex(data, edge) : agent === 'gemini' ? runGemini(data, edge) : runCursor(data, edge);
+export const runAgentHook = (
+  agent: Exclude<AgentName, 'claude'> | 'opencode',
+  data: Obj,
+  edge: HookEdge,
+): Promise<HookOutcome> =>
+  agent === 'codex'
+    ? runCodex(data, edge)
+    : agent === 'gemini'
+      ? runGemini(data, edge)
+      : agent === 'opencode'
+        ? runOpencode(data, edge)
+        : runCursor(data, edge);

@@ -1,0 +1,82 @@
+// What every MCP tool gets from the server process, and how its answer is shaped. A tool's failure is a result the
+// model reads (`isError: true`, fettle's message and hint), never a JSON-RPC error: the model can act on it.
+import { resolve } from 'node:path';
+import { clockFrom, loadConfig, type Env } from '../config';
+import { toFettleError } from '../errors';
+import { selfCommand, shellQuote, spellCommands } from '../io/self';
+import type { Context, Origin } from '../protocol/context';
+
+export interface McpEdge {
+  /** where the server runs (its -C directory): relative paths and the repository of status, log, confirm... */
+  cwd: string;
+  env: Env;
+  script: string | undefined;
+  /** this server's session: every change it makes carries it (Fettle-Session) */
+  session: string;
+  /** the agent, from the client's name in `initialize` (Fettle-Agent) */
+  agent: () => string | undefined;
+  /** to stderr: stdout carries protocol messages only */
+  log: (text: string) => void;
+}
+
+export interface ToolResult {
+  content: { type: 'text'; text: string }[];
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+export const text = (body: string): ToolResult => ({ content: [{ type: 'text', text: body }] });
+
+/** A tool's arguments once checked against its schema (arguments.ts). */
+export type Args = Record<string, unknown>;
+
+/** The directory a tool works in: its `directory` argument, else the server's. */
+export const dirOf = (edge: McpEdge, args: Args): string =>
+  typeof args.directory === 'string' ? resolve(edge.cwd, args.directory) : edge.cwd;
+
+export const contextFor = (edge: McpEdge, args: Args): Context => ({
+  cwd: dirOf(edge, args),
+  env: edge.env,
+  now: clockFrom(edge.env),
+  config: loadConfig(edge.env),
+  notice: (note) => edge.log(note),
+});
+
+/** How a printed command spells fettle for a person's shell (or the agent's, when it has one) in `cwd`. */
+export const invokeIn = (edge: McpEdge, cwd: string): string => {
+  const base = selfCommand(edge.env, edge.script);
+  return cwd === edge.cwd ? base : `${base} -C ${shellQuote(cwd)}`;
+};
+
+/** Who made a change through this server. Under FETTLE_REVIEW=human, a staged one is a person's to apply. */
+export const originOf = (edge: McpEdge, ctx: Context, tool: string): Origin => ({
+  session: edge.session,
+  tool,
+  agent: edge.agent(),
+  ...(ctx.config.review === 'human' ? { review: 'person' as const } : {}),
+});
+
+/**
+ * The agent an MCP client is, from the name it gives in `initialize`: the names fettle's hook adapters use for
+ * the same agents, so `fettle log` tells one agent's changes apart whichever way they came; any other client by
+ * its own name (one line, at most 64 characters).
+ */
+export const agentOfClient = (name: string | undefined): string | undefined => {
+  if (name === undefined) return undefined;
+  const known = ['claude', 'codex', 'gemini', 'opencode', 'cursor'].find((agent) => name.toLowerCase().includes(agent));
+  if (known) return known;
+  const plain = name
+    .replace(/[\r\n\u2028\u2029]+/g, ' ')
+    .trim()
+    .slice(0, 64);
+  return plain === '' ? undefined : plain;
+};
+
+/** A failure as the model reads it: fettle's message, then the hint, each command spelled to run as printed. */
+export const toolError = (edge: McpEdge, cwd: string, error: unknown): ToolResult => {
+  const e = toFettleError(error);
+  const invoke = invokeIn(edge, cwd);
+  const hint = e.hint === undefined ? '' : `\n${spellCommands(e.hint, invoke)}`;
+  if (edge.env.FETTLE_DEBUG && error instanceof Error) edge.log(String(error.stack));
+  return { ...text(`fettle: ${spellCommands(e.message, invoke)}${hint}`), isError: true };
+};

@@ -1,0 +1,29 @@
+// The bundles scripts/build.mjs makes, each with only the libraries its part needs: the hook path (every agent
+// write) parses no command-line parser, settings editor or MCP SDK, and no command but `fettle mcp` parses the SDK.
+// esbuild, not minifying, names each module it bundles in a `// node_modules/<package>/...` comment.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+const DIST = join(__dirname, '..', 'dist');
+
+const packagesIn = (bundle: string): string[] => {
+  const text = readFileSync(join(DIST, bundle), 'utf8');
+  const names = [...text.matchAll(/^\/\/ node_modules\/((?:@[^/\n]+\/)?[^/\n]+)\//gm)].map((m) => m[1] as string);
+  return [...new Set(names)].sort();
+};
+
+test('each bundle holds the libraries of its own part only: the MCP SDK in dist/mcp.js alone', () => {
+  assert.deepEqual(packagesIn('cli.js'), []);
+  assert.deepEqual(packagesIn('hook.js'), ['diff', 'nanoid']);
+  assert.deepEqual(packagesIn('agents.js'), ['diff', 'nanoid']);
+  assert.deepEqual(packagesIn('commands.js'), ['commander', 'diff', 'jsonc-parser', 'nanoid', 'smol-toml']);
+  const mcp = packagesIn('mcp.js');
+  assert.ok(mcp.includes('@modelcontextprotocol/sdk'), mcp.join(' '));
+  assert.ok(!mcp.includes('commander') && !mcp.includes('jsonc-parser'), mcp.join(' '));
+  // The other agents' adapters, opencode's included, are in dist/agents.js only (`fettle hook --agent <name>`).
+  const hook = readFileSync(join(DIST, 'hook.js'), 'utf8');
+  assert.ok(!hook.includes('// src/hook/agents/opencode.ts'), 'the opencode adapter is not in the Claude Code hook');
+  assert.ok(readFileSync(join(DIST, 'agents.js'), 'utf8').includes('// src/hook/agents/opencode.ts'));
+});
