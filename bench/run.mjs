@@ -8,12 +8,15 @@
 // nothing outside that dir is written (the checkout is only read: dist/, hooks/hooks.json, and the commit
 // dist/ was built from, with `git --no-optional-locks`).
 //
-//   node bench/run.mjs [--quick] [--json] [--runs N] [--cases 0,1,2,5] [--keep] [--keep-ca-certs]
+//   node bench/run.mjs [--quick] [--json] [--runs N] [--cases 0,1,2,5] [--keep] [--keep-ca-certs] [--baseline-dist DIR]
 //
 // --quick   tiny fixtures and 2 runs: proves the harness works (CI), verdicts are not meaningful
 // --json    print the results as JSON on stdout (progress, and then the table, go to stderr)
 // --runs N  timed runs per side for the process cases (default 15)
-// --cases   run only these cases (1-11, bash; 0 = start-up decomposition and git spawn counts)
+// --cases   run only these cases (1-11, bash, resident, storage; 0 = start-up decomposition and git spawn counts;
+//           10 = fettle test's tree; 11 = a policy; resident = the resident server; storage = storage growth of
+//           1,000 writes)
+// --baseline-dist DIR  also time case 1 with the build in DIR (another commit's dist/), alternating
 // --keep    keep the temp dir (and every fixture repo in it) and print its path
 // --keep-ca-certs  leave NODE_EXTRA_CA_CERTS in the environment (removed by default: it makes every node
 //           start, fettle's and the baseline's, parse a certificate bundle)
@@ -21,6 +24,8 @@
 // Plain ESM, Node >= 20, no dependencies. See docs/PERFORMANCE.md for what each case measures.
 import { measureBash } from './run/cases/bash.mjs';
 import { measureBigFile } from './run/cases/big-file.mjs';
+import { measureResident } from './run/cases/resident.mjs';
+import { measureStorage } from './run/cases/storage.mjs';
 import { measureDirectWrite, measureRepoSize, measureStagedWrite } from './run/cases/hook-writes.mjs';
 import { measurePeakMemory } from './run/cases/memory.mjs';
 import { measurePolicy } from './run/cases/policy.mjs';
@@ -52,7 +57,8 @@ log(
 const main = () => {
   let mid; // the 1,000-file repo, shared by cases 0, 1, 2, 5/6 and 9
 
-  if (want(0) || want(1) || want(2) || want(5) || want(6) || want(9)) mid = buildRepo('repo-1k', SIZES.files);
+  if (want(0) || want(1) || want(2) || want(5) || want(6) || want(9) || want('resident'))
+    mid = buildRepo('repo-1k', SIZES.files);
   if (want(0)) measureStartup(mid);
   if (want(1)) measureDirectWrite(mid);
   if (want(2)) measureStagedWrite(mid);
@@ -62,7 +68,9 @@ const main = () => {
   // case 6 reuses the big file case 5 wrote into this repo, when it ran
   if (want(6)) measurePeakMemory(mid);
   if (want(9)) measureTurn(mid);
+  if (want('resident')) measureResident(mid);
   if (mid) removeRepo(mid);
+  if (want('storage')) measureStorage();
   if (want(7)) measureStatus();
   if (want(8)) measureRollback();
   if (want(10)) measureTestTree();

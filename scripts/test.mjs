@@ -29,7 +29,11 @@ const newest = (dir) =>
 
 const built = (() => {
   try {
-    return Math.min(...['cli.js', 'hook.js', 'agents.js', 'commands.js'].map((f) => statSync(join('dist', f)).mtimeMs));
+    return Math.min(
+      ...['cli.js', 'hook.js', 'agents.js', 'serve.js', 'mcp.js', 'commands.js'].map(
+        (f) => statSync(join('dist', f)).mtimeMs,
+      ),
+    );
   } catch {
     return 0;
   }

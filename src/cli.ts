@@ -1,7 +1,7 @@
-// Entry point. Four bundles sit beside this file: `hook.js`, all that `fettle hook` (run on every Claude Code
-// write) needs; `agents.js`, the same with the other agents' adapters, for `fettle hook --agent <name>`; `mcp.js`,
-// the MCP server and its SDK; and `commands.js`, commander and every other command. Each is loaded with V8's code
-// cache.
+// Entry point. Five bundles sit beside this file: `hook.js`, all that `fettle hook` (run on every Claude Code
+// write) needs; `agents.js`, the same with the other agents' adapters, for `fettle hook --agent <name>`;
+// `serve.js`, the resident hook server (`fettle serve` in the foreground); `mcp.js`, the MCP server and its SDK;
+// and `commands.js`, commander and every other command. Each is loaded with V8's code cache.
 import { join } from 'node:path';
 import { loadBundle } from './code-cache';
 
@@ -30,6 +30,9 @@ if (isHook) {
 } else if (isMcp) {
   const mcp = loadBundle(join(__dirname, 'mcp.js'), process.env) as typeof import('./mcp/server');
   void mcp.runMcpServer();
+} else if (args[0] === 'serve' && (args.length === 1 || (args.length === 2 && args[1] === '--takeover'))) {
+  const serve = loadBundle(join(__dirname, 'serve.js'), process.env) as typeof import('./hook/serve');
+  void serve.runServer(args[1] === '--takeover' ? 'takeover' : 'foreground');
 } else {
   const commands = loadBundle(join(__dirname, 'commands.js'), process.env) as typeof import('./commands/index');
   void commands.main(args);

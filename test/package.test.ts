@@ -24,6 +24,7 @@ const PACKED = [
   'dist/commands.js',
   'dist/hook.js',
   'dist/mcp.js',
+  'dist/serve.js',
   'hooks/hooks.json',
   'package.json',
   'plugins/opencode/fettle.mjs',

@@ -10,6 +10,9 @@ export const TMP = mkdtempSync(join(tmpdir(), 'fettle-bench-'));
 // The bench runs a private copy of dist/, so a rebuild during the run cannot change or break what is measured.
 export const CLI = join(TMP, 'dist', 'cli.js');
 if (existsSync(join(DIST, 'cli.js'))) cpSync(DIST, join(TMP, 'dist'), { recursive: true });
+/** --baseline-dist: another build's dist/, also copied, for case 1 old against new in the same run. */
+export const BASE_CLI = opts.baselineDist ? join(TMP, 'base-dist', 'cli.js') : null;
+if (opts.baselineDist) cpSync(opts.baselineDist, join(TMP, 'base-dist'), { recursive: true });
 export const dirs = {
   home: join(TMP, 'home'),
   data: join(TMP, 'xdg-data'),

@@ -60,8 +60,8 @@ export const payload = (cwd, event, file, content, toolUseId) =>
     tool_use_id: toolUseId,
   });
 
-export const hookOnce = (cwd, input, env = baseEnv, timeout = PROCESS_TIMEOUT_MS) => {
-  const r = timed(process.execPath, [CLI, 'hook'], { cwd, env, input, timeout });
+export const hookOnce = (cwd, input, env = baseEnv, timeout = PROCESS_TIMEOUT_MS, cli = CLI) => {
+  const r = timed(process.execPath, [cli, 'hook'], { cwd, env, input, timeout });
   let json;
   try {
     json = r.stdout.trim() ? JSON.parse(r.stdout) : undefined;
@@ -81,12 +81,12 @@ export const fail = (what, r) => {
  * One direct Write as Claude Code runs it: PreToolUse (must let it through), the tool writes the file,
  * PostToolUse. Returns the time of the blocking hook processes only (not our own write).
  */
-export const directWrite = (repo, file, content, env = baseEnv) => {
+export const directWrite = (repo, file, content, env = baseEnv, cli = CLI) => {
   const id = nextToolUseId();
   let blocking = 0;
   const times = {};
   if (hookPlan.PreToolUse.registered) {
-    const pre = hookOnce(repo, payload(repo, 'PreToolUse', file, content, id), env);
+    const pre = hookOnce(repo, payload(repo, 'PreToolUse', file, content, id), env, PROCESS_TIMEOUT_MS, cli);
     if (pre.code !== 0 || pre.denied || pre.stdout.trim() !== '')
       fail(`direct PreToolUse on ${file} did not pass silently`, pre);
     times.pre = pre.ms;
@@ -94,7 +94,7 @@ export const directWrite = (repo, file, content, env = baseEnv) => {
   }
   writeFileSync(file, content);
   if (hookPlan.PostToolUse.registered) {
-    const post = hookOnce(repo, payload(repo, 'PostToolUse', file, content, id), env);
+    const post = hookOnce(repo, payload(repo, 'PostToolUse', file, content, id), env, PROCESS_TIMEOUT_MS, cli);
     if (post.code !== 0 || !post.json?.hookSpecificOutput?.additionalContext)
       fail(`direct PostToolUse on ${file} did not report the write`, post);
     times.post = post.ms;

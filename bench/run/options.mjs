@@ -7,13 +7,21 @@ export const DIST = join(ROOT, 'dist');
 
 const usage = () => {
   process.stderr.write(
-    'usage: node bench/run.mjs [--quick] [--json] [--runs N] [--cases 0,1,2,...,bash] [--keep] [--keep-ca-certs]\n',
+    'usage: node bench/run.mjs [--quick] [--json] [--runs N] [--cases 0,1,2,...,bash,resident,storage] [--keep] [--keep-ca-certs] [--baseline-dist DIR]\n',
   );
   process.exit(2);
 };
 
 const argv = process.argv.slice(2);
-export const opts = { quick: false, json: false, runs: undefined, cases: null, keep: false, keepCaCerts: false };
+export const opts = {
+  quick: false,
+  json: false,
+  runs: undefined,
+  cases: null,
+  keep: false,
+  keepCaCerts: false,
+  baselineDist: null,
+};
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
   if (a === '--quick') opts.quick = true;
@@ -32,6 +40,9 @@ for (let i = 0; i < argv.length; i++) {
         .map((s) => s.trim())
         .filter(Boolean),
     );
+  } else if (a === '--baseline-dist' || a.startsWith('--baseline-dist=')) {
+    opts.baselineDist = a.includes('=') ? a.slice(16) : argv[++i];
+    if (!opts.baselineDist) usage();
   } else if (a === '--help' || a === '-h') usage();
   else usage();
 }

@@ -6,9 +6,19 @@ import { info, notes, results, spawnCounts } from './results.mjs';
 
 const fmtMs = (v) => (v === undefined || v === null || Number.isNaN(v) ? '—' : `${v.toFixed(v < 10 ? 1 : 0)} ms`);
 const fmtCell = (s) =>
-  s === null || s === undefined ? '—' : s.unit === 'MB' ? `${s.median.toFixed(1)} MB` : fmtMs(s.median);
+  s === null || s === undefined
+    ? '—'
+    : s.unit === 'MB'
+      ? `${s.median.toFixed(s.median < 10 ? 2 : 1)} MB`
+      : s.unit
+        ? `${s.median} ${s.unit}`
+        : fmtMs(s.median);
 const fmtTarget = (t) =>
-  t.op === 'ms<=' ? `≤ ${t.value} ms` : t.op === 'MB<=' ? `≤ ${t.value} MB` : `${t.op === '<=' ? '≤' : '≥'} ${t.value}`;
+  t.op === 'ms<='
+    ? `≤ ${t.value} ms`
+    : t.op === 'MB<='
+      ? `≤ ${t.value} MB`
+      : `${{ '<=': '≤', '>=': '≥', '<': '<' }[t.op]} ${t.value}`;
 const fmtMet = (r) => (r.met === null ? (opts.quick ? 'n/a (quick)' : 'n/a') : r.met ? 'yes' : 'NO');
 
 const report = (machine, build) => {
@@ -49,9 +59,13 @@ const report = (machine, build) => {
       const value =
         i.ratio !== undefined
           ? `ratio ${i.ratio.toFixed(2)}`
-          : i.unit === 'MB'
-            ? `median ${i.median.toFixed(1)} MB (min ${i.min.toFixed(1)}, max ${i.max.toFixed(1)}, n ${i.n})`
-            : `median ${fmtMs(i.median)}${i.n > 1 ? ` (min ${fmtMs(i.min)}, max ${fmtMs(i.max)}, n ${i.n})` : ''}`;
+          : i.unit === 'MB' && i.n === 1
+            ? `${i.median.toFixed(2)} MB`
+            : i.unit === 'MB'
+              ? `median ${i.median.toFixed(1)} MB (min ${i.min.toFixed(1)}, max ${i.max.toFixed(1)}, n ${i.n})`
+              : i.unit
+                ? `${i.median} ${i.unit === 'count' ? '' : i.unit}`.trim()
+                : `median ${fmtMs(i.median)}${i.n > 1 ? ` (min ${fmtMs(i.min)}, max ${fmtMs(i.max)}, n ${i.n})` : ''}`;
       out.push(`  ${i.id.padEnd(13)} ${i.name}: ${value}`);
     }
   }

@@ -11,14 +11,13 @@ if (process.env.NODE_EXTRA_CA_CERTS) {
       : 'NODE_EXTRA_CA_CERTS was removed from the environment of every process (it slows every node start by a constant; --keep-ca-certs keeps it)',
   );
 }
-/** op: '<=' (fettle/baseline at most value) or '>=' */
+/** op: '<=' (fettle/baseline at most value), '<' (below it) or '>=' */
 export const addCase = (row) => {
+  const compare = { '<=': (a, b) => a <= b, '<': (a, b) => a < b, '>=': (a, b) => a >= b };
   const met =
     opts.quick || row.ratio === null || Number.isNaN(row.ratio)
       ? null
-      : row.target.op === '<='
-        ? row.ratio <= row.target.value
-        : row.ratio >= row.target.value;
+      : compare[row.target.op](row.ratio, row.target.value);
   results.push({ ...row, met });
 };
 

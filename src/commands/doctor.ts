@@ -9,6 +9,7 @@ import { shellWords } from '../io/self';
 import type { Context } from '../protocol/context';
 import { agentChecks } from '../protocol/agent-doctor';
 import { checkConfig, diagnose, type Check } from '../protocol/doctor';
+import { checkResident } from '../protocol/serve-doctor';
 import type { Store } from '../store/store';
 import { storeOf } from '../protocol/arguments';
 import { cwdFor, spelled, type Edge } from './edge';
@@ -135,8 +136,9 @@ export const doctor = async (edge: Edge, dir: string | undefined, o: { json?: bo
   const [node, git, ...rest] = await diagnose({ ctx, store, storeError, nodeVersion: process.version });
   const root = store?.kind === 'repo' ? store.workTree : dir;
   const hooks = await checkHooks(edge, root);
+  const resident = await checkResident(env);
   const agents = await agentChecks(edge.env, cwdFor(edge, root));
-  const checks = [node, git, config, ...hooks, ...agents, ...rest]
+  const checks = [node, git, config, ...hooks, ...resident, ...agents, ...rest]
     .filter((c): c is Check => !!c)
     .map((c) => ({ ...c, detail: spelled(edge, dir, c.detail), ...(c.fix ? { fix: spelled(edge, dir, c.fix) } : {}) }));
   if (o.json) edge.io.out(JSON.stringify({ checks }, null, 2));

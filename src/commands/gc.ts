@@ -2,6 +2,7 @@
 import { shortDuration } from '../core/time';
 import { createProgress } from '../io/progress';
 import { collectGarbage, type GcReport } from '../protocol/gc';
+import { maintain, type MaintainReport } from '../protocol/maintain';
 import { storeOf } from '../protocol/arguments';
 import { contextFor, type Edge } from './edge';
 
@@ -46,20 +47,41 @@ const summary = (
   lines.push(`Kept ${plural(r.kept, 'change')} (${r.pending} pending).`);
   if (r.removed.length > 0 && !dryRun)
     lines.push(
-      "The removed changes' objects are now unreachable; git's own gc reclaims them (fettle never prunes your repository).",
+      "The removed changes' objects are now unreachable: they go once older than git's gc.pruneExpire (2 weeks), as git's own gc would drop them.",
     );
+  return lines;
+};
+
+const packing = (m: MaintainReport): string[] => {
+  const lines: string[] = [];
+  if (m.rolledUp > 0) lines.push(`Rolled ${plural(m.rolledUp, 'small pack')} of fettle's into one.`);
+  if (m.before !== m.after) {
+    if (m.expired)
+      lines.push(
+        `Repacked fettle's objects with git's own rules: objects only removed changes reached and older than ${m.expired} are gone.`,
+      );
+    lines.push(`fettle's packs: ${size(m.before)} -> ${size(m.after)}.`);
+  }
+  for (const why of m.skipped) lines.push(`Not packed: ${why}.`);
   return lines;
 };
 
 export const gcCommand = async (
   edge: Edge,
   dir: string | undefined,
-  o: { json?: boolean; dryRun?: boolean },
+  o: { json?: boolean; dryRun?: boolean; auto?: boolean; expire?: string },
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const dryRun = o.dryRun ?? false;
+  const store = await storeOf(ctx);
+  // Started by a hook after a write: maintenance only, quietly (retention ran in the hook).
+  if (o.auto) {
+    await maintain(ctx, store);
+    return;
+  }
   const progress = createProgress({ write: edge.io.errWrite, tty: edge.io.errTTY, columns: edge.io.columns });
-  const report = await collectGarbage(ctx, await storeOf(ctx), { dryRun, progress });
+  const report = await collectGarbage(ctx, store, { dryRun, progress });
+  const packed = dryRun ? null : await maintain(ctx, store, { full: true, expire: o.expire });
   if (o.json) {
     const removed = report.removed.map((x) => ({
       id: x.change.id,
@@ -78,6 +100,7 @@ export const gcCommand = async (
           bookkeeping: report.bookkeeping,
           kept: report.kept,
           pending: report.pending,
+          packs: packed,
         },
         null,
         2,
@@ -85,5 +108,5 @@ export const gcCommand = async (
     );
     return;
   }
-  edge.io.out(summary(report, ctx.config, dryRun).join('\n'));
+  edge.io.out([...summary(report, ctx.config, dryRun), ...(packed ? packing(packed) : [])].join('\n'));
 };

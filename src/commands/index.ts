@@ -16,11 +16,12 @@ import { doctor } from './doctor';
 import { spelled, type Edge, type Io } from './edge';
 import { gcCommand } from './gc';
 import { info } from './info';
-import { INSTALL_AGENTS, type InstallAgent, install, uninstall } from './install';
+import { INSTALL_AGENTS, type InstallAgent, install, installResidentCommand, uninstall } from './install';
 import { logCommand } from './log';
 import { read } from './read';
 import { reviewCommand } from './review';
 import { rollbackCommand, type RollbackOptions } from './rollback';
+import { serveCommand, type ServeOptions } from './serve';
 import { showCommand } from './show';
 import { status } from './status';
 import { testCommand, type TestOptions } from './test';
@@ -202,10 +203,17 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .action(async (path: string, o: { json?: boolean }) => policyCheck(edge, dir(), path, o));
   program
     .command('gc')
-    .description("apply the history retention policy now and remove fettle's orphaned files")
+    .description("apply the history retention policy now, remove fettle's orphaned files, and pack its objects")
     .option('--dry-run', 'say what would be removed, removing nothing')
+    .option(
+      '--expire <when>',
+      "drop objects only removed changes reached once older than <when> (git's approxidate; default gc.pruneExpire, 2 weeks)",
+    )
+    .addOption(new Option('--auto', 'storage maintenance only, quietly (started by the hook)').hideHelp())
     .addOption(json)
-    .action(async (o: { json?: boolean; dryRun?: boolean }) => gcCommand(edge, dir(), o));
+    .action(async (o: { json?: boolean; dryRun?: boolean; auto?: boolean; expire?: string }) =>
+      gcCommand(edge, dir(), o),
+    );
   program
     .command('read')
     .description("print a text file with line numbers, past the agent's Read limits")
@@ -243,6 +251,7 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .addOption(scope)
     .option('--read', 'also serve large text Reads (Claude Code; a hook on every Read; off by default)')
     .option('--no-bash', 'do not record what Bash commands change (Claude Code; recorded by default)')
+    .option('--resident', 'hooks answered by a resident server (`fettle serve`; Claude Code): no Node start per write')
     .addOption(json)
     .action(
       async (o: {
@@ -251,7 +260,8 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
         bash: boolean;
         json?: boolean;
         agent: InstallAgent;
-      }) => install(edge, dir(), o.scope, o),
+        resident?: boolean;
+      }) => (o.resident ? installResidentCommand(edge, dir(), o.scope, o) : install(edge, dir(), o.scope, o)),
     );
   program
     .command('uninstall')
@@ -262,6 +272,18 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .action(async (o: { scope: 'user' | 'project' | 'local'; json?: boolean; agent: InstallAgent }) =>
       uninstall(edge, dir(), o.scope, o),
     );
+  program
+    .command('serve')
+    .description('the resident hook server (`fettle install --resident`); alone, runs it in the foreground')
+    .option('--start', 'start it in the background unless it runs')
+    .option('--stop', 'stop it (calls in flight finish first)')
+    .option('--restart', 'stop it, then start it')
+    .option('--status', 'whether it runs, and whether this shell exports its token')
+    .option('--reset-token', 'make a new token (sessions started before are refused until restarted)')
+    .addOption(new Option('--guard', 'resident PreToolUse hook, when the server is not running').hideHelp())
+    .addOption(new Option('--session-start', 'resident SessionStart hook').hideHelp())
+    .addOption(json)
+    .action(async (o: ServeOptions) => setExit(await serveCommand(edge, o)));
   program
     .command('demo')
     .description('run the whole protocol in a throwaway repository and show what happens')

@@ -1,12 +1,23 @@
 // `fettle install` / `fettle uninstall`: fettle's hooks in one agent's settings file, Claude Code's unless
 // `--agent` names another (protocol/agent-settings.ts knows where each keeps them; protocol/settings-file.ts does
-// the careful read-modify-write).
+// the careful read-modify-write); `install --resident`, the resident server's (Claude Code only).
 import { AGENT_TITLES, AGENTS, type AgentName } from '../core/agents';
+import { TOKEN_VAR } from '../core/resident';
 import { BASH_MATCHER, HOOK_EVENTS, MATCHER, READ_MATCHER, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
-import { agentHookCommand, agentSettingsPath, formatOf } from '../protocol/agent-settings';
-import { installHooks, otherInstalls, type Scope, uninstallHooks } from '../protocol/settings-file';
-import { installOpencode, type OpencodeScope, uninstallOpencode } from '../protocol/install-opencode';
 import { FettleError } from '../errors';
+import { agentHookCommand, agentSettingsPath, formatOf } from '../protocol/agent-settings';
+import { installOpencode, type OpencodeScope, uninstallOpencode } from '../protocol/install-opencode';
+import { installResident } from '../protocol/resident-install';
+import { ensureServer } from '../protocol/serve-control';
+import { tokenExport } from '../protocol/serve-state';
+import {
+  installHooks,
+  otherInstalls,
+  type OtherInstall,
+  type Scope,
+  settingsPath,
+  uninstallHooks,
+} from '../protocol/settings-file';
 import { cwdFor, spelled, type Edge } from './edge';
 
 /** What `--agent` takes: the agents with hooks, and opencode, whose plugin is a file in its plugin directory. */
@@ -97,7 +108,11 @@ export const install = async (
         : `fettle's hooks${title} are already installed in ${path}; nothing changed.`,
     ),
   );
-  // Claude Code runs every hook it finds: two installs record and stage every write twice.
+  warnOthers(edge, dir, scope, others);
+};
+
+/** Claude Code runs every hook it finds: two installs record and stage every write twice. */
+const warnOthers = (edge: Edge, dir: string | undefined, scope: Scope, others: OtherInstall[]): void => {
   for (const o of others)
     edge.io.err(
       spelled(
@@ -108,6 +123,64 @@ export const install = async (
           : `fettle: warning: fettle is also installed in ${o.path} (${o.scope} scope), so every write would run fettle twice. Keep one: \`fettle uninstall --scope ${o.scope}\`.`,
       ),
     );
+};
+
+/**
+ * `fettle install --resident`: fettle's hooks answered by the resident server (`fettle serve`), each with its
+ * guard, in a user's or a local settings file; never in the project's shared one, since they name this user's
+ * port and paths.
+ */
+export const installResidentCommand = async (
+  edge: Edge,
+  dir: string | undefined,
+  scope: Scope,
+  options: InstallOptions = {},
+): Promise<void> => {
+  if (options.agent !== undefined && options.agent !== 'claude')
+    throw new FettleError(
+      'E_USAGE',
+      `--resident answers Claude Code's HTTP hooks; ${options.agent === 'opencode' ? 'opencode' : AGENT_TITLES[options.agent]} has no such hooks, so its hooks stay command hooks.`,
+      { hint: `Run \`fettle install --agent ${options.agent}\` without --resident.` },
+    );
+  if (scope === 'project')
+    throw new FettleError(
+      'E_USAGE',
+      "resident hooks name this user's server port and paths, so they do not belong in the project's shared settings.",
+      { hint: 'Use `fettle install --resident` (your user settings) or `--scope local`.' },
+    );
+  const root = cwdFor(edge, dir);
+  const file = settingsPath(root, edge.env, scope);
+  const done = await installResident(edge.env, file, edge.io.script, options);
+  const started = await ensureServer(done.paths, edge.env, edge.io.script ?? 'fettle').then(
+    (r) => ({ pid: r.pid, text: `The server runs now (pid ${r.pid}).` }),
+    (e: Error) => ({
+      pid: null,
+      text: `The server did not start now (${e.message}); the first hook call of a session starts it.`,
+    }),
+  );
+  const others = await otherInstalls(edge.env, root, scope);
+  if (options.json) {
+    const { path, result, port } = done;
+    edge.io.out(JSON.stringify({ path, scope, result, resident: { port, pid: started.pid }, alsoInstalled: others }));
+    return;
+  }
+  const hasToken = edge.env[TOKEN_VAR] !== undefined && edge.env[TOKEN_VAR] !== '';
+  edge.io.out(
+    spelled(
+      edge,
+      dir,
+      [
+        done.result === 'changed'
+          ? `Installed fettle's resident hooks in ${done.path}: a server on 127.0.0.1:${done.port} answers them.`
+          : `fettle's resident hooks are already installed in ${done.path} (127.0.0.1:${done.port}); nothing changed.`,
+        started.text,
+        `Claude Code sends the server a per-user token from its environment${hasToken ? '' : ' (this shell has none yet)'}. Add this line to your shell profile (~/.bashrc, ~/.zshrc), and start Claude Code from a new shell:`,
+        `  ${tokenExport(done.paths)}`,
+        'Until then fettle protects writes through its command hook, as before. `fettle serve --status` and `fettle doctor` check the setup.',
+      ].join('\n'),
+    ),
+  );
+  warnOthers(edge, dir, scope, others);
 };
 
 export const uninstall = async (

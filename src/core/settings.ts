@@ -45,7 +45,8 @@ export const isFettleHandler = (h: Json): boolean =>
     (typeof h.command === 'string' &&
       (/(^|[\s'"/])fettle(['"]?|\/dist\/cli\.js['"]?)\s+hook(\s+--agent\s+[a-z]+)?\s*$/.test(h.command) ||
         // Cursor's handlers carry nothing but the command: fettle's own hook subcommand with an agent names it.
-        /cli\.js['"]?\s+hook\s+--agent\s+(claude|codex|gemini|cursor)\s*$/.test(h.command))));
+        /cli\.js['"]?\s+hook\s+--agent\s+(claude|codex|gemini|cursor)\s*$/.test(h.command))) ||
+    (h.type === 'http' && typeof h.url === 'string' && /^http:\/\/127\.0\.0\.1:\d+\/fettle\/hook\//.test(h.url)));
 
 /**
  * Another agent's hooks in the same shape as Claude Code's (Codex CLI's hooks.json, Gemini CLI's settings.json):
@@ -130,10 +131,16 @@ export const removeFettleHooks = (settings: Obj): Obj => {
   return next;
 };
 
+/** fettle's groups for each event, when not the command hooks' (resident mode: core/resident-settings.ts). */
+export interface CustomHooks {
+  events: readonly string[];
+  groups: (event: string) => Json[];
+}
+
 export const addFettleHooks = (
   settings: Obj,
   command: string,
-  options: { read?: boolean; bash?: boolean } = {},
+  options: { read?: boolean; bash?: boolean; custom?: CustomHooks | undefined } = {},
   spec?: HooksSpec,
 ): Obj => {
   const current = hooksOf(settings) ?? {};
@@ -152,14 +159,15 @@ export const addFettleHooks = (
     if (options.read && event === 'PreToolUse') groups.push({ matcher: READ_MATCHER, hooks: [handler()] });
     return groups;
   };
-  const events = spec ? spec.events.map((e) => e.event) : INSTALLED_EVENTS;
+  const events = options.custom?.events ?? (spec ? spec.events.map((e) => e.event) : INSTALLED_EVENTS);
   for (const event of events) {
     const before = current[event];
     if (before !== undefined && !Array.isArray(before))
       throw new SettingsShapeError(`"hooks.${event}" is not an array`);
     const theirs = spec?.events.find((e) => e.event === event);
-    const ours: Json[] =
-      spec && theirs
+    const ours: Json[] = options.custom
+      ? options.custom.groups(event)
+      : spec && theirs
         ? [{ ...(theirs.matcher === undefined ? {} : { matcher: theirs.matcher }), hooks: [spec.handler(command)] }]
         : claude(event);
     // Re-installing keeps fettle's groups where they were, so an unchanged install leaves the file unchanged.

@@ -10,6 +10,7 @@ import { invocationFor, selfCommand } from '../io/self';
 import { afterBash, beforeBash, type BashCall } from '../protocol/bash';
 import type { Context } from '../protocol/context';
 import type { HookEdge } from './edge';
+import { residentParts } from './maintenance';
 import { block, context, pass, warn, type HookOutcome } from './outcome';
 import type { BashPayload } from './payload';
 
@@ -22,7 +23,13 @@ export const runBash = async (p: BashPayload, edge: HookEdge): Promise<HookOutco
     if (bashFrom(edge.env) === 'off') return pass();
     // Decided from the text alone: a reader costs nothing more than this.
     if (classifyCommand(p.command) !== 'scan') return pass();
-    ctx = { cwd: p.cwd ?? edge.cwd, env: edge.env, now: clockFrom(edge.env), config: loadConfig(edge.env) };
+    ctx = {
+      cwd: p.cwd ?? edge.cwd,
+      env: edge.env,
+      now: clockFrom(edge.env),
+      config: loadConfig(edge.env),
+      ...residentParts(edge),
+    };
   } catch (error) {
     const e = toFettleError(error);
     const detail = `${e.message}${e.hint ? ` ${e.hint}` : ''}`;

@@ -1,5 +1,7 @@
 // What the hook's process edge hands every handler: where it runs, its environment, and how it was invoked.
 import type { Env } from '../config';
+import type { Background } from '../protocol/resident';
+import type { Resident } from '../store/resident';
 import type { AgentName } from '../core/agents';
 import type { HookOutcome } from './outcome';
 
@@ -15,6 +17,10 @@ export interface HookEdge {
   env: Env;
   /** path of the running script, to print commands that run as shown */
   script: string | undefined;
+  /** the resident server's kept repositories and git processes; absent in a hook process */
+  resident?: Resident | undefined;
+  /** the resident server's housekeeping after the answer; absent in a hook process, which does it inline */
+  background?: Background | undefined;
   /** the agent named by `fettle hook --agent <name>` (install writes it), if any */
   agent?: string | undefined;
   /** the other agents' adapters: only the agents bundle has them (agents/process.ts), so Claude Code's stays lean */

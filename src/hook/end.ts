@@ -17,6 +17,8 @@ export const settleSession = async (end: EndPayload, edge: HookEdge): Promise<Ho
       env: edge.env,
       now: clockFrom(edge.env),
       config: loadConfig(edge.env),
+      resident: edge.resident,
+      background: edge.background,
     };
     await settleSessionRecords(ctx, {
       session,

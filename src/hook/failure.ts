@@ -4,6 +4,7 @@ import { clockFrom, loadConfig, type Env } from '../config';
 import { toFettleError } from '../errors';
 import type { Context } from '../protocol/context';
 import type { HookEdge } from './edge';
+import { residentParts } from './maintenance';
 import { block, pass, warn, type HookOutcome } from './outcome';
 
 /**
@@ -13,7 +14,7 @@ import { block, pass, warn, type HookOutcome } from './outcome';
 export const writeContext = (edge: HookEdge, cwd: string | undefined, before: boolean): Context | HookOutcome => {
   try {
     const config = loadConfig(edge.env);
-    return { cwd: cwd ?? edge.cwd, env: edge.env, now: clockFrom(edge.env), config };
+    return { cwd: cwd ?? edge.cwd, env: edge.env, now: clockFrom(edge.env), config, ...residentParts(edge) };
   } catch (error) {
     const e = toFettleError(error);
     if (!before) return warn(`fettle: ${e.message}`);

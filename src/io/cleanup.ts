@@ -14,17 +14,30 @@ export const disown = (path: string): void => {
 
 const SIGNALS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
 
-/** Called once at the process edge. */
-export const cleanUpOnSignals = (): void => {
+/** Removes every file still owned (a process that stops on purpose, after its work in flight is done). */
+export const releaseOwned = (): void => {
+  for (const path of owned) {
+    try {
+      unlinkSync(path);
+    } catch {
+      // already gone
+    }
+  }
+  owned.clear();
+};
+
+/**
+ * Called once at the process edge. A process that serves many calls (the resident server) passes `onSignal`
+ * to finish what is in flight first; it then calls releaseOwned itself.
+ */
+export const cleanUpOnSignals = (onSignal?: (signal: string) => void): void => {
   for (const [name, number] of Object.entries(SIGNALS)) {
+    if (onSignal) {
+      process.on(name, () => onSignal(name));
+      continue;
+    }
     process.once(name, () => {
-      for (const path of owned) {
-        try {
-          unlinkSync(path);
-        } catch {
-          // already gone
-        }
-      }
+      releaseOwned();
       process.exit(128 + number);
     });
   }

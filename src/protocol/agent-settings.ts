@@ -75,7 +75,7 @@ export const agentHookCommand = (
     'E_USAGE',
     `--scope project writes ${file}, which everyone who checks out the project shares, and this fettle is not on PATH: on another checkout the hook would run nothing. Nothing was written.`,
     {
-      hint: `Install it for yourself with \`fettle install --agent ${agent}\` (user scope), or put fettle on PATH (\`npm install -g\`; the hook then runs: fettle hook${flag}) and run this again.`,
+      hint: `Install it for yourself with \`fettle install --agent ${agent}\` (user scope), or put fettle on PATH (\`npm install -g\`; the hook then runs 'fettle hook${flag}') and run this again.`,
     },
   );
 };

@@ -27,7 +27,7 @@ import {
   type OpenSnapshot,
   type Snapshot,
 } from './bash-state';
-import { retainQuietly } from './retention';
+import { housekeep } from './housekeeping';
 import { currentTurn } from './turns';
 
 /** A Bash tool call as an edge describes it. */
@@ -121,7 +121,7 @@ const settleSnapshot = async (
   if (changes.length === 0) return { kind: 'none' };
   const extra = [...(o.extra ?? []), ...(overlapping.length > 0 ? [OVERLAP_NOTE(overlapping)] : [])];
   const recorded = await recordBash(ctx, store, snapshot, { changes, listed: found.listed, overlapping, extra });
-  await retainQuietly(ctx, store);
+  await housekeep(ctx, store);
   return { kind: 'recorded', store, workTree: snapshot.workTree, ...recorded };
 };
 

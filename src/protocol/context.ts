@@ -1,4 +1,7 @@
 import type { Config, Env } from '../config';
+import type { Resident } from '../store/resident';
+import type { Store } from '../store/store';
+import type { Background } from './resident';
 
 /** Everything ambient, read once at the edge and passed down. */
 export interface Context {
@@ -6,6 +9,15 @@ export interface Context {
   env: Env;
   now: () => Date;
   config: Config;
+  /**
+   * In the resident server (`fettle serve`): repositories found before and git processes kept between calls.
+   * Absent in a command's or a hook process's own run, which asks git afresh.
+   */
+  resident?: Resident | undefined;
+  /** In the resident server: housekeeping (retention, maintenance) runs after the answer, not before it. */
+  background?: Background | undefined;
+  /** In a hook process: starts storage maintenance of a store as a process of its own (`fettle gc --auto`). */
+  detach?: ((store: Store) => void) | undefined;
   /** where a command says what it did on the side (recovering an interrupted confirm); the hook has none */
   notice?: ((text: string) => void) | undefined;
 }

@@ -10,7 +10,7 @@ import type { Context, Origin } from './context';
 import { planWrite } from './plan';
 import { fieldsOf } from './record';
 import { recordAfters, recordMany } from './record-many';
-import { retainQuietly } from './retention';
+import { housekeep } from './housekeeping';
 import { currentTurn } from './turns';
 
 export type Recovered = { ok: true; previous: Buffer | null } | { ok: false; why: string };
@@ -41,6 +41,6 @@ export const recordLandedWrite = async (
   const [record] = await recordMany(ctx, target.store, [{ old: previous, fields }]);
   if (!record) return { kind: 'none' };
   await recordAfters(ctx, target.store, [{ previous: record, landed: current }]);
-  await retainQuietly(ctx, target.store);
+  await housekeep(ctx, target.store);
   return { kind: 'recorded', target, id: record.id, fields: record.fields };
 };

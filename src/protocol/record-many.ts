@@ -7,7 +7,7 @@ import { renderRecord, type RecordFields } from '../core/record-message';
 import { FettleError } from '../errors';
 import { gitModeOf, type DiskFile } from '../io/atomic-write';
 import { failpoint } from '../io/failpoint';
-import { commitId, readObjects, rootOf, writeBatch, writeBlobs, type CommitSpec } from '../store/objects';
+import { commitId, readObjects, rootOf, writeRecord, type CommitSpec } from '../store/objects';
 import { publish } from '../store/publish';
 import { changeRef, type RefUpdate } from '../store/refs';
 import type { Store } from '../store/store';
@@ -33,14 +33,13 @@ interface Batch {
   commits: CommitSpec[];
 }
 
+/** Everything in one pack (a second one for bytes of files fewer people may read: see writeObjects). */
 const writeAll = async (store: Store, batch: Batch, modes: (number | undefined)[] = [], failpoints = false) => {
-  const blobs: string[] = [];
-  // Blobs one mode at a time: a loose object is no more readable than the file it came from.
-  for (const [n, bytes] of batch.blobs.entries()) blobs.push(...(await writeBlobs(store, [bytes], modes[n])));
+  const blobs = batch.blobs.map((bytes, n) => ({ bytes, oid: blobOid(store, bytes), fileMode: modes[n] }));
   if (failpoints) await failpoint('record.blob-written');
-  const ids = await writeBatch(store, batch.trees, batch.commits);
+  const ids = await writeRecord(store, { blobs, trees: batch.trees, commits: batch.commits });
   if (failpoints) await failpoint('record.commit-written');
-  return { ids, oids: [...blobs, ...batch.trees.map((t) => t.oid), ...ids] };
+  return { ids, oids: [...blobs.map((b) => b.oid), ...batch.trees.map((t) => t.oid), ...ids] };
 };
 
 /** The overlay's directories along one path only: each record edits its own copy of the base tree. */

@@ -1,20 +1,21 @@
-// Writing changes into the store. Order matters for durability: blob, trees, commit, then the ref, each
-// fsynced, all before the caller lets the user's file change.
+// Writing changes into the store. Order matters for durability: blobs, trees and commits (one pack), then the
+// ref, each fsynced, all before the caller lets the user's file change.
 import { renderRecord, type RecordFields } from '../core/record-message';
 import { FettleError } from '../errors';
 import { failpoint } from '../io/failpoint';
 import { gitModeOf, type DiskFile } from '../io/atomic-write';
 import type { Store, Target } from '../store/store';
 import {
+  blobId,
   commitId,
   readObjects,
   headCommit,
   planTrees,
   readLevels,
   rootOf,
-  writeBatch,
-  writeBlobs,
+  writeRecord,
   type CommitSpec,
+  type RecordObjects,
 } from '../store/objects';
 import { levelsAfter } from '../store/tree-codec';
 import { publish } from '../store/publish';
@@ -71,20 +72,13 @@ const commitBefore = async (
   { path, old, messages, when, next, stored, extra = [] }: BeforeSpec,
 ): Promise<{ commits: string[]; written: string[]; trees: string[] }> => {
   const head = headCommit(store);
-  const reading = readLevels(store, head ? `${head}^{tree}` : null, path); // cat-file works while blobs are written
-  reading.catch(() => undefined); // awaited below: a failure while blobs are written must not go unhandled meanwhile
-  const missing = [old && !stored?.old ? old.bytes : undefined, next && !stored?.next ? next.bytes : undefined];
-  const fresh = await writeBlobs(
-    store,
-    missing.filter((b): b is Buffer => !!b),
-    old?.mode,
-  ).catch(async (error: unknown) => {
-    await reading.catch(() => undefined);
-    throw error;
-  });
-  const oldBlob = old ? (stored?.old ?? fresh.shift()) : undefined;
-  const nextBlob = next ? (stored?.next ?? fresh.shift()) : undefined;
-  const blobs = [oldBlob, nextBlob].filter((b): b is string => !!b);
+  const reading = readLevels(store, head ? `${head}^{tree}` : null, path); // cat-file works while blobs are hashed
+  reading.catch(() => undefined); // awaited below: a failure while blobs are hashed must not go unhandled meanwhile
+  const oldBlob = old ? (stored?.old ?? blobId(store, old.bytes)) : undefined;
+  const nextBlob = next ? (stored?.next ?? blobId(store, next.bytes)) : undefined;
+  const blobs: RecordObjects['blobs'] = [];
+  if (old && oldBlob && !stored?.old) blobs.push({ bytes: old.bytes, oid: oldBlob, fileMode: old.mode });
+  if (next && nextBlob && !stored?.next) blobs.push({ bytes: next.bytes, oid: nextBlob, fileMode: old?.mode });
   const levels = await reading;
   await failpoint('record.blob-written');
   const before = planTrees(store, levels, path, old && oldBlob ? { mode: gitModeOf(old.mode), oid: oldBlob } : null);
@@ -95,9 +89,10 @@ const commitBefore = async (
   if (after.length > 0 && messages.proposal !== undefined) {
     commits.push({ tree: rootOf(after), parents: [commitId(store, first)], message: messages.proposal, when });
   }
-  const ids = await writeBatch(store, [...before, ...after], [...commits, ...extra]);
-  const written = [...blobs, ...before.map((t) => t.oid), ...after.map((t) => t.oid), ...ids];
-  return { commits: ids, written, trees: commits.map((c) => c.tree) };
+  const ids = await writeRecord(store, { blobs, trees: [...before, ...after], commits: [...commits, ...extra] });
+  const written = [oldBlob, nextBlob].filter((b): b is string => !!b);
+  const trees = [...before, ...after].map((t) => t.oid);
+  return { commits: ids, written: [...written, ...trees, ...ids], trees: commits.map((c) => c.tree) };
 };
 
 /** Creates refs/fettle/<id> for a fresh id; a taken id fails the CAS and another is drawn. */
@@ -182,14 +177,10 @@ export const recordAfter = async (
   const own = [changeRef(id), ...dirSpecs(`${previous.tip}^{tree}`, dirs)];
   const session = fields.session === undefined ? undefined : sessionRead(store, fields.session, [path]);
   const bytes = [landed?.bytes, replaced?.bytes].filter((b): b is Buffer => !!b);
+  const blobs = bytes.map((b) => blobId(store, b));
+  const blobObjects = bytes.map((b, n) => ({ bytes: b, oid: blobs[n] as string, fileMode: landed?.mode }));
   for (let attempt = 1; ; attempt++) {
-    const reading = readObjects(store, [...own, ...(session?.specs ?? [])]);
-    reading.catch(() => undefined); // awaited below: a failure while blobs are written must not go unhandled meanwhile
-    const blobs = await writeBlobs(store, bytes, landed?.mode).catch(async (error: unknown) => {
-      await reading.catch(() => undefined);
-      throw error;
-    });
-    const objects = await reading;
+    const objects = await readObjects(store, [...own, ...(session?.specs ?? [])]);
     if (objects[0]?.oid !== previous.tip)
       throw new FettleError('E_CONFLICT', `another fettle process changed ${changeRef(id)} at the same time`, {
         hint: 'Run `fettle status` to see where things stand, then retry.',
@@ -232,17 +223,14 @@ export const recordAfter = async (
       commits.push(...plan.commits);
       updates.push(plan.update);
     }
-    const write = () => writeBatch(store, trees, commits);
+    const write = () => writeRecord(store, { blobs: blobObjects, trees, commits });
     const ids = await write();
     const commit = ids[replaced ? 1 : 0] as string;
     const oids = [...blobs, ...trees.map((t) => t.oid), ...ids];
     try {
       await publish(store, [{ op: 'update', ref: changeRef(id), oid: commit, old: previous.tip }, ...updates], reason, {
         oids,
-        rewrite: async () => {
-          await writeBlobs(store, bytes, landed?.mode);
-          await write();
-        },
+        rewrite: write,
       });
     } catch (error) {
       // Another writer of the same session moved its ref: read it again and retry.

@@ -107,10 +107,13 @@ export const applyRetention = async (
   return removals;
 };
 
-/** After a write: bounded, and never fails it. */
-export const retainQuietly = async (ctx: Context, store: Store): Promise<void> => {
+/** Deletions per run in the resident server, after its answers: enough to keep up with a fast session. */
+export const BACKGROUND_BATCH = 100;
+
+/** After a write: bounded (`limit` deletions), and never fails it. */
+export const retainQuietly = async (ctx: Context, store: Store, limit = HOOK_BATCH): Promise<void> => {
   try {
-    await applyRetention(ctx, store, HOOK_BATCH, true);
+    await applyRetention(ctx, store, limit, true);
   } catch {
     // A lost race or a held lock: the next write or `fettle gc` does it.
   }

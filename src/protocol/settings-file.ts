@@ -10,6 +10,7 @@ import {
   fettleHandlers,
   removeFettleHooks,
   SettingsShapeError,
+  type CustomHooks,
   type HooksSpec,
 } from '../core/settings';
 import { FettleError } from '../errors';
@@ -46,7 +47,7 @@ export const portableHookCommand = (env: Env, script: string | undefined, projec
     'E_USAGE',
     `--scope project writes ${file}, which everyone who checks out the project shares, and this fettle runs from ${real}, a path on this machine only: on another checkout the hook would run nothing. Nothing was written.`,
     {
-      hint: 'Install for this checkout only with `fettle install --scope local`; or put this fettle on PATH (`npm install -g`; the hook then runs: fettle hook), or add it to the project (`npm install --save-dev`; the hook then runs it from $CLAUDE_PROJECT_DIR), and run this again.',
+      hint: "Install for this checkout only with `fettle install --scope local`; or put this fettle on PATH (`npm install -g`; the hook then runs 'fettle hook'), or add it to the project (`npm install --save-dev`; the hook then runs it from $CLAUDE_PROJECT_DIR), and run this again.",
     },
   );
 };
@@ -118,7 +119,10 @@ export interface SettingsFormat {
 }
 
 /** Claude Code's settings (and the files of its shape, with `spec`: core/agent-hooks.ts). */
-export const claudeFormat = (options: { read?: boolean; bash?: boolean } = {}, spec?: HooksSpec): SettingsFormat => ({
+export const claudeFormat = (
+  options: { read?: boolean; bash?: boolean; custom?: CustomHooks } = {},
+  spec?: HooksSpec,
+): SettingsFormat => ({
   add: (before, command) =>
     before === null
       ? `${JSON.stringify(addFettleHooks({}, command, options, spec), null, 2)}\n`
@@ -135,7 +139,7 @@ export const installHooks = async (
   env: Env,
   file: string,
   command: string,
-  options: { read?: boolean; bash?: boolean } = {},
+  options: { read?: boolean; bash?: boolean; custom?: CustomHooks } = {},
   format: SettingsFormat = claudeFormat(options),
 ): Promise<{ path: string; result: Outcome }> => {
   const path = await resolveRealPath(file);

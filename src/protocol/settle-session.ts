@@ -104,7 +104,9 @@ const settleWrites = async (
       : await endedCalls(end.transcript, links.map(toolUse).filter(Boolean));
   const stores = new Map<string, { store: Store; links: OpenLink[] }>();
   for (const link of links) {
-    const { store } = await locateTarget(link.pending.file, ctx.cwd, ctx.env, ctx.config.dataDir);
+    const { store } = await locateTarget(link.pending.file, ctx.cwd, ctx.env, ctx.config.dataDir, {
+      resident: ctx.resident,
+    });
     const group = stores.get(store.commonDir) ?? { store, links: [] };
     group.links.push(link);
     stores.set(store.commonDir, group);

@@ -29,7 +29,7 @@ import { planWrite, type Plan } from './plan';
 import { policyFor } from './policy';
 import { fieldsOf, type Fields } from './record';
 import { recordAfters, recordMany, type Recorded } from './record-many';
-import { retainQuietly } from './retention';
+import { housekeep } from './housekeeping';
 import { currentTurn } from './turns';
 import { ruledOut } from './write';
 
@@ -309,7 +309,7 @@ const stageSet = async (
     next: { bytes: f.next as Buffer, mode: f.old ? gitModeOf(f.old.mode) : '100644' },
   }));
   const records = await recordMany(ctx, store, items);
-  await retainQuietly(ctx, store);
+  await housekeep(ctx, store);
   return {
     kind: 'staged',
     store,
@@ -366,7 +366,7 @@ export const afterWriteSet = async (
         recorded.push({ id: pending.id, path: fields.path, file: c.realPath, fields });
       }
       await recordAfters(ctx, (group[0] as (typeof claimed)[number]).store, items);
-      await retainQuietly(ctx, (group[0] as (typeof claimed)[number]).store);
+      await housekeep(ctx, (group[0] as (typeof claimed)[number]).store);
     }
   } catch (error) {
     await Promise.all(claimed.map((c) => c.link.restore()));

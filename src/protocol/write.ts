@@ -29,6 +29,7 @@ import { planWrite } from './plan';
 import { policyFor, type PathPolicy } from './policy';
 import { predict, type Proposed } from './predict';
 import { fieldsOf, recordAfter, recordBefore, stage } from './record';
+import { housekeep } from './housekeeping';
 import { retainQuietly } from './retention';
 import { callName, claimCall, forgetCall } from './call-answers';
 import { type Claimed, claimWrite, digest, rememberWrite } from './call-links';
@@ -99,7 +100,7 @@ export type Before =
 export type After = { kind: 'none' } | { kind: 'recorded'; target: Target; id: string; fields: RecordFields };
 
 /** Both steps read trees along the written path: start that reader while the repository is located. */
-const WARM = { warm: [READ_BATCH] };
+const opening = (ctx: Context) => ({ warm: [READ_BATCH], resident: ctx.resident });
 
 const WRITTEN_THEN_REPLACED =
   'The bytes this Write wrote; another writer replaced them before fettle recorded the write.';
@@ -117,7 +118,7 @@ const withTurn = async (ctx: Context, origin: Origin): Promise<Origin> => {
  * tool call (call-answers.ts).
  */
 export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> => {
-  const target = await locateTarget(w.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
+  const target = await locateTarget(w.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, opening(ctx));
   const { toolUse, session } = w.origin;
   const claim = toolUse ? await claimCall(target.store.commonDir, callName(session, toolUse, w.call)) : null;
   if (claim?.kind === 'answered') return { kind: 'replay', answer: claim.answer };
@@ -228,7 +229,7 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
 const startedRecord = async (ctx: Context, call: WriteCall, origin: Origin) => {
   const { toolUse } = origin;
   if (!toolUse) return null;
-  const target = await locateTarget(call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, WARM);
+  const target = await locateTarget(call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, opening(ctx));
   // The call reported back: no retry of its PreToolUse can come now.
   await forgetCall(target.store.commonDir, callName(origin.session, toolUse, call));
   const claimed = await claimWrite(target.store, toolUse);
@@ -305,7 +306,7 @@ const recordLanded = async (ctx: Context, call: WriteCall, started: Started): Pr
   const recorded = replaced ? { ...fields, note: REPLACED_BY_ANOTHER } : fields;
   const previous = { id: pending.id, tip: change.tip, fields: recorded };
   await recordAfter(ctx, target.store, previous, landed, { kind, replaced });
-  await retainQuietly(ctx, target.store);
+  await housekeep(ctx, target.store);
   return { kind: 'recorded', target, id: pending.id, fields };
 };
 

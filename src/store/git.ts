@@ -49,6 +49,11 @@ export interface GitCall {
   /** exit codes that are answers, not failures (e.g. 1 for `merge-file` conflicts) */
   okCodes?: readonly number[];
   env?: Record<string, string>;
+  /**
+   * A process of its own, never one kept running (the resident server's): a kept `cat-file` still reads packs a
+   * prune deleted since it opened them, so whether an object is on disk now is asked afresh.
+   */
+  fresh?: boolean;
   /** stdout goes here as it arrives, instead of into the result (a large diff is never held whole) */
   onStdout?: (chunk: Buffer) => void;
   /** stderr as it arrives (git's progress meter), besides being kept for the error message */
@@ -113,6 +118,9 @@ interface Warm {
   closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   failed: Error | null;
 }
+
+/** A warmed process not taken by then is ended (it would be taken within milliseconds if at all). */
+const WARM_UNUSED_MS = 10_000;
 
 /** Started processes waiting for their input, by argument list; shared by the runners of one store. */
 export type WarmPool = Map<string, Warm[]>;
@@ -213,6 +221,16 @@ export const createGit = (
       for (const h of handlesOf(warm.child)) h.unref?.();
       const key = keyOf(args);
       pool.set(key, [...(pool.get(key) ?? []), warm]);
+      // A hook process ends it at exit (EOF); a long-lived one must not collect processes it never used.
+      setTimeout(() => {
+        const waiting = pool.get(key) ?? [];
+        if (!waiting.includes(warm)) return;
+        pool.set(
+          key,
+          waiting.filter((w) => w !== warm),
+        );
+        warm.child.stdin?.end();
+      }, WARM_UNUSED_MS).unref();
     },
   };
 };

@@ -11,6 +11,7 @@ import { pseudoFilesystemOf } from '../io/pseudo-fs';
 import { FettleError } from '../errors';
 import { createGit, createWarmPool, GitError } from './git';
 import { makeOwnDir } from '../io/fettle-dir';
+import type { Resident } from './resident';
 import type { Store, Target } from './store';
 import { exists } from '../io/exists';
 
@@ -54,6 +55,10 @@ export const resolveRealPath = async (abs: string): Promise<string> => {
 export interface OpenOptions {
   /** git commands to start while the repository is being located (see GitRunner.warm) */
   warm?: readonly (readonly string[])[];
+  /** a long-lived process's remembered repositories and kept git processes (store/resident.ts) */
+  resident?: Resident | undefined;
+  /** the file about to be recorded: a resident store reads the trees along its path with HEAD */
+  file?: string | undefined;
 }
 
 export const locateTarget = async (
@@ -76,7 +81,7 @@ export const locateTarget = async (
     );
   }
   const { existing } = await nearestExistingDir(dirname(realPath));
-  const store = await openStoreAt(existing, env, dataDir, options);
+  const store = await openStoreAt(existing, env, dataDir, { ...options, file: realPath });
   if (store.kind === 'private') return { store, realPath, treePath: realPath.split(sep).filter(Boolean).join('/') };
   const rel = relative(store.workTree, realPath);
   if (rel.startsWith('..') || isAbsolute(rel)) {
@@ -92,6 +97,28 @@ export const openStoreAt = async (
   dataDir: string,
   options: OpenOptions = {},
 ): Promise<Store> => {
+  const resident = options.resident;
+  const key = `${dir}\0${dataDir}`;
+  const known = resident && (await resident.reopen(key, dir, env, options.file));
+  if (known) return known;
+  const { remember: cwd, ...store } = await discover(dir, env, dataDir, options);
+  // Only the two usual outcomes are remembered: a work tree's repository, and the private store for a
+  // directory in none. The rarer ones (a bare repository's directory, core.worktree elsewhere) ask git each time.
+  if (resident && cwd) {
+    const { kind, workTree, commonDir, objectFormat, zeroOid } = store;
+    const extraArgs = kind === 'private' ? ['--git-dir', commonDir] : [];
+    resident.remember(key, { kind, workTree, commonDir, objectFormat, zeroOid, cwd, extraArgs });
+  }
+  return store;
+};
+
+/** What git says about `dir`; `remember` is where git ran, when the answer may be reused (see openStoreAt). */
+const discover = async (
+  dir: string,
+  env: Env,
+  dataDir: string,
+  options: OpenOptions,
+): Promise<Store & { remember?: string }> => {
   const pool = createWarmPool();
   const probe = createGit(dir, env, [], pool);
   // One spawn for everything the hook needs to know; `--verify -q` prints HEAD's commit, or exits 1 if unborn.
@@ -112,7 +139,8 @@ export const openStoreAt = async (
   try {
     lines = (await probing).stdout.toString('utf8').trim().split('\n');
   } catch (error) {
-    if (error instanceof GitError && /not a git repository/i.test(error.stderr)) return openPrivateStore(env, dataDir);
+    if (error instanceof GitError && /not a git repository/i.test(error.stderr))
+      return { ...(await openPrivateStore(env, dataDir)), remember: dataDir };
     if (error instanceof GitError && /must be run in a work tree/i.test(error.stderr)) {
       // Inside a git dir, or in a repository with no work tree (core.bare=true, files kept beside it anyway):
       // only the first is forbidden; files of the second are in no work tree, like files outside a repository.
@@ -132,7 +160,7 @@ export const openStoreAt = async (
   const within = relative(workTree, await realpath(dir));
   if (within.startsWith('..') || isAbsolute(within)) return openPrivateStore(env, dataDir);
   const commonDir = await realpath(resolve(dir, common));
-  return finishStore({
+  const store = finishStore({
     kind: 'repo',
     git: createGit(workTree, env, [], pool),
     commonDir,
@@ -140,6 +168,7 @@ export const openStoreAt = async (
     format,
     head: head && /^[0-9a-f]{40,64}$/.test(head) ? head : null,
   });
+  return { ...store, remember: workTree };
 };
 
 /**

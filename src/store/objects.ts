@@ -1,16 +1,17 @@
 // Objects: blobs in and out as bytes (never through a string or git's filters), trees edited along one path,
 // commits with fettle's fixed identity. Everything written is durable before the call returns.
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { readFile as fsReadFile, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FettleError } from '../errors';
 import type { Store } from './store';
 import { IDENTITY } from '../io/child-env';
-import { writeLoose, type NewObject } from './loose';
+import { writePack, type NewObject } from './pack-write';
 import { objectWritingOf } from './repo-config';
 import { encodeCommit } from './commit-codec';
 import { editTree, hashObject, parseTree, type NewTree } from './tree-codec';
 import { isAlive } from '../io/pid';
-import { exists } from '../io/exists';
+import { makeOwnDir } from '../io/fettle-dir';
 
 export interface BatchObject {
   oid: string;
@@ -18,18 +19,66 @@ export interface BatchObject {
   body: Buffer;
 }
 
+/** Where fettle notes the packs it wrote: maintenance rolls up those and never touches the user's own. */
+export const packRegistry = (store: Pick<Store, 'commonDir'>): string => join(store.commonDir, 'fettle', 'packs');
+
+/** An empty file named after the pack; a crash before it only leaves the pack to git's own gc. */
+const registerPack = async (store: Store, name: string): Promise<void> => {
+  const path = join(packRegistry(store), name);
+  const touch = () => closeSync(openSync(path, 'w'));
+  try {
+    touch();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await makeOwnDir(packRegistry(store));
+    touch();
+  }
+};
+
+/** Packs this process wrote, by the objects in them: a fresh object is present while its pack's index is. */
+const RECENT_MAX = 4096;
+const recent = new Map<string, string>();
+const remember = (oids: string[], index: string): void => {
+  for (const oid of oids) {
+    recent.delete(oid);
+    recent.set(oid, index);
+  }
+  for (const oldest of recent.keys()) {
+    if (recent.size <= RECENT_MAX) break;
+    recent.delete(oldest);
+  }
+};
+
+/** Who may read an object's pack: the group and other read bits of the file its bytes came from. */
+const readersOf = (o: NewObject): number => (o.fileMode === undefined ? 0o044 : o.fileMode & 0o044);
+
 /**
- * Writes objects into the store: in process as loose objects, at the repository's compression level; or, in a
- * repository with an extension that changes how objects are written (e.g. a second object format whose ids git
- * maps), through git's own `hash-object`, one object a process, raw bytes (`--literally`, no filters).
+ * Writes objects into the store: in process as one small pack, at the repository's compression level (two when
+ * some bytes came from a file fewer people may read: that pack is kept as private as the file, the rest stays
+ * readable by whoever shares the repository); or, in a repository with an extension that changes how objects
+ * are written (e.g. a second object format whose ids git maps), through git's own `hash-object`, one object a
+ * process, raw bytes (`--literally`, no filters). Returns the ids in the order given.
  */
 const writeObjects = async (store: Store, objects: NewObject[]): Promise<string[]> => {
   const writing = await objectWritingOf(store.commonDir);
-  if (!writing.unsupported)
-    return writeLoose(
-      { objectsDir: join(store.commonDir, 'objects'), objectFormat: store.objectFormat, level: writing.level },
-      objects,
-    );
+  if (!writing.unsupported) {
+    const objectsDir = join(store.commonDir, 'objects');
+    const groups = new Map<number, number[]>();
+    for (const [n, o] of objects.entries()) groups.set(readersOf(o), [...(groups.get(readersOf(o)) ?? []), n]);
+    const oids: string[] = [];
+    for (const members of groups.values()) {
+      const written = await writePack(
+        { objectsDir, objectFormat: store.objectFormat, level: writing.level },
+        members.map((n) => objects[n] as NewObject),
+      );
+      for (const [k, n] of members.entries()) oids[n] = written.oids[k] as string;
+      if (written.name) {
+        remember(written.oids, join(objectsDir, 'pack', `${written.name}.idx`));
+        await registerPack(store, written.name);
+      }
+    }
+    return oids;
+  }
   const oids: string[] = [];
   for (const object of objects) {
     const args = ['hash-object', '-w', '--literally', '--no-filters', '-t', object.type, '--stdin'];
@@ -44,6 +93,29 @@ export const writeBlobs = (store: Store, contents: Buffer[], fileMode?: number):
     store,
     contents.map((body) => ({ type: 'blob', body, fileMode })),
   );
+
+/** A blob's id, computed without writing it (to plan trees before one write stores everything). */
+export const blobId = (store: Store, bytes: Buffer): string => hashObject('blob', bytes, store.objectFormat);
+
+export interface RecordObjects {
+  /** with their ids (blobId), and the permission bits of the file they came from */
+  blobs: { bytes: Buffer; oid: string; fileMode?: number | undefined }[];
+  trees: NewTree[];
+  commits: CommitSpec[];
+}
+
+/**
+ * A record's blobs, trees and commits, written at once: one pack (see writeObjects), so one set of fsyncs.
+ * Returns the commits' ids, in order.
+ */
+export const writeRecord = async (store: Store, set: RecordObjects): Promise<string[]> => {
+  const oids = await writeObjects(store, [
+    ...set.blobs.map((b): NewObject => ({ type: 'blob', body: b.bytes, oid: b.oid, fileMode: b.fileMode })),
+    ...set.trees.map((t): NewObject => ({ type: 'tree', body: t.body, oid: t.oid })),
+    ...set.commits.map(commitObject),
+  ]);
+  return oids.slice(set.blobs.length + set.trees.length);
+};
 
 /** Blobs of files on disk, each no more readable than its file (`fileMode`: the file's permission bits). */
 export const writeFileBlobs = (store: Store, files: { bytes: Buffer; fileMode?: number }[]): Promise<string[]> =>
@@ -99,6 +171,8 @@ export const READ_BATCH = ['cat-file', '--batch'] as const;
 /** Reads several objects in one process. `specs` are anything cat-file accepts (oid, rev:path). */
 export const readObjects = async (store: Store, specs: string[]): Promise<(BatchObject | null)[]> => {
   if (specs.length === 0) return [];
+  const known = store.read;
+  if (known && specs.every((s) => known.has(s))) return specs.map((s) => known.get(s) ?? null);
   // NUL-delimited input (-z) only when a path needs it: older git (before 2.38) lacks the option.
   const nul = specs.some((s) => s.includes('\n'));
   const input = Buffer.concat(specs.map((s) => Buffer.from(`${s}${nul ? '\0' : '\n'}`)));
@@ -282,29 +356,48 @@ export const commitFile = async (store: Store, c: FileCommit): Promise<{ commit:
 const loosePath = (store: Store, oid: string): string =>
   join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2));
 
-const isLoose = (store: Store, oid: string): Promise<boolean> => exists(loosePath(store, oid));
-
 /**
- * Marks a loose object as just used (its mtime, as git does when it would write an object that exists), so a prune
- * with an expiry keeps it; false when it is not stored loose (packed, or pruned).
+ * Marks an object as just used (its file's mtime, as git does when it would write an object that exists), so a
+ * prune with an expiry keeps it: a loose one, or one in a pack this process wrote (the pack's mtime is what git's
+ * cruft repack keeps unreachable packed objects by). False when neither (packed by maintenance since, or pruned):
+ * the caller writes it again.
  */
 export const freshenLoose = async (store: Store, oid: string): Promise<boolean> => {
   const now = new Date();
-  return utimes(loosePath(store, oid), now, now).then(
+  const index = recent.get(oid);
+  const file = index ? index.replace(/\.idx$/, '.pack') : loosePath(store, oid);
+  return utimes(file, now, now).then(
     () => true,
     () => false,
   );
 };
 
+/** Whether the object is in a pack this process wrote that is still there, or stored loose. */
+const seenInPlace = async (store: Store, oid: string, checked: Map<string, Promise<boolean>>): Promise<boolean> => {
+  const index = recent.get(oid);
+  const where = index ?? loosePath(store, oid);
+  let found = checked.get(where);
+  if (!found) {
+    found = Promise.resolve(existsSync(where)); // a stat: cheaper than a round trip through the thread pool
+    checked.set(where, found);
+  }
+  return found;
+};
+
 /**
- * Objects among `oids` that are gone. Fresh objects are loose, so this is a stat per object; git is asked only
- * about those that are not (packed since, or pruned).
+ * Objects among `oids` that are gone. Fresh objects are in the pack this process just wrote, so this is a stat
+ * per pack; git is asked only about the others (repacked since, or pruned).
  */
 export const missingObjects = async (store: Store, oids: string[]): Promise<string[]> => {
-  const notLoose: string[] = [];
-  for (const oid of new Set(oids)) if (!(await isLoose(store, oid))) notLoose.push(oid);
-  if (notLoose.length === 0) return [];
-  const { stdout } = await store.git.run({ args: ['cat-file', '--batch-check'], input: `${notLoose.join('\n')}\n` });
+  const unsure: string[] = [];
+  const checked = new Map<string, Promise<boolean>>();
+  for (const oid of new Set(oids)) if (!(await seenInPlace(store, oid, checked))) unsure.push(oid);
+  if (unsure.length === 0) return [];
+  const { stdout } = await store.git.run({
+    args: ['cat-file', '--batch-check'],
+    input: `${unsure.join('\n')}\n`,
+    fresh: true,
+  });
   return stdout
     .toString('utf8')
     .split('\n')

@@ -1,12 +1,16 @@
 // The few settings of a repository's own config file that decide how fettle may write its objects, read from
 // the file (no git process on the hook path). Only the repository's file: `extensions.*` count only there (git
-// ignores them elsewhere), and core.looseCompression / core.compression set in a user's global config are not
-// seen (documented; objects are valid at any level, and git gc recompresses them).
+// ignores them elsewhere), and pack.compression / core.compression set in a user's global config are not
+// seen (documented; objects are valid at any level, and maintenance and git gc recompress them).
+import { fileStamp as stampOf } from '../io/exists';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface ObjectWriting {
-  /** zlib level for loose objects (core.looseCompression, else core.compression, else git's default 1) */
+  /**
+   * zlib level for the objects fettle packs (pack.compression, else core.compression, else 1: the small packs of
+   * the hook path are recompressed when maintenance rolls them up)
+   */
   level: number;
   /** an extension that changes how objects must be written, which fettle's writer does not implement */
   unsupported: string | undefined;
@@ -50,17 +54,18 @@ export const objectWritingFrom = (text: string): ObjectWriting => {
           .map((k) => k.slice('extensions.'.length))
           .find((name) => !WRITER_SAFE.has(name))
       : undefined;
-  return { level: level('core.loosecompression') ?? level('core.compression') ?? 1, unsupported };
+  return { level: level('pack.compression') ?? level('core.compression') ?? 1, unsupported };
 };
 
-const cache = new Map<string, Promise<ObjectWriting>>();
+const cache = new Map<string, { stamp: string; writing: Promise<ObjectWriting> }>();
 
-/** Read once per process and repository. */
-export const objectWritingOf = (commonDir: string): Promise<ObjectWriting> => {
-  let found = cache.get(commonDir);
-  if (!found) {
-    found = readFile(join(commonDir, 'config'), 'utf8').then(objectWritingFrom, () => objectWritingFrom(''));
-    cache.set(commonDir, found);
-  }
-  return found;
+/** Read once per repository, and again when its config file changed. */
+export const objectWritingOf = async (commonDir: string): Promise<ObjectWriting> => {
+  const path = join(commonDir, 'config');
+  const stamp = stampOf(path);
+  const known = cache.get(commonDir);
+  if (known?.stamp === stamp) return known.writing;
+  const writing = readFile(path, 'utf8').then(objectWritingFrom, () => objectWritingFrom(''));
+  cache.set(commonDir, { stamp, writing });
+  return writing;
 };

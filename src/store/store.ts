@@ -13,6 +13,11 @@ export interface Store {
   zeroOid: string;
   /** the commit HEAD pointed at when the store was opened; null when unborn, and for the private store */
   head: string | null;
+  /**
+   * Objects already read when the store was opened (the resident server reads HEAD and the trees along the
+   * written path at once), by the cat-file spec that names them; null: that spec names nothing.
+   */
+  read?: ReadonlyMap<string, { oid: string; type: string; body: Buffer } | null> | undefined;
 }
 
 export interface Target {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -161,8 +162,14 @@ test('an expired staged change, a missing object and an old git lock are each re
   const id = stageWrite(repo, 'a.txt', lines(30, 'new'));
   const expired = doctor(repo, { FETTLE_NOW: String(T0 + 3600) }).of('expired')[0];
   assert.deepEqual([expired?.status, expired?.detail], ['warn', `1 staged change expired without a decision: ${id}`]);
-  // The proposal's blob, which only fettle's history holds.
+  // The proposal's blob, which only fettle's history holds: fettle's packs unpacked, then that object deleted.
   const blob = repo.git('rev-parse', `refs/fettle/${id}:a.txt`);
+  const packDir = join(repo.dir, '.git', 'objects', 'pack');
+  for (const name of readdirSync(join(repo.dir, '.git', 'fettle', 'packs'))) {
+    const bytes = readFileSync(join(packDir, `${name}.pack`));
+    for (const ext of ['idx', 'pack']) unlinkSync(join(packDir, `${name}.${ext}`));
+    execFileSync('git', ['unpack-objects', '-q'], { cwd: repo.dir, env: repo.env, input: bytes });
+  }
   unlinkSync(join(repo.dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
   const objects = doctor(repo).of('objects')[0];
   assert.equal(objects?.status, 'fail');

@@ -95,7 +95,7 @@ test('--scope project names no path of this machine: refused unless fettle is on
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /everyone who checks out the project shares, and this fettle is not on PATH/);
   // The command on PATH is spelled as it will be written, not as this fettle runs.
-  assert.match(refused.stderr, /the hook then runs: fettle hook --agent codex\)/);
+  assert.match(refused.stderr, /the hook then runs 'fettle hook --agent codex'\)/);
   const onPath = withFettleOnPath(repo.env, repo.home);
   assert.equal(cli(repo, ['install', '--agent', 'codex', '--scope', 'project'], onPath).code, 0);
   const value = JSON.parse(readFileSync(repo.path('.codex/hooks.json'), 'utf8'));

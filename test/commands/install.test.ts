@@ -263,7 +263,7 @@ test('--scope project refuses to write a path of this machine into the shared fi
   );
   assert.match(r.stderr, new RegExp(`Install for this checkout only with \`${literal(SELF)} install --scope local\``));
   // The hook that a fettle on PATH would install is named as such, not re-spelled as this machine's path.
-  assert.match(r.stderr, /\(`npm install -g`; the hook then runs: fettle hook\)/);
+  assert.match(r.stderr, /\(`npm install -g`; the hook then runs 'fettle hook'\)/);
   assert.equal(existsSync(join(cwd, '.claude')), false, 'nothing written');
 });
 

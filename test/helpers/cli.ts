@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { shellQuote } from '../../src/io/self';
+import { callResident, setUpResident, sharedResident } from './resident';
 
 export const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
 
@@ -68,8 +69,23 @@ export const writePayload = (c: WriteCall): Record<string, unknown> => ({
   tool_use_id: c.toolUseId ?? 'toolu_01',
 });
 
+/**
+ * The hook path the tests drive: `fettle hook` as a process (the default), or, with FETTLE_TEST_HOOK_PATH=http,
+ * the resident server through Claude Code's HTTP hook (test/hook/over-http.test.ts runs suites both ways).
+ */
+export const overHttp = (): boolean => process.env.FETTLE_TEST_HOOK_PATH === 'http';
+
+/**
+ * The server that answers a call over HTTP: the test file's own, or, for a call with failpoints armed, a server
+ * started with them (it arms them when it starts, not per call), so a `kill` there ends the server mid-call: the
+ * resident counterpart of a hook process killed.
+ */
+const residentFor = (env: Record<string, string>) =>
+  env.FETTLE_FAILPOINTS ? setUpResident({ FETTLE_FAILPOINTS: env.FETTLE_FAILPOINTS }) : sharedResident();
+
 export const runHook = (payload: unknown, opts: { cwd: string; env: Record<string, string> }): HookRun => {
-  const r = runCli(['hook'], { ...opts, input: typeof payload === 'string' ? payload : JSON.stringify(payload) });
+  const input = typeof payload === 'string' ? payload : JSON.stringify(payload);
+  const r = overHttp() ? callResident(residentFor(opts.env), input, opts) : runCli(['hook'], { ...opts, input });
   let json: HookRun['json'];
   try {
     json = r.stdout.trim() ? JSON.parse(r.stdout) : undefined;

@@ -3,8 +3,8 @@
 // command that meets such a record, settle it from the disk, as PostToolUse would have, but only what the disk
 // proves (a record whose call still waits at a permission prompt is open legitimately).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runHook } from '../helpers/cli';
 import { lines, type Repo } from '../helpers/repo';
@@ -168,7 +168,11 @@ scenario('Stop leaves other sessions’ records alone', A30, (repo) => {
 });
 
 scenario('Stop with no open record starts no git process', A30, (repo) => {
-  const noGit = { PATH: '/nonexistent' };
+  // A PATH with `cat` (resident mode's guard reads its input with it) and no git.
+  const bin = join(repo.home, 'no-git-bin');
+  mkdirSync(bin, { recursive: true });
+  symlinkSync(execFileSync('sh', ['-c', 'command -v cat']).toString().trim(), join(bin, 'cat'));
+  const noGit = { PATH: bin };
   silent(endHook(repo, 'Stop', { env: noGit }), 'Stop without git on PATH');
   lastWrite(repo);
   // The same PATH fails once git is needed: the check above would have seen a git process.

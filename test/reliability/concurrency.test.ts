@@ -19,6 +19,7 @@ import {
   show,
   spawnArgv,
   spawnFettle,
+  spawnHook,
   STRESS,
   text,
   type Proc,
@@ -190,8 +191,7 @@ const sameFileRound = async (repo: Repo, file: string, r: number): Promise<Buffe
       tool_input: { file_path: file, content: contents[w] },
       tool_use_id: ids[w],
     });
-  const hook = (w: number, event: string) =>
-    spawnFettle(['hook'], { cwd: repo.dir, env: repo.env, input: payload(w, event) });
+  const hook = (w: number, event: string) => spawnHook({ cwd: repo.dir, env: repo.env, input: payload(w, event) });
   const pres = await Promise.all(contents.map((_, w) => hook(w, 'PreToolUse')));
   const landed: Buffer[] = [];
   for (const [w, p] of pres.entries()) {

@@ -163,7 +163,8 @@ for (const [label, free] of [
 scenario('disk full: a hook write whose previous bytes cannot be stored is blocked', undefined, async (t) => {
   const repo = tmpfsRepo();
   if (!repo) return t.skip(NO_TMPFS);
-  repo.write('a.txt', Buffer.alloc(300 * 1024, 'o'));
+  // Incompressible: 300 KB that no zlib level fits into the 16 KB left.
+  repo.write('a.txt', noise(300 * 1024));
   fill(repo, 16 * 1024);
   await hookBlocks(repo, 'a.txt', 'new\n', /No space left|disk is full|couldn't write/);
 });
@@ -292,7 +293,7 @@ scenario(
 // ---- durability order (B.5 row 22): fsync(temp) < rename < fsync(dir); the previous bytes' blob first ----
 
 scenario(
-  'strace: previous bytes fsynced, then temp fsynced, renamed over the file, directory fsynced',
+  'strace: previous bytes fsynced (pack, its directory, the ref), then temp fsynced, renamed over the file, directory fsynced',
   undefined,
   async (t) => {
     if (!have('strace') || spawnSync('strace', ['-o', '/dev/null', 'true']).status !== 0)
@@ -318,17 +319,19 @@ scenario(
     const lines = readFileSync(trace, 'utf8').split('\n');
     const first = (re: RegExp) => lines.findIndex((l) => re.test(l));
     const last = (re: RegExp) => lines.length - 1 - [...lines].reverse().findIndex((l) => re.test(l));
-    const objectSync = first(/fsync\(\d+<[^>]*\/objects\/[0-9a-f]{2}\/tmp_obj_/);
+    const objectSync = first(/fsync\(\d+<[^>]*\/objects\/pack\/tmp_pack_/);
+    const packDirSync = first(/fsync\(\d+<[^>]*\/objects\/pack>\)/);
     const refSync = first(/fsync\(\d+<[^>]*refs\/fettle\/[0-9a-z]{8}\.lock>/);
     const tempSync = first(/fsync\(\d+<[^>]*\.a\.txt\.fettle-\d+-[0-9a-f]+\.tmp>/);
     const rename = first(/rename\w*\(.*\.a\.txt\.fettle-\d+-[0-9a-f]+\.tmp".*"[^"]*\/a\.txt"/);
     const dirSync = last(new RegExp(`fsync\\(\\d+<${repo.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}>\\)`));
-    const order = { objectSync, refSync, tempSync, rename, dirSync };
+    const order = { objectSync, packDirSync, refSync, tempSync, rename, dirSync };
     assert.ok(
       Object.values(order).every((i) => i >= 0),
       `every step was traced: ${JSON.stringify(order)}\n${lines.join('\n').slice(0, 3000)}`,
     );
-    assert.ok(objectSync < rename && refSync < rename && tempSync < rename && rename < dirSync, JSON.stringify(order));
+    assert.ok(objectSync < packDirSync && packDirSync < refSync, JSON.stringify(order));
+    assert.ok(refSync < rename && tempSync < rename && rename < dirSync, JSON.stringify(order));
     rmSync(trace);
   },
 );

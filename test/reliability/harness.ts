@@ -5,7 +5,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, chownSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, test, type TestContext } from 'node:test';
-import { CLI, writePayload, type WriteCall } from '../helpers/cli';
+import { CLI, overHttp, writePayload, type WriteCall } from '../helpers/cli';
+import { clientCall, sharedResident } from '../helpers/resident';
 import { makeRepo, type Repo } from '../helpers/repo';
 
 /** Iteration multiplier: 1 in CI (the default), larger locally (`FETTLE_STRESS=10`). */
@@ -134,13 +135,20 @@ export interface AgentRun {
  * One Write as the host runs it: PreToolUse; unless it stopped the call, the tool writes `content` (plain
  * writeFileSync, as the host does: same inode, mode kept); then PostToolUse. `preOpts` can kill or fault the Pre.
  */
+/** A hook call: `fettle hook`, or with FETTLE_TEST_HOOK_PATH=http the resident server, as Claude Code calls it. */
+export const spawnHook = (o: SpawnOpts): Promise<Proc> => {
+  if (!overHttp()) return spawnFettle(['hook'], o);
+  const call = clientCall(sharedResident(), o.env);
+  return spawnArgv(call.argv, { ...o, env: call.env });
+};
+
 export const agentWrite = async (
   c: WriteCall,
   env: Record<string, string>,
   preOpts: Partial<SpawnOpts> = {},
   postOpts: Partial<SpawnOpts> = {},
 ): Promise<AgentRun> => {
-  const pre = await spawnFettle(['hook'], {
+  const pre = await spawnHook({
     cwd: c.cwd,
     env,
     input: JSON.stringify(writePayload({ ...c, event: 'PreToolUse' })),
@@ -153,7 +161,7 @@ export const agentWrite = async (
   } catch {
     return { pre, written: false }; // the tool failed (ELOOP, EISDIR, …): the host sends no PostToolUse
   }
-  const post = await spawnFettle(['hook'], {
+  const post = await spawnHook({
     cwd: c.cwd,
     env,
     input: JSON.stringify(writePayload({ ...c, event: 'PostToolUse' })),

@@ -14,9 +14,21 @@ reportAs('permissions');
 const git = (repo: Repo, args: string[], input?: string): string =>
   spawnSync('git', args, { cwd: repo.dir, input, encoding: 'utf8', env: repo.env }).stdout.trim();
 
-/** The loose object file of `oid`. */
-const objectPath = (repo: Repo, oid: string): string =>
-  join(repo.dir, '.git', 'objects', oid.slice(0, 2), oid.slice(2));
+/** The packs fettle wrote, each with the objects it holds (id and offset in the pack file). */
+const fettlePacks = (repo: Repo): { pack: string; objects: { oid: string; offset: number }[] }[] =>
+  readdirSync(join(repo.dir, '.git', 'fettle', 'packs')).map((name) => {
+    const pack = join(repo.dir, '.git', 'objects', 'pack', `${name}.pack`);
+    const listing = git(repo, ['verify-pack', '-v', pack.replace(/\.pack$/, '.idx')]);
+    const objects = [...listing.matchAll(/^([0-9a-f]{40}) \w+ +\d+ \d+ (\d+)$/gm)].map((m) => ({
+      oid: m[1] as string,
+      offset: Number(m[2]),
+    }));
+    return { pack, objects };
+  });
+
+/** The pack file holding `oid`. */
+const packOf = (repo: Repo, oid: string): string =>
+  fettlePacks(repo).find((p) => p.objects.some((o) => o.oid === oid))?.pack ?? assert.fail(`no pack holds ${oid}`);
 
 /** Object directories and files fettle's record of `id` wrote (those git had not). */
 const recordObjects = (repo: Repo, id: string): string[] =>
@@ -39,11 +51,13 @@ scenario('core.sharedRepository=group: object and fettle directories stay group-
   spawnSync('chmod', ['-R', 'g+ws', join(repo.dir, '.git', 'objects')]);
   spawnSync('chmod', ['g+ws', join(repo.dir, '.git')]);
   const id = await write(repo, 'a.txt', text(20, 'old').replace('old 1\n', 'new 1\n'));
+  const dir = statSync(join(repo.dir, '.git', 'objects', 'pack')).mode;
+  assert.equal(dir & 0o2070, 0o2070, `objects/pack is ${(dir & 0o7777).toString(8)}`);
   for (const oid of recordObjects(repo, id)) {
-    const dir = statSync(join(repo.dir, '.git', 'objects', oid.slice(0, 2))).mode;
-    assert.equal(dir & 0o2070, 0o2070, `objects/${oid.slice(0, 2)} is ${(dir & 0o7777).toString(8)}`);
+    const mode = statSync(packOf(repo, oid)).mode;
+    assert.equal(mode & 0o040, 0o040, `the pack holding ${oid} is ${(mode & 0o777).toString(8)}`);
   }
-  for (const dir of ['fettle', 'fettle/tool-use', 'fettle/locks']) {
+  for (const dir of ['fettle', 'fettle/tool-use', 'fettle/locks', 'fettle/packs']) {
     const path = join(repo.dir, '.git', dir);
     let mode: number;
     try {
@@ -55,13 +69,18 @@ scenario('core.sharedRepository=group: object and fettle directories stay group-
   }
 });
 
-scenario('core.looseCompression is honoured for the objects fettle writes', undefined, async () => {
+scenario('pack.compression is honoured for the objects fettle writes', undefined, async () => {
   const repo = repoWith({ 'a.txt': text(200, 'old') });
-  git(repo, ['config', 'core.looseCompression', '9']);
+  git(repo, ['config', 'pack.compression', '9']);
   const id = await write(repo, 'a.txt', text(200, 'old').replace('old 1\n', 'new 1\n'));
-  const headers = recordObjects(repo, id).map((oid) =>
-    readFileSync(objectPath(repo, oid)).subarray(0, 2).toString('hex'),
-  );
+  const packs = fettlePacks(repo);
+  const headers = recordObjects(repo, id).map((oid) => {
+    const pack = packs.find((p) => p.objects.some((o) => o.oid === oid)) ?? assert.fail(oid);
+    const bytes = readFileSync(pack.pack);
+    let at = pack.objects.find((o) => o.oid === oid)?.offset ?? 0;
+    while ((bytes[at] as number) & 0x80) at++; // the entry header: type and size, high bit = more follows
+    return bytes.subarray(at + 1, at + 3).toString('hex');
+  });
   assert.ok(headers.length > 0);
   // zlib's second byte carries the level class: 0xda for 7-9 (git's default level 1 gives 0x01).
   assert.deepEqual([...new Set(headers)], ['78da'], headers.join(' '));
@@ -79,8 +98,8 @@ scenario(
     const blobs = recordObjects(repo, id).filter((oid) => git(repo, ['cat-file', '-t', oid]) === 'blob');
     assert.equal(blobs.length, 2, 'the old and the new bytes');
     for (const oid of blobs) {
-      const mode = statSync(objectPath(repo, oid)).mode & 0o777;
-      assert.equal(mode & 0o044, 0, `object ${oid} is ${mode.toString(8)}`);
+      const mode = statSync(packOf(repo, oid)).mode & 0o777;
+      assert.equal(mode & 0o044, 0, `the pack holding ${oid} is ${mode.toString(8)}`);
     }
     // `fettle test` checks the staged tree out with git's modes (0644): its worktree sits in a folder only the
     // user can enter, so the 0600 file's bytes are not readable through it.

@@ -56,7 +56,8 @@ const loggingGit = (): { path: string; log: string; calls: () => string[][] } =>
   const script = join(dir, 'bin', 'git');
   writeFileSync(
     script,
-    `#!/bin/sh\nfor a in "$@"; do printf '%s\\037' "$a"; done >> '${log}'\nprintf '\\n' >> '${log}'\nexec '${REAL_GIT}' "$@"\n`,
+    // One write per call: git processes fettle runs at once would interleave a write per argument.
+    `#!/bin/sh\nus=$(printf '\\037')\nline=''\nfor a in "$@"; do line="$line$a$us"; done\nprintf '%s\\n' "$line" >> '${log}'\nexec '${REAL_GIT}' "$@"\n`,
   );
   chmodSync(script, 0o755);
   const calls = () =>

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openStoreAt } from '../../src/store/locate';
@@ -146,16 +146,23 @@ test('writeTreeWith from no base builds the whole path', async () => {
   assert.equal(repo.git('ls-tree', '-r', '--name-only', tree), 'a/b/c.txt');
 });
 
-test('writeTreeWith leaves loose objects readable from the common dir', async () => {
+test("writeTreeWith leaves its objects in a pack in the common dir, noted as fettle's", async () => {
   const repo = makeRepo({ 'x/y.txt': 'y' });
   const store = await storeOf(repo);
+  const loose = () => repo.git('count-objects', '-v').match(/^count: (\d+)/m)?.[1];
+  const before = loose();
   const tree = await writeTreeWith(store, 'HEAD^{tree}', 'x/z.txt', {
     mode: '100644',
     oid: await writeBlob(store, Buffer.from('z')),
   });
   const sub = repo.git('rev-parse', `${tree}:x`);
-  for (const oid of [tree, sub])
-    assert.ok(existsSync(join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2))), oid);
+  const packs = readdirSync(join(store.commonDir, 'fettle', 'packs'));
+  assert.ok(packs.length > 0);
+  const listed = packs
+    .map((name) => repo.git('verify-pack', '-v', join(store.commonDir, 'objects', 'pack', `${name}.idx`)))
+    .join('\n');
+  for (const oid of [tree, sub]) assert.match(listed, new RegExp(`^${oid} tree`, 'm'), oid);
+  assert.equal(loose(), before, 'nothing written loose');
 });
 
 test('writeTreeWith works in a sha256 repository', async () => {

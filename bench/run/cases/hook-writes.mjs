@@ -1,5 +1,6 @@
 // Cases 1-3: a direct and a staged Write against bare node, and both again in a big repo against a small one.
 import { blockingDirect, blockingLabel, directWrite, stagedOk } from '../hook-calls.mjs';
+import { BASE_CLI, baseEnv } from '../env.mjs';
 import { buildRepo, removeRepo } from '../fixtures.mjs';
 import { RUNS, SIZES } from '../options.mjs';
 import { log } from '../progress.mjs';
@@ -11,7 +12,11 @@ export const measureDirectWrite = (mid) => {
   log(`case 1: direct Write in the ${mid.files}-file repo vs bare node`);
   const pre = [];
   const post = [];
-  const [fettle, node] = alternate(RUNS, [
+  // With --baseline-dist, the other build's direct Write alternates with this one's, in the same repository.
+  const older = BASE_CLI
+    ? [(i) => directWrite(mid.repo, mid.direct, directText(`c1-base-${i}`), baseEnv, BASE_CLI).ms]
+    : [];
+  const [fettle, node, base] = alternate(RUNS, [
     (i) => {
       const r = directWrite(mid.repo, mid.direct, directText(`c1-${i}`));
       if (i >= 0) {
@@ -21,7 +26,18 @@ export const measureDirectWrite = (mid) => {
       return r.ms;
     },
     () => bareNode(mid.repo),
+    ...older,
   ]);
+  if (base) {
+    addCase({
+      id: '1b',
+      name: `direct Write (${blockingLabel}), this build ÷ the build in --baseline-dist, ${mid.files} files`,
+      fettle: stats(fettle),
+      baseline: stats(base),
+      ratio: stats(fettle).median / stats(base).median,
+      target: { op: '<=', value: 1 },
+    });
+  }
   const f = stats(fettle);
   const b = stats(node);
   addCase({

@@ -1,0 +1,171 @@
+// Case `storage`: what 1,000 agent writes cost on disk. The same direct writes (one line of one of 20 files each) go
+// through fettle's resident server with its default retention, and into a peer's shadow git dir over the same
+// work tree (`git add -A` + `git commit` after each); fettle's `.git` growth is compared with the shadow dir
+// once `git gc` packed it, and git's loose-object count is sampled as the writes go.
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, fixtureEnv, git, TMP } from '../env.mjs';
+import { buildRepo, removeRepo } from '../fixtures.mjs';
+import { fail, nextToolUseId, payload } from '../hook-calls.mjs';
+import { opts, SIZES } from '../options.mjs';
+import { log } from '../progress.mjs';
+import { addCase, info } from '../results.mjs';
+import { timed } from '../timing.mjs';
+import { startResident } from './resident.mjs';
+
+const CLIENT = new URL('../resident-client.mjs', import.meta.url).pathname;
+const WRITES = opts.quick ? 60 : 1000;
+const MiB = 1024 * 1024;
+
+/** Disk usage of a tree, as `du` counts it (allocated blocks). */
+const du = (path) => {
+  const info = lstatSync(path);
+  if (!info.isDirectory()) return info.blocks * 512;
+  return info.blocks * 512 + readdirSync(path).reduce((n, name) => n + du(join(path, name)), 0);
+};
+
+const pad = (n, w) => String(n).padStart(w, '0');
+const looseCount = (gitDir) =>
+  Number(/^count: (\d+)/m.exec(git(TMP, ['--git-dir', gitDir, 'count-objects', '-v']))?.[1]);
+const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/** Waits until the server's housekeeping is done: nothing maintaining, and fettle's packs unchanged a while. */
+const settled = (gitDir) => {
+  let last = '';
+  for (let quiet = 0, n = 0; quiet < 3 && n < 120; n++) {
+    sleep(1000);
+    const now = readdirSync(join(gitDir, 'objects', 'pack')).join();
+    const busy = existsSync(join(gitDir, 'fettle', 'locks', 'maintain.lock'));
+    quiet = now === last && !busy ? quiet + 1 : 0;
+    last = now;
+  }
+};
+
+export const measureStorage = () => {
+  log(`case storage: ${WRITES} direct writes of a ${SIZES.files}-file repository, fettle vs a shadow git dir`);
+  const repo = buildRepo('repo-storage', SIZES.files);
+  const gitDir = join(repo.repo, '.git');
+  const before = du(gitDir);
+  const shadow = { gitDir: join(TMP, 'shadow-storage.git'), workTree: repo.repo };
+  const shadowEnv = { ...fixtureEnv, GIT_DIR: shadow.gitDir, GIT_WORK_TREE: repo.repo };
+  for (const args of [
+    ['init', '-q'],
+    ['add', '-A'],
+    ['commit', '-q', '--no-verify', '-m', 'first'],
+  ])
+    git(repo.repo, args, { env: shadowEnv });
+  const firstSnapshot = du(shadow.gitDir);
+  // The shadow's first snapshot, packed, is what it holds before any agent write: the baseline includes it (a
+  // peer cannot work without it), and its growth over it is reported beside.
+  git(repo.repo, ['gc', '-q'], { env: shadowEnv });
+  const firstPacked = du(shadow.gitDir);
+  // 20 files: the 60-line one and 19 fillers, each write changing one line of one of them.
+  const files = [
+    [repo.direct, (k) => readFileSync(repo.direct, 'utf8').replace(/^direct line 5.*$/m, `direct line 5 edit ${k}`)],
+    ...Array.from({ length: 19 }, (_, n) => {
+      const i = Math.floor((n * (SIZES.files - 2)) / 19); // fillers spread over the repository
+      const file = join(repo.repo, 'src', `d${pad(Math.floor(i / 100), 4)}`, `f${pad(i, 6)}.txt`);
+      return [file, (k) => `fixture file ${i}\nedit ${k}\n${'a line of fixture text\n'.repeat(4)}`];
+    }),
+  ];
+  const writes = Array.from({ length: WRITES }, (_, k) => {
+    const [file, text] = files[k % files.length];
+    const content = text(k);
+    const id = nextToolUseId();
+    return {
+      file,
+      content,
+      pre: payload(repo.repo, 'PreToolUse', file, content, id),
+      post: payload(repo.repo, 'PostToolUse', file, content, id),
+    };
+  });
+  const server = startResident();
+  let out;
+  try {
+    const job = {
+      kind: 'writes',
+      url: server.url,
+      headers: server.headers,
+      writes,
+      shadow,
+      loose: { gitDir, every: Math.max(1, WRITES / 20) },
+    };
+    const r = timed(process.execPath, [CLIENT], {
+      cwd: TMP,
+      env: fixtureEnv, // the shadow's commits need an author
+      input: JSON.stringify(job),
+      timeout: 30 * 60_000,
+    });
+    out = JSON.parse(r.stdout || '{}');
+    if (r.code !== 0 || out.failed) fail(`the storage writes: ${out.failed ?? ''}`, r);
+    settled(gitDir);
+  } finally {
+    server.stop();
+  }
+  const growth = du(gitDir) - before;
+  const packsDir = join(gitDir, 'objects', 'pack');
+  const ours = readdirSync(join(gitDir, 'fettle', 'packs'));
+  const oursBytes = ours.reduce((n, p) => n + du(join(packsDir, `${p}.pack`)) + du(join(packsDir, `${p}.idx`)), 0);
+  const refsBytes = du(join(gitDir, 'refs', 'fettle'));
+  const looseAtEnd = looseCount(gitDir);
+  const threshold = Number(git(repo.repo, ['config', '--get', 'gc.auto'], { env: fixtureEnv }).trim() || 6700) || 6700;
+  const shadowLoose = du(shadow.gitDir);
+  git(repo.repo, ['gc', '-q'], { env: shadowEnv });
+  const shadowPacked = du(shadow.gitDir);
+  const gc = timed(process.execPath, [CLI, 'gc', '--expire', 'now'], { cwd: repo.repo });
+  if (gc.code !== 0) fail('fettle gc --expire now', gc);
+  const afterGc = du(gitDir) - before;
+  const mib = (b) => ({ median: b / MiB, min: b / MiB, max: b / MiB, n: 1, unit: 'MB' });
+  addCase({
+    id: 'storage',
+    name: `storage: .git growth after ${WRITES} direct writes (default retention) ÷ the shadow git dir packed by git gc`,
+    fettle: mib(growth),
+    baseline: mib(shadowPacked),
+    ratio: growth / shadowPacked,
+    target: { op: '<=', value: 1.5 },
+  });
+  const maxLoose = Math.max(looseAtEnd, ...(out.loose ?? []));
+  addCase({
+    id: 'storage-b',
+    name: `storage: most loose objects seen during the writes ÷ git's auto-gc threshold (gc.auto ${threshold})`,
+    fettle: { median: maxLoose, min: maxLoose, max: maxLoose, n: 1, unit: 'objects' },
+    baseline: { median: threshold, min: threshold, max: threshold, n: 1, unit: 'objects' },
+    ratio: maxLoose / threshold,
+    target: { op: '<', value: 1 },
+  });
+  info.push({
+    id: 'storage-per-1000',
+    name: `storage: .git growth per 1,000 agent writes`,
+    ...mib((growth * 1000) / WRITES),
+  });
+  info.push({
+    id: 'storage-expired',
+    name: 'storage: .git growth after `fettle gc --expire now` (what only removed changes reached is gone)',
+    ...mib(afterGc),
+  });
+  info.push({
+    id: 'storage-shadow',
+    name:
+      'storage: the shadow git dir before git gc (its first snapshot alone: ' +
+      (firstSnapshot / MiB).toFixed(2) +
+      ' MB)',
+    ...mib(shadowLoose),
+  });
+  info.push({
+    id: 'storage-shadow-growth',
+    name: `storage: the shadow git dir's growth over its packed first snapshot (${(firstPacked / MiB).toFixed(2)} MB), once packed by git gc`,
+    ...mib(shadowPacked - firstPacked),
+  });
+  info.push({
+    id: 'storage-packs',
+    name: `storage: of the growth, fettle's ${ours.length} packs (with their indexes)`,
+    ...mib(oursBytes),
+  });
+  info.push({
+    id: 'storage-refs',
+    name: "storage: of the growth, fettle's refs (a file and a disk block each)",
+    ...mib(refsBytes),
+  });
+  statSync(gitDir);
+  removeRepo(repo);
+};

@@ -1,0 +1,80 @@
+// A separate client process for the resident server, as Claude Code is one: it POSTs hook JSON to the server
+// and times each request end to end (send, answer). Claude Code keeps one connection for a session's hooks
+// (seen on 2.1.330), so by default the connection is made, and the server's check of its peer passed, by an
+// untimed status request first; with `fresh: true` each request opens its own, and the time includes the
+// connection and the peer check. Its own start is not timed. Reads a job as JSON on stdin, prints JSON:
+//   {kind: "direct", url, headers, pre, post, file, content}  PreToolUse (timed), the write, PostToolUse (timed)
+//   {kind: "staged", url, headers, pre}                       PreToolUse only (it must deny)
+//   {kind: "writes", url, headers, writes: [{pre, post, file, content}], shadow?: {gitDir, every?}, loose?: {gitDir, every}}
+//     many direct writes in a row (the storage case); after each, a shadow snapshot (untimed) and every
+//     `loose.every` writes the loose-object count of the repository
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+
+const job = JSON.parse(readFileSync(0, 'utf8'));
+const agent = job.fresh ? false : new Agent({ keepAlive: true, maxSockets: 1 });
+
+const post = (event, body) =>
+  new Promise((resolve, reject) => {
+    const t = performance.now();
+    const req = request(
+      `${job.url}${event}`,
+      { method: 'POST', headers: { ...job.headers, 'content-type': 'application/json' }, agent },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ ms: performance.now() - t, status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+
+const direct = async (w) => {
+  const pre = await post('PreToolUse', w.pre);
+  if (pre.status !== 200 || pre.body.trim() !== '') return { failed: `PreToolUse answered ${pre.status} ${pre.body}` };
+  writeFileSync(w.file, w.content);
+  const after = await post('PostToolUse', w.post);
+  if (after.status !== 200 || !after.body.includes('additionalContext'))
+    return { failed: `PostToolUse answered ${after.status} ${after.body}` };
+  return { pre: pre.ms, post: after.ms };
+};
+
+const looseCount = (gitDir) =>
+  Number(/^count: (\d+)/m.exec(execFileSync('git', ['--git-dir', gitDir, 'count-objects', '-v']).toString())?.[1]);
+
+let out;
+// The session's connection, made and checked before the timed calls; a few calls warm this process's HTTP
+// code as a session's first hooks warm Claude Code's.
+if (agent) for (let n = 0; n < 3; n++) await post('status', '{}');
+if (job.kind === 'direct') out = await direct(job);
+else if (job.kind === 'staged') {
+  const pre = await post('PreToolUse', job.pre);
+  out = pre.body.includes('"permissionDecision":"deny"')
+    ? { pre: pre.ms }
+    : { failed: `staged PreToolUse answered ${pre.status} ${pre.body.slice(0, 500)}` };
+} else {
+  const loose = [];
+  const shadowEnv = job.shadow && { ...process.env, GIT_DIR: job.shadow.gitDir, GIT_WORK_TREE: job.shadow.workTree };
+  for (const [n, w] of job.writes.entries()) {
+    const r = await direct(w);
+    if (r.failed) {
+      out = { failed: `write ${n}: ${r.failed}` };
+      break;
+    }
+    if (shadowEnv) {
+      execFileSync('git', ['-c', 'gc.auto=0', 'add', '-A'], { env: shadowEnv, cwd: job.shadow.workTree });
+      execFileSync('git', ['-c', 'gc.auto=0', 'commit', '-q', '--no-verify', '-m', `checkpoint ${n}`], {
+        env: shadowEnv,
+        cwd: job.shadow.workTree,
+      });
+    }
+    if (job.loose && (n + 1) % job.loose.every === 0) loose.push(looseCount(job.loose.gitDir));
+  }
+  out ??= { loose };
+}
+process.stdout.write(JSON.stringify(out));
+if (agent) agent.destroy();

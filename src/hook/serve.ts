@@ -1,0 +1,176 @@
+// `fettle serve`: the resident hook server (dist/serve.js). Claude Code's HTTP hooks post each hook's JSON
+// to it on 127.0.0.1, and it answers from a warm process what `fettle hook` would answer (docs/HOOK.md, "The
+// resident server"). It runs until it has been idle with no live Claude Code session left, until told to stop,
+// or until the installed fettle changes (it then hands its socket to a server of the new version).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server as NetServer } from 'node:net';
+import { join } from 'node:path';
+import { cleanUpOnSignals, releaseOwned } from '../io/cleanup';
+import { armFailpoints } from '../io/failpoint';
+import { createRuntime } from '../protocol/resident';
+import {
+  appendLog,
+  clearRunning,
+  liveClients,
+  readPort,
+  readToken,
+  runningServer,
+  servePaths,
+  writeRunning,
+  type ServePaths,
+} from '../protocol/serve-state';
+import { block, warn } from './outcome';
+import { answerOf } from './serve-answer';
+import { commandPath, handSocketOver, watchBuild, type BuildWatch } from './serve-build';
+import { handle, type ServerState } from './serve-request';
+
+/** How long without a call, and without a live Claude Code session, before the server exits (FETTLE_SERVE_IDLE). */
+const IDLE_SECONDS = 15 * 60;
+/** How long a stop waits for calls in flight. */
+const DRAIN_MS = 10_000;
+
+const idleSeconds = (): number => {
+  const raw = Number(process.env.FETTLE_SERVE_IDLE);
+  return Number.isInteger(raw) && raw > 0 ? raw : IDLE_SECONDS;
+};
+
+const words = (error: unknown): string => {
+  const e = error as { message?: string; hint?: string };
+  return `${e?.message ?? String(error)}${e?.hint ? ` ${e.hint}` : ''}`;
+};
+
+const fail = async (paths: ServePaths, message: string): Promise<never> => {
+  await appendLog(paths, `not started: ${message}`).catch(() => undefined);
+  process.stderr.write(`fettle serve: ${message}\n`);
+  process.exit(1);
+};
+
+/** Listens on the port install chose; a live fettle server there already means there is nothing to do. */
+const listen = (server: Server, port: number): Promise<'listening' | 'in use'> =>
+  new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EADDRINUSE' ? resolve('in use') : reject(error),
+    );
+    server.listen({ host: '127.0.0.1', port, exclusive: true }, () => resolve('listening'));
+  });
+
+/** In a successor: the listening socket and the token, from the server it replaces. */
+const takeOver = (server: Server): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no socket was handed over')), 10_000);
+    process.once('message', (message: { kind?: string; token?: string }, handle: NetServer | undefined) => {
+      clearTimeout(timer);
+      if (message?.kind !== 'takeover' || !handle || typeof message.token !== 'string')
+        return reject(new Error('the handover message was not one'));
+      handle.on('connection', (socket) => server.emit('connection', socket));
+      resolve(message.token);
+    });
+  });
+
+export const runServer = async (mode: 'foreground' | 'takeover'): Promise<void> => {
+  const paths = servePaths(process.env);
+  const script = process.argv[1] ?? join(__dirname, 'cli.js');
+  // Calls that arrive while the server is still setting up wait for it (a successor gets its socket first).
+  let ready: (state: ServerState) => void = () => undefined;
+  const started = new Promise<ServerState>((resolve) => (ready = resolve));
+  let build: BuildWatch | undefined;
+  let stop: (why: string) => Promise<void> = async () => undefined;
+
+  /** Each call: first whether the installed fettle is still this one; if not, the call goes to the installed one. */
+  const serve = async (s: ServerState, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      if (!s.handOver && (await (build as BuildWatch).replaced())) {
+        s.handOver = commandPath(script);
+        void appendLog(paths, 'the installed fettle changed: calls go to it, and a server of it takes over');
+        void handSocketOver(script, server, s.token).then(async (ok) => {
+          await appendLog(paths, ok ? 'handed over to the new server' : 'the new server did not start');
+          if (ok) await stop('replaced by the installed version');
+        });
+      }
+      await handle(s, req, res);
+    } catch (error) {
+      void appendLog(paths, `error: ${(error as Error)?.stack ?? error}`);
+      const event = /^\/fettle\/hook\/(\w+)$/.exec(req.url ?? '')?.[1];
+      const message = `fettle's resident server failed on this call (${(error as Error)?.message ?? error}); nothing was written.`;
+      if (!res.headersSent) {
+        const body = answerOf(event === 'PreToolUse' ? block(message) : warn(message));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      }
+    }
+  };
+  // Claude Code keeps one connection for a session's hooks: kept open across the model's pauses, its peer is
+  // checked once (reading /proc/net/tcp costs milliseconds).
+  const server = createServer({ keepAliveTimeout: 10 * 60_000, requestTimeout: 600_000 }, (req, res) => {
+    void started.then((s) => serve(s, req, res));
+  });
+
+  try {
+    armFailpoints(process.env.FETTLE_FAILPOINTS);
+  } catch (error) {
+    await fail(paths, words(error));
+  }
+  const port = await readPort(paths).catch((error: Error) => fail(paths, words(error)));
+  let token: string;
+  if (mode === 'takeover') {
+    token = await takeOver(server).catch((error: Error) => fail(paths, words(error)));
+  } else {
+    token = await readToken(paths).catch((error: Error) => fail(paths, words(error)));
+    const bound = await listen(server, port).catch((error: Error) => fail(paths, words(error)));
+    if (bound === 'in use') {
+      const running = await runningServer(paths);
+      if (running) process.exit(0); // another fettle server got there first
+      await fail(paths, `port ${port} on 127.0.0.1 is in use by another program.`);
+    }
+  }
+  build = await watchBuild([join(__dirname, 'serve.js'), join(__dirname, 'hook.js')]);
+  const runtime = createRuntime(
+    (error) => void appendLog(paths, `housekeeping failed: ${(error as Error)?.stack ?? error}`),
+  );
+  const state: ServerState = {
+    paths,
+    port,
+    token,
+    script,
+    runtime,
+    handOver: null,
+    build: build.id,
+    baseEnv: { ...process.env },
+    counts: { served: 0, refused: 0, inFlight: 0, last: Date.now() },
+  };
+  ready(state);
+  await writeRunning(paths, { pid: process.pid, port });
+  await appendLog(paths, `started: pid ${process.pid}, port ${port}, build ${build.id} (${mode})`);
+  if (process.send) {
+    process.send({ kind: 'ready' });
+    process.disconnect?.();
+  }
+
+  let stopping = false;
+  stop = async (why: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    server.close();
+    server.closeIdleConnections();
+    const deadline = Date.now() + DRAIN_MS;
+    while (state.counts.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const left = new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())));
+    await Promise.race([runtime.idle(), left]); // housekeeping of the last calls
+    runtime.close();
+    releaseOwned();
+    await clearRunning(paths, process.pid);
+    await appendLog(paths, `stopped: ${why}`).catch(() => undefined);
+    process.exit(0);
+  };
+  cleanUpOnSignals((signal) => void stop(signal));
+  process.on('uncaughtException', (error) => void appendLog(paths, `error: ${error.stack ?? error}`));
+  process.on('unhandledRejection', (error) => void appendLog(paths, `error: ${(error as Error)?.stack ?? error}`));
+
+  // Idle: no call for a while and no live Claude Code session registered (a session keeps its server).
+  setInterval(
+    async () => {
+      if (state.counts.inFlight > 0 || Date.now() - state.counts.last < idleSeconds() * 1000) return;
+      if ((await liveClients(paths)).length === 0) await stop('idle');
+    },
+    Math.min(30_000, idleSeconds() * 500),
+  ).unref();
+};

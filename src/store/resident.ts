@@ -1,0 +1,321 @@
+// git for a long-lived process (the resident hook server, `fettle serve`): which repository a directory belongs
+// to is remembered and checked again on each call with a few stats, and the readers and the ref updater a
+// record needs stay running between calls: one `cat-file --batch-command` per work tree (HEAD, trees along the
+// path, existence checks) and one `update-ref --stdin` per repository, fed one transaction after another. A
+// hook call then starts no git process at all. Anything else goes to git as a fresh process, as it would in
+// the command hook; so does every call of a process that has died (a failed compare-and-swap ends
+// `update-ref`, which is started again for the next transaction).
+import { createHash } from 'node:crypto';
+import { dirname, join, relative, sep } from 'node:path';
+import type { Env } from '../config';
+import { existsSync } from 'node:fs';
+import { gitEnv } from '../io/child-env';
+import { createGit, GitError, type Conversation, type GitCall, type GitResult, type GitRunner } from './git';
+import type { Store } from './store';
+
+/** What opening a store found, as much of it as does not change between calls. */
+export interface Found {
+  kind: Store['kind'];
+  workTree: string;
+  commonDir: string;
+  objectFormat: Store['objectFormat'];
+  zeroOid: string;
+  /** where git runs, and the arguments it needs there (the private store's --git-dir) */
+  cwd: string;
+  extraArgs: readonly string[];
+}
+
+/** How many bytes an answer needs: done at `n`, or wait until at least `need` bytes are in. */
+type Parse = (buf: Buffer) => { done: number } | { need: number };
+
+const IDLE_MS = 30_000;
+
+/** The kept process was gone before this request was sent: nothing happened, a fresh one may be asked. */
+class Gone extends Error {}
+const GONE_ATTEMPTS = 50;
+
+/** A git process fed requests one at a time; each answer is cut from its stdout by the request's parser. */
+class Kept {
+  used = Date.now();
+  dead = false;
+  /** requests sent or waiting their turn: a busy process is never idle */
+  pending = 0;
+  private readonly conv: Conversation;
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private need = 1;
+  private current: { parse: Parse; resolve: (b: Buffer) => void; reject: (e: unknown) => void } | null = null;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(base: GitRunner, args: readonly string[]) {
+    this.conv = base.start(args, (chunk) => this.take(chunk));
+    void this.conv.closed.then(() => this.ended());
+  }
+
+  private take(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    this.settle();
+  }
+
+  private settle(): void {
+    if (!this.current || this.size < this.need) return;
+    const buf = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+    this.chunks = [buf];
+    const step = this.current.parse(buf);
+    if ('need' in step) {
+      this.need = step.need;
+      return;
+    }
+    const { resolve } = this.current;
+    this.current = null;
+    this.need = 1;
+    this.chunks = [buf.subarray(step.done)];
+    this.size -= step.done;
+    resolve(buf.subarray(0, step.done));
+  }
+
+  private async ended(): Promise<void> {
+    this.dead = true;
+    const waiting = this.current;
+    this.current = null;
+    if (!waiting) return;
+    // git's own words: finish() rejects with them, as a failed one-off run does.
+    await this.conv.finish().then(
+      () => waiting.reject(new Error('git exited before answering')),
+      (error: unknown) => waiting.reject(error),
+    );
+  }
+
+  /** Sends `input`; resolves with the bytes `parse` says are the answer. Rejects if git exits first. */
+  ask(input: string, parse: Parse): Promise<Buffer> {
+    this.pending++;
+    const turn = this.tail.then(
+      () =>
+        new Promise<Buffer>((resolve, reject) => {
+          if (this.dead) return reject(new Gone('git exited'));
+          this.used = Date.now();
+          this.current = { parse, resolve, reject };
+          this.need = 1;
+          this.conv.write(input);
+          this.settle();
+        }),
+    );
+    const done = turn.finally(() => {
+      this.pending--;
+      this.used = Date.now();
+    });
+    this.tail = done.catch(() => undefined);
+    return done;
+  }
+
+  close(): void {
+    this.dead = true;
+    void this.conv.finish().catch(() => undefined);
+  }
+}
+
+/** `cat-file --batch` answers, one per request: a header line, and for a found object its bytes and a newline. */
+const batchAnswers =
+  (count: number, withContent: boolean): Parse =>
+  (buf) => {
+    let at = 0;
+    for (let n = 0; n < count; n++) {
+      const eol = buf.indexOf(0x0a, at);
+      if (eol < 0) return { need: buf.length + 1 };
+      const header = buf.subarray(at, eol).toString('latin1');
+      const size = withContent ? /^[0-9a-f]+ \w+ (\d+)$/.exec(header)?.[1] : undefined;
+      at = eol + 1 + (size === undefined ? 0 : Number(size) + 1);
+      if (at > buf.length) return { need: at };
+    }
+    return { done: at };
+  };
+
+const COMMITTED = Buffer.from('commit: ok\n');
+const transactionDone: Parse = (buf) => {
+  const at = buf.indexOf(COMMITTED);
+  return at < 0 ? { need: buf.length + 1 } : { done: at + COMMITTED.length };
+};
+
+type Read = { oid: string; type: string; body: Buffer } | null;
+
+interface HeadRead {
+  head: string | null;
+  /** the trees along the path, under the specs readLevels asks for (`<head>^{tree}:<dir>`) */
+  read: Map<string, Read> | undefined;
+}
+
+/** Cuts `cat-file --batch` answers into objects (null for a missing one). */
+const parseBatch = (buf: Buffer, count: number): Read[] => {
+  const out: Read[] = [];
+  let at = 0;
+  for (let n = 0; n < count; n++) {
+    const eol = buf.indexOf(0x0a, at);
+    const header = buf.subarray(at, eol).toString('latin1');
+    const m = /^([0-9a-f]+) (\w+) (\d+)$/.exec(header);
+    if (!m) {
+      out.push(null);
+      at = eol + 1;
+      continue;
+    }
+    const size = Number(m[3]);
+    out.push({ oid: m[1] as string, type: m[2] as string, body: buf.subarray(eol + 1, eol + 1 + size) });
+    at = eol + 1 + size + 1;
+  }
+  return out;
+};
+
+/**
+ * HEAD's commit and the trees along `dirs` in one request. Each spec resolves HEAD on its own: the trees are
+ * kept only if the root one is the commit's tree (a commit made in between would make them another's).
+ */
+const headAndLevels = async (
+  read: (specs: string[], how: 'contents' | 'info') => Promise<Buffer>,
+  dirs: string[],
+): Promise<HeadRead> => {
+  const prefixes = ['', ...dirs.map((_, n) => dirs.slice(0, n + 1).join('/'))];
+  const specs = ['HEAD^{commit}', ...prefixes.map((p) => `HEAD^{tree}:${p}`)];
+  const [commit, ...levels] = parseBatch(await read(specs, 'contents'), specs.length);
+  if (!commit || commit.type !== 'commit') return { head: null, read: undefined };
+  const tree = /^tree ([0-9a-f]+)$/m.exec(commit.body.toString('latin1'))?.[1];
+  if (!tree || levels[0]?.oid !== tree) return { head: commit.oid, read: undefined };
+  return {
+    head: commit.oid,
+    read: new Map(prefixes.map((p, n) => [`${commit.oid}^{tree}:${p}`, levels[n] ?? null])),
+  };
+};
+
+const linesOf = (input: GitCall['input']): string[] =>
+  (Buffer.isBuffer(input) ? input.toString('utf8') : (input ?? '')).split('\n').filter((l) => l !== '');
+
+export class Resident {
+  private readonly found = new Map<string, Found>();
+  private readonly kept = new Map<string, Kept>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor() {
+    this.sweeper = setInterval(() => this.sweep(), IDLE_MS / 3);
+    this.sweeper.unref();
+  }
+
+  /** Remembers what opening a store found, under `key` (the directory, and the private store's place). */
+  remember(key: string, found: Found): void {
+    this.found.set(key, found);
+  }
+
+  /**
+   * The store at `dir` if it was found before and nothing changed since: its repository is still there and no
+   * `.git` appeared between `dir` and its work tree (a nested repository made meanwhile); HEAD is read anew.
+   */
+  async reopen(key: string, dir: string, env: Env, file?: string): Promise<Store | null> {
+    const found = this.found.get(key);
+    if (!found || !this.unchanged(dir, found)) {
+      this.found.delete(key);
+      return null;
+    }
+    const git = this.runner(found, env);
+    const { cwd: _cwd, extraArgs: _args, ...store } = found;
+    if (found.kind !== 'repo') return { ...store, git, head: null };
+    const rel = file ? relative(found.workTree, file) : '';
+    const segments = rel && !rel.startsWith('..') ? rel.split(sep) : [];
+    const { head, read } = await git.headAndLevels(segments.slice(0, -1));
+    return { ...store, git, head, read };
+  }
+
+  /** A few stats, synchronous: each costs microseconds, a round trip through libuv's thread pool more. */
+  private unchanged(dir: string, found: Found): boolean {
+    if (!existsSync(join(found.commonDir, 'HEAD'))) return false;
+    if (found.kind === 'repo' && !existsSync(join(found.workTree, '.git'))) return false;
+    const stop = found.kind === 'repo' ? found.workTree : null;
+    for (let d = dir; d !== stop; d = dirname(d)) {
+      if (existsSync(join(d, '.git'))) return false;
+      if (dirname(d) === d) break;
+    }
+    return true;
+  }
+
+  /** A runner for the store that sends reads and ref transactions to kept processes, the rest to fresh ones. */
+  runner(found: Found, env: Env): GitRunner & { headAndLevels(dirs: string[]): Promise<HeadRead> } {
+    const base = createGit(found.cwd, env, found.extraArgs);
+    const fingerprint = createHash('sha1')
+      .update(JSON.stringify([found.cwd, found.extraArgs, Object.entries(gitEnv(env)).sort()]))
+      .digest('hex');
+    /**
+     * Asks the kept process for `args`, starting it if needed, and again while it is found gone: nothing was
+     * sent to a process found gone, and under contention (failed compare-and-swaps end `update-ref`) a request
+     * can find several in a row.
+     */
+    const ask = async (args: readonly string[], input: string, parse: Parse): Promise<Buffer> => {
+      const key = `${fingerprint}\0${args.join('\0')}`;
+      for (let attempt = 1; ; attempt++) {
+        let kept = this.kept.get(key);
+        if (!kept || kept.dead) {
+          kept = new Kept(base, args);
+          this.kept.set(key, kept);
+        }
+        try {
+          return await kept.ask(input, parse);
+        } catch (error) {
+          if (!(error instanceof Gone) || attempt >= GONE_ATTEMPTS) throw error;
+        }
+      }
+    };
+    const result = (stdout: Buffer): GitResult => ({ code: 0, stdout, stderr: '' });
+    const read = (specs: string[], how: 'contents' | 'info'): Promise<Buffer> =>
+      ask(
+        ['cat-file', '--batch-command', '--buffer'],
+        `${specs.map((s) => `${how} ${s}\n`).join('')}flush\n`,
+        batchAnswers(specs.length, how === 'contents'),
+      );
+    const run = async (call: GitCall): Promise<GitResult> => {
+      if (call.env || call.onStdout || call.fresh) return base.run(call);
+      const [command, flag, reason, stdin] = call.args;
+      if (command === 'cat-file' && call.args.length === 2 && (flag === '--batch' || flag === '--batch-check')) {
+        const specs = linesOf(call.input);
+        if (specs.length === 0) return result(Buffer.alloc(0));
+        const content = flag === '--batch';
+        const input = `${specs.map((s) => `${content ? 'contents' : 'info'} ${s}\n`).join('')}flush\n`;
+        return result(
+          await ask(['cat-file', '--batch-command', '--buffer'], input, batchAnswers(specs.length, content)),
+        );
+      }
+      if (command === 'update-ref' && flag === '-m' && reason !== undefined && stdin === '--stdin') {
+        if (call.args.length !== 4) return base.run(call);
+        const transaction = `start\n${linesOf(call.input).join('\n')}\nprepare\ncommit\n`;
+        try {
+          await ask(['update-ref', '-m', 'fettle', '--stdin'], transaction, transactionDone);
+        } catch (error) {
+          // git said why (a lost compare-and-swap, a held lock): the same words a one-off run reports.
+          throw error instanceof GitError ? new GitError(call.args, error.exitCode, error.stderr, error) : error;
+        }
+        return result(Buffer.alloc(0));
+      }
+      return base.run(call);
+    };
+    return {
+      cwd: base.cwd,
+      run,
+      start: base.start,
+      text: async (call) => (await run(call)).stdout.toString('utf8').trim(),
+      warm: () => undefined, // what is worth warming is kept running
+      headAndLevels: (dirs: string[]) => headAndLevels(read, dirs),
+    };
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [key, kept] of this.kept) {
+      if (kept.dead || (kept.pending === 0 && now - kept.used > IDLE_MS)) {
+        kept.close();
+        this.kept.delete(key);
+      }
+    }
+  }
+
+  /** Ends every kept process (the server is stopping). */
+  close(): void {
+    clearInterval(this.sweeper);
+    for (const kept of this.kept.values()) kept.close();
+    this.kept.clear();
+  }
+}
