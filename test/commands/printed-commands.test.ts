@@ -91,7 +91,7 @@ const scenes = (out: Printed[]): string => {
   at('confirm, conflict', fettle(repo, ['confirm', staged]));
   at('confirm --with-conflicts', fettle(repo, ['confirm', staged, '--with-conflicts']));
   at('confirm, already applied', fettle(repo, ['confirm', staged]));
-  at('confirm, mistyped id', fettle(repo, ['confirm', `${staged.slice(0, 7)}x`]));
+  at('confirm, mistyped id', fettle(repo, ['confirm', `${staged.slice(0, 7)}${staged.endsWith('x') ? 'y' : 'x'}`]));
   const direct = directWrite(repo, 'nb.md', 'one\n');
   at('rollback', fettle(repo, ['rollback', direct]));
   at('rollback, nothing named', fettle(repo, ['rollback']));

@@ -18,7 +18,9 @@ import { after } from 'node:test';
 
 const roots: string[] = [];
 after(() => {
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
+  // A hook's background work (a PostToolUse, storage maintenance) may still be adding files to a repository's
+  // .git as the test file ends: a directory emptied and then refilled fails the removal with ENOTEMPTY, so retry.
+  for (const root of roots) rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 /** A fresh temp dir (real path), removed when the test file ends. */
