@@ -2,16 +2,7 @@
 // here, in its dialect. The write protocol itself is protocol/write.ts; here: parse the payload, call it, render
 // its answer, and map failures to outcomes (failure.ts).
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import {
-  renderAsk,
-  renderBlocked,
-  renderDirect,
-  renderNoop,
-  renderRefused,
-  renderStaged,
-  renderUnstageable,
-  summarize,
-} from '../core/messages';
+import { renderAsk, renderDirect, renderNoop, renderRefused, renderStaged, summarize } from '../core/messages';
 import type { WriteCall } from '../core/tool-call';
 import { invocationFor, selfCommand } from '../io/self';
 import type { Context } from '../protocol/context';
@@ -26,6 +17,7 @@ import { ask, context, deny, pass, replayed, warn, type HookOutcome } from './ou
 import { runBash } from './bash';
 import { parseData, readJson, type Payload } from './payload';
 import { serveRead } from './read';
+import { ruledText } from './ruled';
 
 type WritePayload = Payload & { call: WriteCall };
 
@@ -120,16 +112,9 @@ const answer = (ctx: Context, p: WritePayload, edge: HookEdge, before: protocol.
       );
     case 'ignored':
       return pass(); // a policy rule leaves this path to the tool: nothing recorded
-    case 'blocked': {
-      const { target, ruleText, rule } = before;
-      return deny(
-        renderBlocked({ path: target.treePath, rule: ruleText, message: rule.message ?? '', tool: p.call.tool }),
-      );
-    }
-    case 'unstageable': {
-      const { target, ruleText, why } = before;
-      return deny(renderUnstageable({ path: target.treePath, rule: ruleText, why, tool: p.call.tool }));
-    }
+    case 'blocked':
+    case 'unstageable':
+      return deny(ruledText(before, p.call.tool));
   }
   const { id, target, decision, supersedes, thresholds, rule } = before;
   const message = { id, path: target.treePath, decision, ttlSeconds: ctx.config.ttlSeconds, thresholds, rule };

@@ -72,13 +72,15 @@ export interface StagedWrite {
 }
 
 /** A write a policy rule decides alone: `block` denies it (with the rule's message), `ignore` leaves it to the tool. */
-export interface RuledOut {
-  kind: 'blocked' | 'ignored';
+interface RuledOutBy<Kind extends 'blocked' | 'ignored'> {
+  kind: Kind;
   target: Target;
   rule: PolicyRule;
   /** ruleText(): how messages name the rule */
   ruleText: string;
 }
+/** One member per kind, so a check of `kind` narrows (an interface whose kind is a union would not). */
+export type RuledOut = RuledOutBy<'blocked'> | RuledOutBy<'ignored'>;
 
 export type Decided =
   | { kind: 'pass'; target?: Target | undefined; id?: string | undefined } // the tool goes on (recorded as `id`)

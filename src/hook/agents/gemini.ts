@@ -8,14 +8,8 @@ import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { renderHeldForPerson } from '../../core/agent-messages';
 import { predictReplace, predictWriteFile } from '../../core/gemini-tools';
-import {
-  renderBlocked,
-  renderDirect,
-  renderRefused,
-  renderStaged,
-  renderUnstageable,
-  summarize,
-} from '../../core/messages';
+import { renderDirect, renderRefused, renderStaged, summarize } from '../../core/messages';
+import { ruledText } from '../ruled';
 import type { WriteCall } from '../../core/tool-call';
 import { invocationFor, selfCommand } from '../../io/self';
 import type { Context, Origin } from '../../protocol/context';
@@ -117,11 +111,8 @@ const answer = (ctx: Context, edge: HookEdge, d: protocol.Decided, tool: string)
   if (d.kind === 'refused')
     return geminiDeny(renderRefused({ path, decision: d.decision, thresholds: d.thresholds, tool, rule: d.rule }));
   // A policy rule: `ignore` leaves the path to the tool, `block` denies with the rule's message.
-  if (d.kind === 'unstageable') return geminiDeny(renderUnstageable({ path, rule: d.ruleText, why: d.why, tool }));
-  if (d.kind !== 'staged')
-    return d.kind === 'ignored'
-      ? pass()
-      : geminiDeny(renderBlocked({ path, rule: d.ruleText, message: d.rule.message ?? '', tool }));
+  if (d.kind === 'ignored') return pass();
+  if (d.kind === 'blocked' || d.kind === 'unstageable') return geminiDeny(ruledText(d, tool));
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), ctx.cwd, d.target.store, d.target.realPath);
   const { thresholds, rule } = d;
   if (d.review === 'person')

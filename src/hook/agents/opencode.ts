@@ -6,7 +6,8 @@
 // text as the tool's error, and the tool does not run), `{"note": text}` (added to the tool's output), or nothing.
 import { resolve } from 'node:path';
 import { clockFrom, loadConfig } from '../../config';
-import { renderBlocked, renderDirect, renderStaged, renderUnstageable, sizeText, summarize } from '../../core/messages';
+import { renderDirect, renderStaged, sizeText, summarize } from '../../core/messages';
+import { ruledText } from '../ruled';
 import { opencodeEdit, opencodeWrite, patchedFiles, type Predicted } from '../../core/opencode-tools';
 import type { WriteCall } from '../../core/tool-call';
 import { toFettleError } from '../../errors';
@@ -138,16 +139,9 @@ const beforeAnswer = (ctx: Context, e: Event, decided: protocol.Decided, edge: H
     case 'noop': // the same bytes: nothing to record, and the tool may run
     case 'ignored': // a policy rule leaves this path to the tool: nothing recorded
       return pass();
-    case 'blocked': {
-      const { target, ruleText, rule } = decided;
-      return answer({
-        block: renderBlocked({ path: target.treePath, rule: ruleText, message: rule.message ?? '', tool: e.tool }),
-      });
-    }
-    case 'unstageable': {
-      const { target, ruleText, why } = decided;
-      return answer({ block: renderUnstageable({ path: target.treePath, rule: ruleText, why, tool: e.tool }) });
-    }
+    case 'blocked':
+    case 'unstageable':
+      return answer({ block: ruledText(decided, e.tool) });
     case 'refused': {
       const { counts, why } = sizeText(decided.decision, decided.thresholds, decided.rule);
       return answer({

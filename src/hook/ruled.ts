@@ -1,0 +1,12 @@
+// What the model reads when a policy rule stops a write before the tool runs: a `block` rule's message, or a
+// `stage` rule on a write whose result fettle cannot compute. The same text for every agent; each adapter wraps
+// it in its own deny.
+import { renderBlocked, renderUnstageable } from '../core/messages';
+import type { Decided } from '../protocol/write';
+
+type Stopped = Extract<Decided, { kind: 'blocked' | 'unstageable' }>;
+
+export const ruledText = (d: Stopped, tool: string): string =>
+  d.kind === 'unstageable'
+    ? renderUnstageable({ path: d.target.treePath, rule: d.ruleText, why: d.why, tool })
+    : renderBlocked({ path: d.target.treePath, rule: d.ruleText, message: d.rule.message ?? '', tool });
