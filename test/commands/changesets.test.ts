@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { SELF, literal } from '../helpers/cli';
+import { SELF, literal, mistyped } from '../helpers/cli';
 import { generated, lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
 import { errorLine, fettle, keepsUserState, kinds, ok, refOid, statusJson } from '../helpers/stage';
 
@@ -108,8 +108,7 @@ test('show <changeset> lists its members and one diff; show of a member names it
   assert.equal(json.changes.length, 3);
   assert.equal(json.files.length, 3);
   assert.match(ok(fettle(repo, ['show', ids['a.txt'] as string])).stdout, new RegExp(`^Changeset: ${set} `, 'm'));
-  // One character off: the last replaced by another (ids are random, so it may already be an x).
-  const typo = fettle(repo, ['show', `${set.slice(0, 7)}${set.endsWith('x') ? 'y' : 'x'}`]);
+  const typo = fettle(repo, ['show', mistyped(set)]);
   assert.equal(typo.code, 1);
   assert.match(typo.stderr, new RegExp(`Did you mean ${set}\\?`), 'the nearest id of either kind');
 });

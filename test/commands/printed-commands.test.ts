@@ -10,7 +10,7 @@ import { realpathSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
 import { shellWords } from '../../src/io/self';
-import { CLI, literal, runCli, type Run, SELF, withFettleOnPath } from '../helpers/cli';
+import { CLI, literal, mistyped, runCli, type Run, SELF, withFettleOnPath } from '../helpers/cli';
 import { lines, makeRepo, tempDir } from '../helpers/repo';
 import { directWrite, fettle, stageWrite, T0 } from '../helpers/stage';
 import { hook, hso } from '../helpers/tools';
@@ -91,7 +91,7 @@ const scenes = (out: Printed[]): string => {
   at('confirm, conflict', fettle(repo, ['confirm', staged]));
   at('confirm --with-conflicts', fettle(repo, ['confirm', staged, '--with-conflicts']));
   at('confirm, already applied', fettle(repo, ['confirm', staged]));
-  at('confirm, mistyped id', fettle(repo, ['confirm', `${staged.slice(0, 7)}${staged.endsWith('x') ? 'y' : 'x'}`]));
+  at('confirm, mistyped id', fettle(repo, ['confirm', mistyped(staged)]));
   const direct = directWrite(repo, 'nb.md', 'one\n');
   at('rollback', fettle(repo, ['rollback', direct]));
   at('rollback, nothing named', fettle(repo, ['rollback']));

@@ -22,6 +22,9 @@ export const withFettleOnPath = (env: Record<string, string>, dir: string): Reco
 };
 
 /** `text` matched literally inside a RegExp. */
+/** An 8-character id one character off: its last replaced by another (ids are random, so it may end in x). */
+export const mistyped = (id: string): string => `${id.slice(0, 7)}${id.endsWith('x') ? 'y' : 'x'}`;
+
 export const literal = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export interface Run {
