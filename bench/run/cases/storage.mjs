@@ -200,7 +200,7 @@ export const measureStorage = () => {
   });
   info.push({
     id: 'storage-refs',
-    name: "storage: of the growth, fettle's refs (a file and a disk block each)",
+    name: "storage: of the growth, fettle's loose refs (a file and a disk block each; the rest are in packed-refs)",
     ...mib(refsBytes),
   });
   for (const [name, { bytes, entries }] of parts)
