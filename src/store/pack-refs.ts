@@ -98,15 +98,8 @@ export const packOwnRefs = async (store: Store): Promise<PackRefsReport> => {
   // Checked before the lock, so the lock is held for file work only: a value that changes after this is
   // not in the set, and stays loose until the next round.
   const ok = await commits(store, new Set(seen.values()));
-  const locked = await lockPacked(packedPath);
-  if (!locked) return { ...report, skipped: 'packed-refs.lock is held' };
-  let packed: Map<string, string>;
-  try {
-    packed = await writePacked(store, packedPath, ok, report);
-  } catch (error) {
-    releaseLock(`${packedPath}.lock`);
-    throw error;
-  }
+  if (!(await lockPacked(packedPath))) return { ...report, skipped: 'packed-refs.lock is held' };
+  const packed = await writePacked(store, packedPath, ok, report);
   if (report.skipped) return report;
   await failpoint('pack-refs.renamed');
   for (const [name, oid] of packed) if (await prune(store.commonDir, name, oid)) report.pruned++;
@@ -115,16 +108,17 @@ export const packOwnRefs = async (store: Store): Promise<PackRefsReport> => {
 };
 
 const lockPacked = async (packedPath: string): Promise<boolean> => {
+  const lock = `${packedPath}.lock`;
+  let handle: Awaited<ReturnType<typeof open>>;
   try {
-    // Created and owned in one turn, so a signal handler (io/cleanup.ts) can remove it.
-    const handle = await open(`${packedPath}.lock`, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o666);
-    own(`${packedPath}.lock`);
-    await handle.close();
-    return true;
+    handle = await open(lock, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o666);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   }
+  own(lock); // in the turn the open resolved in, so a signal handler (io/cleanup.ts) removes it
+  await handle.close().catch(() => undefined);
+  return true;
 };
 
 const releaseLock = (lock: string): void => {
@@ -138,7 +132,8 @@ const releaseLock = (lock: string): void => {
 
 /**
  * Under packed-refs.lock: the loose refs read again, the new file written into the lock and renamed over
- * packed-refs. Returns the refs now packed with the value their loose file held.
+ * packed-refs. Returns the refs now packed with the value their loose file held. The lock is released on every
+ * path: by the rename, or removed (only before the rename: after it, a lock file there is another process's).
  */
 const writePacked = async (
   store: Store,
@@ -147,40 +142,42 @@ const writePacked = async (
   report: PackRefsReport,
 ): Promise<Map<string, string>> => {
   const lock = `${packedPath}.lock`;
-  const loose = await looseRefs(store.commonDir);
-  const text = await readFile(packedPath, 'latin1').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return '';
-    throw error;
-  });
-  const file = parsePackedRefs(text);
-  if (!file) {
-    releaseLock(lock);
-    report.skipped = 'packed-refs is not in a format fettle knows';
-    return new Map();
-  }
-  const current = new Map(file.records.map((r) => [r.name, r.oid]));
-  const packable = new Map([...loose].filter(([, oid]) => commitOids.has(oid)));
-  const changed = new Map([...packable].filter(([name, oid]) => current.get(name) !== oid));
-  if (changed.size === 0) {
-    releaseLock(lock);
-    return packable;
-  }
-  const mode = await modeFor(store, packedPath, [...changed.keys()][0] as string);
-  const handle = await open(lock, 'w');
+  let renamed = false;
   try {
-    await handle.writeFile(withRefs(file, changed), 'latin1');
-    await handle.sync();
+    const loose = await looseRefs(store.commonDir);
+    const text = await readFile(packedPath, 'latin1').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return '';
+      throw error;
+    });
+    const file = parsePackedRefs(text);
+    if (!file) {
+      report.skipped = 'packed-refs is not in a format fettle knows';
+      return new Map();
+    }
+    const current = new Map(file.records.map((r) => [r.name, r.oid]));
+    const packable = new Map([...loose].filter(([, oid]) => commitOids.has(oid)));
+    const changed = new Map([...packable].filter(([name, oid]) => current.get(name) !== oid));
+    if (changed.size === 0) return packable;
+    const mode = await modeFor(store, packedPath, [...changed.keys()][0] as string);
+    const handle = await open(lock, 'w');
+    try {
+      await handle.writeFile(withRefs(file, changed), 'latin1');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    chmodSync(lock, mode);
+    // The rename is the commit and releases the lock; disowned in the same turn, so a signal handler never
+    // removes a lock another process has taken since.
+    renameSync(lock, packedPath);
+    renamed = true;
+    disown(lock);
+    report.packed = changed.size;
+    await fsyncPath(store.commonDir);
+    return packable;
   } finally {
-    await handle.close();
+    if (!renamed) releaseLock(lock);
   }
-  chmodSync(lock, mode);
-  // The rename is the commit and releases the lock; disowned in the same turn, so a signal handler never
-  // removes a lock another process has taken since.
-  renameSync(lock, packedPath);
-  disown(lock);
-  await fsyncPath(store.commonDir);
-  report.packed = changed.size;
-  return packable;
 };
 
 /** packed-refs keeps its permission bits; a new one gets a loose ref's (git made it with the repository's). */
