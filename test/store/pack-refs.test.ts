@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { agentWrite, runCli } from '../helpers/cli';
+import { agentWrite, runCli, runHook, writePayload } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { directWrite, fettle, ok, stageWrite, T0 } from '../helpers/stage';
 
@@ -246,4 +246,24 @@ test('git ref updates running while fettle packs lose nothing, user refs or fett
   assert.deepEqual(refs('refs/fettle/loop-'), []);
   assert.ok(rounds > 1, `fettle packed while git ran: ${rounds} rounds`);
   assert.equal(repo.git('fsck', '--no-dangling'), '');
+});
+
+test('a proposal packed while pending is superseded on the hook path: git rewrites packed-refs, the newer is pending', () => {
+  const repo = makeRepo({ 'a.txt': lines(40) });
+  const stage = (content: string, toolUseId: string) => {
+    const call = { file: repo.path('a.txt'), content, cwd: repo.dir, session: 'S', toolUseId };
+    const r = runHook(writePayload(call), { cwd: repo.dir, env: repo.env });
+    assert.equal(r.code, 0, r.stderr);
+    return /Staged change ([0-9a-z]{8})/.exec(r.stdout)?.[1] as string;
+  };
+  const older = stage(lines(40, 'large'), 'toolu_one');
+  ok(fettle(repo, ['gc']));
+  assert.ok(packedRefs(repo).includes(` refs/fettle/${older}\n`) && !looseOurs(repo).includes(`refs/fettle/${older}`));
+  const newer = stage(lines(40, 'again'), 'toolu_two');
+  assert.ok(newer && newer !== older);
+  assert.ok(!packedRefs(repo).includes(` refs/fettle/${older}\n`));
+  assert.equal(repo.git('for-each-ref', '--format=%(refname)', `refs/fettle/${older}`), '');
+  assert.ok(repo.git('rev-parse', `refs/fettle-discarded/${older}`));
+  ok(fettle(repo, ['confirm', newer]));
+  assert.equal(repo.read('a.txt').toString(), lines(40, 'again'));
 });
