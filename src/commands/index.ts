@@ -203,7 +203,7 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .action(async (path: string, o: { json?: boolean }) => policyCheck(edge, dir(), path, o));
   program
     .command('gc')
-    .description("apply the history retention policy now, remove fettle's orphaned files, and pack its objects")
+    .description("apply the history retention policy now, remove fettle's orphaned files, and pack its objects and refs")
     .option('--dry-run', 'say what would be removed, removing nothing')
     .option(
       '--expire <when>',
