@@ -6,7 +6,9 @@
 //   1. take `packed-refs.lock` with O_EXCL (held: git or another fettle is at work; skip this round). Every ref
 //      deletion takes it too, so no ref can be deleted while its loose value is being packed;
 //   2. read the loose refs under the lock, write `packed-refs` with them added and every other record kept byte
-//      for byte, fsync it, rename it over `packed-refs` (which releases the lock), fsync the directory;
+//      for byte into the lock file (git writes a `packed-refs.new` beside the lock instead: a file a crash could
+//      leave behind, which git's next write would trip on), fsync it, rename it over `packed-refs` (which releases
+//      the lock), fsync the directory;
 //   3. delete each loose ref only under its own `<ref>.lock` and only if it still holds the value packed (a ref
 //      moved meanwhile stays loose, and the loose value wins over the packed one, as in git).
 // A crash after 2 leaves each ref both packed and loose with the same value: what git reads is unchanged.
