@@ -10,7 +10,7 @@ import { confirmChanges } from '../protocol/confirm';
 import type { Context } from '../protocol/context';
 import { discardChanges } from '../protocol/discard-set';
 import { type RollbackOutcome, rollbackChanges } from '../protocol/rollback';
-import type { Step } from '../protocol/rollback-plan';
+import type { Step } from '../protocol/rollback-step';
 import type { Store } from '../store/store';
 import { type Args, contextFor, dirOf, invokeIn, type McpEdge, text, type ToolResult } from './edge';
 
