@@ -3,7 +3,8 @@
 // apply is refused here: everything under FETTLE_REVIEW=human, and a change its agent asked a person about.
 import { stat } from '../core/record-message';
 import { FettleError } from '../errors';
-import { selectSession, selectTargets, storeOf } from '../protocol/arguments';
+import { storeOf } from '../protocol/arguments';
+import { selectSession, selectTargets } from '../protocol/rollback-selection';
 import type { Change } from '../protocol/changes';
 import { type DecideRequest, selectDecision } from '../protocol/changesets';
 import { confirmChanges } from '../protocol/confirm';
