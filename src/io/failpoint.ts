@@ -7,6 +7,7 @@ import { FettleError } from '../errors';
 export const FAILPOINTS = [
   'record.blob-written', // direct: previous bytes hashed, no commit yet
   'record.commit-written', // direct: `before` commit written, ref not yet created
+  'record.beside-written', // direct: the tool call's link written, while the ref is made (maybe not yet)
   'record.ref-written', // direct: ref created; the tool has not written yet
   'after.claimed', // PostToolUse: the tool call's link claimed, nothing recorded yet (the client cancels it here)
   'after.ref-written', // direct: the landed bytes recorded

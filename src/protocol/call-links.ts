@@ -48,6 +48,10 @@ export const rememberWrite = async (store: Store, toolUseId: string, pending: Pe
   await swapFile(path, JSON.stringify(pending));
 };
 
+/** A record whose ref was not made after all: its link goes (the PostToolUse finds none, as for a failed call). */
+export const forgetWrite = (store: Store, toolUseId: string): Promise<void> =>
+  unlink(pathFor(store, toolUseId)).catch(() => undefined);
+
 /** The directory of the links, from a store's common dir (the hook's end-of-turn check finds it without git). */
 export const linksDir = (commonDir: string): string => join(commonDir, 'fettle', 'tool-use');
 

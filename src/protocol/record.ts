@@ -106,7 +106,16 @@ const withFreshId = async <T>(attempt: (id: string) => Promise<T>): Promise<T> =
   }
 };
 
-/** Direct change, step 1 (before the agent's tool writes): the previous bytes, durably in git. */
+/** A record's bookkeeping written while git moves its ref (the tool call's link), and taken back if that fails. */
+export interface Beside {
+  write: (record: { id: string; tip: string; fields: RecordFields }) => Promise<void>;
+  undo: () => Promise<void>;
+}
+
+/**
+ * Direct change, step 1 (before the agent's tool writes): the previous bytes, durably in git. `beside` is written
+ * at the same time as the ref moves, not after: both are done before this returns, so before any answer.
+ */
 export const recordBefore = async (
   ctx: Context,
   target: Target,
@@ -114,6 +123,7 @@ export const recordBefore = async (
   fields: Fields,
   /** the id of `old`'s blob when the caller already wrote it */
   stored?: string,
+  beside?: Beside,
 ): Promise<{ id: string; tip: string; fields: RecordFields }> => {
   const { store, treePath } = target;
   const when = ctx.now(); // one time for the record, so a rewrite after a prune recreates the same commit
@@ -135,12 +145,22 @@ export const recordBefore = async (
       written,
     } = await write({ old: stored });
     await failpoint('record.commit-written');
-    await publish(store, [{ op: 'create', ref: changeRef(id), oid: commit }], reason, {
-      oids: written,
-      rewrite: () => write(),
-    });
+    const record = { id, tip: commit, fields: { ...fields, id, kind: 'before' as const } };
+    const besides = beside?.write(record).then(() => failpoint('record.beside-written'));
+    besides?.catch(() => undefined); // awaited below, once the ref is in
+    try {
+      await publish(store, [{ op: 'create', ref: changeRef(id), oid: commit }], reason, {
+        oids: written,
+        rewrite: () => write(),
+      });
+    } catch (error) {
+      await besides?.catch(() => undefined);
+      await beside?.undo();
+      throw error;
+    }
+    await besides;
     await failpoint('record.ref-written');
-    return { id, tip: commit, fields: { ...fields, id, kind: 'before' } };
+    return record;
   });
 };
 

@@ -31,7 +31,7 @@ import { predict, type Proposed } from './predict';
 import { fieldsOf, recordAfter, recordBefore, stage } from './record';
 import { housekeep } from './housekeeping';
 import { callName, claimCall, forgetCall } from './call-answers';
-import { type Claimed, claimWrite, digest, rememberWrite } from './call-links';
+import { type Claimed, claimWrite, digest, forgetWrite, rememberWrite } from './call-links';
 import { currentTurn } from './turns';
 
 /** A tool call about to write, as an edge describes it. */
@@ -121,15 +121,26 @@ const withTurn = async (ctx: Context, origin: Origin): Promise<Origin> => {
 export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> => {
   const target = await locateTarget(w.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, opening(ctx));
   const { toolUse, session } = w.origin;
-  const claim = toolUse ? await claimCall(target.store.commonDir, callName(session, toolUse, w.call)) : null;
-  if (claim?.kind === 'answered') return { kind: 'replay', answer: claim.answer };
-  if (claim?.kind === 'busy') return { kind: 'duplicate' };
+  // The call is claimed while the file is read and the change planned, which only read: nothing is recorded or
+  // staged before the claim is won (decideBefore asks `won` first), and a lost claim answers as it always did.
+  const claiming = toolUse ? claimCall(target.store.commonDir, callName(session, toolUse, w.call)) : null;
+  claiming?.catch(() => undefined); // awaited below
+  const won = async () => {
+    const claim = await claiming;
+    return !claim || claim.kind === 'first';
+  };
+  let decided: Decided;
   try {
-    return { ...(await decideBefore(ctx, w, target)), remember: claim?.answer };
+    decided = await decideBefore(ctx, w, target, won);
   } catch (error) {
-    await claim?.release();
+    const claim = await claiming?.catch(() => null);
+    if (claim?.kind === 'first') await claim.release();
     throw error;
   }
+  const claim = await claiming;
+  if (claim?.kind === 'answered') return { kind: 'replay', answer: claim.answer };
+  if (claim?.kind === 'busy') return { kind: 'duplicate' };
+  return { ...decided, remember: claim?.answer };
 };
 
 /** How the path's policy decides it before anything is read: blocked, ignored, or on to the write. */
@@ -154,7 +165,13 @@ const stagingRule = (plan: Plan): string | undefined => {
     : undefined;
 };
 
-const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise<Decided> => {
+const decideBefore = async (
+  ctx: Context,
+  w: ToolWrite,
+  target: Target,
+  /** whether this process answers the call: false, and the caller answers as a lost claim does */
+  won: () => Promise<boolean>,
+): Promise<Decided> => {
   const { call } = w;
   const policy = policyFor(ctx, target);
   const ruled = ruledOut(policy, target);
@@ -176,6 +193,8 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
     if (origin.toolUse)
       await rememberWrite(target.store, origin.toolUse, { ...record, file: target.realPath, ...expected() });
   };
+  const { toolUse } = origin;
+  const link = toolUse ? { write: remember, undo: () => forgetWrite(target.store, toolUse) } : undefined;
   if (!proposed.exact) {
     // A rule that stages every change cannot be kept with nothing to stage: denied rather than let through.
     if (policy.effect.kind === 'stage') {
@@ -192,8 +211,8 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
     if (!old) return { kind: 'pass' };
     const note = `fettle could not predict the result: ${proposed.why}.`;
     const fields = { tier: 'direct' as const, path: target.treePath, file: target.realPath, reason: 'unsure', note };
-    const recorded = await recordBefore(ctx, target, old, { ...fields, ...origin });
-    await remember(recorded);
+    if (!(await won())) return { kind: 'pass' };
+    const recorded = await recordBefore(ctx, target, old, { ...fields, ...origin }, undefined, link);
     return { kind: 'pass', target, id: recorded.id };
   }
   const plan = await planWrite(ctx, target, old, proposed.next, { source: proposed.counts, policy });
@@ -203,13 +222,21 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
   if (decision.tier === 'noop') return { kind: 'noop', target };
   const decidedBy = deciderOf(plan);
   if (decision.tier === 'direct') {
-    const recorded = await recordBefore(ctx, target, old, { ...fieldsOf(plan, origin), decidedBy }, plan.stored?.old);
-    await remember(recorded);
+    if (!(await won())) return { kind: 'pass' };
+    const recorded = await recordBefore(
+      ctx,
+      target,
+      old,
+      { ...fieldsOf(plan, origin), decidedBy },
+      plan.stored?.old,
+      link,
+    );
     return { kind: 'pass', target, id: recorded.id }; // the tool now writes through the agent's own permission flow
   }
   const route = routeStaged({ mode: w.mode, review: ctx.config.review, inProject: w.inProject });
   if (route === 'refuse') return { kind: 'refused', target, decision, thresholds, rule };
   const staging = { ...origin, decidedBy, ...(route === 'person' ? { review: 'person' as const } : {}) };
+  if (!(await won())) return { kind: 'pass' };
   const staged = await stage(ctx, plan, staging);
   // A person answers the agent's prompt; if they allow it, the tool writes and the after step marks it applied.
   if (route === 'person' && w.asks !== false) await remember(staged);
