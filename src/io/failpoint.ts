@@ -13,6 +13,7 @@ export const FAILPOINTS = [
   'after.ref-written', // direct: the landed bytes recorded
   'stage.commits-written', // staged: before + proposal commits, no ref yet
   'stage.ref-written',
+  'stage.superseding', // resident: the newer proposal staged and answered; the older one not yet discarded
   'confirm.locked', // confirm: per-file lock held, nothing read yet
   'confirm.snapshot-written', // confirm: the user's bytes committed before a merge replaces them
   'confirm.prepared', // confirm: every file planned, applied commits written, ref transaction locked; no journal

@@ -25,6 +25,7 @@ import type { NewTree } from '../store/tree-codec';
 import { backoff, isRace, planSession, SESSION_ATTEMPTS, sessionRead } from './session-ref';
 import { rememberStaged, stagedEntry, supersedeUpdates } from './supersede';
 import type { Context, Origin } from './context';
+import type { Background } from './resident';
 import { newId, stamp } from './ids';
 import type { Plan } from './plan';
 
@@ -264,6 +265,30 @@ export const recordAfter = async (
 };
 
 /**
+ * The resident server's supersede, run right after the answer: its transaction (the older proposal's ref
+ * deleted at its tip, the discarded marker created) takes a second ref file, its fsync and git's
+ * packed-refs.lock, which the blocking call no longer waits for. Killed before it, both proposals stay pending
+ * (docs/RELIABILITY.md); a proposal decided meanwhile fails the compare-and-swap and is left as decided.
+ */
+const supersedeAfter = (
+  background: Background,
+  store: Store,
+  side: { commit: CommitSpec; updates: RefUpdate[] },
+  older: string,
+  reason: string,
+): void => {
+  const marker = commitId(store, side.commit);
+  const task = async () => {
+    await failpoint('stage.superseding');
+    const rewrite = () => writeRecord(store, { blobs: [], trees: [], commits: [side.commit] });
+    await publish(store, side.updates, reason, { oids: [marker], rewrite }).catch((error: unknown) => {
+      if (!(error instanceof FettleError && error.code === 'E_CONFLICT')) throw error;
+    });
+  };
+  background(`${store.commonDir}\0supersede\0${older}`, task, 0, { completes: true });
+};
+
+/**
  * Staged change: a `before` commit (HEAD plus the file as on disk) and a `proposal` commit on top, so that
  * `git show fettle/<id>` is exactly the proposed change and `git diff HEAD fettle/<id>` a reviewable PR. The
  * hidden worktree is not made here: `fettle test` creates it on first use (the product brief: "create it
@@ -303,11 +328,15 @@ export const stage = async (
     const proposal = commits[1];
     if (!proposal) throw new FettleError('E_INTERNAL', 'internal error: no proposal commit');
     await failpoint('stage.commits-written');
+    // In the resident server the older proposal is discarded right after the answer, in a transaction of its
+    // own (see supersedeAfter); elsewhere in the very transaction that stages the newer.
+    const later = side && ctx.background ? side : null;
     try {
-      await publish(store, [{ op: 'create', ref: changeRef(id), oid: proposal }, ...(side?.updates ?? [])], reason, {
-        oids: written,
-        rewrite: () => write(),
-      });
+      const updates = [
+        { op: 'create' as const, ref: changeRef(id), oid: proposal },
+        ...(later ? [] : (side?.updates ?? [])),
+      ];
+      await publish(store, updates, reason, { oids: written, rewrite: () => write() });
     } catch (error) {
       // The older proposal was decided meanwhile (its ref moved): stage without replacing it.
       if (side && error instanceof FettleError && error.code === 'E_CONFLICT') previous = null;
@@ -316,6 +345,7 @@ export const stage = async (
     await failpoint('stage.ref-written');
     const made = { id, tip: proposal, fields: { ...fields, id, kind: 'proposal' as const } };
     if (kept) await rememberStaged(store, { ...made, tree: trees[1] as string });
+    if (later && previous && ctx.background) supersedeAfter(ctx.background, store, later, previous.id, reason);
     return { ...made, supersedes: side ? previous?.id : undefined };
   });
 };
