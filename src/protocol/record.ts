@@ -338,8 +338,9 @@ export const stage = async (
       ];
       await publish(store, updates, reason, { oids: written, rewrite: () => write() });
     } catch (error) {
-      // The older proposal was decided meanwhile (its ref moved): stage without replacing it.
-      if (side && error instanceof FettleError && error.code === 'E_CONFLICT') previous = null;
+      // The older proposal was decided meanwhile (its ref moved): stage without replacing it. (Replaced after
+      // the answer, a conflict here is the id's alone.)
+      if (side && !later && error instanceof FettleError && error.code === 'E_CONFLICT') previous = null;
       throw error;
     }
     await failpoint('stage.ref-written');

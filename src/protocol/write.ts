@@ -121,26 +121,15 @@ const withTurn = async (ctx: Context, origin: Origin): Promise<Origin> => {
 export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> => {
   const target = await locateTarget(w.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, opening(ctx));
   const { toolUse, session } = w.origin;
-  // The call is claimed while the file is read and the change planned, which only read: nothing is recorded or
-  // staged before the claim is won (decideBefore asks `won` first), and a lost claim answers as it always did.
-  const claiming = toolUse ? claimCall(target.store.commonDir, callName(session, toolUse, w.call)) : null;
-  claiming?.catch(() => undefined); // awaited below
-  const won = async () => {
-    const claim = await claiming;
-    return !claim || claim.kind === 'first';
-  };
-  let decided: Decided;
-  try {
-    decided = await decideBefore(ctx, w, target, won);
-  } catch (error) {
-    const claim = await claiming?.catch(() => null);
-    if (claim?.kind === 'first') await claim.release();
-    throw error;
-  }
-  const claim = await claiming;
+  const claim = toolUse ? await claimCall(target.store.commonDir, callName(session, toolUse, w.call)) : null;
   if (claim?.kind === 'answered') return { kind: 'replay', answer: claim.answer };
   if (claim?.kind === 'busy') return { kind: 'duplicate' };
-  return { ...decided, remember: claim?.answer };
+  try {
+    return { ...(await decideBefore(ctx, w, target)), remember: claim?.answer };
+  } catch (error) {
+    await claim?.release();
+    throw error;
+  }
 };
 
 /** How the path's policy decides it before anything is read: blocked, ignored, or on to the write. */
@@ -165,13 +154,7 @@ const stagingRule = (plan: Plan): string | undefined => {
     : undefined;
 };
 
-const decideBefore = async (
-  ctx: Context,
-  w: ToolWrite,
-  target: Target,
-  /** whether this process answers the call: false, and the caller answers as a lost claim does */
-  won: () => Promise<boolean>,
-): Promise<Decided> => {
+const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise<Decided> => {
   const { call } = w;
   const policy = policyFor(ctx, target);
   const ruled = ruledOut(policy, target);
@@ -211,7 +194,6 @@ const decideBefore = async (
     if (!old) return { kind: 'pass' };
     const note = `fettle could not predict the result: ${proposed.why}.`;
     const fields = { tier: 'direct' as const, path: target.treePath, file: target.realPath, reason: 'unsure', note };
-    if (!(await won())) return { kind: 'pass' };
     const recorded = await recordBefore(ctx, target, old, { ...fields, ...origin }, undefined, link);
     return { kind: 'pass', target, id: recorded.id };
   }
@@ -222,7 +204,6 @@ const decideBefore = async (
   if (decision.tier === 'noop') return { kind: 'noop', target };
   const decidedBy = deciderOf(plan);
   if (decision.tier === 'direct') {
-    if (!(await won())) return { kind: 'pass' };
     const recorded = await recordBefore(
       ctx,
       target,
@@ -236,7 +217,6 @@ const decideBefore = async (
   const route = routeStaged({ mode: w.mode, review: ctx.config.review, inProject: w.inProject });
   if (route === 'refuse') return { kind: 'refused', target, decision, thresholds, rule };
   const staging = { ...origin, decidedBy, ...(route === 'person' ? { review: 'person' as const } : {}) };
-  if (!(await won())) return { kind: 'pass' };
   const staged = await stage(ctx, plan, staging);
   // A person answers the agent's prompt; if they allow it, the tool writes and the after step marks it applied.
   if (route === 'person' && w.asks !== false) await remember(staged);
