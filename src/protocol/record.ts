@@ -122,9 +122,14 @@ export const recordBefore = async (
   target: Target,
   old: DiskFile | null,
   fields: Fields,
-  /** the id of `old`'s blob when the caller already wrote it */
-  stored?: string,
-  beside?: Beside,
+  {
+    stored,
+    beside,
+  }: {
+    /** the id of `old`'s blob when the caller already wrote it */
+    stored?: string | undefined;
+    beside?: Beside | undefined;
+  } = {},
 ): Promise<{ id: string; tip: string; fields: RecordFields }> => {
   const { store, treePath } = target;
   const when = ctx.now(); // one time for the record, so a rewrite after a prune recreates the same commit

@@ -194,7 +194,7 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
     if (!old) return { kind: 'pass' };
     const note = `fettle could not predict the result: ${proposed.why}.`;
     const fields = { tier: 'direct' as const, path: target.treePath, file: target.realPath, reason: 'unsure', note };
-    const recorded = await recordBefore(ctx, target, old, { ...fields, ...origin }, undefined, link);
+    const recorded = await recordBefore(ctx, target, old, { ...fields, ...origin }, { beside: link });
     return { kind: 'pass', target, id: recorded.id };
   }
   const plan = await planWrite(ctx, target, old, proposed.next, { source: proposed.counts, policy });
@@ -209,8 +209,7 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
       target,
       old,
       { ...fieldsOf(plan, origin), decidedBy },
-      plan.stored?.old,
-      link,
+      { stored: plan.stored?.old, beside: link },
     );
     return { kind: 'pass', target, id: recorded.id }; // the tool now writes through the agent's own permission flow
   }
@@ -385,7 +384,7 @@ export const writeBytes = async (
       const { thresholds } = policy;
       return { kind: 'staged', target, decision, id, diff: plan.diff, supersedes, thresholds, rule: stagingRule(plan) };
     }
-    const before = await recordBefore(ctx, plan.target, plan.old, decided, plan.stored?.old);
+    const before = await recordBefore(ctx, plan.target, plan.old, decided, { stored: plan.stored?.old });
     await failpoint('write.recorded');
     // The previous bytes are in git; make sure they are still what is on disk before replacing them.
     const now = await readDisk(target.realPath);
