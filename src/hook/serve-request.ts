@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import { admit, envFromHeaders, peerUid } from '../core/resident';
 import { selfCommand, spellCommands } from '../io/self';
 import { MAX_INPUT_BYTES } from '../io/stdin';
-import type { Runtime } from '../protocol/resident';
+import type { Background, Runtime } from '../protocol/resident';
 import { appendLog, readSession, type ServePaths } from '../protocol/serve-state';
 import { auditHook, auditing } from './audit';
 import type { HookEdge } from './edge';
@@ -93,6 +93,15 @@ const refuse = async (
   res.once('finish', () => res.socket?.destroy());
 };
 
+/** Work that completes this call (see Background) starts once its answer is out, or the client is gone. */
+const afterAnswer = (background: Background, res: ServerResponse): Background => {
+  const out = new Promise<void>((resolve) => {
+    res.once('finish', resolve);
+    res.once('close', resolve);
+  });
+  return (key, task, pace, o) => background(key, o?.completes ? () => out.then(task) : task, pace, o);
+};
+
 export const handle = async (state: ServerState, req: IncomingMessage, res: ServerResponse): Promise<void> => {
   const uid = await peerOf(req.socket, state.port);
   if (uid !== process.getuid?.()) {
@@ -114,10 +123,11 @@ export const handle = async (state: ServerState, req: IncomingMessage, res: Serv
   if (admission.event === 'status') {
     const { served, refused, inFlight } = state.counts;
     const handedOver = state.handOver !== null;
+    const completing = state.runtime.completing();
     return send(
       res,
       200,
-      JSON.stringify({ pid: process.pid, build: state.build, served, refused, inFlight, handedOver }),
+      JSON.stringify({ pid: process.pid, build: state.build, served, refused, inFlight, completing, handedOver }),
     );
   }
   state.counts.inFlight++;
@@ -140,7 +150,7 @@ export const handle = async (state: ServerState, req: IncomingMessage, res: Serv
       env,
       script: state.script,
       resident: state.runtime.resident,
-      background: state.runtime.background,
+      background: afterAnswer(state.runtime.background, res),
       facts: {},
     };
     const outcome = await runHook(raw, edge);

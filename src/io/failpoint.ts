@@ -7,11 +7,13 @@ import { FettleError } from '../errors';
 export const FAILPOINTS = [
   'record.blob-written', // direct: previous bytes hashed, no commit yet
   'record.commit-written', // direct: `before` commit written, ref not yet created
+  'record.beside-written', // direct: the tool call's link written, while the ref is made (maybe not yet)
   'record.ref-written', // direct: ref created; the tool has not written yet
   'after.claimed', // PostToolUse: the tool call's link claimed, nothing recorded yet (the client cancels it here)
   'after.ref-written', // direct: the landed bytes recorded
   'stage.commits-written', // staged: before + proposal commits, no ref yet
   'stage.ref-written',
+  'stage.superseding', // resident: the newer proposal staged and answered; the older one not yet discarded
   'confirm.locked', // confirm: per-file lock held, nothing read yet
   'confirm.snapshot-written', // confirm: the user's bytes committed before a merge replaces them
   'confirm.prepared', // confirm: every file planned, applied commits written, ref transaction locked; no journal

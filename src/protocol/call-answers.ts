@@ -60,9 +60,16 @@ const readMarker = async (
 export const claimCall = async (commonDir: string, name: string): Promise<Claim> => {
   const dir = callsDir(commonDir);
   const path = join(dir, name);
-  await makeOwnDir(dir);
+  // The folder is made when missing, not before every call: a mkdir is a round trip of its own.
+  const create = () => createExclusive(path, false, JSON.stringify({ pid: process.pid }));
+  const created = () =>
+    create().catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+      await makeOwnDir(dir);
+      return create();
+    });
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (await createExclusive(path, false, JSON.stringify({ pid: process.pid }))) {
+    if (await created()) {
       return {
         kind: 'first',
         // Written in place, no temp file and rename: a reader that meets it half written cannot parse it, and

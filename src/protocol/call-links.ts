@@ -44,9 +44,17 @@ const pathFor = (store: Store, toolUseId: string): string =>
 
 export const rememberWrite = async (store: Store, toolUseId: string, pending: PendingWrite): Promise<void> => {
   const path = pathFor(store, toolUseId);
-  await makeOwnDir(join(fettleDir(store), 'tool-use'));
-  await swapFile(path, JSON.stringify(pending));
+  // The folder is made when missing, not before every call: a mkdir is a round trip of its own.
+  await swapFile(path, JSON.stringify(pending)).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error;
+    await makeOwnDir(join(fettleDir(store), 'tool-use'));
+    await swapFile(path, JSON.stringify(pending));
+  });
 };
+
+/** A record whose ref was not made after all: its link goes (the PostToolUse finds none, as for a failed call). */
+export const forgetWrite = (store: Store, toolUseId: string): Promise<void> =>
+  unlink(pathFor(store, toolUseId)).catch(() => undefined);
 
 /** The directory of the links, from a store's common dir (the hook's end-of-turn check finds it without git). */
 export const linksDir = (commonDir: string): string => join(commonDir, 'fettle', 'tool-use');

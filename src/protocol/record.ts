@@ -14,6 +14,7 @@ import type { NewTree } from '../store/tree-codec';
 import { backoff, isRace, planSession, SESSION_ATTEMPTS, sessionRead } from './session-ref';
 import { rememberStaged, stagedEntry, supersedeUpdates } from './supersede';
 import type { Context, Origin } from './context';
+import type { Background } from './resident';
 import { stamp } from './ids';
 import type { Plan } from './plan';
 import { commitBefore, withFreshId } from './before-commit';
@@ -36,14 +37,29 @@ export const fieldsOf = (plan: Plan, origin: Origin): Fields => {
   };
 };
 
-/** Direct change, step 1 (before the agent's tool writes): the previous bytes, durably in git. */
+/** A record's bookkeeping written while git moves its ref (the tool call's link), and taken back if that fails. */
+export interface Beside {
+  write: (record: { id: string; tip: string; fields: RecordFields }) => Promise<void>;
+  undo: () => Promise<void>;
+}
+
+/**
+ * Direct change, step 1 (before the agent's tool writes): the previous bytes, durably in git. `beside` is written
+ * at the same time as the ref moves, not after: both are done before this returns, so before any answer.
+ */
 export const recordBefore = async (
   ctx: Context,
   target: Target,
   old: DiskFile | null,
   fields: Fields,
-  /** the id of `old`'s blob when the caller already wrote it */
-  stored?: string,
+  {
+    stored,
+    beside,
+  }: {
+    /** the id of `old`'s blob when the caller already wrote it */
+    stored?: string | undefined;
+    beside?: Beside | undefined;
+  } = {},
 ): Promise<{ id: string; tip: string; fields: RecordFields }> => {
   const { store, treePath } = target;
   const when = ctx.now(); // one time for the record, so a rewrite after a prune recreates the same commit
@@ -65,12 +81,22 @@ export const recordBefore = async (
       written,
     } = await write({ old: stored });
     await failpoint('record.commit-written');
-    await publish(store, [{ op: 'create', ref: changeRef(id), oid: commit }], reason, {
-      oids: written,
-      rewrite: () => write(),
-    });
+    const record = { id, tip: commit, fields: { ...fields, id, kind: 'before' as const } };
+    const besides = beside?.write(record).then(() => failpoint('record.beside-written'));
+    besides?.catch(() => undefined); // awaited below, once the ref is in
+    try {
+      await publish(store, [{ op: 'create', ref: changeRef(id), oid: commit }], reason, {
+        oids: written,
+        rewrite: () => write(),
+      });
+    } catch (error) {
+      await besides?.catch(() => undefined);
+      await beside?.undo();
+      throw error;
+    }
+    await besides;
     await failpoint('record.ref-written');
-    return { id, tip: commit, fields: { ...fields, id, kind: 'before' } };
+    return record;
   });
 };
 
@@ -174,6 +200,30 @@ export const recordAfter = async (
 };
 
 /**
+ * The resident server's supersede, run right after the answer: its transaction (the older proposal's ref
+ * deleted at its tip, the discarded marker created) takes a second ref file, its fsync and git's
+ * packed-refs.lock, which the blocking call no longer waits for. Killed before it, both proposals stay pending
+ * (docs/RELIABILITY.md); a proposal decided meanwhile fails the compare-and-swap and is left as decided.
+ */
+const supersedeAfter = (
+  background: Background,
+  store: Store,
+  side: { commit: CommitSpec; updates: RefUpdate[] },
+  older: string,
+  reason: string,
+): void => {
+  const marker = commitId(store, side.commit);
+  const task = async () => {
+    await failpoint('stage.superseding');
+    const rewrite = () => writeRecord(store, { blobs: [], trees: [], commits: [side.commit] });
+    await publish(store, side.updates, reason, { oids: [marker], rewrite }).catch((error: unknown) => {
+      if (!(error instanceof FettleError && error.code === 'E_CONFLICT')) throw error;
+    });
+  };
+  background(`${store.commonDir}\0supersede\0${older}`, task, 0, { completes: true });
+};
+
+/**
  * Staged change: a `before` commit (HEAD plus the file as on disk) and a `proposal` commit on top, so that
  * `git show fettle/<id>` is exactly the proposed change and `git diff HEAD fettle/<id>` a reviewable PR. The
  * hidden worktree is not made here: `fettle test` creates it on first use (the product brief: "create it
@@ -213,19 +263,25 @@ export const stage = async (
     const proposal = commits[1];
     if (!proposal) throw new FettleError('E_INTERNAL', 'internal error: no proposal commit');
     await failpoint('stage.commits-written');
+    // In the resident server the older proposal is discarded right after the answer, in a transaction of its
+    // own (see supersedeAfter); elsewhere in the very transaction that stages the newer.
+    const later = side && ctx.background ? side : null;
     try {
-      await publish(store, [{ op: 'create', ref: changeRef(id), oid: proposal }, ...(side?.updates ?? [])], reason, {
-        oids: written,
-        rewrite: () => write(),
-      });
+      const updates = [
+        { op: 'create' as const, ref: changeRef(id), oid: proposal },
+        ...(later ? [] : (side?.updates ?? [])),
+      ];
+      await publish(store, updates, reason, { oids: written, rewrite: () => write() });
     } catch (error) {
-      // The older proposal was decided meanwhile (its ref moved): stage without replacing it.
-      if (side && error instanceof FettleError && error.code === 'E_CONFLICT') previous = null;
+      // The older proposal was decided meanwhile (its ref moved): stage without replacing it. (Replaced after
+      // the answer, a conflict here is the id's alone.)
+      if (side && !later && error instanceof FettleError && error.code === 'E_CONFLICT') previous = null;
       throw error;
     }
     await failpoint('stage.ref-written');
     const made = { id, tip: proposal, fields: { ...fields, id, kind: 'proposal' as const } };
     if (kept) await rememberStaged(store, { ...made, tree: trees[1] as string });
+    if (later && previous && ctx.background) supersedeAfter(ctx.background, store, later, previous.id, reason);
     return { ...made, supersedes: side ? previous?.id : undefined };
   });
 };

@@ -6,13 +6,19 @@
 // so housekeeping that starts git must not run after every call of a busy session.
 import { Resident } from '../store/resident';
 
-export type Background = (key: string, task: () => Promise<void>, pace?: number) => void;
+/**
+ * `completes`: the task finishes what a call's answer already told (a superseded proposal's discard), not
+ * housekeeping: it runs right after the answer, `key` and `pace` aside, and `completing` counts it until done.
+ */
+export type Background = (key: string, task: () => Promise<void>, pace?: number, o?: { completes?: boolean }) => void;
 
 export interface Runtime {
   resident: Resident;
   background: Background;
   /** resolves when no housekeeping runs or waits (a stop waits for it) */
   idle(): Promise<void>;
+  /** how many tasks that complete an answered call run or wait */
+  completing(): number;
   close(): void;
 }
 
@@ -30,6 +36,7 @@ export const createRuntime = (onError: (error: unknown) => void): Runtime => {
   const resident = new Resident();
   const queues = new Map<string, Queue>();
   const lastRun = new Map<string, number>();
+  const completing = new Set<Promise<void>>();
   const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
   const drive = async (key: string, queue: Queue): Promise<void> => {
     while (queue.next) {
@@ -44,7 +51,16 @@ export const createRuntime = (onError: (error: unknown) => void): Runtime => {
   };
   return {
     resident,
-    background: (key, task, pace = PACE_MS) => {
+    background: (key, task, pace = PACE_MS, o = {}) => {
+      if (o.completes) {
+        // Not queued by key: each completes its own call, and none replaces another.
+        const run: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+          .then(task)
+          .catch(onError)
+          .finally(() => completing.delete(run));
+        completing.add(run);
+        return;
+      }
       const queue = queues.get(key);
       if (queue) {
         queue.next = task;
@@ -55,8 +71,10 @@ export const createRuntime = (onError: (error: unknown) => void): Runtime => {
       fresh.running = drive(key, fresh).finally(() => lastRun.set(key, fresh.last));
     },
     idle: async () => {
-      while (queues.size > 0) await Promise.all([...queues.values()].map((q) => q.running));
+      while (queues.size > 0 || completing.size > 0)
+        await Promise.all([...queues.values()].map((q) => q.running).concat([...completing]));
     },
+    completing: () => completing.size,
     close: () => resident.close(),
   };
 };

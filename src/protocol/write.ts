@@ -31,7 +31,7 @@ import { predict, type Proposed } from './predict';
 import { fieldsOf, recordAfter, recordBefore, stage } from './record';
 import { housekeep } from './housekeeping';
 import { callName, claimCall, forgetCall } from './call-answers';
-import { type Claimed, claimWrite, digest, rememberWrite } from './call-links';
+import { type Claimed, claimWrite, digest, forgetWrite, rememberWrite } from './call-links';
 import { currentTurn } from './turns';
 
 /** A tool call about to write, as an edge describes it. */
@@ -176,6 +176,8 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
     if (origin.toolUse)
       await rememberWrite(target.store, origin.toolUse, { ...record, file: target.realPath, ...expected() });
   };
+  const { toolUse } = origin;
+  const link = toolUse ? { write: remember, undo: () => forgetWrite(target.store, toolUse) } : undefined;
   if (!proposed.exact) {
     // A rule that stages every change cannot be kept with nothing to stage: denied rather than let through.
     if (policy.effect.kind === 'stage') {
@@ -192,8 +194,7 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
     if (!old) return { kind: 'pass' };
     const note = `fettle could not predict the result: ${proposed.why}.`;
     const fields = { tier: 'direct' as const, path: target.treePath, file: target.realPath, reason: 'unsure', note };
-    const recorded = await recordBefore(ctx, target, old, { ...fields, ...origin });
-    await remember(recorded);
+    const recorded = await recordBefore(ctx, target, old, { ...fields, ...origin }, { beside: link });
     return { kind: 'pass', target, id: recorded.id };
   }
   const plan = await planWrite(ctx, target, old, proposed.next, { source: proposed.counts, policy });
@@ -203,8 +204,13 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
   if (decision.tier === 'noop') return { kind: 'noop', target };
   const decidedBy = deciderOf(plan);
   if (decision.tier === 'direct') {
-    const recorded = await recordBefore(ctx, target, old, { ...fieldsOf(plan, origin), decidedBy }, plan.stored?.old);
-    await remember(recorded);
+    const recorded = await recordBefore(
+      ctx,
+      target,
+      old,
+      { ...fieldsOf(plan, origin), decidedBy },
+      { stored: plan.stored?.old, beside: link },
+    );
     return { kind: 'pass', target, id: recorded.id }; // the tool now writes through the agent's own permission flow
   }
   const route = routeStaged({ mode: w.mode, review: ctx.config.review, inProject: w.inProject });
@@ -378,7 +384,7 @@ export const writeBytes = async (
       const { thresholds } = policy;
       return { kind: 'staged', target, decision, id, diff: plan.diff, supersedes, thresholds, rule: stagingRule(plan) };
     }
-    const before = await recordBefore(ctx, plan.target, plan.old, decided, plan.stored?.old);
+    const before = await recordBefore(ctx, plan.target, plan.old, decided, { stored: plan.stored?.old });
     await failpoint('write.recorded');
     // The previous bytes are in git; make sure they are still what is on disk before replacing them.
     const now = await readDisk(target.realPath);

@@ -106,6 +106,38 @@ await sessionStart();
 const waited = handlers.filter((h) => !h.async);
 for (const h of handlers.filter((h) => h.async)) void runCommand(h);
 const results = await Promise.all(waited.map((h) => (h.type === 'http' ? postHttp(h) : runCommand(h))));
+
+/** The server's `status`, asked with the session's headers; null when it does not answer. */
+const askStatus = (h) =>
+  new Promise((resolve) => {
+    const headers = { 'content-type': 'application/json' };
+    for (const [name, value] of Object.entries(h.headers ?? {}))
+      headers[name] = interpolate(value, h.allowedEnvVars ?? []);
+    const url = h.url.replace(/[^/]+$/, 'status');
+    const req = request(url, { method: 'POST', headers, timeout: 5000 }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        } catch {
+          resolve(null);
+        }
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', () => resolve(null));
+    req.end('{}');
+  });
+
+// What the server finishes right after an answer (a superseded proposal's discard) is done before this call
+// returns, as it is long before a person or the model looks: the next command a test runs sees it.
+const http = waited.find((h) => h.type === 'http');
+for (let n = 0; http && n < 250; n++) {
+  const status = await askStatus(http);
+  if (!status?.completing) break;
+  await new Promise((r) => setTimeout(r, 20));
+}
 const blocks = results.filter((r) => r.code === 2 || (r.failed && r.onFailure === 'block'));
 if (blocks.length > 0) {
   process.stderr.write(blocks.map((r) => r.stderr ?? `${r.failed}; blocking because onFailure is "block"\n`).join(''));

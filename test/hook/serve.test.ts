@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { CLI, writePayload } from '../helpers/cli';
 import { lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
 import { callResident, setUpResident, type ClientRun, type ResidentSetup } from '../helpers/resident';
+import { fettle, ok, refOid, statusJson } from '../helpers/stage';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -127,6 +128,31 @@ test('the server killed while recording: that write is blocked, none is lost or 
   const w2 = write(setup, repo, content(1), 'toolu_m2');
   blocked(repo, w2, /was not running; nothing was written/, lines(30));
   recordedOnce(repo, write(setup, repo, content(1), 'toolu_m3'), 'toolu_m3', content(1));
+});
+
+test('the server killed right after answering a superseding proposal: both proposals stay pending, none is lost', async () => {
+  // The discard of the older proposal runs after the answer (record.ts supersedeAfter); the kill comes first.
+  const setup = setUpResident({ FETTLE_FAILPOINTS: 'stage.superseding=kill' });
+  const repo = makeRepo({ 'a.txt': lines(40) });
+  const server = setup.pid();
+  const stagedId = (w: Write) => /Staged change ([0-9a-z]{8})/.exec(w.pre.stdout)?.[1] as string;
+  const one = write(setup, repo, lines(40, 'large'), 'toolu_p1');
+  const two = write(setup, repo, lines(40, 'again'), 'toolu_p2');
+  const [older, newer] = [stagedId(one), stagedId(two)];
+  assert.ok(older && newer && older !== newer && !one.written && !two.written, show(two.pre));
+  assert.match(two.pre.stdout, new RegExp(`It replaces staged change ${older}`));
+  await waitFor('the server to die', () => !alive(server));
+  assert.deepEqual(
+    statusJson(repo)
+      .pending.map((c) => c.id)
+      .sort(),
+    [older, newer].sort(),
+  );
+  assert.equal(refOid(repo, `refs/fettle-discarded/${older}`), null);
+  ok(fettle(repo, ['confirm', newer]));
+  assert.equal(repo.read('a.txt').toString(), lines(40, 'again'));
+  ok(fettle(repo, ['discard', older]));
+  assert.deepEqual(statusJson(repo).pending, []);
 });
 
 test('the installed fettle replaced by another version: calls go to it at once, and a server of it takes over', async () => {

@@ -145,7 +145,13 @@ const cleanHookWrite = async (repo: Repo, w: Watch, content: string) => {
 export const PATHS: PathCase[] = [
   {
     name: 'hook direct (PreToolUse records, the host writes, PostToolUse records)',
-    points: ['record.blob-written', 'record.commit-written', 'record.ref-written', 'after.ref-written'],
+    points: [
+      'record.blob-written',
+      'record.commit-written',
+      'record.beside-written',
+      'record.ref-written',
+      'after.ref-written',
+    ],
     make: async () => {
       const repo = fresh();
       const again = edit(SMALL, 1, 'again');
