@@ -5,6 +5,7 @@ import { clockFrom, loadConfig, type Env } from '../config';
 import { FettleError } from '../errors';
 import { selfCommand, shellQuote, spellCommands } from '../io/self';
 import type { Context } from '../protocol/context';
+import { detachedMaintenance } from '../protocol/maintain-detached';
 
 export interface Io {
   out: (text: string) => void;
@@ -74,6 +75,8 @@ export const contextFor = (edge: Edge, dir?: string): Context => ({
   now: clockFrom(edge.env),
   config: loadConfig(edge.env),
   notice: (text) => edge.io.err(text),
+  // `fettle write` in a script's loop adds packs as the hook does: maintenance starts as it does for the hook
+  detach: detachedMaintenance(edge.io.script, edge.env),
 });
 
 /** The store of the repository the command runs in (or the private store outside any repository). */

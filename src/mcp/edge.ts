@@ -5,6 +5,7 @@ import { clockFrom, loadConfig, type Env } from '../config';
 import { toFettleError } from '../errors';
 import { selfCommand, shellQuote, spellCommands } from '../io/self';
 import type { Context, Origin } from '../protocol/context';
+import { detachedMaintenance } from '../protocol/maintain-detached';
 
 export interface McpEdge {
   /** where the server runs (its -C directory): relative paths and the repository of status, log, confirm... */
@@ -40,6 +41,8 @@ export const contextFor = (edge: McpEdge, args: Args): Context => ({
   now: clockFrom(edge.env),
   config: loadConfig(edge.env),
   notice: (note) => edge.log(note),
+  // the server answers first; maintenance runs in a process of its own, as a hook process starts it
+  detach: detachedMaintenance(edge.script, edge.env),
 });
 
 /** How a printed command spells fettle for a person's shell (or the agent's, when it has one) in `cwd`. */

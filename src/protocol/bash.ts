@@ -138,6 +138,7 @@ const settleSnapshot = async (
     decidedBy: ruled.decidedBy,
     blocked: ruled.blocked,
   });
+  await failpoint('bash.recorded');
   await housekeep(ctx, store);
   return { kind: 'recorded', store, workTree: snapshot.workTree, ...recorded, policyInvalid: ruled.invalid };
 };
@@ -188,7 +189,11 @@ export const settleBashSession = async (ctx: Context, open: OpenSnapshot[]): Pro
   if (first !== undefined) throw first;
 };
 
-/** Paths the session's other records changed after the snapshot was taken: theirs, not the command's. */
+/**
+ * Paths not to record from the disk: those the session's other records changed after the snapshot was taken
+ * (theirs, not the command's), and those this very call already recorded. A PostToolUse the client kills at exit
+ * after its record and before it released the snapshot leaves the snapshot to be taken back here; its record stands.
+ */
 const laterPaths = async (ctx: Context, snapshot: Snapshot): Promise<Set<string>> => {
   if ((await commonDirNear(snapshot.workTree)) === null) return new Set();
   const store = await openStoreAt(snapshot.workTree, ctx.env, ctx.config.dataDir);
@@ -198,8 +203,7 @@ const laterPaths = async (ctx: Context, snapshot: Snapshot): Promise<Set<string>
       .filter(
         (c) =>
           c.fields.session === snapshot.session &&
-          c.fields.toolUse !== snapshot.toolUse &&
-          c.at.getTime() >= snapshot.startedAt,
+          (c.fields.toolUse === snapshot.toolUse || c.at.getTime() >= snapshot.startedAt),
       )
       .map((c) => c.fields.path),
   );

@@ -25,7 +25,7 @@ import { policyFor } from './policy';
 import { recoverQuietly } from './recover';
 import { fieldsOf } from './record';
 import { recordAfters, recordMany, type Recorded } from './record-many';
-import { retainQuietly } from './retention';
+import { housekeep } from './housekeeping';
 import { blockedError, deciderOf, ruledOut } from './write';
 
 export interface ManyWritten {
@@ -121,7 +121,7 @@ export const writeMany = async (
       return { kind: staged ? 'staged' : 'written', store, changeset, files: made, ignored };
     },
   );
-  await retainQuietly(ctx, store);
+  await housekeep(ctx, store);
   return result;
 };
 

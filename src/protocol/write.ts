@@ -30,7 +30,6 @@ import { policyFor, type PathPolicy } from './policy';
 import { predict, type Proposed } from './predict';
 import { fieldsOf, recordAfter, recordBefore, stage } from './record';
 import { housekeep } from './housekeeping';
-import { retainQuietly } from './retention';
 import { callName, claimCall, forgetCall } from './call-answers';
 import { type Claimed, claimWrite, digest, rememberWrite } from './call-links';
 import { currentTurn } from './turns';
@@ -410,6 +409,6 @@ export const writeBytes = async (
     await recordAfter(ctx, target.store, before, await readDisk(target.realPath));
     return { kind: 'written', target, decision, id: before.id };
   });
-  await retainQuietly(ctx, target.store);
+  await housekeep(ctx, target.store);
   return result;
 };

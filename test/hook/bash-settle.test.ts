@@ -74,3 +74,33 @@ test("another session's end of turn leaves this session's open command alone", (
   assert.deepEqual(logOf(repo), []);
   assert.equal(openSnapshotFiles(repo).length, 1);
 });
+
+for (const event of ['Stop', 'SessionEnd'] as const) {
+  test(`a PostToolUse killed after its record, before it let go of the snapshot: ${event} does not record it again`, () => {
+    const repo = makeRepo({ 'a.txt': 'a\n' });
+    const command = 'echo changed > a.txt && echo new > n.txt';
+    assert.equal(bashHook({ command, cwd: repo.dir }, repo.env).code, 0);
+    shell(command, repo.dir, repo.env);
+    const killed = bashHook(
+      { command, cwd: repo.dir, event: 'PostToolUse' },
+      { ...repo.env, FETTLE_FAILPOINTS: 'bash.recorded=kill' },
+    );
+    assert.notEqual(killed.code, 0);
+    assert.deepEqual(
+      logOf(repo)
+        .map((r) => r.path)
+        .sort(),
+      ['a.txt', 'n.txt'],
+    );
+    assert.equal(openSnapshotFiles(repo).length, 1, 'the dead process still holds the snapshot');
+    assert.equal(endHook(repo, event).code, 0);
+    assert.deepEqual(
+      logOf(repo)
+        .map((r) => r.path)
+        .sort(),
+      ['a.txt', 'n.txt'],
+      'recorded once',
+    );
+    assert.deepEqual(openSnapshotFiles(repo), []);
+  });
+}
