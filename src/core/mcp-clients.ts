@@ -1,7 +1,7 @@
 // Which agent an MCP client is, from the name it gives in `initialize` (`clientInfo.name`). Exact names only, as
-// each real client sends them (read from the pinned clients' own code; Claude Code's and opencode's are also checked
-// against the running clients by test/e2e/mcp-config.test.ts and opencode.test.ts): a name that merely contains an agent's
-// name ("my-codex-wrapper", "not-claude") is some other client, recorded by its own name, never guessed.
+// each real client sends them (read from the pinned clients' own code; Claude Code's and opencode's are also
+// checked against the running clients by test/e2e/mcp-config.test.ts and opencode.test.ts): a name that merely
+// contains an agent's name ("my-codex-wrapper", "not-claude") is some other client, recorded by its own name.
 //   Claude Code 2.1.330: "claude-code"            Codex CLI 0.169.0: "codex-mcp-client"
 //   Gemini CLI 0.61.0:   "gemini-cli-mcp-client"  opencode 1.18.33:  "opencode"
 //   Cursor:              "cursor-vscode" (its MCP logs; Cursor does not run in fettle's tests)
