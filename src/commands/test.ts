@@ -41,7 +41,11 @@ const setNotes = (sets: TestedSet[]): string[] =>
   sets.flatMap(({ id, size, applied, dropped }) => {
     const left = [
       ...(applied.length > 0 ? [`${applied.length} confirmed already, in your working tree (${ids(applied)})`] : []),
-      ...(dropped.length > 0 ? [`${dropped.length} discarded, left out as confirm would (${ids(dropped)})`] : []),
+      ...(dropped.length > 0
+        ? [
+            `${dropped.length} ${dropped.every((c) => c.state === 'discarded') ? 'discarded' : 'no longer staged'}, left out as confirm would (${ids(dropped)})`,
+          ]
+        : []),
     ];
     if (left.length === 0) return [];
     const rest = size - applied.length - dropped.length;

@@ -257,7 +257,7 @@ export interface TestedSet {
   size: number;
   /** confirmed already: their bytes are in the working tree, so in the test tree too */
   applied: Change[];
-  /** discarded (or gone from fettle's history): confirm would skip them, so the test tree has none of them */
+  /** discarded, or left unfinished by an interrupted operation: confirm would skip them, so the test tree too */
   dropped: Change[];
 }
 
