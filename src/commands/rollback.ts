@@ -7,7 +7,7 @@ import { invocationFor, selfCommand } from '../io/self';
 import { restoreTo, type RestoreResult } from '../protocol/restore-to';
 import { rollbackChanges, type RollbackOutcome } from '../protocol/rollback';
 import type { FilePlan } from '../protocol/rollback-plan';
-import { selectSession, selectTargets, selectTurn } from '../protocol/arguments';
+import { selectSession, selectTargets, selectTurn } from '../protocol/rollback-selection';
 import { contextFor, type Edge } from './edge';
 
 export interface RollbackOptions {

@@ -1,16 +1,17 @@
 // Replacing a user's file so that a reader (or a crash) sees the old bytes or the new ones, never a mix:
 // temp file in the same directory (rename across filesystems fails with EXDEV), fsync it, rename over the
 // target, fsync the directory. "Without the fsync(2) a zero-length file is a valid and possible outcome after
-// the rename" (Ts'o); without the directory fsync the rename itself may not survive power loss.
-import { randomBytes } from 'node:crypto';
-import { chown, link, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises';
-import { constants as fsConstants, realpathSync, type Stats } from 'node:fs';
-import { basename, dirname, join, resolve as resolvePath } from 'node:path';
-import { isInsideDotGit } from '../core/dot-git';
+// the rename" (Ts'o); without the directory fsync the rename itself may not survive power loss. The temp files
+// are temp-files.ts; the checks right before the rename, replace-guards.ts.
+import { chown, link, open, rename, stat, unlink } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
 import { FettleError } from '../errors';
 import { disown, own } from './cleanup';
 import { failpoint } from './failpoint';
-import { isAlive } from './pid';
+import { NotAFileError, openRegular } from './regular-file';
+import { changedUnderfoot, checkDirectory, holdExpected, reread } from './replace-guards';
+import { sweepTemps, tempNameFor } from './temp-files';
 
 export interface WriteOptions {
   /** permission bits for the file; default: the existing file's, else 0o644 */
@@ -23,50 +24,6 @@ export interface WriteOptions {
    */
   expect?: Buffer;
 }
-
-/** Someone else wrote the file between the caller's read and fettle's rename. */
-export const changedUnderfoot = (target: string): FettleError =>
-  new FettleError('E_CONFLICT', `${target} changed while fettle was writing it; nothing was overwritten.`, {
-    hint: 'The bytes saved meanwhile are on disk. Run the command again to apply it on top of them.',
-  });
-
-/**
- * Holds the file the rename will replace: its bytes must be `expect`, and it must still be the file at `target`
- * (a rename-style save swaps the inode). Returns the open handle, so that after the rename a save made in place
- * between this check and the rename can still be read from the replaced inode.
- */
-const holdExpected = async (target: string, expect: Buffer) => {
-  const { handle, info } = await openRegular(target).catch((error: NodeJS.ErrnoException) => {
-    throw error.code === 'ENOENT' ? changedUnderfoot(target) : error;
-  });
-  try {
-    const now = await handle.readFile();
-    if (!now.equals(expect)) throw changedUnderfoot(target);
-    return { handle, ino: info.ino, dev: info.dev, mode: info.mode & 0o7777 };
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-};
-
-/** Reads the whole inode behind `handle` again, from the start. */
-const reread = async (handle: Awaited<ReturnType<typeof open>>): Promise<Buffer> => {
-  const { size } = await handle.stat();
-  const bytes = Buffer.alloc(size);
-  let done = 0;
-  while (done < size) {
-    const { bytesRead } = await handle.read(bytes, done, size - done, done);
-    if (bytesRead === 0) break;
-    done += bytesRead;
-  }
-  return bytes.subarray(0, done);
-};
-
-/** Temp files carry this marker so a later run can tell fettle's leftovers from the user's files. */
-export const TEMP_MARKER = '.fettle-';
-
-export const tempNameFor = (target: string): string =>
-  join(dirname(target), `.${basename(target)}${TEMP_MARKER}${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
 
 /** fsync of a file or directory by path (a directory: so the entries made in it survive a power loss). */
 export const fsyncPath = async (path: string): Promise<void> => {
@@ -95,32 +52,6 @@ export class NotDurableError extends FettleError {
     );
   }
 }
-
-/** Removes temp files a killed fettle left beside `target` (its pid is dead); never anyone else's files. */
-const sweepTemps = async (target: string): Promise<void> => {
-  const prefix = `.${basename(target)}${TEMP_MARKER}`;
-  const names = await readdir(dirname(target)).catch(() => [] as string[]);
-  for (const name of names) {
-    const pid = name.startsWith(prefix) && name.endsWith('.tmp') ? Number.parseInt(name.slice(prefix.length), 10) : NaN;
-    if (pid > 0 && pid !== process.pid && !isAlive(pid))
-      await unlink(join(dirname(target), name)).catch(() => undefined);
-  }
-};
-
-/**
- * The directory may have been swapped for a symlink (into .git, or elsewhere) since the caller resolved the
- * path: check again right before the rename, so fettle writes only where it decided to.
- */
-const checkDirectory = async (target: string): Promise<void> => {
-  const dir = dirname(target);
-  const real = await realpath(dir);
-  if (real !== dir || isInsideDotGit(real)) {
-    throw new FettleError(
-      'E_CONFLICT',
-      `${dir} changed (it now leads to ${real}) while fettle was writing ${basename(target)}; nothing was written.`,
-    );
-  }
-};
 
 /** `target` must already be the real path (symlinks resolved by the caller), so a link stays a link. */
 export const replaceFile = async (target: string, bytes: Buffer, options: WriteOptions = {}): Promise<void> => {
@@ -216,44 +147,9 @@ export interface DiskFile {
   mode: number;
 }
 
-/** Something is at the path, but not a regular file (a directory, a FIFO, a device, a socket). */
-export class NotAFileError extends FettleError {
-  constructor(path: string, what: string) {
-    super('E_IO', `${path} is not a regular file (${what}).`);
-  }
-}
-
 /** A file can be neither read nor written here: something else is at the path, or a parent is a file. */
 export const isNotAFile = (error: unknown): boolean =>
   error instanceof NotAFileError || (error as NodeJS.ErrnoException)?.code === 'ENOTDIR';
-
-/**
- * Opens `path` for reading only if it is a regular file. O_NONBLOCK: opening a FIFO for reading otherwise waits
- * for a writer (forever), and a device can answer without end (/dev/zero); the type is checked on the opened
- * descriptor, so a swap between a stat and the open cannot slip one in. On regular files the flag is inert.
- */
-export const openRegular = async (path: string) => {
-  const handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOCTTY);
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw new NotAFileError(path, kindOfEntry(info));
-    return { handle, info };
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-};
-
-const kindOfEntry = (info: Stats): string =>
-  info.isDirectory()
-    ? 'a directory'
-    : info.isFIFO()
-      ? 'a named pipe'
-      : info.isCharacterDevice() || info.isBlockDevice()
-        ? 'a device'
-        : info.isSocket()
-          ? 'a socket'
-          : 'not a file';
 
 /** Node reads at most this much into one Buffer (fs kIoMaxLength); past it readFile throws a RangeError. */
 export const MAX_RECORDABLE_BYTES = 2 ** 31 - 1;

@@ -3,14 +3,15 @@
 // apply is refused here: everything under FETTLE_REVIEW=human, and a change its agent asked a person about.
 import { stat } from '../core/record-message';
 import { FettleError } from '../errors';
-import { selectSession, selectTargets, storeOf } from '../protocol/arguments';
+import { storeOf } from '../protocol/arguments';
+import { selectSession, selectTargets } from '../protocol/rollback-selection';
 import type { Change } from '../protocol/changes';
 import { type DecideRequest, selectDecision } from '../protocol/changesets';
 import { confirmChanges } from '../protocol/confirm';
 import type { Context } from '../protocol/context';
 import { discardChanges } from '../protocol/discard-set';
 import { type RollbackOutcome, rollbackChanges } from '../protocol/rollback';
-import type { Step } from '../protocol/rollback-plan';
+import type { Step } from '../protocol/rollback-step';
 import type { Store } from '../store/store';
 import { type Args, contextFor, dirOf, invokeIn, type McpEdge, text, type ToolResult } from './edge';
 

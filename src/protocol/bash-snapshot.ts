@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { isRacy, sameStat, type Disk, type FileStat, type PreEntry, type Side } from '../core/bash-changes';
 import type { StatusPath } from '../core/porcelain';
 import { gitModeOf, MAX_RECORDABLE_BYTES } from '../io/atomic-write';
-import { freshenLoose, writeFileBlobsOf } from '../store/objects';
+import { freshenLoose, packOf, writeFileBlobsOf } from '../store/objects';
 import type { Store } from '../store/store';
 import type { Cached } from './bash-state';
 
@@ -100,7 +100,7 @@ export const snapshotEntries = async (
     if (disk.kind === 'other') entries.push(entry({ kind: 'unkept', why: 'not-a-file' }));
     else if (p.matchesIndex && index && (index.mode === '100644' || index.mode === '100755'))
       entries.push(entry({ kind: 'blob', leaf: index }));
-    else if (cached && sameStat(cached.stat, stat) && (await freshenLoose(store, cached.oid)))
+    else if (cached && sameStat(cached.stat, stat) && (await freshenLoose(store, cached.oid, cached.pack)))
       entries.push(entry({ kind: 'blob', leaf: { mode: gitModeOf(stat.mode), oid: cached.oid } }));
     else if (tooLarge(stat, o.maxBytes)) entries.push(entry({ kind: 'unkept', why: 'too-large' }));
     else if (toRead.length >= o.maxFiles || Number(stat.size) > budget)
@@ -120,8 +120,12 @@ export const snapshotEntries = async (
     }
     const kept = entries[n] as PreEntry;
     // Only what a later stat can vouch for: a racy entry's bytes may change without its stat changing.
-    if (kept.side.kind === 'blob' && kept.stat && !kept.racy)
-      cache.set(kept.path, { stat: kept.stat, oid: kept.side.leaf.oid });
+    if (kept.side.kind === 'blob' && kept.stat && !kept.racy) {
+      const { oid } = kept.side.leaf;
+      const before = o.cache.get(kept.path);
+      const pack = packOf(oid) ?? (before?.oid === oid ? before.pack : undefined);
+      cache.set(kept.path, { stat: kept.stat, oid, ...(pack ? { pack } : {}) });
+    }
   }
   return { entries, cache };
 };

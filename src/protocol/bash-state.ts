@@ -197,10 +197,11 @@ export const endFlight = async (commonDir: string, flight: Flight): Promise<Flig
 
 // --- the stat cache ---
 
-/** A file's blob at the stat data it had when it was read. */
+/** A file's blob at the stat data it had when it was read, and the pack fettle wrote it into. */
 export interface Cached {
   stat: FileStat;
   oid: string;
+  pack?: string | undefined;
 }
 
 const cachePath = (commonDir: string, workTree: string): string =>

@@ -1,23 +1,12 @@
 // Writing changes into the store. Order matters for durability: blobs, trees and commits (one pack), then the
-// ref, each fsynced, all before the caller lets the user's file change.
+// ref, each fsynced, all before the caller lets the user's file change. The commits a change starts with are
+// before-commit.ts.
 import { renderRecord, type RecordFields } from '../core/record-message';
 import { FettleError } from '../errors';
 import { failpoint } from '../io/failpoint';
 import { gitModeOf, type DiskFile } from '../io/atomic-write';
 import type { Store, Target } from '../store/store';
-import {
-  blobId,
-  commitId,
-  readObjects,
-  headCommit,
-  planTrees,
-  readLevels,
-  rootOf,
-  writeRecord,
-  type CommitSpec,
-  type RecordObjects,
-} from '../store/objects';
-import { levelsAfter } from '../store/tree-codec';
+import { blobId, commitId, readObjects, rootOf, writeRecord, type CommitSpec } from '../store/objects';
 import { publish } from '../store/publish';
 import { changeRef, warmRefUpdate, type RefUpdate } from '../store/refs';
 import { dirSpecs, dirsAlong, editOverlay, overlayOf } from '../store/tree-overlay';
@@ -25,10 +14,9 @@ import type { NewTree } from '../store/tree-codec';
 import { backoff, isRace, planSession, SESSION_ATTEMPTS, sessionRead } from './session-ref';
 import { rememberStaged, stagedEntry, supersedeUpdates } from './supersede';
 import type { Context, Origin } from './context';
-import { newId, stamp } from './ids';
+import { stamp } from './ids';
 import type { Plan } from './plan';
-
-const MAX_ID_ATTEMPTS = 5;
+import { commitBefore, withFreshId } from './before-commit';
 
 export type Fields = Omit<RecordFields, 'kind' | 'id'>;
 
@@ -46,64 +34,6 @@ export const fieldsOf = (plan: Plan, origin: Origin): Fields => {
     removed: counted ? d.removed : undefined,
     ...origin,
   };
-};
-
-/**
- * A commit on top of HEAD (none when unborn) whose tree holds the file as it is on disk now; with `next`, also
- * a proposal commit on top of it. The blobs are written while one `cat-file` reads the trees along the path;
- * trees and commits are computed in memory and written in one batch: the hook path's spawns are few, and none
- * grows with the repository. Returns the commits' ids (before, then proposal) and every object written.
- */
-interface BeforeSpec {
-  path: string;
-  old: DiskFile | null;
-  messages: { before: string; proposal?: string };
-  when: Date;
-  /** a staged change's proposed bytes (a proposal commit on top of `before`) */
-  next?: { bytes: Buffer; mode: string } | undefined;
-  /** blobs the caller already wrote, not written again */
-  stored?: { old?: string; next?: string } | undefined;
-  /** commits planned elsewhere (a superseded proposal's marker), written in the same batch */
-  extra?: CommitSpec[] | undefined;
-}
-
-const commitBefore = async (
-  store: Store,
-  { path, old, messages, when, next, stored, extra = [] }: BeforeSpec,
-): Promise<{ commits: string[]; written: string[]; trees: string[] }> => {
-  const head = headCommit(store);
-  const reading = readLevels(store, head ? `${head}^{tree}` : null, path); // cat-file works while blobs are hashed
-  reading.catch(() => undefined); // awaited below: a failure while blobs are hashed must not go unhandled meanwhile
-  const oldBlob = old ? (stored?.old ?? blobId(store, old.bytes)) : undefined;
-  const nextBlob = next ? (stored?.next ?? blobId(store, next.bytes)) : undefined;
-  const blobs: RecordObjects['blobs'] = [];
-  if (old && oldBlob && !stored?.old) blobs.push({ bytes: old.bytes, oid: oldBlob, fileMode: old.mode });
-  if (next && nextBlob && !stored?.next) blobs.push({ bytes: next.bytes, oid: nextBlob, fileMode: old?.mode });
-  const levels = await reading;
-  await failpoint('record.blob-written');
-  const before = planTrees(store, levels, path, old && oldBlob ? { mode: gitModeOf(old.mode), oid: oldBlob } : null);
-  const after =
-    next && nextBlob ? planTrees(store, levelsAfter(levels, before), path, { mode: next.mode, oid: nextBlob }) : [];
-  const first: CommitSpec = { tree: rootOf(before), parents: head ? [head] : [], message: messages.before, when };
-  const commits = [first];
-  if (after.length > 0 && messages.proposal !== undefined) {
-    commits.push({ tree: rootOf(after), parents: [commitId(store, first)], message: messages.proposal, when });
-  }
-  const ids = await writeRecord(store, { blobs, trees: [...before, ...after], commits: [...commits, ...extra] });
-  const written = [oldBlob, nextBlob].filter((b): b is string => !!b);
-  const trees = [...before, ...after].map((t) => t.oid);
-  return { commits: ids, written: [...written, ...trees, ...ids], trees: commits.map((c) => c.tree) };
-};
-
-/** Creates refs/fettle/<id> for a fresh id; a taken id fails the CAS and another is drawn. */
-const withFreshId = async <T>(attempt: (id: string) => Promise<T>): Promise<T> => {
-  for (let n = 1; ; n++) {
-    try {
-      return await attempt(newId());
-    } catch (error) {
-      if (!(error instanceof FettleError && error.code === 'E_CONFLICT') || n >= MAX_ID_ATTEMPTS) throw error;
-    }
-  }
 };
 
 /** Direct change, step 1 (before the agent's tool writes): the previous bytes, durably in git. */

@@ -21,7 +21,8 @@ import { fileLockPath } from './paths';
 import type { Fields } from './record';
 import { recordAfters, recordBefores } from './record-many';
 import { currentTurn } from './turns';
-import { planRollback, refuseAll, type FilePlan, type How, type RollbackPlan, type Step } from './rollback-plan';
+import { planRollback, refuseAll, type FilePlan, type RollbackPlan } from './rollback-plan';
+import type { How, Step } from './rollback-step';
 
 export interface RolledBack {
   change: Change;

@@ -4,7 +4,7 @@
 // read, and no git process starts.
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openRegular } from '../io/atomic-write';
+import { openRegular } from '../io/regular-file';
 import { commonDirNear, locateTarget } from '../store/locate';
 import type { Store } from '../store/store';
 import type { Context } from './context';

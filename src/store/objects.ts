@@ -2,7 +2,7 @@
 // commits with fettle's fixed identity. Everything written is durable before the call returns.
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { readFile as fsReadFile, utimes } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { FettleError } from '../errors';
 import type { Store } from './store';
 import { IDENTITY } from '../io/child-env';
@@ -356,15 +356,32 @@ export const commitFile = async (store: Store, c: FileCommit): Promise<{ commit:
 const loosePath = (store: Store, oid: string): string =>
   join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2));
 
+/** A pack's name as fettle writes it: `pack-` and its checksum. */
+const PACK_NAME = /^pack-[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+/**
+ * The pack this process wrote `oid` into (`pack-<checksum>`), if any. Kept beside the object's id (the Bash stat
+ * cache), it lets a later process freshen the object without reading its bytes again: a pack never changes, so
+ * while it is there it holds the object.
+ */
+export const packOf = (oid: string): string | undefined => {
+  const index = recent.get(oid);
+  return index && basename(index, '.idx');
+};
+
 /**
  * Marks an object as just used (its file's mtime, as git does when it would write an object that exists), so a
- * prune with an expiry keeps it: a loose one, or one in a pack this process wrote (the pack's mtime is what git's
- * cruft repack keeps unreachable packed objects by). False when neither (packed by maintenance since, or pruned):
- * the caller writes it again.
+ * prune with an expiry keeps it: a loose one, or one in a pack this process wrote or `pack` names (the pack's
+ * mtime is what git's cruft repack keeps unreachable packed objects by). False when none is there (packed by
+ * maintenance since, or pruned): the caller writes it again.
  */
-export const freshenLoose = async (store: Store, oid: string): Promise<boolean> => {
+export const freshenLoose = async (store: Store, oid: string, pack?: string): Promise<boolean> => {
   const now = new Date();
-  const index = recent.get(oid);
+  const index =
+    recent.get(oid) ??
+    (pack && PACK_NAME.test(pack) ? join(store.commonDir, 'objects', 'pack', `${pack}.idx`) : undefined);
+  // A roll-up deletes a pack's index first: a pack without one is on its way out.
+  if (index && !existsSync(index)) return false;
   const file = index ? index.replace(/\.idx$/, '.pack') : loosePath(store, oid);
   return utimes(file, now, now).then(
     () => true,

@@ -9,7 +9,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { applyPatch, parsePatch } from '../../src/core/codex-patch';
+import { applyPatch } from '../../src/core/codex-patch';
+import { parsePatch } from '../../src/core/codex-patch-parse';
 import { codexPath } from './codex/client';
 
 type Files = Record<string, string>;

@@ -2,9 +2,19 @@
 // repositories, the command run by sh between PreToolUse and PostToolUse as the client runs it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { SLACK_NS } from '../../src/core/bash-changes';
 import { agentBash, bashHook, changesetOf, fettleIn, openSnapshotFiles, shell } from '../helpers/bash';
 import { runCli } from '../helpers/cli';
 import { makeRepo, tempDir, userState, type Repo } from '../helpers/repo';
@@ -244,6 +254,30 @@ test('a retried PreToolUse (the same tool_use_id) keeps one snapshot; the comman
   assert.equal(logOf(repo).length, 1);
   const late = bashHook({ command: 'echo b > a.txt', cwd: repo.dir, event: 'PostToolUse' }, repo.env);
   assert.deepEqual([late.code, late.stdout], [0, '']);
+});
+
+test("a dirty file unchanged since the last command's snapshot is not read and stored again by the next process: its pack is freshened", () => {
+  const repo = makeRepo({ 'a.txt': 'a\n' });
+  repo.write('u.txt', `${'untracked bytes\n'.repeat(1000)}`);
+  // Not racy: changed (mtime and ctime) more than the slack before the snapshot, so its stat can vouch for it later.
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(SLACK_NS / 1_000_000n) + 200);
+  const u = repo.git('hash-object', 'u.txt');
+  const packDir = join(repo.dir, '.git', 'objects', 'pack');
+  const packs = () => readdirSync(packDir).filter((f) => f.endsWith('.idx'));
+  const holds = (idx: string) =>
+    execFileSync('git', ['show-index'], { input: readFileSync(join(packDir, idx)), encoding: 'utf8' });
+  assert.equal(bashHook({ command: 'echo b > a.txt', cwd: repo.dir, toolUseId: 'toolu_1' }, repo.env).code, 0);
+  const [first] = packs();
+  assert.match(holds(first as string), new RegExp(u), 'the snapshot stored the untracked file');
+  const long = new Date('2020-01-01T00:00:00Z');
+  utimesSync(join(packDir, (first as string).replace(/idx$/, 'pack')), long, long);
+  shell('echo b > a.txt', repo.dir, repo.env); // a.txt is dirty now: the next snapshot stores it
+  assert.equal(bashHook({ command: 'echo c > a.txt', cwd: repo.dir, toolUseId: 'toolu_2' }, repo.env).code, 0);
+  const added = packs().filter((p) => p !== first);
+  assert.equal(added.length, 1, 'the next snapshot stored the dirty a.txt');
+  assert.doesNotMatch(holds(added[0] as string), new RegExp(u), 'u.txt was not stored again');
+  const pack = join(packDir, (first as string).replace(/idx$/, 'pack'));
+  assert.ok(statSync(pack).mtimeMs > Date.now() - 60_000, 'the pack holding it was freshened');
 });
 
 test('fuzzed Bash payloads (no command, a huge command, bytes that are not UTF-8) fail open with a one-line notice and write nothing', () => {

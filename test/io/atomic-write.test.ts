@@ -21,9 +21,8 @@ import {
   removeFile,
   replaceFile,
   realPathOrAbsolute,
-  TEMP_MARKER,
-  tempNameFor,
 } from '../../src/io/atomic-write';
+import { TEMP_MARKER } from '../../src/io/temp-files';
 import { tempDir } from '../helpers/repo';
 
 const modeOf = (p: string) => statSync(p).mode & 0o7777;
@@ -138,12 +137,6 @@ test('replaceFile into a missing directory fails and leaves nothing behind', asy
   const dir = tempDir();
   await assert.rejects(replaceFile(join(dir, 'no', 'f'), Buffer.from('x')), /ENOENT/);
   assert.deepEqual(readdirSync(dir), []);
-});
-
-test('temp names are hidden, marked, and in the same directory', () => {
-  const name = tempNameFor('/a/b/file.txt');
-  assert.match(name, /^\/a\/b\/\.file\.txt\.fettle-\d+-[0-9a-f]{8}\.tmp$/);
-  assert.notEqual(tempNameFor('/a/b/file.txt'), name);
 });
 
 test('readDisk returns null for a missing file', async () =>

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { rollUpSet, ROLL_UP_AT } from '../../src/protocol/maintain';
 import { agentWrite, runCli } from '../helpers/cli';
+import { maintenanceSettled } from '../helpers/maintenance';
 import { startMcp } from '../helpers/mcp';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { directWrite, fettle, keepsUserState, ok, T0 } from '../helpers/stage';
@@ -59,7 +60,6 @@ const present = (repo: Repo, oid: string) => {
     return false;
   }
 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('hook writes roll their packs up in the background: fettle adds no loose object and never many packs', async () => {
   const repo = makeRepo({ 'a.txt': lines(30) });
@@ -73,20 +73,13 @@ test('hook writes roll their packs up in the background: fettle adds no loose ob
     );
     assert.equal(post?.code, 0, post?.stderr);
   }
-  // The last `fettle gc --auto` may still run: wait for its lock to go.
-  const lock = join(repo.dir, '.git', 'fettle', 'locks', 'maintain.lock');
-  for (let n = 0; n < 200 && existsSync(lock); n++) await sleep(50);
+  await maintenanceSettled(repo.dir);
   assert.ok(notes(repo).length < ROLL_UP_AT + 2, `fettle's packs stay few: ${notes(repo).length}`);
   assert.equal(loose(repo), before, 'no loose object from fettle');
   assert.equal(repo.git('fsck', '--no-dangling', '--connectivity-only'), '');
   assert.equal(repo.git('log', '--format=%s', '-1', 'refs/fettle/sessions/session-1').length > 0, true);
 });
 
-const waitForMaintenance = async (repo: Repo) => {
-  // The last `fettle gc --auto` may still run: wait for its lock to go.
-  const lock = join(repo.dir, '.git', 'fettle', 'locks', 'maintain.lock');
-  for (let n = 0; n < 200 && existsSync(lock); n++) await sleep(50);
-};
 const version = (n: number, edge: string) => lines(30).replace('line 2\n', `line 2 ${edge} ${n}\n`);
 
 test('fettle mcp and fettle write start the same background roll-ups as hook writes', async () => {
@@ -102,13 +95,13 @@ test('fettle mcp and fettle write start the same background roll-ups as hook wri
   } finally {
     await c.close();
   }
-  await waitForMaintenance(repo);
+  await maintenanceSettled(repo.dir);
   assert.ok(notes(repo).length < ROLL_UP_AT + 2, `through fettle mcp, fettle's packs stay few: ${notes(repo).length}`);
   for (let n = 0; n < 3 * ROLL_UP_AT; n++) {
     const r = runCli(['write', 'a.txt'], { cwd: repo.dir, env: repo.env, input: version(n, 'write') });
     assert.equal(r.code, 0, r.stderr);
   }
-  await waitForMaintenance(repo);
+  await maintenanceSettled(repo.dir);
   assert.ok(
     notes(repo).length < ROLL_UP_AT + 2,
     `through fettle write, fettle's packs stay few: ${notes(repo).length}`,

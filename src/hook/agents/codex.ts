@@ -4,7 +4,8 @@
 // Codex renders a deny as "Command blocked by PreToolUse hook: <reason>. Command: <the patch>"; a PostToolUse's
 // additionalContext reaches the model. UserPromptSubmit counts turns; Stop ends a turn whose tool calls are all
 // over, so every open record of the session is settled there.
-import { applyPatch, parsePatch, touchedPaths, type Hunk } from '../../core/codex-patch';
+import { applyPatch, touchedPaths } from '../../core/codex-patch';
+import { type Hunk, parsePatch } from '../../core/codex-patch-parse';
 import { renderHeldPatch } from '../../core/agent-messages';
 import { renderBlocked, renderDirect, renderNoop, renderSetWritten, summarize } from '../../core/messages';
 import { invocationFor, selfCommand } from '../../io/self';

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { applyPatch, parsePatch } from '../../../src/core/codex-patch';
+import { applyPatch } from '../../../src/core/codex-patch';
+import { parsePatch } from '../../../src/core/codex-patch-parse';
 import { runCli, type HookRun } from '../../helpers/cli';
 import { lines, makeRepo, type Repo } from '../../helpers/repo';
 
