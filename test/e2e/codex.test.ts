@@ -44,6 +44,12 @@ const setUp = (repo: Repo, api: string): string => {
 
 const bTxt = lines(30);
 
+/** The model's next step once a patch was held: run the confirm command the reason gives, in Codex's shell. */
+const confirmStep = (held: string) => {
+  const confirm = commandAfter(held, 'To apply it, run:');
+  return confirm ? [shell('call_confirm', confirm)] : [say('no command')];
+};
+
 test('Codex CLI: a small patch recorded, a large one staged, confirmed through its shell, rolled back; nothing leaves 127.0.0.1', async () => {
   const repo = makeRepo({ 'a.txt': lines(30), 'b.txt': bTxt });
   let held = '';
@@ -54,8 +60,7 @@ test('Codex CLI: a small patch recorded, a large one staged, confirmed through i
     if (turn === 2) {
       held = outputsIn(req).get('call_large') ?? '';
       whileHeld = [repo.read('b.txt').toString(), existsSync(repo.path('c.txt'))];
-      const confirm = commandAfter(held, 'To apply it, run:');
-      return confirm ? [shell('call_confirm', confirm)] : [say('no command')];
+      return confirmStep(held);
     }
     return [say('done')];
   };
@@ -127,8 +132,7 @@ test('Codex CLI: a large patch that deletes one file and moves another is held a
     if (turn === 1) {
       held = outputsIn(req).get('call_move') ?? '';
       whileHeld = ['gone.txt', 'old/m.txt', 'new/m.txt'].map((p) => existsSync(repo.path(p)));
-      const confirm = commandAfter(held, 'To apply it, run:');
-      return confirm ? [shell('call_confirm', confirm)] : [say('no command')];
+      return confirmStep(held);
     }
     return [say('done')];
   };
