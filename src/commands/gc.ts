@@ -54,6 +54,8 @@ const summary = (
 
 const packing = (m: MaintainReport): string[] => {
   const lines: string[] = [];
+  if (m.refs && m.refs.pruned > 0)
+    lines.push(`Moved ${plural(m.refs.pruned, 'ref')} of fettle's from loose files into packed-refs.`);
   if (m.rolledUp > 0) lines.push(`Rolled ${plural(m.rolledUp, 'small pack')} of fettle's into one.`);
   if (m.before !== m.after) {
     if (m.expired)

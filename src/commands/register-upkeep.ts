@@ -31,7 +31,9 @@ export const registerUpkeepCommands = (
     .action(async (path: string, o: { json?: boolean }) => policyCheck(edge, dir(), path, o));
   program
     .command('gc')
-    .description("apply the history retention policy now, remove fettle's orphaned files, and pack its objects")
+    .description(
+      "apply the history retention policy now, remove fettle's orphaned files, and pack its objects and refs",
+    )
     .option('--dry-run', 'say what would be removed, removing nothing')
     .option(
       '--expire <when>',

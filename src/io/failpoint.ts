@@ -27,6 +27,7 @@ export const FAILPOINTS = [
   'bash.snapshot-read', // Bash PreToolUse: status run and the listed files kept as blobs, the snapshot not saved
   'bash.changes-found', // Bash PostToolUse (or the end of the turn): the snapshot claimed, changes found, none recorded
   'bash.recorded', // Bash PostToolUse (or the end of the turn): the changes recorded, the snapshot not yet released
+  'pack-refs.renamed', // maintenance: packed-refs holds fettle's refs, their loose files not yet deleted
   'replace.temp-synced', // atomic replace: temp file written and fsynced, not yet renamed
   'replace.checked', // atomic replace: the file rechecked against what the caller planned on, not yet renamed
   'replace.renamed', // atomic replace: renamed, directory not yet fsynced

@@ -3,8 +3,9 @@
 // server runs it after its answers, a hook process starts `fettle gc --auto` in the background, `fettle gc`
 // runs it in full. Only packs fettle noted as its own are rewritten (every other pack is kept as it is), and
 // the rules for what may be deleted are git's: `git repack --cruft` keeps whatever any ref, reflog, index or
-// HEAD reaches, and an unreachable object until gc.pruneExpire (2 weeks) after it was last written. Refs are
-// not packed: `git pack-refs` would pack the user's branches too (git 2.39 cannot restrict it to fettle's).
+// HEAD reaches, and an unreachable object until gc.pruneExpire (2 weeks) after it was last written. fettle's
+// own refs are moved into packed-refs with git's locking (store/pack-refs.ts); `git pack-refs` is not run, as it
+// would pack the user's branches too (git 2.39 cannot restrict it to fettle's).
 import { chmod, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FettleError } from '../errors';
@@ -12,11 +13,14 @@ import { exists } from '../io/exists';
 import { makeOwnDir } from '../io/fettle-dir';
 import { withLock } from '../io/lock';
 import { packRegistry } from '../store/objects';
+import { countLooseRefs, packOwnRefs, type PackRefsReport } from '../store/pack-refs';
 import type { Store } from '../store/store';
 import type { Context } from './context';
 
 /** Small packs of fettle's before they are rolled into one (git's own auto gc starts at 50 packs). */
 export const ROLL_UP_AT = 16;
+/** Loose refs of fettle's (4 KB of disk each) before a maintenance run packs them. */
+export const PACK_REFS_AT = 8;
 /** How often the expiry step runs unasked: like git's gc it walks every ref of the repository, so not often. */
 const CRUFT_EVERY_MS = 24 * 3600 * 1000;
 /** Packs are durable before the ones they replace are deleted. */
@@ -30,6 +34,8 @@ export interface MaintainReport {
   /** bytes of fettle's packs before and after */
   before: number;
   after: number;
+  /** fettle's refs moved into packed-refs; null when not tried */
+  refs: PackRefsReport | null;
   /** why a step did not run */
   skipped: string[];
 }
@@ -172,7 +178,7 @@ export interface MaintainOptions {
 
 /** One maintenance run; another one already running makes this one a no-op. */
 export const maintain = async (ctx: Context, store: Store, options: MaintainOptions = {}): Promise<MaintainReport> => {
-  const report: MaintainReport = { rolledUp: 0, expired: null, before: 0, after: 0, skipped: [] };
+  const report: MaintainReport = { rolledUp: 0, expired: null, before: 0, after: 0, refs: null, skipped: [] };
   try {
     await withLock(join(store.commonDir, 'fettle', 'locks', 'maintain.lock'), () => run(ctx, store, options, report), {
       timeoutMs: options.full ? 60_000 : 0,
@@ -185,6 +191,10 @@ export const maintain = async (ctx: Context, store: Store, options: MaintainOpti
 };
 
 const run = async (ctx: Context, store: Store, options: MaintainOptions, report: MaintainReport): Promise<void> => {
+  if (options.full || (await countLooseRefs(store)) >= PACK_REFS_AT) {
+    report.refs = await packOwnRefs(store);
+    if (report.refs.skipped) report.skipped.push(`fettle's refs (${report.refs.skipped})`);
+  }
   let packs = await fettlePacks(store);
   report.before = bytesOf(packs);
   // A multi-pack index names packs by position: deleting one under it is git's to do (git repack), not fettle's.

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { rollUpSet, ROLL_UP_AT } from '../../src/protocol/maintain';
+import { PACK_REFS_AT, rollUpSet, ROLL_UP_AT } from '../../src/protocol/maintain';
 import { agentWrite, runCli } from '../helpers/cli';
 import { maintenanceSettled } from '../helpers/maintenance';
 import { startMcp } from '../helpers/mcp';
@@ -76,6 +76,10 @@ test('hook writes roll their packs up in the background: fettle adds no loose ob
   await maintenanceSettled(repo.dir);
   assert.ok(notes(repo).length < ROLL_UP_AT + 2, `fettle's packs stay few: ${notes(repo).length}`);
   assert.equal(loose(repo), before, 'no loose object from fettle');
+  // Its refs are packed along (a loose ref is a 4 KB block), and every change still reads as one.
+  const looseRefs = readdirSync(join(repo.dir, '.git', 'refs', 'fettle')).filter((n) => n !== 'sessions');
+  assert.ok(looseRefs.length < ROLL_UP_AT + PACK_REFS_AT, `fettle's loose refs stay few: ${looseRefs.length}`);
+  assert.equal(repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle/').split('\n').length, 3 * ROLL_UP_AT + 1);
   assert.equal(repo.git('fsck', '--no-dangling', '--connectivity-only'), '');
   assert.equal(repo.git('log', '--format=%s', '-1', 'refs/fettle/sessions/session-1').length > 0, true);
 });

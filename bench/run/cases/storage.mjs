@@ -24,6 +24,41 @@ const du = (path) => {
   return info.blocks * 512 + readdirSync(path).reduce((n, name) => n + du(join(path, name)), 0);
 };
 
+/** Disk usage of every entry under a directory, by path relative to it: to attribute the growth. */
+const duTree = (root, rel = '', out = new Map()) => {
+  for (const name of readdirSync(join(root, rel))) {
+    const path = join(rel, name);
+    const info = lstatSync(join(root, path));
+    out.set(path, info.blocks * 512);
+    if (info.isDirectory()) duTree(root, path, out);
+  }
+  return out;
+};
+
+/** Where under `.git` the growth lies: the bytes of new or grown entries, summed by the part of `.git` they are in. */
+const PARTS = [
+  ['refs/fettle/sessions', "fettle's session refs"],
+  ['refs/fettle', "fettle's other refs"],
+  ['packed-refs', 'packed-refs'],
+  ['objects/pack', 'packs'],
+  ['objects', 'loose objects'],
+  ['fettle', "fettle's own files under .git/fettle"],
+  ['logs', 'reflogs'],
+  ['', 'anything else'],
+];
+const attribute = (before, after) => {
+  const sums = new Map(PARTS.map(([, name]) => [name, { bytes: 0, entries: 0 }]));
+  for (const [path, bytes] of after) {
+    const grown = bytes - (before.get(path) ?? 0);
+    if (grown === 0) continue;
+    const [, name] = PARTS.find(([prefix]) => prefix === '' || path === prefix || path.startsWith(`${prefix}/`));
+    const sum = sums.get(name);
+    sum.bytes += grown;
+    if (!before.has(path)) sum.entries++;
+  }
+  return [...sums].filter(([, s]) => s.bytes !== 0);
+};
+
 const pad = (n, w) => String(n).padStart(w, '0');
 const looseCount = (gitDir) =>
   Number(/^count: (\d+)/m.exec(git(TMP, ['--git-dir', gitDir, 'count-objects', '-v']))?.[1]);
@@ -46,6 +81,7 @@ export const measureStorage = () => {
   const repo = buildRepo('repo-storage', SIZES.files);
   const gitDir = join(repo.repo, '.git');
   const before = du(gitDir);
+  const treeBefore = duTree(gitDir);
   const shadow = { gitDir: join(TMP, 'shadow-storage.git'), workTree: repo.repo };
   const shadowEnv = { ...fixtureEnv, GIT_DIR: shadow.gitDir, GIT_WORK_TREE: repo.repo };
   for (const args of [
@@ -103,6 +139,7 @@ export const measureStorage = () => {
     server.stop();
   }
   const growth = du(gitDir) - before;
+  const parts = attribute(treeBefore, duTree(gitDir));
   const packsDir = join(gitDir, 'objects', 'pack');
   const ours = readdirSync(join(gitDir, 'fettle', 'packs'));
   const oursBytes = ours.reduce((n, p) => n + du(join(packsDir, `${p}.pack`)) + du(join(packsDir, `${p}.idx`)), 0);
@@ -163,9 +200,15 @@ export const measureStorage = () => {
   });
   info.push({
     id: 'storage-refs',
-    name: "storage: of the growth, fettle's refs (a file and a disk block each)",
+    name: "storage: of the growth, fettle's loose refs (a file and a disk block each; the rest are in packed-refs)",
     ...mib(refsBytes),
   });
+  for (const [name, { bytes, entries }] of parts)
+    info.push({
+      id: `storage-part-${name.replace(/[^a-z]+/gi, '-').toLowerCase()}`,
+      name: `storage: of the growth, ${name} (${entries} new entries)`,
+      ...mib(bytes),
+    });
   statSync(gitDir);
   removeRepo(repo);
 };
