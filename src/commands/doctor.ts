@@ -8,6 +8,7 @@ import { EXIT } from '../errors';
 import { shellWords } from '../io/self';
 import type { Context } from '../protocol/context';
 import { agentChecks } from '../protocol/agent-doctor';
+import { opencodeChecks } from '../protocol/opencode-doctor';
 import { checkConfig, diagnose, type Check } from '../protocol/doctor';
 import { checkResident } from '../protocol/serve-doctor';
 import type { Store } from '../store/store';
@@ -137,7 +138,10 @@ export const doctor = async (edge: Edge, dir: string | undefined, o: { json?: bo
   const root = store?.kind === 'repo' ? store.workTree : dir;
   const hooks = await checkHooks(edge, root);
   const resident = await checkResident(env);
-  const agents = await agentChecks(edge.env, cwdFor(edge, root));
+  const agents = [
+    ...(await agentChecks(edge.env, cwdFor(edge, root))),
+    ...(await opencodeChecks(edge.env, cwdFor(edge, root), edge.io.script)),
+  ];
   const checks = [node, git, config, ...hooks, ...resident, ...agents, ...rest]
     .filter((c): c is Check => !!c)
     .map((c) => ({ ...c, detail: spelled(edge, dir, c.detail), ...(c.fix ? { fix: spelled(edge, dir, c.fix) } : {}) }));

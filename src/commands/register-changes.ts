@@ -117,9 +117,9 @@ export const registerChangeCommands = (
   program
     .command('test')
     .description(
-      'run a command in your working tree as confirm would leave it with staged changes applied: fettle test <id...> -- <command...>',
+      'run a command in your working tree as confirm would leave it with staged changes applied: fettle test <id|changeset...> -- <command...>',
     )
-    .argument('[args...]', 'change ids or fettle commits, then -- and the command with its arguments')
+    .argument('[args...]', 'change ids, changeset ids or fettle commits, then -- and the command with its arguments')
     .option('--session <id>', 'every pending staged change of this agent session')
     .option(
       '--link <path>',

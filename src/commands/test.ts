@@ -1,11 +1,12 @@
-// `fettle test <id...> [--session <id>] [--link <path>]... -- <command...>`: run a command in the test tree, your
-// working tree as confirm would leave it with those staged changes applied. Exits with the command's exit code
-// (like `env` or `timeout`), after one line saying pass or fail.
+// `fettle test <id|changeset...> [--session <id>] [--link <path>]... -- <command...>`: run a command in the
+// test tree, your working tree as confirm would leave it with those staged changes applied (a changeset: every
+// member confirm would write). Exits with the command's exit code (like `env` or `timeout`), after one line saying
+// pass or fail.
 import { minutesText } from '../core/time';
 import { FettleError } from '../errors';
 import { createProgress } from '../io/progress';
 import { shellQuote } from '../io/self';
-import { selectStaged } from '../protocol/arguments';
+import { selectStaged, type TestedSet } from '../protocol/arguments';
 import { linkRequests } from '../protocol/test-links';
 import { commandEnv, runCommand, startDir } from '../protocol/test-run';
 import { withTestTree, type TestTree } from '../protocol/test-tree';
@@ -33,9 +34,29 @@ const listed = (items: string[]): string =>
     ? items.join(', ')
     : `${items.slice(0, MAX_LISTED).join(', ')} and ${items.length - MAX_LISTED} more`;
 
+const ids = (changes: { id: string }[]): string => listed(changes.map((c) => c.id));
+
+/** A changeset's members the test tree does not apply, as `fettle confirm <changeset>` would skip them. */
+const setNotes = (sets: TestedSet[]): string[] =>
+  sets.flatMap(({ id, size, applied, dropped }) => {
+    const left = [
+      ...(applied.length > 0 ? [`${applied.length} confirmed already, in your working tree (${ids(applied)})`] : []),
+      ...(dropped.length > 0
+        ? [
+            `${dropped.length} ${dropped.every((c) => c.state === 'discarded') ? 'discarded' : 'no longer staged'}, left out as confirm would (${ids(dropped)})`,
+          ]
+        : []),
+    ];
+    if (left.length === 0) return [];
+    const rest = size - applied.length - dropped.length;
+    return [
+      `fettle: changeset ${id}: ${left.join('; ')}; the test tree applies the other ${rest} of its ${size} changes.`,
+    ];
+  });
+
 /** What the test tree holds, beyond "your working tree with the changes applied", worth a line each. */
-const notes = (tree: TestTree, now: Date): string[] => {
-  const lines: string[] = [];
+const notes = (tree: TestTree, sets: TestedSet[], now: Date): string[] => {
+  const lines: string[] = setNotes(sets);
   for (const { change, how } of tree.landings) {
     if (change.state === 'expired' && change.expiresAt)
       lines.push(
@@ -77,19 +98,23 @@ export const testCommand = async (
       hint: 'For example: `fettle test <id> -- npm test`.',
     });
   const links = linkRequests(ctx.env, o.link ?? []);
-  const { store, changes } = await selectStaged(ctx, names, o.session);
+  const { store, changes, sets } = await selectStaged(ctx, names, o.session);
   const progress = createProgress({ write: edge.io.errWrite, tty: edge.io.errTTY, columns: edge.io.columns });
   const shown = argv.map(shellQuote).join(' ');
-  const ids = changes.map((c) => c.id).join(', ');
+  // One changeset named alone is called by its id; its members are listed by `fettle show`.
+  const named =
+    sets.length === 1 && names.length === 1 && o.session === undefined
+      ? `changeset ${sets[0]?.id}`
+      : changes.map((c) => c.id).join(', ');
   return withTestTree(ctx, store, changes, { links, progress }, async (tree) => {
-    for (const line of notes(tree, ctx.now())) edge.io.err(line);
+    for (const line of notes(tree, sets, ctx.now())) edge.io.err(line);
     const cwd = await startDir(tree.source, ctx.cwd, tree.dir);
-    edge.io.err(`fettle: running \`${shown}\` in the test tree of ${ids} (${stateOf(tree)}): ${cwd}`);
+    edge.io.err(`fettle: running \`${shown}\` in the test tree of ${named} (${stateOf(tree)}): ${cwd}`);
     const result = await runCommand(argv, cwd, await commandEnv(store, ctx.env));
     const why = result.error ? ` (${result.error})` : result.signal ? ` (killed by ${result.signal})` : '';
     const verdict = result.code === 0 ? 'PASS' : 'FAIL';
     edge.io.err(
-      `fettle: ${verdict}: \`${shown}\` exited with code ${result.code}${why} in the test tree of ${ids}; your working tree was not touched.`,
+      `fettle: ${verdict}: \`${shown}\` exited with code ${result.code}${why} in the test tree of ${named}; your working tree was not touched.`,
     );
     return result.code;
   });

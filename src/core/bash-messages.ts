@@ -11,6 +11,10 @@ export interface BashReport {
   recorded: number;
   /** another Bash call ran at the same time */
   overlapped: boolean;
+  /** paths a policy `block` rule covers that the command changed, with the rule as a person reads it */
+  blocked?: readonly { path: string; rule: string }[] | undefined;
+  /** why no policy rule could be applied (an invalid policy file) */
+  policyInvalid?: string | undefined;
   /** how to spell fettle for the reader */
   invoke: string;
 }
@@ -63,5 +67,20 @@ export const renderBashRecorded = (r: BashReport): string => {
   const overlap = r.overlapped ? '; another Bash call ran at the same time, so some of these may be its' : '';
   const restorable = kept.length - unkept.length;
   const undo = restorable > 0 ? `; undo with: ${invoke} rollback ${changeset}` : '';
-  return `${head}${notKept}${overlap}${undo}`;
+  const invalid = r.policyInvalid ? `; no policy rule was applied (${r.policyInvalid})` : '';
+  return `${blockedLine(r.blocked ?? [])}${head}${notKept}${overlap}${invalid}${undo}`;
+};
+
+/**
+ * First, so neither the model nor the person misses it: a shell command changed paths a policy rule keeps the
+ * agent from writing. It ran already; fettle recorded it, and the person decides.
+ */
+export const blockedLine = (blocked: readonly { path: string; rule: string }[]): string => {
+  if (blocked.length === 0) return '';
+  const shown = blocked
+    .slice(0, 3)
+    .map((b) => `${b.path} (blocked by policy rule ${b.rule})`)
+    .join(', ');
+  const more = blocked.length > 3 ? ` and ${blocked.length - 3} more` : '';
+  return `This shell command changed ${blocked.length === 1 ? 'a path' : `${blocked.length} paths`} a policy rule blocks the agent from writing: ${shown}${more}. Tell the user; `;
 };

@@ -94,6 +94,13 @@ const COMMAND_BODY: Partial<Record<RecordKind, string>> = {
     'What the Bash command in Fettle-Command left on disk (no file: it deleted it); the parent holds what was there before.',
 };
 
+/** A change a contract made (`fettle apply`): fettle's executor wrote it from the contract, not the agent. */
+const CONTRACT_BODY: Partial<Record<RecordKind, (path: string, hash: string) => string>> = {
+  before: (path) => `The file as it was on disk before the edits of contract ${path}.`,
+  proposal: (path, hash) =>
+    `Applied from contract ${path} (${hash}) by fettle's executor and held for review: nothing was written to disk.`,
+};
+
 /** Trailer values are one line; a path with a newline or quote is written as a JSON string. */
 const encodeValue = (value: string): string =>
   /^[^\n\r"\\]*$/.test(value) && value.trim() === value ? value : JSON.stringify(value);
@@ -147,7 +154,9 @@ export const renderRecord = (f: RecordFields): string => {
   ];
   const rollbackBody = f.reverts ? ROLLBACK_BODY[f.kind]?.(f.reverts) : undefined;
   const commandBody = f.command !== undefined ? COMMAND_BODY[f.kind] : undefined;
-  const body = [rollbackBody ?? commandBody ?? BODY[f.kind], f.note].filter(Boolean).join('\n\n');
+  const contractBody =
+    f.contract !== undefined ? CONTRACT_BODY[f.kind]?.(f.contractPath ?? 'contract', f.contract) : undefined;
+  const body = [rollbackBody ?? commandBody ?? contractBody ?? BODY[f.kind], f.note].filter(Boolean).join('\n\n');
   const lines = trailers
     .filter(([, v]) => v !== undefined && v !== '')
     .map(([k, v]) => `${k}: ${encodeValue(String(v))}`);

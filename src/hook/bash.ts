@@ -4,7 +4,7 @@
 // fettle never answers for the command itself: the user's permission rules decide whether it runs.
 import { bashFrom, clockFrom, loadConfig } from '../config';
 import { classifyCommand } from '../core/bash-command';
-import { renderBashRecorded } from '../core/bash-messages';
+import { blockedLine, renderBashRecorded } from '../core/bash-messages';
 import { toFettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import { afterBash, beforeBash, type BashCall } from '../protocol/bash';
@@ -56,9 +56,14 @@ export const runBash = async (p: BashPayload, edge: HookEdge): Promise<HookOutco
       changes: after.changes,
       recorded: after.recorded.length,
       overlapped: after.overlapping.length > 0,
+      blocked: after.blocked,
+      policyInvalid: after.policyInvalid,
       invoke,
     });
-    return context(p.event === 'PostToolUseFailure' ? 'PostToolUseFailure' : 'PostToolUse', line);
+    // A blocked path changed: the person is told directly too (Claude Code shows systemMessage to the user).
+    const user =
+      after.blocked.length > 0 ? `fettle: ${blockedLine(after.blocked).replace(/ Tell the user; $/, '')}` : undefined;
+    return context(p.event === 'PostToolUseFailure' ? 'PostToolUseFailure' : 'PostToolUse', line, user);
   } catch (error) {
     const e = toFettleError(error);
     if (e.code === 'E_FORBIDDEN_PATH') return pass(); // a shell inside .git: not fettle's to record

@@ -16,10 +16,17 @@ export const HOOK_EXIT = { pass: 0, warn: 1, block: 2 } as const;
 /** No opinion: Claude Code continues exactly as if fettle were not installed. */
 export const pass = (): HookOutcome => ({ exitCode: HOOK_EXIT.pass });
 
-/** A note for the model next to the tool result; no permission decision. */
-export const context = (event: 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure', text: string): HookOutcome => ({
+/** A note for the model next to the tool result; no permission decision. `user`: a warning shown to the person too. */
+export const context = (
+  event: 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure',
+  text: string,
+  user?: string,
+): HookOutcome => ({
   exitCode: HOOK_EXIT.pass,
-  stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }),
+  stdout: JSON.stringify({
+    ...(user ? { systemMessage: user } : {}),
+    hookSpecificOutput: { hookEventName: event, additionalContext: text },
+  }),
 });
 
 /** The tool does not run; the model reads `reason` as the tool's error. */

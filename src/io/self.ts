@@ -34,7 +34,7 @@ export const shellWords = (line: string): string[] => {
 };
 
 /** Every `name` on PATH, resolved, in PATH order. */
-const allOnPath = (env: Env, name: string): string[] => {
+export const allOnPath = (env: Env, name: string): string[] => {
   const found: string[] = [];
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (!dir || !isAbsolute(dir)) continue; // a relative PATH entry depends on the shell's directory

@@ -59,22 +59,6 @@ export const originOf = (edge: McpEdge, ctx: Context, tool: string): Origin => (
   ...(ctx.config.review === 'human' ? { review: 'person' as const } : {}),
 });
 
-/**
- * The agent an MCP client is, from the name it gives in `initialize`: the names fettle's hook adapters use for
- * the same agents, so `fettle log` tells one agent's changes apart whichever way they came; any other client by
- * its own name (one line, at most 64 characters).
- */
-export const agentOfClient = (name: string | undefined): string | undefined => {
-  if (name === undefined) return undefined;
-  const known = ['claude', 'codex', 'gemini', 'opencode', 'cursor'].find((agent) => name.toLowerCase().includes(agent));
-  if (known) return known;
-  const plain = name
-    .replace(/[\r\n\u2028\u2029]+/g, ' ')
-    .trim()
-    .slice(0, 64);
-  return plain === '' ? undefined : plain;
-};
-
 /** A failure as the model reads it: fettle's message, then the hint, each command spelled to run as printed. */
 export const toolError = (edge: McpEdge, cwd: string, error: unknown): ToolResult => {
   const e = toFettleError(error);

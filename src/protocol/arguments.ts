@@ -1,6 +1,8 @@
-// What a command argument names: a change id or any fettle commit (`git log` shows them); ids win over commits.
+// What a command argument names: a change id or any fettle commit (`git log` shows them), and for `fettle test` a
+// changeset id; ids win over changeset ids, and those over commits.
 // Also the store and the changes a command works on. What `rollback` is asked to undo (files too) is
 // rollback-selection.ts.
+import { resolveName } from '../core/changeset';
 import { FettleError, toFettleError } from '../errors';
 import { locateTarget, openStoreAt } from '../store/locate';
 import type { Store, Target } from '../store/store';
@@ -124,29 +126,87 @@ export const resolveChange = async (
 export const currentSession = (ctx: Context, changes: Change[]): string | undefined =>
   ctx.env.FETTLE_SESSION || changes.find((c) => c.fields.session !== undefined)?.fields.session;
 
+/** A changeset `fettle test` was given: the members it leaves out, as confirm of the changeset would. */
+export interface TestedSet {
+  id: string;
+  size: number;
+  /** confirmed already: their bytes are in the working tree, so in the test tree too */
+  applied: Change[];
+  /** discarded, or left unfinished by an interrupted operation: confirm would skip them, so the test tree too */
+  dropped: Change[];
+}
+
+const testable = (c: Change): boolean => c.fields.tier === 'staged' && (c.state === 'pending' || c.state === 'expired');
+
 /**
- * The changes one argument names. Today an id or a fettle commit names one change; this is the one place a name
- * becomes changes, so a name of several (a changeset) expands here for every command that takes this path.
+ * A changeset id's staged members still undecided: the ones `fettle confirm <changeset>` would write. A changeset
+ * with none left refuses, saying what became of its members.
  */
-const namedChanges = async (store: Store, all: Change[], arg: string): Promise<Change[]> => {
-  const change = await findChange(store, all, arg);
-  if (!change)
-    throw notFound(
-      arg,
-      all.map((c) => c.id),
+const changesetToTest = (id: string, members: Change[]): { changes: Change[]; set: TestedSet } => {
+  const changes = members.filter(testable);
+  const applied = members.filter((c) => !testable(c) && c.state === 'applied');
+  const dropped = members.filter((c) => !testable(c) && c.state !== 'applied');
+  if (changes.length === 0) {
+    const direct = applied.filter((c) => c.fields.tier !== 'staged').length;
+    const what =
+      direct === members.length
+        ? 'were written directly, never staged'
+        : `are all decided (${applied.length} confirmed, ${dropped.length} discarded)`;
+    throw new FettleError(
+      'E_USAGE',
+      `Changeset ${id} has no staged change left to test: its ${members.length} changes ${what}.`,
+      {
+        hint:
+          applied.length > 0
+            ? `What was applied is in your working tree now: run the command there. \`fettle show ${id}\` lists its changes.`
+            : `\`fettle show ${id}\` lists its changes.`,
+      },
     );
-  return [change];
+  }
+  return { changes, set: { id, size: members.length, applied, dropped } };
+};
+
+/**
+ * The changes one argument names: an id or a fettle commit names one change, a changeset id the members confirm
+ * would write (ids win over changeset ids, as everywhere).
+ */
+const namedChanges = async (
+  store: Store,
+  all: Change[],
+  arg: string,
+): Promise<{ changes: Change[]; set?: TestedSet }> => {
+  const found = resolveName(
+    arg,
+    all.map((c) => ({ id: c.id, changeset: c.fields.changeset })),
+  );
+  if (found.kind === 'changeset')
+    return changesetToTest(
+      found.id,
+      all.filter((c) => found.members.includes(c.id)),
+    );
+  const change = await findChange(store, all, arg);
+  if (!change) throw notFound(arg, found.kind === 'unknown' && found.near ? [found.near] : []);
+  return { changes: [change] };
 };
 
 /**
  * `test <id...> [--session <id>]`: the changes named, and with --session every pending staged change of that
  * agent session; each once, oldest first (the order confirming them one by one would apply them).
  */
-export const selectStaged = async (ctx: Context, args: string[], session: string | undefined): Promise<Selection> => {
+export const selectStaged = async (
+  ctx: Context,
+  args: string[],
+  session: string | undefined,
+): Promise<Selection & { sets: TestedSet[] }> => {
   const store = await storeOf(ctx);
   const all = await changesOf(ctx, store);
   const picked = new Map<string, Change>();
-  for (const arg of args) for (const change of await namedChanges(store, all, arg)) picked.set(change.id, change);
+  const sets: TestedSet[] = [];
+  for (const arg of args) {
+    const named = await namedChanges(store, all, arg);
+    if (named.set) sets.push(named.set);
+    for (const change of named.changes) picked.set(change.id, change);
+  }
   if (session !== undefined) {
     const staged = all.filter((c) => c.fields.session === session && c.state === 'pending');
     if (staged.length === 0)
@@ -159,5 +219,5 @@ export const selectStaged = async (ctx: Context, args: string[], session: string
     throw new FettleError('E_USAGE', 'Name the staged change(s) to test, or --session <id>.', {
       hint: 'For example: `fettle test <id> -- npm test` (`fettle status` lists pending changes).',
     });
-  return { store, changes: [...picked.values()].sort(newestFirst).reverse() };
+  return { store, changes: [...picked.values()].sort(newestFirst).reverse(), sets };
 };

@@ -32,6 +32,8 @@ export interface BashRecorded {
   recorded: PathChange[];
   /** another Bash call ran in the same repository at the same time */
   overlapping: Flight[];
+  /** paths a policy `block` rule covers that the command changed, with the rule as a person reads it */
+  blocked: { path: string; rule: string }[];
 }
 
 const stored = (side: Side): StoredLeaf | null => (side.kind === 'blob' ? side.leaf : null);
@@ -71,9 +73,19 @@ const countsOf = async (store: Store, changes: PathChange[]): Promise<Map<string
   return counts;
 };
 
-const notes = (changes: PathChange[], recorded: PathChange[], extra: string[]): Map<string, string> => {
+const notes = (
+  changes: PathChange[],
+  recorded: PathChange[],
+  extra: string[],
+  blocked: { path: string; rule: string }[],
+): Map<string, string> => {
   const out = new Map<string, string[]>();
   const add = (path: string, text: string) => out.set(path, [...(out.get(path) ?? []), text]);
+  for (const b of blocked)
+    add(
+      b.path,
+      `A policy rule blocks writes to this path (${b.rule}), but a shell command changed it: fettle cannot stop a command, only record what it did.`,
+    );
   for (const { from, to } of renamesOf(changes)) {
     add(from, `Renamed to ${to} (the same bytes).`);
     add(to, `Renamed from ${from} (the same bytes).`);
@@ -114,13 +126,21 @@ export const recordBash = async (
   ctx: Context,
   store: Store,
   snapshot: Snapshot,
-  found: { changes: PathChange[]; listed: Map<string, StatusPath>; overlapping: Flight[]; extra: string[] },
+  found: {
+    changes: PathChange[];
+    listed: Map<string, StatusPath>;
+    overlapping: Flight[];
+    extra: string[];
+    /** Fettle-Decided-By of each path (bash-policy.ts) */
+    decidedBy: Map<string, string>;
+    blocked: { path: string; rule: string }[];
+  },
 ): Promise<BashRecorded> => {
-  const { changes, listed, overlapping } = found;
+  const { changes, listed, overlapping, blocked } = found;
   const changeset = newId();
   const recorded = changes.slice(0, ctx.config.bashMaxFiles);
   const counts = await countsOf(store, recorded);
-  const noteOf = notes(changes, recorded, found.extra);
+  const noteOf = notes(changes, recorded, found.extra, blocked);
   const fieldsOf = (c: PathChange): Fields => ({
     tier: 'direct',
     path: c.path,
@@ -133,6 +153,7 @@ export const recordBash = async (
     ...(snapshot.turn === undefined ? {} : { turn: snapshot.turn }),
     changeset,
     command: commandForRecord(snapshot.command),
+    decidedBy: found.decidedBy.get(c.path),
     ...(counts.get(c.path) ?? {}),
     note: noteOf.get(c.path) || undefined,
   });
@@ -155,5 +176,5 @@ export const recordBash = async (
       land: c.kept,
     })),
   );
-  return { changeset, changes, recorded, overlapping };
+  return { changeset, changes, recorded, overlapping, blocked };
 };

@@ -12,6 +12,7 @@ import { listChanges } from './changes';
 import type { Context } from './context';
 import { recordBash, type BashRecorded } from './bash-record';
 import { findChanges } from './bash-diff';
+import { ruleBashChanges } from './bash-policy';
 import { snapshotEntries } from './bash-snapshot';
 import {
   claimSnapshot,
@@ -91,7 +92,9 @@ export const beforeBash = async (ctx: Context, call: BashCall): Promise<Before> 
   }
 };
 
-export type After = { kind: 'none' } | ({ kind: 'recorded'; store: Store; workTree: string } & BashRecorded);
+export type After =
+  | { kind: 'none' }
+  | ({ kind: 'recorded'; store: Store; workTree: string; policyInvalid?: string | undefined } & BashRecorded);
 
 const OVERLAP_NOTE = (others: Flight[]): string =>
   `Another Bash call ran in this repository at the same time (${others
@@ -117,13 +120,27 @@ const settleSnapshot = async (
   const found = await findChanges(ctx, store, snapshot);
   await failpoint('bash.changes-found');
   const overlapping = await endFlight(store.commonDir, flight);
-  const changes = o.exclude ? found.changes.filter((c) => !o.exclude?.(c.path)) : found.changes;
-  if (changes.length === 0) return { kind: 'none' };
-  const extra = [...(o.extra ?? []), ...(overlapping.length > 0 ? [OVERLAP_NOTE(overlapping)] : [])];
-  const recorded = await recordBash(ctx, store, snapshot, { changes, listed: found.listed, overlapping, extra });
+  const changed = o.exclude ? found.changes.filter((c) => !o.exclude?.(c.path)) : found.changes;
+  if (changed.length === 0) return { kind: 'none' };
+  const ruled = ruleBashChanges(ctx, store, changed);
+  const { changes } = ruled;
+  if (changes.length === 0) return { kind: 'none' }; // every path under an `ignore` rule
+  const extra = [
+    ...(o.extra ?? []),
+    ...(overlapping.length > 0 ? [OVERLAP_NOTE(overlapping)] : []),
+    ...(ruled.invalid ? [`No policy rule was applied, so nothing was left out: ${ruled.invalid}`] : []),
+  ];
+  const recorded = await recordBash(ctx, store, snapshot, {
+    changes,
+    listed: found.listed,
+    overlapping,
+    extra,
+    decidedBy: ruled.decidedBy,
+    blocked: ruled.blocked,
+  });
   await failpoint('bash.recorded');
   await housekeep(ctx, store);
-  return { kind: 'recorded', store, workTree: snapshot.workTree, ...recorded };
+  return { kind: 'recorded', store, workTree: snapshot.workTree, ...recorded, policyInvalid: ruled.invalid };
 };
 
 /**

@@ -14,9 +14,9 @@ import { mkdir } from 'node:fs/promises';
 export type OpencodeScope = 'user' | 'project';
 
 /** The plugin's first line: how fettle knows a file in opencode's plugin directory is its own. */
-const HEADER = "// fettle's plugin for opencode:";
+export const HEADER = "// fettle's plugin for opencode:";
 /** The line install fills in: how the plugin runs fettle. */
-const COMMAND_LINE = /^const FETTLE_COMMAND = \[.*\];$/m;
+export const COMMAND_LINE = /^const FETTLE_COMMAND = \[.*\];$/m;
 
 /** Where opencode loads the plugin from (its global config directory is $XDG_CONFIG_HOME/opencode). */
 export const opencodePluginPath = (root: string, env: Env, scope: OpencodeScope): string =>

@@ -6,8 +6,10 @@
 //     call is refused with the diff (recordMany);
 //   - small: every file's previous bytes are recorded as one changeset, in one transaction, and the tool writes;
 //     the after step records what landed for each file, in one transaction (recordAfters);
-//   - the adapter cannot tell what the call leaves (unsure), or a large call removes a file (a staged change
-//     cannot delete one yet): recorded as a small one, never staged;
+//   - a large call that removes a file (a deletion, or the old path of a move) stages the removal with the rest:
+//     a proposal without the file, which confirm applies with the others, all or nothing (confirm-plan.ts);
+//   - the adapter cannot tell what the call leaves (unsure), or a large call's files are in more than one
+//     repository (a changeset lives in one): recorded as a small one, never staged;
 //   - the call would fail (a patch that does not apply): nothing is recorded, the tool reports its own error.
 // Each file's record is linked to the call by a link of its own (`<tool use>#<n>`), so one settles without
 // the others (settle.ts).
@@ -208,10 +210,8 @@ const decideBefore = async (
     return { kind: 'pass' };
   }
   const stores = new Set(targets.map((t) => t.store.commonDir));
-  if (files.some((f) => f.next === null) || stores.size > 1) {
-    const why =
-      stores.size > 1 ? 'its files are in more than one repository' : 'it removes a file, which a staged change cannot';
-    const note = `A large change, recorded and not staged: ${why}.`;
+  if (stores.size > 1) {
+    const note = 'A large change, recorded and not staged: its files are in more than one repository.';
     await recordSet(ctx, { targets, olds: olds as (DiskFile | null)[], extra: { note }, origin, planned: files });
     return { kind: 'pass' };
   }
@@ -291,6 +291,14 @@ const setFields = (target: Target, file: SetFile | undefined, origin: Origin, ex
 };
 
 /** Every file of the set staged as one changeset, in one transaction: nothing is written. */
+/** A staged file's record fields: its plan's, or for a removal (no plan), every line it had as removed. */
+const stagedFields = (f: SetFile, origin: Origin): Fields => {
+  if (f.plan) return fieldsOf(f.plan, origin);
+  const d = f.decision;
+  const counts = d.tier === 'noop' ? {} : { added: d.added, removed: d.removed };
+  return { tier: 'staged', path: f.target.treePath, file: f.target.realPath, reason: 'deleted', ...counts, ...origin };
+};
+
 const stageSet = async (
   ctx: Context,
   files: SetFile[],
@@ -305,8 +313,9 @@ const stageSet = async (
   const changeset = newId();
   const items = changed.map((f) => ({
     old: f.old,
-    fields: { ...fieldsOf(f.plan as Plan, origin), tier: 'staged' as const, changeset },
-    next: { bytes: f.next as Buffer, mode: f.old ? gitModeOf(f.old.mode) : '100644' },
+    fields: { ...stagedFields(f, origin), tier: 'staged' as const, changeset },
+    // null: a proposal without the file, which confirm removes
+    next: f.next === null ? null : { bytes: f.next, mode: f.old ? gitModeOf(f.old.mode) : '100644' },
   }));
   const records = await recordMany(ctx, store, items);
   await housekeep(ctx, store);

@@ -93,6 +93,13 @@ scenario('a 3-file contract stages one changeset whose result is exactly the con
     assert.equal(c.checks, null);
     // Each proposal holds the file exactly as the contract leaves it.
     assert.equal(blobAt(repo, `refs/fettle/${c.id}`, c.path)?.toString(), AFTER[c.path]);
+    // Its commits say the executor applied the contract, as their trailers do; none says the agent did.
+    const bodies = repo.git('log', '--format=%b%x00', `refs/fettle/${c.id}`).split('\0');
+    assert.equal(
+      bodies[0]?.split('\n\n')[0],
+      `Applied from contract ${file} (${c.contract}) by fettle's executor and held for review: nothing was written to disk.`,
+    );
+    assert.doesNotMatch(bodies.join('\n'), /the agent/);
   }
   assert.equal(new Set(view.changes.map((c) => c.contract)).size, 1);
   const shown = ok(fettle(repo, ['review', set])).stdout;

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { codexHookKeys } from '../../src/protocol/agent-doctor';
-import { runCli, SELF, withFettleOnPath } from '../helpers/cli';
+import { literal, runCli, SELF, withFettleOnPath } from '../helpers/cli';
 import { makeRepo, type Repo } from '../helpers/repo';
 
 const fileOf = (repo: Repo, agent: string, scope = 'user'): string =>
@@ -136,4 +136,57 @@ test('doctor, Gemini and Cursor: ok when installed; Gemini hooks turned off in i
   const value = JSON.parse(readFileSync(settings, 'utf8'));
   writeFileSync(settings, JSON.stringify({ ...value, hooksConfig: { enabled: false } }));
   assert.equal(doctorOf(repo, 'gemini')[0]?.status, 'fail');
+});
+
+test("doctor, opencode: the plugin's place and the fettle it runs; a fettle gone is a failure, a plugin another fettle installed is stale, two places run it twice", () => {
+  const repo = makeRepo({ 'a.txt': 'a\n' });
+  const env = { ...repo.env, XDG_CONFIG_HOME: join(repo.home, '.config') };
+  const doctor = () =>
+    JSON.parse(cli(repo, ['doctor', '--json'], env).stdout).checks.filter(
+      (c: { name: string }) => c.name === 'opencode',
+    ) as { status: string; detail: string; fix?: string }[];
+  assert.deepEqual(doctor(), [], 'not installed: no opencode line');
+  assert.equal(cli(repo, ['install', '--agent', 'opencode'], env).code, 0);
+  const path = join(repo.home, '.config', 'opencode', 'plugin', 'fettle.js');
+  const [ok] = doctor();
+  assert.equal(ok?.status, 'ok');
+  assert.match(
+    ok?.detail ?? '',
+    new RegExp(
+      `^plugin installed in ${literal(path)} \\(user; runs .*${literal(process.execPath)} .*/dist/cli\\.js'?\\)$`,
+    ),
+  );
+  const installed = readFileSync(path, 'utf8');
+  writeFileSync(path, installed.replace('const TOOLS = ', '// an older plugin\nconst TOOLS = '));
+  const [stale] = doctor();
+  assert.deepEqual([stale?.status, stale?.fix], ['warn', `Run \`${SELF} install --agent opencode\` again.`]);
+  assert.match(stale?.detail ?? '', /is not the one this fettle ships: another fettle version installed it/);
+  writeFileSync(
+    path,
+    installed.replace(/^const FETTLE_COMMAND = .*$/m, 'const FETTLE_COMMAND = ["/nowhere/node", "/nowhere/cli.js"];'),
+  );
+  const [gone] = doctor();
+  assert.equal(gone?.status, 'fail');
+  assert.equal(
+    gone?.detail,
+    `${path}: the plugin runs /nowhere/node, /nowhere/cli.js, which does not exist: opencode's writes are not protected`,
+  );
+  assert.equal(cli(repo, ['install', '--agent', 'opencode'], env).code, 0);
+  const project = repo.path('.opencode/plugin/fettle.js');
+  mkdirSync(dirname(project), { recursive: true });
+  writeFileSync(
+    project,
+    readFileSync(path, 'utf8').replace(/^const FETTLE_COMMAND = .*$/m, 'const FETTLE_COMMAND = ["fettle"];'),
+  );
+  const [bare] = doctor();
+  assert.equal(bare?.status, 'warn');
+  assert.match(bare?.detail ?? '', /the plugin runs whatever fettle is on PATH, and there is none on PATH here/);
+  const [twice] = JSON.parse(cli(repo, ['doctor', '--json'], withFettleOnPath(env, repo.home)).stdout).checks.filter(
+    (c: { name: string }) => c.name === 'opencode',
+  );
+  assert.equal(twice?.status, 'warn');
+  assert.match(
+    twice?.detail ?? '',
+    /^plugin installed in 2 places .*: opencode loads both, so every write runs fettle twice$/,
+  );
 });

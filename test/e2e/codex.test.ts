@@ -1,7 +1,8 @@
 // fettle in the real Codex CLI (pinned, offline against a fake Responses API): installed with
 // `fettle install --agent codex`, its hooks trusted the way Codex checks trust (the hash fettle's doctor computes,
 // which must equal the one Codex itself reports), a small patch recorded, a large one staged as one changeset and
-// confirmed by the model through Codex's shell tool, then rolled back; under strace, nothing leaves 127.0.0.1.
+// confirmed by the model through Codex's shell tool, then rolled back; under strace, nothing leaves 127.0.0.1. A
+// large patch that deletes and moves files is held and confirmed the same way.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
@@ -43,6 +44,12 @@ const setUp = (repo: Repo, api: string): string => {
 
 const bTxt = lines(30);
 
+/** The model's next step once a patch was held: run the confirm command the reason gives, in Codex's shell. */
+const confirmStep = (held: string) => {
+  const confirm = commandAfter(held, 'To apply it, run:');
+  return confirm ? [shell('call_confirm', confirm)] : [say('no command')];
+};
+
 test('Codex CLI: a small patch recorded, a large one staged, confirmed through its shell, rolled back; nothing leaves 127.0.0.1', async () => {
   const repo = makeRepo({ 'a.txt': lines(30), 'b.txt': bTxt });
   let held = '';
@@ -53,8 +60,7 @@ test('Codex CLI: a small patch recorded, a large one staged, confirmed through i
     if (turn === 2) {
       held = outputsIn(req).get('call_large') ?? '';
       whileHeld = [repo.read('b.txt').toString(), existsSync(repo.path('c.txt'))];
-      const confirm = commandAfter(held, 'To apply it, run:');
-      return confirm ? [shell('call_confirm', confirm)] : [say('no command')];
+      return confirmStep(held);
     }
     return [say('done')];
   };
@@ -110,6 +116,51 @@ test('Codex CLI: a small patch recorded, a large one staged, confirmed through i
     assert.equal(existsSync(repo.path('c.txt')), false);
 
     assertStayedLocal(readFileSync(trace, 'utf8'));
+  } finally {
+    await api.close();
+  }
+});
+
+test('Codex CLI: a large patch that deletes one file and moves another is held as one changeset; confirming it through its shell removes and moves them', async () => {
+  const repo = makeRepo({ 'gone.txt': lines(50), 'old/m.txt': lines(30), 'k.txt': 'keep\n' });
+  const MOVE =
+    '*** Begin Patch\n*** Delete File: gone.txt\n*** Update File: old/m.txt\n*** Move to: new/m.txt\n@@\n-line 1\n+LINE 1\n*** End Patch\n';
+  let held = '';
+  let whileHeld: boolean[] = [];
+  const script: Script = (req, turn) => {
+    if (turn === 0) return [patch('call_move', MOVE)];
+    if (turn === 1) {
+      held = outputsIn(req).get('call_move') ?? '';
+      whileHeld = ['gone.txt', 'old/m.txt', 'new/m.txt'].map((p) => existsSync(repo.path(p)));
+      return confirmStep(held);
+    }
+    return [say('done')];
+  };
+  const api = await startFakeResponses(script);
+  try {
+    const home = setUp(repo, api.url);
+    const run = await runCodex({ cwd: repo.dir, codexHome: home, env: repo.env });
+    const why = `codex exit ${run.code}\nstderr: ${run.stderr.slice(-2000)}\nheld: ${held.slice(0, 600)}`;
+    assert.equal(run.code, 0, why);
+    assert.match(
+      held,
+      /^Command blocked by PreToolUse hook: fettle held this patch for review: nothing was written to the 3 files it changes\.\n/,
+      why,
+    );
+    assert.match(held, /^--- a\/gone\.txt\n\+\+\+ \/dev\/null$/m, why);
+    assert.deepEqual(whileHeld, [true, true, false], 'while the patch was held, nothing was removed or moved');
+    const outputs = outputsIn(api.requests[api.requests.length - 1]);
+    assert.match(outputs.get('call_confirm') ?? '', /exited with code 0/, why);
+    assert.deepEqual(
+      [existsSync(repo.path('gone.txt')), existsSync(repo.path('old/m.txt')), repo.read('new/m.txt').toString()],
+      [false, false, lines(30).replace('line 1\n', 'LINE 1\n')],
+    );
+    assert.deepEqual(
+      changesIn(repo)
+        .map((c) => `${c.path} ${c.tier} ${c.state}`)
+        .sort(),
+      ['gone.txt staged applied', 'new/m.txt staged applied', 'old/m.txt staged applied'],
+    );
   } finally {
     await api.close();
   }

@@ -48,7 +48,7 @@ export const runCli = (
 
 export interface HookRun extends Run {
   /** stdout parsed as JSON, when it is JSON */
-  json?: { hookSpecificOutput?: Record<string, string> };
+  json?: { hookSpecificOutput?: Record<string, string>; systemMessage?: string };
 }
 
 export interface WriteCall {

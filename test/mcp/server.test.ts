@@ -88,6 +88,22 @@ test('a small write is written and recorded, with the session, the tool and the 
   assert.match(again.text, /src\.ts already has this exact content; nothing to record/);
 });
 
+test('a client fettle does not know is recorded by its own name (sanitised), never guessed from a substring', async () => {
+  const repo = makeRepo({ 'a.txt': 'a\n' });
+  const cases: [string, string][] = [
+    ['my-codex-wrapper', 'my-codex-wrapper'],
+    ['gemini-cli-mcp-client', 'gemini'],
+    ['not\nclaude', 'not claude'],
+  ];
+  for (const [n, [client, agent]] of cases.entries()) {
+    const c = await serve(repo, {}, client);
+    const r = await c.call('fettle_write', { path: 'a.txt', content: `a\n${n}\n` });
+    const id = idIn(r.text, /fettle recorded a\.txt \(\+1 -\d\) as /);
+    assert.match(trailers(repo, `refs/fettle/${id}`), new RegExp(`^Fettle-Agent: ${agent}$`, 'm'), client);
+    await c.close();
+  }
+});
+
 test('a large write is staged, not written: the capped diff, the commands and the tools; fettle_confirm applies it', async () => {
   const repo = makeRepo({ 'big.ts': lines(30) });
   const c = await serve(repo);

@@ -5,6 +5,7 @@
 // turns (and must answer `continue`). Cursor wants JSON on stdout from every hook.
 import { reverseEdits, type CursorEdit } from '../../core/cursor-edits';
 import { AGENT_TITLES } from '../../core/agents';
+import { invocationFor, selfCommand } from '../../io/self';
 import { recordLandedWrite } from '../../protocol/landed-write';
 import type { HookEdge } from '../edge';
 import { isOutcome, writeContext, writeFailure } from '../failure';
@@ -50,6 +51,22 @@ export const runCursor = async (data: Obj, edge: HookEdge): Promise<HookOutcome>
         {},
         warn(
           `fettle: could not tell what ${landed.target.treePath} held before Cursor's edit (${landed.why}); this edit was not recorded.`,
+        ),
+      );
+    if (landed.kind !== 'recorded') return answered({}); // nothing changed, or a policy `ignore` rule covers it
+    const undo = `undo it with \`${invocationFor(selfCommand(ctx.env, edge.script), ctx.cwd, landed.target.store, landed.target.realPath)} rollback ${landed.id}\``;
+    if (landed.blocked)
+      return answered(
+        {},
+        warn(
+          `fettle: Cursor edited ${landed.target.treePath}, which policy rule ${landed.blocked} blocks the agent from writing; Cursor runs no hook before an edit, so fettle could not stop it. It is recorded: ${undo}.`,
+        ),
+      );
+    if (landed.policyInvalid)
+      return answered(
+        {},
+        warn(
+          `fettle: Cursor's edit of ${landed.target.treePath} is recorded, but no policy rule was applied: ${landed.policyInvalid}`,
         ),
       );
     return answered({});

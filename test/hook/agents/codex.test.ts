@@ -113,6 +113,52 @@ test('a large patch: every file staged as one changeset, nothing written, the re
   assert.equal(log(repo).length, 2);
 });
 
+test('a large patch that deletes and moves files is staged as one changeset; confirm removes and moves them all or nothing; rollback puts them back', () => {
+  const repo = makeRepo({ 'd.txt': lines(50), 'old/m.txt': lines(30), 'k.txt': 'keep\n' });
+  const patch =
+    '*** Begin Patch\n*** Delete File: d.txt\n*** Update File: old/m.txt\n*** Move to: new/m.txt\n@@\n-line 1\n+LINE 1\n*** End Patch\n';
+  const pre = hook(repo, payload(repo, 'PreToolUse', patch));
+  const reason = pre.json?.hookSpecificOutput?.permissionDecisionReason ?? '';
+  assert.equal(pre.json?.hookSpecificOutput?.permissionDecision, 'deny', show(pre));
+  assert.match(reason, /^fettle held this patch for review: nothing was written to the 3 files it changes\./);
+  assert.match(reason, /^--- a\/d\.txt\n\+\+\+ \/dev\/null\n-line 1\n/m, 'the deletion is shown');
+  assert.match(reason, /^--- \/dev\/null\n\+\+\+ b\/new\/m\.txt\n\+LINE 1\n/m, "the move's new path is shown");
+  assert.deepEqual(
+    [repo.read('d.txt').toString(), repo.read('old/m.txt').toString(), existsSync(repo.path('new/m.txt'))],
+    [lines(50), lines(30), false],
+    'nothing written, nothing removed',
+  );
+  const staged = log(repo);
+  assert.deepEqual(
+    staged.map((c: { path: string; tier: string; state: string }) => `${c.path} ${c.tier} ${c.state}`).sort(),
+    ['d.txt staged pending', 'new/m.txt staged pending', 'old/m.txt staged pending'],
+  );
+  const changeset = /changeset (\w{8})/.exec(reason)?.[1] as string;
+  // Confirm refuses the whole set when one file moved on since, and removes nothing.
+  writeFileSync(repo.path('d.txt'), `${lines(50)}edited meanwhile\n`);
+  const refused = runCli(['confirm', changeset], { cwd: repo.dir, env: repo.env });
+  assert.notEqual(refused.code, 0, refused.stdout);
+  assert.deepEqual(
+    [existsSync(repo.path('old/m.txt')), existsSync(repo.path('new/m.txt'))],
+    [true, false],
+    'all or nothing',
+  );
+  writeFileSync(repo.path('d.txt'), lines(50));
+  const confirm = runCli(['confirm', changeset], { cwd: repo.dir, env: repo.env });
+  assert.equal(confirm.code, 0, confirm.stderr);
+  assert.deepEqual(
+    [existsSync(repo.path('d.txt')), existsSync(repo.path('old/m.txt')), repo.read('new/m.txt').toString()],
+    [false, false, lines(30).replace('line 1\n', 'LINE 1\n')],
+  );
+  const back = runCli(['rollback', changeset], { cwd: repo.dir, env: repo.env });
+  assert.equal(back.code, 0, back.stderr);
+  assert.deepEqual(
+    [repo.read('d.txt').toString(), repo.read('old/m.txt').toString(), existsSync(repo.path('new/m.txt'))],
+    [lines(50), lines(30), false],
+  );
+  assert.equal(repo.read('k.txt').toString(), 'keep\n');
+});
+
 test('one file large on its own stages the patch, though the lines summed over its files are few', () => {
   const repo = makeRepo({ 'big.txt': lines(2000), 'small.txt': lines(20) });
   const patch = `*** Begin Patch\n*** Update File: big.txt\n@@\n-line 1\n+LINE 1\n${rewrite('small.txt', 12)}*** End Patch\n`;
@@ -134,12 +180,6 @@ const PASSING: [string, Record<string, string>, string, 'nothing' | 'recorded'][
     { 'a.txt': lines(3) },
     '*** Begin Patch\n*** Frob File: a.txt\n*** End Patch\n',
     'nothing',
-  ],
-  [
-    'a large patch that deletes a file (a staged change cannot)',
-    { 'a.txt': lines(30), 'd.txt': lines(50) },
-    '*** Begin Patch\n*** Delete File: d.txt\n*** End Patch\n',
-    'recorded',
   ],
   [
     'a patch naming a file twice (Codex verifies and applies it differently)',

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { runCli, type Run } from '../../helpers/cli';
+import { runCli, SELF, type Run } from '../../helpers/cli';
 import { lines, makeRepo, type Repo } from '../../helpers/repo';
 
 const base = (repo: Repo, event: string) => ({
@@ -97,4 +97,39 @@ test('beforeSubmitPrompt: answered {"continue":true}; another event Cursor sends
   );
   assert.equal(repo.read('a.txt').toString(), 'a\n');
   assert.deepEqual(log(repo), []);
+});
+
+test('policy: an afterFileEdit of a path under an ignore rule is not recorded; under a block rule it is recorded and reported; each record names what decided it', () => {
+  const rules = [
+    { path: 'dist/', action: 'ignore' },
+    { name: 'no-env', path: '.env*', action: 'block', message: 'Secrets are edited by hand.' },
+  ];
+  const repo = makeRepo({
+    '.fettle/policy.json': JSON.stringify({ version: 1, rules }),
+    'dist/app.js': 'old\n',
+    '.env': 'KEY=1\n',
+    'a.txt': 'a\n',
+  });
+  const edit = (path: string, from: string, to: string) => {
+    writeFileSync(repo.path(path), repo.read(path).toString().replace(from, to));
+    return hook(repo, {
+      ...base(repo, 'afterFileEdit'),
+      file_path: repo.path(path),
+      edits: [{ old_string: from, new_string: to }],
+    });
+  };
+  const ignored = edit('dist/app.js', 'old', 'new');
+  assert.deepEqual([ignored.code, ignored.stdout, ignored.stderr], [0, '{}', ''], show(ignored));
+  assert.deepEqual(log(repo), [], 'nothing recorded under the ignore rule');
+  const blocked = edit('.env', 'KEY=1', 'KEY=2');
+  assert.deepEqual([blocked.code, blocked.stdout], [1, '{}'], 'a notice (exit 1): the edit stands');
+  const [env] = log(repo);
+  assert.deepEqual([env.path, env.decidedBy], ['.env', 'policy:no-env']);
+  assert.equal(
+    blocked.stderr,
+    `fettle: Cursor edited .env, which policy rule no-env (".env*" in .fettle/policy.json) blocks the agent from writing; Cursor runs no hook before an edit, so fettle could not stop it. It is recorded: undo it with \`${SELF} rollback ${env.id}\`.\n`,
+  );
+  const plain = edit('a.txt', 'a', 'b');
+  assert.deepEqual([plain.code, plain.stderr], [0, ''], show(plain));
+  assert.equal(log(repo)[0].decidedBy, 'threshold');
 });
