@@ -9,7 +9,9 @@ import { gitEnv } from '../io/child-env';
  * Config pinned on every call:
  * - hooks never run for fettle's commits (the user's hooks, core.hooksPath);
  * - git does not fsync loose objects or refs by default ("committed,-loose-object"), so ask for it;
- * - no signing, no fsmonitor daemons, no auto-gc started by fettle, stable path quoting.
+ * - no signing, no fsmonitor daemons, no auto-gc started by fettle, stable path quoting;
+ * - a ref's lock is waited for up to a second (git's default is 100 ms): fettle's background maintenance holds
+ *   each of its refs' locks for an instant while it packs them, and a loaded machine can stretch an instant.
  */
 const PINNED = [
   '-c',
@@ -30,6 +32,8 @@ const PINNED = [
   'maintenance.auto=false',
   '-c',
   'advice.detachedHead=false',
+  '-c',
+  'core.filesRefLockTimeout=1000',
 ];
 
 /** PINNED without the settings named (`-c key=value` pairs whose key is listed). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { FettleError } from '../../src/errors';
@@ -318,4 +318,23 @@ test('a hook write starts three git processes, direct or staged (rev-parse, cat-
     );
   }
   assert.equal(repo.git('rev-list', '--count', 'fettle/sessions/session-1', '^HEAD'), '2');
+});
+
+test("a ref's lock held for a moment (background maintenance packing fettle's refs) is waited for, not failed on", async () => {
+  const repo = makeRepo({ 'a.txt': 'a\n' });
+  const git = createGit(repo.dir, repo.env);
+  const head = repo.git('rev-parse', 'HEAD');
+  await git.run({ args: ['update-ref', 'refs/fettle/held', head] });
+  const lock = join(repo.dir, '.git', 'refs', 'fettle', 'held.lock');
+  writeFileSync(lock, '');
+  // git's own default gives up after 100 ms
+  const released = new Promise<void>((resolve) =>
+    setTimeout(() => {
+      rmSync(lock);
+      resolve();
+    }, 400),
+  );
+  await git.run({ args: ['update-ref', '-d', 'refs/fettle/held', head] });
+  await released;
+  assert.equal(repo.git('for-each-ref', 'refs/fettle/held'), '');
 });
