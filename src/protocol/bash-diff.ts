@@ -14,7 +14,7 @@ import {
 } from '../core/bash-changes';
 import type { StatusPath } from '../core/porcelain';
 import type { Store } from '../store/store';
-import { missingObjects } from '../store/objects';
+import { missingObjects } from '../store/object-presence';
 import { headMoves, workStatus } from '../store/status';
 import type { Context } from './context';
 import { diskAt, readIntoStore, tooLarge, type ToRead } from './bash-snapshot';

@@ -9,7 +9,7 @@ import { commandForRecord } from '../core/bash-command';
 import { renamesOf, type PathChange, type Side } from '../core/bash-changes';
 import { countChanges } from '../core/diff';
 import type { StatusPath } from '../core/porcelain';
-import { readObjects } from '../store/objects';
+import { readObjects } from '../store/object-read';
 import type { Store } from '../store/store';
 import type { Context } from './context';
 import { newId } from './ids';

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { isRacy, sameStat, type Disk, type FileStat, type PreEntry, type Side } from '../core/bash-changes';
 import type { StatusPath } from '../core/porcelain';
 import { gitModeOf, MAX_RECORDABLE_BYTES } from '../io/atomic-write';
-import { freshenLoose, packOf, writeFileBlobsOf } from '../store/objects';
+import { writeFileBlobsOf } from '../store/objects';
+import { freshenLoose, packOf } from '../store/object-presence';
 import type { Store } from '../store/store';
 import type { Cached } from './bash-state';
 

@@ -7,13 +7,12 @@ import {
   blobId,
   type CommitSpec,
   commitId,
-  headCommit,
   planTrees,
   type RecordObjects,
-  readLevels,
   rootOf,
   writeRecord,
 } from '../store/objects';
+import { headCommit, readLevels } from '../store/object-read';
 import type { Store } from '../store/store';
 import { levelsAfter } from '../store/tree-codec';
 import { newId } from './ids';

@@ -3,7 +3,8 @@
 // as `review --session` does for a whole session (session-review.ts). The tree is made in memory from the trees
 // along the members' paths and written as loose objects; nothing else is read from the repository.
 import { FettleError } from '../errors';
-import { readFiles, readObjects, rootOf, writeBatch } from '../store/objects';
+import { rootOf, writeBatch } from '../store/objects';
+import { readFiles, readObjects } from '../store/object-read';
 import type { Store } from '../store/store';
 import { dirSpecs, dirsAlong, editOverlay, overlayOf } from '../store/tree-overlay';
 import type { NewTree } from '../store/tree-codec';

@@ -9,7 +9,7 @@ import { classifyContent, sameBytes } from '../core/content';
 import { FettleError } from '../errors';
 import { gitModeOf, isNotAFile, readDisk, type DiskFile } from '../io/atomic-write';
 import { mergeFile } from '../store/merge';
-import { pathsPresent, readFiles, type FileEntry } from '../store/objects';
+import { pathsPresent, readFiles, type FileEntry } from '../store/object-read';
 import type { Store } from '../store/store';
 import { requirePending, type Change } from './changes';
 import type { Context } from './context';

@@ -5,7 +5,8 @@
 import { renderRecord } from '../core/record-message';
 import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
-import { readObjects, writeBatch, type CommitSpec } from '../store/objects';
+import { writeBatch, type CommitSpec } from '../store/objects';
+import { readObjects } from '../store/object-read';
 import { publish } from '../store/publish';
 import { discardedRef, type RefUpdate } from '../store/refs';
 import type { Store } from '../store/store';

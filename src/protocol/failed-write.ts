@@ -6,7 +6,7 @@ import { sameBytes } from '../core/content';
 import type { RecordFields } from '../core/record-message';
 import { readDisk } from '../io/atomic-write';
 import type { Store } from '../store/store';
-import { readFile } from '../store/objects';
+import { readFile } from '../store/object-read';
 import { changeRef, updateRefs } from '../store/refs';
 import type { Context } from './context';
 import { recordAfter } from './record';

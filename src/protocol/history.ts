@@ -4,7 +4,7 @@
 import { parseRecord, type RecordFields, type RecordKind } from '../core/record-message';
 import { FettleError } from '../errors';
 import type { Store } from '../store/store';
-import { readFiles, readObjects, type FileEntry } from '../store/objects';
+import { readFiles, readObjects, type FileEntry } from '../store/object-read';
 import type { Change } from './changes';
 import { diffCommits } from '../store/patch';
 

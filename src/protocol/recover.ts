@@ -8,7 +8,7 @@ import { toFettleError } from '../errors';
 import { readDisk, type DiskFile } from '../io/atomic-write';
 import { withLock, withLocks } from '../io/lock';
 import { isAlive } from '../io/pid';
-import { readObjects } from '../store/objects';
+import { readObjects } from '../store/object-read';
 import { listRefs, updateRefs } from '../store/refs';
 import type { Store } from '../store/store';
 import { hashObject } from '../store/tree-codec';

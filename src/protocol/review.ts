@@ -3,7 +3,8 @@
 // user's changes; local branches, HEAD and the index are never involved.
 import { FettleError } from '../errors';
 import type { Store } from '../store/store';
-import { headCommit, readObjects, writeCommit } from '../store/objects';
+import { writeCommit } from '../store/objects';
+import { headCommit, readObjects } from '../store/object-read';
 import { countCommits, distance } from '../store/patch';
 import type { Change } from './changes';
 import { writtenCommit, type Chain } from './history';

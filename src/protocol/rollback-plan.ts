@@ -8,7 +8,7 @@
 import { sameBytes } from '../core/content';
 import { FettleError } from '../errors';
 import type { DiskFile } from '../io/atomic-write';
-import { readFiles, type FileEntry } from '../store/objects';
+import { readFiles, type FileEntry } from '../store/object-read';
 import type { Store, Target } from '../store/store';
 import { newestFirst, type Change } from './changes';
 import { versionsOf, type Versions } from './history';

@@ -1,6 +1,6 @@
 // Which of a file's changes follow each other (each one's previous bytes are what the one before it wrote), told
 // from blob ids alone, without reading any content: such a run is undone at once, from its two ends.
-import { readBlobIds } from '../store/objects';
+import { readBlobIds } from '../store/object-read';
 import type { Store } from '../store/store';
 import type { Change } from './changes';
 import { chainsOf, replacedCommit, type Chain, writtenCommit } from './history';

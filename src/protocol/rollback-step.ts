@@ -5,7 +5,7 @@ import { classifyContent, sameBytes } from '../core/content';
 import { FettleError } from '../errors';
 import { fileModeOf, gitModeOf, readDisk, type DiskFile } from '../io/atomic-write';
 import { mergeFile } from '../store/merge';
-import type { FileEntry } from '../store/objects';
+import type { FileEntry } from '../store/object-read';
 import type { Store } from '../store/store';
 import type { Change } from './changes';
 import type { Versions } from './history';

@@ -12,7 +12,8 @@ import {
   type SessionEvent,
 } from '../core/session';
 import { FettleError } from '../errors';
-import { commitId, readObjects, writeBatch, type BatchObject, type CommitSpec } from '../store/objects';
+import { commitId, writeBatch, type CommitSpec } from '../store/objects';
+import { readObjects, type BatchObject } from '../store/object-read';
 import { SESSIONS_PREFIX, type RefUpdate } from '../store/refs';
 import type { Store } from '../store/store';
 import { dirSpecs, dirsAlong, editOverlay, overlayOf, type Overlay } from '../store/tree-overlay';

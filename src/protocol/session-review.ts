@@ -3,7 +3,8 @@
 // tree, the base as its parent), so the remote's branch diffs against the user's commit as exactly that.
 import { parseSessionCommit } from '../core/session';
 import { FettleError } from '../errors';
-import { readObjects, writeCommit } from '../store/objects';
+import { writeCommit } from '../store/objects';
+import { readObjects } from '../store/object-read';
 import type { Store } from '../store/store';
 import { pushCommit, type PushOptions, type Pushed } from './review';
 import { sessionRef } from './session-ref';

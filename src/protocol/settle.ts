@@ -14,7 +14,7 @@ import { sameBytes } from '../core/content';
 import { countChanges } from '../core/diff';
 import { readDisk, type DiskFile } from '../io/atomic-write';
 import type { Store } from '../store/store';
-import { readFiles, type FileEntry } from '../store/objects';
+import { readFiles, type FileEntry } from '../store/object-read';
 import { changeRef, updateRefs } from '../store/refs';
 import { FettleError } from '../errors';
 import { loadChange, type Change } from './changes';

@@ -8,7 +8,7 @@ import { linkPathOf, linkPathProblem, testLinksFrom, type Env } from '../config'
 import { FettleError } from '../errors';
 import type { Progress } from '../io/progress';
 import { removeTree } from '../io/remove-tree';
-import { objectsExist } from '../store/objects';
+import { objectsExist } from '../store/object-read';
 import type { Store } from '../store/store';
 
 export interface LinkRequest {

@@ -22,7 +22,7 @@ import { FettleError } from '../errors';
 import { gitModeOf, isNotAFile, readDisk, type DiskFile } from '../io/atomic-write';
 import { locateTarget } from '../store/locate';
 import type { Store, Target } from '../store/store';
-import { READ_BATCH, readFile } from '../store/objects';
+import { READ_BATCH, readFile } from '../store/object-read';
 import { callName, claimCall, forgetCall } from './call-answers';
 import { claimWrite, digest, rememberWrite, type Claimed } from './call-links';
 import type { Context, Origin } from './context';

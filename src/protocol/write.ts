@@ -20,7 +20,7 @@ import { failpoint } from '../io/failpoint';
 import { withLock } from '../io/lock';
 import { locateTarget } from '../store/locate';
 import type { Target } from '../store/store';
-import { READ_BATCH, readFile } from '../store/objects';
+import { READ_BATCH, readFile } from '../store/object-read';
 import { loadChange } from './changes';
 import type { Context, Origin } from './context';
 import { settleFailedWrite } from './failed-write';

@@ -1,23 +1,17 @@
-// Objects: blobs in and out as bytes (never through a string or git's filters), trees edited along one path,
-// commits with fettle's fixed identity. Everything written is durable before the call returns.
-import { closeSync, existsSync, openSync } from 'node:fs';
-import { readFile as fsReadFile, utimes } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+// Objects written: blobs as bytes (never through a string or git's filters), trees edited along one path,
+// commits with fettle's fixed identity, all as one small pack per call. Everything written is durable before the
+// call returns. Reading them is object-read.ts; whether they are still there, object-presence.ts.
+import { closeSync, openSync } from 'node:fs';
+import { join } from 'node:path';
 import { FettleError } from '../errors';
 import type { Store } from './store';
 import { IDENTITY } from '../io/child-env';
 import { writePack, type NewObject } from './pack-write';
 import { objectWritingOf } from './repo-config';
 import { encodeCommit } from './commit-codec';
-import { editTree, hashObject, parseTree, type NewTree } from './tree-codec';
-import { isAlive } from '../io/pid';
+import { editTree, hashObject, type NewTree } from './tree-codec';
 import { makeOwnDir } from '../io/fettle-dir';
-
-export interface BatchObject {
-  oid: string;
-  type: string;
-  body: Buffer;
-}
+import { readLevels } from './object-read';
 
 /** Where fettle notes the packs it wrote: maintenance rolls up those and never touches the user's own. */
 export const packRegistry = (store: Pick<Store, 'commonDir'>): string => join(store.commonDir, 'fettle', 'packs');
@@ -38,6 +32,8 @@ const registerPack = async (store: Store, name: string): Promise<void> => {
 /** Packs this process wrote, by the objects in them: a fresh object is present while its pack's index is. */
 const RECENT_MAX = 4096;
 const recent = new Map<string, string>();
+/** The index of the pack this process wrote `oid` into, if it remembers one (object-presence.ts). */
+export const packIndexOf = (oid: string): string | undefined => recent.get(oid);
 const remember = (oids: string[], index: string): void => {
   for (const oid of oids) {
     recent.delete(oid);
@@ -165,111 +161,6 @@ export const writeFileBlobsOf = async (
   return leaves;
 };
 
-/** The reader `readObjects` runs for specs without newlines; worth warming on the hook path. */
-export const READ_BATCH = ['cat-file', '--batch'] as const;
-
-/** Reads several objects in one process. `specs` are anything cat-file accepts (oid, rev:path). */
-export const readObjects = async (store: Store, specs: string[]): Promise<(BatchObject | null)[]> => {
-  if (specs.length === 0) return [];
-  const known = store.read;
-  if (known && specs.every((s) => known.has(s))) return specs.map((s) => known.get(s) ?? null);
-  // NUL-delimited input (-z) only when a path needs it: older git (before 2.38) lacks the option.
-  const nul = specs.some((s) => s.includes('\n'));
-  const input = Buffer.concat(specs.map((s) => Buffer.from(`${s}${nul ? '\0' : '\n'}`)));
-  const { stdout } = await store.git.run({ args: nul ? [...READ_BATCH, '-z'] : READ_BATCH, input });
-  const out: (BatchObject | null)[] = [];
-  let i = 0;
-  for (let n = 0; n < specs.length; n++) {
-    const eol = stdout.indexOf(0x0a, i);
-    const header = stdout.subarray(i, eol).toString('utf8');
-    const match = /^([0-9a-f]+) (\w+) (\d+)$/.exec(header);
-    if (!match) {
-      out.push(null); // "<spec> missing" or "ambiguous"
-      i = eol + 1;
-      continue;
-    }
-    const size = Number(match[3]);
-    out.push({ oid: match[1] ?? '', type: match[2] ?? '', body: stdout.subarray(eol + 1, eol + 1 + size) });
-    i = eol + 1 + size + 1;
-  }
-  return out;
-};
-
-/**
- * The blob ids at several `rev:path` specs (null: missing or not a blob), without their content: one
- * `cat-file --batch-check`. A path with a newline cannot be told from git's answer lines: all null then.
- */
-export const readBlobIds = async (store: Store, specs: string[]): Promise<(string | null)[]> => {
-  if (specs.length === 0 || specs.some((s) => s.includes('\n'))) return specs.map(() => null);
-  const args = ['cat-file', '--batch-check=%(objectname) %(objecttype)'];
-  const { stdout } = await store.git.run({ args, input: `${specs.join('\n')}\n` });
-  const lines = stdout.toString('utf8').split('\n');
-  return specs.map((_, n) => /^([0-9a-f]+) blob$/.exec(lines[n] ?? '')?.[1] ?? null);
-};
-
-/** Whether each `rev:path` spec names an object of any type: one `cat-file --batch-check`. No newlines in specs. */
-export const objectsExist = async (store: Store, specs: string[]): Promise<boolean[]> => {
-  if (specs.length === 0) return [];
-  const { stdout } = await store.git.run({ args: ['cat-file', '--batch-check'], input: `${specs.join('\n')}\n` });
-  const lines = stdout.toString('utf8').split('\n');
-  return specs.map((_, n) => /^[0-9a-f]+ \w+ \d+$/.test(lines[n] ?? ''));
-};
-
-export interface FileEntry {
-  mode: string;
-  oid: string;
-  bytes: Buffer;
-}
-
-/** Files at (commit, path), with their modes, in one cat-file; null where the commit has no such file. */
-export const readFiles = async (
-  store: Store,
-  wants: { commit: string; path: string }[],
-): Promise<(FileEntry | null)[]> => {
-  const specs = wants.flatMap(({ commit, path }) => [
-    `${commit}:${path.split('/').slice(0, -1).join('/')}`,
-    `${commit}:${path}`,
-  ]);
-  const objects = await readObjects(store, specs);
-  return wants.map(({ path }, n) => {
-    const [tree, blob] = [objects[2 * n], objects[2 * n + 1]];
-    if (!tree || tree.type !== 'tree' || !blob || blob.type !== 'blob') return null;
-    const name = Buffer.from(path.split('/').pop() ?? '');
-    const entry = parseTree(tree.body, oidBytes(store)).find((e) => e.name.equals(name));
-    return entry ? { mode: entry.mode, oid: blob.oid, bytes: blob.body } : null;
-  });
-};
-
-/** Whether each commit's tree has an entry at the path (whatever the state of the object it names). */
-export const pathsPresent = async (store: Store, wants: { commit: string; path: string }[]): Promise<boolean[]> => {
-  if (wants.length === 0) return [];
-  const trees = await readObjects(
-    store,
-    wants.map(({ commit, path }) => `${commit}:${path.split('/').slice(0, -1).join('/')}`),
-  );
-  return wants.map(({ path }, n) => {
-    const tree = trees[n];
-    if (!tree || tree.type !== 'tree') return false;
-    const name = Buffer.from(path.split('/').pop() ?? '');
-    return parseTree(tree.body, oidBytes(store)).some((e) => e.name.equals(name));
-  });
-};
-
-/** The file at `path` in `commit`, with its mode; null when the commit has no such file. */
-export const readFile = async (store: Store, commit: string, path: string): Promise<FileEntry | null> =>
-  (await readFiles(store, [{ commit, path }]))[0] ?? null;
-
-const oidBytes = (store: Store): number => store.zeroOid.length / 2;
-
-/** The trees along `path` in `baseTree` (null: empty), root first, as git stores them; one `cat-file` for all. */
-export const readLevels = async (store: Store, baseTree: string | null, path: string): Promise<Buffer[]> => {
-  const segments = path.split('/');
-  if (!baseTree) return segments.map(() => Buffer.alloc(0));
-  const specs = segments.map((_, depth) => `${baseTree}:${segments.slice(0, depth).join('/')}`);
-  const objects = await readObjects(store, specs);
-  return objects.map((o) => (o && o.type === 'tree' ? o.body : Buffer.alloc(0)));
-};
-
 /** The trees for `levels` with `path` set to `leaf` (null: removed), computed in memory, not yet written. */
 export const planTrees = (
   store: Store,
@@ -353,111 +244,6 @@ export const commitFile = async (store: Store, c: FileCommit): Promise<{ commit:
   return { commit, written: [...blobs, ...trees.map((t) => t.oid), commit] };
 };
 
-const loosePath = (store: Store, oid: string): string =>
-  join(store.commonDir, 'objects', oid.slice(0, 2), oid.slice(2));
-
-/** A pack's name as fettle writes it: `pack-` and its checksum. */
-const PACK_NAME = /^pack-[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
-
-/**
- * The pack this process wrote `oid` into (`pack-<checksum>`), if any. Kept beside the object's id (the Bash stat
- * cache), it lets a later process freshen the object without reading its bytes again: a pack never changes, so
- * while it is there it holds the object.
- */
-export const packOf = (oid: string): string | undefined => {
-  const index = recent.get(oid);
-  return index && basename(index, '.idx');
-};
-
-/**
- * Marks an object as just used (its file's mtime, as git does when it would write an object that exists), so a
- * prune with an expiry keeps it: a loose one, or one in a pack this process wrote or `pack` names (the pack's
- * mtime is what git's cruft repack keeps unreachable packed objects by). False when none is there (packed by
- * maintenance since, or pruned): the caller writes it again.
- */
-export const freshenLoose = async (store: Store, oid: string, pack?: string): Promise<boolean> => {
-  const now = new Date();
-  const index =
-    recent.get(oid) ??
-    (pack && PACK_NAME.test(pack) ? join(store.commonDir, 'objects', 'pack', `${pack}.idx`) : undefined);
-  // A roll-up deletes a pack's index first: a pack without one is on its way out.
-  if (index && !existsSync(index)) return false;
-  const file = index ? index.replace(/\.idx$/, '.pack') : loosePath(store, oid);
-  return utimes(file, now, now).then(
-    () => true,
-    () => false,
-  );
-};
-
-/** Whether the object is in a pack this process wrote that is still there, or stored loose. */
-const seenInPlace = async (store: Store, oid: string, checked: Map<string, Promise<boolean>>): Promise<boolean> => {
-  const index = recent.get(oid);
-  const where = index ?? loosePath(store, oid);
-  let found = checked.get(where);
-  if (!found) {
-    found = Promise.resolve(existsSync(where)); // a stat: cheaper than a round trip through the thread pool
-    checked.set(where, found);
-  }
-  return found;
-};
-
-/**
- * Objects among `oids` that are gone. Fresh objects are in the pack this process just wrote, so this is a stat
- * per pack; git is asked only about the others (repacked since, or pruned).
- */
-export const missingObjects = async (store: Store, oids: string[]): Promise<string[]> => {
-  const unsure: string[] = [];
-  const checked = new Map<string, Promise<boolean>>();
-  for (const oid of new Set(oids)) if (!(await seenInPlace(store, oid, checked))) unsure.push(oid);
-  if (unsure.length === 0) return [];
-  const { stdout } = await store.git.run({
-    args: ['cat-file', '--batch-check'],
-    input: `${unsure.join('\n')}\n`,
-    fresh: true,
-  });
-  return stdout
-    .toString('utf8')
-    .split('\n')
-    .filter((l) => l.endsWith(' missing'))
-    .map((l) => l.split(' ')[0] ?? '');
-};
-
-/**
- * New objects are unreachable until a ref names them, and `git gc --prune=now` deletes unreachable objects
- * however new (git documents the race). After the ref exists, check that what it names is still there, and
- * write it again if not: objects are content-addressed, so `rewrite` recreates the very same ids.
- */
-export const ensureObjects = async (store: Store, oids: string[], rewrite: () => Promise<unknown>): Promise<void> => {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    // A gc that computed what is reachable before our ref existed can still prune after a check: wait for a
-    // running gc to finish (git holds gc.pid throughout), then check.
-    await waitForGc(store);
-    if ((await missingObjects(store, oids)).length === 0) return;
-    await rewrite();
-  }
-  const still = await missingObjects(store, oids);
-  if (still.length > 0)
-    throw new FettleError(
-      'E_GIT',
-      `objects ${still.join(', ')} keep disappearing (is \`git gc --prune=now\` running in a loop?)`,
-    );
-};
-
-const GC_WAIT_MS = 30_000;
-
-/** Waits while `gc.pid` names a live process; the usual case is one stat of a file that is not there. */
-const waitForGc = async (store: Store): Promise<void> => {
-  const pidFile = join(store.commonDir, 'gc.pid');
-  const deadline = Date.now() + GC_WAIT_MS;
-  while (Date.now() < deadline) {
-    const pid = Number.parseInt(await readFileText(pidFile), 10);
-    if (!(pid > 0) || !isAlive(pid)) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-
-const readFileText = (path: string): Promise<string> => fsReadFile(path, 'utf8').catch(() => '');
-
 /** A commit by fettle's fixed identity, dated `when` in UTC; the message is stored as given. */
 export const writeCommit = async (
   store: Store,
@@ -466,10 +252,3 @@ export const writeCommit = async (
   message: string,
   when: Date,
 ): Promise<string> => (await writeBatch(store, [], [{ tree, parents, message, when }]))[0] as string;
-
-/** The tree a commit names (`fettle discard` writes a marker commit on the same tree). */
-export const treeOf = async (store: Store, commit: string): Promise<string> =>
-  store.git.text({ args: ['rev-parse', '--verify', '--end-of-options', `${commit}^{tree}`] });
-
-/** The commit HEAD points at (as read when the store was opened), or null for an unborn HEAD and the private store. */
-export const headCommit = (store: Store): string | null => store.head;

@@ -4,7 +4,7 @@
 // recreates the very same ids, and the update or the check is retried.
 import { GitError } from './git';
 import type { Store } from './store';
-import { ensureObjects } from './objects';
+import { ensureObjects } from './object-presence';
 import { updateRefs, type RefUpdate } from './refs';
 
 const ATTEMPTS = 3;

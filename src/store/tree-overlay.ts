@@ -1,7 +1,7 @@
 // Several paths edited into one tree, in memory, one after another: the directories along every path are read
 // once (one cat-file for all), then each edit starts from the trees the edits before it produced. Cost grows
 // with the number of paths and their depth, never with the size of the repository.
-import type { BatchObject } from './objects';
+import type { BatchObject } from './object-read';
 import { editTree, type NewTree } from './tree-codec';
 
 /** The directories (as `a/b`, the root as ``) along each path, each once, shallowest first. */

@@ -1,7 +1,8 @@
 // A tree that is another tree with many paths set or removed: the directories along the paths are read in one
 // cat-file, edited in memory (tree-overlay.ts), and only each directory's final version is written. Cost grows
 // with the number of paths edited and their directories, not with the size of the tree.
-import { readObjects, writeBatch } from './objects';
+import { writeBatch } from './objects';
+import { readObjects } from './object-read';
 import type { Store } from './store';
 import { hashObject, type NewTree } from './tree-codec';
 import { dirSpecs, dirsAlong, editOverlay, overlayOf } from './tree-overlay';

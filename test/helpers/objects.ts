@@ -1,5 +1,6 @@
 // Object writers only tests use: fettle itself writes blobs, trees and commits in batches (src/store/objects.ts).
-import { planTrees, readLevels, rootOf, writeBatch, writeBlobs } from '../../src/store/objects';
+import { planTrees, rootOf, writeBatch, writeBlobs } from '../../src/store/objects';
+import { readLevels } from '../../src/store/object-read';
 import type { Store } from '../../src/store/store';
 import { compareEntries, encodeSorted, type TreeEntry } from '../../src/store/tree-codec';
 

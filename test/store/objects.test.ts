@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { openStoreAt } from '../../src/store/locate';
 import type { Store } from '../../src/store/store';
-import { headCommit, readFile, readObjects, writeCommit } from '../../src/store/objects';
+import { writeCommit } from '../../src/store/objects';
+import { headCommit, readFile, readObjects } from '../../src/store/object-read';
 import { writeBlob, writeTreeWith } from '../helpers/objects';
 import { makeRepo, type Repo } from '../helpers/repo';
 
