@@ -8,7 +8,7 @@ import { EXIT, FettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import { readUserFile } from '../protocol/read';
 import { recoverQuietly } from '../protocol/recover';
-import { writeBytes } from '../protocol/write';
+import { writeBytes } from '../protocol/write-bytes';
 import { setFiles, writeMany } from '../protocol/write-many';
 import type { Context } from '../protocol/context';
 import { contextFor, cwdFor, type Edge } from './edge';

@@ -13,7 +13,8 @@ import {
 } from '../core/messages';
 import { invocationFor, selfCommand } from '../io/self';
 import { recoverQuietly } from '../protocol/recover';
-import { type StagedWrite, writeBytes } from '../protocol/write';
+import type { StagedWrite } from '../protocol/write';
+import { writeBytes } from '../protocol/write-bytes';
 import { setFiles, writeMany } from '../protocol/write-many';
 import type { Store } from '../store/store';
 import { type Args, contextFor, type McpEdge, originOf, text, type ToolResult } from './edge';

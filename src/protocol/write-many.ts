@@ -26,7 +26,8 @@ import { recoverQuietly } from './recover';
 import { fieldsOf } from './record';
 import { recordAfters, recordMany, type Recorded } from './record-many';
 import { housekeep } from './housekeeping';
-import { blockedError, deciderOf, ruledOut } from './write';
+import { deciderOf, ruledOut } from './write';
+import { blockedError } from './write-bytes';
 
 export interface ManyWritten {
   kind: 'noop' | 'staged' | 'written';

@@ -1,9 +1,7 @@
 // The write protocol, once for every edge: the Claude Code hook, `fettle write`, and the adapters to come. An edge
 // describes a write in neutral terms (a tool call or bytes, and who made it), and renders the neutral result in
 // its own dialect. Before a tool writes: record the previous bytes (direct) or stage the proposal (large).
-// After: record what landed. After a failed call: settle the record. Or, for scripts, perform the write here.
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+// After: record what landed. After a failed call: settle the record. A write fettle performs itself: write-bytes.ts.
 import { sameBytes } from '../core/content';
 import type { Decision } from '../core/decide';
 import type { Plan } from './plan';
@@ -15,16 +13,14 @@ import type { RecordFields } from '../core/record-message';
 import { writtenBytes } from '../core/text-file';
 import type { WriteCall } from '../core/tool-call';
 import { FettleError } from '../errors';
-import { type DiskFile, isNotAFile, NotDurableError, readDisk, replaceFile } from '../io/atomic-write';
+import { type DiskFile, isNotAFile, readDisk } from '../io/atomic-write';
 import { failpoint } from '../io/failpoint';
-import { withLock } from '../io/lock';
 import { locateTarget } from '../store/locate';
 import type { Target } from '../store/store';
 import { READ_BATCH, readFile } from '../store/object-read';
 import { loadChange } from './changes';
 import type { Context, Origin } from './context';
 import { settleFailedWrite } from './failed-write';
-import { fileLockPath } from './paths';
 import { planWrite } from './plan';
 import { policyFor, type PathPolicy } from './policy';
 import { predict, type Proposed } from './predict';
@@ -109,7 +105,7 @@ const REPLACED_BY_ANOTHER =
   "Found on disk after this Write: another writer replaced its bytes (kept in this commit's second parent) before fettle recorded them.";
 
 /** The origin with the session's current turn, read from one small file (no git). */
-const withTurn = async (ctx: Context, origin: Origin): Promise<Origin> => {
+export const withTurn = async (ctx: Context, origin: Origin): Promise<Origin> => {
   const turn = await currentTurn(ctx.config.dataDir, origin.session);
   return turn === undefined ? origin : { ...origin, turn };
 };
@@ -147,7 +143,7 @@ export const deciderOf = (plan: Plan): string =>
     : 'threshold';
 
 /** How a staged write names the rule that staged it, when one did. */
-const stagingRule = (plan: Plan): string | undefined => {
+export const stagingRule = (plan: Plan): string | undefined => {
   const effect = plan.policy?.effect;
   return plan.decision.tier === 'staged' && plan.decision.reason === 'policy' && effect && 'rule' in effect
     ? ruleText(effect.rule, plan.policy?.files[effect.rule.layer] ?? '')
@@ -334,87 +330,4 @@ export const afterFailedWrite = async (
         error,
       ),
     );
-};
-
-export type Written =
-  | { kind: 'noop'; target: Target }
-  | StagedWrite
-  | { kind: 'written'; target: Target; decision: Extract<Decision, { tier: 'direct' }>; id: string }
-  | { kind: 'ignored'; target: Target; ruleText: string };
-
-/** A policy `block` rule's refusal of a write fettle itself would make (`fettle write`). */
-export const blockedError = (path: string, ruled: RuledOut): FettleError =>
-  new FettleError('E_BLOCKED', `Policy rule ${ruled.ruleText} blocks writing ${path}: ${ruled.rule.message ?? ''}`, {
-    hint: 'Nothing was written. Change the rule (`fettle policy check <path>` says which decides) if the write is meant.',
-  });
-
-/**
- * A write fettle performs itself (`fettle write`, scripts): under the file's lock, record then replace
- * atomically, or stage a large one. The previous bytes are in git before the file changes. The path's policy
- * applies as in the hook: `block` refuses, `ignore` writes it without a record.
- */
-export const writeBytes = async (
-  ctx: Context,
-  file: string,
-  bytes: Buffer,
-  given: Origin,
-  /** run on the store once it is located (a command recovers an interrupted confirm there: recover.ts) */
-  opened?: (store: Target['store']) => Promise<void>,
-): Promise<Written> => {
-  const origin = await withTurn(ctx, given);
-  const target = await locateTarget(file, ctx.cwd, ctx.env, ctx.config.dataDir);
-  await opened?.(target.store);
-  const policy = policyFor(ctx, target);
-  const ruled = ruledOut(policy, target);
-  if (ruled?.kind === 'blocked') throw blockedError(target.treePath, ruled);
-  const result = await withLock(fileLockPath(target.store, target.treePath), async (): Promise<Written> => {
-    if (ruled) {
-      const now = await readDisk(target.realPath);
-      if (now?.bytes.equals(bytes)) return { kind: 'noop', target };
-      await mkdir(dirname(target.realPath), { recursive: true });
-      await replaceFile(target.realPath, bytes, { createOnly: now === null, expect: now?.bytes });
-      return { kind: 'ignored', target, ruleText: ruled.ruleText };
-    }
-    const plan = await planWrite(ctx, target, await readDisk(target.realPath), bytes, { policy });
-    const decision = plan.decision;
-    if (decision.tier === 'noop') return { kind: 'noop', target };
-    const decided = { ...fieldsOf(plan, origin), decidedBy: deciderOf(plan) };
-    if (decision.tier === 'staged') {
-      const { id, supersedes } = await stage(ctx, plan, { ...origin, decidedBy: decided.decidedBy });
-      const { thresholds } = policy;
-      return { kind: 'staged', target, decision, id, diff: plan.diff, supersedes, thresholds, rule: stagingRule(plan) };
-    }
-    const before = await recordBefore(ctx, plan.target, plan.old, decided, { stored: plan.stored?.old });
-    await failpoint('write.recorded');
-    // The previous bytes are in git; make sure they are still what is on disk before replacing them.
-    const now = await readDisk(target.realPath);
-    const unchanged = now === null ? plan.old === null : plan.old !== null && now.bytes.equals(plan.old.bytes);
-    if (!unchanged) {
-      throw new FettleError(
-        'E_CONFLICT',
-        `${target.realPath} changed while fettle was recording it; nothing was written.`,
-        {
-          hint: 'Run the write again.',
-        },
-      );
-    }
-    await mkdir(dirname(target.realPath), { recursive: true });
-    try {
-      await replaceFile(target.realPath, bytes, { createOnly: plan.old === null, expect: plan.old?.bytes });
-    } catch (error) {
-      // Replaced but not durable: the bytes did land, so history says so if it can (the disk is failing, so
-      // recording may fail too); the error reported is the first one.
-      if (error instanceof NotDurableError) {
-        await readDisk(target.realPath)
-          .then((landed) => recordAfter(ctx, target.store, before, landed))
-          .catch(() => undefined);
-      }
-      throw error;
-    }
-    await failpoint('write.file-written');
-    await recordAfter(ctx, target.store, before, await readDisk(target.realPath));
-    return { kind: 'written', target, decision, id: before.id };
-  });
-  await housekeep(ctx, target.store);
-  return result;
 };
