@@ -28,6 +28,7 @@ export const FAILPOINTS = [
   'write.file-written',
   'bash.snapshot-read', // Bash PreToolUse: status run and the listed files kept as blobs, the snapshot not saved
   'bash.changes-found', // Bash PostToolUse (or the end of the turn): the snapshot claimed, changes found, none recorded
+  'bash.befores-recorded', // Bash record: every file's previous bytes recorded (one ref transaction), what landed not yet
   'bash.recorded', // Bash PostToolUse (or the end of the turn): the changes recorded, the snapshot not yet released
   'pack-refs.renamed', // maintenance: packed-refs holds fettle's refs, their loose files not yet deleted
   'replace.temp-synced', // atomic replace: temp file written and fsynced, not yet renamed

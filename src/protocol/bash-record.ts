@@ -5,6 +5,7 @@
 // leaving the path as HEAD has it, so the history says it changed and a rollback says it cannot restore it.
 // Past FETTLE_BASH_MAX_FILES files, the rest are listed by name in the first change's record.
 import { join } from 'node:path';
+import { failpoint } from '../io/failpoint';
 import { commandForRecord } from '../core/bash-command';
 import { renamesOf, type PathChange, type Side } from '../core/bash-changes';
 import { countChanges } from '../core/diff';
@@ -166,6 +167,7 @@ export const recordBash = async (
       fields: fieldsOf(c),
     })),
   );
+  await failpoint('bash.befores-recorded');
   await recordAfters(
     ctx,
     store,

@@ -2,13 +2,12 @@
 // (PreToolUse), a snapshot of every path `git status` lists (bash-snapshot.ts); after it (PostToolUse, or
 // PostToolUseFailure: a failed command can still have changed files), a second status and the comparison
 // (bash-diff.ts), recorded as one changeset (bash-record.ts). A command whose PostToolUse never came (a headless
-// run cancels it at exit) is settled at the end of the turn from the disk (settleBashSession). Only the
+// run cancels it at exit) is settled at the end of the turn from the disk (bash-settle.ts). Only the
 // repository holding the command's directory is looked at; files elsewhere are out of reach.
 import { failpoint } from '../io/failpoint';
 import { openStoreAt, commonDirNear } from '../store/locate';
 import type { Store } from '../store/store';
 import { workStatus } from '../store/status';
-import { listChanges } from './changes';
 import type { Context } from './context';
 import { recordBash, type BashRecorded } from './bash-record';
 import { findChanges } from './bash-diff';
@@ -25,7 +24,6 @@ import {
   takeSnapshot,
   writeStatCache,
   type Flight,
-  type OpenSnapshot,
   type Snapshot,
 } from './bash-state';
 import { housekeep } from './housekeeping';
@@ -108,7 +106,7 @@ const OVERLAP_NOTE = (others: Flight[]): string =>
  * Records what `snapshot`'s command changed, as the disk shows it now. `extra`: lines for every record;
  * `exclude`: paths not to record (changes other records already hold).
  */
-const settleSnapshot = async (
+export const settleSnapshot = async (
   ctx: Context,
   snapshot: Snapshot,
   o: { extra?: string[]; exclude?: (path: string) => boolean } = {},
@@ -162,49 +160,4 @@ export const afterBash = async (ctx: Context, call: BashCall, failed?: { error?:
     await claimed.restore();
     throw error;
   }
-};
-
-const SETTLED_NOTE =
-  "Recorded from the disk at the end of the turn: the command's PostToolUse never reported (a headless run exits before it, or the call was denied or cut short), so some of these changes may not be its.";
-
-/**
- * The end of a turn (Stop) or of the session: the session's Bash commands whose PostToolUse never came are
- * recorded from the disk, leaving out paths other records of the session (later writes) hold. Cheap when there
- * is none: a directory read, no git process.
- */
-export const settleBashSession = async (ctx: Context, open: OpenSnapshot[]): Promise<void> => {
-  let first: unknown;
-  for (const { path, snapshot } of open) {
-    const claimed = await takeSnapshot(path);
-    if (!claimed) continue;
-    try {
-      const exclude = await laterPaths(ctx, snapshot);
-      await settleSnapshot(ctx, snapshot, { extra: [SETTLED_NOTE], exclude: (p) => exclude.has(p) });
-      await claimed.release();
-    } catch (error) {
-      await claimed.restore();
-      first ??= error;
-    }
-  }
-  if (first !== undefined) throw first;
-};
-
-/**
- * Paths not to record from the disk: those the session's other records changed after the snapshot was taken
- * (theirs, not the command's), and those this very call already recorded. A PostToolUse the client kills at exit
- * after its record and before it released the snapshot leaves the snapshot to be taken back here; its record stands.
- */
-const laterPaths = async (ctx: Context, snapshot: Snapshot): Promise<Set<string>> => {
-  if ((await commonDirNear(snapshot.workTree)) === null) return new Set();
-  const store = await openStoreAt(snapshot.workTree, ctx.env, ctx.config.dataDir);
-  const changes = await listChanges(ctx, store);
-  return new Set(
-    changes
-      .filter(
-        (c) =>
-          c.fields.session === snapshot.session &&
-          (c.fields.toolUse === snapshot.toolUse || c.at.getTime() >= snapshot.startedAt),
-      )
-      .map((c) => c.fields.path),
-  );
 };

@@ -11,7 +11,7 @@ import type { Context } from './context';
 import { settleLinks } from './settle';
 import { forgetSessionCalls } from './call-answers';
 import { linksDir, openLinks, type OpenLink } from './call-links';
-import { settleBashSession } from './bash';
+import { settleBashSession } from './bash-settle';
 import { openSnapshots } from './bash-state';
 
 /** A PostToolUse of this turn may still be running in the background: it gets this long to record its write. */

@@ -2,7 +2,7 @@
 // PostToolUse, so the snapshot stays open. The Stop and SessionEnd hooks record what the command changed from the
 // disk, leaving out paths a later record of the session holds (a Write made after the command).
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { bashHook, fettleIn, openSnapshotFiles, shell } from '../helpers/bash';
 import { agentWrite, runHook } from '../helpers/cli';
@@ -102,5 +102,27 @@ for (const event of ['Stop', 'SessionEnd'] as const) {
       'recorded once',
     );
     assert.deepEqual(openSnapshotFiles(repo), []);
+  });
+}
+
+for (const event of ['Stop', 'SessionEnd'] as const) {
+  test(`a PostToolUse killed between its record's two steps: ${event} completes that record, and it rolls back`, () => {
+    const repo = makeRepo({ 'a.txt': 'a\n' });
+    const command = 'echo changed > a.txt && echo new > n.txt';
+    assert.equal(bashHook({ command, cwd: repo.dir }, repo.env).code, 0);
+    shell(command, repo.dir, repo.env);
+    const killed = bashHook(
+      { command, cwd: repo.dir, event: 'PostToolUse' },
+      { ...repo.env, FETTLE_FAILPOINTS: 'bash.befores-recorded=kill' },
+    );
+    assert.notEqual(killed.code, 0);
+    assert.equal(endHook(repo, event).code, 0);
+    const rows = logOf(repo);
+    assert.deepEqual(rows.map((r) => r.path).sort(), ['a.txt', 'n.txt'], 'recorded once');
+    assert.deepEqual(openSnapshotFiles(repo), []);
+    const undo = fettleIn(repo, 'rollback', rows[0]?.changeset as string);
+    assert.equal(undo.code, 0, undo.stderr);
+    assert.equal(readFileSync(repo.path('a.txt'), 'utf8'), 'a\n');
+    assert.equal(existsSync(repo.path('n.txt')), false);
   });
 }
