@@ -5,6 +5,8 @@
 // connection and the peer check. Its own start is not timed. Reads a job as JSON on stdin, prints JSON:
 //   {kind: "direct", url, headers, pre, post, file, content}  PreToolUse (timed), the write, PostToolUse (timed)
 //   {kind: "staged", url, headers, pre}                       PreToolUse only (it must deny)
+//   {kind: "bash", url, headers, pre, post}                    a Bash command that changes nothing: Pre, then
+//     Post (both timed; both must answer with nothing to say)
 //   {kind: "writes", url, headers, writes: [{pre, post, file, content}], shadow?: {gitDir, every?}, loose?: {gitDir, every}}
 //     many direct writes in a row (the storage case); after each, a shadow snapshot (untimed) and every
 //     `loose.every` writes the loose-object count of the repository
@@ -56,6 +58,13 @@ else if (job.kind === 'staged') {
   out = pre.body.includes('"permissionDecision":"deny"')
     ? { pre: pre.ms }
     : { failed: `staged PreToolUse answered ${pre.status} ${pre.body.slice(0, 500)}` };
+} else if (job.kind === 'bash') {
+  const pre = await post('PreToolUse', job.pre);
+  const after = pre.status === 200 && pre.body.trim() === '' ? await post('PostToolUse', job.post) : pre;
+  out =
+    after.status === 200 && after.body.trim() === ''
+      ? { pre: pre.ms, post: after.ms }
+      : { failed: `Bash hook answered ${after.status} ${after.body.slice(0, 500)}` };
 } else {
   const loose = [];
   const shadowEnv = job.shadow && { ...process.env, GIT_DIR: job.shadow.gitDir, GIT_WORK_TREE: job.shadow.workTree };

@@ -15,6 +15,7 @@ import { opts, RUNS, SIZES } from '../options.mjs';
 import { log } from '../progress.mjs';
 import { addCase, info } from '../results.mjs';
 import { alternate, stats, timed } from '../timing.mjs';
+import { client, startResident } from './resident.mjs';
 
 const bashPayload = (cwd, event, command, toolUseId) =>
   JSON.stringify({
@@ -39,6 +40,14 @@ const noOpCall = (repo) => {
   const post = hookOnce(repo, bashPayload(repo, 'PostToolUse', NO_OP, id));
   if (post.code !== 0 || post.stdout.trim() !== '') fail('Bash PostToolUse of a no-op reported a change', post);
   return { pre: pre.ms, post: post.ms };
+};
+
+/** The same call through the resident server (`install --resident`): two POSTs, both blocking (HTTP hooks are). */
+const residentNoOp = (server, repo) => {
+  const id = nextToolUseId();
+  const pre = bashPayload(repo, 'PreToolUse', NO_OP, id);
+  const out = client({ kind: 'bash', ...server, pre, post: bashPayload(repo, 'PostToolUse', NO_OP, id) });
+  return out.pre + out.post;
 };
 
 const gitStatus = (repo) => {
@@ -81,7 +90,22 @@ const measureReadOnly = (r) => {
   });
 };
 
-const measureSize = (files) => {
+const measureResidentSize = (server, r, label) => {
+  log(`case ${label}-resident: the same call through the resident server vs git status --porcelain`);
+  const [call, status] = alternate(RUNS, [() => residentNoOp(server, r.repo), () => gitStatus(r.repo)]);
+  const f = stats(call);
+  const b = stats(status);
+  addCase({
+    id: `${label}-resident`,
+    name: `no-op Bash call through the resident server, Pre + Post, ${r.files.toLocaleString('en-US')} files ÷ one git status`,
+    fettle: f,
+    baseline: b,
+    ratio: f.median / b.median,
+    target: { op: '<=', value: 2.5 },
+  });
+};
+
+const measureSize = (files, server) => {
   const r = buildRepo(`repo-bash-${files}`, files);
   dirty(r);
   const label = `bash-${short(r.files)}`;
@@ -111,6 +135,7 @@ const measureSize = (files) => {
   });
   info.push({ id: `${label}-pre`, name: `case ${label}: PreToolUse alone (the blocking part)`, ...stats(pre) });
   info.push({ id: `${label}-post`, name: `case ${label}: PostToolUse alone (background)`, ...stats(post) });
+  measureResidentSize(server, r, label);
   return { r, call: f, label };
 };
 
@@ -170,11 +195,16 @@ const measureShadow = (r, fettle, label) => {
 
 export const measureBash = () => {
   const [small, mid, big] = SIZES.bash;
-  const s = measureSize(small);
-  measureReadOnly(s.r);
-  removeRepo(s.r);
-  removeRepo(measureSize(mid).r);
-  const b = measureSize(big);
-  measureShadow(b.r, b.call, b.label);
-  removeRepo(b.r);
+  const server = startResident();
+  try {
+    const s = measureSize(small, server);
+    measureReadOnly(s.r);
+    removeRepo(s.r);
+    removeRepo(measureSize(mid, server).r);
+    const b = measureSize(big, server);
+    measureShadow(b.r, b.call, b.label);
+    removeRepo(b.r);
+  } finally {
+    server.stop();
+  }
 };

@@ -35,7 +35,7 @@ export const startResident = () => {
   };
 };
 
-const client = (job) => {
+export const client = (job) => {
   const r = timed(process.execPath, [CLIENT], { cwd: TMP, input: JSON.stringify(job) });
   let out;
   try {
