@@ -17,7 +17,7 @@ import { makeOwnDir } from '../io/fettle-dir';
 import { swapFile } from '../io/swap-file';
 import { createExclusive } from '../io/lock';
 import { isAlive } from '../io/pid';
-import { claimFile, reclaimDead, type ClaimedFile } from './call-links';
+import { claimFile, openFiles, type ClaimedFile } from './call-links';
 
 const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex');
 
@@ -98,30 +98,15 @@ export interface OpenSnapshot {
 
 /** The session's snapshots no PostToolUse took: commands whose result was not recorded. Files only. */
 export const openSnapshots = async (dataDir: string, session: string): Promise<OpenSnapshot[]> => {
-  const dir = snapshotsDir(dataDir);
-  await reclaimDead(dir);
   const tag = `${sha1(session).slice(0, 12)}-`;
-  const names = (await readdir(dir).catch(() => [] as string[])).filter(
-    (n) => n.startsWith(tag) && n.endsWith('.json'),
-  );
-  const found = await Promise.all(
-    names.map(async (name): Promise<OpenSnapshot | null> => {
-      const path = join(dir, name);
-      try {
-        const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
-        const snapshot: unknown = JSON.parse(text);
-        // A marker whose writer is alive is a snapshot being taken; a dead writer's is litter.
-        const pid = (snapshot as { pid?: unknown }).pid;
-        if (typeof pid === 'number' && !isAlive(pid)) await dropSnapshot(path);
-        return isSnapshot(snapshot) && snapshot.session === session
-          ? { path, snapshot, writtenAt: info.mtimeMs }
-          : null;
-      } catch {
-        return null;
-      }
-    }),
-  );
-  return found.filter((s): s is OpenSnapshot => s !== null);
+  const found: OpenSnapshot[] = [];
+  for (const { path, value, writtenAt } of await openFiles(snapshotsDir(dataDir), (n) => n.startsWith(tag))) {
+    // A marker whose writer is alive is a snapshot being taken; a dead writer's is litter.
+    const pid = (value as { pid?: unknown } | null)?.pid;
+    if (typeof pid === 'number' && !isAlive(pid)) await dropSnapshot(path);
+    if (isSnapshot(value) && value.session === session) found.push({ path, snapshot: value, writtenAt });
+  }
+  return found;
 };
 
 /** `fettle gc`: snapshots (and leftovers) older than `maxAgeMs`; removed unless `dryRun`. Returns their names. */

@@ -146,26 +146,42 @@ export interface OpenLink {
   writtenAt: number;
 }
 
+/** A claimable JSON file (see claimFile) as read: what it holds, parsed but not yet checked. */
+export interface OpenFile {
+  path: string;
+  value: unknown;
+  /** when it was written (ms since the epoch) */
+  writtenAt: number;
+}
+
 /**
- * Every link in `dir` (of one agent session when `session` is given): records whose tool call has not reported
- * back. Reads a handful of small files, no git; an unreadable or foreign file is skipped.
+ * The claimable files in `dir` whose name `wanted` accepts, after taking back those of dead claimers (reclaimDead).
+ * Small files, read at once, no git; one that is unreadable or not JSON is skipped.
  */
-export const openLinks = async (dir: string, session?: string): Promise<OpenLink[]> => {
+export const openFiles = async (dir: string, wanted: (name: string) => boolean): Promise<OpenFile[]> => {
   await reclaimDead(dir);
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json') && wanted(n));
   const found = await Promise.all(
-    names.map(async (name): Promise<OpenLink | null> => {
+    names.map(async (name): Promise<OpenFile | null> => {
       const path = join(dir, name);
       try {
         const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
-        const pending: unknown = JSON.parse(text);
-        if (!isPending(pending)) return null;
-        if (session !== undefined && pending.fields?.session !== session) return null;
-        return { path, pending, writtenAt: info.mtimeMs };
+        return { path, value: JSON.parse(text) as unknown, writtenAt: info.mtimeMs };
       } catch {
         return null;
       }
     }),
   );
-  return found.filter((l): l is OpenLink => l !== null);
+  return found.filter((f): f is OpenFile => f !== null);
 };
+
+/**
+ * Every link in `dir` (of one agent session when `session` is given): records whose tool call has not reported
+ * back. An unreadable or foreign file is skipped.
+ */
+export const openLinks = async (dir: string, session?: string): Promise<OpenLink[]> =>
+  (await openFiles(dir, () => true)).flatMap(({ path, value, writtenAt }) =>
+    isPending(value) && (session === undefined || value.fields?.session === session)
+      ? [{ path, pending: value, writtenAt }]
+      : [],
+  );
