@@ -75,52 +75,42 @@ test("another session's end of turn leaves this session's open command alone", (
   assert.equal(openSnapshotFiles(repo).length, 1);
 });
 
+/** A command that changed two files, whose PostToolUse is killed at `point`; the repository and its paths logged. */
+const killedPost = (point: string) => {
+  const repo = makeRepo({ 'a.txt': 'a\n' });
+  const command = 'echo changed > a.txt && echo new > n.txt';
+  assert.equal(bashHook({ command, cwd: repo.dir }, repo.env).code, 0);
+  shell(command, repo.dir, repo.env);
+  const killed = bashHook(
+    { command, cwd: repo.dir, event: 'PostToolUse' },
+    { ...repo.env, FETTLE_FAILPOINTS: `${point}=kill` },
+  );
+  assert.notEqual(killed.code, 0);
+  return repo;
+};
+const loggedPaths = (repo: Repo) =>
+  logOf(repo)
+    .map((r) => r.path)
+    .sort();
+
 for (const event of ['Stop', 'SessionEnd'] as const) {
   test(`a PostToolUse killed after its record, before it let go of the snapshot: ${event} does not record it again`, () => {
-    const repo = makeRepo({ 'a.txt': 'a\n' });
-    const command = 'echo changed > a.txt && echo new > n.txt';
-    assert.equal(bashHook({ command, cwd: repo.dir }, repo.env).code, 0);
-    shell(command, repo.dir, repo.env);
-    const killed = bashHook(
-      { command, cwd: repo.dir, event: 'PostToolUse' },
-      { ...repo.env, FETTLE_FAILPOINTS: 'bash.recorded=kill' },
-    );
-    assert.notEqual(killed.code, 0);
-    assert.deepEqual(
-      logOf(repo)
-        .map((r) => r.path)
-        .sort(),
-      ['a.txt', 'n.txt'],
-    );
+    const repo = killedPost('bash.recorded');
+    assert.deepEqual(loggedPaths(repo), ['a.txt', 'n.txt']);
     assert.equal(openSnapshotFiles(repo).length, 1, 'the dead process still holds the snapshot');
     assert.equal(endHook(repo, event).code, 0);
-    assert.deepEqual(
-      logOf(repo)
-        .map((r) => r.path)
-        .sort(),
-      ['a.txt', 'n.txt'],
-      'recorded once',
-    );
+    assert.deepEqual(loggedPaths(repo), ['a.txt', 'n.txt'], 'recorded once');
     assert.deepEqual(openSnapshotFiles(repo), []);
   });
 }
 
 for (const event of ['Stop', 'SessionEnd'] as const) {
   test(`a PostToolUse killed between its record's two steps: ${event} completes that record, and it rolls back`, () => {
-    const repo = makeRepo({ 'a.txt': 'a\n' });
-    const command = 'echo changed > a.txt && echo new > n.txt';
-    assert.equal(bashHook({ command, cwd: repo.dir }, repo.env).code, 0);
-    shell(command, repo.dir, repo.env);
-    const killed = bashHook(
-      { command, cwd: repo.dir, event: 'PostToolUse' },
-      { ...repo.env, FETTLE_FAILPOINTS: 'bash.befores-recorded=kill' },
-    );
-    assert.notEqual(killed.code, 0);
+    const repo = killedPost('bash.befores-recorded');
     assert.equal(endHook(repo, event).code, 0);
-    const rows = logOf(repo);
-    assert.deepEqual(rows.map((r) => r.path).sort(), ['a.txt', 'n.txt'], 'recorded once');
+    assert.deepEqual(loggedPaths(repo), ['a.txt', 'n.txt'], 'recorded once');
     assert.deepEqual(openSnapshotFiles(repo), []);
-    const undo = fettleIn(repo, 'rollback', rows[0]?.changeset as string);
+    const undo = fettleIn(repo, 'rollback', logOf(repo)[0]?.changeset as string);
     assert.equal(undo.code, 0, undo.stderr);
     assert.equal(readFileSync(repo.path('a.txt'), 'utf8'), 'a\n');
     assert.equal(existsSync(repo.path('n.txt')), false);
