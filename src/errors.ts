@@ -53,7 +53,9 @@ export const toFettleError = (error: unknown): FettleError => {
   const message = error instanceof Error ? error.message : String(error);
   const errno = (error as NodeJS.ErrnoException | undefined)?.code;
   if (typeof errno === 'string' && /^E[A-Z]+$/.test(errno)) {
-    const path = (error as NodeJS.ErrnoException).path;
+    const { path: from, dest } = error as NodeJS.ErrnoException & { dest?: string };
+    // A rename or link names both ends: the failure may be at either.
+    const path = from && dest ? `${from} -> ${dest}` : from;
     // Codex CLI's workspace-write sandbox, for one, keeps every .git read-only for the commands its agent runs.
     const sandboxed = (errno === 'EROFS' || errno === 'EACCES') && /[/\\]\.git[/\\]/.test(path ?? '');
     const hint = sandboxed
