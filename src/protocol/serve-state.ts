@@ -3,6 +3,7 @@
 // by the guard hook with one shell builtin), the sessions it serves, and its log. Every process that deals
 // with the server (the server itself, its guard, `fettle serve`, install, doctor) finds them here.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { appendFile, lstat, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { homeFrom, type Env } from '../config';
@@ -152,8 +153,12 @@ export const writeSession = async (paths: ServePaths, session: string, info: Ses
 };
 
 export const readSession = async (paths: ServePaths, session: string): Promise<SessionInfo | null> => {
-  const text = await readFile(sessionFile(paths, session), 'utf8').catch(() => null);
-  if (text === null) return null;
+  let text: string;
+  try {
+    text = readFileSync(sessionFile(paths, session), 'utf8'); // a few bytes, on every call: see turns.ts
+  } catch {
+    return null;
+  }
   try {
     const data = JSON.parse(text) as { project?: unknown; client?: unknown };
     return {
