@@ -41,6 +41,8 @@ export interface BeforeSpec {
 export const commitBefore = async (
   store: Store,
   { path, old, messages, when, next, stored, extra = [] }: BeforeSpec,
+  /** started with the commits' ids once they are known, and awaited with the objects' fsyncs (see writePack) */
+  alongside?: (commits: string[]) => Promise<unknown> | undefined,
 ): Promise<{ commits: string[]; written: string[]; trees: string[] }> => {
   const head = headCommit(store);
   const reading = readLevels(store, head ? `${head}^{tree}` : null, path); // cat-file works while blobs are hashed
@@ -60,7 +62,10 @@ export const commitBefore = async (
   if (after.length > 0 && messages.proposal !== undefined) {
     commits.push({ tree: rootOf(after), parents: [commitId(store, first)], message: messages.proposal, when });
   }
-  const ids = await writeRecord(store, { blobs, trees: [...before, ...after], commits: [...commits, ...extra] });
+  const all = [...commits, ...extra];
+  const joined = alongside?.(all.map((c) => commitId(store, c)));
+  joined?.catch(() => undefined); // awaited by writeRecord, or by the caller when writing fails first
+  const ids = await writeRecord(store, { blobs, trees: [...before, ...after], commits: all }, joined);
   const written = [oldBlob, nextBlob].filter((b): b is string => !!b);
   const trees = [...before, ...after].map((t) => t.oid);
   return { commits: ids, written: [...written, ...trees, ...ids], trees: commits.map((c) => c.tree) };

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { makeOwnDir } from '../io/fettle-dir';
 import { createExclusive } from '../io/lock';
 import { isAlive } from '../io/pid';
+import { sweepNewRefs } from '../store/ref-create';
 
 export const callsDir = (commonDir: string): string => join(commonDir, 'fettle', 'calls');
 
@@ -101,8 +102,10 @@ export const claimCall = async (commonDir: string, name: string): Promise<Claim>
         () => true,
         () => false,
       )
-    )
+    ) {
       await unlink(stale).catch(() => undefined);
+      await sweepNewRefs(commonDir); // what else the dead writer left mid-record
+    }
   }
   return { kind: 'busy' };
 };

@@ -6,6 +6,7 @@
 // HEAD reaches, and an unreachable object until gc.pruneExpire (2 weeks) after it was last written. fettle's
 // own refs are moved into packed-refs with git's locking (store/pack-refs.ts); `git pack-refs` is not run, as it
 // would pack the user's branches too (git 2.39 cannot restrict it to fettle's).
+import { sweepNewRefs } from '../store/ref-create';
 import { chmod, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FettleError } from '../errors';
@@ -191,6 +192,7 @@ export const maintain = async (ctx: Context, store: Store, options: MaintainOpti
 };
 
 const run = async (ctx: Context, store: Store, options: MaintainOptions, report: MaintainReport): Promise<void> => {
+  await sweepNewRefs(store.commonDir);
   if (options.full || (await countLooseRefs(store)) >= PACK_REFS_AT) {
     report.refs = await packOwnRefs(store);
     if (report.refs.skipped) report.skipped.push(`fettle's refs (${report.refs.skipped})`);

@@ -8,7 +8,7 @@ import { gitModeOf, type DiskFile } from '../io/atomic-write';
 import type { Store, Target } from '../store/store';
 import { blobId, commitId, rootOf, writeRecord, type CommitSpec } from '../store/objects';
 import { readObjects } from '../store/object-read';
-import { publish } from '../store/publish';
+import { newRef, publish } from '../store/publish';
 import { changeRef, warmRefUpdate, type RefUpdate } from '../store/refs';
 import { dirSpecs, dirsAlong, editOverlay, overlayOf } from '../store/tree-overlay';
 import type { NewTree } from '../store/tree-codec';
@@ -64,38 +64,31 @@ export const recordBefore = async (
 ): Promise<{ id: string; tip: string; fields: RecordFields }> => {
   const { store, treePath } = target;
   const when = ctx.now(); // one time for the record, so a rewrite after a prune recreates the same commit
-  const reason = `fettle: record ${treePath}`;
-  warmRefUpdate(store, reason);
+  const ref = await newRef(store, `fettle: record ${treePath}`);
   return withFreshId(async (id) => {
     const before = renderRecord({ ...fields, id, kind: 'before', ...stamp(when) });
+    const record = { id, tip: '', fields: { ...fields, id, kind: 'before' as const } };
+    let besides: Promise<void> | undefined;
+    // The ref's lock and the call's link are written while the pack is synced; the ref goes in after it.
+    const alongside = ([commit = '']: string[]) => {
+      record.tip = commit;
+      const held = ref.hold(changeRef(id), commit);
+      besides = beside?.write(record).then(() => failpoint('record.beside-written'));
+      return Promise.all([held, besides]);
+    };
     // A rewrite after a prune writes every object again, the caller's blob included.
-    const write = (known?: { old?: string }) =>
-      commitBefore(store, {
-        path: treePath,
-        old,
-        messages: { before },
-        when,
-        stored: known,
-      });
-    const {
-      commits: [commit = ''],
-      written,
-    } = await write({ old: stored });
-    await failpoint('record.commit-written');
-    const record = { id, tip: commit, fields: { ...fields, id, kind: 'before' as const } };
-    const besides = beside?.write(record).then(() => failpoint('record.beside-written'));
-    besides?.catch(() => undefined); // awaited below, once the ref is in
+    const write = (known?: { old?: string }, joined?: typeof alongside) =>
+      commitBefore(store, { path: treePath, old, messages: { before }, when, stored: known }, joined);
     try {
-      await publish(store, [{ op: 'create', ref: changeRef(id), oid: commit }], reason, {
-        oids: written,
-        rewrite: () => write(),
-      });
+      const { written } = await write({ old: stored }, alongside);
+      await failpoint('record.commit-written');
+      await ref.publish(changeRef(id), record.tip, { oids: written, rewrite: () => write() });
     } catch (error) {
+      await ref.abort();
       await besides?.catch(() => undefined);
-      await beside?.undo();
+      if (besides) await beside?.undo();
       throw error;
     }
-    await besides;
     await failpoint('record.ref-written');
     return record;
   });
@@ -241,44 +234,61 @@ export const stage = async (
   const mode = plan.old ? gitModeOf(plan.old.mode) : '100644';
   const when = ctx.now();
   const reason = `fettle: stage ${treePath}`;
-  warmRefUpdate(store, reason);
   const kept = origin.session !== undefined && origin.review !== 'person';
   let previous = kept ? await stagedEntry(store, origin.session as string, treePath) : null;
+  // In the resident server the older proposal is discarded right after the answer, in a transaction of its own
+  // (see supersedeAfter); elsewhere in the very transaction that stages the newer, which git makes.
+  const alone = !previous || !!ctx.background;
+  const ref = await newRef(store, reason);
+  if (!alone) warmRefUpdate(store, reason);
   return withFreshId(async (id) => {
     const messages = {
       before: renderRecord({ ...fields, id, kind: 'before', ...stamp(when) }),
       proposal: renderRecord({ ...fields, id, kind: 'proposal', ...stamp(when) }),
     };
     const side = previous ? supersedeUpdates(store, previous, id, when) : null;
-    const write = (known?: Plan['stored']) =>
-      commitBefore(store, {
-        path: treePath,
-        old: plan.old,
-        messages,
-        when,
-        next: { bytes: plan.next, mode },
-        stored: known,
-        extra: side ? [side.commit] : [],
-      });
-    const { commits, written, trees } = await write(plan.stored);
-    const proposal = commits[1];
-    if (!proposal) throw new FettleError('E_INTERNAL', 'internal error: no proposal commit');
-    await failpoint('stage.commits-written');
-    // In the resident server the older proposal is discarded right after the answer, in a transaction of its
-    // own (see supersedeAfter); elsewhere in the very transaction that stages the newer.
     const later = side && ctx.background ? side : null;
+    const write = (known?: Plan['stored'], alongside?: (commits: string[]) => Promise<unknown> | undefined) =>
+      commitBefore(
+        store,
+        {
+          path: treePath,
+          old: plan.old,
+          messages,
+          when,
+          next: { bytes: plan.next, mode },
+          stored: known,
+          extra: side ? [side.commit] : [],
+        },
+        alongside,
+      );
+    // A proposal alone is a fresh ref: its lock is written while the pack is synced (see recordBefore).
+    const hold = ([, proposal = '']: string[]) => ref.hold(changeRef(id), proposal);
+    let commits: string[];
+    let trees: string[];
     try {
-      const updates = [
-        { op: 'create' as const, ref: changeRef(id), oid: proposal },
-        ...(later ? [] : (side?.updates ?? [])),
-      ];
-      await publish(store, updates, reason, { oids: written, rewrite: () => write() });
+      let written: string[];
+      ({ commits, written, trees } = await write(plan.stored, alone ? hold : undefined));
+      const proposal = commits[1];
+      if (!proposal) throw new FettleError('E_INTERNAL', 'internal error: no proposal commit');
+      await failpoint('stage.commits-written');
+      const wrote = { oids: written, rewrite: () => write() };
+      if (alone) await ref.publish(changeRef(id), proposal, wrote);
+      else
+        await publish(
+          store,
+          [{ op: 'create' as const, ref: changeRef(id), oid: proposal }, ...(side?.updates ?? [])],
+          reason,
+          wrote,
+        );
     } catch (error) {
+      await ref.abort();
       // The older proposal was decided meanwhile (its ref moved): stage without replacing it. (Replaced after
       // the answer, a conflict here is the id's alone.)
       if (side && !later && error instanceof FettleError && error.code === 'E_CONFLICT') previous = null;
       throw error;
     }
+    const proposal = commits[1] as string;
     await failpoint('stage.ref-written');
     const made = { id, tip: proposal, fields: { ...fields, id, kind: 'proposal' as const } };
     if (kept) await rememberStaged(store, { ...made, tree: trees[1] as string });

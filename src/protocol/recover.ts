@@ -9,6 +9,7 @@ import { readDisk, type DiskFile } from '../io/atomic-write';
 import { withLock, withLocks } from '../io/lock';
 import { isAlive } from '../io/pid';
 import { readObjects } from '../store/object-read';
+import { sweepNewRefs } from '../store/ref-create';
 import { listRefs, updateRefs } from '../store/refs';
 import type { Store } from '../store/store';
 import { hashObject } from '../store/tree-codec';
@@ -150,6 +151,7 @@ export const recoveryText = (r: Recovery): string => {
 
 /** For commands: recover first, say what was done, and go on; a failure is said, not thrown. */
 export const recoverQuietly = async (ctx: Context, store: Store): Promise<void> => {
+  await sweepNewRefs(store.commonDir);
   try {
     for (const r of await recoverInterrupted(store)) {
       const text = recoveryText(r);

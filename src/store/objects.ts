@@ -55,24 +55,25 @@ const readersOf = (o: NewObject): number => (o.fileMode === undefined ? 0o044 : 
  * are written (e.g. a second object format whose ids git maps), through git's own `hash-object`, one object a
  * process, raw bytes (`--literally`, no filters). Returns the ids in the order given.
  */
-const writeObjects = async (store: Store, objects: NewObject[]): Promise<string[]> => {
+const writeObjects = async (store: Store, objects: NewObject[], alongside?: Promise<unknown>): Promise<string[]> => {
   const writing = await objectWritingOf(store.commonDir);
   if (!writing.unsupported) {
     const objectsDir = join(store.commonDir, 'objects');
     const groups = new Map<number, number[]>();
     for (const [n, o] of objects.entries()) groups.set(readersOf(o), [...(groups.get(readersOf(o)) ?? []), n]);
     const oids: string[] = [];
+    let first = true;
     for (const members of groups.values()) {
       const written = await writePack(
         { objectsDir, objectFormat: store.objectFormat, level: writing.level },
         members.map((n) => objects[n] as NewObject),
+        { alongside: first ? alongside : undefined, named: (name) => registerPack(store, name) },
       );
+      first = false;
       for (const [k, n] of members.entries()) oids[n] = written.oids[k] as string;
-      if (written.name) {
-        remember(written.oids, join(objectsDir, 'pack', `${written.name}.idx`));
-        await registerPack(store, written.name);
-      }
+      if (written.name) remember(written.oids, join(objectsDir, 'pack', `${written.name}.idx`));
     }
+    if (first) await alongside;
     return oids;
   }
   const oids: string[] = [];
@@ -80,6 +81,7 @@ const writeObjects = async (store: Store, objects: NewObject[]): Promise<string[
     const args = ['hash-object', '-w', '--literally', '--no-filters', '-t', object.type, '--stdin'];
     oids.push(await store.git.text({ args, input: object.body }));
   }
+  await alongside;
   return oids;
 };
 
@@ -101,15 +103,23 @@ export interface RecordObjects {
 }
 
 /**
- * A record's blobs, trees and commits, written at once: one pack (see writeObjects), so one set of fsyncs.
- * Returns the commits' ids, in order.
+ * A record's blobs, trees and commits, written at once: one pack (see writeObjects), so one set of fsyncs, which
+ * `alongside` joins (see writePack). Returns the commits' ids, in order.
  */
-export const writeRecord = async (store: Store, set: RecordObjects): Promise<string[]> => {
-  const oids = await writeObjects(store, [
-    ...set.blobs.map((b): NewObject => ({ type: 'blob', body: b.bytes, oid: b.oid, fileMode: b.fileMode })),
-    ...set.trees.map((t): NewObject => ({ type: 'tree', body: t.body, oid: t.oid })),
-    ...set.commits.map(commitObject),
-  ]);
+export const writeRecord = async (
+  store: Store,
+  set: RecordObjects,
+  alongside?: Promise<unknown>,
+): Promise<string[]> => {
+  const oids = await writeObjects(
+    store,
+    [
+      ...set.blobs.map((b): NewObject => ({ type: 'blob', body: b.bytes, oid: b.oid, fileMode: b.fileMode })),
+      ...set.trees.map((t): NewObject => ({ type: 'tree', body: t.body, oid: t.oid })),
+      ...set.commits.map(commitObject),
+    ],
+    alongside,
+  );
   return oids.slice(set.blobs.length + set.trees.length);
 };
 

@@ -217,9 +217,26 @@ const packDirOf = (objectsDir: string): string => {
   return dir;
 };
 
+export interface PackSteps {
+  /**
+   * another durable step (a ref's value being synced), awaited with the pack's own fsyncs, before the pack is
+   * renamed into place: a failure there leaves no pack behind
+   */
+  alongside?: Promise<unknown> | undefined;
+  /** run once the pack has its name, while its directory is synced (the pack's note for maintenance) */
+  named?: ((name: string) => Promise<void>) | undefined;
+}
+
 /** Writes the objects as one pack and its index; returns their ids, in order, and the pack's name. */
-export const writePack = async (target: PackTarget, objects: NewObject[]): Promise<WrittenPack> => {
-  if (objects.length === 0) return { oids: [], name: null };
+export const writePack = async (
+  target: PackTarget,
+  objects: NewObject[],
+  { alongside, named }: PackSteps = {},
+): Promise<WrittenPack> => {
+  if (objects.length === 0) {
+    await alongside;
+    return { oids: [], name: null };
+  }
   const algorithm = target.objectFormat === 'sha256' ? 'sha256' : 'sha1';
   const oids = objects.map((o) => o.oid ?? hashObject(o.type, o.body, target.objectFormat));
   const unique = new Map(objects.map((o, n) => [oids[n] as string, o]));
@@ -246,14 +263,14 @@ export const writePack = async (target: PackTarget, objects: NewObject[]): Promi
     open.push(indexFd);
     fchmodSync(indexFd, mode);
     writeAll(indexFd, index);
-    // Both at once: two fsyncs in flight cost about one.
-    await syncAll(open);
+    // All at once: fsyncs in flight together cost about one.
+    await Promise.all([syncAll(open), alongside]);
     for (const fd of open.splice(0)) closeSync(fd);
     const name = `pack-${packSum.toString('hex')}`;
     // The same objects written before give the very same pack: replacing it is harmless.
     renameSync(tempPack, join(dir, `${name}.pack`));
     renameSync(tempIndex, join(dir, `${name}.idx`));
-    await syncDir(dir);
+    await Promise.all([syncDir(dir), named?.(name)]);
     return { oids, name };
   } catch (error) {
     for (const fd of open) quietly(() => closeSync(fd));

@@ -5,7 +5,8 @@
 import { GitError } from './git';
 import type { Store } from './store';
 import { ensureObjects } from './object-presence';
-import { updateRefs, type RefUpdate } from './refs';
+import { holdNewRef, type HeldRef, refsThroughGit } from './ref-create';
+import { updateRefs, type RefUpdate, warmRefUpdate } from './refs';
 
 const ATTEMPTS = 3;
 
@@ -31,4 +32,42 @@ export const retryMissing = async <T>(fn: () => Promise<T>, written: Written): P
 export const publish = async (store: Store, updates: RefUpdate[], reason: string, written: Written): Promise<void> => {
   await retryMissing(() => updateRefs(store, updates, reason), written);
   await ensureObjects(store, written.oids, written.rewrite);
+};
+
+/**
+ * A fresh ref for objects about to be written. Where this repository lets fettle create refs itself
+ * (ref-create.ts), `hold` writes and syncs the ref's value while the objects' pack is synced, and `publish` gives
+ * it its name once the pack is in; elsewhere `hold` does nothing and `publish` asks git, as `publish` above.
+ */
+export interface NewRef {
+  /** the value `oid` being synced: join it to the objects' fsyncs (undefined: nothing to join) */
+  hold(ref: string, oid: string): Promise<void> | undefined;
+  publish(ref: string, oid: string, written: Written): Promise<void>;
+  /** drops a held value (after a failure) */
+  abort(): Promise<void>;
+}
+
+export const newRef = async (store: Store, reason: string): Promise<NewRef> => {
+  const throughGit = (await refsThroughGit(store)) !== undefined;
+  if (throughGit) warmRefUpdate(store, reason);
+  let held: HeldRef | null = null;
+  return {
+    hold: (ref, oid) => {
+      if (throughGit) return undefined;
+      held = holdNewRef(store, ref, oid);
+      return held.synced;
+    },
+    publish: async (ref, oid, written) => {
+      if (!held) return publish(store, [{ op: 'create', ref, oid }], reason, written);
+      const committing = held;
+      held = null;
+      if ((await committing.commit()) === 'git') return publish(store, [{ op: 'create', ref, oid }], reason, written);
+      await ensureObjects(store, written.oids, written.rewrite);
+    },
+    abort: async () => {
+      const dropping = held;
+      held = null;
+      await dropping?.abort();
+    },
+  };
 };

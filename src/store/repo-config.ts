@@ -14,6 +14,12 @@ export interface ObjectWriting {
   level: number;
   /** an extension that changes how objects must be written, which fettle's writer does not implement */
   unsupported: string | undefined;
+  /**
+   * Why a new ref must be created by `git update-ref` rather than by fettle's own files-backend writer
+   * (ref-create.ts), or undefined when fettle may write it: another ref storage, reflogs kept for every ref,
+   * or permissions git adjusts for a shared repository.
+   */
+  refsThroughGit: string | undefined;
 }
 
 /** Extensions that leave loose objects as fettle writes them (hash from the object format the probe reports). */
@@ -54,7 +60,21 @@ export const objectWritingFrom = (text: string): ObjectWriting => {
           .map((k) => k.slice('extensions.'.length))
           .find((name) => !WRITER_SAFE.has(name))
       : undefined;
-  return { level: level('pack.compression') ?? level('core.compression') ?? 1, unsupported };
+  const storage = values.get('extensions.refstorage');
+  const shared = values.get('core.sharedrepository')?.toLowerCase();
+  const refsThroughGit =
+    storage !== undefined && storage.toLowerCase() !== 'files'
+      ? `extensions.refStorage=${storage}`
+      : values.get('core.logallrefupdates')?.toLowerCase() === 'always'
+        ? 'core.logAllRefUpdates=always'
+        : shared !== undefined && !['false', 'umask', 'no', 'off', '0'].includes(shared)
+          ? `core.sharedRepository=${shared}`
+          : undefined;
+  return {
+    level: level('pack.compression') ?? level('core.compression') ?? 1,
+    unsupported,
+    refsThroughGit,
+  };
 };
 
 const cache = new Map<string, { stamp: string; writing: Promise<ObjectWriting> }>();

@@ -293,7 +293,7 @@ scenario(
 // ---- durability order (B.5 row 22): fsync(temp) < rename < fsync(dir); the previous bytes' blob first ----
 
 scenario(
-  'strace: previous bytes fsynced (pack, its directory, the ref), then temp fsynced, renamed over the file, directory fsynced',
+  'strace: previous bytes fsynced (pack and ref value, the pack directory, then the ref named), then temp fsynced, renamed over the file, directory fsynced',
   undefined,
   async (t) => {
     if (!have('strace') || spawnSync('strace', ['-o', '/dev/null', 'true']).status !== 0)
@@ -321,17 +321,19 @@ scenario(
     const last = (re: RegExp) => lines.length - 1 - [...lines].reverse().findIndex((l) => re.test(l));
     const objectSync = first(/fsync\(\d+<[^>]*\/objects\/pack\/tmp_pack_/);
     const packDirSync = first(/fsync\(\d+<[^>]*\/objects\/pack>\)/);
-    const refSync = first(/fsync\(\d+<[^>]*refs\/fettle\/[0-9a-z]{8}\.lock>/);
+    // The ref's value is synced beside the pack, and gets its name only once the pack's directory is synced.
+    const refSync = first(/fsync\(\d+<[^>]*\/fettle\/new-refs\/\d+-[0-9a-f]+>/);
+    const refLink = first(/link\w*\(.*\/fettle\/new-refs\/\d+-[0-9a-f]+".*"[^"]*\/refs\/fettle\/[0-9a-z]{8}"/);
     const tempSync = first(/fsync\(\d+<[^>]*\.a\.txt\.fettle-\d+-[0-9a-f]+\.tmp>/);
     const rename = first(/rename\w*\(.*\.a\.txt\.fettle-\d+-[0-9a-f]+\.tmp".*"[^"]*\/a\.txt"/);
     const dirSync = last(new RegExp(`fsync\\(\\d+<${repo.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}>\\)`));
-    const order = { objectSync, packDirSync, refSync, tempSync, rename, dirSync };
+    const order = { objectSync, packDirSync, refSync, refLink, tempSync, rename, dirSync };
     assert.ok(
       Object.values(order).every((i) => i >= 0),
       `every step was traced: ${JSON.stringify(order)}\n${lines.join('\n').slice(0, 3000)}`,
     );
-    assert.ok(objectSync < packDirSync && packDirSync < refSync, JSON.stringify(order));
-    assert.ok(refSync < rename && tempSync < rename && rename < dirSync, JSON.stringify(order));
+    assert.ok(objectSync < packDirSync && packDirSync < refLink && refSync < refLink, JSON.stringify(order));
+    assert.ok(refLink < rename && tempSync < rename && rename < dirSync, JSON.stringify(order));
     rmSync(trace);
   },
 );

@@ -6,9 +6,9 @@ import { test } from 'node:test';
 import { FettleError } from '../../src/errors';
 import { createGit, GitError } from '../../src/store/git';
 import { agentWrite, runCli, runHook, writePayload } from '../helpers/cli';
+import { loggingGit, subcommand } from '../helpers/git-log';
 import { baseEnv, lines, makeRepo, tempDir, userState, type Repo } from '../helpers/repo';
 
-const REAL_GIT = execFileSync('sh', ['-c', 'command -v git']).toString().trim();
 const stagedId = (text: string) =>
   /Staged change ([0-9a-z]{8})/.exec(text)?.[1] ?? assert.fail(`no staged id in: ${text}`);
 const fettleRefs = (repo: Repo) =>
@@ -47,28 +47,6 @@ test('createGit ignores inherited GIT_DIR/GIT_WORK_TREE/GIT_INDEX_FILE of anothe
   const top = await createGit(a.dir, env).text({ args: ['rev-parse', '--show-toplevel'] });
   assert.equal(top, a.dir);
 });
-
-/** A `git` on PATH that logs its arguments, then runs the real git. */
-const loggingGit = (): { path: string; log: string; calls: () => string[][] } => {
-  const dir = tempDir();
-  const log = join(dir, 'calls.log');
-  mkdirSync(join(dir, 'bin'));
-  const script = join(dir, 'bin', 'git');
-  writeFileSync(
-    script,
-    // One write per call: git processes fettle runs at once would interleave a write per argument.
-    `#!/bin/sh\nus=$(printf '\\037')\nline=''\nfor a in "$@"; do line="$line$a$us"; done\nprintf '%s\\n' "$line" >> '${log}'\nexec '${REAL_GIT}' "$@"\n`,
-  );
-  chmodSync(script, 0o755);
-  const calls = () =>
-    existsSync(log)
-      ? readFileSync(log, 'utf8')
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => l.split('\x1f').filter(Boolean))
-      : [];
-  return { path: `${join(dir, 'bin')}:${process.env.PATH ?? ''}`, log, calls };
-};
 
 const PINS = ['core.hooksPath=/dev/null', 'core.fsyncMethod=fsync', 'commit.gpgSign=false'];
 const assertPinned = (calls: string[][]) => {
@@ -276,10 +254,7 @@ test('warm: an update-ref never used changes nothing and does not keep the proce
   assert.equal(repo.git('for-each-ref'), repo.git('for-each-ref', 'refs/heads'), 'no ref but the branch');
 });
 
-/** The git subcommand of a logged call (the first argument that is not a pinned -c option). */
-const subcommand = (args: string[]): string => args.find((a, i) => a !== '-c' && args[i - 1] !== '-c') ?? '';
-
-test('a hook write starts three git processes, direct or staged (rev-parse, cat-file, update-ref)', () => {
+test('a hook write starts two git processes, direct or staged (rev-parse, cat-file): its new ref is made in process', () => {
   const repo = makeRepo({ 'f.txt': lines(30), 'big.txt': lines(30), 'deep/er/x.txt': 'x\n' });
   const direct = loggingGit();
   const d = runHook(
@@ -287,7 +262,7 @@ test('a hook write starts three git processes, direct or staged (rev-parse, cat-
     { cwd: repo.dir, env: { ...repo.env, PATH: direct.path } },
   );
   assert.deepEqual([d.code, d.stdout], [0, ''], d.stderr);
-  assert.deepEqual(direct.calls().map(subcommand).sort(), ['cat-file', 'rev-parse', 'update-ref'], 'direct PreToolUse');
+  assert.deepEqual(direct.calls().map(subcommand).sort(), ['cat-file', 'rev-parse'], 'direct PreToolUse');
   const staged = loggingGit();
   const s = runHook(
     writePayload({ file: repo.path('big.txt'), content: lines(30, 'new'), cwd: repo.dir, toolUseId: 'toolu_s' }),
@@ -296,7 +271,7 @@ test('a hook write starts three git processes, direct or staged (rev-parse, cat-
   assert.match(s.stdout, /"permissionDecision":"deny"/);
   assert.deepEqual(
     staged.calls().map(subcommand).sort(),
-    ['cat-file', 'rev-parse', 'update-ref'],
+    ['cat-file', 'rev-parse'],
     'staged PreToolUse: no worktree, no object-writing git',
   );
   // PostToolUse commits what landed on the change and on the session's ref in one cat-file and one update-ref

@@ -1,4 +1,5 @@
-// What a repository's config file says about writing objects: the compression level and extensions.
+// What a repository's config file says about writing objects and refs: the compression level, extensions, and
+// what sends new refs through git.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { objectWritingFrom } from '../../src/store/repo-config';
@@ -19,6 +20,26 @@ const cases: [string, number, string | undefined][] = [
 ];
 
 for (const [text, level, unsupported] of cases) {
-  test(`config ${JSON.stringify(text)} -> level ${level}, unsupported ${unsupported}`, () =>
-    assert.deepEqual(objectWritingFrom(text), { level, unsupported }));
+  test(`config ${JSON.stringify(text)} -> level ${level}, unsupported ${unsupported}`, () => {
+    const { level: l, unsupported: u } = objectWritingFrom(text);
+    assert.deepEqual({ level: l, unsupported: u }, { level, unsupported });
+  });
+}
+
+// [config text, why new refs go through git (undefined: fettle creates them)]
+const refCases: [string, string | undefined][] = [
+  ['', undefined],
+  ['[core]\n\tlogAllRefUpdates = true\n', undefined],
+  ['[core]\n\tlogAllRefUpdates = always\n', 'core.logAllRefUpdates=always'],
+  ['[core]\n\tsharedRepository = group\n', 'core.sharedRepository=group'],
+  ['[core]\n\tsharedRepository = 0640\n', 'core.sharedRepository=0640'],
+  ['[core]\n\tsharedRepository = false\n', undefined],
+  ['[core]\n\tsharedRepository = umask\n', undefined],
+  ['[core]\n\trepositoryformatversion = 1\n[extensions]\n\trefStorage = reftable\n', 'extensions.refStorage=reftable'],
+  ['[core]\n\trepositoryformatversion = 1\n[extensions]\n\trefStorage = files\n', undefined],
+];
+
+for (const [text, why] of refCases) {
+  test(`config ${JSON.stringify(text)} -> refs through git: ${why}`, () =>
+    assert.equal(objectWritingFrom(text).refsThroughGit, why));
 }
