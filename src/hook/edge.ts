@@ -1,5 +1,6 @@
 // What the hook's process edge hands every handler: where it runs, its environment, and how it was invoked.
 import type { Env } from '../config';
+import type { Context } from '../protocol/context';
 import type { Background } from '../protocol/resident';
 import type { Resident } from '../store/resident';
 import type { AgentName } from '../core/agents';
@@ -21,6 +22,8 @@ export interface HookEdge {
   resident?: Resident | undefined;
   /** the resident server's housekeeping after the answer; absent in a hook process, which does it inline */
   background?: Background | undefined;
+  /** the resident server's storage maintenance, run in process; a hook process starts `fettle gc --auto` instead */
+  maintenance?: Context['maintenance'];
   /** the agent named by `fettle hook --agent <name>` (install writes it), if any */
   agent?: string | undefined;
   /** the other agents' adapters: only the agents bundle has them (agents/process.ts), so Claude Code's stays lean */

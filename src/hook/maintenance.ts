@@ -11,8 +11,9 @@ export const detachFor = (edge: HookEdge): Context['detach'] =>
   edge.background ? undefined : detachedMaintenance(edge.script, edge.env);
 
 /** What a write step's context takes from the edge: the resident server's state, or how to start maintenance. */
-export const residentParts = (edge: HookEdge): Pick<Context, 'resident' | 'background' | 'detach'> => ({
+export const residentParts = (edge: HookEdge): Pick<Context, 'resident' | 'background' | 'maintenance' | 'detach'> => ({
   resident: edge.resident,
   background: edge.background,
+  maintenance: edge.maintenance,
   detach: detachFor(edge),
 });

@@ -8,6 +8,7 @@ import type { Socket } from 'node:net';
 import { admit, envFromHeaders, peerUid } from '../core/resident';
 import { selfCommand, spellCommands } from '../io/self';
 import { MAX_INPUT_BYTES } from '../io/stdin';
+import { maintain } from '../protocol/maintain';
 import type { Background, Runtime } from '../protocol/resident';
 import { appendLog, readSession, type ServePaths } from '../protocol/serve-state';
 import { auditHook, auditing } from './audit';
@@ -151,6 +152,8 @@ export const handle = async (state: ServerState, req: IncomingMessage, res: Serv
       script: state.script,
       resident: state.runtime.resident,
       background: afterAnswer(state.runtime.background, res),
+      // storage maintenance runs here, after the answers; only this bundle carries it (a hook process starts it)
+      maintenance: maintain,
       facts: {},
     };
     const outcome = await runHook(raw, edge);

@@ -16,6 +16,11 @@ export interface Context {
   resident?: Resident | undefined;
   /** In the resident server: housekeeping (retention, maintenance) runs after the answer, not before it. */
   background?: Background | undefined;
+  /**
+   * In the resident server: storage maintenance, run in process after the answer (maintain.ts). Handed in by the
+   * server's edge, so a hook process, which never runs it, does not load it.
+   */
+  maintenance?: ((ctx: Context, store: Store) => Promise<unknown>) | undefined;
   /** In a hook process: starts storage maintenance of a store as a process of its own (`fettle gc --auto`). */
   detach?: ((store: Store) => void) | undefined;
   /** where a command says what it did on the side (recovering an interrupted confirm); the hook has none */

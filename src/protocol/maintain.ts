@@ -17,9 +17,8 @@ import { packRegistry } from '../store/objects';
 import { countLooseRefs, packOwnRefs, type PackRefsReport } from '../store/pack-refs';
 import type { Store } from '../store/store';
 import type { Context } from './context';
+import { ROLL_UP_AT } from './maintain-due';
 
-/** Small packs of fettle's before they are rolled into one (git's own auto gc starts at 50 packs). */
-export const ROLL_UP_AT = 16;
 /** Loose refs of fettle's (4 KB of disk each) before a maintenance run packs them. */
 export const PACK_REFS_AT = 8;
 /** How often the expiry step runs unasked: like git's gc it walks every ref of the repository, so not often. */
@@ -64,10 +63,6 @@ export const fettlePacks = async (store: Store): Promise<Pack[]> => {
   }
   return packs;
 };
-
-/** Whether a write should start maintenance: one readdir of fettle's notes, no git. */
-export const maintenanceDue = async (store: Store): Promise<boolean> =>
-  (await readdir(packRegistry(store)).catch(() => [] as string[])).length >= ROLL_UP_AT;
 
 const allPacks = async (store: Store): Promise<string[]> =>
   (await readdir(packDir(store)).catch(() => [] as string[]))

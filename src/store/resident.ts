@@ -10,7 +10,9 @@ import { dirname, join, relative, sep } from 'node:path';
 import type { Env } from '../config';
 import { existsSync } from 'node:fs';
 import { gitEnv } from '../io/child-env';
-import { createGit, GitError, type Conversation, type GitCall, type GitResult, type GitRunner } from './git';
+import { createGit, GitError, type GitCall, type GitResult, type GitRunner } from './git';
+import { Gone, Kept, type Parse } from './kept';
+import { batchAnswers, headAndLevels, type HeadRead, transactionDone } from './kept-answers';
 import type { Store } from './store';
 
 /** What opening a store found, as much of it as does not change between calls. */
@@ -25,165 +27,10 @@ export interface Found {
   extraArgs: readonly string[];
 }
 
-/** How many bytes an answer needs: done at `n`, or wait until at least `need` bytes are in. */
-type Parse = (buf: Buffer) => { done: number } | { need: number };
-
+/** A kept process unused this long is ended. */
 const IDLE_MS = 30_000;
-
-/** The kept process was gone before this request was sent: nothing happened, a fresh one may be asked. */
-class Gone extends Error {}
+/** How many kept processes in a row a request may find gone (Gone) before it fails. */
 const GONE_ATTEMPTS = 50;
-
-/** A git process fed requests one at a time; each answer is cut from its stdout by the request's parser. */
-class Kept {
-  used = Date.now();
-  dead = false;
-  /** requests sent or waiting their turn: a busy process is never idle */
-  pending = 0;
-  private readonly conv: Conversation;
-  private chunks: Buffer[] = [];
-  private size = 0;
-  private need = 1;
-  private current: { parse: Parse; resolve: (b: Buffer) => void; reject: (e: unknown) => void } | null = null;
-  private tail: Promise<unknown> = Promise.resolve();
-
-  constructor(base: GitRunner, args: readonly string[]) {
-    this.conv = base.start(args, (chunk) => this.take(chunk));
-    void this.conv.closed.then(() => this.ended());
-  }
-
-  private take(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-    this.settle();
-  }
-
-  private settle(): void {
-    if (!this.current || this.size < this.need) return;
-    const buf = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
-    this.chunks = [buf];
-    const step = this.current.parse(buf);
-    if ('need' in step) {
-      this.need = step.need;
-      return;
-    }
-    const { resolve } = this.current;
-    this.current = null;
-    this.need = 1;
-    this.chunks = [buf.subarray(step.done)];
-    this.size -= step.done;
-    resolve(buf.subarray(0, step.done));
-  }
-
-  private async ended(): Promise<void> {
-    this.dead = true;
-    const waiting = this.current;
-    this.current = null;
-    if (!waiting) return;
-    // git's own words: finish() rejects with them, as a failed one-off run does.
-    await this.conv.finish().then(
-      () => waiting.reject(new Error('git exited before answering')),
-      (error: unknown) => waiting.reject(error),
-    );
-  }
-
-  /** Sends `input`; resolves with the bytes `parse` says are the answer. Rejects if git exits first. */
-  ask(input: string, parse: Parse): Promise<Buffer> {
-    this.pending++;
-    const turn = this.tail.then(
-      () =>
-        new Promise<Buffer>((resolve, reject) => {
-          if (this.dead) return reject(new Gone('git exited'));
-          this.used = Date.now();
-          this.current = { parse, resolve, reject };
-          this.need = 1;
-          this.conv.write(input);
-          this.settle();
-        }),
-    );
-    const done = turn.finally(() => {
-      this.pending--;
-      this.used = Date.now();
-    });
-    this.tail = done.catch(() => undefined);
-    return done;
-  }
-
-  close(): void {
-    this.dead = true;
-    void this.conv.finish().catch(() => undefined);
-  }
-}
-
-/** `cat-file --batch` answers, one per request: a header line, and for a found object its bytes and a newline. */
-const batchAnswers =
-  (count: number, withContent: boolean): Parse =>
-  (buf) => {
-    let at = 0;
-    for (let n = 0; n < count; n++) {
-      const eol = buf.indexOf(0x0a, at);
-      if (eol < 0) return { need: buf.length + 1 };
-      const header = buf.subarray(at, eol).toString('latin1');
-      const size = withContent ? /^[0-9a-f]+ \w+ (\d+)$/.exec(header)?.[1] : undefined;
-      at = eol + 1 + (size === undefined ? 0 : Number(size) + 1);
-      if (at > buf.length) return { need: at };
-    }
-    return { done: at };
-  };
-
-const COMMITTED = Buffer.from('commit: ok\n');
-const transactionDone: Parse = (buf) => {
-  const at = buf.indexOf(COMMITTED);
-  return at < 0 ? { need: buf.length + 1 } : { done: at + COMMITTED.length };
-};
-
-type Read = { oid: string; type: string; body: Buffer } | null;
-
-interface HeadRead {
-  head: string | null;
-  /** the trees along the path, under the specs readLevels asks for (`<head>^{tree}:<dir>`) */
-  read: Map<string, Read> | undefined;
-}
-
-/** Cuts `cat-file --batch` answers into objects (null for a missing one). */
-const parseBatch = (buf: Buffer, count: number): Read[] => {
-  const out: Read[] = [];
-  let at = 0;
-  for (let n = 0; n < count; n++) {
-    const eol = buf.indexOf(0x0a, at);
-    const header = buf.subarray(at, eol).toString('latin1');
-    const m = /^([0-9a-f]+) (\w+) (\d+)$/.exec(header);
-    if (!m) {
-      out.push(null);
-      at = eol + 1;
-      continue;
-    }
-    const size = Number(m[3]);
-    out.push({ oid: m[1] as string, type: m[2] as string, body: buf.subarray(eol + 1, eol + 1 + size) });
-    at = eol + 1 + size + 1;
-  }
-  return out;
-};
-
-/**
- * HEAD's commit and the trees along `dirs` in one request. Each spec resolves HEAD on its own: the trees are
- * kept only if the root one is the commit's tree (a commit made in between would make them another's).
- */
-const headAndLevels = async (
-  read: (specs: string[], how: 'contents' | 'info') => Promise<Buffer>,
-  dirs: string[],
-): Promise<HeadRead> => {
-  const prefixes = ['', ...dirs.map((_, n) => dirs.slice(0, n + 1).join('/'))];
-  const specs = ['HEAD^{commit}', ...prefixes.map((p) => `HEAD^{tree}:${p}`)];
-  const [commit, ...levels] = parseBatch(await read(specs, 'contents'), specs.length);
-  if (!commit || commit.type !== 'commit') return { head: null, read: undefined };
-  const tree = /^tree ([0-9a-f]+)$/m.exec(commit.body.toString('latin1'))?.[1];
-  if (!tree || levels[0]?.oid !== tree) return { head: commit.oid, read: undefined };
-  return {
-    head: commit.oid,
-    read: new Map(prefixes.map((p, n) => [`${commit.oid}^{tree}:${p}`, levels[n] ?? null])),
-  };
-};
 
 const linesOf = (input: GitCall['input']): string[] =>
   (Buffer.isBuffer(input) ? input.toString('utf8') : (input ?? '')).split('\n').filter((l) => l !== '');

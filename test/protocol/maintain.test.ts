@@ -6,11 +6,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { PACK_REFS_AT, rollUpSet, ROLL_UP_AT } from '../../src/protocol/maintain';
-import { agentWrite, runCli } from '../helpers/cli';
+import { PACK_REFS_AT, rollUpSet } from '../../src/protocol/maintain';
+import { ROLL_UP_AT } from '../../src/protocol/maintain-due';
+import { agentWrite, runCli, writePayload } from '../helpers/cli';
 import { maintenanceSettled } from '../helpers/maintenance';
 import { startMcp } from '../helpers/mcp';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
+import { callResident, sharedResident } from '../helpers/resident';
 import { directWrite, fettle, keepsUserState, ok, T0 } from '../helpers/stage';
 
 const MB = 1 << 20;
@@ -85,6 +87,26 @@ test('hook writes roll their packs up in the background: fettle adds no loose ob
 });
 
 const version = (n: number, edge: string) => lines(30).replace('line 2\n', `line 2 ${edge} ${n}\n`);
+
+test('the resident server rolls its packs up itself, after its answers', async () => {
+  const repo = makeRepo({ 'a.txt': lines(30) });
+  const server = sharedResident();
+  const at = { cwd: repo.dir, env: repo.env };
+  for (let n = 0; n < 3 * ROLL_UP_AT; n++) {
+    const c = { file: repo.path('a.txt'), content: version(n, 'http'), cwd: repo.dir, toolUseId: `toolu_${n}` };
+    const pre = callResident(server, JSON.stringify(writePayload({ ...c, event: 'PreToolUse' })), at);
+    assert.equal(pre.code, 0, pre.stderr);
+    repo.write('a.txt', c.content);
+    const post = callResident(server, JSON.stringify(writePayload({ ...c, event: 'PostToolUse' })), at);
+    assert.equal(post.code, 0, post.stderr);
+  }
+  // The last roll-up runs after the last answers, paced: wait for it (a server that never rolls up fails here).
+  const until = Date.now() + 30_000;
+  while (notes(repo).length >= ROLL_UP_AT && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(notes(repo).length < ROLL_UP_AT, `fettle's packs stay few: ${notes(repo).length}`);
+  assert.equal(repo.git('for-each-ref', '--format=%(refname)', 'refs/fettle/').split('\n').length, 3 * ROLL_UP_AT + 1);
+  assert.equal(repo.git('fsck', '--no-dangling', '--connectivity-only'), '');
+});
 
 test('fettle mcp and fettle write start the same background roll-ups as hook writes', async () => {
   const repo = makeRepo({ 'a.txt': lines(30) });
