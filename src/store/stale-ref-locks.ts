@@ -16,7 +16,7 @@ export interface RefLock {
   ageMs: number;
 }
 
-/** Every `*.lock` file under fettle's ref roots, with its age. Only reads. */
+/** Every `*.lock` file under fettle's ref roots, with its age, by name. Only reads. */
 export const refLocks = async (commonDir: string, nowMs: number): Promise<RefLock[]> => {
   const found: RefLock[] = [];
   const walk = async (name: string): Promise<void> => {
@@ -30,7 +30,7 @@ export const refLocks = async (commonDir: string, nowMs: number): Promise<RefLoc
     }
   };
   for (const root of REF_ROOTS) await walk(root);
-  return found;
+  return found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 };
 
 /** Removes the lock files under fettle's ref roots older than REF_LOCK_STALE_MS; returns their names. */
