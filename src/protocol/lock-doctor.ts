@@ -32,8 +32,12 @@ const packedRefsLock = (store: Store, nowMs: number): Check | null => {
     return {
       name: 'locks',
       status: 'warn',
-      detail: `packed-refs.lock is held by fettle's maintenance (running pid ${lock.pid}, ${seconds(lock.ageMs)})`,
-      fix: 'It goes when that run ends; fettle never removes a lock a running process holds.',
+      detail: lock.host
+        ? `packed-refs.lock is held by fettle's maintenance on ${lock.host} (pid ${lock.pid} there, ${seconds(lock.ageMs)})`
+        : `packed-refs.lock is held by fettle's maintenance (running pid ${lock.pid}, ${seconds(lock.ageMs)})`,
+      fix: lock.host
+        ? `fettle on ${lock.host} removes it if that run was killed; ${NO_GIT} there, it may be removed by hand: rm ${path}`
+        : 'It goes when that run ends; fettle never removes a lock a running process holds.',
     };
   return {
     name: 'locks',

@@ -116,7 +116,7 @@ const ownerGone = (o: Owner): boolean => {
 export type PackedLock =
   | { state: 'none' }
   /** made by fettle: `gone` when its process is, and the lock is then safe to remove */
-  | { state: 'fettle'; pid: number; gone: boolean; ageMs: number }
+  | { state: 'fettle'; pid: number; gone: boolean; ageMs: number; host?: string }
   /** git's, another program's, or fettle's without a record to prove it: only a person may remove it */
   | { state: 'other'; ageMs: number };
 
@@ -127,7 +127,8 @@ export const packedLockState = (commonDir: string, nowMs: number): PackedLock =>
   const ageMs = Math.max(0, nowMs - info.mtimeMs);
   const owner = readOwner(commonDir);
   if (!owner || !sameFile(packedLockPath(commonDir), heldPath(commonDir))) return { state: 'other', ageMs };
-  return { state: 'fettle', pid: owner.pid, gone: ownerGone(owner), ageMs };
+  const host = owner.host === hostname() ? {} : { host: owner.host };
+  return { state: 'fettle', pid: owner.pid, gone: ownerGone(owner), ageMs, ...host };
 };
 
 /**
@@ -146,8 +147,12 @@ export const recoverPackedLock = (commonDir: string): boolean => {
   if (sameFile(lock, held)) {
     // Without an owner record the lock cannot be fettle's: the record is written before the link.
     if (!owner) return false;
-    unlinkSync(lock);
-    removed = true;
+    try {
+      unlinkSync(lock);
+      removed = true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
   }
   removeFile(held);
   removeFile(ownerFile);

@@ -190,3 +190,21 @@ test("a lock taken by someone else after the killed fettle's was removed is not 
   ok(fettle(repo, ['gc'], { now: now() }));
   assert.equal(deleteBranch(repo).status, 0);
 });
+
+test("a lock recorded by fettle on another host (a repository on a shared disk) is not judged from this host's pids", () => {
+  const repo = setUp();
+  const pid = killHolding(repo);
+  writeFileSync(records(repo)[0] as string, `${JSON.stringify({ pid, host: 'elsewhere.example' })}\n`);
+  ok(fettle(repo, ['gc'], { now: now() }));
+  assert.ok(existsSync(lockOf(repo)), 'a dead pid here says nothing of a process there');
+  backdate(lockOf(repo), 60);
+  const [packed] = doctor(repo).locks;
+  assert.equal(
+    packed?.detail,
+    `packed-refs.lock is held by fettle's maintenance on elsewhere.example (pid ${pid} there, 60 s)`,
+  );
+  assert.match(
+    packed?.fix ?? '',
+    /^fettle on elsewhere\.example removes it if that run was killed; .* rm \S+packed-refs\.lock$/,
+  );
+});
