@@ -104,7 +104,6 @@ export const packOwnRefs = async (store: Store): Promise<PackRefsReport> => {
   const ok = await commits(store, new Set(seen.values()));
   const taken = await takePackedLock(store.commonDir);
   if (taken !== 'taken') return { ...report, skipped: taken === 'held' ? 'packed-refs.lock is held' : taken };
-  await failpoint('pack-refs.locked');
   const packed = await writePacked(store, packedPath, ok, report);
   if (report.skipped) return report;
   await failpoint('pack-refs.renamed');
@@ -136,6 +135,7 @@ const writePacked = async (
   const lock = `${packedPath}.lock`;
   let renamed = false;
   try {
+    await failpoint('pack-refs.locked');
     const loose = await looseRefs(store.commonDir);
     const text = await readFile(packedPath, 'latin1').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return '';
