@@ -54,6 +54,15 @@ const summary = (
 
 const packing = (m: MaintainReport): string[] => {
   const lines: string[] = [];
+  if (m.locks.includes('packed-refs.lock'))
+    lines.push(
+      'Removed packed-refs.lock, left by a fettle maintenance killed while it held it: git can delete refs here again.',
+    );
+  const refLocks = m.locks.filter((l) => l !== 'packed-refs.lock');
+  if (refLocks.length > 0)
+    lines.push(
+      `Removed ${plural(refLocks.length, 'lock file')} under fettle's refs, left by killed processes: ${refLocks.join(' ')}.`,
+    );
   if (m.refs && m.refs.pruned > 0)
     lines.push(`Moved ${plural(m.refs.pruned, 'ref')} of fettle's from loose files into packed-refs.`);
   if (m.rolledUp > 0) lines.push(`Rolled ${plural(m.rolledUp, 'small pack')} of fettle's into one.`);

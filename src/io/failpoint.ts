@@ -30,6 +30,7 @@ export const FAILPOINTS = [
   'bash.changes-found', // Bash PostToolUse (or the end of the turn): the snapshot claimed, changes found, none recorded
   'bash.befores-recorded', // Bash record: every file's previous bytes recorded (one ref transaction), what landed not yet
   'bash.recorded', // Bash PostToolUse (or the end of the turn): the changes recorded, the snapshot not yet released
+  'pack-refs.locked', // maintenance: packed-refs.lock taken with its owner record, nothing written into it
   'pack-refs.renamed', // maintenance: packed-refs holds fettle's refs, their loose files not yet deleted
   'replace.temp-synced', // atomic replace: temp file written and fsynced, not yet renamed
   'replace.checked', // atomic replace: the file rechecked against what the caller planned on, not yet renamed

@@ -1,29 +1,19 @@
 // `fettle doctor`: is fettle able to protect writes here? Each check says what it found and, when something is
 // off, the command that fixes it. Nothing is changed: every check only reads (gc is asked for a dry run).
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { loadConfig, testLinksFrom, type Config, type Env } from '../config';
 import { toFettleError } from '../errors';
-import { isAlive } from '../io/pid';
 import { createGit } from '../store/git';
 import type { Store } from '../store/store';
-import { fettleDir } from '../store/worktrees';
 import { listChanges } from './changes';
+import type { Check } from './check';
 import type { Context } from './context';
 import { collectGarbage } from './gc';
 import { journalDir } from './journal';
+import { checkLocks } from './lock-doctor';
 import { policyLayers } from './policy';
 import { recoverInterrupted, recoveryText, type Recovery } from './recover';
 
-export type CheckStatus = 'ok' | 'warn' | 'fail';
-
-export interface Check {
-  name: string;
-  status: CheckStatus;
-  detail: string;
-  /** the command or step that fixes it */
-  fix?: string;
-}
+export type { Check, CheckStatus } from './check';
 
 const ok = (name: string, detail: string): Check => ({ name, status: 'ok', detail });
 const warn = (name: string, detail: string, fix?: string): Check => ({ name, status: 'warn', detail, fix });
@@ -172,37 +162,6 @@ const checkJournals = async (store: Store): Promise<Check> => {
   return ok('journal', 'no interrupted confirm to recover');
 };
 
-const GIT_LOCK_STALE_MS = 60_000;
-
-/** fettle's locks name their holder; git's under refs/fettle/ do not, so only an old one is reported. */
-const checkLocks = async (store: Store, now: Date): Promise<Check> => {
-  const found: string[] = [];
-  const locks = join(fettleDir(store), 'locks');
-  for (const name of await readdir(locks).catch(() => [] as string[])) {
-    const pid = Number.parseInt(await readFile(join(locks, name), 'utf8').catch(() => ''), 10);
-    found.push(
-      pid > 0 && isAlive(pid)
-        ? `${name} (held by running pid ${pid})`
-        : `${name} (its holder is gone; the next fettle command takes it over)`,
-    );
-  }
-  const refsDir = join(store.commonDir, 'refs', 'fettle');
-  for (const name of await readdir(refsDir).catch(() => [] as string[])) {
-    if (!name.endsWith('.lock')) continue;
-    const age = now.getTime() - ((await stat(join(refsDir, name)).catch(() => null))?.mtimeMs ?? now.getTime());
-    if (age > GIT_LOCK_STALE_MS) found.push(`refs/fettle/${name} (git's, ${Math.round(age / 1000)} s old)`);
-  }
-  if (found.length === 0) return ok('locks', 'no lock held');
-  const stale = found.some((f) => f.startsWith('refs/fettle/'));
-  return warn(
-    'locks',
-    found.join('; '),
-    stale
-      ? `If no git or fettle process is running, remove the old git lock: rm ${join(refsDir, '<name>.lock')}`
-      : undefined,
-  );
-};
-
 /** The policy files: an invalid one blocks every write, so it fails the check. */
 const checkPolicy = (ctx: Context, store: Store): Check => {
   try {
@@ -245,7 +204,7 @@ export const diagnose = async (input: DoctorInput): Promise<Check[]> => {
     ...(await checkChanges(ctx, store)),
     await checkObjects(store),
     await checkLeftovers(ctx, store),
-    await checkLocks(store, ctx.now()),
+    ...(await checkLocks(store, ctx.now().getTime())),
   );
   return checks;
 };

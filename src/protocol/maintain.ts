@@ -15,6 +15,8 @@ import { makeOwnDir } from '../io/fettle-dir';
 import { withLock } from '../io/lock';
 import { packRegistry } from '../store/objects';
 import { countLooseRefs, packOwnRefs, type PackRefsReport } from '../store/pack-refs';
+import { recoverPackedLock } from '../store/packed-refs-lock';
+import { removeStaleRefLocks } from '../store/stale-ref-locks';
 import type { Store } from '../store/store';
 import type { Context } from './context';
 import { ROLL_UP_AT } from './maintain-due';
@@ -36,6 +38,8 @@ export interface MaintainReport {
   after: number;
   /** fettle's refs moved into packed-refs; null when not tried */
   refs: PackRefsReport | null;
+  /** lock files a killed process left that this run removed, relative to the git dir */
+  locks: string[];
   /** why a step did not run */
   skipped: string[];
 }
@@ -174,7 +178,15 @@ export interface MaintainOptions {
 
 /** One maintenance run; another one already running makes this one a no-op. */
 export const maintain = async (ctx: Context, store: Store, options: MaintainOptions = {}): Promise<MaintainReport> => {
-  const report: MaintainReport = { rolledUp: 0, expired: null, before: 0, after: 0, refs: null, skipped: [] };
+  const report: MaintainReport = {
+    rolledUp: 0,
+    expired: null,
+    before: 0,
+    after: 0,
+    refs: null,
+    locks: [],
+    skipped: [],
+  };
   try {
     await withLock(join(store.commonDir, 'fettle', 'locks', 'maintain.lock'), () => run(ctx, store, options, report), {
       timeoutMs: options.full ? 60_000 : 0,
@@ -188,6 +200,10 @@ export const maintain = async (ctx: Context, store: Store, options: MaintainOpti
 
 const run = async (ctx: Context, store: Store, options: MaintainOptions, report: MaintainReport): Promise<void> => {
   await sweepNewRefs(store.commonDir);
+  // Under maintain.lock, so no fettle takes packed-refs.lock meanwhile: a killed run's lock blocks every ref
+  // deletion in the repository until it goes.
+  if (recoverPackedLock(store.commonDir)) report.locks.push('packed-refs.lock');
+  report.locks.push(...(await removeStaleRefLocks(store.commonDir, ctx.now().getTime())));
   if (options.full || (await countLooseRefs(store)) >= PACK_REFS_AT) {
     report.refs = await packOwnRefs(store);
     if (report.refs.skipped) report.skipped.push(`fettle's refs (${report.refs.skipped})`);

@@ -3,7 +3,8 @@
 // ref is a file and a disk block each (4 KB for 41 bytes); a packed one is a line. The steps are git's own
 // (refs/files-backend.c, files_pack_refs and prune_ref), so every git and fettle process stays correct while
 // they run:
-//   1. take `packed-refs.lock` with O_EXCL (held: git or another fettle is at work; skip this round). Every ref
+//   1. take `packed-refs.lock` exclusively (held: git or another fettle is at work; skip this round), with a record
+//      that proves it fettle's should this process be killed holding it (store/packed-refs-lock.ts). Every ref
 //      deletion takes it too, so no ref can be deleted while its loose value is being packed;
 //   2. read the loose refs under the lock, write `packed-refs` with them added and every other record kept byte
 //      for byte into the lock file (git writes a `packed-refs.new` beside the lock instead: a file a crash could
@@ -20,11 +21,12 @@ import { parsePackedRefs, withRefs } from '../core/packed-refs';
 import { disown, own } from '../io/cleanup';
 import { failpoint } from '../io/failpoint';
 import { fsyncPath } from '../io/atomic-write';
+import { dropPackedLockRecords, takePackedLock } from './packed-refs-lock';
 import { DISCARDED_PREFIX, REF_PREFIX } from './refs';
 import type { Store } from './store';
 
 /** Where fettle's refs live: refs/fettle/ (changes, sessions) and refs/fettle-discarded/. */
-const ROOTS = [REF_PREFIX, DISCARDED_PREFIX].map((p) => p.slice(0, -1));
+export const REF_ROOTS = [REF_PREFIX, DISCARDED_PREFIX].map((p) => p.slice(0, -1));
 
 export interface PackRefsReport {
   /** refs written into packed-refs (new or with a new value) */
@@ -54,7 +56,7 @@ const looseRefs = async (commonDir: string): Promise<Map<string, string>> => {
       }
     }
   };
-  for (const root of ROOTS) await walk(root);
+  for (const root of REF_ROOTS) await walk(root);
   return found;
 };
 
@@ -67,7 +69,7 @@ export const countLooseRefs = async (store: Store): Promise<number> => {
       else if (!entry.name.endsWith('.lock')) n++;
     }
   };
-  for (const root of ROOTS) await walk(join(store.commonDir, root));
+  for (const root of REF_ROOTS) await walk(join(store.commonDir, root));
   return n;
 };
 
@@ -100,27 +102,14 @@ export const packOwnRefs = async (store: Store): Promise<PackRefsReport> => {
   // Checked before the lock, so the lock is held for file work only: a value that changes after this is
   // not in the set, and stays loose until the next round.
   const ok = await commits(store, new Set(seen.values()));
-  if (!(await lockPacked(packedPath))) return { ...report, skipped: 'packed-refs.lock is held' };
+  const taken = await takePackedLock(store.commonDir);
+  if (taken !== 'taken') return { ...report, skipped: taken === 'held' ? 'packed-refs.lock is held' : taken };
   const packed = await writePacked(store, packedPath, ok, report);
   if (report.skipped) return report;
   await failpoint('pack-refs.renamed');
   for (const [name, oid] of packed) if (await prune(store.commonDir, name, oid)) report.pruned++;
-  for (const root of ROOTS) await removeEmptyDirs(join(store.commonDir, root), true);
+  for (const root of REF_ROOTS) await removeEmptyDirs(join(store.commonDir, root), true);
   return report;
-};
-
-const lockPacked = async (packedPath: string): Promise<boolean> => {
-  const lock = `${packedPath}.lock`;
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(lock, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o666);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
-  own(lock); // in the turn the open resolved in, so a signal handler (io/cleanup.ts) removes it
-  await handle.close().catch(() => undefined);
-  return true;
 };
 
 const releaseLock = (lock: string): void => {
@@ -146,6 +135,7 @@ const writePacked = async (
   const lock = `${packedPath}.lock`;
   let renamed = false;
   try {
+    await failpoint('pack-refs.locked');
     const loose = await looseRefs(store.commonDir);
     const text = await readFile(packedPath, 'latin1').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return '';
@@ -173,12 +163,13 @@ const writePacked = async (
     // removes a lock another process has taken since.
     renameSync(lock, packedPath);
     renamed = true;
-    disown(lock);
+    dropPackedLockRecords(store.commonDir);
     report.packed = changed.size;
     await fsyncPath(store.commonDir);
     return packable;
   } finally {
     if (!renamed) releaseLock(lock);
+    dropPackedLockRecords(store.commonDir);
   }
 };
 

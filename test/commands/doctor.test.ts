@@ -179,7 +179,10 @@ test('an expired staged change, a missing object and an old git lock are each re
   utimesSync(lock, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
   const locks = doctor(repo).of('locks')[0];
   assert.equal(locks?.status, 'warn');
-  assert.match(locks?.detail ?? '', new RegExp(`refs/fettle/${id}\\.lock \\(git's, \\d+ s old\\)`));
+  assert.match(
+    locks?.detail ?? '',
+    new RegExp(`^git's lock on a ref of fettle's, .*: refs/fettle/${id}\\.lock \\(\\d+ s old\\)$`),
+  );
   assert.deepEqual(
     readdirSync(join(repo.dir, '.git', 'refs', 'fettle')).sort(),
     [id, `${id}.lock`].sort(),
