@@ -4,12 +4,13 @@
 // the rename" (Ts'o); without the directory fsync the rename itself may not survive power loss. The temp files
 // are temp-files.ts; the checks right before the rename, replace-guards.ts.
 import { chown, link, open, rename, stat, unlink } from 'node:fs/promises';
-import { realpathSync } from 'node:fs';
+import { closeSync, readFile, realpathSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { FettleError } from '../errors';
 import { disown, own } from './cleanup';
 import { failpoint } from './failpoint';
-import { NotAFileError, openRegular } from './regular-file';
+import { NotAFileError, readRegularSync } from './regular-file';
 import { changedUnderfoot, checkDirectory, holdExpected, reread } from './replace-guards';
 import { sweepTemps, tempNameFor } from './temp-files';
 
@@ -154,23 +155,34 @@ export const isNotAFile = (error: unknown): boolean =>
 /** Node reads at most this much into one Buffer (fs kIoMaxLength); past it readFile throws a RangeError. */
 export const MAX_RECORDABLE_BYTES = 2 ** 31 - 1;
 
+/**
+ * Files up to this size are read synchronously: on the hook path each of the five thread-pool round trips an
+ * asynchronous read takes (open, stat, stat, read, close) costs more than reading a small file; a larger one is
+ * read without holding a server's other calls.
+ */
+const SYNC_READ_MAX = 256 * 1024;
+const readFd = promisify(readFile);
+
 /** The bytes and mode on disk, or null when there is no file. */
 export const readDisk = async (path: string): Promise<DiskFile | null> => {
+  let read: ReturnType<typeof readRegularSync>;
   try {
-    const { handle, info } = await openRegular(path);
-    try {
-      if (info.size > MAX_RECORDABLE_BYTES)
-        throw new FettleError(
-          'E_TOO_LARGE',
-          `${path} is ${(info.size / 2 ** 30).toFixed(1)} GiB, larger than fettle can record (2 GiB).`,
-        );
-      return { bytes: await handle.readFile(), mode: info.mode & 0o7777 };
-    } finally {
-      await handle.close();
-    }
+    read = readRegularSync(path, SYNC_READ_MAX);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
+  }
+  const { fd, info, bytes } = read;
+  if (bytes) return { bytes, mode: info.mode & 0o7777 };
+  try {
+    if (info.size > MAX_RECORDABLE_BYTES)
+      throw new FettleError(
+        'E_TOO_LARGE',
+        `${path} is ${(info.size / 2 ** 30).toFixed(1)} GiB, larger than fettle can record (2 GiB).`,
+      );
+    return { bytes: await readFd(fd), mode: info.mode & 0o7777 };
+  } finally {
+    closeSync(fd);
   }
 };
 

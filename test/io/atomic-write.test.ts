@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
@@ -142,12 +143,20 @@ test('replaceFile into a missing directory fails and leaves nothing behind', asy
 test('readDisk returns null for a missing file', async () =>
   assert.equal(await readDisk(join(tempDir(), 'missing')), null));
 
-test('readDisk returns bytes and permission bits', async () => {
-  const bytes = randomBytes(4096);
-  const { file } = fresh('b', bytes, 0o751);
-  const disk = await readDisk(file);
-  assert.ok(disk?.bytes.equals(bytes));
-  assert.equal(disk?.mode, 0o751);
+// Read synchronously up to 256 KiB, asynchronously past it: every size reads the same bytes and mode.
+for (const size of [0, 4096, 256 * 1024, 256 * 1024 + 1, 3 * 1024 * 1024 + 7])
+  test(`readDisk returns the bytes and permission bits of a ${size}-byte file`, async () => {
+    const bytes = randomBytes(size);
+    const { file } = fresh('b', bytes, 0o751);
+    const disk = await readDisk(file);
+    assert.ok(disk?.bytes.equals(bytes));
+    assert.equal(disk?.mode, 0o751);
+  });
+
+test('readDisk refuses a named pipe at once, without waiting for a writer', async () => {
+  const dir = tempDir();
+  execFileSync('mkfifo', [join(dir, 'pipe')]);
+  await assert.rejects(readDisk(join(dir, 'pipe')), /not a regular file \(a named pipe\)/);
 });
 
 test('readDisk follows a symlink', async () => {
