@@ -65,7 +65,7 @@ const writeObjects = async (store: Store, objects: NewObject[], alongside?: Prom
     let first = true;
     for (const members of groups.values()) {
       const written = await writePack(
-        { objectsDir, objectFormat: store.objectFormat, level: writing.level },
+        { objectsDir, objectFormat: store.objectFormat, level: writing.level, treeLevel: writing.treeLevel },
         members.map((n) => objects[n] as NewObject),
         { alongside: first ? alongside : undefined, named: (name) => registerPack(store, name) },
       );

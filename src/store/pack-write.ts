@@ -29,6 +29,8 @@ export interface PackTarget {
   objectFormat: 'sha1' | 'sha256';
   /** zlib level (pack.compression, else core.compression); fettle's default is 1: maintenance recompresses */
   level?: number;
+  /** zlib level for trees, when it differs (repo-config.ts treeLevel) */
+  treeLevel?: number;
 }
 
 export interface NewObject {
@@ -254,7 +256,8 @@ export const writePack = async (
       const offset = pack.offset;
       pack.crc = 0;
       pack.write(entryHeader(object.type, object.body.length));
-      await deflateInto(pack, object.body, target.level ?? DEFAULT_LEVEL);
+      const level = object.type === 'tree' ? (target.treeLevel ?? target.level) : target.level;
+      await deflateInto(pack, object.body, level ?? DEFAULT_LEVEL);
       entries.push({ oid: Buffer.from(oid, 'hex'), crc: pack.crc, offset });
     }
     const packSum = pack.finish();
