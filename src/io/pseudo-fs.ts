@@ -2,7 +2,7 @@
 // holds the hook's own environment (API keys included), /sys and /dev expose devices. Their "previous bytes"
 // are not fettle's to record, and a read of one may never end. Checked by filesystem type (statfs), which also
 // catches a procfs mounted elsewhere; /dev is devtmpfs, which reports tmpfs's magic, so it is named by path.
-import { statfs } from 'node:fs/promises';
+import { statfsSync } from 'node:fs';
 import { dirname, sep } from 'node:path';
 
 /** statfs(2) magic numbers of Linux pseudo-filesystems (linux/magic.h). */
@@ -33,7 +33,7 @@ export const pseudoFilesystemOf = async (realPath: string): Promise<string | nul
   if (realPath.startsWith(DEVICE_TREE)) return 'devtmpfs';
   for (const path of [realPath, dirname(realPath)]) {
     try {
-      return PSEUDO.get((await statfs(path)).type) ?? null;
+      return PSEUDO.get(statfsSync(path).type) ?? null;
     } catch {
       // absent: try its directory
     }

@@ -8,7 +8,8 @@
 // Files only, no git process. Markers go when the call reports back (PostToolUse), at the end of the turn
 // (Stop), and in `fettle gc`.
 import { createHash } from 'node:crypto';
-import { open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeOwnDir } from '../io/fettle-dir';
 import { createExclusive } from '../io/lock';
@@ -75,14 +76,15 @@ export const claimCall = async (commonDir: string, name: string): Promise<Claim>
         kind: 'first',
         // Written in place, no temp file and rename: a reader that meets it half written cannot parse it, and
         // takes it for one being answered (busy), which is what it is. One directory entry per call, not three.
+        // Synchronously: a few hundred bytes, before every answer (see turns.ts).
         answer: async (text) => {
           const bytes = Buffer.from(JSON.stringify({ pid: process.pid, answer: text }));
-          const handle = await open(path, 'r+');
+          const fd = openSync(path, 'r+');
           try {
-            await handle.write(bytes, 0, bytes.length, 0);
-            await handle.truncate(bytes.length);
+            writeSync(fd, bytes, 0, bytes.length, 0);
+            ftruncateSync(fd, bytes.length);
           } finally {
-            await handle.close();
+            closeSync(fd);
           }
         },
         release: () => unlink(path).catch(() => undefined),

@@ -115,7 +115,8 @@ export const withTurn = async (ctx: Context, origin: Origin): Promise<Origin> =>
  * tool call (call-answers.ts).
  */
 export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> => {
-  const target = await locateTarget(w.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, opening(ctx));
+  const located = { ...opening(ctx), early: true }; // HEAD is read while the call is claimed and the file read
+  const target = await locateTarget(w.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, located);
   const { toolUse, session } = w.origin;
   const claim = toolUse ? await claimCall(target.store.commonDir, callName(session, toolUse, w.call)) : null;
   if (claim?.kind === 'answered') return { kind: 'replay', answer: claim.answer };
@@ -163,6 +164,7 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
     throw error;
   });
   if (old === undefined) return { kind: 'pass' };
+  await target.store.ready;
   const proposed = w.predict ? w.predict(old) : predict(call, old);
   // What fettle predicts will land; the after step keeps the predicted counts only if exactly this landed.
   // Hashed only for a record the after step will complete: a staged change the model is told about needs none.

@@ -3,7 +3,8 @@
 // any repository. One git spawn to locate it (the hook also starts, alongside, the readers it will need);
 // nothing here looks at the rest of the work tree.
 import { randomBytes } from 'node:crypto';
-import { lstat, readFile, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
+import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Env } from '../config';
 import { isInsideDotGit } from '../core/dot-git';
@@ -17,13 +18,15 @@ import { exists } from '../io/exists';
 
 export { isInsideDotGit };
 
+// Path lookups here are synchronous: each costs microseconds on the calling thread, where a round trip through
+// libuv's thread pool costs tens of them, and a hook call makes several.
 const nearestExistingDir = async (dir: string): Promise<{ existing: string; rest: string[] }> => {
   const rest: string[] = [];
   let current = dir;
   for (;;) {
     try {
-      const info = await stat(current);
-      if (info.isDirectory()) return { existing: await realpath(current), rest };
+      const info = statSync(current);
+      if (info.isDirectory()) return { existing: realpathSync(current), rest };
     } catch {
       // keep walking up
     }
@@ -38,14 +41,14 @@ const nearestExistingDir = async (dir: string): Promise<{ existing: string; rest
 export const resolveRealPath = async (abs: string): Promise<string> => {
   let target = abs;
   for (let hops = 0; hops < 40; hops++) {
-    let info: Awaited<ReturnType<typeof lstat>>;
+    let info: ReturnType<typeof lstatSync>;
     try {
-      info = await lstat(target);
+      info = lstatSync(target);
     } catch {
       break;
     }
-    if (!info.isSymbolicLink()) return realpath(target);
-    const link = await readlink(target);
+    if (!info.isSymbolicLink()) return realpathSync(target);
+    const link = readlinkSync(target);
     target = isAbsolute(link) ? link : resolve(dirname(target), link);
   }
   const { existing, rest } = await nearestExistingDir(dirname(target));
@@ -59,6 +62,8 @@ export interface OpenOptions {
   resident?: Resident | undefined;
   /** the file about to be recorded: a resident store reads the trees along its path with HEAD */
   file?: string | undefined;
+  /** a resident store may come back while HEAD is read: see Store.ready */
+  early?: boolean | undefined;
 }
 
 export const locateTarget = async (
@@ -99,7 +104,7 @@ export const openStoreAt = async (
 ): Promise<Store> => {
   const resident = options.resident;
   const key = `${dir}\0${dataDir}`;
-  const known = resident && (await resident.reopen(key, dir, env, options.file));
+  const known = resident && (await resident.reopen(key, dir, env, options.file, options.early));
   if (known) return known;
   const { remember: cwd, ...store } = await discover(dir, env, dataDir, options);
   // Only the two usual outcomes are remembered: a work tree's repository, and the private store for a

@@ -1,8 +1,8 @@
 // Whether objects fettle wrote are still there: in a pack this process wrote (a stat), loose, or, asked of git,
 // anywhere. `git gc --prune=now` deletes unreachable objects however new, so what a ref came to name is checked
 // after the ref exists and written again if gone; an object reused later is freshened so a prune by age keeps it.
-import { existsSync } from 'node:fs';
-import { readFile as fsReadFile, utimes } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { utimes } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { FettleError } from '../errors';
 import { isAlive } from '../io/pid';
@@ -106,10 +106,17 @@ const waitForGc = async (store: Store): Promise<void> => {
   const pidFile = join(store.commonDir, 'gc.pid');
   const deadline = Date.now() + GC_WAIT_MS;
   while (Date.now() < deadline) {
-    const pid = Number.parseInt(await readFileText(pidFile), 10);
+    const pid = Number.parseInt(readFileText(pidFile), 10);
     if (!(pid > 0) || !isAlive(pid)) return;
     await new Promise((r) => setTimeout(r, 20));
   }
 };
 
-const readFileText = (path: string): Promise<string> => fsReadFile(path, 'utf8').catch(() => '');
+/** Synchronously: after every write, and the usual answer is that the file is not there. */
+const readFileText = (path: string): string => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+};

@@ -54,7 +54,7 @@ export class Resident {
    * The store at `dir` if it was found before and nothing changed since: its repository is still there and no
    * `.git` appeared between `dir` and its work tree (a nested repository made meanwhile); HEAD is read anew.
    */
-  async reopen(key: string, dir: string, env: Env, file?: string): Promise<Store | null> {
+  async reopen(key: string, dir: string, env: Env, file?: string, early = false): Promise<Store | null> {
     const found = this.found.get(key);
     if (!found || !this.unchanged(dir, found)) {
       this.found.delete(key);
@@ -65,8 +65,16 @@ export class Resident {
     if (found.kind !== 'repo') return { ...store, git, head: null };
     const rel = file ? relative(found.workTree, file) : '';
     const segments = rel && !rel.startsWith('..') ? rel.split(sep) : [];
-    const { head, read } = await git.headAndLevels(segments.slice(0, -1));
-    return { ...store, git, head, read };
+    const reading = git.headAndLevels(segments.slice(0, -1));
+    if (!early) return { ...store, git, ...(await reading) };
+    // The caller goes on (claims the call, reads the file) while the kept cat-file answers.
+    const opened: Store = { ...store, git, head: null };
+    opened.ready = reading.then(({ head, read }) => {
+      opened.head = head;
+      opened.read = read;
+    });
+    opened.ready.catch(() => undefined); // awaited by the caller; a failure before then must not go unhandled
+    return opened;
   }
 
   /** A few stats, synchronous: each costs microseconds, a round trip through libuv's thread pool more. */

@@ -18,6 +18,11 @@ export interface Store {
    * written path at once), by the cat-file spec that names them; null: that spec names nothing.
    */
   read?: ReadonlyMap<string, { oid: string; type: string; body: Buffer } | null> | undefined;
+  /**
+   * Set only when the store was opened with `early` (locate.ts): HEAD and the trees along the path are still being
+   * read, and `head` and `read` are filled in when this resolves. Await it before using either.
+   */
+  ready?: Promise<void> | undefined;
 }
 
 export interface Target {
