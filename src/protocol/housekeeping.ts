@@ -3,6 +3,7 @@
 // process ends (PostToolUse is a background hook there) and maintenance is started as a process of its own
 // (Context.detach); in the resident server both run after the answer (Context.background), maintenance in
 // process (Context.maintenance), so a blocking HTTP hook never waits for either.
+import { inBackground } from '../store/git';
 import type { Store } from '../store/store';
 import type { Context } from './context';
 import { maintenanceDue } from './maintain-due';
@@ -17,12 +18,14 @@ export const housekeep = async (ctx: Context, store: Store): Promise<void> => {
     // Two queues: a long maintenance run never holds retention back, which must keep up with the writes (100
     // removals a run, every few seconds); maintenance runs once 16 packs add up, and must keep up with them.
     const { background, maintenance } = ctx;
-    background(`${store.commonDir}\0retain`, () => retainQuietly(ctx, store, BACKGROUND_BATCH), RETAIN_PACE_MS);
+    // Its git processes run niced: the next blocking call must not wait for a core they hold.
+    const quiet = { ...store, git: inBackground(store.git) };
+    background(`${store.commonDir}\0retain`, () => retainQuietly(ctx, quiet, BACKGROUND_BATCH), RETAIN_PACE_MS);
     if (!maintenance) return;
     background(
       `${store.commonDir}\0maintain`,
       async () => {
-        if (await maintenanceDue(store)) await maintenance(ctx, store);
+        if (await maintenanceDue(quiet)) await maintenance(ctx, quiet);
       },
       MAINTAIN_PACE_MS,
     );

@@ -3,6 +3,7 @@
 // cannot start, nothing is lost (maintenance only saves space, and the next write starts it again).
 import { spawn } from 'node:child_process';
 import type { Env } from '../config';
+import { lowerPriority } from '../store/git';
 import type { Context } from './context';
 
 /** `script`: the running fettle's entry; none (an embedding without one) means no maintenance is started. */
@@ -11,12 +12,14 @@ export const detachedMaintenance = (script: string | undefined, env: Env): Conte
   return (store) => {
     const dir = store.kind === 'repo' ? store.workTree : '/';
     try {
-      spawn(process.execPath, [script, '-C', dir, 'gc', '--auto'], {
+      const child = spawn(process.execPath, [script, '-C', dir, 'gc', '--auto'], {
         cwd: dir,
         env: env as NodeJS.ProcessEnv,
         detached: true,
         stdio: 'ignore',
-      }).unref();
+      });
+      child.unref();
+      lowerPriority(child.pid); // its git processes inherit it
     } catch {
       // see the file comment
     }

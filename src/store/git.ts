@@ -1,6 +1,7 @@
 // The single place fettle runs git. Calls are data ({args, input}); the runner adds the pinned config,
 // a scrubbed environment and a fixed identity, and returns bytes.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { getPriority, setPriority } from 'node:os';
 import { FettleError } from '../errors';
 import type { Env } from '../config';
 import { gitEnv } from '../io/child-env';
@@ -67,6 +68,8 @@ export interface GitCall {
    * configured for their own status (it reads the work tree faster, and writes nothing with --no-optional-locks).
    */
   userConfig?: readonly string[];
+  /** work nobody waits for (storage maintenance, retention): run at a lower CPU priority (see BACKGROUND_NICE) */
+  background?: boolean;
 }
 
 export interface GitResult {
@@ -191,21 +194,30 @@ export const createGit = (
   pool: WarmPool = createWarmPool(),
 ): GitRunner => {
   const baseEnv = gitEnv(env);
-  const spawnGit = (args: readonly string[], callEnv?: Record<string, string>, userConfig?: readonly string[]) =>
-    spawn('git', [...pinnedExcept(userConfig), ...extraArgs, ...args], {
+  const spawnGit = (
+    args: readonly string[],
+    callEnv?: Record<string, string>,
+    userConfig?: readonly string[],
+    background = false,
+  ) => {
+    const child = spawn('git', [...pinnedExcept(userConfig), ...extraArgs, ...args], {
       cwd,
       env: callEnv ? { ...baseEnv, ...callEnv } : baseEnv,
       stdio: 'pipe',
     });
+    if (background) lowerPriority(child.pid);
+    return child;
+  };
   const keyOf = (args: readonly string[]): string => [...extraArgs, ...args].join('\0');
   const run = (call: GitCall): Promise<GitResult> => {
-    const own = call.env || call.onStdout || call.onStderr || call.userConfig;
+    const own = call.env || call.onStdout || call.onStderr || call.userConfig || call.background;
     const warm = own ? undefined : pool.get(keyOf(call.args))?.shift();
     if (warm) {
       for (const h of handlesOf(warm.child)) h.ref?.();
       return finish(warm, call);
     }
-    return finish(collect(spawnGit(call.args, call.env, call.userConfig), call.onStdout, call.onStderr), call);
+    const child = spawnGit(call.args, call.env, call.userConfig, call.background);
+    return finish(collect(child, call.onStdout, call.onStderr), call);
   };
   return {
     cwd,
@@ -237,4 +249,26 @@ export const createGit = (
       }, WARM_UNUSED_MS).unref();
     },
   };
+};
+
+/**
+ * How much nicer than fettle itself work nobody waits for runs. On a machine with as many busy cores as the agent, its tools and
+ * fettle's server use, a roll-up's `git pack-objects` at the same priority took CPU from the next blocking hook
+ * call; niced, it runs in what they leave. Raising one's own children's nice value needs no privilege.
+ */
+export const BACKGROUND_NICE = 10;
+
+export const lowerPriority = (pid: number | undefined): void => {
+  if (pid === undefined) return;
+  try {
+    setPriority(pid, Math.min(19, getPriority() + BACKGROUND_NICE));
+  } catch {
+    // gone already, or a platform without priorities: the work runs as it is
+  }
+};
+
+/** The same runner, every call it starts marked `background` (the resident server's housekeeping). */
+export const inBackground = (git: GitRunner): GitRunner => {
+  const run = (call: GitCall) => git.run({ ...call, background: true });
+  return { ...git, run, text: async (call) => (await run(call)).stdout.toString('utf8').trim() };
 };

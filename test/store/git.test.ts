@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { FettleError } from '../../src/errors';
-import { createGit, GitError } from '../../src/store/git';
+import { BACKGROUND_NICE, createGit, GitError, inBackground } from '../../src/store/git';
 import { agentWrite, runCli, runHook, writePayload } from '../helpers/cli';
 import { loggingGit, subcommand } from '../helpers/git-log';
 import { baseEnv, lines, makeRepo, tempDir, userState, type Repo } from '../helpers/repo';
@@ -34,6 +35,28 @@ test('createGit returns stdout as bytes, takes binary stdin, and rejects with Gi
     return true;
   });
   assert.equal((await git.run({ args: ['rev-parse', '-q', '--verify', 'nope'], okCodes: [1] })).code, 1);
+});
+
+test("background git calls run niced; others at fettle's own priority", async () => {
+  const repo = makeRepo({ 'a.txt': 'a\n' });
+  const dir = tempDir();
+  const real = execFileSync('sh', ['-c', 'command -v git']).toString().trim();
+  const log = join(dir, 'nice.log');
+  mkdirSync(join(dir, 'bin'));
+  // Each call logs its own nice value (the 19th field of /proc/<pid>/stat; `ps` may be absent), after a pause:
+  // fettle sets it right after the spawn returns.
+  writeFileSync(
+    join(dir, 'bin', 'git'),
+    `#!/bin/sh\nsleep 0.2\ncut -d' ' -f19 /proc/$$/stat >> '${log}'\nexec '${real}' "$@"\n`,
+  );
+  chmodSync(join(dir, 'bin', 'git'), 0o755);
+  const git = createGit(repo.dir, { ...repo.env, PATH: `${join(dir, 'bin')}:${process.env.PATH ?? ''}` });
+  await git.run({ args: ['version'] });
+  await inBackground(git).run({ args: ['version'] });
+  await inBackground(git).text({ args: ['version'] });
+  const own = getPriority();
+  const expected = [own, Math.min(19, own + BACKGROUND_NICE), Math.min(19, own + BACKGROUND_NICE)].map(String);
+  assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n'), expected);
 });
 
 test('createGit ignores inherited GIT_DIR/GIT_WORK_TREE/GIT_INDEX_FILE of another repository', async () => {
