@@ -240,7 +240,7 @@ export const stage = async (
   // (see supersedeAfter); elsewhere in the very transaction that stages the newer, which git makes.
   const alone = !previous || !!ctx.background;
   const ref = await newRef(store, reason);
-  if (!alone) warmRefUpdate(store, reason);
+  if (!alone && !ref.throughGit) warmRefUpdate(store, reason);
   return withFreshId(async (id) => {
     const messages = {
       before: renderRecord({ ...fields, id, kind: 'before', ...stamp(when) }),

@@ -27,7 +27,11 @@ export interface PackTarget {
   /** <common-dir>/objects */
   objectsDir: string;
   objectFormat: 'sha1' | 'sha256';
-  /** zlib level (pack.compression, else core.compression); fettle's default is 1: maintenance recompresses */
+  /**
+   * zlib level (pack.compression, else core.compression); fettle's default is 1, fast. A roll-up copies the bytes
+   * of objects it does not turn into deltas as they are, so they keep this level until a repack that recompresses
+   * (`git gc --aggressive`, `git repack -F`)
+   */
   level?: number;
   /** zlib level for trees, when it differs (repo-config.ts treeLevel) */
   treeLevel?: number;
@@ -267,7 +271,10 @@ export const writePack = async (
     fchmodSync(indexFd, mode);
     writeAll(indexFd, index);
     // All at once: fsyncs in flight together cost about one.
-    await Promise.all([syncAll(open), alongside]);
+    // Both settle before anything is closed: a descriptor closed under a running fsync could be reused.
+    const [synced, joined] = await Promise.allSettled([syncAll(open), alongside]);
+    if (synced.status === 'rejected') throw synced.reason;
+    if (joined.status === 'rejected') throw joined.reason;
     for (const fd of open.splice(0)) closeSync(fd);
     const name = `pack-${packSum.toString('hex')}`;
     // The same objects written before give the very same pack: replacing it is harmless.

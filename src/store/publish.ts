@@ -40,6 +40,8 @@ export const publish = async (store: Store, updates: RefUpdate[], reason: string
  * it its name once the pack is in; elsewhere `hold` does nothing and `publish` asks git, as `publish` above.
  */
 export interface NewRef {
+  /** git creates the ref here (ref-create.ts refsThroughGit): its `update-ref` is already started */
+  throughGit: boolean;
   /** the value `oid` being synced: join it to the objects' fsyncs (undefined: nothing to join) */
   hold(ref: string, oid: string): Promise<void> | undefined;
   publish(ref: string, oid: string, written: Written): Promise<void>;
@@ -52,6 +54,7 @@ export const newRef = async (store: Store, reason: string): Promise<NewRef> => {
   if (throughGit) warmRefUpdate(store, reason);
   let held: HeldRef | null = null;
   return {
+    throughGit,
     hold: (ref, oid) => {
       if (throughGit) return undefined;
       held = holdNewRef(store, ref, oid);

@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { open, readdir, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { FettleError } from '../errors';
 import { disown, own } from '../io/cleanup';
@@ -32,7 +33,12 @@ export interface HeldRef {
 export const refsThroughGit = async (store: Pick<Store, 'commonDir'>): Promise<string | undefined> =>
   (await objectWritingOf(store.commonDir)).refsThroughGit;
 
-export const newRefsDir = (commonDir: string): string => join(commonDir, 'fettle', 'new-refs');
+/**
+ * One folder per host: a pid says whether a writer is alive only on its own host, and a repository on a shared
+ * disk may be written from several.
+ */
+const HOST = hostname().replace(/[^A-Za-z0-9._-]/g, '_') || 'host';
+export const newRefsDir = (commonDir: string): string => join(commonDir, 'fettle', 'new-refs', HOST);
 
 const packedCache = new Map<string, { stamp: string; bytes: Buffer }>();
 
@@ -119,7 +125,10 @@ export const holdNewRef = (store: Pick<Store, 'commonDir'>, ref: string, oid: st
   };
 };
 
-/** Removes the files of writers that died before naming their ref (a kill -9; a signal removes its own). */
+/**
+ * Removes the files of this host's writers that died before naming their ref (a kill -9; a signal removes its
+ * own). Another host's are left to that host.
+ */
 export const sweepNewRefs = async (commonDir: string): Promise<void> => {
   const dir = newRefsDir(commonDir);
   for (const name of await readdir(dir).catch(() => [] as string[])) {

@@ -1,21 +1,24 @@
 // The few settings of a repository's own config file that decide how fettle may write its objects, read from
 // the file (no git process on the hook path). Only the repository's file: `extensions.*` count only there (git
-// ignores them elsewhere), and pack.compression / core.compression set in a user's global config are not
-// seen (documented; objects are valid at any level, and maintenance and git gc recompress them).
+// ignores them elsewhere), and pack.compression / core.compression, core.logAllRefUpdates and
+// core.sharedRepository set in a user's global config are not seen (documented: objects are valid at any level,
+// though a roll-up copies the bytes of objects it does not deltify as they are; and fettle's own fresh refs then
+// get no reflog, and the permissions the umask gives).
 import { fileStamp as stampOf } from '../io/exists';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface ObjectWriting {
   /**
-   * zlib level for the objects fettle packs (pack.compression, else core.compression, else 1: the small packs of
-   * the hook path are recompressed when maintenance rolls them up)
+   * zlib level for the objects fettle packs (pack.compression, else core.compression, else 1: fast; a roll-up
+   * copies the bytes of objects it does not deltify as they are)
    */
   level: number;
   /**
    * zlib level for trees: the configured level, else 0 (stored). A tree is mostly object ids, which do not
    * compress (a 1,000-entry tree: 32 KB, 25 KB at level 1), and deflating it cost a quarter of a millisecond on
-   * every write in a large repository; maintenance's roll-ups store consecutive versions of a tree as deltas.
+   * every write in a large repository. A roll-up stores consecutive versions of a tree as deltas (compressed);
+   * the tree it keeps whole stays stored, which the storage case measures (docs/PERFORMANCE.md).
    */
   treeLevel: number;
   /** an extension that changes how objects must be written, which fettle's writer does not implement */

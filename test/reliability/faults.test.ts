@@ -322,8 +322,8 @@ scenario(
     const objectSync = first(/fsync\(\d+<[^>]*\/objects\/pack\/tmp_pack_/);
     const packDirSync = first(/fsync\(\d+<[^>]*\/objects\/pack>\)/);
     // The ref's value is synced beside the pack, and gets its name only once the pack's directory is synced.
-    const refSync = first(/fsync\(\d+<[^>]*\/fettle\/new-refs\/\d+-[0-9a-f]+>/);
-    const refLink = first(/link\w*\(.*\/fettle\/new-refs\/\d+-[0-9a-f]+".*"[^"]*\/refs\/fettle\/[0-9a-z]{8}"/);
+    const refSync = first(/fsync\(\d+<[^>]*\/fettle\/new-refs\/[^/]+\/\d+-[0-9a-f]+>/);
+    const refLink = first(/link\w*\(.*\/fettle\/new-refs\/[^/]+\/\d+-[0-9a-f]+".*"[^"]*\/refs\/fettle\/[0-9a-z]{8}"/);
     const tempSync = first(/fsync\(\d+<[^>]*\.a\.txt\.fettle-\d+-[0-9a-f]+\.tmp>/);
     const rename = first(/rename\w*\(.*\.a\.txt\.fettle-\d+-[0-9a-f]+\.tmp".*"[^"]*\/a\.txt"/);
     const dirSync = last(new RegExp(`fsync\\(\\d+<${repo.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}>\\)`));

@@ -270,8 +270,8 @@ export const litterOf = (repo: Repo, allowLocks: string[] = []): { item: string;
       found.push({ item: rel, pid: Number.parseInt(readFileSync(p, 'utf8'), 10) || undefined });
     } else if (rel.endsWith('.lock')) {
       found.push({ item: rel, git: true });
-    } else if (/^fettle\/new-refs\/(\d+)-/.test(rel)) {
-      found.push({ item: rel, pid: Number(/^fettle\/new-refs\/(\d+)-/.exec(rel)?.[1]) });
+    } else if (/^fettle\/new-refs\/[^/]+\/(\d+)-/.test(rel)) {
+      found.push({ item: rel, pid: Number(/^fettle\/new-refs\/[^/]+\/(\d+)-/.exec(rel)?.[1]) });
     } else if (/^fettle\/tool-use\/.*\.(\d+)\.tmp$/.test(rel)) {
       found.push({ item: rel, pid: Number(/\.(\d+)\.tmp$/.exec(rel)?.[1]) });
     }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { FettleError } from '../../src/errors';
 import { holdNewRef, newRefsDir, refsThroughGit, sweepNewRefs } from '../../src/store/ref-create';
@@ -71,15 +71,20 @@ test('an aborted hold leaves no file and no ref', async () => {
   assert.equal(repo.git('for-each-ref', 'refs/fettle/'), '');
 });
 
-test("the sweep removes a dead writer's file and keeps a live one's", async () => {
+test("the sweep removes a dead writer's file and keeps a live one's, and another host's", async () => {
   const repo = makeRepo({ 'a.txt': 'a\n' });
   const dir = newRefsDir(commonOf(repo));
   mkdirSync(dir, { recursive: true });
   const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
   writeFileSync(join(dir, `${dead}-aaaaaaaaaaaa`), 'x\n');
   writeFileSync(join(dir, `${process.ppid}-bbbbbbbbbbbb`), 'x\n');
+  // Another host's writer: its pid says nothing here.
+  const other = join(dirname(dir), 'another-host');
+  mkdirSync(other);
+  writeFileSync(join(other, `${dead}-cccccccccccc`), 'x\n');
   await sweepNewRefs(commonOf(repo));
   assert.deepEqual(readdirSync(dir), [`${process.ppid}-bbbbbbbbbbbb`]);
+  assert.deepEqual(readdirSync(other), [`${dead}-cccccccccccc`]);
 });
 
 // [what the repository has, the reason git creates fettle's refs there (undefined: fettle does)]
