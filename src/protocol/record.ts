@@ -9,7 +9,7 @@ import type { Store, Target } from '../store/store';
 import { blobId, commitId, rootOf, writeRecord, type CommitSpec } from '../store/objects';
 import { readObjects } from '../store/object-read';
 import { newRef, publish } from '../store/publish';
-import { changeRef, warmRefUpdate, type RefUpdate } from '../store/refs';
+import { changeRef, lostRace, warmRefUpdate, type RefUpdate } from '../store/refs';
 import { dirSpecs, dirsAlong, editOverlay, overlayOf } from '../store/tree-overlay';
 import type { NewTree } from '../store/tree-codec';
 import { backoff, isRace, planSession, SESSION_ATTEMPTS, sessionRead } from './session-ref';
@@ -131,10 +131,7 @@ export const recordAfter = async (
   const blobObjects = bytes.map((b, n) => ({ bytes: b, oid: blobs[n] as string, fileMode: landed?.mode }));
   for (let attempt = 1; ; attempt++) {
     const objects = await readObjects(store, [...own, ...(session?.specs ?? [])]);
-    if (objects[0]?.oid !== previous.tip)
-      throw new FettleError('E_CONFLICT', `another fettle process changed ${changeRef(id)} at the same time`, {
-        hint: 'Run `fettle status` to see where things stand, then retry.',
-      });
+    if (objects[0]?.oid !== previous.tip) throw lostRace(changeRef(id));
     const landedLeaf = landed ? { mode, oid: blobs[0] as string } : null;
     const overlay = overlayOf(dirs, objects.slice(1, own.length));
     const trees: NewTree[] = [];

@@ -187,6 +187,12 @@ const finish = async (warm: Warm, call: GitCall): Promise<GitResult> => {
   throw new GitError(call.args, result.code, result.stderr);
 };
 
+/** A runner's `text`: the call's stdout as trimmed UTF-8. */
+export const textOf =
+  (run: GitRunner['run']): GitRunner['text'] =>
+  async (call) =>
+    (await run(call)).stdout.toString('utf8').trim();
+
 export const createGit = (
   cwd: string,
   env: Env,
@@ -230,7 +236,7 @@ export const createGit = (
         closed: started.closed,
       };
     },
-    text: async (call) => (await run(call)).stdout.toString('utf8').trim(),
+    text: textOf(run),
     warm: (args) => {
       const warm = collect(spawnGit(args));
       // Idle, it must not keep fettle alive; `run` takes the handles back.
@@ -270,5 +276,5 @@ export const lowerPriority = (pid: number | undefined): void => {
 /** The same runner, every call it starts marked `background` (the resident server's housekeeping). */
 export const inBackground = (git: GitRunner): GitRunner => {
   const run = (call: GitCall) => git.run({ ...call, background: true });
-  return { ...git, run, text: async (call) => (await run(call)).stdout.toString('utf8').trim() };
+  return { ...git, run, text: textOf(run) };
 };

@@ -61,10 +61,11 @@ export const newRef = async (store: Store, reason: string): Promise<NewRef> => {
       return held.synced;
     },
     publish: async (ref, oid, written) => {
-      if (!held) return publish(store, [{ op: 'create', ref, oid }], reason, written);
       const committing = held;
       held = null;
-      if ((await committing.commit()) === 'git') return publish(store, [{ op: 'create', ref, oid }], reason, written);
+      // Nothing held (git makes refs here), or a file system without hard links: git creates it.
+      if (!committing || (await committing.commit()) === 'git')
+        return publish(store, [{ op: 'create', ref, oid }], reason, written);
       await ensureObjects(store, written.oids, written.rewrite);
     },
     abort: async () => {

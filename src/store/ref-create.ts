@@ -14,12 +14,12 @@ import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync } from 'node:
 import { open, readdir, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
-import { FettleError } from '../errors';
 import { disown, own } from '../io/cleanup';
 import { fileStamp } from '../io/exists';
 import { makeOwnDir } from '../io/fettle-dir';
 import { isAlive } from '../io/pid';
 import { objectWritingOf } from './repo-config';
+import { lostRace } from './refs';
 import type { Store } from './store';
 
 /** A ref's value written and being synced; `commit` gives it its name ('git': this file system cannot). */
@@ -55,11 +55,6 @@ const packedHas = (commonDir: string, ref: string): boolean => {
   return known.bytes.includes(` ${ref}\n`);
 };
 
-const taken = (ref: string) =>
-  new FettleError('E_CONFLICT', `another fettle process changed ${ref} at the same time`, {
-    hint: 'Run `fettle status` to see where things stand, then retry.',
-  });
-
 /** Errors of a file system without hard links where fettle's refs live: git makes the ref instead. */
 const NO_LINKS = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK', 'ENOSYS']);
 
@@ -79,7 +74,7 @@ export const holdNewRef = (store: Pick<Store, 'commonDir'>, ref: string, oid: st
   const temp = join(dir, `${process.pid}-${randomBytes(6).toString('hex')}`);
   let made = false;
   const synced = (async () => {
-    if (existsSync(path) || packedHas(store.commonDir, ref)) throw taken(ref);
+    if (existsSync(path) || packedHas(store.commonDir, ref)) throw lostRace(ref);
     const create = () => open(temp, 'wx', 0o666);
     const handle = await create().catch(async (error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
@@ -114,7 +109,7 @@ export const holdNewRef = (store: Pick<Store, 'commonDir'>, ref: string, oid: st
       } catch (error) {
         drop();
         const code = (error as NodeJS.ErrnoException).code ?? '';
-        if (code === 'EEXIST') throw taken(ref);
+        if (code === 'EEXIST') throw lostRace(ref);
         if (NO_LINKS.has(code)) return 'git';
         throw error;
       }

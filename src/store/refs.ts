@@ -48,6 +48,13 @@ export const updateRefs = async (store: Store, updates: RefUpdate[], reason: str
   }
 };
 
+/** A compare-and-swap lost to another writer of `refs` (a comma-separated list). */
+export const lostRace = (refs: string, cause?: unknown): FettleError =>
+  new FettleError('E_CONFLICT', `another fettle process changed ${refs} at the same time`, {
+    cause,
+    hint: 'Run `fettle status` to see where things stand, then retry.',
+  });
+
 /**
  * What a failed ref update means. Only a stale expected value is a lost race; anything else (a held .lock, a
  * file in the way of the ref, a read-only refs dir) is reported with git's own words.
@@ -55,10 +62,7 @@ export const updateRefs = async (store: Store, updates: RefUpdate[], reason: str
 const refError = (error: GitError, updates: RefUpdate[]): Error => {
   const refs = updates.map((u) => u.ref).join(', ');
   if (/reference already exists|is at [0-9a-f]+ but expected|unable to resolve reference/i.test(error.stderr)) {
-    return new FettleError('E_CONFLICT', `another fettle process changed ${refs} at the same time`, {
-      cause: error,
-      hint: 'Run `fettle status` to see where things stand, then retry.',
-    });
+    return lostRace(refs, error);
   }
   if (/Unable to create '.*\.lock': File exists/i.test(error.stderr)) {
     return new FettleError('E_LOCKED', `a git lock on ${refs} is held: ${error.message}`, {

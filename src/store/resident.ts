@@ -10,7 +10,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import type { Env } from '../config';
 import { existsSync } from 'node:fs';
 import { gitEnv } from '../io/child-env';
-import { createGit, GitError, type GitCall, type GitResult, type GitRunner } from './git';
+import { createGit, GitError, type GitCall, type GitResult, type GitRunner, textOf } from './git';
 import { Gone, Kept, type Parse } from './kept';
 import { batchAnswers, headAndLevels, type HeadRead, transactionDone } from './kept-answers';
 import type { Store } from './store';
@@ -151,7 +151,7 @@ export class Resident {
       cwd: base.cwd,
       run,
       start: base.start,
-      text: async (call) => (await run(call)).stdout.toString('utf8').trim(),
+      text: textOf(run),
       warm: () => undefined, // what is worth warming is kept running
       headAndLevels: (dirs: string[]) => headAndLevels(read, dirs),
     };
