@@ -13,6 +13,7 @@
 //   3. delete each loose ref only under its own `<ref>.lock` and only if it still holds the value packed (a ref
 //      moved meanwhile stays loose, and the loose value wins over the packed one, as in git).
 // A crash after 2 leaves each ref both packed and loose with the same value: what git reads is unchanged.
+import { REF_ROOTS, refRootEntries } from './ref-roots';
 import { constants } from 'node:fs';
 import { chmodSync, renameSync, unlinkSync } from 'node:fs';
 import { lstat, open, readdir, readFile, rmdir, stat, unlink } from 'node:fs/promises';
@@ -22,11 +23,7 @@ import { disown, own } from '../io/cleanup';
 import { failpoint } from '../io/failpoint';
 import { fsyncPath } from '../io/atomic-write';
 import { dropPackedLockRecords, takePackedLock } from './packed-refs-lock';
-import { DISCARDED_PREFIX, REF_PREFIX } from './refs';
 import type { Store } from './store';
-
-/** Where fettle's refs live: refs/fettle/ (changes, sessions) and refs/fettle-discarded/. */
-export const REF_ROOTS = [REF_PREFIX, DISCARDED_PREFIX].map((p) => p.slice(0, -1));
 
 export interface PackRefsReport {
   /** refs written into packed-refs (new or with a new value) */
@@ -45,33 +42,17 @@ const safeName = (name: string): boolean => NAME.test(name) && !name.includes('.
 /** Every loose ref under fettle's roots that looks like a plain ref (not a symref, not a lock), with its value. */
 const looseRefs = async (commonDir: string): Promise<Map<string, string>> => {
   const found = new Map<string, string>();
-  const walk = async (name: string): Promise<void> => {
-    const entries = await readdir(join(commonDir, name), { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      const child = `${name}/${entry.name}`;
-      if (entry.isDirectory()) await walk(child);
-      else if (entry.isFile() && safeName(child)) {
-        const m = VALUE.exec(await readFile(join(commonDir, child), 'latin1').catch(() => ''));
-        if (m) found.set(child, m[1] as string);
-      }
-    }
-  };
-  for (const root of REF_ROOTS) await walk(root);
+  for (const { name, isFile } of await refRootEntries(commonDir)) {
+    if (!isFile || !safeName(name)) continue;
+    const m = VALUE.exec(await readFile(join(commonDir, name), 'latin1').catch(() => ''));
+    if (m) found.set(name, m[1] as string);
+  }
   return found;
 };
 
 /** How many loose refs fettle has: one readdir per directory under its roots, no file read. */
-export const countLooseRefs = async (store: Store): Promise<number> => {
-  let n = 0;
-  const walk = async (dir: string): Promise<void> => {
-    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-      if (entry.isDirectory()) await walk(join(dir, entry.name));
-      else if (!entry.name.endsWith('.lock')) n++;
-    }
-  };
-  for (const root of REF_ROOTS) await walk(join(store.commonDir, root));
-  return n;
-};
+export const countLooseRefs = async (store: Store): Promise<number> =>
+  (await refRootEntries(store.commonDir)).filter((e) => !e.name.endsWith('.lock')).length;
 
 /** The oids among `oids` that name commits in the object store (a ref to anything else would need a `^` line). */
 const commits = async (store: Store, oids: Set<string>): Promise<Set<string>> => {

@@ -3,9 +3,9 @@
 // core.filesRefLockTimeout); maintenance holds one for an instant per loose ref it prunes. One that is minutes
 // old was left by a process killed while holding it: it blocks that one ref of fettle's, and nothing of the
 // user's, so fettle may remove it from its own namespace once it is far older than any live holder's.
-import { lstat, readdir, unlink } from 'node:fs/promises';
+import { lstat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { REF_ROOTS } from './pack-refs';
+import { refRootEntries } from './ref-roots';
 
 /** Minutes, against a holder's milliseconds: a lock this old has no live holder (a stopped process aside). */
 export const REF_LOCK_STALE_MS = 10 * 60_000;
@@ -19,17 +19,11 @@ export interface RefLock {
 /** Every `*.lock` file under fettle's ref roots, with its age, by name. Only reads. */
 export const refLocks = async (commonDir: string, nowMs: number): Promise<RefLock[]> => {
   const found: RefLock[] = [];
-  const walk = async (name: string): Promise<void> => {
-    for (const entry of await readdir(join(commonDir, name), { withFileTypes: true }).catch(() => [])) {
-      const child = `${name}/${entry.name}`;
-      if (entry.isDirectory()) await walk(child);
-      else if (entry.isFile() && entry.name.endsWith('.lock')) {
-        const info = await lstat(join(commonDir, child)).catch(() => null);
-        if (info) found.push({ name: child, ageMs: Math.max(0, nowMs - info.mtimeMs) });
-      }
-    }
-  };
-  for (const root of REF_ROOTS) await walk(root);
+  for (const { name, isFile } of await refRootEntries(commonDir)) {
+    if (!isFile || !name.endsWith('.lock')) continue;
+    const info = await lstat(join(commonDir, name)).catch(() => null);
+    if (info) found.push({ name, ageMs: Math.max(0, nowMs - info.mtimeMs) });
+  }
   return found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 };
 
