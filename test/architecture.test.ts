@@ -9,7 +9,7 @@ import ts from 'typescript';
 
 const SRC = join(__dirname, '..', 'src');
 
-type Layer = 'entry' | 'hook' | 'commands' | 'mcp' | 'protocol' | 'store' | 'io' | 'config' | 'core';
+type Layer = 'entry' | 'hook' | 'commands' | 'mcp' | 'setup' | 'protocol' | 'store' | 'io' | 'config' | 'core';
 
 /**
  * Downwards only. Edges (the hook, the commands, the MCP server) reach the store and io through the protocol, except
@@ -18,8 +18,9 @@ type Layer = 'entry' | 'hook' | 'commands' | 'mcp' | 'protocol' | 'store' | 'io'
 const MAY_USE: Record<Layer, Layer[]> = {
   entry: ['entry', 'hook', 'commands', 'mcp'],
   hook: ['hook', 'protocol', 'config', 'core'],
-  commands: ['commands', 'protocol', 'config', 'core'],
+  commands: ['commands', 'setup', 'protocol', 'config', 'core'],
   mcp: ['mcp', 'protocol', 'config', 'core'],
+  setup: ['setup', 'protocol', 'store', 'io', 'config', 'core'],
   protocol: ['protocol', 'store', 'io', 'config', 'core'],
   store: ['store', 'io', 'config', 'core'],
   io: ['io', 'config', 'core'],
@@ -27,10 +28,11 @@ const MAY_USE: Record<Layer, Layer[]> = {
   core: ['core'],
 };
 const RANK: Record<Layer, number> = {
-  entry: 6,
-  hook: 5,
-  commands: 5,
-  mcp: 5,
+  entry: 7,
+  hook: 6,
+  commands: 6,
+  mcp: 6,
+  setup: 5,
   protocol: 4,
   store: 3,
   io: 2,
@@ -108,6 +110,60 @@ test('every import follows the layer rule', () => {
     return why ? [`${e.from} -> ${e.to}${e.typeOnly ? ' (type)' : ''}: ${why}`] : [];
   });
   assert.deepEqual(bad, []);
+});
+
+/**
+ * protocol/'s rooms, each with the rooms it may import (its own and the top level, `.`, always). The top level holds
+ * only what every capability shares and imports no room. Bottom up; docs/ARCHITECTURE.md draws this table, and
+ * the last test below checks the drawing against it.
+ */
+export const ROOMS: Record<string, string[]> = {
+  '.': [],
+  decide: [],
+  journal: [],
+  serve: [],
+  record: ['decide'],
+  retention: ['record'],
+  select: ['journal', 'record'],
+  write: ['decide', 'journal', 'record', 'retention'],
+  bash: ['decide', 'record', 'retention'],
+  review: ['decide', 'journal', 'record', 'select'],
+  contract: ['decide', 'record', 'review', 'select', 'write'],
+  history: ['bash', 'decide', 'journal', 'record', 'select'],
+  upkeep: ['bash', 'record', 'retention', 'review'],
+};
+
+/** The room of a protocol module: its sub-folder, or `.` for the top level. */
+const roomOf = (mod: string): string => {
+  const parts = mod.split('/');
+  return parts.length > 2 ? (parts[1] as string) : '.';
+};
+
+const roomViolation = ({ from, to }: Edge): string | null => {
+  if (layerOf(from) !== 'protocol' || layerOf(to) !== 'protocol') return null;
+  const a = roomOf(from);
+  const b = roomOf(to);
+  const allowed = ROOMS[a];
+  if (!allowed) return `protocol/${a} is a room the table does not name`;
+  if (!ROOMS[b]) return `protocol/${b} is a room the table does not name`;
+  return a === b || b === '.' || allowed.includes(b) ? null : `protocol/${a} may not import protocol/${b}`;
+};
+
+test('every import between protocol rooms follows the rooms table', () => {
+  const bad = edges.flatMap((e) => {
+    const why = roomViolation(e);
+    return why ? [`${e.from} -> ${e.to}: ${why}`] : [];
+  });
+  assert.deepEqual(bad, []);
+  const rooms = new Set([...parsed.keys()].filter((m) => layerOf(m) === 'protocol').map(roomOf));
+  assert.deepEqual([...rooms].sort(), Object.keys(ROOMS).sort(), 'a room with no module, or a module in no room');
+});
+
+test('the rooms table runs bottom up: a room imports only rooms listed before it', () => {
+  const order = Object.keys(ROOMS);
+  for (const [room, uses] of Object.entries(ROOMS))
+    for (const used of uses)
+      assert.ok(order.indexOf(used) < order.indexOf(room), `${room} uses ${used}, listed after it`);
 });
 
 test('no import cycle, type imports included', () => {
@@ -202,4 +258,19 @@ test('the rule would catch a violation', () => {
   assert.equal(violation({ from: 'mcp/server', to: 'commands/edge', typeOnly: false }), 'one edge imports another');
   assert.equal(violation({ from: 'mcp/edge', to: 'store/locate', typeOnly: false }), 'mcp may not import store');
   assert.equal(violation({ from: 'mcp/edge', to: 'io/self', typeOnly: false }), null);
+  assert.equal(violation({ from: 'commands/install', to: 'setup/doctor', typeOnly: false }), null);
+  assert.equal(violation({ from: 'hook/run', to: 'setup/doctor', typeOnly: false }), 'hook may not import setup');
+  assert.equal(
+    violation({ from: 'protocol/write/write', to: 'setup/doctor', typeOnly: true }),
+    'protocol may not import setup',
+  );
+  assert.equal(
+    roomViolation({ from: 'protocol/record/record', to: 'protocol/write/write', typeOnly: false }),
+    'protocol/record may not import protocol/write',
+  );
+  assert.equal(roomViolation({ from: 'protocol/write/write', to: 'protocol/record/record', typeOnly: true }), null);
+  assert.equal(
+    roomViolation({ from: 'protocol/changes', to: 'protocol/record/record', typeOnly: true }),
+    'protocol/. may not import protocol/record',
+  );
 });

@@ -33,13 +33,13 @@ const modulesIn = (bundle: string): Set<string> =>
   new Set([...readFileSync(join(DIST, bundle), 'utf8').matchAll(/^\/\/ (src\/\S+\.ts)$/gm)].map((m) => m[1] as string));
 
 test('storage maintenance is in the bundles that run it only: a hook process starts `fettle gc --auto` instead', () => {
-  const maintenance = ['src/protocol/maintain.ts', 'src/store/pack-refs.ts', 'src/core/packed-refs.ts'];
+  const maintenance = ['src/protocol/upkeep/maintain.ts', 'src/store/pack-refs.ts', 'src/core/packed-refs.ts'];
   // The resident server runs it after its answers, `fettle gc` runs it; a hook process and `fettle mcp` start it.
   for (const bundle of ['serve.js', 'commands.js'])
     for (const m of maintenance) assert.ok(modulesIn(bundle).has(m), `${bundle} holds ${m}`);
   for (const bundle of ['hook.js', 'agents.js', 'mcp.js']) {
     const modules = modulesIn(bundle);
-    assert.ok(modules.has('src/protocol/maintain-due.ts'), `${bundle} still tells when maintenance is due`);
+    assert.ok(modules.has('src/protocol/retention/maintain-due.ts'), `${bundle} still tells when maintenance is due`);
     for (const m of maintenance) assert.ok(!modules.has(m), `${bundle} holds ${m}`);
   }
 });

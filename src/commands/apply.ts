@@ -6,9 +6,9 @@ import { stat } from '../core/record-message';
 import { EXIT } from '../errors';
 import { createProgress } from '../io/progress';
 import { invocationFor, selfCommand } from '../io/self';
-import { applyContract, type Applied, type AppliedFile } from '../protocol/apply-contract';
-import { commandText } from '../protocol/contract-checks';
-import { linkRequests } from '../protocol/test-links';
+import { applyContract, type Applied, type AppliedFile } from '../protocol/contract/apply-contract';
+import { commandText } from '../protocol/contract/contract-checks';
+import { linkRequests } from '../protocol/review/test-links';
 import { contextFor, cwdFor, type Edge } from './edge';
 
 export interface ApplyCommandOptions {

@@ -1,9 +1,9 @@
 // `fettle confirm <id|changeset>... | --session <id> | --all [--expired] [--with-conflicts] [--json]`: apply
 // staged changes, all or nothing.
 import { stat } from '../core/record-message';
-import { decideRequest, namesOne } from '../protocol/changesets';
-import { confirmChanges, type Confirmed } from '../protocol/confirm';
-import { storeOf } from '../protocol/arguments';
+import { decideRequest, namesOne } from '../protocol/review/changesets';
+import { confirmChanges, type Confirmed } from '../protocol/review/confirm';
+import { storeOf } from '../protocol/select/arguments';
 import { contextFor, invokeFor, type Edge } from './edge';
 import { setLabel } from './change-view';
 

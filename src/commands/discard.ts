@@ -1,7 +1,7 @@
 // `fettle discard <id|changeset>... | --session <id> | --all [--json]`: drop staged changes, all or nothing.
-import { decideRequest, namesOne } from '../protocol/changesets';
-import { discardChanges } from '../protocol/discard-set';
-import { storeOf } from '../protocol/arguments';
+import { decideRequest, namesOne } from '../protocol/review/changesets';
+import { discardChanges } from '../protocol/review/discard-set';
+import { storeOf } from '../protocol/select/arguments';
 import { contextFor, type Edge } from './edge';
 import { setLabel } from './change-view';
 

@@ -7,15 +7,15 @@ import { MATCHER, SESSION_EVENTS, TURN_EVENTS, type FettleHandler } from '../cor
 import { EXIT } from '../errors';
 import { shellWords } from '../io/self';
 import type { Context } from '../protocol/context';
-import { agentChecks } from '../protocol/agent-doctor';
-import { opencodeChecks } from '../protocol/opencode-doctor';
-import { checkConfig, diagnose, type Check } from '../protocol/doctor';
-import { checkResident } from '../protocol/serve-doctor';
+import { agentChecks } from '../setup/agent-doctor';
+import { opencodeChecks } from '../setup/opencode-doctor';
+import { checkConfig, diagnose, type Check } from '../setup/doctor';
+import { checkResident } from '../setup/serve-doctor';
 import type { Store } from '../store/store';
-import { storeOf } from '../protocol/arguments';
+import { storeOf } from '../protocol/select/arguments';
 import { cwdFor, spelled, type Edge } from './edge';
-import { settingsPath } from '../protocol/settings-file';
-import { handlersIn } from '../protocol/settings-text';
+import { settingsPath } from '../setup/settings-file';
+import { handlersIn } from '../setup/settings-text';
 
 const SCOPES = ['user', 'project', 'local'] as const;
 

@@ -5,7 +5,7 @@ import { clockFrom, loadConfig, type Env } from '../config';
 import { FettleError } from '../errors';
 import { selfCommand, shellQuote, spellCommands } from '../io/self';
 import type { Context } from '../protocol/context';
-import { detachedMaintenance } from '../protocol/maintain-detached';
+import { detachedMaintenance } from '../protocol/upkeep/maintain-detached';
 
 export interface Io {
   out: (text: string) => void;

@@ -1,9 +1,9 @@
 // `fettle gc [--dry-run] [--json]`: the retention policy in full, plus fettle's orphaned files; says what it freed.
 import { shortDuration } from '../core/time';
 import { createProgress } from '../io/progress';
-import { collectGarbage, type GcReport } from '../protocol/gc';
-import { maintain, type MaintainReport } from '../protocol/maintain';
-import { storeOf } from '../protocol/arguments';
+import { collectGarbage, type GcReport } from '../protocol/upkeep/gc';
+import { maintain, type MaintainReport } from '../protocol/upkeep/maintain';
+import { storeOf } from '../protocol/select/arguments';
 import { contextFor, type Edge } from './edge';
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -1,6 +1,6 @@
 import { DEFAULTS, loadConfig, testLinksFrom } from '../config';
 import type { PolicyLayer } from '../core/policy';
-import { policyInForce } from '../protocol/policy';
+import { policyInForce } from '../protocol/decide/policy';
 import { table } from './change-view';
 import { contextFor, spelled, type Edge } from './edge';
 

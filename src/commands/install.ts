@@ -2,14 +2,14 @@
 // `--agent` names another (protocol/agent-settings.ts knows where each keeps them; protocol/settings-file.ts does
 // the careful read-modify-write); `install --resident`, the resident server's (Claude Code only).
 import { AGENT_TITLES, AGENTS, type AgentName } from '../core/agents';
-import { TOKEN_VAR } from '../core/resident';
+import { TOKEN_VAR } from '../core/hook-server';
 import { BASH_MATCHER, HOOK_EVENTS, MATCHER, READ_MATCHER, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
 import { FettleError } from '../errors';
-import { agentHookCommand, agentSettingsPath, formatOf } from '../protocol/agent-settings';
-import { installOpencode, type OpencodeScope, uninstallOpencode } from '../protocol/install-opencode';
-import { installResident } from '../protocol/resident-install';
-import { ensureServer } from '../protocol/serve-control';
-import { tokenExport } from '../protocol/serve-state';
+import { agentHookCommand, agentSettingsPath, formatOf } from '../setup/agent-settings';
+import { installOpencode, type OpencodeScope, uninstallOpencode } from '../setup/install-opencode';
+import { installResident } from '../setup/resident-install';
+import { ensureServer } from '../protocol/serve/serve-control';
+import { tokenExport } from '../protocol/serve/serve-state';
 import {
   installHooks,
   otherInstalls,
@@ -17,7 +17,7 @@ import {
   type Scope,
   settingsPath,
   uninstallHooks,
-} from '../protocol/settings-file';
+} from '../setup/settings-file';
 import { cwdFor, spelled, type Edge } from './edge';
 
 /** What `--agent` takes: the agents with hooks, and opencode, whose plugin is a file in its plugin directory. */

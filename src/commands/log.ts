@@ -1,5 +1,5 @@
 // `fettle log [path] [--session <id>] [--agent <name>] [--json]`: every change fettle keeps, newest first.
-import { changesOf, targetOf, storeOf } from '../protocol/arguments';
+import { changesOf, targetOf, storeOf } from '../protocol/select/arguments';
 import type { Change } from '../protocol/changes';
 import { ago, changeJson, countsText, deciderText, stateText, storeJson, storeNote, table } from './change-view';
 import { contextFor, type Edge } from './edge';

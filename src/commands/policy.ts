@@ -2,8 +2,8 @@
 // and the repository's `.fettle/policy.json`, in the order considered, whether its glob matches, and the one that
 // decides (the last match: the project's rules after the user's, later after earlier).
 import type { PolicyEffect, PolicyRule } from '../core/policy';
-import { targetOf } from '../protocol/arguments';
-import { explainPolicy } from '../protocol/policy';
+import { targetOf } from '../protocol/select/arguments';
+import { explainPolicy } from '../protocol/decide/policy';
 import { table } from './change-view';
 import { contextFor, spelled, type Edge } from './edge';
 

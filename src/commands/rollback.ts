@@ -4,10 +4,10 @@ import { countChanges } from '../core/diff';
 import { stat } from '../core/record-message';
 import { FettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
-import { restoreTo, type RestoreResult } from '../protocol/restore-to';
-import { rollbackChanges, type RollbackOutcome } from '../protocol/rollback';
-import type { FilePlan } from '../protocol/rollback-plan';
-import { selectSession, selectTargets, selectTurn } from '../protocol/rollback-selection';
+import { restoreTo, type RestoreResult } from '../protocol/history/restore-to';
+import { rollbackChanges, type RollbackOutcome } from '../protocol/history/rollback';
+import type { FilePlan } from '../protocol/history/rollback-plan';
+import { selectSession, selectTargets, selectTurn } from '../protocol/history/rollback-selection';
 import { contextFor, type Edge } from './edge';
 
 export interface RollbackOptions {

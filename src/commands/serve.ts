@@ -1,9 +1,9 @@
 // `fettle serve --start | --stop | --restart | --status | --reset-token`, and the two hooks of resident mode
 // that run as commands: `--guard` (PreToolUse, when the server is not running) and `--session-start`.
 // `fettle serve` alone runs the server in the foreground (dist/serve.js, chosen by cli.ts).
-import { TOKEN_VAR } from '../core/resident';
+import { TOKEN_VAR } from '../core/hook-server';
 import { FettleError } from '../errors';
-import { askStatus, ensureServer, stopServer } from '../protocol/serve-control';
+import { askStatus, ensureServer, stopServer } from '../protocol/serve/serve-control';
 import {
   makeToken,
   readPort,
@@ -13,7 +13,7 @@ import {
   tokenExport,
   writeSession,
   type ServePaths,
-} from '../protocol/serve-state';
+} from '../protocol/serve/serve-state';
 import type { Edge } from './edge';
 
 export interface ServeOptions {

@@ -1,9 +1,9 @@
 // `fettle show <id|commit> [--json]`: one change's metadata, its commits, and the diff of what it did.
 import type { Change } from '../protocol/changes';
-import { chainOf, changeDiff, type Chain } from '../protocol/history';
-import { storeOf } from '../protocol/arguments';
-import { readChangesetView } from '../protocol/changeset-review';
-import { resolveShown } from '../protocol/changesets';
+import { chainOf, changeDiff, type Chain } from '../protocol/chains';
+import { storeOf } from '../protocol/select/arguments';
+import { readChangesetView } from '../protocol/review/changeset-review';
+import { resolveShown } from '../protocol/review/changesets';
 import type { Context } from '../protocol/context';
 import type { Store } from '../store/store';
 import { ago, changeJson, countsText, DECIDER_TEXT, expiryText, stateText } from './change-view';

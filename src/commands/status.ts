@@ -1,8 +1,8 @@
 // `fettle status`: what is waiting for a decision, and what happened lately.
 import type { Change } from '../protocol/changes';
-import { changesOf, currentSession, storeOf } from '../protocol/arguments';
+import { changesOf, currentSession, storeOf } from '../protocol/select/arguments';
 import { currentTurn } from '../protocol/turns';
-import { needsPerson } from '../protocol/person-review';
+import { needsPerson } from '../protocol/decide/person-review';
 import { ago, changeJson, countsText, expiryText, stateText, storeJson, storeNote } from './change-view';
 import { contextFor, invokeFor, type Edge } from './edge';
 

@@ -6,10 +6,10 @@ import { minutesText } from '../core/time';
 import { FettleError } from '../errors';
 import { createProgress } from '../io/progress';
 import { shellQuote } from '../io/self';
-import { selectStaged, type TestedSet } from '../protocol/arguments';
-import { linkRequests } from '../protocol/test-links';
-import { commandEnv, runCommand, startDir } from '../protocol/test-run';
-import { withTestTree, type TestTree } from '../protocol/test-tree';
+import { selectStaged, type TestedSet } from '../protocol/select/arguments';
+import { linkRequests } from '../protocol/review/test-links';
+import { commandEnv, runCommand, startDir } from '../protocol/review/test-run';
+import { withTestTree, type TestTree } from '../protocol/review/test-tree';
 import { contextFor, type Edge } from './edge';
 
 export interface TestOptions {

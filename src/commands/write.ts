@@ -7,9 +7,9 @@ import { renderDirect, renderNoop, renderSetStaged, renderSetWritten, renderStag
 import { EXIT, FettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import { readUserFile } from '../protocol/read';
-import { recoverQuietly } from '../protocol/recover';
-import { writeBytes } from '../protocol/write-bytes';
-import { setFiles, writeMany } from '../protocol/write-many';
+import { recoverQuietly } from '../protocol/journal/recover';
+import { writeBytes } from '../protocol/write/write-bytes';
+import { setFiles, writeMany } from '../protocol/write/write-many';
 import type { Context } from '../protocol/context';
 import { contextFor, cwdFor, type Edge } from './edge';
 

@@ -8,7 +8,7 @@
 //   command hook, so the call is still handled exactly once (a record is settled by whoever claims its link).
 // - SessionStart: tells the server the session's project directory and Claude Code's pid (a live session
 //   keeps the server), and starts it.
-import { envHeader, FORWARDED_ENV, HOOK_PATH, TOKEN_VAR } from './resident';
+import { envHeader, FORWARDED_ENV, HOOK_PATH, TOKEN_VAR } from './hook-server';
 import { BASH_MATCHER, INSTALLED_EVENTS, MATCHER, READ_MATCHER, STATUS_MESSAGE, type Json } from './settings';
 
 type Obj = { [key: string]: Json };

@@ -4,8 +4,8 @@
 // in `edge.facts` as they decide; this runs after the answer is decided and never changes it.
 import { clockFrom, type Env } from '../config';
 import type { Target } from '../store/store';
-import { appendAudit, auditDirNear } from '../protocol/audit';
-import type * as protocol from '../protocol/write';
+import { appendAudit, auditDirNear } from '../protocol/record/audit';
+import type * as protocol from '../protocol/write/write';
 import type { AuditFacts, HookEdge } from './edge';
 import type { HookOutcome } from './outcome';
 

@@ -7,7 +7,7 @@ import { classifyCommand } from '../core/bash-command';
 import { blockedLine, renderBashRecorded } from '../core/bash-messages';
 import { toFettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
-import { afterBash, beforeBash, type BashCall } from '../protocol/bash';
+import { afterBash, beforeBash, type BashCall } from '../protocol/bash/bash';
 import type { Context } from '../protocol/context';
 import type { HookEdge } from './edge';
 import { residentParts } from './maintenance';

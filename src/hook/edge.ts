@@ -1,8 +1,8 @@
 // What the hook's process edge hands every handler: where it runs, its environment, and how it was invoked.
 import type { Env } from '../config';
 import type { Context } from '../protocol/context';
-import type { Background } from '../protocol/resident';
-import type { Resident } from '../store/resident';
+import type { Background } from '../protocol/context';
+import type { StoreCache } from '../store/store-cache';
 import type { AgentName } from '../core/agents';
 import type { HookOutcome } from './outcome';
 
@@ -19,7 +19,7 @@ export interface HookEdge {
   /** path of the running script, to print commands that run as shown */
   script: string | undefined;
   /** the resident server's kept repositories and git processes; absent in a hook process */
-  resident?: Resident | undefined;
+  resident?: StoreCache | undefined;
   /** the resident server's housekeeping after the answer; absent in a hook process, which does it inline */
   background?: Background | undefined;
   /** the resident server's storage maintenance, run in process; a hook process starts `fettle gc --auto` instead */

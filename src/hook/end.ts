@@ -3,7 +3,7 @@
 import { clockFrom, loadConfig } from '../config';
 import { toFettleError } from '../errors';
 import type { Context } from '../protocol/context';
-import { settleSessionRecords } from '../protocol/settle-session';
+import { settleSessionRecords } from '../protocol/history/settle-session';
 import type { HookEdge } from './edge';
 import { pass, warn, type HookOutcome } from './outcome';
 import type { EndPayload } from './payload';

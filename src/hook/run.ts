@@ -6,7 +6,7 @@ import { renderAsk, renderDirect, renderNoop, renderRefused, renderStaged, summa
 import type { WriteCall } from '../core/tool-call';
 import { invocationFor, selfCommand } from '../io/self';
 import type { Context } from '../protocol/context';
-import * as protocol from '../protocol/write';
+import * as protocol from '../protocol/write/write';
 import { agentOf, unknownAgent, withoutAdapter } from './agents/detect';
 import { noteAfter, noteBefore } from './audit';
 import { settleSession } from './end';

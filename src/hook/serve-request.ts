@@ -5,12 +5,13 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { admit, envFromHeaders, peerUid } from '../core/resident';
+import { admit, envFromHeaders, peerUid } from '../core/hook-server';
 import { selfCommand, spellCommands } from '../io/self';
 import { MAX_INPUT_BYTES } from '../io/stdin';
-import { maintain } from '../protocol/maintain';
-import type { Background, Runtime } from '../protocol/resident';
-import { appendLog, readSession, type ServePaths } from '../protocol/serve-state';
+import { maintain } from '../protocol/upkeep/maintain';
+import type { Background } from '../protocol/context';
+import type { Runtime } from '../protocol/serve/runtime';
+import { appendLog, readSession, type ServePaths } from '../protocol/serve/serve-state';
 import { auditHook, auditing } from './audit';
 import type { HookEdge } from './edge';
 import type { HookOutcome } from './outcome';

@@ -7,7 +7,7 @@ import type { Server as NetServer } from 'node:net';
 import { join } from 'node:path';
 import { cleanUpOnSignals, releaseOwned } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
-import { createRuntime } from '../protocol/resident';
+import { createRuntime } from '../protocol/serve/runtime';
 import {
   appendLog,
   clearRunning,
@@ -18,7 +18,7 @@ import {
   servePaths,
   writeRunning,
   type ServePaths,
-} from '../protocol/serve-state';
+} from '../protocol/serve/serve-state';
 import { block, warn } from './outcome';
 import { answerOf } from './serve-answer';
 import { commandPath, handSocketOver, watchBuild, type BuildWatch } from './serve-build';

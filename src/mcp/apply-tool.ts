@@ -3,7 +3,7 @@
 // author's choosing, and a tool call is not a shell the person watches; they run them with `fettle apply --test`.
 import { stat } from '../core/record-message';
 import { invocationFor, selfCommand, shellQuote } from '../io/self';
-import { type AppliedFile, applyContract } from '../protocol/apply-contract';
+import { type AppliedFile, applyContract } from '../protocol/contract/apply-contract';
 import { type Args, contextFor, dirOf, type McpEdge, text, type ToolResult } from './edge';
 
 const countsOf = (f: AppliedFile): string =>

@@ -3,15 +3,15 @@
 // apply is refused here: everything under FETTLE_REVIEW=human, and a change its agent asked a person about.
 import { stat } from '../core/record-message';
 import { FettleError } from '../errors';
-import { storeOf } from '../protocol/arguments';
-import { selectSession, selectTargets } from '../protocol/rollback-selection';
+import { storeOf } from '../protocol/select/arguments';
+import { selectSession, selectTargets } from '../protocol/history/rollback-selection';
 import type { Change } from '../protocol/changes';
-import { type DecideRequest, selectDecision } from '../protocol/changesets';
-import { confirmChanges } from '../protocol/confirm';
+import { type DecideRequest, selectDecision } from '../protocol/review/changesets';
+import { confirmChanges } from '../protocol/review/confirm';
 import type { Context } from '../protocol/context';
-import { discardChanges } from '../protocol/discard-set';
-import { type RollbackOutcome, rollbackChanges } from '../protocol/rollback';
-import type { Step } from '../protocol/rollback-step';
+import { discardChanges } from '../protocol/review/discard-set';
+import { type RollbackOutcome, rollbackChanges } from '../protocol/history/rollback';
+import type { Step } from '../protocol/history/rollback-step';
 import type { Store } from '../store/store';
 import { type Args, contextFor, dirOf, invokeIn, type McpEdge, text, type ToolResult } from './edge';
 

@@ -5,7 +5,7 @@ import { clockFrom, loadConfig, type Env } from '../config';
 import { toFettleError } from '../errors';
 import { selfCommand, shellQuote, spellCommands } from '../io/self';
 import type { Context, Origin } from '../protocol/context';
-import { detachedMaintenance } from '../protocol/maintain-detached';
+import { detachedMaintenance } from '../protocol/upkeep/maintain-detached';
 
 export interface McpEdge {
   /** where the server runs (its -C directory): relative paths and the repository of status, log, confirm... */

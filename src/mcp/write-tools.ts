@@ -12,10 +12,10 @@ import {
   summarize,
 } from '../core/messages';
 import { invocationFor, selfCommand } from '../io/self';
-import { recoverQuietly } from '../protocol/recover';
-import type { StagedWrite } from '../protocol/write';
-import { writeBytes } from '../protocol/write-bytes';
-import { setFiles, writeMany } from '../protocol/write-many';
+import { recoverQuietly } from '../protocol/journal/recover';
+import type { StagedWrite } from '../protocol/write/write';
+import { writeBytes } from '../protocol/write/write-bytes';
+import { setFiles, writeMany } from '../protocol/write/write-many';
 import type { Store } from '../store/store';
 import { type Args, contextFor, type McpEdge, originOf, text, type ToolResult } from './edge';
 

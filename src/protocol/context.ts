@@ -1,7 +1,14 @@
 import type { Config, Env } from '../config';
-import type { Resident } from '../store/resident';
+import type { StoreCache } from '../store/store-cache';
 import type { Store } from '../store/store';
-import type { Background } from './resident';
+
+/**
+ * Work a long-lived process runs after the answer: one task at a time per `key`, at most once per `pace` ms
+ * (serve/runtime.ts).
+ * `completes`: the task finishes what a call's answer already told (a superseded proposal's discard), not
+ * housekeeping: it runs right after the answer, `key` and `pace` aside, and `completing` counts it until done.
+ */
+export type Background = (key: string, task: () => Promise<void>, pace?: number, o?: { completes?: boolean }) => void;
 
 /** Everything ambient, read once at the edge and passed down. */
 export interface Context {
@@ -13,7 +20,7 @@ export interface Context {
    * In the resident server (`fettle serve`): repositories found before and git processes kept between calls.
    * Absent in a command's or a hook process's own run, which asks git afresh.
    */
-  resident?: Resident | undefined;
+  resident?: StoreCache | undefined;
   /** In the resident server: housekeeping (retention, maintenance) runs after the answer, not before it. */
   background?: Background | undefined;
   /**

@@ -12,7 +12,7 @@ import { pseudoFilesystemOf } from '../io/pseudo-fs';
 import { FettleError } from '../errors';
 import { createGit, createWarmPool, GitError } from './git';
 import { makeOwnDir } from '../io/fettle-dir';
-import type { Resident } from './resident';
+import type { StoreCache } from './store-cache';
 import type { Store, Target } from './store';
 import { exists } from '../io/exists';
 
@@ -59,7 +59,7 @@ export interface OpenOptions {
   /** git commands to start while the repository is being located (see GitRunner.warm) */
   warm?: readonly (readonly string[])[];
   /** a long-lived process's remembered repositories and kept git processes (store/resident.ts) */
-  resident?: Resident | undefined;
+  resident?: StoreCache | undefined;
   /** the file about to be recorded: a resident store reads the trees along its path with HEAD */
   file?: string | undefined;
   /** a resident store may come back while HEAD is read: see Store.ready */

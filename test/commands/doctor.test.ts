@@ -4,7 +4,7 @@ import { mkdirSync, readdirSync, readFileSync, unlinkSync, utimesSync, writeFile
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { scriptOf } from '../../src/commands/doctor';
-import { checkGitVersion, checkNode } from '../../src/protocol/doctor';
+import { checkGitVersion, checkNode } from '../../src/setup/doctor';
 import { runCli, SELF, withFettleOnPath } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { keepsUserState, stageWrite, T0 } from '../helpers/stage';

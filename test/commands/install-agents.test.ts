@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { codexHookKeys } from '../../src/protocol/agent-doctor';
+import { codexHookKeys } from '../../src/setup/agent-doctor';
 import { literal, runCli, SELF, withFettleOnPath } from '../helpers/cli';
 import { makeRepo, type Repo } from '../helpers/repo';
 

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { FORWARDED_ENV, TOKEN_VAR } from '../../src/core/resident';
+import { FORWARDED_ENV, TOKEN_VAR } from '../../src/core/hook-server';
 import { RESIDENT_EVENTS } from '../../src/core/resident-settings';
 import { STATUS_MESSAGE } from '../../src/core/settings';
 import { CLI, runCli } from '../helpers/cli';

@@ -18,7 +18,7 @@ import {
 import { isAbsolute, join } from 'node:path';
 import { test } from 'node:test';
 import { type ParseError, parse as parseJsonc } from 'jsonc-parser';
-import { settingsPath } from '../../src/protocol/settings-file';
+import { settingsPath } from '../../src/setup/settings-file';
 import {
   BASH_MATCHER,
   HOOK_EVENTS,

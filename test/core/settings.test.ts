@@ -1,5 +1,5 @@
 // Pure tests of the settings editor: which handlers are fettle's, what install adds, what uninstall takes out
-// (protocol/settings-text.ts writes it into the file's text). Objects are compared through JSON.stringify so key
+// (setup/settings-text.ts writes it into the file's text). Objects are compared through JSON.stringify so key
 // order counts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { codexHookKeys } from '../../src/protocol/agent-doctor';
+import { codexHookKeys } from '../../src/setup/agent-doctor';
 import { runCli } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { codexHome, codexPath, runCodex } from './codex/client';

@@ -1,4 +1,4 @@
-// Resident mode under the real client: `fettle install --resident --scope local`, the token exported in the
+// StoreCache mode under the real client: `fettle install --resident --scope local`, the token exported in the
 // session's environment as the README says, and a session whose small Edit and large Write reach the server
 // through Claude Code's HTTP hooks: the Edit is recorded, the Write staged and denied with fettle's own text, and
 // the server, not a hook process, answered them (its count of calls served went up).

@@ -1,4 +1,4 @@
-// Resident mode for tests: `fettle install --resident` into a HOME of its own (settings, port, token), the
+// StoreCache mode for tests: `fettle install --resident` into a HOME of its own (settings, port, token), the
 // server it starts, and hook calls made through that settings file as Claude Code makes them (http-hook.mjs).
 // One server per test file, stopped when the file ends; each repository's own HOME travels in the forwarded
 // environment, as it would from a Claude Code session started there.

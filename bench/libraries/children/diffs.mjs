@@ -26,7 +26,7 @@ export function jsdiffCase() {
   out({ ms: +ms.toFixed(1), result: patch ? `patch, ${patch.hunks.length} hunk(s)` : 'undefined (gave up)' });
 }
 
-/** The fallback of src/protocol/plan.ts: both sides into the object store, then `git diff <blob> <blob>`. */
+/** The fallback of src/protocol/decide/plan.ts: both sides into the object store, then `git diff <blob> <blob>`. */
 export function gitDiffCase() {
   const [repo, lines, mode] = process.argv.slice(2);
   const run = cpRunner(repo);

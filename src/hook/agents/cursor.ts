@@ -6,7 +6,7 @@
 import { reverseEdits, type CursorEdit } from '../../core/cursor-edits';
 import { AGENT_TITLES } from '../../core/agents';
 import { invocationFor, selfCommand } from '../../io/self';
-import { recordLandedWrite } from '../../protocol/landed-write';
+import { recordLandedWrite } from '../../protocol/write/landed-write';
 import type { HookEdge } from '../edge';
 import { isOutcome, writeContext, writeFailure } from '../failure';
 import { warn, type HookOutcome } from '../outcome';

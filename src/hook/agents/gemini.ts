@@ -13,7 +13,7 @@ import { ruledText } from '../ruled';
 import type { WriteCall } from '../../core/tool-call';
 import { invocationFor, selfCommand } from '../../io/self';
 import type { Context, Origin } from '../../protocol/context';
-import * as protocol from '../../protocol/write';
+import * as protocol from '../../protocol/write/write';
 import type { HookEdge } from '../edge';
 import { settleSession } from '../end';
 import { isOutcome, writeContext, writeFailure } from '../failure';

@@ -14,8 +14,8 @@ import { toFettleError } from '../../errors';
 import { invocationFor, selfCommand } from '../../io/self';
 import type { DiskFile } from '../../io/atomic-write';
 import type { Context, Origin } from '../../protocol/context';
-import { settleSessionRecords } from '../../protocol/settle-session';
-import * as protocol from '../../protocol/write';
+import { settleSessionRecords } from '../../protocol/history/settle-session';
+import * as protocol from '../../protocol/write/write';
 import type { HookEdge } from '../edge';
 import { block, pass, replayed, warn, type HookOutcome } from '../outcome';
 

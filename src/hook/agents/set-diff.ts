@@ -1,7 +1,7 @@
 // The diff a model is shown for a set of files staged together: each file's own diff (plan.ts), a new file as
 // all its lines added, a removed one (a deletion, or a move's old path) as all its lines removed.
 import { classifyContent } from '../../core/content';
-import type { SetFile } from '../../protocol/write-set-record';
+import type { SetFile } from '../../protocol/write/write-set-record';
 
 const NEW_FILE_LINES = 200;
 

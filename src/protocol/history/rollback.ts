@@ -1,0 +1,206 @@
+// `fettle rollback`: put back the bytes changes replaced, from their commits. Only over what fettle wrote: a
+// file changed since is merged three ways and applied only if clean (or --force). All or nothing: every file
+// is planned first and nothing is written if one cannot be restored; a write failing midway puts the files
+// already written back. Each undone change is recorded as a change of its own (`Fettle-Reverts`), with the
+// bytes on disk committed before anything is replaced, so a rollback can itself be rolled back.
+import { sameBytes } from '../../core/content';
+import { countChanges } from '../../core/diff';
+import { FettleError } from '../../errors';
+import type { DiskFile } from '../../io/atomic-write';
+import { failpoint } from '../../io/failpoint';
+import { withLocks } from '../../io/lock';
+import type { RecordFields } from '../../core/record-message';
+import type { Store } from '../../store/store';
+import { changeRef, updateRefs } from '../../store/refs';
+import { failedMidway, putBack, putFile } from '../journal/apply-files';
+import type { Change } from '../changes';
+import type { Context } from '../context';
+import { newId } from '../ids';
+import { commandDecider } from '../decide/person-review';
+import { fileLockPath } from '../paths';
+import type { Fields } from '../record/record';
+import { recordAfters, recordBefores } from '../record/record-many';
+import { currentTurn } from '../turns';
+import { planRollback, refuseAll, type FilePlan, type RollbackPlan } from './rollback-plan';
+import type { How, Step } from './rollback-step';
+
+export interface RolledBack {
+  change: Change;
+  /** id of the change recording this rollback (roll it back to redo) */
+  undoId: string;
+  how: How;
+}
+
+export interface RollbackOutcome {
+  plans: FilePlan[];
+  /** files that cannot be rolled back (a dry run reports them; a rollback refuses as a whole) */
+  refusals: FettleError[];
+  /** empty for a dry run */
+  done: RolledBack[];
+  /** the changeset of the undo records, when there are several: `fettle rollback <it>` redoes them all */
+  undoChangeset?: string | undefined;
+  /** changes whose bytes fettle did not keep (a Bash command's file over the size cap): left as they are */
+  notKept: Change[];
+}
+
+/** A change that only says a file changed: a Bash command's file whose bytes fettle did not keep. */
+export const notKept = (change: Change): boolean => change.fields.reason === 'not-kept';
+
+type Undo = { id: string; tip: string; fields: RecordFields };
+
+/** Refuses changes that never reached the disk. */
+const requireWritten = (change: Change): void => {
+  const { id, state } = change;
+  if (state === 'pending' || state === 'expired' || state === 'discarded') {
+    throw new FettleError(
+      'E_USAGE',
+      `Change ${id} was never written to disk (it is ${state}); there is nothing to roll back.`,
+      {
+        hint: state === 'pending' ? `Drop it with \`fettle discard ${id}\`.` : undefined,
+      },
+    );
+  }
+};
+
+const planChecked = async (store: Store, changes: Change[], force: boolean): Promise<RollbackPlan> => {
+  const planned = await planRollback(store, changes, { force });
+  const only = changes.length === 1 ? planned.plans[0] : undefined;
+  if (only && only.steps.length === 0) {
+    const change = changes[0] as Change;
+    throw new FettleError(
+      'E_USAGE',
+      `${change.fields.path} already holds the bytes change ${change.id} replaced; nothing to roll back.`,
+    );
+  }
+  return planned;
+};
+
+const sameFile = (a: DiskFile | null, b: DiskFile | null): boolean =>
+  sameBytes(a?.bytes, b?.bytes) && a?.mode === b?.mode;
+
+/** One undo record per step: the bytes on disk now, then what the rollback put there (Fettle-Reverts names all). */
+const undoFields = (
+  plan: FilePlan,
+  step: Step,
+  o: { turn: number | undefined; changeset: string | undefined; decidedBy: string },
+): Fields => ({
+  tier: 'direct',
+  path: plan.target.treePath,
+  file: plan.target.realPath,
+  reason: 'rollback',
+  tool: 'fettle rollback',
+  decidedBy: o.decidedBy,
+  reverts: step.covers.map((c) => c.id).join(' '),
+  // A rollback of a session's change lands in that session: its ref shows the undo.
+  session: step.change.fields.session,
+  ...(o.turn === undefined ? {} : { turn: o.turn }),
+  ...(o.changeset === undefined ? {} : { changeset: o.changeset }),
+  // A mode restored alone changes no line.
+  ...(step.from && step.to && sameBytes(step.from.bytes, step.to.bytes)
+    ? {}
+    : countChanges(step.from?.bytes ?? null, step.to?.bytes ?? null)),
+});
+
+const writeAll = async (store: Store, plans: FilePlan[], undos: Undo[]): Promise<void> => {
+  const written: FilePlan[] = [];
+  let current: FilePlan | undefined;
+  try {
+    await failpoint('rollback.recorded');
+    for (current of plans) {
+      if (sameFile(current.original, current.final)) continue;
+      await putFile(current.target.realPath, current.final, current.original);
+      written.push(current);
+      await failpoint('rollback.file-written');
+    }
+  } catch (error) {
+    const stuck = await putBack(written.map((p) => ({ file: p.target.realPath, from: p.original, to: p.final })));
+    if (stuck.length === 0) {
+      // Nothing changed on disk, so the undo records would claim rollbacks that did not happen.
+      await updateRefs(
+        store,
+        undos.map((u) => ({ op: 'delete' as const, ref: changeRef(u.id), old: u.tip })),
+        'fettle: rollback failed',
+      ).catch(() => undefined);
+    }
+    const file = current?.target.realPath ?? 'a file';
+    throw failedMidway(error, { file, verb: 'rolled back', done: 'rolled back' }, written.length, stuck);
+  }
+};
+
+/** Rolls back `changes` (newest first), or with `dryRun` only plans it. */
+export const rollbackChanges = async (
+  ctx: Context,
+  store: Store,
+  changes: Change[],
+  options: { force?: boolean; dryRun?: boolean } = {},
+): Promise<RollbackOutcome> => {
+  changes.forEach(requireWritten);
+  const unkept = changes.filter(notKept);
+  const only = unkept[0];
+  if (only && unkept.length === changes.length)
+    throw new FettleError(
+      'E_USAGE',
+      `Change ${only.id} only records that a command changed ${only.fields.path}: ${only.fields.note?.split('\n')[0] ?? 'fettle did not keep its bytes, so it cannot be restored.'}`,
+      { hint: 'Run `fettle show ' + only.id + '` to see what was recorded.' },
+    );
+  return rollbackKept(
+    ctx,
+    store,
+    changes.filter((c) => !notKept(c)),
+    { ...options, unkept },
+  );
+};
+
+const rollbackKept = async (
+  ctx: Context,
+  store: Store,
+  changes: Change[],
+  options: { force?: boolean; dryRun?: boolean; unkept: Change[] },
+): Promise<RollbackOutcome> => {
+  const force = options.force ?? false;
+  const notKept = options.unkept;
+  if (options.dryRun) return { ...(await planChecked(store, changes, force)), done: [], notKept };
+  return withLocks(
+    changes.map((c) => fileLockPath(store, c.fields.path)),
+    async () => {
+      const { plans, refusals } = await planChecked(store, changes, force);
+      if (refusals.length > 0) throw refuseAll(refusals);
+      const steps = plans.flatMap((plan) => plan.steps.map((step) => ({ plan, step })));
+      // Each rollback lands in the current turn of the session it undoes changes of.
+      const turns = new Map<string | undefined, number | undefined>();
+      for (const { step } of steps) {
+        const session = step.change.fields.session;
+        if (!turns.has(session)) turns.set(session, await currentTurn(ctx.config.dataDir, session));
+      }
+      // Several undo records are one changeset: one id names the whole rollback, to undo it again.
+      const undoChangeset = steps.length > 1 ? newId() : undefined;
+      const undos = await recordBefores(
+        ctx,
+        store,
+        steps.map(({ plan, step }) => ({
+          old: step.from,
+          fields: undoFields(plan, step, {
+            turn: turns.get(step.change.fields.session),
+            changeset: undoChangeset,
+            decidedBy: commandDecider(ctx.env),
+          }),
+        })),
+      );
+      await writeAll(store, plans, undos);
+      await recordAfters(
+        ctx,
+        store,
+        steps.map(({ step }, n) => ({ previous: undos[n] as Undo, landed: step.to })),
+      );
+      return {
+        plans,
+        refusals,
+        undoChangeset,
+        notKept,
+        done: steps.flatMap(({ step }, n) =>
+          step.covers.map((change) => ({ change, undoId: (undos[n] as Undo).id, how: step.how })),
+        ),
+      };
+    },
+  );
+};

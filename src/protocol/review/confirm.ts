@@ -1,0 +1,206 @@
+// `fettle confirm <id|changeset>... | --session <s> | --all`: write staged changes to disk, all or nothing, and
+// only over the bytes fettle recorded. Each file is planned first (confirm-plan.ts): the proposal written over
+// the base it was staged on (a fast-forward), or a clean three-way merge with what is on disk, or a refusal; one
+// refusal refuses the set and nothing is written. Then: the user's bytes of merged files committed and their
+// refs moved to them (`snapshot`), the applied commits written and every ref (changes and sessions) locked in one
+// prepared transaction, the journal written, the files replaced, the transaction committed. A failure puts the
+// files back; a crash leaves the journal, and the next command undoes it (recover.ts).
+import { renderRecord, type RecordKind } from '../../core/record-message';
+import { fileModeOf, gitModeOf, NotDurableError } from '../../io/atomic-write';
+import { withLocks } from '../../io/lock';
+import { failpoint } from '../../io/failpoint';
+import type { Store } from '../../store/store';
+import { commitFile } from '../../store/objects';
+import { ensureObjects } from '../../store/object-presence';
+import { publish, retryMissing, type Written } from '../../store/publish';
+import { prepareRefs, type RefUpdate } from '../../store/refs';
+import { hashObject } from '../../store/tree-codec';
+import { applyFiles, type Replacement } from '../journal/apply-files';
+import { listChanges, type Change } from '../changes';
+import { decidedSet, lockedChanges, refuseSet, selectDecision, type DecideRequest } from './changesets';
+import { planFiles, type FilePlan } from './confirm-plan';
+import type { Context } from '../context';
+import { stamp } from '../ids';
+import { diskPathOf, fileLockPath } from '../paths';
+import { retrySession, sessionStep, type Landing } from '../record/session-ref';
+import { commandDecider, requirePersonForExpired } from '../decide/person-review';
+import { forgetStaged } from '../record/supersede';
+import { currentTurn } from '../turns';
+
+export interface Confirmed {
+  change: Change;
+  /** the real path written */
+  path: string;
+  /** how the disk was brought to the proposal; `conflicts`: merged, with conflict markers (--with-conflicts) */
+  how: 'written' | 'merged' | 'already-on-disk' | 'conflicts';
+  /** conflict regions written into the file (`conflicts` only) */
+  conflicts?: number | undefined;
+}
+
+export interface ConfirmOutcome {
+  confirmed: Confirmed[];
+  /** members of a changeset or session already decided, left out */
+  skipped: Change[];
+  changeset?: string | undefined;
+}
+
+/** A new commit on a change's tip, written; `written` rewrites it if a prune takes it before a ref names it. */
+const commitOn = async (
+  ctx: Context,
+  store: Store,
+  change: Change,
+  o: { kind: RecordKind; bytes: Buffer | null; mode: string; note?: string; turn?: number; parents?: string[] },
+) => {
+  const when = ctx.now();
+  const { kind, note, turn } = o;
+  const decidedBy = commandDecider(ctx.env);
+  const [parent = change.tip, ...otherParents] = o.parents ?? [];
+  const spec = {
+    parent,
+    otherParents,
+    path: change.fields.path,
+    bytes: o.bytes,
+    mode: o.mode,
+    message: renderRecord({
+      ...change.fields,
+      kind,
+      note,
+      decidedBy,
+      ...(turn === undefined ? {} : { turn }),
+      ...stamp(when),
+    }),
+    when,
+  };
+  const { commit, written } = await commitFile(store, spec);
+  return { commit, written: { oids: written, rewrite: () => commitFile(store, spec) } as Written };
+};
+
+const joined = (all: Written[]): Written => ({
+  oids: all.flatMap((w) => w.oids),
+  rewrite: async () => {
+    for (const w of all) await w.rewrite();
+  },
+});
+
+/**
+ * The bytes on disk of every merged file, committed on top of its proposal, and the refs moved there in one
+ * transaction before anything replaces them: the merge is undoable, and a confirm killed later resumes from it.
+ */
+const snapshotUserBytes = async (ctx: Context, store: Store, plans: FilePlan[]): Promise<void> => {
+  const merging = plans.filter((p) => p.snapshot);
+  if (merging.length === 0) return;
+  const made = [];
+  for (const p of merging) {
+    const disk = p.disk as NonNullable<FilePlan['disk']>;
+    // Resumed, and saved again since: the earlier snapshot stays reachable as a second parent.
+    const parents = p.proposal === p.change.tip ? undefined : [p.proposal, p.change.tip];
+    const snapshot = { kind: 'snapshot' as const, bytes: disk.bytes, mode: gitModeOf(disk.mode), parents };
+    made.push({ p, ...(await commitOn(ctx, store, p.change, snapshot)) });
+  }
+  const updates = made.map(
+    (m): RefUpdate => ({ op: 'update', ref: m.p.change.ref, oid: m.commit, old: m.p.change.tip }),
+  );
+  await publish(store, updates, `fettle: confirm ${ids(merging)} (snapshot)`, joined(made.map((m) => m.written)));
+  for (const m of made) {
+    m.p.change = { ...m.p.change, tip: m.commit, fields: { ...m.p.change.fields, kind: 'snapshot' } };
+  }
+  await failpoint('confirm.snapshot-written');
+};
+
+const ids = (plans: { change: Change }[]): string => plans.map((p) => p.change.id).join(' ');
+
+/**
+ * The applied commit of every file, and one prepared transaction moving every change ref there and adding each
+ * agent session's commits (a lost race on a session ref reads it again).
+ */
+const prepareAll = async (ctx: Context, store: Store, plans: FilePlan[]) => {
+  const applied = [];
+  for (const p of plans) {
+    // An applied change lands in the turn its session is in now, which may be later than the one it was staged in.
+    const turn = (await currentTurn(ctx.config.dataDir, p.change.fields.session)) ?? p.change.fields.turn;
+    const note =
+      p.how === 'merged'
+        ? 'Merged with edits made on disk after it was staged.'
+        : p.how === 'conflicts'
+          ? `Merged with edits made on disk after it was staged; ${p.conflicts} overlapping region${p.conflicts === 1 ? '' : 's'} written with conflict markers (--with-conflicts).`
+          : undefined;
+    const made = await commitOn(ctx, store, p.change, { kind: 'applied', bytes: p.bytes, mode: p.mode, note, turn });
+    applied.push({ p, turn, ...made });
+  }
+  const own = applied.map(
+    (a): RefUpdate => ({ op: 'update', ref: a.p.change.ref, oid: a.commit, old: a.p.change.tip }),
+  );
+  // The refs whose move completes the confirm, as the journal names them.
+  const moves = applied.map((a) => ({ ref: a.p.change.ref, old: a.p.change.tip }));
+  const reason = `fettle: confirm ${ids(plans)}`;
+  const sessions = new Map<string, Landing[]>();
+  for (const a of applied) {
+    const { session, path, added, removed } = a.p.change.fields;
+    if (session === undefined) continue;
+    const leaf = a.p.bytes && { mode: a.p.mode, oid: hashObject('blob', a.p.bytes, store.objectFormat) };
+    const landing: Landing = { path, leaf, change: a.p.change.id, event: 'apply', turn: a.turn, added, removed };
+    sessions.set(session, [...(sessions.get(session) ?? []), landing]);
+  }
+  const base = joined(applied.map((a) => a.written));
+  return retrySession(sessions.size > 0, async () => {
+    const steps = [];
+    for (const [session, landings] of sessions) steps.push(await sessionStep(store, session, landings, ctx.now()));
+    const written = joined([base, ...steps.map((s) => s.written)]);
+    const updates = [...own, ...steps.map((s) => s.update)];
+    return { refs: await retryMissing(() => prepareRefs(store, updates, reason), written), written, moves };
+  });
+};
+
+/** Confirms the changes a request names, all or nothing (see the file comment). */
+export const confirmChanges = async (ctx: Context, store: Store, request: DecideRequest): Promise<ConfirmOutcome> => {
+  const selection = await selectDecision(ctx, store, 'confirm', request);
+  const [first] = selection.candidates;
+  if (request.expired && first) requirePersonForExpired(ctx, first.change);
+  const involved = lockedChanges(selection);
+  // A record that names a file outside the repository's work trees is refused before anything else is said of it.
+  for (const c of involved) await diskPathOf(store, c.fields);
+  return withLocks(
+    involved.map((c) => fileLockPath(store, c.fields.path)),
+    async () => {
+      await failpoint('confirm.locked');
+      // Read again under the locks: another process may have confirmed or discarded some meanwhile.
+      const now = new Map((await listChanges(ctx, store)).map((c) => [c.id, c]));
+      const chosen = decidedSet(ctx, selection, now);
+      const changes = chosen.changes;
+      const { plans, refusals } = await planFiles(ctx, store, changes, request);
+      if (refusals.length > 0) throw refuseSet('confirm', refusals, changes.length);
+      await snapshotUserBytes(ctx, store, plans);
+      const { refs, written, moves } = await prepareAll(ctx, store, plans);
+      await failpoint('confirm.prepared');
+      const files = plans.map(
+        (p): Replacement => ({
+          id: p.change.id,
+          file: p.file,
+          path: p.change.fields.path,
+          from: p.disk,
+          fromOid: p.disk ? hashObject('blob', p.disk.bytes, store.objectFormat) : null,
+          to: p.bytes && { bytes: p.bytes, mode: p.disk?.mode ?? fileModeOf(p.mode) },
+          toOid: p.bytes && hashObject('blob', p.bytes, store.objectFormat),
+        }),
+      );
+      const settled = async () => {
+        // Applied once the refs moved: the bookkeeping goes whatever happens after.
+        for (const p of plans) await forgetStaged(store, p.change);
+      };
+      try {
+        await applyFiles(store, { op: 'confirm', files, refs: moves }, async () => {
+          await refs.commit();
+          await ensureObjects(store, written.oids, written.rewrite);
+        });
+      } catch (error) {
+        // Replaced but not durable: the operation completed, so history says applied; anything else put it all back.
+        if (error instanceof NotDurableError) await settled();
+        else await refs.abort().catch(() => undefined);
+        throw error;
+      }
+      await settled();
+      const confirmed = plans.map((p) => ({ change: p.change, path: p.file, how: p.how, conflicts: p.conflicts }));
+      return { confirmed, skipped: chosen.skipped, changeset: chosen.changeset };
+    },
+  );
+};

@@ -1,0 +1,139 @@
+// PR-style review of a staged change: where it was based, how far HEAD has moved since, and pushing its
+// commit as a branch of a remote. Pushing goes to the remote's URL, so not even a remote-tracking ref of the
+// user's changes; local branches, HEAD and the index are never involved.
+import { FettleError } from '../../errors';
+import type { Store } from '../../store/store';
+import { writeCommit } from '../../store/objects';
+import { headCommit, readObjects } from '../../store/object-read';
+import { countCommits, distance } from '../../store/patch';
+import type { Change } from '../changes';
+import { writtenCommit, type Chain } from '../chains';
+
+export interface BaseMove {
+  base: string | null;
+  head: string | null;
+  /** commits on HEAD not in the base, and in the base not on HEAD */
+  ahead: number;
+  behind: number;
+  /** the changed file is different on HEAD than in the base */
+  fileMoved: boolean;
+}
+
+const blobAt = async (store: Store, commit: string | null, path: string): Promise<string | null> => {
+  if (!commit) return null;
+  const [blob] = await readObjects(store, [`${commit}:${path}`]);
+  return blob?.type === 'blob' ? blob.oid : null;
+};
+
+export const baseMove = async (store: Store, change: Change, chain: Chain): Promise<BaseMove> => {
+  const { base } = chain;
+  const head = await headCommit(store);
+  const path = change.fields.path;
+  const fileMoved = (await blobAt(store, base, path)) !== (await blobAt(store, head, path));
+  if (!head || head === base) return { base, head, ahead: 0, behind: 0, fileMoved };
+  if (!base) return { base, head, ahead: await countCommits(store, head), behind: 0, fileMoved };
+  return { base, head, ...(await distance(store, base, head)), fileMoved };
+};
+
+const remoteUrl = async (store: Store, remote: string): Promise<string> => {
+  const { code, stdout } = await store.git.run({ args: ['remote', 'get-url', '--push', remote], okCodes: [2, 128] });
+  return code === 0 ? stdout.toString('utf8').trim() : remote; // not a remote's name: a URL or a path
+};
+
+export interface Pushed {
+  commit: string;
+  branch: string;
+  url: string;
+  /** the branch already held this commit: nothing was pushed */
+  already?: boolean;
+  /** the commit the branch held before --force moved it */
+  moved?: string;
+}
+
+export interface PushOptions {
+  /** move `branch` when it already exists on the remote with other history */
+  force?: boolean;
+}
+
+export const pushChange = async (
+  store: Store,
+  change: Change,
+  chain: Chain,
+  target: { remote: string; branch: string },
+  options: PushOptions = {},
+): Promise<Pushed> =>
+  pushCommit(store, await withoutEmptyBefore(store, chain, writtenCommit(chain) ?? change.tip), target, options);
+
+/**
+ * `commit` as a reviewer should see it: when the change's `before` commit is empty (the file on disk was as HEAD
+ * has it, the usual case), the commits above it are written again on HEAD itself, so the pushed branch is HEAD
+ * and then the change. A `before` holding uncommitted edits of the file is part of the story and stays.
+ */
+const withoutEmptyBefore = async (store: Store, chain: Chain, commit: string): Promise<string> => {
+  const at = chain.commits.findIndex((c) => c.oid === commit);
+  const before = chain.commits[chain.commits.length - 1];
+  if (at < 0 || before?.fields?.kind !== 'before') return commit;
+  // Tip first, down to the commit just above `before`; rewritten bottom up.
+  const above = chain.commits.slice(at, -1);
+  const base = chain.base ?? EMPTY_TREE[store.objectFormat];
+  const revs = [before.oid, base, ...above.map((c) => c.oid)].map((rev) => `${rev}^{tree}`);
+  const [beforeTree, baseTree, ...trees] = (await store.git.text({ args: ['rev-parse', ...revs] })).split('\n');
+  if (beforeTree !== baseTree) return commit;
+  let below = chain.base;
+  for (let n = above.length - 1; n >= 0; n--) {
+    const c = above[n] as (typeof above)[number];
+    below = await writeCommit(store, trees[n] ?? '', below ? [below] : [], c.message, new Date(c.time * 1000));
+  }
+  return below ?? commit;
+};
+
+/** git's empty tree, by object format: the tree of a commit with no files. */
+const EMPTY_TREE = {
+  sha1: '4b825dc642cb6eb9a060e54bf8d69288fbee4904',
+  sha256: '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321',
+} as const;
+
+/**
+ * Pushes `commit` as `branch` of `remote` (a remote's name, a URL or a path). A branch that already exists there
+ * with another commit is never moved without `force` (`main` pushed over by an unreviewed proposal), and then only
+ * from the commit it was seen at.
+ */
+export const pushCommit = async (
+  store: Store,
+  commit: string,
+  { remote, branch }: { remote: string; branch: string },
+  options: PushOptions = {},
+): Promise<Pushed> => {
+  const ref = `refs/heads/${branch}`;
+  const { code } = await store.git.run({ args: ['check-ref-format', ref], okCodes: [1] });
+  if (code !== 0 || branch.startsWith('-')) throw new FettleError('E_USAGE', `'${branch}' is not a valid branch name.`);
+  if (remote.startsWith('-')) throw new FettleError('E_USAGE', `'${remote}' is not a remote.`);
+  const url = await remoteUrl(store, remote);
+  // A remote's URL is configuration anyone with the repository may have set: one that starts with '-' would be
+  // read by git as an option (--receive-pack=<command> runs a command). Refused, and options end with '--'.
+  if (url.startsWith('-'))
+    throw new FettleError(
+      'E_USAGE',
+      `remote '${remote}' has the push URL '${url}', which git would read as an option.`,
+      {
+        hint: `Check it with \`git remote -v\`, or push to a URL or path given directly.`,
+      },
+    );
+  const listed = await store.git.text({ args: ['ls-remote', '--heads', '--', url, ref] });
+  const existing = listed
+    .split('\n')
+    .map((line) => line.split('\t'))
+    .find(([, name]) => name === ref)?.[0];
+  if (existing === commit) return { commit, branch, url, already: true };
+  if (existing && !options.force)
+    throw new FettleError(
+      'E_CONFLICT',
+      `branch '${branch}' already exists on ${remote} (at ${existing.slice(0, 12)}); fettle does not move a branch that exists. Nothing was pushed.`,
+      {
+        hint: `Push it as a new branch (the default is fettle/<id>, or name one with --branch), or add --force to move '${branch}' to it.`,
+      },
+    );
+  const lease = existing ? [`--force-with-lease=${ref}:${existing}`] : [];
+  await store.git.run({ args: ['push', '--quiet', '--no-verify', ...lease, '--', url, `${commit}:${ref}`] });
+  return { commit, branch, url, ...(existing ? { moved: existing } : {}) };
+};

@@ -1,0 +1,199 @@
+// The resident hook server's files, in a directory only its user may enter ($XDG_STATE_HOME/fettle/serve):
+// the port install chose, the per-user token (0600, never in a settings file), the running server's pid (read
+// by the guard hook with one shell builtin), the sessions it serves, and its log. Every process that deals
+// with the server (the server itself, its guard, `fettle serve`, install, doctor) finds them here.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { appendFile, lstat, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { homeFrom, type Env } from '../../config';
+import { isToken, TOKEN_VAR } from '../../core/hook-server';
+import { sessionName } from '../../core/session';
+import { FettleError } from '../../errors';
+import { isAlive, processStat } from '../../io/pid';
+import { shellQuote } from '../../io/self';
+
+export interface ServePaths {
+  dir: string;
+  /** `{"port": n}`, written by `fettle install --resident` */
+  config: string;
+  token: string;
+  /** `<pid> <port> <start>` of the running server (start: /proc's start time, `-` where there is none) */
+  pid: string;
+  log: string;
+  sessions: string;
+}
+
+/** FETTLE_STATE_DIR, else $XDG_STATE_HOME/fettle, else ~/.local/state/fettle; the server's files in `serve/`. */
+export const servePaths = (env: Env): ServePaths => {
+  const state = env.FETTLE_STATE_DIR || join(env.XDG_STATE_HOME || join(homeFrom(env), '.local', 'state'), 'fettle');
+  const dir = join(state, 'serve');
+  return {
+    dir,
+    config: join(dir, 'config.json'),
+    token: join(dir, 'token'),
+    pid: join(dir, 'pid'),
+    log: join(dir, 'log'),
+    sessions: join(dir, 'sessions'),
+  };
+};
+
+/** The directory, made if need be, and refused if anyone but its owner may enter it. */
+export const ensureServeDir = async (paths: ServePaths): Promise<void> => {
+  await mkdir(paths.dir, { recursive: true, mode: 0o700 });
+  const info = await stat(paths.dir);
+  if (info.uid !== process.getuid?.() || (info.mode & 0o077) !== 0)
+    throw new FettleError('E_SERVE', `${paths.dir} may be entered by other users; fettle keeps its token there.`, {
+      hint: `Run \`chmod 700 ${paths.dir}\` (and check who owns it), then try again.`,
+    });
+};
+
+/** Written under a temp name and renamed: a reader sees the old file or the new one, never half of one. */
+const replace = async (path: string, text: string, mode: number): Promise<void> => {
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeFile(temp, text, { mode, flag: 'wx' });
+    await rename(temp, path);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+};
+
+/** The line a shell profile needs so that Claude Code, started from that shell, sends the token. */
+export const tokenExport = (paths: ServePaths): string => `export ${TOKEN_VAR}="$(cat ${shellQuote(paths.token)})"`;
+
+const NOT_INSTALLED = () =>
+  new FettleError('E_SERVE', 'the resident hook server is not set up for this user.', {
+    hint: 'Run `fettle install --resident` to set it up.',
+  });
+
+export const readPort = async (paths: ServePaths): Promise<number> => {
+  const text = await readFile(paths.config, 'utf8').catch(() => null);
+  if (text === null) throw NOT_INSTALLED();
+  const port = (JSON.parse(text) as { port?: unknown }).port;
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
+    throw new FettleError('E_SERVE', `${paths.config} names no valid port.`, {
+      hint: 'Run `fettle install --resident` again.',
+    });
+  return port;
+};
+
+export const writePort = async (paths: ServePaths, port: number): Promise<void> => {
+  await ensureServeDir(paths);
+  await replace(paths.config, `${JSON.stringify({ port })}\n`, 0o600);
+};
+
+const damaged = (paths: ServePaths, why: string) =>
+  new FettleError('E_SERVE', `the resident server's token file ${paths.token} ${why}.`, {
+    hint: 'Run `fettle serve --reset-token`, then start Claude Code again from a shell that exports the new token.',
+  });
+
+/** The token, only from a file this user owns and nobody else may read, holding a well-formed token. */
+export const readToken = async (paths: ServePaths): Promise<string> => {
+  const info = await lstat(paths.token).catch(() => null);
+  if (!info) throw NOT_INSTALLED();
+  if (!info.isFile()) throw damaged(paths, 'is not a regular file');
+  if (info.uid !== process.getuid?.() || (info.mode & 0o077) !== 0)
+    throw damaged(paths, 'may be read or written by other users');
+  const token = (await readFile(paths.token, 'utf8')).trim();
+  if (!isToken(token)) throw damaged(paths, 'does not hold a token fettle wrote (64 hex digits)');
+  return token;
+};
+
+/** A new token, unless a valid one is there and `fresh` is not asked for. */
+export const makeToken = async (paths: ServePaths, fresh = false): Promise<string> => {
+  await ensureServeDir(paths);
+  if (!fresh) {
+    const kept = await readToken(paths).catch(() => null);
+    if (kept) return kept;
+  }
+  const token = randomBytes(32).toString('hex');
+  await replace(paths.token, `${token}\n`, 0o600);
+  return token;
+};
+
+export interface Running {
+  pid: number;
+  port: number;
+}
+
+/** The server that says it is running, if its process is alive and is the one that wrote the file. */
+export const runningServer = async (paths: ServePaths): Promise<Running | null> => {
+  const text = await readFile(paths.pid, 'utf8').catch(() => '');
+  const [pidText, portText, start = '-'] = text.trim().split(/\s+/);
+  const [pid, port] = [Number(pidText), Number(portText)];
+  if (!pid || !port || !isAlive(pid)) return null;
+  if (start !== '-' && processStat(pid)?.start !== start) return null; // its pid went to another process
+  return { pid, port };
+};
+
+export const writeRunning = (paths: ServePaths, running: Running): Promise<void> =>
+  replace(paths.pid, `${running.pid} ${running.port} ${processStat(running.pid)?.start ?? '-'}\n`, 0o600);
+
+/** Removes the pid file if it still names `pid` (a successor may have written its own). */
+export const clearRunning = async (paths: ServePaths, pid: number): Promise<void> => {
+  const text = await readFile(paths.pid, 'utf8').catch(() => '');
+  if (Number(text.trim().split(/\s+/)[0]) === pid) await unlink(paths.pid).catch(() => undefined);
+};
+
+export interface SessionInfo {
+  /** CLAUDE_PROJECT_DIR of the session */
+  project: string | undefined;
+  /** the Claude Code process, while it lives the server stays */
+  client: number | undefined;
+}
+
+const sessionFile = (paths: ServePaths, session: string): string => join(paths.sessions, sessionName(session));
+
+export const writeSession = async (paths: ServePaths, session: string, info: SessionInfo): Promise<void> => {
+  await ensureServeDir(paths);
+  await mkdir(paths.sessions, { recursive: true, mode: 0o700 });
+  await replace(sessionFile(paths, session), JSON.stringify(info), 0o600);
+};
+
+export const readSession = async (paths: ServePaths, session: string): Promise<SessionInfo | null> => {
+  let text: string;
+  try {
+    text = readFileSync(sessionFile(paths, session), 'utf8'); // a few bytes, on every call: see turns.ts
+  } catch {
+    return null;
+  }
+  try {
+    const data = JSON.parse(text) as { project?: unknown; client?: unknown };
+    return {
+      project: typeof data.project === 'string' ? data.project : undefined,
+      client: typeof data.client === 'number' ? data.client : undefined,
+    };
+  } catch {
+    return null;
+  }
+};
+
+/** Claude Code processes of registered sessions that are still alive; sessions of dead ones are forgotten. */
+export const liveClients = async (paths: ServePaths): Promise<number[]> => {
+  const names = await readdir(paths.sessions).catch(() => [] as string[]);
+  const live: number[] = [];
+  for (const name of names) {
+    const info = await readSession(paths, name);
+    if (info?.client && isAlive(info.client)) live.push(info.client);
+    else if (!name.endsWith('.tmp')) await unlink(join(paths.sessions, name)).catch(() => undefined);
+  }
+  return live;
+};
+
+const LOG_MAX = 1 << 20;
+
+/** One line, with the time; the log is cut to its last megabyte's worth by keeping one older file. */
+export const appendLog = async (paths: ServePaths, line: string): Promise<void> => {
+  const size = await stat(paths.log).then(
+    (s) => s.size,
+    () => 0,
+  );
+  if (size > LOG_MAX) await rename(paths.log, `${paths.log}.1`).catch(() => undefined);
+  await appendFile(paths.log, `${new Date().toISOString()} ${line.replace(/\n/g, ' ')}\n`, { mode: 0o600 });
+};
+
+/** The last lines of the log (what the server said before it stopped). */
+export const logTail = async (paths: ServePaths, lines = 5): Promise<string[]> =>
+  (await readFile(paths.log, 'utf8').catch(() => '')).trimEnd().split('\n').filter(Boolean).slice(-lines);

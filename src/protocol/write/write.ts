@@ -1,0 +1,216 @@
+// The write protocol, once for every edge: the Claude Code hook, `fettle write`, and the adapters to come. An edge
+// describes a write in neutral terms (a tool call or bytes, and who made it), and renders the neutral result in
+// its own dialect. Before a tool writes: record the previous bytes (direct) or stage the proposal (large); here.
+// After: record what landed, or settle the record after a failed call (write-after.ts). A write fettle performs
+// itself: write-bytes.ts.
+import type { Decision } from '../../core/decide';
+import type { Plan } from '../decide/plan';
+import type { Thresholds } from '../../core/decide';
+import { routeStaged } from '../../core/permission';
+import { ruleDecider, ruleText, type PolicyRule } from '../../core/policy';
+import type { RecordFields } from '../../core/record-message';
+import type { WriteCall } from '../../core/tool-call';
+import { type DiskFile, isNotAFile, readDisk } from '../../io/atomic-write';
+import { locateTarget } from '../../store/locate';
+import type { Target } from '../../store/store';
+import type { Context, Origin } from '../context';
+import { planWrite } from '../decide/plan';
+import { policyFor, type PathPolicy } from '../decide/policy';
+import { predict, type Proposed } from '../decide/predict';
+import { fieldsOf, recordBefore, stage } from '../record/record';
+import { callName, claimCall } from '../record/call-answers';
+import { digest, forgetWrite, rememberWrite } from '../record/call-links';
+import { currentTurn } from '../turns';
+import { opening } from './write-after';
+
+export { type After, afterFailedWrite, afterWrite } from './write-after';
+
+/** A tool call about to write, as an edge describes it. */
+export interface ToolWrite {
+  call: WriteCall;
+  origin: Origin;
+  /** the agent's permission mode, when it has one (see core/permission.ts) */
+  mode?: string | undefined;
+  /** whether the agent's own rules let it write this path without asking (Claude Code's acceptEdits) */
+  inProject: boolean;
+  /**
+   * The tool's result from the bytes on disk, for an agent whose tools do not write as Claude Code's do (predict.ts
+   * is Claude Code's); `exact: false` records the previous bytes and lets the tool run.
+   */
+  predict?: ((old: DiskFile | null) => Proposed) | undefined;
+  /**
+   * false when the agent cannot ask a person at a prompt (Gemini CLI): a change only a person may apply then waits
+   * for their `fettle confirm`, and no after step will settle it
+   */
+  asks?: boolean | undefined;
+}
+
+type Staged = Extract<Decision, { tier: 'staged' }>;
+
+/** A write held as a staged change, as both the hook's and a script's write report it. */
+export interface StagedWrite {
+  kind: 'staged';
+  target: Target;
+  decision: Staged;
+  id: string;
+  diff: Plan['diff'];
+  /** the same session's pending proposal for the file this one replaced */
+  supersedes?: string | undefined;
+  /** the thresholds that decided it, and the policy rule that staged it (as ruleText() names it) */
+  thresholds: Thresholds;
+  rule?: string | undefined;
+}
+
+/** A write a policy rule decides alone: `block` denies it (with the rule's message), `ignore` leaves it to the tool. */
+interface RuledOutBy<Kind extends 'blocked' | 'ignored'> {
+  kind: Kind;
+  target: Target;
+  rule: PolicyRule;
+  /** ruleText(): how messages name the rule */
+  ruleText: string;
+}
+/** One member per kind, so a check of `kind` narrows (an interface whose kind is a union would not). */
+export type RuledOut = RuledOutBy<'blocked'> | RuledOutBy<'ignored'>;
+
+export type Decided =
+  | { kind: 'pass'; target?: Target | undefined; id?: string | undefined } // the tool goes on (recorded as `id`)
+  | { kind: 'noop'; target: Target }
+  | { kind: 'refused'; target: Target; decision: Staged; thresholds: Thresholds; rule?: string | undefined }
+  | RuledOut
+  | { kind: 'unstageable'; target: Target; rule: PolicyRule; ruleText: string; why: string }
+  | (StagedWrite & { review: 'model' | 'person' });
+
+/**
+ * What the before step decided, with `remember` to store the edge's rendered answer for this tool call; or, for a
+ * call answered before, that answer (`replay`); or nothing, while another process answers it (`duplicate`).
+ */
+export type Before =
+  | (Decided & { remember?: ((answer: string) => Promise<void>) | undefined })
+  | { kind: 'replay'; answer: string }
+  | { kind: 'duplicate' };
+
+/** The origin with the session's current turn, read from one small file (no git). */
+export const withTurn = async (ctx: Context, origin: Origin): Promise<Origin> => {
+  const turn = await currentTurn(ctx.config.dataDir, origin.session);
+  return turn === undefined ? origin : { ...origin, turn };
+};
+
+/**
+ * Before the tool writes: the previous bytes go into git (direct), or the proposal is staged (large); once per
+ * tool call (call-answers.ts).
+ */
+export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> => {
+  const located = { ...opening(ctx), early: true }; // HEAD is read while the call is claimed and the file read
+  const target = await locateTarget(w.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, located);
+  const { toolUse, session } = w.origin;
+  const claim = toolUse ? await claimCall(target.store.commonDir, callName(session, toolUse, w.call)) : null;
+  if (claim?.kind === 'answered') return { kind: 'replay', answer: claim.answer };
+  if (claim?.kind === 'busy') return { kind: 'duplicate' };
+  try {
+    return { ...(await decideBefore(ctx, w, target)), remember: claim?.answer };
+  } catch (error) {
+    await claim?.release();
+    throw error;
+  }
+};
+
+/** How the path's policy decides it before anything is read: blocked, ignored, or on to the write. */
+export const ruledOut = (policy: PathPolicy, target: Target): RuledOut | null => {
+  const { effect } = policy;
+  if (effect.kind !== 'block' && effect.kind !== 'ignore') return null;
+  const kind = effect.kind === 'block' ? 'blocked' : 'ignored';
+  return { kind, target, rule: effect.rule, ruleText: ruleText(effect.rule, policy.files[effect.rule.layer]) };
+};
+
+/** Who decided a planned write's tier: the policy rule that did, else the thresholds. */
+export const deciderOf = (plan: Plan): string =>
+  plan.policy && plan.policy.effect.kind !== 'none' && 'rule' in plan.policy.effect
+    ? ruleDecider(plan.policy.effect.rule)
+    : 'threshold';
+
+/** How a staged write names the rule that staged it, when one did. */
+export const stagingRule = (plan: Plan): string | undefined => {
+  const effect = plan.policy?.effect;
+  return plan.decision.tier === 'staged' && plan.decision.reason === 'policy' && effect && 'rule' in effect
+    ? ruleText(effect.rule, plan.policy?.files[effect.rule.layer] ?? '')
+    : undefined;
+};
+
+const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise<Decided> => {
+  const { call } = w;
+  const policy = policyFor(ctx, target);
+  const ruled = ruledOut(policy, target);
+  if (ruled) return ruled;
+  const origin = await withTurn(ctx, w.origin);
+  // Not a file (a directory, a device, below a file): the tool will fail on its own and say why. One open and
+  // fstat decides it and reads the bytes.
+  const old = await readDisk(target.realPath).catch((error: unknown) => {
+    if (isNotAFile(error)) return undefined;
+    throw error;
+  });
+  if (old === undefined) return { kind: 'pass' };
+  await target.store.ready;
+  const proposed = w.predict ? w.predict(old) : predict(call, old);
+  // What fettle predicts will land; the after step keeps the predicted counts only if exactly this landed.
+  // Hashed only for a record the after step will complete: a staged change the model is told about needs none.
+  const expected = () =>
+    proposed.exact ? { expect: digest(proposed.next, proposed.randomSpan), random: proposed.randomSpan } : {};
+  const remember = async (record: { id: string; tip: string; fields: RecordFields }) => {
+    if (origin.toolUse)
+      await rememberWrite(target.store, origin.toolUse, { ...record, file: target.realPath, ...expected() });
+  };
+  const { toolUse } = origin;
+  const link = toolUse ? { write: remember, undo: () => forgetWrite(target.store, toolUse) } : undefined;
+  if (!proposed.exact) {
+    // A rule that stages every change cannot be kept with nothing to stage: denied rather than let through.
+    if (policy.effect.kind === 'stage') {
+      const rule = policy.effect.rule;
+      return {
+        kind: 'unstageable',
+        target,
+        rule,
+        ruleText: ruleText(rule, policy.files[rule.layer]),
+        why: proposed.why,
+      };
+    }
+    // fettle cannot reproduce the tool's result for sure: keep the previous bytes, let the tool decide.
+    if (!old) return { kind: 'pass' };
+    const note = `fettle could not predict the result: ${proposed.why}.`;
+    const fields = { tier: 'direct' as const, path: target.treePath, file: target.realPath, reason: 'unsure', note };
+    const recorded = await recordBefore(ctx, target, old, { ...fields, ...origin }, { beside: link });
+    return { kind: 'pass', target, id: recorded.id };
+  }
+  const plan = await planWrite(ctx, target, old, proposed.next, { source: proposed.counts, policy });
+  const decision = plan.decision;
+  const { thresholds } = policy;
+  const rule = stagingRule(plan);
+  if (decision.tier === 'noop') return { kind: 'noop', target };
+  const decidedBy = deciderOf(plan);
+  if (decision.tier === 'direct') {
+    const recorded = await recordBefore(
+      ctx,
+      target,
+      old,
+      { ...fieldsOf(plan, origin), decidedBy },
+      { stored: plan.stored?.old, beside: link },
+    );
+    return { kind: 'pass', target, id: recorded.id }; // the tool now writes through the agent's own permission flow
+  }
+  const route = routeStaged({ mode: w.mode, review: ctx.config.review, inProject: w.inProject });
+  if (route === 'refuse') return { kind: 'refused', target, decision, thresholds, rule };
+  const staging = { ...origin, decidedBy, ...(route === 'person' ? { review: 'person' as const } : {}) };
+  const staged = await stage(ctx, plan, staging);
+  // A person answers the agent's prompt; if they allow it, the tool writes and the after step marks it applied.
+  if (route === 'person' && w.asks !== false) await remember(staged);
+  return {
+    kind: 'staged',
+    target,
+    decision,
+    id: staged.id,
+    diff: plan.diff,
+    review: route,
+    supersedes: staged.supersedes,
+    thresholds,
+    rule,
+  };
+};
