@@ -10,6 +10,7 @@ import { applyContract, type Applied, type AppliedFile } from '../protocol/contr
 import { commandText } from '../protocol/contract/contract-checks';
 import { linkRequests } from '../protocol/review/test-links';
 import { contextFor, cwdFor, type Edge } from './edge';
+import { plural } from '../core/plural';
 
 export interface ApplyCommandOptions {
   dryRun?: boolean;
@@ -29,7 +30,7 @@ const checksLines = (a: Applied): string[] => {
   if (!a.checks) return [];
   const n = a.checks.results.length;
   return [
-    `Checks ${a.checks.outcome} in the test tree (${n} command${n === 1 ? '' : 's'}):`,
+    `Checks ${a.checks.outcome} in the test tree (${plural(n, 'command')}):`,
     ...a.checks.results.map(
       (r) =>
         `  ${commandText(r.argv)}: ${r.result.error ? `could not run (${r.result.error})` : r.result.signal ? `killed by ${r.result.signal}` : `exit ${r.result.code}`}`,
@@ -87,7 +88,7 @@ export const applyCommand = async (
     return code;
   }
   const rows = a.files.map((f) => `  ${f.id ? `${f.id}  ` : ''}${f.path}  ${countsOf(f)}`);
-  const files = `${a.files.length} file${a.files.length === 1 ? '' : 's'}`;
+  const files = `${plural(a.files.length, 'file')}`;
   const hash = `${a.contract.hash.slice(0, 19)}…`;
   if (a.kind === 'noop') {
     edge.io.out(

@@ -3,11 +3,12 @@
 import { stat } from '../core/record-message';
 import { decideRequest, namesOne } from '../protocol/review/changesets';
 import { confirmChanges, type Confirmed } from '../protocol/review/confirm';
-import { storeOf } from '../protocol/select/arguments';
+import { openStore } from '../protocol/select/open';
 import { contextFor, invokeFor, type Edge } from './edge';
 import { setLabel } from './change-view';
+import { plural } from '../core/plural';
 
-const regions = (n: number): string => `${n} overlapping region${n === 1 ? '' : 's'}`;
+const regions = (n: number): string => plural(n, 'overlapping region');
 
 const HOW: Record<Confirmed['how'], (c: Confirmed) => string> = {
   written: () => '',
@@ -35,7 +36,7 @@ export const confirmCommand = async (
 ): Promise<void> => {
   const request = decideRequest('confirm', names, o);
   const ctx = contextFor(edge, dir);
-  const { confirmed, skipped, changeset } = await confirmChanges(ctx, await storeOf(ctx), request);
+  const { confirmed, skipped, changeset } = await confirmChanges(ctx, await openStore(ctx), request);
   const [only] = confirmed;
   const one = namesOne(request) && changeset === undefined && only !== undefined && confirmed.length === 1;
   if (o.json) {
@@ -58,7 +59,7 @@ export const confirmCommand = async (
     return;
   }
   const lines = [
-    `Applied ${confirmed.length} change${confirmed.length === 1 ? '' : 's'}${setLabel(changeset, o.session)}, all or nothing:`,
+    `Applied ${plural(confirmed.length, 'change')}${setLabel(changeset, o.session)}, all or nothing:`,
     ...confirmed.map(
       (c) =>
         `  ${c.change.id}  ${c.change.fields.path}  ${stat(c.change.fields.added, c.change.fields.removed) || c.change.fields.reason || '-'}${HOW[c.how](c)}`,

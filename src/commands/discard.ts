@@ -1,9 +1,10 @@
 // `fettle discard <id|changeset>... | --session <id> | --all [--json]`: drop staged changes, all or nothing.
 import { decideRequest, namesOne } from '../protocol/review/changesets';
 import { discardChanges } from '../protocol/review/discard-set';
-import { storeOf } from '../protocol/select/arguments';
+import { openStore } from '../protocol/select/open';
 import { contextFor, type Edge } from './edge';
 import { setLabel } from './change-view';
+import { plural } from '../core/plural';
 
 export const discardCommand = async (
   edge: Edge,
@@ -13,7 +14,7 @@ export const discardCommand = async (
 ): Promise<void> => {
   const request = decideRequest('discard', names, o);
   const ctx = contextFor(edge, dir);
-  const { discarded, skipped, changeset } = await discardChanges(ctx, await storeOf(ctx), request);
+  const { discarded, skipped, changeset } = await discardChanges(ctx, await openStore(ctx), request);
   const [only] = discarded;
   const one = namesOne(request) && changeset === undefined && only !== undefined && discarded.length === 1;
   if (o.json) {
@@ -30,7 +31,7 @@ export const discardCommand = async (
     return;
   }
   const lines = [
-    `Discarded ${discarded.length} change${discarded.length === 1 ? '' : 's'}${setLabel(changeset, o.session)}; no file was touched:`,
+    `Discarded ${plural(discarded.length, 'change')}${setLabel(changeset, o.session)}; no file was touched:`,
     ...discarded.map((c) => `  ${c.id}  ${c.fields.path}`),
   ];
   if (skipped.length > 0)

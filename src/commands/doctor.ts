@@ -12,7 +12,7 @@ import { opencodeChecks } from '../setup/opencode-doctor';
 import { checkConfig, diagnose, type Check } from '../setup/doctor';
 import { checkResident } from '../setup/serve-doctor';
 import type { Store } from '../store/store';
-import { storeOf } from '../protocol/select/arguments';
+import { openStore } from '../protocol/select/open';
 import { cwdFor, spelled, type Edge } from './edge';
 import { settingsPath } from '../setup/settings-file';
 import { handlersIn } from '../setup/settings-text';
@@ -130,7 +130,7 @@ export const doctor = async (edge: Edge, dir: string | undefined, o: { json?: bo
   let storeError: unknown;
   try {
     // Not recovered on opening: the journal check recovers and reports it.
-    store = await storeOf(ctx, { recover: false });
+    store = await openStore(ctx, { recover: false });
   } catch (error) {
     storeError = error;
   }

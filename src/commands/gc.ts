@@ -3,10 +3,9 @@ import { shortDuration } from '../core/time';
 import { createProgress } from '../io/progress';
 import { collectGarbage, type GcReport } from '../protocol/upkeep/gc';
 import { maintain, type MaintainReport } from '../protocol/upkeep/maintain';
-import { storeOf } from '../protocol/select/arguments';
+import { openStore } from '../protocol/select/open';
 import { contextFor, type Edge } from './edge';
-
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+import { plural } from '../core/plural';
 
 const size = (bytes: number): string =>
   bytes < 1024
@@ -84,7 +83,7 @@ export const gcCommand = async (
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const dryRun = o.dryRun ?? false;
-  const store = await storeOf(ctx);
+  const store = await openStore(ctx);
   // Started by a hook after a write: maintenance only, quietly (retention ran in the hook).
   if (o.auto) {
     await maintain(ctx, store);

@@ -1,5 +1,5 @@
 // `fettle log [path] [--session <id>] [--agent <name>] [--json]`: every change fettle keeps, newest first.
-import { changesOf, targetOf, storeOf } from '../protocol/select/arguments';
+import { settledChanges, openTarget, openStore } from '../protocol/select/open';
 import type { Change } from '../protocol/changes';
 import { ago, changeJson, countsText, deciderText, stateText, storeJson, storeNote, table } from './change-view';
 import { contextFor, type Edge } from './edge';
@@ -11,10 +11,10 @@ export const logCommand = async (
   o: { json?: boolean; session?: string; agent?: string },
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
-  const target = path === undefined ? undefined : await targetOf(ctx, path);
-  const store = target?.store ?? (await storeOf(ctx));
+  const target = path === undefined ? undefined : await openTarget(ctx, path);
+  const store = target?.store ?? (await openStore(ctx));
   const now = ctx.now();
-  const changes = (await changesOf(ctx, store, edge.io.err)).filter(
+  const changes = (await settledChanges(ctx, store, edge.io.err)).filter(
     (c) =>
       (!target || c.fields.path === target.treePath) &&
       (o.session === undefined || c.fields.session === o.session) &&

@@ -2,10 +2,11 @@
 // and the repository's `.fettle/policy.json`, in the order considered, whether its glob matches, and the one that
 // decides (the last match: the project's rules after the user's, later after earlier).
 import type { PolicyEffect, PolicyRule } from '../core/policy';
-import { targetOf } from '../protocol/select/arguments';
+import { openTarget } from '../protocol/select/open';
 import { explainPolicy } from '../protocol/decide/policy';
 import { table } from './change-view';
 import { contextFor, spelled, type Edge } from './edge';
+import { plural } from '../core/plural';
 
 /** What a rule does to a write, in words. */
 export const effectText = (effect: PolicyEffect): string => {
@@ -40,7 +41,7 @@ const ruleJson = (r: PolicyRule, matched: boolean) => ({
 
 export const policyCheck = async (edge: Edge, dir: string | undefined, path: string, o: { json?: boolean }) => {
   const ctx = contextFor(edge, dir);
-  const target = await targetOf(ctx, path);
+  const target = await openTarget(ctx, path);
   const x = explainPolicy(ctx, target);
   const winner = x.resolution.winner;
   if (o.json) {
@@ -65,9 +66,7 @@ export const policyCheck = async (edge: Edge, dir: string | undefined, path: str
   }
   const lines = ["Policy files (the user's, then the repository's; the last rule that matches decides):"];
   for (const s of x.sources)
-    lines.push(
-      `  ${s.layer.padEnd(8)} ${s.display}  ${s.rules === null ? '(none)' : `${s.rules} rule${s.rules === 1 ? '' : 's'}`}`,
-    );
+    lines.push(`  ${s.layer.padEnd(8)} ${s.display}  ${s.rules === null ? '(none)' : `${plural(s.rules, 'rule')}`}`);
   const considered = x.resolution.considered;
   if (considered.length > 0) {
     lines.push('', `Rules for ${target.treePath}, in the order considered:`);

@@ -6,6 +6,7 @@ import { FettleError } from '../errors';
 import { readUserFile } from '../protocol/read';
 import { shellQuote } from '../io/self';
 import { cwdFor, invokeFor, type Edge } from './edge';
+import { plural } from '../core/plural';
 
 const count = (name: string, value: string | undefined, min: number): number | undefined => {
   if (value === undefined) return undefined;
@@ -44,5 +45,5 @@ export const read = async (
     edge.io.err(`(lines ${view.first}-${view.last} of ${view.total}; next: ${command})`);
   } else if (view.total === 0) edge.io.err(`(${file} is empty)`);
   else if (view.first > view.total)
-    edge.io.err(`(${file} has ${view.total} line${view.total === 1 ? '' : 's'}; line ${view.first} is past the end)`);
+    edge.io.err(`(${file} has ${plural(view.total, 'line')}; line ${view.first} is past the end)`);
 };

@@ -4,7 +4,7 @@ import { invocationFor, selfCommand } from '../io/self';
 import type { Change } from '../protocol/changes';
 import { chainOf, changeDiff } from '../protocol/chains';
 import { baseMove, pushChange, type BaseMove, type Pushed } from '../protocol/review/review';
-import { storeOf } from '../protocol/select/arguments';
+import { openStore } from '../protocol/select/open';
 import { pushChangeset, readChangesetView } from '../protocol/review/changeset-review';
 import { resolveShown } from '../protocol/review/changesets';
 import type { Context } from '../protocol/context';
@@ -12,8 +12,7 @@ import { pushSession, readSessionView, type FileStat } from '../protocol/review/
 import type { Store } from '../store/store';
 import { ago, changeJson, checksNoteOf, contractLines, countsText, expiryText, stateText } from './change-view';
 import { contextFor, invokeFor, useColor, type Edge } from './edge';
-
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+import { plural } from '../core/plural';
 
 const baseLine = (m: BaseMove, path: string, kind: Store['kind']): string => {
   if (kind === 'private') return 'Base: none (the file is outside any repository).';
@@ -109,7 +108,7 @@ export const reviewCommand = async (
     throw new FettleError('E_USAGE', 'Name a change to review, or use --session <id> for a whole agent session.', {
       hint: 'Run `fettle status` to list pending changes.',
     });
-  const store = await storeOf(ctx);
+  const store = await openStore(ctx);
   const found = await resolveShown(ctx, store, arg);
   if (found.changeset) return reviewChangeset(edge, ctx, store, found.changeset, o);
   const change = found.change as Change;
@@ -183,7 +182,7 @@ const reviewSession = async (
   session: string,
   o: { json?: boolean; push?: string | boolean; branch?: string; force?: boolean },
 ): Promise<void> => {
-  const store = await storeOf(ctx);
+  const store = await openStore(ctx);
   const color = useColor(edge, o.json || o.push !== undefined);
   const view = await readSessionView(store, session, color);
   if (o.push !== undefined && o.push !== false) {

@@ -9,6 +9,7 @@ import { rollbackChanges, type RollbackOutcome } from '../protocol/history/rollb
 import type { FilePlan } from '../protocol/history/rollback-plan';
 import { selectSession, selectTargets, selectTurn } from '../protocol/history/rollback-selection';
 import { contextFor, type Edge } from './edge';
+import { plural } from '../core/plural';
 
 export interface RollbackOptions {
   json?: boolean;
@@ -101,11 +102,10 @@ const printDryRun = (edge: Edge, outcome: RollbackOutcome, json: boolean): void 
     edge.io.out(JSON.stringify({ dryRun: true, files, skipped, refused, ...notKeptJson(outcome) }));
     return;
   }
-  const s = (n: number) => (n === 1 ? '' : 's');
   const lines = [
     refused.length === 0
-      ? `Dry run: rolling back would change ${files.length} file${s(files.length)}; nothing was changed.`
-      : `Dry run: ${refused.length} file${s(refused.length)} cannot be rolled back, so a rollback would change nothing until ${refused.length === 1 ? 'it is' : 'they are'} resolved (or with --force); without ${refused.length === 1 ? 'it' : 'them'} it would change ${files.length} file${s(files.length)}. Nothing was changed.`,
+      ? `Dry run: rolling back would change ${plural(files.length, 'file')}; nothing was changed.`
+      : `Dry run: ${plural(refused.length, 'file')} cannot be rolled back, so a rollback would change nothing until ${refused.length === 1 ? 'it is' : 'they are'} resolved (or with --force); without ${refused.length === 1 ? 'it' : 'them'} it would change ${plural(files.length, 'file')}. Nothing was changed.`,
   ];
   for (const f of files)
     lines.push(
@@ -153,7 +153,7 @@ const printDone = (
     return;
   }
   const lines = [
-    `Rolled back ${rows.length} change${rows.length === 1 ? '' : 's'}${session === undefined ? '' : ` of session ${session}`}:`,
+    `Rolled back ${plural(rows.length, 'change')}${session === undefined ? '' : ` of session ${session}`}:`,
   ];
   for (const r of rows) lines.push(`  ${r.id}  ${r.path}: ${HOW[r.how]}`);
   for (const s of skippedRows(outcome.plans))

@@ -1,13 +1,14 @@
 // `fettle show <id|commit> [--json]`: one change's metadata, its commits, and the diff of what it did.
 import type { Change } from '../protocol/changes';
 import { chainOf, changeDiff, type Chain } from '../protocol/chains';
-import { storeOf } from '../protocol/select/arguments';
+import { openStore } from '../protocol/select/open';
 import { readChangesetView } from '../protocol/review/changeset-review';
 import { resolveShown } from '../protocol/review/changesets';
 import type { Context } from '../protocol/context';
 import type { Store } from '../store/store';
 import { ago, changeJson, countsText, DECIDER_TEXT, expiryText, stateText } from './change-view';
 import { contextFor, useColor, type Edge } from './edge';
+import { plural } from '../core/plural';
 
 const short = (oid: string): string => oid.slice(0, 12);
 
@@ -82,7 +83,7 @@ const showChangeset = async (
   const sessions = [...new Set(members.map((c) => c.fields.session ?? '-'))];
   const agents = [...new Set(members.flatMap((c) => (c.fields.agent ? [c.fields.agent] : [])))];
   const lines = [
-    `changeset ${id}: ${members.length} change${members.length === 1 ? '' : 's'} made or decided as one`,
+    `changeset ${id}: ${plural(members.length, 'change')} made or decided as one`,
     `State:    ${statesOf(view.members)}`,
     ...(agents.length > 0 ? [`Agent:    ${agents.join(', ')}`] : []),
     `Session:  ${sessions.join(', ')}`,
@@ -103,7 +104,7 @@ export const showCommand = async (
   o: { json?: boolean },
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
-  const store = await storeOf(ctx);
+  const store = await openStore(ctx);
   const found = await resolveShown(ctx, store, arg, edge.io.err);
   if (found.changeset) return showChangeset(edge, ctx, store, found.changeset, o.json ?? false);
   const change = found.change as Change;

@@ -1,10 +1,12 @@
 // `fettle status`: what is waiting for a decision, and what happened lately.
 import type { Change } from '../protocol/changes';
-import { changesOf, currentSession, storeOf } from '../protocol/select/arguments';
+import { settledChanges, openStore } from '../protocol/select/open';
+import { currentSession } from '../protocol/select/names';
 import { currentTurn } from '../protocol/turns';
 import { needsPerson } from '../protocol/decide/person-review';
 import { ago, changeJson, countsText, expiryText, stateText, storeJson, storeNote } from './change-view';
 import { contextFor, invokeFor, type Edge } from './edge';
+import { plural } from '../core/plural';
 
 const RECENT = 10;
 
@@ -36,8 +38,8 @@ const row = (c: Change, now: Date): string => {
 export const status = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const now = ctx.now();
-  const store = await storeOf(ctx);
-  const changes = await changesOf(ctx, store, edge.io.err);
+  const store = await openStore(ctx);
+  const changes = await settledChanges(ctx, store, edge.io.err);
   const pending = changes.filter((c) => c.state === 'pending' || c.state === 'expired');
   const recent = changes.filter((c) => !pending.includes(c)).slice(0, RECENT);
   const session = currentSession(ctx, changes);
@@ -64,7 +66,7 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
   if (session !== undefined) {
     const inTurn =
       turn === undefined ? [] : changes.filter((c) => c.fields.session === session && c.fields.turn === turn);
-    const made = `${inTurn.length} change${inTurn.length === 1 ? '' : 's'} so far`;
+    const made = `${plural(inTurn.length, 'change')} so far`;
     lines.push(
       `Session ${session}${turn === undefined ? ' (turns not counted)' : `, turn ${turn} (${made}; undo them with \`${invoke} rollback --turn ${turn}\`)`}.`,
       '',

@@ -6,11 +6,12 @@ import { minutesText } from '../core/time';
 import { FettleError } from '../errors';
 import { createProgress } from '../io/progress';
 import { shellQuote } from '../io/self';
-import { selectStaged, type TestedSet } from '../protocol/select/arguments';
+import { selectStaged, type TestedSet } from '../protocol/select/staged';
 import { linkRequests } from '../protocol/review/test-links';
 import { commandEnv, runCommand, startDir } from '../protocol/review/test-run';
 import { withTestTree, type TestTree } from '../protocol/review/test-tree';
 import { contextFor, type Edge } from './edge';
+import { plural } from '../core/plural';
 
 export interface TestOptions {
   session?: string;
@@ -80,7 +81,7 @@ const stateOf = (tree: TestTree): string => {
   if (tree.fresh) return 'created now, first use';
   if (tree.synced.updated === null) return 'its index was unreadable: checked out again';
   const n = tree.synced.updated.length;
-  return n === 0 ? 'up to date' : `${n} path${n === 1 ? '' : 's'} updated`;
+  return n === 0 ? 'up to date' : `${plural(n, 'path')} updated`;
 };
 
 export const testCommand = async (

@@ -2,10 +2,8 @@
 // Gemini CLI's settings.json have Claude Code's shape (settings.ts edits them); Cursor's hooks.json lists
 // handlers straight under each event, edited here. Pure.
 import type { AgentName } from './agents';
-import { isFettleHandler, STATUS_MESSAGE, type HooksSpec, type Json } from './settings';
-
-type Obj = { [key: string]: Json };
-const isObj = (v: Json | undefined): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isFettleHandler, STATUS_MESSAGE, type HooksSpec } from './settings';
+import { isObj, type JsonObject, type Json } from './json';
 
 /** Codex CLI: apply_patch before and after, turns, the end of a turn. Timeouts in seconds. */
 export const CODEX_HOOKS: HooksSpec = {
@@ -36,18 +34,18 @@ export const specOf = (agent: AgentName): HooksSpec | undefined =>
   agent === 'codex' ? CODEX_HOOKS : agent === 'gemini' ? GEMINI_HOOKS : undefined;
 
 /** fettle's handlers in a Cursor hooks.json, by event. */
-export const cursorHandlers = (settings: Obj): { event: string; command: string }[] => {
+export const cursorHandlers = (settings: JsonObject): { event: string; command: string }[] => {
   const hooks = isObj(settings.hooks) ? settings.hooks : {};
   return Object.entries(hooks).flatMap(([event, list]) =>
     (Array.isArray(list) ? list : [])
       .filter((h) => isFettleHandler(h) && isObj(h))
-      .map((h) => ({ event, command: String((h as Obj).command) })),
+      .map((h) => ({ event, command: String((h as JsonObject).command) })),
   );
 };
 
 /** A Cursor hooks.json with fettle's handlers for `command` (what an install leaves). */
-export const cursorTarget = (settings: Obj, command: string): Obj => {
-  const hooks: Obj = {};
+export const cursorTarget = (settings: JsonObject, command: string): JsonObject => {
+  const hooks: JsonObject = {};
   const current = isObj(settings.hooks) ? settings.hooks : {};
   for (const [event, list] of Object.entries(current))
     hooks[event] = (Array.isArray(list) ? list : []).filter((h) => !isFettleHandler(h));

@@ -5,6 +5,7 @@
 import type { Decision, Thresholds } from './decide';
 import { capDiff, LINE_CHAR_CAP, sizeText } from './messages';
 import { secondsText } from './time';
+import { plural } from './plural';
 
 export interface HeldFile {
   id: string;
@@ -27,8 +28,6 @@ export interface HeldPatch {
   /** only a person may apply it (FETTLE_REVIEW=human) */
   person: boolean;
 }
-
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 /** The diff as the model is shown it: capped as Claude Code's is, with what was cut said. */
 const shownDiff = (diff: string, ref: string): string[] => {

@@ -2,6 +2,7 @@
 // the command that undoes it. Nothing is said when nothing changed. The reader pays per token: counts, a name
 // only when there is one file, and the exceptions.
 import { renamesOf, type PathChange } from './bash-changes';
+import { plural } from './plural';
 
 export interface BashReport {
   changeset: string;
@@ -18,8 +19,6 @@ export interface BashReport {
   /** how to spell fettle for the reader */
   invoke: string;
 }
-
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 const ACTION_WORDS: Record<PathChange['action'], string> = {
   modified: 'modified',

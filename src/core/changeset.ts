@@ -27,7 +27,7 @@ export const resolveName = (name: string, changes: readonly Named[]): Resolved =
   return { kind: 'unknown', near: nearest(name, [...changes.map((c) => c.id), ...sets]) };
 };
 
-export type Decision = 'confirm' | 'discard';
+export type Verdict = 'confirm' | 'discard';
 
 /** A change a confirm or discard of several was asked to take, and what it needs to know of it. */
 export interface Candidate {
@@ -57,10 +57,10 @@ export interface SetPlan<C extends Candidate> {
  * Which states each decision takes: an expired change can still be discarded, and confirmed only with
  * `expired` (a person applying it: the base check and the merge keep stale bytes off the disk).
  */
-const open = (d: Decision, c: Candidate, expired: boolean): boolean =>
+const open = (d: Verdict, c: Candidate, expired: boolean): boolean =>
   c.staged && (c.state === 'pending' || (c.state === 'expired' && (d === 'discard' || expired)));
 
-const whyNot = (d: Decision, c: Candidate): SetRefusal => {
+const whyNot = (d: Verdict, c: Candidate): SetRefusal => {
   if (c.state === 'applied') return c.staged ? 'applied' : 'not-staged';
   if (c.state === 'discarded') return 'discarded';
   if (c.state === 'expired' && d === 'confirm') return 'expired';
@@ -74,7 +74,7 @@ const whyNot = (d: Decision, c: Candidate): SetRefusal => {
  * person's call), and a change only a person may confirm when run from the agent's shell.
  */
 export const planSet = <C extends Candidate>(
-  d: Decision,
+  d: Verdict,
   candidates: readonly C[],
   options: { expired?: boolean } = {},
 ): SetPlan<C> => {

@@ -3,6 +3,7 @@
 // "PreToolUse:Write hook error: " prefix, so it opens by saying plainly that nothing was written.
 import type { Decision, Thresholds } from './decide';
 import { secondsText } from './time';
+import { plural } from './plural';
 
 export interface StagedMessage {
   id: string;
@@ -69,7 +70,7 @@ export const stagedDiff = (id: string, diff: StagedMessage['diff']): string[] =>
   const lines = ['', shown.text];
   if (shown.shortened > 0)
     lines.push(
-      `[${shown.shortened} long line${shown.shortened === 1 ? '' : 's'} cut at ${LINE_CHAR_CAP} characters; see them whole with: git show fettle/${id}]`,
+      `[${plural(shown.shortened, 'long line')} cut at ${LINE_CHAR_CAP} characters; see them whole with: git show fettle/${id}]`,
     );
   if (cut > 0) lines.push(`[${cut} more diff lines not shown; see them with: git show fettle/${id}]`);
   return lines;
@@ -207,7 +208,7 @@ const setRows = (files: SetFile[]): string[] =>
 /** Several files held as one changeset: nothing written; one id confirms, discards or reviews them all. */
 export const renderSetStaged = (m: { changeset: string; files: SetFile[]; invoke: string }): string =>
   [
-    `fettle held these writes for review as one changeset: nothing was written to ${m.files.length} file${m.files.length === 1 ? '' : 's'}.`,
+    `fettle held these writes for review as one changeset: nothing was written to ${plural(m.files.length, 'file')}.`,
     `Staged changeset ${m.changeset}, because ${m.files.filter((f) => f.large).length === 1 ? 'one of its files is' : 'some of its files are'} a large change:`,
     ...setRows(m.files),
     `To apply them all, run: ${m.invoke} confirm ${m.changeset}`,
@@ -218,6 +219,6 @@ export const renderSetStaged = (m: { changeset: string; files: SetFile[]; invoke
 /** Several files written and recorded as one changeset. */
 export const renderSetWritten = (m: { changeset: string; files: SetFile[]; invoke: string }): string =>
   [
-    `fettle recorded ${m.files.length} file${m.files.length === 1 ? '' : 's'} as changeset ${m.changeset}; undo them all with: ${m.invoke} rollback ${m.changeset}`,
+    `fettle recorded ${plural(m.files.length, 'file')} as changeset ${m.changeset}; undo them all with: ${m.invoke} rollback ${m.changeset}`,
     ...setRows(m.files),
   ].join('\n');

@@ -9,9 +9,8 @@
 // - SessionStart: tells the server the session's project directory and Claude Code's pid (a live session
 //   keeps the server), and starts it.
 import { envHeader, FORWARDED_ENV, HOOK_PATH, TOKEN_VAR } from './hook-server';
-import { BASH_MATCHER, INSTALLED_EVENTS, MATCHER, READ_MATCHER, STATUS_MESSAGE, type Json } from './settings';
-
-type Obj = { [key: string]: Json };
+import { BASH_MATCHER, INSTALLED_EVENTS, MATCHER, READ_MATCHER, STATUS_MESSAGE } from './settings';
+import type { JsonObject, Json } from './json';
 
 export interface ResidentPlan {
   port: number;
@@ -29,8 +28,8 @@ export const RESIDENT_EVENTS = [...INSTALLED_EVENTS, 'SessionStart'] as const;
 
 const TIMEOUT = 60;
 
-const httpHook = (plan: ResidentPlan, event: string): Obj => {
-  const headers: Obj = { Authorization: `Bearer \${${TOKEN_VAR}}` };
+const httpHook = (plan: ResidentPlan, event: string): JsonObject => {
+  const headers: JsonObject = { Authorization: `Bearer \${${TOKEN_VAR}}` };
   for (const name of FORWARDED_ENV) headers[envHeader(name)] = `\${${name}}`;
   return {
     type: 'http',
@@ -43,7 +42,7 @@ const httpHook = (plan: ResidentPlan, event: string): Obj => {
   };
 };
 
-const command = (text: string, extra: Obj = {}): Obj => ({
+const command = (text: string, extra: JsonObject = {}): JsonObject => ({
   type: 'command',
   command: text,
   timeout: TIMEOUT,
@@ -56,7 +55,7 @@ export const residentGroups = (plan: ResidentPlan, event: string): Json[] => {
   if (event === 'SessionStart') return [{ hooks: [command(plan.sessionStart)] }];
   const tools = plan.bash === false ? [MATCHER] : [MATCHER, BASH_MATCHER];
   if (event === 'PreToolUse') {
-    const pair = (matcher: string): Obj => ({
+    const pair = (matcher: string): JsonObject => ({
       matcher,
       hooks: [httpHook(plan, event), command(plan.guardBlocking)],
     });

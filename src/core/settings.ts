@@ -2,10 +2,8 @@
 // fettle did not put there is kept, in order; fettle's own handlers are recognised by their status message
 // or command, so install is idempotent and uninstall takes out exactly what install put in.
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type Obj = { [key: string]: Json };
-
 import { WRITE_TOOLS } from './tool-call';
+import { isObj, type Json, type JsonObject } from './json';
 
 /** PostToolUseFailure settles the record of a write whose tool failed (src/protocol/failed-write.ts). */
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'] as const;
@@ -36,8 +34,6 @@ export const BASH_MATCHER = 'Bash';
 export const READ_MATCHER = 'Read';
 export const STATUS_MESSAGE = 'fettle: keeping the previous version';
 
-const isObj = (v: Json | undefined): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 export const isFettleHandler = (h: Json): boolean =>
   isObj(h) &&
   (h.statusMessage === STATUS_MESSAGE ||
@@ -54,7 +50,7 @@ export const isFettleHandler = (h: Json): boolean =>
  */
 export interface HooksSpec {
   events: { event: string; matcher?: string | undefined }[];
-  handler: (command: string) => Obj;
+  handler: (command: string) => JsonObject;
 }
 
 export class SettingsShapeError extends Error {}
@@ -67,7 +63,7 @@ export interface FettleHandler {
 }
 
 /** fettle's handlers in settings, by event and matcher (what `fettle doctor` reports). */
-export const fettleHandlers = (settings: Obj): FettleHandler[] => {
+export const fettleHandlers = (settings: JsonObject): FettleHandler[] => {
   const hooks = isObj(settings.hooks) ? settings.hooks : {};
   const found: FettleHandler[] = [];
   for (const [event, groups] of Object.entries(hooks)) {
@@ -87,7 +83,7 @@ export const fettleHandlers = (settings: Obj): FettleHandler[] => {
   return found;
 };
 
-const hooksOf = (settings: Obj): Obj | undefined => {
+const hooksOf = (settings: JsonObject): JsonObject | undefined => {
   const hooks = settings.hooks;
   if (hooks === undefined) return undefined;
   if (!isObj(hooks)) throw new SettingsShapeError('"hooks" is not an object');
@@ -98,11 +94,11 @@ const hooksOf = (settings: Obj): Obj | undefined => {
  * Settings without any fettle handler. Only what fettle's removal empties is pruned (a group, an event, the
  * `hooks` key); settings without a fettle handler come back as the very same object.
  */
-export const removeFettleHooks = (settings: Obj): Obj => {
+export const removeFettleHooks = (settings: JsonObject): JsonObject => {
   const hooks = hooksOf(settings);
   if (!hooks) return settings;
   let touched = false;
-  const nextHooks: Obj = {};
+  const nextHooks: JsonObject = {};
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) {
       nextHooks[event] = groups;
@@ -123,7 +119,7 @@ export const removeFettleHooks = (settings: Obj): Obj => {
     if (kept.length > 0 || !removedHere) nextHooks[event] = kept;
   }
   if (!touched) return settings;
-  const next: Obj = {};
+  const next: JsonObject = {};
   for (const [key, value] of Object.entries(settings)) {
     if (key !== 'hooks') next[key] = value;
     else if (Object.keys(nextHooks).length > 0) next[key] = nextHooks;
@@ -138,18 +134,18 @@ export interface CustomHooks {
 }
 
 export const addFettleHooks = (
-  settings: Obj,
+  settings: JsonObject,
   command: string,
   options: { read?: boolean; bash?: boolean; custom?: CustomHooks | undefined } = {},
   spec?: HooksSpec,
-): Obj => {
+): JsonObject => {
   const current = hooksOf(settings) ?? {};
-  const handler = (): Obj => ({ type: 'command', command, timeout: 60, statusMessage: STATUS_MESSAGE });
+  const handler = (): JsonObject => ({ type: 'command', command, timeout: 60, statusMessage: STATUS_MESSAGE });
   // PostToolUse only records what landed (the previous bytes are safe since PreToolUse), PostToolUseFailure
   // only settles a record: both run in the background, so a write waits for one fettle process. PostToolUse's
   // note reaches the model next turn.
-  const background = (): Obj => ({ ...handler(), async: true });
-  const hooks: Obj = { ...(hooksOf(removeFettleHooks(settings)) ?? {}) };
+  const background = (): JsonObject => ({ ...handler(), async: true });
+  const hooks: JsonObject = { ...(hooksOf(removeFettleHooks(settings)) ?? {}) };
   const claude = (event: string): Json[] => {
     const groups: Json[] = UNMATCHED_EVENTS.some((e) => e === event)
       ? [{ hooks: [handler()] }]
@@ -177,7 +173,7 @@ export const addFettleHooks = (
     const position = at < 0 ? others.length : at;
     hooks[event] = [...others.slice(0, position), ...ours, ...others.slice(position)];
   }
-  const next: Obj = {};
+  const next: JsonObject = {};
   for (const [key, value] of Object.entries(settings)) next[key] = key === 'hooks' ? hooks : value;
   if (!('hooks' in next)) next.hooks = hooks;
   return next;

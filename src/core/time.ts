@@ -1,3 +1,6 @@
+// Durations in the words fettle prints.
+import { plural } from './plural';
+
 /** "3m", "2h", "5d": compact ages for terminal tables. */
 export const shortDuration = (ms: number): string => {
   if (!Number.isFinite(ms)) return '?';
@@ -11,7 +14,7 @@ export const shortDuration = (ms: number): string => {
 /** "3 minutes": how long ago a change expired, rounded, at least one. */
 export const minutesText = (ms: number): string => {
   const m = Math.max(1, Math.round(ms / 60000));
-  return `${m} minute${m === 1 ? '' : 's'}`;
+  return plural(m, 'minute');
 };
 
 /** "10 min", "1 h", "45 s": a configured number of seconds, in the largest unit that divides it. */

@@ -3,6 +3,7 @@
 import type { EditOp } from '../core/edits';
 import { HOOK_EVENTS, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
 import { WRITE_TOOLS, type ToolCall } from '../core/tool-call';
+import { isObj } from '../core/json';
 
 export type HookEvent = 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure';
 
@@ -62,8 +63,6 @@ export type Parsed =
 
 export type Obj = Record<string, unknown>;
 export const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-export const isObj = (value: unknown): value is Obj =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const kindOf = (value: unknown): string =>
   value === null
     ? 'null'

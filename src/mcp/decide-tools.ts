@@ -3,7 +3,7 @@
 // apply is refused here: everything under FETTLE_REVIEW=human, and a change its agent asked a person about.
 import { stat } from '../core/record-message';
 import { FettleError } from '../errors';
-import { storeOf } from '../protocol/select/arguments';
+import { openStore } from '../protocol/select/open';
 import { selectSession, selectTargets } from '../protocol/history/rollback-selection';
 import type { Change } from '../protocol/changes';
 import { type DecideRequest, selectDecision } from '../protocol/review/changesets';
@@ -14,6 +14,7 @@ import { type RollbackOutcome, rollbackChanges } from '../protocol/history/rollb
 import type { Step } from '../protocol/history/rollback-step';
 import type { Store } from '../store/store';
 import { type Args, contextFor, dirOf, invokeIn, type McpEdge, text, type ToolResult } from './edge';
+import { plural } from '../core/plural';
 
 const requestOf = (verb: 'confirm' | 'discard', args: Args): DecideRequest => {
   const names = (args.ids as string[] | undefined) ?? [];
@@ -28,7 +29,6 @@ const requestOf = (verb: 'confirm' | 'discard', args: Args): DecideRequest => {
   return { names, session, all };
 };
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 const counts = (c: Change): string => stat(c.fields.added, c.fields.removed) || c.fields.reason || 'changed';
 const leftOut = (skipped: Change[]): string[] =>
   skipped.length === 0 ? [] : [`Left out, already decided: ${skipped.map((c) => `${c.id} (${c.state})`).join(', ')}.`];
@@ -66,7 +66,7 @@ const HOW = {
 export const confirmTool = async (edge: McpEdge, args: Args): Promise<ToolResult> => {
   const request = requestOf('confirm', args);
   const ctx = contextFor(edge, args);
-  const store = await storeOf(ctx);
+  const store = await openStore(ctx);
   await refusePersonOnly(ctx, store, request, invokeIn(edge, dirOf(edge, args)));
   const { confirmed, skipped, changeset } = await confirmChanges(ctx, store, request);
   const lines = [
@@ -81,7 +81,7 @@ export const confirmTool = async (edge: McpEdge, args: Args): Promise<ToolResult
 export const discardTool = async (edge: McpEdge, args: Args): Promise<ToolResult> => {
   const request = requestOf('discard', args);
   const ctx = contextFor(edge, args);
-  const { discarded, skipped, changeset } = await discardChanges(ctx, await storeOf(ctx), request);
+  const { discarded, skipped, changeset } = await discardChanges(ctx, await openStore(ctx), request);
   const lines = [
     `Discarded ${plural(discarded.length, 'change')}${changeset ? ` of changeset ${changeset}` : ''}; no file was touched:`,
     ...discarded.map((c) => `  ${c.id}  ${c.fields.path}`),

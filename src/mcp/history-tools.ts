@@ -6,7 +6,7 @@ import { classifyContent } from '../core/content';
 import { capDiff } from '../core/messages';
 import { numberedLines } from '../core/read-view';
 import { FettleError } from '../errors';
-import { changesOf, storeOf, targetOf } from '../protocol/select/arguments';
+import { settledChanges, openStore, openTarget } from '../protocol/select/open';
 import type { Change } from '../protocol/changes';
 import { readChangesetView } from '../protocol/review/changeset-review';
 import { resolveShown } from '../protocol/review/changesets';
@@ -15,6 +15,7 @@ import { chainOf, changeDiff } from '../protocol/chains';
 import { readUserFile } from '../protocol/read';
 import type { Store } from '../store/store';
 import { type Args, contextFor, type McpEdge, text, type ToolResult } from './edge';
+import { plural } from '../core/plural';
 
 const RECENT = 10;
 const LOG_LIMIT = 50;
@@ -43,8 +44,8 @@ const json = (value: unknown): ToolResult => text(JSON.stringify(value, null, 2)
 
 export const statusTool = async (edge: McpEdge, args: Args): Promise<ToolResult> => {
   const ctx = contextFor(edge, args);
-  const store = await storeOf(ctx);
-  const changes = await changesOf(ctx, store, edge.log);
+  const store = await openStore(ctx);
+  const changes = await settledChanges(ctx, store, edge.log);
   const pending = changes.filter((c) => c.state === 'pending' || c.state === 'expired');
   const recent = changes.filter((c) => !pending.includes(c)).slice(0, RECENT);
   const person = (c: Change) => ctx.config.review === 'human' || c.fields.review === 'person';
@@ -63,10 +64,10 @@ export const statusTool = async (edge: McpEdge, args: Args): Promise<ToolResult>
 
 export const logTool = async (edge: McpEdge, args: Args): Promise<ToolResult> => {
   const ctx = contextFor(edge, args);
-  const target = typeof args.path === 'string' ? await targetOf(ctx, args.path) : undefined;
-  const store = target?.store ?? (await storeOf(ctx));
+  const target = typeof args.path === 'string' ? await openTarget(ctx, args.path) : undefined;
+  const store = target?.store ?? (await openStore(ctx));
   const session = args.session as string | undefined;
-  const changes = (await changesOf(ctx, store, edge.log)).filter(
+  const changes = (await settledChanges(ctx, store, edge.log)).filter(
     (c) => (!target || c.fields.path === target.treePath) && (session === undefined || c.fields.session === session),
   );
   const limit = (args.limit as number | undefined) ?? LOG_LIMIT;
@@ -96,7 +97,7 @@ const showChange = async (store: Store, change: Change): Promise<ToolResult> => 
 
 export const showTool = async (edge: McpEdge, args: Args): Promise<ToolResult> => {
   const ctx: Context = contextFor(edge, args);
-  const store = await storeOf(ctx);
+  const store = await openStore(ctx);
   const found = await resolveShown(ctx, store, args.change as string, edge.log);
   if (!found.changeset) return showChange(store, found.change as Change);
   const { id, members } = found.changeset;
@@ -125,7 +126,7 @@ export const readTool = async (edge: McpEdge, args: Args): Promise<ToolResult> =
   );
   if (view.total === 0) return text(`${path} is empty.`);
   if (view.first > view.total)
-    return text(`${path} has ${view.total} line${view.total === 1 ? '' : 's'}; line ${view.first} is past the end.`);
+    return text(`${path} has ${plural(view.total, 'line')}; line ${view.first} is past the end.`);
   const next =
     view.last < view.total
       ? `Lines ${view.last + 1}-${view.total} were not shown: read on with offset ${view.last + 1}.`

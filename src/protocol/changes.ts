@@ -162,3 +162,6 @@ export const requirePending = (change: Change, now: Date, options: { expired?: b
     });
   }
 };
+
+/** Written to disk and not undone since; rollbacks themselves are undone by naming them explicitly. */
+export const inEffect = (c: Change): boolean => c.state === 'applied' && !c.revertedBy && !c.fields.reverts;

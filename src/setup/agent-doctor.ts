@@ -14,15 +14,13 @@ import { dirname, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { CODEX_HOOKS, cursorHandlers, GEMINI_HOOKS, CURSOR_EVENTS } from '../core/agent-hooks';
 import { AGENT_TITLES, type AgentName } from '../core/agents';
-import { fettleHandlers, isFettleHandler, type FettleHandler, type Json } from '../core/settings';
+import { fettleHandlers, isFettleHandler, type FettleHandler } from '../core/settings';
 import { homeFrom, type Env } from '../config';
 import type { Check } from './doctor';
 import { agentSettingsPath, scopesOf } from './agent-settings';
 import type { Scope } from './settings-file';
 import { parseSettingsText } from './settings-text';
-
-type Obj = { [key: string]: Json };
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObj, type JsonObject } from '../core/json';
 
 const readText = (path: string): Promise<string | null> => readFile(path, 'utf8').catch(() => null);
 
@@ -49,8 +47,8 @@ const canonical = (v: unknown): unknown =>
  * The hash Codex trusts a command hook by: its event, its group's matcher and the one handler, normalised (the
  * timeout defaults to 600 s, `async` to false; absent fields are left out), as JSON with sorted keys.
  */
-export const codexHookHash = (event: string, matcher: string | undefined, handler: Obj): string => {
-  const normal: Obj = {
+export const codexHookHash = (event: string, matcher: string | undefined, handler: JsonObject): string => {
+  const normal: JsonObject = {
     type: 'command',
     command: String(handler.command ?? ''),
     timeout: Math.max(1, typeof handler.timeout === 'number' ? handler.timeout : 600),
@@ -68,7 +66,7 @@ export const codexHookHash = (event: string, matcher: string | undefined, handle
 };
 
 /** fettle's handlers in a Codex hooks.json, each with the key and hash Codex gives it. */
-export const codexHookKeys = (path: string, settings: Obj): { key: string; hash: string; event: string }[] => {
+export const codexHookKeys = (path: string, settings: JsonObject): { key: string; hash: string; event: string }[] => {
   const hooks = isObj(settings.hooks) ? settings.hooks : {};
   const out: { key: string; hash: string; event: string }[] = [];
   for (const [event, groups] of Object.entries(hooks)) {
@@ -93,7 +91,7 @@ const codexHome = (env: Env): string => env.CODEX_HOME || join(homeFrom(env), '.
 interface Found {
   scope: Scope;
   path: string;
-  value: Obj;
+  value: JsonObject;
 }
 
 /** fettle's installs of `agent`, scope by scope; a file it cannot read is a check of its own. */
@@ -104,7 +102,7 @@ const installs = async (agent: AgentName, root: string, env: Env): Promise<{ fou
     const path = agentSettingsPath(agent, root, env, scope);
     const text = await readText(path);
     if (text === null) continue;
-    let value: Obj;
+    let value: JsonObject;
     try {
       value = parseSettingsText(text).value;
     } catch (error) {
@@ -122,7 +120,7 @@ const installs = async (agent: AgentName, root: string, env: Env): Promise<{ fou
   return { found, checks };
 };
 
-const missingEvents = (agent: AgentName, value: Obj): string[] => {
+const missingEvents = (agent: AgentName, value: JsonObject): string[] => {
   if (agent === 'cursor') {
     const have = new Set(cursorHandlers(value).map((h) => h.event));
     return CURSOR_EVENTS.filter((e) => !have.has(e));
@@ -136,9 +134,9 @@ const missingEvents = (agent: AgentName, value: Obj): string[] => {
 const codexBlocked = async (env: Env, root: string, f: Found): Promise<{ why: string; fix: string } | null> => {
   const configPath = join(codexHome(env), 'config.toml');
   const text = await readText(configPath);
-  let config: Obj = {};
+  let config: JsonObject = {};
   try {
-    config = text === null ? {} : (parseToml(text) as Obj);
+    config = text === null ? {} : (parseToml(text) as JsonObject);
   } catch (error) {
     return {
       why: `${configPath} is not valid TOML (${(error as Error).message.split('\n')[0]})`,
@@ -170,7 +168,7 @@ const codexBlocked = async (env: Env, root: string, f: Found): Promise<{ why: st
     return !(isObj(s) && s.enabled !== false && s.trusted_hash === k.hash);
   });
   if (untrusted.length === 0) return null;
-  const disabled = keys.filter((k) => isObj(state[k.key]) && (state[k.key] as Obj).enabled === false);
+  const disabled = keys.filter((k) => isObj(state[k.key]) && (state[k.key] as JsonObject).enabled === false);
   if (disabled.length > 0)
     return {
       why: `fettle's ${disabled.map((k) => k.event).join(', ')} hooks are disabled in ${configPath}`,

@@ -7,7 +7,7 @@
 import { isAbsolute, join, relative } from 'node:path';
 import { CURSOR_EVENTS, cursorTarget, specOf } from '../core/agent-hooks';
 import { AGENT_TITLES, type AgentName } from '../core/agents';
-import { isFettleHandler, SettingsShapeError, type Json } from '../core/settings';
+import { isFettleHandler, SettingsShapeError } from '../core/settings';
 import { homeFrom, type Env } from '../config';
 import { FettleError } from '../errors';
 import { applyEdits } from 'jsonc-parser';
@@ -23,6 +23,7 @@ import {
   type SettingsFormat,
 } from './settings-file';
 import { find, insertion, layoutOf, nodeValue, parseSettingsText, propertyInsertion, removal } from './settings-text';
+import { isObj } from '../core/json';
 
 /** The scopes each agent has: Claude Code alone has a local (this checkout, not committed) one. */
 export const scopesOf = (agent: AgentName): Scope[] =>
@@ -79,8 +80,6 @@ export const agentHookCommand = (
     },
   );
 };
-
-const isObj = (v: Json | undefined): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Cursor's hooks.json, edited as text: `{"version": 1, "hooks": {"<event>": [{"command": ...}]}}`. */
 const cursorFormat: SettingsFormat = {

@@ -12,6 +12,7 @@ import { journalDir } from '../protocol/journal/journal';
 import { checkLocks } from './lock-doctor';
 import { policyLayers } from '../protocol/decide/policy';
 import { recoverInterrupted, recoveryText, type Recovery } from '../protocol/journal/recover';
+import { plural } from '../core/plural';
 
 export type { Check, CheckStatus } from './check';
 
@@ -105,7 +106,7 @@ const checkChanges = async (ctx: Context, store: Store): Promise<Check[]> => {
     checks.push(
       warn(
         'expired',
-        `${expired.length} staged change${expired.length === 1 ? '' : 's'} expired without a decision: ${ids}`,
+        `${plural(expired.length, 'staged change')} expired without a decision: ${ids}`,
         'Drop each with `fettle discard <id>`; `fettle gc` removes them once past FETTLE_HISTORY_MAX_AGE.',
       ),
     );
@@ -117,14 +118,10 @@ const checkChanges = async (ctx: Context, store: Store): Promise<Check[]> => {
 const checkLeftovers = async (ctx: Context, store: Store): Promise<Check> => {
   const r = await collectGarbage(ctx, store, { dryRun: true });
   const parts = [
-    r.removed.length ? `${r.removed.length} change${r.removed.length === 1 ? '' : 's'} past retention` : '',
-    r.worktrees.length ? `${r.worktrees.length} test tree${r.worktrees.length === 1 ? '' : 's'} nothing uses` : '',
-    r.links.length
-      ? `${r.links.length} tool-use link${r.links.length === 1 ? '' : 's'} no tool call will come back for`
-      : '',
-    r.bookkeeping.length
-      ? `${r.bookkeeping.length} bookkeeping file${r.bookkeeping.length === 1 ? '' : 's'} nothing needs any more`
-      : '',
+    r.removed.length ? `${plural(r.removed.length, 'change')} past retention` : '',
+    r.worktrees.length ? `${plural(r.worktrees.length, 'test tree')} nothing uses` : '',
+    r.links.length ? `${plural(r.links.length, 'tool-use link')} no tool call will come back for` : '',
+    r.bookkeeping.length ? `${plural(r.bookkeeping.length, 'bookkeeping file')} nothing needs any more` : '',
   ].filter(Boolean);
   return parts.length
     ? warn('leftovers', parts.join(', '), 'Run `fettle gc` (`fettle gc --dry-run` lists them).')
@@ -168,7 +165,7 @@ const checkPolicy = (ctx: Context, store: Store): Check => {
     const layers = policyLayers(ctx, store);
     const rules = layers.reduce((n, l) => n + l.rules.length, 0);
     if (layers.length === 0) return ok('policy', 'no policy file: the thresholds decide every path');
-    return ok('policy', `${layers.map((l) => l.file).join(', ')}: ${rules} rule${rules === 1 ? '' : 's'}`);
+    return ok('policy', `${layers.map((l) => l.file).join(', ')}: ${plural(rules, 'rule')}`);
   } catch (error) {
     const e = toFettleError(error);
     return fail('policy', `${e.message} Every write is blocked until it is fixed.`, e.hint);

@@ -4,15 +4,14 @@
 // and gives every value's offset; fettle's groups are inserted and removed as text at those offsets.
 import { applyEdits, createScanner, type Edit, type Node, type ParseError, parseTree } from 'jsonc-parser';
 import { isDeepStrictEqual } from 'node:util';
-import { fettleHandlers, isFettleHandler, SettingsShapeError, type Json } from '../core/settings';
-
-type Obj = { [key: string]: Json };
+import { fettleHandlers, isFettleHandler, SettingsShapeError } from '../core/settings';
+import type { JsonObject, Json } from '../core/json';
 
 // Comments, as editors of JSONC write them, are read and kept; a trailing comma is refused, as a JSON reader would.
 const PARSE = { allowTrailingComma: false, disallowComments: false, allowEmptyContent: false };
 
 /** The settings object, comments allowed; a syntax error or a top level that is not an object throws. */
-export const parseSettingsText = (text: string): { root: Node; value: Obj } => {
+export const parseSettingsText = (text: string): { root: Node; value: JsonObject } => {
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, PARSE);
   const [first] = errors;
@@ -21,7 +20,7 @@ export const parseSettingsText = (text: string): { root: Node; value: Obj } => {
     throw new SyntaxError(`it is not valid JSON (a syntax error on line ${line})`);
   }
   if (root.type !== 'object') throw new SettingsShapeError('the top level is not a JSON object');
-  return { root, value: nodeValue(root) as Obj };
+  return { root, value: nodeValue(root) as JsonObject };
 };
 
 export const nodeValue = (node: Node): Json => {
@@ -187,14 +186,14 @@ export const withoutFettle = (text: string): string => {
  * of fettle's is taken out first (unless the file already holds `target`: then it is returned as it is), then each is put where `target` has it, as new properties (laid out by
  * jsonc-parser like the file) or as array elements laid out like their neighbours.
  */
-export const withFettle = (text: string, target: Obj): string => {
+export const withFettle = (text: string, target: JsonObject): string => {
   if (isDeepStrictEqual(parseSettingsText(text).value, target)) return text;
   const layout = layoutOf(text);
   let out = withoutFettle(text);
   const hooks = (target.hooks ?? {}) as Record<string, Json[]>;
   for (const [event, groups] of Object.entries(hooks)) {
     groups.forEach((group, at) => {
-      const ours = (group as Obj).hooks;
+      const ours = (group as JsonObject).hooks;
       if (!Array.isArray(ours) || !ours.some(isFettleHandler)) return;
       const { root } = parseSettingsText(out);
       const array = find(root, ['hooks', event]);

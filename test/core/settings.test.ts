@@ -13,8 +13,8 @@ import {
   removeFettleHooks,
   SettingsShapeError,
   STATUS_MESSAGE,
-  type Json,
 } from '../../src/core/settings';
+import type { Json } from '../../src/core/json';
 import { WRITE_TOOLS } from '../../src/core/tool-call';
 
 type Obj = { [key: string]: Json };

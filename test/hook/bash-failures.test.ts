@@ -11,7 +11,7 @@ import { makeRepo, type Repo } from '../helpers/repo';
 const SNAPSHOT_FAILS = { FETTLE_FAILPOINTS: 'bash.snapshot-read=throw' };
 const RECORD_FAILS = { FETTLE_FAILPOINTS: 'bash.changes-found=throw' };
 
-const changesOf = (repo: Repo): { id: string; path: string }[] =>
+const settledChanges = (repo: Repo): { id: string; path: string }[] =>
   (JSON.parse(fettleIn(repo, 'log', '--json').stdout) as { changes: { id: string; path: string }[] }).changes;
 
 test('a snapshot that cannot be taken blocks the command (exit 2), keeping nothing; FETTLE_ON_ERROR=allow lets it through, said so (exit 1)', () => {
@@ -55,7 +55,7 @@ test('a PostToolUse that cannot record exits 1 and says why; the snapshot stays,
   assert.equal(post.code, 1, post.stderr);
   assert.equal(post.stdout, '');
   assert.match(post.stderr, /^fettle: the command ran, but recording what it changed failed: /);
-  assert.deepEqual(changesOf(repo), []);
+  assert.deepEqual(settledChanges(repo), []);
   assert.equal(openSnapshotFiles(repo).length, 1, 'the snapshot is put back');
 
   const stop = runHook(
@@ -63,7 +63,7 @@ test('a PostToolUse that cannot record exits 1 and says why; the snapshot stays,
     { cwd: repo.dir, env: repo.env },
   );
   assert.deepEqual([stop.code, stop.stdout, stop.stderr], [0, '', '']);
-  const rows = changesOf(repo);
+  const rows = settledChanges(repo);
   assert.deepEqual(
     rows.map((r) => r.path),
     ['a.txt'],

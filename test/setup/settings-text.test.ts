@@ -2,7 +2,8 @@
 // byte stays (the CLI round trips are in test/commands/install.test.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { addFettleHooks, SettingsShapeError, type Json } from '../../src/core/settings';
+import { addFettleHooks, SettingsShapeError } from '../../src/core/settings';
+import type { Json } from '../../src/core/json';
 import { parseSettingsText, withFettle, withoutFettle } from '../../src/setup/settings-text';
 
 type Obj = { [key: string]: Json };

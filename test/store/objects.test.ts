@@ -12,7 +12,7 @@ import { writeBlob, writeTreeWith } from '../helpers/objects';
 import { makeRepo, type Repo } from '../helpers/repo';
 
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
-const storeOf = (repo: Repo): Promise<Store> => openStoreAt(repo.dir, repo.env, join(repo.home, 'data'));
+const openStore = (repo: Repo): Promise<Store> => openStoreAt(repo.dir, repo.env, join(repo.home, 'data'));
 const WHEN = new Date('2024-05-06T07:08:09Z');
 
 const commitWith = async (store: Store, files: Record<string, { bytes: Buffer; mode: string }>): Promise<string> => {
@@ -35,7 +35,7 @@ const payloads: [string, Buffer, string][] = [
 for (const [label, bytes, mode] of payloads) {
   test(`writeBlob/readFile are byte-exact: ${label} (${mode})`, async () => {
     const repo = makeRepo();
-    const store = await storeOf(repo);
+    const store = await openStore(repo);
     const oid = await writeBlob(store, bytes);
     assert.ok(repo.gitBytes('cat-file', 'blob', oid).equals(bytes));
     const commit = await commitWith(store, { 'bin/data.bin': { bytes, mode } });
@@ -52,7 +52,7 @@ test("writeBlob bypasses git's filters (autocrlf, .gitattributes, a clean filter
   repo.git('config', 'core.autocrlf', 'true');
   repo.git('config', 'filter.upper.clean', 'tr a-z A-Z');
   repo.git('config', 'filter.upper.required', 'true');
-  const store = await storeOf(repo);
+  const store = await openStore(repo);
   const bytes = Buffer.from('mixed\r\nendings\n');
   const oid = await writeBlob(store, bytes);
   assert.ok(repo.gitBytes('cat-file', 'blob', oid).equals(bytes));
@@ -60,7 +60,7 @@ test("writeBlob bypasses git's filters (autocrlf, .gitattributes, a clean filter
 
 test('readFile returns null for a missing path, a directory, and a missing parent', async () => {
   const repo = makeRepo();
-  const store = await storeOf(repo);
+  const store = await openStore(repo);
   const commit = await commitWith(store, { 'd/f.txt': { bytes: Buffer.from('x'), mode: '100644' } });
   for (const path of ['nope.txt', 'd', 'd/nope', 'e/f.txt'])
     assert.equal(await readFile(store, commit, path), null, path);
@@ -68,7 +68,7 @@ test('readFile returns null for a missing path, a directory, and a missing paren
 
 test('readObjects reads several objects in one call; missing ones are null', async () => {
   const repo = makeRepo();
-  const store = await storeOf(repo);
+  const store = await openStore(repo);
   const a = await writeBlob(store, Buffer.from('a\n'));
   const big = randomBytes(70_000);
   const b = await writeBlob(store, big);
@@ -99,7 +99,7 @@ const edits: [string, string, string | null][] = [
 for (const [label, path, content] of edits) {
   test(`writeTreeWith on a base with many files changes only that path: ${label}`, async () => {
     const repo = makeRepo(manyFiles());
-    const store = await storeOf(repo);
+    const store = await openStore(repo);
     const baseTree = repo.git('rev-parse', 'HEAD^{tree}');
     const leaf = content === null ? null : { mode: '100644', oid: await writeBlob(store, Buffer.from(content)) };
     const tree = await writeTreeWith(store, 'HEAD^{tree}', path, leaf);
@@ -112,7 +112,7 @@ for (const [label, path, content] of edits) {
 
 test('writeTreeWith keeps the file mode it is given', async () => {
   const repo = makeRepo({ 'a.sh': 'echo\n' });
-  const store = await storeOf(repo);
+  const store = await openStore(repo);
   const tree = await writeTreeWith(store, 'HEAD^{tree}', 'a.sh', {
     mode: '100755',
     oid: await writeBlob(store, Buffer.from('echo\n')),
@@ -122,14 +122,14 @@ test('writeTreeWith keeps the file mode it is given', async () => {
 
 test('writeTreeWith: removing the last file of a subdir drops the dir', async () => {
   const repo = makeRepo({ 'keep.txt': 'k', 'd/e/only.txt': 'o' });
-  const store = await storeOf(repo);
+  const store = await openStore(repo);
   const tree = await writeTreeWith(store, 'HEAD^{tree}', 'd/e/only.txt', null);
   assert.equal(repo.git('ls-tree', '-r', '-t', '--name-only', tree), 'keep.txt');
 });
 
 test('writeTreeWith: removing the only file gives the (written) empty tree', async () => {
   const repo = makeRepo({ 'only.txt': 'o' });
-  const store = await storeOf(repo);
+  const store = await openStore(repo);
   const tree = await writeTreeWith(store, 'HEAD^{tree}', 'only.txt', null);
   assert.equal(tree, EMPTY_TREE);
   assert.equal(repo.git('cat-file', '-t', tree), 'tree');
@@ -139,7 +139,7 @@ test('writeTreeWith: removing the only file gives the (written) empty tree', asy
 
 test('writeTreeWith from no base builds the whole path', async () => {
   const repo = makeRepo();
-  const store = await storeOf(repo);
+  const store = await openStore(repo);
   const tree = await writeTreeWith(store, null, 'a/b/c.txt', {
     mode: '100644',
     oid: await writeBlob(store, Buffer.from('c')),
@@ -149,7 +149,7 @@ test('writeTreeWith from no base builds the whole path', async () => {
 
 test("writeTreeWith leaves its objects in a pack in the common dir, noted as fettle's", async () => {
   const repo = makeRepo({ 'x/y.txt': 'y' });
-  const store = await storeOf(repo);
+  const store = await openStore(repo);
   const loose = () => repo.git('count-objects', '-v').match(/^count: (\d+)/m)?.[1];
   const before = loose();
   const tree = await writeTreeWith(store, 'HEAD^{tree}', 'x/z.txt', {
@@ -188,7 +188,7 @@ test('writeCommit uses the fettle identity, the given time and parents, and neve
   const repo = makeRepo({ 'f.txt': 'f' });
   repo.git('config', 'commit.gpgSign', 'true');
   repo.git('config', 'gpg.program', join(repo.home, 'no-such-gpg'));
-  const store = await storeOf(repo);
+  const store = await openStore(repo);
   const head = repo.git('rev-parse', 'HEAD');
   const commit = await writeCommit(store, repo.git('rev-parse', 'HEAD^{tree}'), [head], 'fettle: test\n\nbody\n', WHEN);
   assert.equal(
@@ -199,9 +199,9 @@ test('writeCommit uses the fettle identity, the given time and parents, and neve
 
 test('headCommit: null for an unborn HEAD, the commit otherwise (as read when the store was opened)', async () => {
   const repo = makeRepo({ 'f.txt': 'x' }, { commit: false });
-  const store = await storeOf(repo);
+  const store = await openStore(repo);
   assert.equal(headCommit(store), null);
   repo.commit();
   assert.equal(headCommit(store), null, 'a store keeps the HEAD it was opened with');
-  assert.equal(headCommit(await storeOf(repo)), repo.git('rev-parse', 'HEAD'));
+  assert.equal(headCommit(await openStore(repo)), repo.git('rev-parse', 'HEAD'));
 });

@@ -14,7 +14,7 @@ import { makeRepo, type Repo } from '../helpers/repo';
 import { directWrite, stageWrite } from '../helpers/stage';
 
 const commonOf = (repo: Repo) => join(repo.dir, '.git');
-const storeOf = (repo: Repo) => ({ commonDir: commonOf(repo), workTree: repo.dir, kind: 'repo' as const });
+const openStore = (repo: Repo) => ({ commonDir: commonOf(repo), workTree: repo.dir, kind: 'repo' as const });
 const leftovers = (repo: Repo) =>
   existsSync(newRefsDir(commonOf(repo))) ? readdirSync(newRefsDir(commonOf(repo))) : [];
 const conflict = (error: unknown) => error instanceof FettleError && error.code === 'E_CONFLICT';
@@ -22,7 +22,7 @@ const conflict = (error: unknown) => error instanceof FettleError && error.code 
 test('a held ref, committed, is the loose ref git reads, with nothing left beside it', async () => {
   const repo = makeRepo({ 'a.txt': 'a\n' });
   const head = repo.git('rev-parse', 'HEAD');
-  const held = holdNewRef(storeOf(repo), 'refs/fettle/abcd1234', head);
+  const held = holdNewRef(openStore(repo), 'refs/fettle/abcd1234', head);
   await held.synced;
   assert.equal(repo.git('for-each-ref', 'refs/fettle/'), '', 'not a ref before it is committed');
   assert.equal(await held.commit(), 'done');
@@ -36,7 +36,7 @@ test('a name taken as a loose ref is refused before anything is written, and the
   const repo = makeRepo({ 'a.txt': 'a\n' });
   const head = repo.git('rev-parse', 'HEAD');
   repo.git('update-ref', 'refs/fettle/taken123', head);
-  await assert.rejects(holdNewRef(storeOf(repo), 'refs/fettle/taken123', head).synced, conflict);
+  await assert.rejects(holdNewRef(openStore(repo), 'refs/fettle/taken123', head).synced, conflict);
   assert.equal(repo.git('rev-parse', 'refs/fettle/taken123'), head);
   assert.deepEqual(leftovers(repo), []);
 });
@@ -47,7 +47,7 @@ test('a name taken in packed-refs only is refused too', async () => {
   repo.git('update-ref', 'refs/fettle/packed12', head);
   repo.git('pack-refs', '--all');
   assert.equal(existsSync(join(commonOf(repo), 'refs/fettle/packed12')), false, 'packed, not loose');
-  await assert.rejects(holdNewRef(storeOf(repo), 'refs/fettle/packed12', head).synced, conflict);
+  await assert.rejects(holdNewRef(openStore(repo), 'refs/fettle/packed12', head).synced, conflict);
   assert.equal(repo.git('rev-parse', 'refs/fettle/packed12'), head);
 });
 
@@ -55,7 +55,7 @@ test('a name another writer creates while the value is held: the commit is refus
   const repo = makeRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
   const head = repo.git('rev-parse', 'HEAD');
   const blob = repo.git('rev-parse', 'HEAD:a.txt');
-  const held = holdNewRef(storeOf(repo), 'refs/fettle/racer123', blob);
+  const held = holdNewRef(openStore(repo), 'refs/fettle/racer123', blob);
   await held.synced;
   repo.git('update-ref', 'refs/fettle/racer123', head);
   await assert.rejects(held.commit(), conflict);
@@ -65,7 +65,7 @@ test('a name another writer creates while the value is held: the commit is refus
 
 test('an aborted hold leaves no file and no ref', async () => {
   const repo = makeRepo({ 'a.txt': 'a\n' });
-  const held = holdNewRef(storeOf(repo), 'refs/fettle/dropped1', repo.git('rev-parse', 'HEAD'));
+  const held = holdNewRef(openStore(repo), 'refs/fettle/dropped1', repo.git('rev-parse', 'HEAD'));
   await held.abort();
   assert.deepEqual(leftovers(repo), []);
   assert.equal(repo.git('for-each-ref', 'refs/fettle/'), '');
@@ -98,7 +98,7 @@ for (const [what, setUp, why] of gates) {
   test(`refs through git with ${what}: ${why ?? 'no'}`, async () => {
     const repo = makeRepo({ 'a.txt': 'a\n' });
     setUp(repo);
-    const reason = await refsThroughGit(storeOf(repo));
+    const reason = await refsThroughGit(openStore(repo));
     if (why) assert.match(reason ?? '', why);
     else assert.equal(reason, undefined);
   });

@@ -17,7 +17,8 @@ import type { HookEdge } from '../edge';
 import { settleSession } from '../end';
 import { isOutcome, writeContext, writeFailure } from '../failure';
 import { context, deny, pass, replayed, warn, type HookOutcome } from '../outcome';
-import { isObj, str, type Obj } from '../payload';
+import { str, type Obj } from '../payload';
+import { isObj } from '../../core/json';
 import { countTurn } from '../turn';
 import { diffOfSet } from './set-diff';
 

@@ -10,7 +10,8 @@ import { recordLandedWrite } from '../../protocol/write/landed-write';
 import type { HookEdge } from '../edge';
 import { isOutcome, writeContext, writeFailure } from '../failure';
 import { warn, type HookOutcome } from '../outcome';
-import { isObj, str, usablePath, type Obj } from '../payload';
+import { str, usablePath, type Obj } from '../payload';
+import { isObj } from '../../core/json';
 import { countTurn } from '../turn';
 
 const answered = (json: unknown, notice?: HookOutcome): HookOutcome => ({

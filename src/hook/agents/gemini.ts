@@ -18,7 +18,8 @@ import type { HookEdge } from '../edge';
 import { settleSession } from '../end';
 import { isOutcome, writeContext, writeFailure } from '../failure';
 import { pass, replayed, warn, type HookOutcome } from '../outcome';
-import { isObj, str, usablePath, type Obj } from '../payload';
+import { str, usablePath, type Obj } from '../payload';
+import { isObj } from '../../core/json';
 import { countTurn } from '../turn';
 
 export const GEMINI_WRITE_TOOLS = ['write_file', 'replace'] as const;

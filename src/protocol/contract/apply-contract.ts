@@ -24,7 +24,7 @@ import { noProgress, type Progress } from '../../io/progress';
 import { locateTarget } from '../../store/locate';
 import { changeRef } from '../../store/refs';
 import type { Store, Target } from '../../store/store';
-import { storeOf } from '../select/arguments';
+import { openStore } from '../select/open';
 import { listChanges, type Change } from '../changes';
 import type { Context } from '../context';
 import { readContract, type ContractFile } from '../contract-file';
@@ -174,7 +174,7 @@ const unpublished = (ctx: Context, made: Recorded[]): Change[] =>
 
 export const applyContract = async (ctx: Context, given: string, o: ApplyOptions): Promise<Applied> => {
   const c = await readContract(ctx.cwd, given);
-  const store = await storeOf(ctx);
+  const store = await openStore(ctx);
   if (store.kind !== 'repo')
     throw new FettleError('E_USAGE', `fettle apply works in a git repository, and ${ctx.cwd} is in none.`, {
       hint: 'Run it in the repository the contract is for, or name it with -C <dir>.',

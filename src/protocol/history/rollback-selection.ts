@@ -4,15 +4,9 @@ import { resolveName } from '../../core/changeset';
 import { FettleError } from '../../errors';
 import { readDisk } from '../../io/atomic-write';
 import type { Store, Target } from '../../store/store';
-import {
-  changesOf,
-  currentSession,
-  findChange,
-  inEffect,
-  type Selection,
-  storeOf,
-  targetOf,
-} from '../select/arguments';
+import { settledChanges, type Selection, openStore, openTarget } from '../select/open';
+import { currentSession, findChange } from '../select/names';
+import { inEffect } from '../changes';
 import { newestFirst, notFound, type Change } from '../changes';
 import type { Context } from '../context';
 import { versionsOf, type Versions } from '../chains';
@@ -27,8 +21,8 @@ const lastOf = async (target: Target, tied: Change[]): Promise<Change> => {
 };
 
 const latestTo = async (ctx: Context, arg: string): Promise<{ store: Store; change: Change }> => {
-  const target = await targetOf(ctx, arg);
-  const all = await changesOf(ctx, target.store);
+  const target = await openTarget(ctx, arg);
+  const all = await settledChanges(ctx, target.store);
   const toFile = all.filter((c) => c.fields.path === target.treePath);
   const live = toFile.filter(inEffect);
   const newest = live[0]?.at.getTime();
@@ -87,8 +81,8 @@ const changesetMembers = (all: Change[], arg: string): Change[] | null => {
 
 /** `rollback <target...>`: ids, commits or paths, all in one repository; each change once. */
 export const selectTargets = async (ctx: Context, args: string[]): Promise<Selection> => {
-  const home = await storeOf(ctx);
-  const all = await changesOf(ctx, home);
+  const home = await openStore(ctx);
+  const all = await settledChanges(ctx, home);
   let store: Store | null = null;
   const picked = new Map<string, Change>();
   for (const arg of args) {
@@ -113,8 +107,8 @@ export const selectTargets = async (ctx: Context, args: string[]): Promise<Selec
 
 /** `rollback --turn <n> [--session <id>]`: what that session did since turn n began, still in effect. */
 export const selectTurn = async (ctx: Context, session: string | undefined, turn: number): Promise<Selection> => {
-  const store = await storeOf(ctx);
-  const all = await changesOf(ctx, store);
+  const store = await openStore(ctx);
+  const all = await settledChanges(ctx, store);
   const named = session ?? currentSession(ctx, all);
   if (named === undefined)
     throw new FettleError('E_NOT_FOUND', 'No agent session has changes recorded here.', {
@@ -133,8 +127,8 @@ export const selectTurn = async (ctx: Context, session: string | undefined, turn
 
 /** `rollback --session <id>`: every change of that agent session still in effect, newest first. */
 export const selectSession = async (ctx: Context, session: string): Promise<Selection> => {
-  const store = await storeOf(ctx);
-  const changes = (await changesOf(ctx, store)).filter((c) => c.fields.session === session && inEffect(c));
+  const store = await openStore(ctx);
+  const changes = (await settledChanges(ctx, store)).filter((c) => c.fields.session === session && inEffect(c));
   if (changes.length === 0) {
     throw new FettleError('E_NOT_FOUND', `No change of session '${session}' is left to roll back.`, {
       hint: `Run \`fettle log --session ${session}\` to see what fettle recorded for it.`,

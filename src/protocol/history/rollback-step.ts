@@ -9,6 +9,7 @@ import type { FileEntry } from '../../store/object-read';
 import type { Store } from '../../store/store';
 import type { Change } from '../changes';
 import type { Versions } from '../chains';
+import { plural } from '../../core/plural';
 
 export type How = 'restored' | 'removed' | 'merged' | 'forced';
 
@@ -58,11 +59,7 @@ const mergeUndo = async (
     throw refusal(path, id, 'binary content cannot be merged');
   const merged = await mergeFile(store, current.bytes, written.bytes, previous.bytes);
   if (!merged.clean)
-    throw refusal(
-      path,
-      id,
-      `undoing it conflicts with those edits (${merged.conflicts} conflict${merged.conflicts === 1 ? '' : 's'})`,
-    );
+    throw refusal(path, id, `undoing it conflicts with those edits (${plural(merged.conflicts, 'conflict')})`);
   return merged.bytes;
 };
 

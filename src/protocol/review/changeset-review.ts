@@ -12,6 +12,7 @@ import { newestFirst, type Change } from '../changes';
 import { chainsOf, writtenCommit, type Chain } from '../chains';
 import type { PushOptions, Pushed } from './review';
 import { diffView, pushTree, type FileStat } from './session-review';
+import { plural } from '../../core/plural';
 
 export interface ChangesetView {
   id: string;
@@ -83,6 +84,6 @@ export const pushChangeset = (
 ): Promise<Pushed> => {
   const listed = view.shown.map((c) => `  ${c.id}  ${c.fields.path}`).join('\n');
   const n = view.files.length;
-  const message = `fettle: changeset ${view.id} (${n} file${n === 1 ? '' : 's'})\n\nThe changes of changeset ${view.id}, on the commit they were recorded on.\n\n${listed}\n`;
+  const message = `fettle: changeset ${view.id} (${plural(n, 'file')})\n\nThe changes of changeset ${view.id}, on the commit they were recorded on.\n\n${listed}\n`;
   return pushTree(store, { tree: view.tree, base: view.base, message, when }, target, options);
 };

@@ -2,13 +2,15 @@
 // that takes an id takes a changeset id and expands it to its members (core/changeset.ts resolves the names);
 // confirm and discard of several decide all or nothing, so here every change that stops the set is reported
 // with why, in the words the single-change commands use.
-import { planSet, resolveName, type Candidate, type Decision, type SetRefusal } from '../../core/changeset';
+import { planSet, resolveName, type Candidate, type SetRefusal, type Verdict } from '../../core/changeset';
 import { FettleError } from '../../errors';
 import type { Store } from '../../store/store';
-import { changesOf, findChange } from '../select/arguments';
+import { settledChanges } from '../select/open';
+import { findChange } from '../select/names';
 import { notFound, requirePending, type Change } from '../changes';
 import type { Context } from '../context';
 import { agentShell, needsPerson, requirePerson } from '../decide/person-review';
+import { plural } from '../../core/plural';
 
 export interface DecideRequest {
   /** change ids and changeset ids */
@@ -92,13 +94,13 @@ const refusalOf = (ctx: Context, r: DecideRequest, change: Change, why: SetRefus
 };
 
 /** Several refusals as one error: every file and why, and that nothing was done. */
-export const refuseSet = (d: Decision, errors: FettleError[], total: number): FettleError => {
+export const refuseSet = (d: Verdict, errors: FettleError[], total: number): FettleError => {
   if (errors.length === 1 && total === 1) return errors[0] as FettleError;
   const verb = d === 'confirm' ? 'confirmed' : 'discarded';
   const nothing = d === 'confirm' ? 'Nothing was written; every change stays pending.' : 'Nothing was discarded.';
   return new FettleError(
     errors.every((e) => e.code === errors[0]?.code) ? (errors[0]?.code ?? 'E_CONFLICT') : 'E_CONFLICT',
-    `${errors.length} of ${total} change${total === 1 ? '' : 's'} cannot be ${verb}, so none was. ${nothing}`,
+    `${errors.length} of ${plural(total, 'change')} cannot be ${verb}, so none was. ${nothing}`,
     { hint: errors.map((e) => `- ${e.message}${e.hint ? ` ${e.hint}` : ''}`).join('\n') },
   );
 };
@@ -122,7 +124,7 @@ const describe = (r: DecideRequest): string =>
 
 /** What a request names, resolved once: every change it involves, and the changeset when it named one alone. */
 export interface Selection {
-  decision: Decision;
+  decision: Verdict;
   request: DecideRequest;
   candidates: Chosen[];
   changeset: string | undefined;
@@ -135,10 +137,10 @@ export interface Selection {
 export const selectDecision = async (
   ctx: Context,
   store: Store,
-  decision: Decision,
+  decision: Verdict,
   request: DecideRequest,
 ): Promise<Selection> => {
-  const all = await changesOf(ctx, store);
+  const all = await settledChanges(ctx, store);
   const candidates: Chosen[] = [];
   let changeset: string | undefined;
   for (const name of request.names) {
@@ -203,7 +205,7 @@ export const resolveShown = async (
   arg: string,
   warn?: (message: string) => void,
 ): Promise<{ all: Change[]; change?: Change; changeset?: { id: string; members: Change[] } }> => {
-  const all = await changesOf(ctx, store, warn);
+  const all = await settledChanges(ctx, store, warn);
   const found = resolveName(
     arg,
     all.map((c) => ({ id: c.id, changeset: changesetOf(c) })),

@@ -15,6 +15,7 @@ import { requirePending, type Change } from '../changes';
 import type { Context } from '../context';
 import { type contractNow, requireContract } from '../contract-file';
 import { diskPathOf } from '../paths';
+import { plural } from '../../core/plural';
 
 export interface FilePlan {
   change: Change;
@@ -70,7 +71,7 @@ const refusal = (r: Read, why: FileRefusal, conflicts = 0): FettleError => {
     edited: `${path} changed after change ${id} was staged to delete it; fettle does not delete a file edited since.`,
     created: `${path} was created by someone else after change ${id} was staged.`,
     binary: `${path} changed after change ${id} was staged, and binary content cannot be merged.`,
-    conflict: `${path} changed after change ${id} was staged, and those edits overlap the staged ones (${conflicts} conflict${conflicts === 1 ? '' : 's'}).`,
+    conflict: `${path} changed after change ${id} was staged, and those edits overlap the staged ones (${plural(conflicts, 'conflict')}).`,
     'not-a-file': `${path} is no longer a regular file, so change ${id} cannot be written to it.`,
     unwritable: `${path} is read-only (or its directory is), so change ${id} cannot be written; fettle does not replace read-only files.`,
   };

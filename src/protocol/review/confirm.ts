@@ -26,6 +26,7 @@ import { retrySession, sessionStep, type Landing } from '../record/session-ref';
 import { commandDecider, requirePersonForExpired } from '../decide/person-review';
 import { forgetStaged } from '../record/supersede';
 import { currentTurn } from '../turns';
+import { plural } from '../../core/plural';
 
 export interface Confirmed {
   change: Change;
@@ -122,7 +123,7 @@ const prepareAll = async (ctx: Context, store: Store, plans: FilePlan[]) => {
       p.how === 'merged'
         ? 'Merged with edits made on disk after it was staged.'
         : p.how === 'conflicts'
-          ? `Merged with edits made on disk after it was staged; ${p.conflicts} overlapping region${p.conflicts === 1 ? '' : 's'} written with conflict markers (--with-conflicts).`
+          ? `Merged with edits made on disk after it was staged; ${plural(p.conflicts ?? 0, 'overlapping region')} written with conflict markers (--with-conflicts).`
           : undefined;
     const made = await commitOn(ctx, store, p.change, { kind: 'applied', bytes: p.bytes, mode: p.mode, note, turn });
     applied.push({ p, turn, ...made });

@@ -8,6 +8,7 @@ import { readObjects } from '../../store/object-read';
 import type { Store } from '../../store/store';
 import { pushCommit, type PushOptions, type Pushed } from './review';
 import { sessionRef } from '../record/session-ref';
+import { plural } from '../../core/plural';
 
 export interface SessionView {
   session: string;
@@ -105,6 +106,6 @@ export const pushSession = async (
   options: PushOptions = {},
 ): Promise<Pushed> => {
   const listed = view.files.map((f) => `  ${f.path}`).join('\n');
-  const message = `fettle: agent session ${view.session} (${view.changes} change${view.changes === 1 ? '' : 's'}, ${view.files.length} file${view.files.length === 1 ? '' : 's'})\n\nEverything the agent session changed, on the commit it started from.\n\n${listed}\n`;
+  const message = `fettle: agent session ${view.session} (${plural(view.changes, 'change')}, ${plural(view.files.length, 'file')})\n\nEverything the agent session changed, on the commit it started from.\n\n${listed}\n`;
   return pushTree(store, { tree: view.tree, base: view.base, message, when }, target, options);
 };

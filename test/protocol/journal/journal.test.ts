@@ -9,7 +9,7 @@ import { recoverInterrupted } from '../../../src/protocol/journal/recover';
 import { openStoreAt } from '../../../src/store/locate';
 import { makeRepo } from '../../helpers/repo';
 
-const storeOf = async () => {
+const openStore = async () => {
   const repo = makeRepo({ 'a.txt': 'a\n' });
   return openStoreAt(repo.dir, repo.env, join(repo.home, 'data'));
 };
@@ -25,7 +25,7 @@ const journal = (pid: number): Journal => ({
 });
 
 test('a journal is read back as written; one of a live process is left alone by recovery', async () => {
-  const store = await storeOf();
+  const store = await openStore();
   const path = await writeJournal(store, journal(process.pid));
   assert.match(path, new RegExp(`/confirm-${process.pid}-[0-9a-f]{8}\\.json$`));
   assert.deepEqual(await findJournals(store), [{ path, pid: process.pid, journal: journal(process.pid) }]);
@@ -34,7 +34,7 @@ test('a journal is read back as written; one of a live process is left alone by 
 });
 
 test('a journal cut short by a crash is dropped by recovery: nothing had been replaced', async () => {
-  const store = await storeOf();
+  const store = await openStore();
   const path = await writeJournal(store, journal(DEAD));
   writeFileSync(path, '{"version":1,"op":"confirm","files":[{"id"');
   assert.equal((await findJournals(store))[0]?.journal, null);
@@ -44,7 +44,7 @@ test('a journal cut short by a crash is dropped by recovery: nothing had been re
 });
 
 test('no journal directory: recovery reads one directory and does nothing', async () => {
-  const store = await storeOf();
+  const store = await openStore();
   assert.deepEqual(await recoverInterrupted(store), []);
   assert.equal(existsSync(journalDir(store)), false);
 });

@@ -17,7 +17,7 @@ import { openStoreAt } from '../../../src/store/locate';
 import type { Store } from '../../../src/store/store';
 import { makeRepo } from '../../helpers/repo';
 
-const storeOf = async () => {
+const openStore = async () => {
   const repo = makeRepo({ 'a.txt': 'a' });
   return openStoreAt(repo.dir, repo.env, join(repo.home, 'data'));
 };
@@ -42,7 +42,7 @@ const takeWrite = async (store: Store, toolUseId: string) => {
 };
 
 test('a remembered write is taken once, by its tool_use_id', async () => {
-  const store = await storeOf();
+  const store = await openStore();
   await rememberWrite(store, 'toolu_1', pending('aaaa0001'));
   assert.equal(await takeWrite(store, 'toolu_2'), null);
   assert.deepEqual(await takeWrite(store, 'toolu_1'), pending('aaaa0001'));
@@ -51,7 +51,7 @@ test('a remembered write is taken once, by its tool_use_id', async () => {
 });
 
 test('a claimed write stays claimed until released: a process killed before it recorded leaves it to settle', async () => {
-  const store = await storeOf();
+  const store = await openStore();
   await rememberWrite(store, 'toolu_1', pending('aaaa0001'));
   const claimed = await claimWrite(store, 'toolu_1');
   assert.ok(claimed);
@@ -63,7 +63,7 @@ test('a claimed write stays claimed until released: a process killed before it r
 });
 
 test('of many processes claiming one link, exactly one gets it', async () => {
-  const store = await storeOf();
+  const store = await openStore();
   await rememberWrite(store, 'toolu_1', pending('aaaa0001'));
   const [path] = (await openLinks(linksDir(store.commonDir))).map((l) => l.path);
   assert.ok(path);
@@ -72,7 +72,7 @@ test('of many processes claiming one link, exactly one gets it', async () => {
 });
 
 test('a claim that fails to settle is put back for the next try', async () => {
-  const store = await storeOf();
+  const store = await openStore();
   await rememberWrite(store, 'toolu_1', pending('aaaa0001'));
   const [link] = await openLinks(linksDir(store.commonDir));
   const claimed = await claimLink(link?.path ?? '');
@@ -82,7 +82,7 @@ test('a claim that fails to settle is put back for the next try', async () => {
 });
 
 test('open links: by session, foreign files skipped, a dead process`s claim open again', async () => {
-  const store = await storeOf();
+  const store = await openStore();
   const dir = linksDir(store.commonDir);
   await rememberWrite(store, 'toolu_1', pending('aaaa0001', 's1'));
   await rememberWrite(store, 'toolu_2', pending('aaaa0002', 's2'));
