@@ -5,7 +5,8 @@
 import { clockFrom, type Env } from '../config';
 import type { Target } from '../store/store';
 import { appendAudit, auditDirNear } from '../protocol/record/audit';
-import type * as protocol from '../protocol/write/write';
+import type { After } from '../protocol/write/after';
+import type { Before } from '../protocol/write/before';
 import type { AuditFacts, HookEdge } from './edge';
 import type { HookOutcome } from './outcome';
 
@@ -15,7 +16,7 @@ export const auditing = (env: Env): boolean => (env.FETTLE_AUDIT ?? '').trim() =
 const located = (target: Target | undefined): AuditFacts => (target ? { commonDir: target.store.commonDir } : {});
 
 /** Notes what the before step decided. */
-export const noteBefore = (edge: HookEdge, before: protocol.Before): void => {
+export const noteBefore = (edge: HookEdge, before: Before): void => {
   if (!edge.facts) return;
   const facts: AuditFacts = { decision: before.kind };
   if ('target' in before) Object.assign(facts, located(before.target));
@@ -28,7 +29,7 @@ export const noteBefore = (edge: HookEdge, before: protocol.Before): void => {
 };
 
 /** Notes what the after step recorded. */
-export const noteAfter = (edge: HookEdge, after: protocol.After): void => {
+export const noteAfter = (edge: HookEdge, after: After): void => {
   if (!edge.facts) return;
   Object.assign(edge.facts, { decision: after.kind === 'none' ? 'nothing-open' : 'recorded' });
   if (after.kind === 'recorded') Object.assign(edge.facts, { id: after.id, ...located(after.target) });

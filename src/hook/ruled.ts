@@ -2,7 +2,7 @@
 // `stage` rule on a write whose result fettle cannot compute. The same text for every agent; each adapter wraps
 // it in its own deny.
 import { renderBlocked, renderUnstageable } from '../core/messages';
-import type { Decided } from '../protocol/write/write';
+import type { Decided } from '../protocol/write/before';
 
 type Stopped = Extract<Decided, { kind: 'blocked' | 'unstageable' }>;
 

@@ -6,7 +6,8 @@ import { renderAsk, renderDirect, renderNoop, renderRefused, renderStaged, summa
 import type { WriteCall } from '../core/tool-call';
 import { invocationFor, selfCommand } from '../io/self';
 import type { Context } from '../protocol/context';
-import * as protocol from '../protocol/write/write';
+import * as writeAfter from '../protocol/write/after';
+import * as writeBefore from '../protocol/write/before';
 import { agentOf, unknownAgent, withoutAdapter } from './agents/detect';
 import { noteAfter, noteBefore } from './audit';
 import { settleSession } from './end';
@@ -83,7 +84,7 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
     mode: p.permissionMode,
     inProject: inProject(p.call.filePath, project),
   };
-  const before = await protocol.beforeWrite(ctx, w);
+  const before = await writeBefore.beforeWrite(ctx, w);
   noteBefore(edge, before);
   // Answered before (a retried call, or fettle installed twice): the same answer, nothing recorded again.
   if (before.kind === 'replay') return replayed(before.answer) ?? pass();
@@ -94,7 +95,7 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
   return outcome;
 };
 
-const answer = (ctx: Context, p: WritePayload, edge: HookEdge, before: protocol.Decided): HookOutcome => {
+const answer = (ctx: Context, p: WritePayload, edge: HookEdge, before: writeBefore.Decided): HookOutcome => {
   switch (before.kind) {
     case 'pass':
       return pass(); // Claude Code now writes through its normal permission flow; PostToolUse reports.
@@ -125,12 +126,12 @@ const answer = (ctx: Context, p: WritePayload, edge: HookEdge, before: protocol.
 
 /** PostToolUseFailure: the record PreToolUse started for this call is settled. */
 const afterFailure = async (ctx: Context, p: WritePayload): Promise<HookOutcome> => {
-  await protocol.afterFailedWrite(ctx, p.call, originOf(p), p.error);
+  await writeAfter.afterFailedWrite(ctx, p.call, originOf(p), p.error);
   return pass();
 };
 
 const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promise<HookOutcome> => {
-  const after = await protocol.afterWrite(ctx, p.call, originOf(p));
+  const after = await writeAfter.afterWrite(ctx, p.call, originOf(p));
   noteAfter(edge, after);
   if (after.kind === 'none') return pass();
   const { target, id, fields } = after;

@@ -13,7 +13,7 @@ import {
 } from '../core/messages';
 import { invocationFor, selfCommand } from '../io/self';
 import { recoverQuietly } from '../protocol/journal/recover';
-import type { StagedWrite } from '../protocol/write/write';
+import type { StagedWrite } from '../protocol/write/before';
 import { writeBytes } from '../protocol/write/write-bytes';
 import { setFiles, writeMany } from '../protocol/write/write-many';
 import type { Store } from '../store/store';

@@ -13,7 +13,8 @@ import { ruledText } from '../ruled';
 import type { WriteCall } from '../../core/tool-call';
 import { invocationFor, selfCommand } from '../../io/self';
 import type { Context, Origin } from '../../protocol/context';
-import * as protocol from '../../protocol/write/write';
+import { afterFailedWrite, afterWrite } from '../../protocol/write/after';
+import { type Decided, beforeWrite } from '../../protocol/write/before';
 import type { HookEdge } from '../edge';
 import { settleSession } from '../end';
 import { isOutcome, writeContext, writeFailure } from '../failure';
@@ -85,7 +86,7 @@ export const runGemini = async (data: Obj, edge: HookEdge): Promise<HookOutcome>
         isObj(data.tool_response) && isObj(data.tool_response.error)
           ? str(data.tool_response.error.message)
           : undefined;
-      await protocol.afterFailedWrite(ctx, call, origin, error);
+      await afterFailedWrite(ctx, call, origin, error);
       return pass();
     }
     return await after(ctx, edge, call, origin);
@@ -97,7 +98,7 @@ export const runGemini = async (data: Obj, edge: HookEdge): Promise<HookOutcome>
 const before = async (ctx: Context, edge: HookEdge, call: WriteCall, origin: Origin): Promise<HookOutcome> => {
   // BeforeTool runs once Gemini CLI has its user's go-ahead (or needs none): a large write goes to the model to
   // confirm, unless FETTLE_REVIEW=human.
-  const decided = await protocol.beforeWrite(ctx, { call, origin, mode: undefined, inProject: true, asks: false });
+  const decided = await beforeWrite(ctx, { call, origin, mode: undefined, inProject: true, asks: false });
   if (decided.kind === 'replay') return replayed(decided.answer) ?? pass();
   if (decided.kind === 'duplicate') return pass();
   const outcome = answer(ctx, edge, decided, origin.tool ?? 'write');
@@ -105,7 +106,7 @@ const before = async (ctx: Context, edge: HookEdge, call: WriteCall, origin: Ori
   return outcome;
 };
 
-const answer = (ctx: Context, edge: HookEdge, d: protocol.Decided, tool: string): HookOutcome => {
+const answer = (ctx: Context, edge: HookEdge, d: Decided, tool: string): HookOutcome => {
   // BeforeTool takes no context for the model: a write of the same bytes just goes ahead.
   if (d.kind === 'pass' || d.kind === 'noop') return pass();
   const path = d.target.treePath;
@@ -123,7 +124,7 @@ const answer = (ctx: Context, edge: HookEdge, d: protocol.Decided, tool: string)
 };
 
 const after = async (ctx: Context, edge: HookEdge, call: WriteCall, origin: Origin): Promise<HookOutcome> => {
-  const done = await protocol.afterWrite(ctx, call, origin);
+  const done = await afterWrite(ctx, call, origin);
   if (done.kind === 'none') return pass();
   const { target, id, fields } = done;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), ctx.cwd, target.store, target.realPath);

@@ -15,7 +15,8 @@ import { invocationFor, selfCommand } from '../../io/self';
 import type { DiskFile } from '../../io/atomic-write';
 import type { Context, Origin } from '../../protocol/context';
 import { settleSessionRecords } from '../../protocol/history/settle-session';
-import * as protocol from '../../protocol/write/write';
+import { afterWrite } from '../../protocol/write/after';
+import { type Decided, beforeWrite } from '../../protocol/write/before';
 import type { HookEdge } from '../edge';
 import { block, pass, replayed, warn, type HookOutcome } from '../outcome';
 
@@ -124,7 +125,7 @@ const answer = (o: { block?: string; note?: string }): HookOutcome => ({
 const before = async (ctx: Context, e: Event, f: FileCall, edge: HookEdge): Promise<HookOutcome> => {
   const origin: Origin = { session: e.session, toolUse: f.toolUse, tool: e.tool, agent: 'opencode' };
   const w = { call: f.call, origin, mode: modeOf(ctx, e.permission), inProject: true, predict: f.predict };
-  const decided = await protocol.beforeWrite(ctx, w);
+  const decided = await beforeWrite(ctx, w);
   // Answered before (the plugin installed for the user and for the project): the same answer, nothing again.
   if (decided.kind === 'replay') return replayed(decided.answer) ?? pass();
   if (decided.kind === 'duplicate') return pass();
@@ -133,7 +134,7 @@ const before = async (ctx: Context, e: Event, f: FileCall, edge: HookEdge): Prom
   return outcome;
 };
 
-const beforeAnswer = (ctx: Context, e: Event, decided: protocol.Decided, edge: HookEdge): HookOutcome => {
+const beforeAnswer = (ctx: Context, e: Event, decided: Decided, edge: HookEdge): HookOutcome => {
   switch (decided.kind) {
     case 'pass':
     case 'noop': // the same bytes: nothing to record, and the tool may run
@@ -160,7 +161,7 @@ const beforeAnswer = (ctx: Context, e: Event, decided: protocol.Decided, edge: H
 
 const after = async (ctx: Context, e: Event, f: FileCall, edge: HookEdge): Promise<string | undefined> => {
   const origin: Origin = { session: e.session, toolUse: f.toolUse, tool: e.tool, agent: 'opencode' };
-  const done = await protocol.afterWrite(ctx, f.call, origin);
+  const done = await afterWrite(ctx, f.call, origin);
   if (done.kind === 'none') return undefined;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), e.directory, done.target.store, done.target.realPath);
   return renderDirect(

@@ -11,7 +11,7 @@ import type { Store } from '../../store/store';
 import type { Context } from '../context';
 import { PROJECT_POLICY, policyLayers } from '../decide/policy';
 
-/** Who decided a direct record no rule matched: the thresholds, as for a file tool's write (write.ts deciderOf). */
+/** Who decided a direct record no rule matched: the thresholds, as for a file tool's write (write/before.ts deciderOf). */
 const NO_RULE = 'threshold';
 
 export interface BashRuled {

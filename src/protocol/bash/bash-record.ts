@@ -16,7 +16,8 @@ import type { Context } from '../context';
 import { newId } from '../ids';
 import type { Fields } from '../record/record';
 import { recordAfters, recordBefores, type StoredLeaf } from '../record/record-many';
-import type { Flight, Snapshot } from './bash-state';
+import type { Flight } from './bash-flight';
+import type { Snapshot } from './bash-state';
 
 /** Line counts are computed for text files up to this size on both sides (the diff runs in the hook). */
 const COUNT_BYTES = 512 * 1024;

@@ -12,7 +12,7 @@ import { gitModeOf, MAX_RECORDABLE_BYTES } from '../../io/atomic-write';
 import { writeFileBlobsOf } from '../../store/objects';
 import { freshenLoose, packOf } from '../../store/object-presence';
 import type { Store } from '../../store/store';
-import type { Cached } from './bash-state';
+import type { Cached } from './bash-cache';
 
 export const statOf = (info: BigIntStats): FileStat => ({
   size: String(info.size),

@@ -2,30 +2,26 @@
 //   - the snapshot (`<data-dir>/bash/<session>-<call>.json`): what every path git listed held before the command,
 //     keyed by the tool call; in fettle's data directory, not a repository, because the PostToolUse of a command
 //     that changed directory must still find it, and the end of a turn finds a session's own by their name;
-//   - a marker per command in flight in a repository (`<common-dir>/fettle/bash-flight/`), so a PostToolUse can
-//     tell that another Bash call ran at the same time and say that attribution is ambiguous;
-//   - a stat cache per work tree (`<common-dir>/fettle/bash-cache/`): the blob of each dirty or untracked file
-//     at the stat data it had, so the next snapshot reads only what changed since (git's own index does the same).
+//   - a marker per command in flight in a repository (bash-flight.ts);
+//   - a stat cache per work tree (bash-cache.ts).
 // The snapshot's blobs are written (and fsynced) before it is; losing any of these files costs a record, never
 // bytes in the user's tree, which fettle does not touch here.
 import { createHash } from 'node:crypto';
-import { readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FileStat, PreEntry } from '../../core/bash-changes';
+import type { PreEntry } from '../../core/bash-changes';
 import type { WorkStatus } from '../../core/porcelain';
 import { makeOwnDir } from '../../io/fettle-dir';
 import { swapFile } from '../../io/swap-file';
-import { createExclusive } from '../../io/lock';
 import { isAlive } from '../../io/pid';
-import { claimFile, openFiles, type ClaimedFile } from '../record/call-links';
+import { callFileName, claimFile, markCall, openFiles, sessionTag, type ClaimedFile } from '../record/call-files';
 
 const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex');
 
 export const snapshotsDir = (dataDir: string): string => join(dataDir, 'bash');
 
 /** The snapshot's name: the session's tag (so the end of a turn finds its own), then the call's. */
-const snapshotName = (session: string | undefined, toolUse: string): string =>
-  `${sha1(session ?? '').slice(0, 12)}-${sha1(toolUse).slice(0, 24)}.json`;
+const snapshotName = (session: string | undefined, toolUse: string): string => callFileName(session, toolUse);
 
 export const snapshotPath = (dataDir: string, session: string | undefined, toolUse: string): string =>
   join(snapshotsDir(dataDir), snapshotName(session, toolUse));
@@ -74,7 +70,7 @@ const isSnapshot = (value: unknown): value is Snapshot => {
  */
 export const claimSnapshot = async (path: string): Promise<bigint | null> => {
   await makeOwnDir(join(path, '..'));
-  if (!(await createExclusive(path, false, JSON.stringify({ pid: process.pid })))) return null;
+  if (!(await markCall(path))) return null;
   return (await stat(path, { bigint: true })).ctimeNs;
 };
 
@@ -98,7 +94,7 @@ export interface OpenSnapshot {
 
 /** The session's snapshots no PostToolUse took: commands whose result was not recorded. Files only. */
 export const openSnapshots = async (dataDir: string, session: string): Promise<OpenSnapshot[]> => {
-  const tag = `${sha1(session).slice(0, 12)}-`;
+  const tag = sessionTag(session);
   const found: OpenSnapshot[] = [];
   for (const { path, value, writtenAt } of await openFiles(snapshotsDir(dataDir), (n) => n.startsWith(tag))) {
     // A marker whose writer is alive is a snapshot being taken; a dead writer's is litter.
@@ -123,88 +119,4 @@ export const staleSnapshots = async (
     stale.push(name);
   }
   return stale;
-};
-
-// --- Bash calls in flight in a repository ---
-
-const flightDir = (commonDir: string): string => join(commonDir, 'fettle', 'bash-flight');
-
-/** A Bash call that ran in this repository: when it began and (once its result was recorded) ended. */
-export interface Flight {
-  session?: string | undefined;
-  toolUse: string;
-  start: number;
-  end?: number | undefined;
-}
-
-/** Ended calls are remembered this long: a call still running then may have overlapped them. */
-const FLIGHT_MEMORY_MS = 60 * 60 * 1000;
-
-const flightPath = (commonDir: string, toolUse: string) =>
-  join(flightDir(commonDir), `${sha1(toolUse).slice(0, 24)}.json`);
-
-export const startFlight = async (commonDir: string, flight: Flight): Promise<void> => {
-  await makeOwnDir(flightDir(commonDir));
-  await writeFile(flightPath(commonDir, flight.toolUse), JSON.stringify(flight));
-};
-
-/**
- * Marks the call ended (at the filesystem's clock, as its start was), and returns the other calls whose time
- * overlapped it (another session's, or a background command's). Markers of calls long over go on the way.
- */
-export const endFlight = async (commonDir: string, flight: Flight): Promise<Flight[]> => {
-  const dir = flightDir(commonDir);
-  const path = flightPath(commonDir, flight.toolUse);
-  await makeOwnDir(dir);
-  await writeFile(path, JSON.stringify(flight));
-  const nowMs = Math.floor((await stat(path)).mtimeMs);
-  const mine = { ...flight, end: nowMs };
-  const others: Flight[] = [];
-  for (const name of await readdir(dir).catch(() => [] as string[])) {
-    const path = join(dir, name);
-    let other: Flight;
-    try {
-      other = JSON.parse(await readFile(path, 'utf8')) as Flight;
-    } catch {
-      continue;
-    }
-    if (typeof other.start !== 'number' || typeof other.toolUse !== 'string') continue;
-    if (other.toolUse === flight.toolUse) continue;
-    if ((other.end ?? other.start) < nowMs - FLIGHT_MEMORY_MS) {
-      await unlink(path).catch(() => undefined);
-      continue;
-    }
-    if (other.start < mine.end && (other.end === undefined || other.end > mine.start)) others.push(other);
-  }
-  await writeFile(path, JSON.stringify(mine)).catch(() => undefined);
-  return others;
-};
-
-// --- the stat cache ---
-
-/** A file's blob at the stat data it had when it was read, and the pack fettle wrote it into. */
-export interface Cached {
-  stat: FileStat;
-  oid: string;
-  pack?: string | undefined;
-}
-
-const cachePath = (commonDir: string, workTree: string): string =>
-  join(commonDir, 'fettle', 'bash-cache', `${sha1(workTree).slice(0, 24)}.json`);
-
-export const readStatCache = async (commonDir: string, workTree: string): Promise<Map<string, Cached>> => {
-  try {
-    const data = JSON.parse(await readFile(cachePath(commonDir, workTree), 'utf8')) as Record<string, Cached>;
-    return new Map(Object.entries(data).filter(([, c]) => typeof c?.oid === 'string' && typeof c.stat === 'object'));
-  } catch {
-    return new Map();
-  }
-};
-
-/** Replaces the cache (a temp file renamed over it: concurrent writers each leave a whole, correct one). */
-export const writeStatCache = async (commonDir: string, workTree: string, cache: Map<string, Cached>) => {
-  const path = cachePath(commonDir, workTree);
-  await makeOwnDir(join(path, '..'));
-  // a cache: losing it costs reading the files again
-  await swapFile(path, JSON.stringify(Object.fromEntries(cache))).catch(() => undefined);
 };

@@ -13,19 +13,9 @@ import { recordBash, type BashRecorded } from './bash-record';
 import { findChanges } from './bash-diff';
 import { ruleBashChanges } from './bash-policy';
 import { snapshotEntries } from './bash-snapshot';
-import {
-  claimSnapshot,
-  dropSnapshot,
-  endFlight,
-  readStatCache,
-  saveSnapshot,
-  snapshotPath,
-  startFlight,
-  takeSnapshot,
-  writeStatCache,
-  type Flight,
-  type Snapshot,
-} from './bash-state';
+import { readStatCache, writeStatCache } from './bash-cache';
+import { endFlight, startFlight, type Flight } from './bash-flight';
+import { claimSnapshot, dropSnapshot, saveSnapshot, snapshotPath, takeSnapshot, type Snapshot } from './bash-state';
 import { housekeep } from '../retention/housekeeping';
 import { currentTurn } from '../turns';
 

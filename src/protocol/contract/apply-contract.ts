@@ -35,7 +35,7 @@ import { recordMany, type Recorded } from '../record/record-many';
 import { runChecks, type CheckRun } from './contract-checks';
 import type { LinkRequest } from '../review/test-links';
 import { currentTurn } from '../turns';
-import { ruledOut } from '../write/write';
+import { ruledOut } from '../write/before';
 
 export interface AppliedFile {
   path: string;

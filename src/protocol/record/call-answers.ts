@@ -7,22 +7,18 @@
 // hooks and the most restrictive one (deny, ask, a block) wins, so the winner's answer is the one that counts.
 // Files only, no git process. Markers go when the call reports back (PostToolUse), at the end of the turn
 // (Stop), and in `fettle gc`.
-import { createHash } from 'node:crypto';
 import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeOwnDir } from '../../io/fettle-dir';
-import { createExclusive } from '../../io/lock';
-import { isAlive } from '../../io/pid';
 import { sweepNewRefs } from '../../store/ref-create';
+import { callFileName, creatorGone, markCall, sessionTag } from './call-files';
 
 export const callsDir = (commonDir: string): string => join(commonDir, 'fettle', 'calls');
 
-const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex');
-
 /** The marker's name: the session's tag (so the end of a turn finds its own), then the call's (its input as JSON). */
 export const callName = (session: string | undefined, toolUse: string, call: unknown): string =>
-  `${sha1(session ?? '').slice(0, 12)}-${sha1(`${toolUse}\0${JSON.stringify(call)}`).slice(0, 24)}.json`;
+  callFileName(session, `${toolUse}\0${JSON.stringify(call)}`);
 
 export type Claim =
   /** this process answers the call: `answer` stores what it answered; `release` lets a retry run anew */
@@ -63,7 +59,7 @@ export const claimCall = async (commonDir: string, name: string): Promise<Claim>
   const dir = callsDir(commonDir);
   const path = join(dir, name);
   // The folder is made when missing, not before every call: a mkdir is a round trip of its own.
-  const create = () => createExclusive(path, false, JSON.stringify({ pid: process.pid }));
+  const create = () => markCall(path);
   const created = () =>
     create().catch(async (error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
@@ -94,9 +90,7 @@ export const claimCall = async (commonDir: string, name: string): Promise<Claim>
     if (found === null) continue; // removed meanwhile: claim it again
     const { marker, ageMs } = found;
     if (typeof marker?.answer === 'string') return { kind: 'answered', answer: marker.answer };
-    const writer = marker?.pid;
-    const alive = writer !== undefined ? isAlive(writer) : ageMs < EMPTY_STALE_MS;
-    if (alive) return { kind: 'busy' };
+    if (!creatorGone(marker, ageMs, EMPTY_STALE_MS)) return { kind: 'busy' };
     // Its writer died before answering: take it over (a rename, so that of two takers only one removes it).
     const stale = `${path}.${process.pid}.stale`;
     if (
@@ -118,7 +112,7 @@ export const forgetCall = (commonDir: string, name: string): Promise<void> =>
 
 /** The end of a turn: the session's markers go (no retry of its calls can come after it). */
 export const forgetSessionCalls = async (commonDir: string, session: string): Promise<void> => {
-  const tag = `${sha1(session).slice(0, 12)}-`;
+  const tag = sessionTag(session);
   const dir = callsDir(commonDir);
   for (const name of await readdir(dir).catch(() => [] as string[]))
     if (name.startsWith(tag) && name.endsWith('.json')) await unlink(join(dir, name)).catch(() => undefined);
@@ -138,9 +132,7 @@ export const staleCalls = async (
     const found = await readMarker(join(dir, name), o.nowMs);
     if (!found) continue;
     const leftover = !name.endsWith('.json') && found.ageMs > EMPTY_STALE_MS;
-    const orphan =
-      found.marker?.answer === undefined &&
-      (found.marker?.pid !== undefined ? !isAlive(found.marker.pid) : found.ageMs > EMPTY_STALE_MS);
+    const orphan = found.marker?.answer === undefined && creatorGone(found.marker, found.ageMs, EMPTY_STALE_MS);
     if (!(leftover || orphan || found.ageMs > o.maxAgeMs)) continue;
     if (!o.dryRun) await unlink(join(dir, name)).catch(() => undefined);
     stale.push(name);

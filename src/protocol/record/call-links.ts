@@ -1,15 +1,15 @@
 // Links a PreToolUse record to its PostToolUse: a small file per tool call under fettle's folder in the git
 // dir, named by a hash of the tool_use_id. Losing one only means the "after" bytes go unrecorded; the
 // previous bytes are already safe in git.
-import { createHash, randomBytes } from 'node:crypto';
-import { readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RecordFields } from '../../core/record-message';
-import { isAlive } from '../../io/pid';
 import type { Store } from '../../store/store';
 import { fettleDir } from '../../store/worktrees';
 import { makeOwnDir } from '../../io/fettle-dir';
 import { swapFile } from '../../io/swap-file';
+import { claimFile, openFiles } from './call-files';
 
 export interface PendingWrite {
   id: string;
@@ -67,54 +67,6 @@ export interface Claimed {
   restore: () => Promise<void>;
 }
 
-const TAKEN = /^(.+\.json)\.(\d+)\.[0-9a-f]+\.taken$/;
-
-/** A claimed file: what it holds, and what to do with it once the claimer is done. */
-export interface ClaimedFile<T> {
-  value: T;
-  /** the work is done: the file goes */
-  release: () => Promise<void>;
-  /** the work failed: the file is put back for the next try */
-  restore: () => Promise<void>;
-}
-
-/**
- * Takes the file at `path`: renamed to a name of this process, so that of several processes after the same file
- * exactly one gets it. It stays under that name until released, so a process killed before it finished leaves it
- * for the next one (reclaimDead takes back the files of dead processes). Null when another took it, or it does
- * not hold what `valid` accepts (then it is removed).
- */
-export const claimFile = async <T>(
-  path: string,
-  valid: (value: unknown) => value is T,
-): Promise<ClaimedFile<T> | null> => {
-  const mine = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.taken`;
-  try {
-    await rename(path, mine);
-  } catch {
-    return null;
-  }
-  const release = () => unlink(mine).catch(() => undefined);
-  try {
-    const value: unknown = JSON.parse(await readFile(mine, 'utf8'));
-    if (valid(value)) return { value, release, restore: () => rename(mine, path).catch(() => undefined) };
-  } catch {
-    // not one: dropped below
-  }
-  await release();
-  return null;
-};
-
-/** Files in `dir` taken by a process that is gone are put back under their own names, to be taken again. */
-export const reclaimDead = async (dir: string): Promise<void> => {
-  const all = await readdir(dir).catch(() => [] as string[]);
-  for (const name of all) {
-    const taken = TAKEN.exec(name);
-    if (taken?.[1] && !isAlive(Number(taken[2])) && !all.includes(taken[1]))
-      await rename(join(dir, name), join(dir, taken[1])).catch(() => undefined);
-  }
-};
-
 const isPending = (value: unknown): value is PendingWrite =>
   typeof value === 'object' &&
   value !== null &&
@@ -145,35 +97,6 @@ export interface OpenLink {
   /** when PreToolUse wrote it (ms since the epoch) */
   writtenAt: number;
 }
-
-/** A claimable JSON file (see claimFile) as read: what it holds, parsed but not yet checked. */
-export interface OpenFile {
-  path: string;
-  value: unknown;
-  /** when it was written (ms since the epoch) */
-  writtenAt: number;
-}
-
-/**
- * The claimable files in `dir` whose name `wanted` accepts, after taking back those of dead claimers (reclaimDead).
- * Small files, read at once, no git; one that is unreadable or not JSON is skipped.
- */
-export const openFiles = async (dir: string, wanted: (name: string) => boolean): Promise<OpenFile[]> => {
-  await reclaimDead(dir);
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json') && wanted(n));
-  const found = await Promise.all(
-    names.map(async (name): Promise<OpenFile | null> => {
-      const path = join(dir, name);
-      try {
-        const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
-        return { path, value: JSON.parse(text) as unknown, writtenAt: info.mtimeMs };
-      } catch {
-        return null;
-      }
-    }),
-  );
-  return found.filter((f): f is OpenFile => f !== null);
-};
 
 /**
  * Every link in `dir` (of one agent session when `session` is given): records whose tool call has not reported

@@ -1,5 +1,5 @@
 // A write fettle performs itself (`fettle write`, scripts, `fettle mcp`): the same protocol as a tool's write
-// (write.ts), but fettle replaces the file too, under its lock, after the previous bytes are in git.
+// (before.ts), but fettle replaces the file too, under its lock, after the previous bytes are in git.
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Decision } from '../../core/decide';
@@ -15,7 +15,7 @@ import { fileLockPath } from '../paths';
 import { planWrite } from '../decide/plan';
 import { policyFor } from '../decide/policy';
 import { fieldsOf, recordAfter, recordBefore, stage } from '../record/record';
-import { deciderOf, ruledOut, type RuledOut, type StagedWrite, stagingRule, withTurn } from './write';
+import { deciderOf, ruledOut, type RuledOut, type StagedWrite, stagingRule, withTurn } from './before';
 
 export type Written =
   | { kind: 'noop'; target: Target }

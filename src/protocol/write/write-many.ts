@@ -26,7 +26,7 @@ import { recoverQuietly } from '../journal/recover';
 import { fieldsOf } from '../record/record';
 import { recordAfters, recordMany, type Recorded } from '../record/record-many';
 import { housekeep } from '../retention/housekeeping';
-import { deciderOf, ruledOut } from './write';
+import { deciderOf, ruledOut } from './before';
 import { blockedError } from './write-bytes';
 
 export interface ManyWritten {

@@ -4,17 +4,15 @@
 import { countChanges } from '../../core/diff';
 import type { RecordFields } from '../../core/record-message';
 import { readDisk, type DiskFile } from '../../io/atomic-write';
-import { locateTarget } from '../../store/locate';
 import type { Store } from '../../store/store';
-import { READ_BATCH, readFile } from '../../store/object-read';
+import { readFile } from '../../store/object-read';
 import { callName, forgetCall } from '../record/call-answers';
 import { claimWrite, digest, type Claimed } from '../record/call-links';
+import { locateWritten } from './target';
 import type { Context, Origin } from '../context';
 import { recordAfters } from '../record/record-many';
 import { housekeep } from '../retention/housekeeping';
 import { setLink } from './write-set-record';
-
-const WARM = { warm: [READ_BATCH] };
 
 export type SetAfter =
   | { kind: 'none' }
@@ -32,7 +30,7 @@ export const afterWriteSet = async (
   const claimed: { store: Store; realPath: string; link: Claimed }[] = [];
   let forgotten = false;
   for (const [n, path] of paths.entries()) {
-    const target = await locateTarget(path, ctx.cwd, ctx.env, ctx.config.dataDir, WARM).catch(() => null);
+    const target = await locateWritten(ctx, path).catch(() => null);
     if (!target) continue;
     if (!forgotten) await forgetCall(target.store.commonDir, callName(origin.session, toolUse, input));
     forgotten = true;

@@ -17,15 +17,14 @@ import { countLinesIn } from '../../core/content';
 import { tierFor, type Decision } from '../../core/decide';
 import { routeStaged } from '../../core/permission';
 import { isNotAFile, readDisk, type DiskFile } from '../../io/atomic-write';
-import { locateTarget } from '../../store/locate';
 import type { Target } from '../../store/store';
-import { READ_BATCH } from '../../store/object-read';
 import { callName, claimCall } from '../record/call-answers';
+import { locateWritten } from './target';
 import type { Context, Origin } from '../context';
 import { planWrite } from '../decide/plan';
 import { policyFor } from '../decide/policy';
 import { currentTurn } from '../turns';
-import { ruledOut } from './write';
+import { ruledOut } from './before';
 import { recordSet, stageSet, type SetFile, type SetStaged } from './write-set-record';
 
 /** What a set of files will hold after the call: by the path as the call names it; null: removed. */
@@ -65,8 +64,6 @@ export interface SetBlocked {
   ruleText: string;
   message: string;
 }
-
-const WARM = { warm: [READ_BATCH] };
 
 const unknownOld = async (path: string): Promise<DiskFile | null | undefined> =>
   readDisk(path).catch((error: unknown) => {
@@ -109,7 +106,7 @@ export const decideSet = (ctx: Context, decisions: Decision[]): { decision: Deci
 /** Before the tool writes: record or stage the whole set, once per tool call (see the file comment). */
 export const beforeWriteSet = async (ctx: Context, w: SetWrite): Promise<SetBefore> => {
   const targets: Target[] = [];
-  for (const path of w.paths) targets.push(await locateTarget(path, ctx.cwd, ctx.env, ctx.config.dataDir, WARM));
+  for (const path of w.paths) targets.push(await locateWritten(ctx, path));
   const [first] = targets;
   if (!first) return { kind: 'pass' };
   const { toolUse, session } = w.origin;

@@ -1,4 +1,4 @@
-// The write protocol's after steps (write.ts has the before step): what landed is recorded on the change the
+// The write protocol's after steps (before.ts has the before step): what landed is recorded on the change the
 // before step started for the tool call; a failed call settles it (failed-write.ts).
 import { sameBytes } from '../../core/content';
 import { countChanges } from '../../core/diff';
@@ -8,21 +8,18 @@ import type { WriteCall } from '../../core/tool-call';
 import { FettleError } from '../../errors';
 import { readDisk } from '../../io/atomic-write';
 import { failpoint } from '../../io/failpoint';
-import { locateTarget } from '../../store/locate';
-import { READ_BATCH, readFile } from '../../store/object-read';
+import { readFile } from '../../store/object-read';
 import type { Target } from '../../store/store';
 import { callName, forgetCall } from '../record/call-answers';
 import { type Claimed, claimWrite, digest } from '../record/call-links';
 import { loadChange } from '../changes';
+import { locateWritten } from './target';
 import type { Context, Origin } from '../context';
 import { settleFailedWrite } from './failed-write';
 import { housekeep } from '../retention/housekeeping';
 import { recordAfter } from '../record/record';
 
 export type After = { kind: 'none' } | { kind: 'recorded'; target: Target; id: string; fields: RecordFields };
-
-/** Both steps read trees along the written path: start that reader while the repository is located. */
-export const opening = (ctx: Context) => ({ warm: [READ_BATCH], resident: ctx.resident });
 
 const WRITTEN_THEN_REPLACED =
   'The bytes this Write wrote; another writer replaced them before fettle recorded the write.';
@@ -33,7 +30,7 @@ const REPLACED_BY_ANOTHER =
 const startedRecord = async (ctx: Context, call: WriteCall, origin: Origin) => {
   const { toolUse } = origin;
   if (!toolUse) return null;
-  const target = await locateTarget(call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, opening(ctx));
+  const target = await locateWritten(ctx, call.filePath);
   // The call reported back: no retry of its PreToolUse can come now.
   await forgetCall(target.store.commonDir, callName(origin.session, toolUse, call));
   const claimed = await claimWrite(target.store, toolUse);

@@ -1,7 +1,7 @@
 // The write protocol, once for every edge: the Claude Code hook, `fettle write`, and the adapters to come. An edge
 // describes a write in neutral terms (a tool call or bytes, and who made it), and renders the neutral result in
 // its own dialect. Before a tool writes: record the previous bytes (direct) or stage the proposal (large); here.
-// After: record what landed, or settle the record after a failed call (write-after.ts). A write fettle performs
+// After: record what landed, or settle the record after a failed call (after.ts). A write fettle performs
 // itself: write-bytes.ts.
 import type { Decision } from '../../core/decide';
 import type { Plan } from '../decide/plan';
@@ -11,7 +11,6 @@ import { ruleDecider, ruleText, type PolicyRule } from '../../core/policy';
 import type { RecordFields } from '../../core/record-message';
 import type { WriteCall } from '../../core/tool-call';
 import { type DiskFile, isNotAFile, readDisk } from '../../io/atomic-write';
-import { locateTarget } from '../../store/locate';
 import type { Target } from '../../store/store';
 import type { Context, Origin } from '../context';
 import { planWrite } from '../decide/plan';
@@ -21,9 +20,7 @@ import { fieldsOf, recordBefore, stage } from '../record/record';
 import { callName, claimCall } from '../record/call-answers';
 import { digest, forgetWrite, rememberWrite } from '../record/call-links';
 import { currentTurn } from '../turns';
-import { opening } from './write-after';
-
-export { type After, afterFailedWrite, afterWrite } from './write-after';
+import { locateWritten } from './target';
 
 /** A tool call about to write, as an edge describes it. */
 export interface ToolWrite {
@@ -100,8 +97,7 @@ export const withTurn = async (ctx: Context, origin: Origin): Promise<Origin> =>
  * tool call (call-answers.ts).
  */
 export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> => {
-  const located = { ...opening(ctx), early: true }; // HEAD is read while the call is claimed and the file read
-  const target = await locateTarget(w.call.filePath, ctx.cwd, ctx.env, ctx.config.dataDir, located);
+  const target = await locateWritten(ctx, w.call.filePath, { early: true });
   const { toolUse, session } = w.origin;
   const claim = toolUse ? await claimCall(target.store.commonDir, callName(session, toolUse, w.call)) : null;
   if (claim?.kind === 'answered') return { kind: 'replay', answer: claim.answer };
