@@ -9,7 +9,7 @@ import ts from 'typescript';
 
 const SRC = join(__dirname, '..', 'src');
 
-type Layer = 'entry' | 'hook' | 'commands' | 'mcp' | 'setup' | 'protocol' | 'store' | 'io' | 'config' | 'core';
+type Layer = 'entry' | 'hook' | 'commands' | 'mcp' | 'render' | 'setup' | 'protocol' | 'store' | 'io' | 'config' | 'core';
 
 /**
  * Downwards only. Edges (the hook, the commands, the MCP server) reach the store and io through the protocol, except
@@ -17,9 +17,11 @@ type Layer = 'entry' | 'hook' | 'commands' | 'mcp' | 'setup' | 'protocol' | 'sto
  */
 const MAY_USE: Record<Layer, Layer[]> = {
   entry: ['entry', 'hook', 'commands', 'mcp'],
-  hook: ['hook', 'protocol', 'config', 'core'],
-  commands: ['commands', 'setup', 'protocol', 'config', 'core'],
-  mcp: ['mcp', 'protocol', 'config', 'core'],
+  hook: ['hook', 'render', 'protocol', 'config', 'core'],
+  commands: ['commands', 'render', 'setup', 'protocol', 'config', 'core'],
+  mcp: ['mcp', 'render', 'protocol', 'config', 'core'],
+  // what an outcome says, for every edge: it reads the protocol's types (a type import), never calls it
+  render: ['render', 'config', 'core'],
   setup: ['setup', 'protocol', 'store', 'io', 'config', 'core'],
   protocol: ['protocol', 'store', 'io', 'config', 'core'],
   store: ['store', 'io', 'config', 'core'],
@@ -32,6 +34,7 @@ const RANK: Record<Layer, number> = {
   hook: 6,
   commands: 6,
   mcp: 6,
+  render: 5,
   setup: 5,
   protocol: 4,
   store: 3,

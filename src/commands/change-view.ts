@@ -95,9 +95,6 @@ export const storeJson = (store: Store) => ({
   path: store.kind === 'repo' ? store.workTree : store.commonDir,
 });
 /** ` of changeset <id>`, ` of session <id>`, or nothing: what a decision of several was asked for. */
-export const setLabel = (changeset: string | undefined, session: string | undefined): string =>
-  changeset ? ` of changeset ${changeset}` : session !== undefined ? ` of session ${session}` : '';
-
 /** The paragraph a contract's checks left in its proposal's message (contract-checks.ts), if they ran. */
 export const checksNoteOf = (messages: string[]): string | null => {
   for (const m of messages) {

@@ -2,9 +2,8 @@
 import { decideRequest, namesOne } from '../protocol/review/changesets';
 import { discardChanges } from '../protocol/review/discard-set';
 import { openStore } from '../protocol/select/open';
+import { discardedText, setLabel } from '../render/decided';
 import { contextFor, type Edge } from './edge';
-import { setLabel } from './change-view';
-import { plural } from '../core/plural';
 
 export const discardCommand = async (
   edge: Edge,
@@ -14,7 +13,8 @@ export const discardCommand = async (
 ): Promise<void> => {
   const request = decideRequest('discard', names, o);
   const ctx = contextFor(edge, dir);
-  const { discarded, skipped, changeset } = await discardChanges(ctx, await openStore(ctx), request);
+  const outcome = await discardChanges(ctx, await openStore(ctx), request);
+  const { discarded, skipped, changeset } = outcome;
   const [only] = discarded;
   const one = namesOne(request) && changeset === undefined && only !== undefined && discarded.length === 1;
   if (o.json) {
@@ -26,15 +26,5 @@ export const discardCommand = async (
     );
     return;
   }
-  if (one) {
-    edge.io.out(`Discarded ${only.id}; ${only.fields.path} was not touched.`);
-    return;
-  }
-  const lines = [
-    `Discarded ${plural(discarded.length, 'change')}${setLabel(changeset, o.session)}; no file was touched:`,
-    ...discarded.map((c) => `  ${c.id}  ${c.fields.path}`),
-  ];
-  if (skipped.length > 0)
-    lines.push(`Left out ${skipped.length} already decided: ${skipped.map((c) => `${c.id} (${c.state})`).join(', ')}.`);
-  edge.io.out(lines.join('\n'));
+  edge.io.out(discardedText(outcome, { one, label: setLabel(changeset, o.session) }));
 };

@@ -1,7 +1,3 @@
-// fettle_confirm, fettle_discard, fettle_rollback: the protocol's all-or-nothing decisions, asked for by the model.
-// The model is always who calls an MCP tool (a person confirms from their terminal), so what only a person may
-// apply is refused here: everything under FETTLE_REVIEW=human, and a change its agent asked a person about.
-import { stat } from '../core/record-message';
 import { FettleError } from '../errors';
 import { openStore } from '../protocol/select/open';
 import { selectSession, selectTargets } from '../protocol/history/rollback-selection';
@@ -13,6 +9,9 @@ import { discardChanges } from '../protocol/review/discard-set';
 import { type RollbackOutcome, rollbackChanges } from '../protocol/history/rollback';
 import type { Step } from '../protocol/history/rollback-step';
 import type { Store } from '../store/store';
+import { confirmedText, discardedText, setLabel } from '../render/decided';
+import { toolDialect } from '../render/dialect';
+import { rolledBackText } from '../render/rolled-back';
 import { type Args, contextFor, dirOf, invokeIn, type McpEdge, text, type ToolResult } from './edge';
 import { plural } from '../core/plural';
 
@@ -28,10 +27,6 @@ const requestOf = (verb: 'confirm' | 'discard', args: Args): DecideRequest => {
     });
   return { names, session, all };
 };
-
-const counts = (c: Change): string => stat(c.fields.added, c.fields.removed) || c.fields.reason || 'changed';
-const leftOut = (skipped: Change[]): string[] =>
-  skipped.length === 0 ? [] : [`Left out, already decided: ${skipped.map((c) => `${c.id} (${c.state})`).join(', ')}.`];
 
 /** A person's approval the model cannot give: refused before anything is planned, so nothing is touched. */
 const refusePersonOnly = async (ctx: Context, store: Store, request: DecideRequest, invoke: string) => {
@@ -56,46 +51,21 @@ const refusePersonOnly = async (ctx: Context, store: Store, request: DecideReque
   );
 };
 
-const HOW = {
-  written: '',
-  merged: ', merged with the edits made on disk since it was staged',
-  'already-on-disk': ' (the file already held it)',
-  conflicts: ', with conflict markers',
-} as const;
-
 export const confirmTool = async (edge: McpEdge, args: Args): Promise<ToolResult> => {
   const request = requestOf('confirm', args);
   const ctx = contextFor(edge, args);
   const store = await openStore(ctx);
   await refusePersonOnly(ctx, store, request, invokeIn(edge, dirOf(edge, args)));
-  const { confirmed, skipped, changeset } = await confirmChanges(ctx, store, request);
-  const lines = [
-    `Applied ${plural(confirmed.length, 'change')}${changeset ? ` of changeset ${changeset}` : ''}, all or nothing:`,
-    ...confirmed.map((c) => `  ${c.change.id}  ${c.change.fields.path}  ${counts(c.change)}${HOW[c.how]}`),
-    ...leftOut(skipped),
-    `Undo with fettle_rollback and these ids as targets.`,
-  ];
-  return text(lines.join('\n'));
+  const outcome = await confirmChanges(ctx, store, request);
+  return text(confirmedText(outcome, { one: false, label: setLabel(outcome.changeset, undefined) }, toolDialect));
 };
 
 export const discardTool = async (edge: McpEdge, args: Args): Promise<ToolResult> => {
   const request = requestOf('discard', args);
   const ctx = contextFor(edge, args);
-  const { discarded, skipped, changeset } = await discardChanges(ctx, await openStore(ctx), request);
-  const lines = [
-    `Discarded ${plural(discarded.length, 'change')}${changeset ? ` of changeset ${changeset}` : ''}; no file was touched:`,
-    ...discarded.map((c) => `  ${c.id}  ${c.fields.path}`),
-    ...leftOut(skipped),
-  ];
-  return text(lines.join('\n'));
+  const outcome = await discardChanges(ctx, await openStore(ctx), request);
+  return text(discardedText(outcome, { one: false, label: setLabel(outcome.changeset, undefined) }));
 };
-
-const HOW_BACK = {
-  restored: 'restored its previous bytes',
-  removed: 'removed it (the change had created it)',
-  merged: 'undid the change, keeping the edits made since',
-  forced: 'overwrote it with the previous bytes',
-} as const;
 
 const stepText = (s: Step): string =>
   s.to === null
@@ -134,20 +104,6 @@ export const rollbackTool = async (edge: McpEdge, args: Args): Promise<ToolResul
     session !== undefined ? await selectSession(ctx, session) : await selectTargets(ctx, targets);
   const outcome = await rollbackChanges(ctx, store, changes, { dryRun: args.dry_run === true });
   if (args.dry_run === true) return text(dryRun(outcome).join('\n'));
-  const undo = outcome.undoChangeset ?? [...new Set(outcome.done.map((d) => d.undoId))].join(', ');
-  const lines = [
-    `Rolled back ${plural(outcome.done.length, 'change')}${session === undefined ? '' : ` of session ${session}`}:`,
-    ...outcome.done.map((d) => `  ${d.change.id}  ${d.change.fields.path}: ${HOW_BACK[d.how]}`),
-    ...outcome.plans.flatMap((p) =>
-      p.skipped.map((k) => `  ${k.id}  ${p.target.treePath}: already held its previous bytes`),
-    ),
-  ];
-  if (outcome.done.length > 0)
-    lines.push(
-      `The rollback is recorded too: fettle_rollback with targets [${undo
-        .split(', ')
-        .map((u) => JSON.stringify(u))
-        .join(', ')}] redoes it.`,
-    );
-  return text(lines.join('\n'));
+  const label = session === undefined ? '' : ` of session ${session}`;
+  return text(rolledBackText(outcome, { one: session === undefined, label }, toolDialect));
 };
