@@ -9,7 +9,18 @@ import ts from 'typescript';
 
 const SRC = join(__dirname, '..', 'src');
 
-type Layer = 'entry' | 'hook' | 'commands' | 'mcp' | 'render' | 'setup' | 'protocol' | 'store' | 'io' | 'config' | 'core';
+type Layer =
+  | 'entry'
+  | 'hook'
+  | 'commands'
+  | 'mcp'
+  | 'render'
+  | 'setup'
+  | 'protocol'
+  | 'store'
+  | 'io'
+  | 'config'
+  | 'core';
 
 /**
  * Downwards only. Edges (the hook, the commands, the MCP server) reach the store and io through the protocol, except
