@@ -4,10 +4,17 @@
 // Most tests drive the built dist/ as a separate process, so a dist/ older than src/ would test old code: it is
 // rebuilt first when any source is newer. Results stream as each test ends (a full run takes minutes on two
 // cores), with a line as each file finishes (scripts/test-progress.mjs); the spec reporter's summary and failure
-// details follow at the end.
+// details follow at the end, then the ten slowest files and the wall time.
+//
+// A whole run measures coverage, the CLI processes the tests start included (scripts/coverage.mjs), prints its
+// summary and fails below the floor in scripts/coverage-floor.json. A run of named files measures none
+// (FETTLE_COVERAGE=1 asks for it anyway, without the floor).
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { belowFloor, coverageDirs, report, startCollector } from './coverage.mjs';
+
+const started = Date.now();
 
 // test/e2e/ drives the real Claude Code client: it runs only through `npm run test:e2e` (scripts/test-e2e.mjs).
 const find = (dir) =>
@@ -50,12 +57,22 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
+const whole = requested.length === 0;
+const measure = whole ? process.env.FETTLE_COVERAGE !== '0' : process.env.FETTLE_COVERAGE === '1';
+const root = process.cwd();
+const dirs = coverageDirs(root);
+const collector = measure ? startCollector(root, dirs) : null;
+const coverageEnv = measure ? { NODE_V8_COVERAGE: dirs.raw } : {};
+
 const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout'];
 const progress = ['--test-reporter=./scripts/test-progress.mjs', '--test-reporter-destination=stderr'];
 const child = spawn(
   process.execPath,
   ['--import', 'tsx', '--test', ...reporters, ...progress, '--test-concurrency=2', ...files],
-  { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FETTLE_TEST_FILE_COUNT: String(files.length) } },
+  {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...coverageEnv, FETTLE_TEST_FILE_COUNT: String(files.length) },
+  },
 );
 let out = '';
 child.stdout.setEncoding('utf8');
@@ -70,7 +87,18 @@ child.on('close', (code) => {
     console.error('no test ran: treating this as a failure');
     process.exit(1);
   }
-  // The plain closing line CI reads.
+  let covered = true;
+  if (collector) {
+    const processes = collector.stop();
+    console.log(`\nCoverage of src/, from ${processes} Node processes (the CLI runs the tests started included):`);
+    const total = report(root, dirs);
+    const floor = JSON.parse(readFileSync(join(root, 'scripts', 'coverage-floor.json'), 'utf8'));
+    const below = total ? (whole ? belowFloor(total, floor) : []) : ['c8 could not report'];
+    for (const line of below) console.error(`coverage: ${line} (scripts/coverage-floor.json)`);
+    covered = below.length === 0;
+  }
+  // The plain closing lines CI reads.
+  console.log(`wall time ${Math.round((Date.now() - started) / 1000)} s`);
   console.log(`${pass} passed, ${fail} failed, ${skipped} skipped`);
-  process.exit(code === 0 && fail === 0 ? 0 : 1);
+  process.exit(code === 0 && fail === 0 && covered ? 0 : 1);
 });
