@@ -180,6 +180,59 @@ test('the rooms table runs bottom up: a room imports only rooms listed before it
       assert.ok(order.indexOf(used) < order.indexOf(room), `${room} uses ${used}, listed after it`);
 });
 
+/** What docs/ARCHITECTURE.md draws between its `layers` markers: the layers top down, protocol's rooms by level. */
+const LAYER_FILES: Record<Layer, string> = {
+  entry: 'cli.ts  code-cache.ts',
+  hook: 'hook/',
+  commands: 'commands/',
+  mcp: 'mcp/',
+  render: 'render/',
+  setup: 'setup/',
+  protocol: 'protocol/',
+  store: 'store/',
+  io: 'io/',
+  config: 'config.ts',
+  core: 'core/  errors.ts',
+};
+
+const roomLevel = (room: string): number =>
+  Math.max(0, ...(ROOMS[room] ?? []).map((used) => 1 + roomLevel(used)));
+
+export const picture = (): string => {
+  const ranks = [...new Set(Object.values(RANK))].sort((a, b) => b - a);
+  const lines: string[] = [];
+  for (const rank of ranks) {
+    const layers = (Object.keys(RANK) as Layer[]).filter((l) => RANK[l] === rank);
+    lines.push(layers.map((l) => LAYER_FILES[l]).join('   '));
+    if (!layers.includes('protocol')) continue;
+    const rooms = Object.keys(ROOMS).filter((r) => r !== '.');
+    const levels = [...new Set(rooms.map(roomLevel))].sort((a, b) => b - a);
+    for (const level of levels)
+      lines.push(`    ${rooms.filter((r) => roomLevel(r) === level).map((r) => `${r}/`).join('   ')}`);
+    lines.push('    (top level: what every room shares)');
+  }
+  return ['```', ...lines, '```'].join('\n');
+};
+
+test('docs/ARCHITECTURE.md draws the layers and rooms these tables hold, and names only files that exist', () => {
+  const doc = readFileSync(join(SRC, '..', 'docs', 'ARCHITECTURE.md'), 'utf8');
+  const drawn = /<!-- layers -->\n([\s\S]*?)\n<!-- \/layers -->/.exec(doc)?.[1];
+  assert.equal(drawn, picture(), 'paste the expected picture between the layers markers');
+  const table = new Map(
+    [...doc.matchAll(/^\| `([a-z.]+)\/?` \|[^|]*\| ([^|]*) \|$/gm)].map((m) => [
+      m[1] as string,
+      (m[2] as string).match(/[a-z]+/g)?.filter((w) => w in ROOMS) ?? [],
+    ]),
+  );
+  assert.deepEqual(
+    Object.fromEntries([...table].map(([room, uses]) => [room, uses.sort()])),
+    Object.fromEntries(Object.entries(ROOMS).map(([room, uses]) => [room, [...uses].sort()])),
+    "the rooms table's last column lists what each room may import",
+  );
+  for (const [, path] of doc.matchAll(/`(src\/[\w/.-]+\.ts)`/g))
+    assert.ok(statSync(join(SRC, '..', path as string), { throwIfNoEntry: false }), `${path} does not exist`);
+});
+
 test('no import cycle, type imports included', () => {
   const next = new Map<string, string[]>();
   for (const e of edges) next.set(e.from, [...(next.get(e.from) ?? []), e.to]);

@@ -1,5 +1,5 @@
 // `fettle apply <contract> [--dry-run] [--test] [--link <path>]... [--json]`: the contract's edits applied exactly
-// as written and staged as one changeset (protocol/apply-contract.ts); `--dry-run` shows the diff and stages
+// as written and staged as one changeset (protocol/contract/apply-contract.ts); `--dry-run` shows the diff and stages
 // nothing; `--test` runs the contract's checks in the test tree first and records their outcome with it.
 // Exit: 0 (dry run, or nothing to change), 3 staged, 4 a check failed (staged unless --dry-run).
 import { stat } from '../core/record-message';

@@ -1,5 +1,5 @@
 // `fettle install` / `fettle uninstall`: fettle's hooks in one agent's settings file, Claude Code's unless
-// `--agent` names another (protocol/agent-settings.ts knows where each keeps them; protocol/settings-file.ts does
+// `--agent` names another (setup/agent-settings.ts knows where each keeps them; setup/settings-file.ts does
 // the careful read-modify-write); `install --resident`, the resident server's (Claude Code only).
 import { AGENT_TITLES, AGENTS, type AgentName } from '../core/agents';
 import { TOKEN_VAR } from '../core/hook-server';

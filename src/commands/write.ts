@@ -1,7 +1,7 @@
 // `fettle write <file>`: the write protocol for scripts. Content comes on stdin as bytes; fettle itself performs
-// a direct write (atomically, after recording), or stages a large one and exits 3 (protocol/write.ts).
+// a direct write (atomically, after recording), or stages a large one and exits 3 (protocol/write/before.ts).
 // `fettle write --from <dir> <file>...`: each file's new content is the file at the same relative path under
-// <dir>, and the files are one changeset, staged or written together (protocol/write-many.ts).
+// <dir>, and the files are one changeset, staged or written together (protocol/write/write-many.ts).
 import { isAbsolute, resolve } from 'node:path';
 import { renderDirect, renderNoop, renderSetStaged, renderSetWritten, renderStaged, summarize } from '../core/messages';
 import { EXIT, FettleError } from '../errors';

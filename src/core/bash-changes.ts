@@ -1,5 +1,5 @@
 // What a Bash command changed, from two `git status` listings and the files' stat data: pure decisions, the
-// reading left to the caller. Before the command (protocol/bash-snapshot.ts) every path git lists (tracked
+// reading left to the caller. Before the command (protocol/bash/bash-snapshot.ts) every path git lists (tracked
 // files that differ from the index or HEAD, untracked files that are not ignored) is kept: its blob, or that it
 // was absent, with the stat data that tells later whether it changed without reading it again. After the
 // command, every path either listing names (and every path two different HEADs differ at) is decided here:

@@ -1,5 +1,5 @@
 // What to do with an operation a crash interrupted, from its journal: the refs that record it, and each file's
-// bytes against the two versions the journal names. Pure; protocol/recover.ts reads the facts and acts.
+// bytes against the two versions the journal names. Pure; protocol/journal/recover.ts reads the facts and acts.
 //
 // The commit point is the ref transaction. Once every ref moved, the operation completed (its files were all
 // written before the refs moved): only the journal is left to remove. While none moved, it did not happen: every

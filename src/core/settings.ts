@@ -5,11 +5,11 @@
 import { WRITE_TOOLS } from './tool-call';
 import { isObj, type Json, type JsonObject } from './json';
 
-/** PostToolUseFailure settles the record of a write whose tool failed (src/protocol/failed-write.ts). */
+/** PostToolUseFailure settles the record of a write whose tool failed (src/protocol/write/failed-write.ts). */
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'] as const;
 /**
  * The end of a turn and of a session: the session's records whose PostToolUse never came are settled
- * (src/protocol/settle.ts). Registered without a matcher and not in the background: `claude -p` cancels
+ * (src/protocol/record/settle.ts). Registered without a matcher and not in the background: `claude -p` cancels
  * background hooks when it exits, and Stop runs before it does.
  */
 export const SESSION_EVENTS = ['Stop', 'SessionEnd'] as const;

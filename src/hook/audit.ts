@@ -1,4 +1,4 @@
-// FETTLE_AUDIT=1: one line per hook call in the repository's audit log (protocol/audit.ts), whatever the call was:
+// FETTLE_AUDIT=1: one line per hook call in the repository's audit log (protocol/record/audit.ts), whatever the call was:
 // what the agent asked (event, tool, file, session, tool use, mode), what fettle answered (the permission decision
 // and exit code) and why (the decision, the change id, the policy rule). The handlers note what only they know
 // in `edge.facts` as they decide; this runs after the answer is decided and never changes it.

@@ -1,5 +1,5 @@
 // The Bash tool, in Claude Code's dialect: before the command, a snapshot of what it could change; after it, what
-// it changed, recorded as one changeset, and one line for the model when files changed (protocol/bash.ts). An
+// it changed, recorded as one changeset, and one line for the model when files changed (protocol/bash/bash.ts). An
 // obviously read-only command (core/bash-command.ts) costs the parse and nothing else: no git process, no file.
 // fettle never answers for the command itself: the user's permission rules decide whether it runs.
 import { bashFrom, clockFrom, loadConfig } from '../config';

@@ -1,5 +1,5 @@
 // Stop (the end of a turn) and SessionEnd: this session's records whose PostToolUse never came are settled from
-// the disk (protocol/settle-session.ts). Never blocks: exit 2 on Stop would keep the model going.
+// the disk (protocol/history/settle-session.ts). Never blocks: exit 2 on Stop would keep the model going.
 import { clockFrom, loadConfig } from '../config';
 import { toFettleError } from '../errors';
 import type { Context } from '../protocol/context';

@@ -1,4 +1,4 @@
-// Storage maintenance after a write (protocol/housekeeping.ts decides when it is due): how each kind of hook starts it.
+// Storage maintenance after a write (protocol/retention/housekeeping.ts decides when it is due): how each kind of hook starts it.
 import type { Context } from '../protocol/context';
 import { detachedMaintenance } from '../protocol/upkeep/maintain-detached';
 import type { HookEdge } from './edge';

@@ -53,7 +53,7 @@ export const ask = (reason: string): HookOutcome => ({
   }),
 });
 
-/** An outcome stored as JSON for a tool call answered before (protocol/call-answers.ts); null if it is not one. */
+/** An outcome stored as JSON for a tool call answered before (protocol/record/call-answers.ts); null if it is not one. */
 export const replayed = (text: string): HookOutcome | null => {
   try {
     const o = JSON.parse(text) as Partial<HookOutcome>;

@@ -1,5 +1,5 @@
 // `fettle hook`: one hook call. Another agent's input goes to its adapter (agents/); Claude Code's is handled
-// here, in its dialect. The write protocol itself is protocol/write.ts; here: parse the payload, call it, render
+// here, in its dialect. The write protocol itself is protocol/write/before.ts; here: parse the payload, call it, render
 // its answer, and map failures to outcomes (failure.ts).
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { renderAsk, renderDirect, renderNoop, renderRefused, renderStaged, summarize } from '../core/messages';

@@ -1,4 +1,4 @@
-// fettle_apply: `fettle apply <contract>` for the model (protocol/apply-contract.ts): a contract's edits applied
+// fettle_apply: `fettle apply <contract>` for the model (protocol/contract/apply-contract.ts): a contract's edits applied
 // exactly and staged as one changeset, never written. Without --test: a contract's checks are commands of its
 // author's choosing, and a tool call is not a shell the person watches; they run them with `fettle apply --test`.
 import { stat } from '../core/record-message';

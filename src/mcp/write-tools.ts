@@ -1,4 +1,4 @@
-// fettle_write and fettle_write_files: fettle performs the write itself (protocol/write.ts's writeBytes, as
+// fettle_write and fettle_write_files: fettle performs the write itself (protocol/write/before.ts's writeBytes, as
 // `fettle write` does; write-many.ts for a changeset). The model is answered with the texts the hook gives, the
 // staged diff capped the same way, and the tool to call next.
 import {

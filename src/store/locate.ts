@@ -58,7 +58,7 @@ export const resolveRealPath = async (abs: string): Promise<string> => {
 export interface OpenOptions {
   /** git commands to start while the repository is being located (see GitRunner.warm) */
   warm?: readonly (readonly string[])[];
-  /** a long-lived process's remembered repositories and kept git processes (store/resident.ts) */
+  /** a long-lived process's remembered repositories and kept git processes (store/store-cache.ts) */
   resident?: StoreCache | undefined;
   /** the file about to be recorded: a resident store reads the trees along its path with HEAD */
   file?: string | undefined;

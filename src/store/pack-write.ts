@@ -3,7 +3,7 @@
 // trees along the path, commits) then costs two files and three fsyncs, where loose objects cost a file and a
 // directory sync each (5 objects: ~10 ms against ~1.3 ms on the disk measured, docs/PERFORMANCE.md). The
 // format is git's stable on-disk contract (Documentation/gitformat-pack.txt); fettle's background maintenance
-// rolls these packs up (protocol/maintain.ts), so they never pile up.
+// rolls these packs up (protocol/upkeep/maintain.ts), so they never pile up.
 // Durability: both temp files are fsynced, renamed (the index last: git finds a pack by its index), and the
 // pack directory synced, before the call returns and so before any ref can name what they hold.
 import { createHash, randomBytes, type Hash } from 'node:crypto';

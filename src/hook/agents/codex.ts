@@ -1,6 +1,6 @@
 // Codex CLI's hooks (hooks.json, the same shape as Claude Code's settings): its file writes arrive as one tool,
 // `apply_patch`, whose `tool_input.command` is a patch of any number of files. The patch is parsed and applied to
-// the files' bytes exactly as Codex does (core/codex-patch.ts) and decided as a whole (protocol/write-set.ts).
+// the files' bytes exactly as Codex does (core/codex-patch.ts) and decided as a whole (protocol/write/write-set.ts).
 // Codex renders a deny as "Command blocked by PreToolUse hook: <reason>. Command: <the patch>"; a PostToolUse's
 // additionalContext reaches the model. UserPromptSubmit counts turns; Stop ends a turn whose tool calls are all
 // over, so every open record of the session is settled there.

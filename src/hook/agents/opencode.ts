@@ -1,6 +1,6 @@
 // The opencode adapter: fettle's opencode plugin (plugins/opencode/fettle.mjs) hands each of opencode's
 // `tool.execute.before` / `after` events for its file tools, and the end of each turn, to `fettle hook --agent
-// opencode` as one JSON object marked `"fettle_adapter": "opencode"`. The protocol underneath is the hook's (protocol/write.ts):
+// opencode` as one JSON object marked `"fettle_adapter": "opencode"`. The protocol underneath is the hook's (protocol/write/before.ts):
 // the previous bytes recorded before the tool writes, a large change staged and the tool stopped, what landed
 // recorded after. Its answers, on stdout: `{"block": text}` (the plugin throws it: opencode shows the model the
 // text as the tool's error, and the tool does not run), `{"note": text}` (added to the tool's output), or nothing.

@@ -75,7 +75,7 @@ const isPending = (value: unknown): value is PendingWrite =>
 
 /**
  * Takes the link at `path` (see claimFile), so that of a PostToolUse and a settling of the same record
- * (src/protocol/settle.ts) exactly one gets it.
+ * (src/protocol/record/settle.ts) exactly one gets it.
  */
 export const claimLink = async (path: string): Promise<Claimed | null> => {
   const claimed = await claimFile(path, isPending);

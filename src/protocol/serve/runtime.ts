@@ -1,5 +1,5 @@
 // What a long-lived fettle process (the resident server) keeps between calls: the remembered repositories and
-// kept git processes (store/resident.ts), and housekeeping that need not delay an answer (retention after a
+// kept git processes (store/store-cache.ts), and housekeeping that need not delay an answer (retention after a
 // write, storage maintenance), run after the answer, one task at a time per key, and at most once per `pace`
 // milliseconds per key: a task asked for while one of the same key runs or waits replaces the waiting one (the
 // later one does all the earlier one would). Starting a process blocks a Node process for milliseconds (fork),
