@@ -195,8 +195,7 @@ const LAYER_FILES: Record<Layer, string> = {
   core: 'core/  errors.ts',
 };
 
-const roomLevel = (room: string): number =>
-  Math.max(0, ...(ROOMS[room] ?? []).map((used) => 1 + roomLevel(used)));
+const roomLevel = (room: string): number => Math.max(0, ...(ROOMS[room] ?? []).map((used) => 1 + roomLevel(used)));
 
 export const picture = (): string => {
   const ranks = [...new Set(Object.values(RANK))].sort((a, b) => b - a);
@@ -208,7 +207,12 @@ export const picture = (): string => {
     const rooms = Object.keys(ROOMS).filter((r) => r !== '.');
     const levels = [...new Set(rooms.map(roomLevel))].sort((a, b) => b - a);
     for (const level of levels)
-      lines.push(`    ${rooms.filter((r) => roomLevel(r) === level).map((r) => `${r}/`).join('   ')}`);
+      lines.push(
+        `    ${rooms
+          .filter((r) => roomLevel(r) === level)
+          .map((r) => `${r}/`)
+          .join('   ')}`,
+      );
     lines.push('    (top level: what every room shares)');
   }
   return ['```', ...lines, '```'].join('\n');
