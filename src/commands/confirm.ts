@@ -6,6 +6,7 @@ import { openStore } from '../protocol/select/open';
 import { confirmedText, setLabel } from '../render/decided';
 import { shellDialect } from '../render/dialect';
 import { contextFor, invokeFor, type Edge } from './edge';
+import { decideHunks } from './hunks-decision';
 
 const row = (c: Confirmed) => ({
   id: c.change.id,
@@ -21,8 +22,9 @@ export const confirmCommand = async (
   edge: Edge,
   dir: string | undefined,
   names: string[],
-  o: { json?: boolean; session?: string; all?: boolean; expired?: boolean; withConflicts?: boolean },
+  o: { json?: boolean; session?: string; all?: boolean; expired?: boolean; withConflicts?: boolean; hunks?: string },
 ): Promise<void> => {
+  if (o.hunks !== undefined) return decideHunks(edge, dir, 'confirm', names, { ...o, hunks: o.hunks });
   const request = decideRequest('confirm', names, o);
   const ctx = contextFor(edge, dir);
   const outcome = await confirmChanges(ctx, await openStore(ctx), request);

@@ -4,13 +4,16 @@ import { discardChanges } from '../protocol/review/discard-set';
 import { openStore } from '../protocol/select/open';
 import { discardedText, setLabel } from '../render/decided';
 import { contextFor, type Edge } from './edge';
+import { decideHunks, discardWithReason } from './hunks-decision';
 
 export const discardCommand = async (
   edge: Edge,
   dir: string | undefined,
   names: string[],
-  o: { json?: boolean; session?: string; all?: boolean },
+  o: { json?: boolean; session?: string; all?: boolean; hunks?: string; reason?: string },
 ): Promise<void> => {
+  if (o.hunks !== undefined) return decideHunks(edge, dir, 'discard', names, { ...o, hunks: o.hunks });
+  if (o.reason !== undefined) return discardWithReason(edge, dir, names, { ...o, reason: o.reason });
   const request = decideRequest('discard', names, o);
   const ctx = contextFor(edge, dir);
   const outcome = await discardChanges(ctx, await openStore(ctx), request);

@@ -52,11 +52,19 @@ export const registerChangeCommands = (
     .option('--all', 'every pending change')
     .option('--expired', 'apply them although their time to confirm ran out (a person only)')
     .option('--with-conflicts', 'if edits made since overlap one, write the merge with conflict markers')
+    .option('--hunks <list>', 'of one change, apply only these hunks (1,3 or 1-3,5); the others stay pending')
     .addOption(json)
     .action(
       async (
         ids: string[],
-        o: { json?: boolean; session?: string; all?: boolean; expired?: boolean; withConflicts?: boolean },
+        o: {
+          json?: boolean;
+          session?: string;
+          all?: boolean;
+          expired?: boolean;
+          withConflicts?: boolean;
+          hunks?: string;
+        },
       ) => confirmCommand(edge, dir(), ids, o),
     );
   program
@@ -65,9 +73,12 @@ export const registerChangeCommands = (
     .argument('[ids...]', 'change ids or changeset ids')
     .option('--session <id>', 'every pending or expired change of that agent session')
     .option('--all', 'every pending or expired change')
+    .option('--hunks <list>', 'of one change, drop only these hunks (1,3 or 1-3,5); the others stay pending')
+    .option('--reason <text>', 'why: delivered to the agent session that made the change')
     .addOption(json)
-    .action(async (ids: string[], o: { json?: boolean; session?: string; all?: boolean }) =>
-      discardCommand(edge, dir(), ids, o),
+    .action(
+      async (ids: string[], o: { json?: boolean; session?: string; all?: boolean; hunks?: string; reason?: string }) =>
+        discardCommand(edge, dir(), ids, o),
     );
   program
     .command('rollback')

@@ -60,6 +60,13 @@ export interface RecordFields {
   contractPath?: string | undefined;
   /** the outcome of the contract's checks in the test tree (`fettle apply --test`) */
   checks?: 'passed' | 'failed' | undefined;
+  /** a staged change holding the hunks left pending when part of another was decided: that change's id */
+  splitFrom?: string | undefined;
+  /**
+   * A decision about part of a change: the hunks it took, as `1,3 of 3` (an applied or discarded change: kept or
+   * dropped; a rollback: the hunks of the change in Fettle-Reverts it undid, which stays in effect otherwise).
+   */
+  hunks?: string | undefined;
 }
 
 const SUBJECT: Record<RecordKind, string> = {
@@ -149,6 +156,8 @@ export const renderRecord = (f: RecordFields): string => {
     ['Fettle-Contract', f.contract],
     ['Fettle-Contract-Path', f.contractPath],
     ['Fettle-Checks', f.checks],
+    ['Fettle-Split-From', f.splitFrom],
+    ['Fettle-Hunks', f.hunks],
     ['Fettle-Time', f.time === undefined ? undefined : String(f.time)],
     ['Fettle-Seq', f.seq === undefined ? undefined : String(f.seq)],
   ];
@@ -208,6 +217,8 @@ export const parseRecord = (message: string): RecordFields | null => {
   const contract = fields.get('Fettle-Contract');
   const contractPath = fields.get('Fettle-Contract-Path');
   const checks = fields.get('Fettle-Checks');
+  const splitFrom = fields.get('Fettle-Split-From');
+  const hunks = fields.get('Fettle-Hunks');
   return {
     id,
     kind,
@@ -234,5 +245,7 @@ export const parseRecord = (message: string): RecordFields | null => {
     ...(contract && /^sha256:[0-9a-f]{64}$/.test(contract) ? { contract } : {}),
     ...(contractPath ? { contractPath } : {}),
     ...(checks === 'passed' || checks === 'failed' ? { checks } : {}),
+    ...(splitFrom && isChangeId(splitFrom) ? { splitFrom } : {}),
+    ...(hunks && /^\d[\d,-]* of \d+$/.test(hunks) ? { hunks } : {}),
   };
 };

@@ -79,7 +79,8 @@ const MAX_REVERT_DEPTH = 64;
 const markReverted = (changes: Change[]): Change[] => {
   const reverters = new Map<string, Change[]>();
   for (const c of changes) {
-    if (!c.fields.reverts || c.state !== 'applied') continue;
+    // A rollback of some hunks (Fettle-Hunks) leaves the change in effect.
+    if (!c.fields.reverts || c.state !== 'applied' || c.fields.hunks) continue;
     // One rollback record may undo several changes of a file at once: their ids, space-separated.
     for (const id of revertedIds(c.fields)) reverters.set(id, [...(reverters.get(id) ?? []), c]);
   }

@@ -4,6 +4,8 @@ import { stat } from '../core/record-message';
 import { plural } from '../core/plural';
 import type { Change } from '../protocol/changes';
 import type { Confirmed } from '../protocol/review/confirm';
+import type { Decided } from '../protocol/review/decide-set';
+import { hunkListText } from '../core/hunks';
 import type { Dialect } from './dialect';
 
 /** What a decision was asked about: one change by name (a sentence), or a set (`label`: " of changeset …"). */
@@ -67,3 +69,29 @@ export const discardedText = (outcome: { discarded: Change[]; skipped: Change[] 
 /** " of changeset …" or " of session …", or nothing. */
 export const setLabel = (changeset: string | undefined, session: string | undefined): string =>
   changeset ? ` of changeset ${changeset}` : session !== undefined ? ` of session ${session}` : '';
+
+/** What a decision about some hunks of one change did: which it took, and where the others wait. */
+export const partlyText = (d: Decided, dialect: Dialect): string => {
+  const picked = d.picked;
+  const { id, fields } = d.change;
+  if (!picked) return '';
+  const which = (list: number[]) => `${list.length === 1 ? 'hunk' : 'hunks'} ${hunkListText(list)}`;
+  const of = `(of ${picked.count}) of change ${id}`;
+  const rest = d.remainder
+    ? `${picked.rest.length === 1 ? 'Hunk' : 'Hunks'} ${hunkListText(picked.rest)} ${picked.rest.length === 1 ? 'stays' : 'stay'} pending as change ${d.remainder}: ${dialect.review(d.remainder)}.`
+    : '';
+  if (d.outcome === 'discarded')
+    return [`Dropped ${which(picked.drop)} ${of}; ${fields.path} was not touched.`, rest]
+      .filter(Boolean)
+      .join(' ');
+  const how =
+    d.how && d.how !== 'written' ? HOW[d.how]({ change: d.change, path: '', how: d.how, conflicts: d.conflicts }) : '';
+  const dropped = picked.drop.length > 0 ? ` Dropped ${which(picked.drop)}.` : '';
+  return [
+    `Applied ${which(picked.keep)} ${of} to ${fields.path} (${stat(fields.added, fields.removed)})${how}.${dropped}`,
+    rest,
+    `Undo this with ${dialect.rollback([id])}.`,
+  ]
+    .filter(Boolean)
+    .join(' ');
+};

@@ -22,6 +22,35 @@ export const diffCommits = async (
   return stdout.toString('utf8');
 };
 
+/**
+ * One path's diff between two commits with three lines of context, as every hunk fettle numbers is read: the same
+ * text with or without colour (git colours lines, never moves them).
+ */
+export const diffPath = async (
+  store: Store,
+  from: string,
+  to: string,
+  path: string,
+  options: { color?: boolean } = {},
+): Promise<string> => {
+  const { stdout } = await store.git.run({
+    args: [
+      'diff',
+      options.color ? '--color=always' : '--no-color',
+      '--no-ext-diff',
+      '--no-textconv',
+      '--no-renames',
+      '--unified=3',
+      from,
+      to,
+      '--',
+      // literally: a name with `*` or a leading `:` is a file here, not a pattern
+      `:(literal)${path}`,
+    ],
+  });
+  return stdout.toString('utf8');
+};
+
 /** Commits on each side: `behind` only in `base`'s history, `ahead` only in `head`'s. */
 export const distance = async (
   store: Store,

@@ -178,3 +178,21 @@ test('a staged change for a person round-trips its Fettle-Review trailer', () =>
   assert.match(renderRecord(asked), /^Fettle-Review: person$/m);
   assert.deepEqual(parseRecord(renderRecord(asked)), asked);
 });
+
+test('a split and a decision about some hunks round-trip; a malformed one is dropped', () => {
+  const f: RecordFields = {
+    id: 'abcd1234',
+    kind: 'proposal',
+    tier: 'staged',
+    path: 'a.ts',
+    file: '/r/a.ts',
+    splitFrom: 'wxyz6789',
+    hunks: '1,3 of 3',
+  };
+  const back = parseRecord(renderRecord(f));
+  assert.equal(back?.splitFrom, 'wxyz6789');
+  assert.equal(back?.hunks, '1,3 of 3');
+  const bad = renderRecord({ ...f, hunks: 'all', splitFrom: 'NOT-AN-ID' });
+  assert.equal(parseRecord(bad)?.hunks, undefined);
+  assert.equal(parseRecord(bad)?.splitFrom, undefined);
+});

@@ -7,7 +7,7 @@ import { failpoint } from '../../io/failpoint';
 import { withLock } from '../../io/lock';
 import { writeBatch, type CommitSpec } from '../../store/objects';
 import { readObjects } from '../../store/object-read';
-import { publish } from '../../store/publish';
+import { publish, type Written } from '../../store/publish';
 import { discardedRef, type RefUpdate } from '../../store/refs';
 import type { Store } from '../../store/store';
 import { loadChange, requirePending, type Change } from '../changes';
@@ -18,7 +18,12 @@ import { forgetStaged } from './supersede';
 import { FettleError } from '../../errors';
 
 /** The marker commits, on each change's tree: one cat-file reads the tips. */
-const markers = async (ctx: Context, store: Store, changes: Change[], o: Why): Promise<CommitSpec[]> => {
+const markers = async (
+  ctx: Context,
+  store: Store,
+  changes: Change[],
+  why: (c: Change) => Why,
+): Promise<CommitSpec[]> => {
   const tips = await readObjects(
     store,
     changes.map((c) => c.tip),
@@ -27,7 +32,7 @@ const markers = async (ctx: Context, store: Store, changes: Change[], o: Why): P
   return changes.map((c, n) => {
     const tree = /^tree ([0-9a-f]+)$/m.exec(tips[n]?.body.toString('utf8') ?? '')?.[1];
     if (!tree) throw new FettleError('E_GIT', `the commit of change ${c.id} (${c.tip}) cannot be read`);
-    const message = renderRecord({ ...c.fields, kind: 'discarded', ...o, ...stamp(when) });
+    const message = renderRecord({ ...c.fields, kind: 'discarded', ...why(c), ...stamp(when) });
     return { tree, parents: [c.tip], message, when };
   });
 };
@@ -36,10 +41,20 @@ const markers = async (ctx: Context, store: Store, changes: Change[], o: Why): P
 export interface Why {
   decidedBy: string;
   note?: string | undefined;
+  /** some hunks dropped, as `2 of 3` (the others went on as a change of their own) */
+  hunks?: string | undefined;
 }
 
-/** Moves `changes` (checked decidable, under their files' locks) to refs/fettle-discarded/ in one transaction. */
-export const discardLocked = async (ctx: Context, store: Store, changes: Change[], why: Why): Promise<void> => {
+/**
+ * The marker commits of `changes`, written, and the ref updates that move each to refs/fettle-discarded/, for a
+ * transaction of the caller's (a decision set's, or discardLocked's own).
+ */
+export const discardMoves = async (
+  ctx: Context,
+  store: Store,
+  changes: Change[],
+  why: (c: Change) => Why,
+): Promise<{ updates: RefUpdate[]; written: Written }> => {
   const specs = await markers(ctx, store, changes, why);
   const writeMarkers = () => writeBatch(store, [], specs);
   const oids = await writeMarkers();
@@ -48,10 +63,13 @@ export const discardLocked = async (ctx: Context, store: Store, changes: Change[
     { op: 'delete', ref: c.ref, old: c.tip },
     { op: 'create', ref: discardedRef(c.id), oid: oids[n] as string },
   ]);
-  await publish(store, updates, `fettle: discard ${changes.map((c) => c.id).join(' ')}`, {
-    oids,
-    rewrite: writeMarkers,
-  });
+  return { updates, written: { oids, rewrite: writeMarkers } };
+};
+
+/** Moves `changes` (checked decidable, under their files' locks) to refs/fettle-discarded/ in one transaction. */
+export const discardLocked = async (ctx: Context, store: Store, changes: Change[], why: Why): Promise<void> => {
+  const { updates, written } = await discardMoves(ctx, store, changes, () => why);
+  await publish(store, updates, `fettle: discard ${changes.map((c) => c.id).join(' ')}`, written);
   try {
     await failpoint('discard.refs-moved');
   } finally {

@@ -155,7 +155,12 @@ export const planFiles = async (
   ctx: Context,
   store: Store,
   changes: Change[],
-  options: { expired?: boolean | undefined; withConflicts?: boolean | undefined } = {},
+  options: {
+    expired?: boolean | undefined;
+    withConflicts?: boolean | undefined;
+    /** by change id: bytes to write instead of its proposal (some of its hunks), planned the same way */
+    instead?: ReadonlyMap<string, Buffer> | undefined;
+  } = {},
 ): Promise<{ plans: FilePlan[]; refusals: FettleError[] }> => {
   const refusals: FettleError[] = [];
   const located: { change: Change; file: string }[] = [];
@@ -172,7 +177,9 @@ export const planFiles = async (
     }
   }
   const plans: FilePlan[] = [];
-  for (const r of await readStaged(store, located)) {
+  for (const read of await readStaged(store, located)) {
+    const instead = options.instead?.get(read.change.id);
+    const r = instead && read.proposal ? { ...read, proposal: { ...read.proposal, bytes: instead } } : read;
     const disk = await readDisk(r.file).catch((error: unknown) => {
       if (isNotAFile(error)) return undefined;
       throw error;

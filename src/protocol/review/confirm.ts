@@ -45,6 +45,19 @@ export interface ConfirmOutcome {
   changeset?: string | undefined;
 }
 
+/**
+ * What a decision set adds to a confirm's one transaction (decide-set.ts): the ref updates of the changes it
+ * discards or splits off, with their objects, and what each applied commit says beyond the usual.
+ */
+export interface Beside {
+  updates: RefUpdate[];
+  written: Written;
+  /** by change id: a note for its applied commit (which hunks it took, and where the others went) */
+  notes: Map<string, string>;
+}
+
+const NOTHING_BESIDE: Beside = { updates: [], written: { oids: [], rewrite: async () => undefined }, notes: new Map() };
+
 /** A new commit on a change's tip, written; `written` rewrites it if a prune takes it before a ref names it. */
 const commitOn = async (
   ctx: Context,
@@ -114,17 +127,18 @@ const ids = (plans: { change: Change }[]): string => plans.map((p) => p.change.i
  * The applied commit of every file, and one prepared transaction moving every change ref there and adding each
  * agent session's commits (a lost race on a session ref reads it again).
  */
-const prepareAll = async (ctx: Context, store: Store, plans: FilePlan[]) => {
+const prepareAll = async (ctx: Context, store: Store, plans: FilePlan[], beside: Beside) => {
   const applied = [];
   for (const p of plans) {
     // An applied change lands in the turn its session is in now, which may be later than the one it was staged in.
     const turn = (await currentTurn(ctx.config.dataDir, p.change.fields.session)) ?? p.change.fields.turn;
-    const note =
+    const merge =
       p.how === 'merged'
         ? 'Merged with edits made on disk after it was staged.'
         : p.how === 'conflicts'
           ? `Merged with edits made on disk after it was staged; ${plural(p.conflicts ?? 0, 'overlapping region')} written with conflict markers (--with-conflicts).`
           : undefined;
+    const note = [beside.notes.get(p.change.id), merge].filter(Boolean).join('\n\n') || undefined;
     const made = await commitOn(ctx, store, p.change, { kind: 'applied', bytes: p.bytes, mode: p.mode, note, turn });
     applied.push({ p, turn, ...made });
   }
@@ -142,12 +156,12 @@ const prepareAll = async (ctx: Context, store: Store, plans: FilePlan[]) => {
     const landing: Landing = { path, leaf, change: a.p.change.id, event: 'apply', turn: a.turn, added, removed };
     sessions.set(session, [...(sessions.get(session) ?? []), landing]);
   }
-  const base = joined(applied.map((a) => a.written));
+  const base = joined([...applied.map((a) => a.written), beside.written]);
   return retrySession(sessions.size > 0, async () => {
     const steps = [];
     for (const [session, landings] of sessions) steps.push(await sessionStep(store, session, landings, ctx.now()));
     const written = joined([base, ...steps.map((s) => s.written)]);
-    const updates = [...own, ...steps.map((s) => s.update)];
+    const updates = [...own, ...beside.updates, ...steps.map((s) => s.update)];
     return { refs: await retryMissing(() => prepareRefs(store, updates, reason), written), written, moves };
   });
 };
@@ -170,38 +184,47 @@ export const confirmChanges = async (ctx: Context, store: Store, request: Decide
       const changes = chosen.changes;
       const { plans, refusals } = await planFiles(ctx, store, changes, request);
       if (refusals.length > 0) throw refuseSet('confirm', refusals, changes.length);
-      await snapshotUserBytes(ctx, store, plans);
-      const { refs, written, moves } = await prepareAll(ctx, store, plans);
-      await failpoint('confirm.prepared');
-      const files = plans.map(
-        (p): Replacement => ({
-          id: p.change.id,
-          file: p.file,
-          path: p.change.fields.path,
-          from: p.disk,
-          fromOid: p.disk ? hashObject('blob', p.disk.bytes, store.objectFormat) : null,
-          to: p.bytes && { bytes: p.bytes, mode: p.disk?.mode ?? fileModeOf(p.mode) },
-          toOid: p.bytes && hashObject('blob', p.bytes, store.objectFormat),
-        }),
-      );
-      const settled = async () => {
-        // Applied once the refs moved: the bookkeeping goes whatever happens after.
-        for (const p of plans) await forgetStaged(store, p.change);
-      };
-      try {
-        await applyFiles(store, { op: 'confirm', files, refs: moves }, async () => {
-          await refs.commit();
-          await ensureObjects(store, written.oids, written.rewrite);
-        });
-      } catch (error) {
-        // Replaced but not durable: the operation completed, so history says applied; anything else put it all back.
-        if (error instanceof NotDurableError) await settled();
-        else await refs.abort().catch(() => undefined);
-        throw error;
-      }
-      await settled();
+      await applyPlans(ctx, store, plans, NOTHING_BESIDE);
       const confirmed = plans.map((p) => ({ change: p.change, path: p.file, how: p.how, conflicts: p.conflicts }));
       return { confirmed, skipped: chosen.skipped, changeset: chosen.changeset };
     },
   );
+};
+
+/**
+ * Writes planned files and moves every ref (theirs, `beside`'s, the sessions') in one journalled step: the user's
+ * bytes of merged files committed first, the transaction prepared, the journal written, the files replaced, the
+ * transaction committed. A failure puts the files back; a crash leaves the journal for the next command.
+ */
+export const applyPlans = async (ctx: Context, store: Store, plans: FilePlan[], beside: Beside): Promise<void> => {
+  await snapshotUserBytes(ctx, store, plans);
+  const { refs, written, moves } = await prepareAll(ctx, store, plans, beside);
+  await failpoint('confirm.prepared');
+  const files = plans.map(
+    (p): Replacement => ({
+      id: p.change.id,
+      file: p.file,
+      path: p.change.fields.path,
+      from: p.disk,
+      fromOid: p.disk ? hashObject('blob', p.disk.bytes, store.objectFormat) : null,
+      to: p.bytes && { bytes: p.bytes, mode: p.disk?.mode ?? fileModeOf(p.mode) },
+      toOid: p.bytes && hashObject('blob', p.bytes, store.objectFormat),
+    }),
+  );
+  const settled = async () => {
+    // Applied once the refs moved: the bookkeeping goes whatever happens after.
+    for (const p of plans) await forgetStaged(store, p.change);
+  };
+  try {
+    await applyFiles(store, { op: 'confirm', files, refs: moves }, async () => {
+      await refs.commit();
+      await ensureObjects(store, written.oids, written.rewrite);
+    });
+  } catch (error) {
+    // Replaced but not durable: the operation completed, so history says applied; anything else put it all back.
+    if (error instanceof NotDurableError) await settled();
+    else await refs.abort().catch(() => undefined);
+    throw error;
+  }
+  await settled();
 };
