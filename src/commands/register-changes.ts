@@ -89,6 +89,7 @@ export const registerChangeCommands = (
     .option('--dry-run', 'list the files that would change and how, changing nothing')
     .option('--to <path>', "write the change's previous bytes to <path> instead, leaving the file alone")
     .option('--force', 'overwrite edits made after fettle wrote the file (they are snapshotted first)')
+    .option('--hunks <list>', 'of one change, undo only these hunks (1,3 or 1-3,5), merged with the file as it is')
     .addOption(json)
     .action(async (targets: string[], o: RollbackOptions) => rollbackCommand(edge, dir(), targets, o));
   program

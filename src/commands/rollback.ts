@@ -1,4 +1,5 @@
 import { stat } from '../core/record-message';
+import { parseHunkList } from '../core/hunks';
 import { FettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import { restoreTo, type RestoreResult } from '../protocol/history/restore-to';
@@ -16,6 +17,8 @@ export interface RollbackOptions {
   /** with or without --session: what the session did since this turn began */
   turn?: string;
   to?: string;
+  /** of one change: the hunks to undo */
+  hunks?: string;
 }
 
 const turnOf = (text: string): number => {
@@ -37,6 +40,10 @@ const checkArgs = (targets: string[], o: RollbackOptions): void => {
     );
   if (o.to !== undefined && (targets.length !== 1 || o.session !== undefined))
     throw new FettleError('E_USAGE', '--to restores one change: name exactly one.');
+  if (o.hunks !== undefined && (targets.length !== 1 || o.session !== undefined || o.turn !== undefined || o.to))
+    throw new FettleError('E_USAGE', '--hunks undoes part of one change: name exactly one change id.', {
+      hint: '`fettle review <id>` numbers its hunks.',
+    });
 };
 
 const notKeptJson = (outcome: RollbackOutcome) => (outcome.notKept.length > 0 ? { notKept: notKeptRows(outcome) } : {});
@@ -64,7 +71,10 @@ const printDone = (
   const [only] = rows;
   const one = session === undefined;
   if (!json) {
-    edge.io.out(rolledBackText(outcome, { one, label: one ? '' : ` of session ${session}` }, shellDialect(invoke)));
+    const hunks = outcome.done[0]?.hunks;
+    edge.io.out(
+      rolledBackText(outcome, { one, label: one ? '' : ` of session ${session}`, hunks }, shellDialect(invoke)),
+    );
     return;
   }
   edge.io.out(
@@ -135,7 +145,8 @@ export const rollbackCommand = async (
     printRestore(edge, await restoreTo(ctx, store, changes[0] as (typeof changes)[number], o.to, o), o);
     return;
   }
-  const outcome = await rollbackChanges(ctx, store, changes, { force: o.force, dryRun: o.dryRun });
+  const hunks = o.hunks === undefined ? undefined : parseHunkList(o.hunks, Number.MAX_SAFE_INTEGER);
+  const outcome = await rollbackChanges(ctx, store, changes, { force: o.force, dryRun: o.dryRun, hunks });
   if (o.dryRun) printDryRun(edge, outcome, o.json ?? false);
   // `fettle`, plus -C <repo> when the shell's directory would not find this store.
   else

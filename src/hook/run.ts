@@ -13,6 +13,7 @@ import { noteAfter, noteBefore } from './audit';
 import { settleSession } from './end';
 import { isOutcome, writeContext, writeFailure } from './failure';
 import { countTurn } from './turn';
+import { withFeedback } from './feedback';
 import type { HookEdge } from './edge';
 import { ask, context, deny, pass, replayed, warn, type HookOutcome } from './outcome';
 import { runBash } from './bash';
@@ -24,6 +25,21 @@ type WritePayload = Payload & { call: WriteCall };
 
 export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome> => {
   const input = readJson(raw);
+  const out = await answerHook(input, edge);
+  const event = 'data' in input ? input.data.hook_event_name : undefined;
+  const session = 'data' in input ? input.data.session_id : undefined;
+  // Claude Code's own events that carry context to the model; other agents' adapters deliver their own.
+  if (
+    (event === 'PostToolUse' || event === 'PostToolUseFailure' || event === 'UserPromptSubmit') &&
+    typeof session === 'string' &&
+    'data' in input &&
+    agentOf(input.data, edge.agent) === 'claude'
+  )
+    return withFeedback(out, event, session, edge);
+  return out;
+};
+
+const answerHook = async (input: ReturnType<typeof readJson>, edge: HookEdge): Promise<HookOutcome> => {
   if ('why' in input) return warn(`fettle: ${input.why}. This tool call was not protected by fettle.`);
   // opencode's plugin marks its events (plugins/opencode/fettle.mjs) and runs `fettle hook --agent opencode`.
   if (input.data.fettle_adapter === 'opencode')

@@ -81,9 +81,7 @@ export const partlyText = (d: Decided, dialect: Dialect): string => {
     ? `${picked.rest.length === 1 ? 'Hunk' : 'Hunks'} ${hunkListText(picked.rest)} ${picked.rest.length === 1 ? 'stays' : 'stay'} pending as change ${d.remainder}: ${dialect.review(d.remainder)}.`
     : '';
   if (d.outcome === 'discarded')
-    return [`Dropped ${which(picked.drop)} ${of}; ${fields.path} was not touched.`, rest]
-      .filter(Boolean)
-      .join(' ');
+    return [`Dropped ${which(picked.drop)} ${of}; ${fields.path} was not touched.`, rest].filter(Boolean).join(' ');
   const how =
     d.how && d.how !== 'written' ? HOW[d.how]({ change: d.change, path: '', how: d.how, conflicts: d.conflicts }) : '';
   const dropped = picked.drop.length > 0 ? ` Dropped ${which(picked.drop)}.` : '';

@@ -15,6 +15,14 @@ const HOW = {
   forced: 'overwrote it with the previous bytes (--force)',
 };
 
+/** Some hunks undone: the rest of the change stays as it wrote it. */
+const PART_HOW = {
+  restored: 'put back the lines replaced there; the rest of the change stays',
+  removed: 'removed it (the change had created it)',
+  merged: 'put back the lines replaced there, keeping the edits made since',
+  forced: 'put back the lines replaced there, overwriting the edits made since (--force)',
+};
+
 /** What the rollback does to one file, for a dry run. */
 const action = (plan: FilePlan): string => {
   const hows = new Set(plan.steps.map((s) => s.how));
@@ -92,13 +100,16 @@ export const undoOf = (outcome: RollbackOutcome): { ids: string[]; undo: string[
 /** `one`: a single change was named (a sentence); `label`: " of session …" for a session's or a turn's. */
 export const rolledBackText = (
   outcome: RollbackOutcome,
-  asked: { one: boolean; label: string },
+  asked: { one: boolean; label: string; hunks?: string | undefined },
   dialect: Dialect,
 ): string => {
   const { undo } = undoOf(outcome);
   const [only] = outcome.done;
-  if (only && outcome.done.length === 1 && asked.one && outcome.notKept.length === 0)
-    return `Rolled back ${only.change.id}: ${only.change.fields.path}: ${HOW[only.how]}. Undo this with ${dialect.rollback([only.undoId])}.`;
+  if (only && outcome.done.length === 1 && asked.one && outcome.notKept.length === 0) {
+    const what = asked.hunks ? `${asked.hunks} of ${only.change.id}` : only.change.id;
+    const how = asked.hunks ? PART_HOW[only.how] : HOW[only.how];
+    return `Rolled back ${what}: ${only.change.fields.path}: ${how}. Undo this with ${dialect.rollback([only.undoId])}.`;
+  }
   const lines = [`Rolled back ${plural(outcome.done.length, 'change')}${asked.label}:`];
   for (const d of outcome.done) lines.push(`  ${d.change.id}  ${d.change.fields.path}: ${HOW[d.how]}`);
   for (const s of skippedRows(outcome.plans))

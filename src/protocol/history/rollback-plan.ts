@@ -118,9 +118,14 @@ export interface RollbackPlan {
 export const planRollback = async (
   store: Store,
   changes: Change[],
-  options: { force?: boolean } = {},
+  options: {
+    force?: boolean;
+    /** by change id: what to put back instead of the bytes it replaced (its other hunks kept: `--hunks`) */
+    instead?: ReadonlyMap<string, FileEntry>;
+  } = {},
 ): Promise<RollbackPlan> => {
   const force = options.force ?? false;
+  const instead = (c: Change, previous: FileEntry | null): FileEntry | null => options.instead?.get(c.id) ?? previous;
   const ids = await idsOf(store, changes);
   const byPath = new Map<string, Member[]>();
   changes.forEach((change, n) => {
@@ -146,7 +151,12 @@ export const planRollback = async (
       ];
     }),
   );
-  const endsOf = new Map(net.map((g, n) => [g, { previous: ends[2 * n] ?? null, written: ends[2 * n + 1] ?? null }]));
+  const endsOf = new Map(
+    net.map((g, n) => [
+      g,
+      { previous: instead((g[0] as Member).change, ends[2 * n] ?? null), written: ends[2 * n + 1] ?? null },
+    ]),
+  );
   const plans: FilePlan[] = [];
   const refusals: FettleError[] = [];
   for (const group of groups) {
@@ -156,7 +166,12 @@ export const planRollback = async (
       if (known) plans.push(await planEnds(store, newestFirstChanges, known, force));
       else {
         const all = await versionsOf(store, newestFirstChanges);
-        const versions = new Map(newestFirstChanges.map((c, n) => [c.id, all[n] as Versions]));
+        const versions = new Map(
+          newestFirstChanges.map((c, n) => {
+            const v = all[n] as Versions;
+            return [c.id, { ...v, previous: instead(c, v.previous) }];
+          }),
+        );
         plans.push(await planFile(store, newestFirstChanges, versions, force));
       }
     } catch (error) {

@@ -23,12 +23,18 @@ import { recordAfters, recordBefores } from '../record/record-many';
 import { currentTurn } from '../turns';
 import { planRollback, refuseAll, type FilePlan, type RollbackPlan } from './rollback-plan';
 import type { How, Step } from './rollback-step';
+import { changeHunks, hunksTrailer, pickHunks, withHunks } from '../hunks';
+import type { FileEntry } from '../../store/object-read';
+import { hashObject } from '../../store/tree-codec';
+import { hunkListText } from '../../core/hunks';
 
 export interface RolledBack {
   change: Change;
   /** id of the change recording this rollback (roll it back to redo) */
   undoId: string;
   how: How;
+  /** `--hunks`: which hunks of it were undone, as `hunks 2, 3 (of 3)` */
+  hunks?: string | undefined;
 }
 
 export interface RollbackOutcome {
@@ -48,6 +54,34 @@ export const notKept = (change: Change): boolean => change.fields.reason === 'no
 
 type Undo = { id: string; tip: string; fields: RecordFields };
 
+/** Some hunks of one change undone (`--hunks`): the bytes to put back instead, and the trailer saying which. */
+interface Part {
+  instead: Map<string, FileEntry>;
+  hunks: string;
+  /** as a person reads it: `hunks 2, 3 (of 3)` */
+  said: string;
+}
+
+/** The bytes one change replaced, but with every hunk not in `undo` kept as it wrote it. */
+const partOf = async (store: Store, changes: Change[], undo: number[]): Promise<Part> => {
+  const [change] = changes;
+  if (!change || changes.length !== 1)
+    throw new FettleError('E_USAGE', '--hunks undoes part of one change: name exactly one change id.', {
+      hint: '`fettle review <id>` numbers its hunks.',
+    });
+  const h = await changeHunks(store, change);
+  const picked = pickHunks(h, [], undo);
+  const mode = h.from?.mode ?? h.to?.mode ?? '100644';
+  const bytes = withHunks(h, picked.rest);
+  const oid = hashObject('blob', bytes, store.objectFormat);
+  const said = `${picked.drop.length === 1 ? 'hunk' : 'hunks'} ${hunkListText(picked.drop)} (of ${h.hunks.length})`;
+  return {
+    instead: new Map([[change.id, { bytes, mode, oid }]]),
+    hunks: hunksTrailer(picked.drop, h.hunks.length),
+    said,
+  };
+};
+
 /** Refuses changes that never reached the disk. */
 const requireWritten = (change: Change): void => {
   const { id, state } = change;
@@ -62,8 +96,8 @@ const requireWritten = (change: Change): void => {
   }
 };
 
-const planChecked = async (store: Store, changes: Change[], force: boolean): Promise<RollbackPlan> => {
-  const planned = await planRollback(store, changes, { force });
+const planChecked = async (store: Store, changes: Change[], force: boolean, part?: Part): Promise<RollbackPlan> => {
+  const planned = await planRollback(store, changes, { force, instead: part?.instead });
   const only = changes.length === 1 ? planned.plans[0] : undefined;
   if (only && only.steps.length === 0) {
     const change = changes[0] as Change;
@@ -82,8 +116,9 @@ const sameFile = (a: DiskFile | null, b: DiskFile | null): boolean =>
 const undoFields = (
   plan: FilePlan,
   step: Step,
-  o: { turn: number | undefined; changeset: string | undefined; decidedBy: string },
+  o: { turn: number | undefined; changeset: string | undefined; decidedBy: string; hunks?: string | undefined },
 ): Fields => ({
+  ...(o.hunks ? { hunks: o.hunks } : {}),
   tier: 'direct',
   path: plan.target.treePath,
   file: plan.target.realPath,
@@ -132,7 +167,7 @@ export const rollbackChanges = async (
   ctx: Context,
   store: Store,
   changes: Change[],
-  options: { force?: boolean; dryRun?: boolean } = {},
+  options: { force?: boolean; dryRun?: boolean; hunks?: number[] } = {},
 ): Promise<RollbackOutcome> => {
   changes.forEach(requireWritten);
   const unkept = changes.filter(notKept);
@@ -155,15 +190,16 @@ const rollbackKept = async (
   ctx: Context,
   store: Store,
   changes: Change[],
-  options: { force?: boolean; dryRun?: boolean; unkept: Change[] },
+  options: { force?: boolean; dryRun?: boolean; hunks?: number[]; unkept: Change[] },
 ): Promise<RollbackOutcome> => {
   const force = options.force ?? false;
   const notKept = options.unkept;
-  if (options.dryRun) return { ...(await planChecked(store, changes, force)), done: [], notKept };
+  const part = options.hunks ? await partOf(store, changes, options.hunks) : undefined;
+  if (options.dryRun) return { ...(await planChecked(store, changes, force, part)), done: [], notKept };
   return withLocks(
     changes.map((c) => fileLockPath(store, c.fields.path)),
     async () => {
-      const { plans, refusals } = await planChecked(store, changes, force);
+      const { plans, refusals } = await planChecked(store, changes, force, part);
       if (refusals.length > 0) throw refuseAll(refusals);
       const steps = plans.flatMap((plan) => plan.steps.map((step) => ({ plan, step })));
       // Each rollback lands in the current turn of the session it undoes changes of.
@@ -183,6 +219,7 @@ const rollbackKept = async (
             turn: turns.get(step.change.fields.session),
             changeset: undoChangeset,
             decidedBy: commandDecider(ctx.env),
+            hunks: part?.hunks,
           }),
         })),
       );
@@ -198,7 +235,7 @@ const rollbackKept = async (
         undoChangeset,
         notKept,
         done: steps.flatMap(({ step }, n) =>
-          step.covers.map((change) => ({ change, undoId: (undos[n] as Undo).id, how: step.how })),
+          step.covers.map((change) => ({ change, undoId: (undos[n] as Undo).id, how: step.how, hunks: part?.said })),
         ),
       };
     },

@@ -22,7 +22,7 @@ import { recordMany } from '../record/record-many';
 import { forgetStaged } from '../record/supersede';
 import { applyPlans, type Confirmed } from './confirm';
 import { planFiles } from './confirm-plan';
-import { type ChangeHunks, changeHunks, hunksTrailer, type Picked, pickHunks, withHunks } from './hunks';
+import { type ChangeHunks, changeHunks, hunksTrailer, type Picked, pickHunks, withHunks } from '../hunks';
 
 /** One change's decision: whole, or some hunks kept and some dropped (the others stay pending). */
 export interface Choice {

@@ -2,14 +2,14 @@
 // them, the interactive review and the page decide them. They are read from git's diff of the change's two
 // commits (the bytes it was staged on or replaced, and the bytes it proposes or wrote), so the numbers a person
 // reads are the numbers a decision uses.
-import { classifyContent } from '../../core/content';
-import { applyHunks, type Hunk, parseHunkList, parseHunks } from '../../core/hunks';
-import { FettleError } from '../../errors';
-import { type FileEntry, readFiles } from '../../store/object-read';
-import { diffPath } from '../../store/patch';
-import type { Store } from '../../store/store';
-import type { Change } from '../changes';
-import { chainOf, replacedCommit, writtenCommit } from '../chains';
+import { classifyContent } from '../core/content';
+import { applyHunks, type Hunk, parseHunkList, parseHunks } from '../core/hunks';
+import { FettleError } from '../errors';
+import { type FileEntry, readFiles } from '../store/object-read';
+import { diffPath } from '../store/patch';
+import type { Store } from '../store/store';
+import type { Change } from './changes';
+import { chainOf, replacedCommit, writtenCommit } from './chains';
 
 export interface ChangeHunks {
   change: Change;
