@@ -5,7 +5,18 @@
 // SDK, a Claude Code hook call never parses the other agents' code, and no command parses the SDK. Start-up is
 // what every agent write pays (docs/PERFORMANCE.md, case 0).
 import { build } from 'esbuild';
-import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
 
 // Built next to dist/ and swapped in, so a test run using dist/ never sees it half-written.
 const next = new URL('../dist-next/', import.meta.url);
@@ -39,6 +50,40 @@ await build({
   },
   outdir: 'dist-next',
 });
+
+// The review page's server (`fettle review --web`, and `fettle serve`'s page): hono and the `open` package, in a
+// bundle no other command loads. `open` finds the xdg-open it ships beside itself through import.meta.url, which
+// a CommonJS bundle does not have: it is defined as the bundle's own URL, and that script is copied beside it.
+await build({
+  ...common,
+  entryPoints: { web: 'src/web/server.ts' },
+  outdir: 'dist-next',
+  define: { 'import.meta.url': '__fettleBundleUrl' },
+  banner: { js: "const __fettleBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+});
+copyFileSync('node_modules/open/xdg-open', new URL('xdg-open', next));
+chmodSync(new URL('xdg-open', next), 0o755);
+
+// The page itself, for the browser: its script, its highlighting worker and its style, served only by the web
+// bundle from dist/page/ (web/app.ts), under a policy that allows no inline script or style.
+if (existsSync('src/web/page/main.ts')) {
+  mkdirSync(new URL('page/', next), { recursive: true });
+  await build({
+    bundle: true,
+    platform: 'browser',
+    target: 'chrome120',
+    format: 'esm',
+    minify: true,
+    sourcemap: false,
+    legalComments: 'linked',
+    logLevel: 'warning',
+    entryPoints: { page: 'src/web/page/main.ts', highlight: 'src/web/page/highlight-worker.ts' },
+    outdir: 'dist-next/page',
+    loader: { '.css': 'css' },
+  });
+  for (const file of readdirSync('src/web/page').filter((f) => /\.(html|css|svg)$/.test(f)))
+    copyFileSync(join('src/web/page', file), new URL(`page/${file}`, next));
+}
 
 // The bin entry needs a shebang and the executable bit.
 const cliPath = new URL('cli.js', next);

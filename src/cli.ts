@@ -1,7 +1,8 @@
 // Entry point. Five bundles sit beside this file: `hook.js`, all that `fettle hook` (run on every Claude Code
 // write) needs; `agents.js`, the same with the other agents' adapters, for `fettle hook --agent <name>`;
 // `serve.js`, the resident hook server (`fettle serve` in the foreground); `mcp.js`, the MCP server and its SDK;
-// and `commands.js`, commander and every other command. Each is loaded with V8's code cache.
+// `commands.js`, commander and every other command; and `web.js`, the review page's server, which the commands
+// load only for `fettle review --web` (the entry hands them the loader). Each is loaded with V8's code cache.
 import { join } from 'node:path';
 import { loadBundle } from './code-cache';
 
@@ -35,5 +36,6 @@ if (isHook) {
   void serve.runServer(args[1] === '--takeover' ? 'takeover' : 'foreground');
 } else {
   const commands = loadBundle(join(__dirname, 'commands.js'), process.env) as typeof import('./commands/index');
-  void commands.main(args);
+  const page = () => (loadBundle(join(__dirname, 'web.js'), process.env) as typeof import('./web/server')).runPage;
+  void commands.main(args, undefined, { page });
 }

@@ -14,6 +14,7 @@ type Layer =
   | 'hook'
   | 'commands'
   | 'mcp'
+  | 'web'
   | 'render'
   | 'setup'
   | 'protocol'
@@ -27,10 +28,12 @@ type Layer =
  * the process edge's own io.
  */
 const MAY_USE: Record<Layer, Layer[]> = {
-  entry: ['entry', 'hook', 'commands', 'mcp'],
+  entry: ['entry', 'hook', 'commands', 'mcp', 'web'],
   hook: ['hook', 'render', 'protocol', 'config', 'core'],
   commands: ['commands', 'render', 'setup', 'protocol', 'config', 'core'],
   mcp: ['mcp', 'render', 'protocol', 'config', 'core'],
+  // the review page's server, and the page itself (built for the browser: it imports no protocol, only types)
+  web: ['web', 'render', 'protocol', 'config', 'core'],
   // what an outcome says, for every edge: it reads the protocol's types (a type import), never calls it
   render: ['render', 'config', 'core'],
   setup: ['setup', 'protocol', 'store', 'io', 'config', 'core'],
@@ -45,6 +48,7 @@ const RANK: Record<Layer, number> = {
   hook: 6,
   commands: 6,
   mcp: 6,
+  web: 6,
   render: 5,
   setup: 5,
   protocol: 4,
@@ -64,7 +68,7 @@ const SHARED_COMMAND_FILES = new Set(['commands/edge', 'commands/change-view', '
 /** The program itself: the files that register every command on it. */
 const PROGRAM_FILES = new Set(['commands/index', 'commands/register-changes', 'commands/register-upkeep']);
 
-const EDGES = new Set<Layer>(['hook', 'commands', 'mcp']);
+const EDGES = new Set<Layer>(['hook', 'commands', 'mcp', 'web']);
 
 const layerOf = (mod: string): Layer => {
   if (mod === 'cli' || mod === 'code-cache') return 'entry';
@@ -186,6 +190,7 @@ const LAYER_FILES: Record<Layer, string> = {
   hook: 'hook/',
   commands: 'commands/',
   mcp: 'mcp/',
+  web: 'web/',
   render: 'render/',
   setup: 'setup/',
   protocol: 'protocol/',

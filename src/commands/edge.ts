@@ -5,6 +5,7 @@ import { clockFrom, loadConfig, type Env } from '../config';
 import { FettleError } from '../errors';
 import { selfCommand, shellQuote, spellCommands } from '../io/self';
 import type { Context } from '../protocol/context';
+import type { ReviewScope } from '../protocol/review/review-data';
 import { detachedMaintenance } from '../protocol/upkeep/maintain-detached';
 
 export interface Io {
@@ -24,10 +25,25 @@ export interface Io {
   columns?: number | undefined;
 }
 
+/**
+ * The review page (web/server.ts runPage), which the entry loads for `fettle review --web` only: its bundle holds
+ * the page's server and libraries, which no other command parses. Said here by shape, not imported: edges never
+ * import each other.
+ */
+export type PageRunner = (o: {
+  ctx: Context;
+  scope: ReviewScope;
+  open: boolean;
+  quietMs: number;
+  say: (line: string) => void;
+}) => Promise<void>;
+
 export interface Edge {
   cwd: string;
   env: Env;
   io: Io;
+  /** loads the review page: absent where the entry did not hand it over (tests that build the program) */
+  page?: (() => PageRunner) | undefined;
 }
 
 /** The directory a command works in: `-C <dir>` against the process's own, or that one. */

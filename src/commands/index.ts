@@ -75,10 +75,8 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
 
 let signalsHandled = false;
 
-export const main = async (
-  argv: string[],
-  edge: Edge = { cwd: process.cwd(), env: process.env, io: defaultIo() },
-): Promise<number> => {
+export const main = async (argv: string[], given?: Edge, loaders: Pick<Edge, 'page'> = {}): Promise<number> => {
+  const edge: Edge = { ...(given ?? { cwd: process.cwd(), env: process.env, io: defaultIo() }), ...loaders };
   let code: number = EXIT.ok;
   const program = buildProgram(edge, (c) => (code = c), argv);
   try {

@@ -7,6 +7,7 @@ import { discardCommand } from './discard';
 import type { Edge } from './edge';
 import { logCommand } from './log';
 import { reviewCommand } from './review';
+import { reviewRoom, type RoomOptions } from './review-room';
 import { rollbackCommand, type RollbackOptions } from './rollback';
 import { showCommand } from './show';
 import { testCommand, type TestOptions } from './test';
@@ -119,12 +120,23 @@ export const registerChangeCommands = (
     .option('--push [remote]', 'push it as a branch of <remote> (default origin)')
     .option('--branch <name>', 'branch name for --push (default fettle/<id>, fettle/sessions/<id>)')
     .option('--force', 'with --push: move the branch although it exists on the remote with another commit')
+    .option('--web', 'review in your browser: keep, discard or comment on each hunk, then apply (127.0.0.1 only)')
+    .option('-i, --interactive', 'review here, hunk by hunk: keep, discard, leave pending or comment, then apply')
+    .option('--turn <n>', 'with --web or -i: the session (--session, else the current one) from turn <n> on')
+    .option('--all', 'with --web or -i: every pending change')
+    .option('--no-open', 'with --web: print the URL, do not open a browser')
     .addOption(json)
     .action(
       async (
         change: string | undefined,
-        o: { json?: boolean; push?: string | boolean; branch?: string; session?: string; force?: boolean },
-      ) => reviewCommand(edge, dir(), change, o),
+        o: {
+          json?: boolean;
+          push?: string | boolean;
+          branch?: string;
+          session?: string;
+          force?: boolean;
+        } & RoomOptions,
+      ) => (o.web || o.interactive ? reviewRoom(edge, dir(), change, o) : reviewCommand(edge, dir(), change, o)),
     );
   program
     .command('test')

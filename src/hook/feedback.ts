@@ -2,7 +2,7 @@
 // session's next hook call that can carry context to the model (a prompt, a tool's result), added to what fettle
 // answers there, and gone once answered. A call that ends in an error keeps it queued for the next one.
 import { loadConfig } from '../config';
-import { takeFeedback } from '../protocol/record/feedback';
+import { takeFeedback } from '../protocol/record/feedback-queue';
 import type { HookEdge } from './edge';
 import type { HookOutcome } from './outcome';
 

@@ -51,6 +51,8 @@ export const MAX_COMMAND_CHARS = 1024 * 1024;
 /** A user prompt (UserPromptSubmit): the session's next turn starts. */
 export interface TurnPayload {
   session: string | undefined;
+  /** what the person typed (kept locally, for the review page's timeline) */
+  prompt?: string | undefined;
 }
 
 export type Parsed =
@@ -147,7 +149,8 @@ export const parseData = (data: Obj): Parsed => {
     const end = { session: str(data.session_id), cwd: str(data.cwd), transcript: str(data.transcript_path) };
     return { kind: 'end', end: { event: event as EndPayload['event'], ...end } };
   }
-  if (TURN_EVENTS.some((e) => e === event)) return { kind: 'turn', turn: { session: str(data.session_id) } };
+  if (TURN_EVENTS.some((e) => e === event))
+    return { kind: 'turn', turn: { session: str(data.session_id), prompt: str(data.prompt) } };
   // Names are strings; anything else is malformed input (and may not even print: {"toString": 1}).
   if (event !== undefined && typeof event !== 'string')
     return { kind: 'invalid', why: `hook_event_name is ${kindOf(event)}, not a string` };

@@ -1,6 +1,7 @@
-// UserPromptSubmit: the session's next turn starts (protocol/turns.ts). Prints nothing (Claude Code would add
-// this hook's stdout to the prompt) and never blocks: exit 2 here would erase the user's prompt.
-import { loadConfig } from '../config';
+// UserPromptSubmit: the session's next turn starts (protocol/turns.ts), and the prompt is kept locally for the
+// review page's timeline. Prints nothing of its own (Claude Code adds this hook's stdout to the prompt; a
+// person's queued feedback goes there, hook/feedback.ts) and never blocks: exit 2 here would erase the prompt.
+import { clockFrom, loadConfig } from '../config';
 import { toFettleError } from '../errors';
 import { startTurn } from '../protocol/turns';
 import type { HookEdge } from './edge';
@@ -10,7 +11,8 @@ import type { TurnPayload } from './payload';
 export const countTurn = async (turn: TurnPayload, edge: HookEdge): Promise<HookOutcome> => {
   if (!turn.session) return pass();
   try {
-    await startTurn(loadConfig(edge.env).dataDir, turn.session);
+    const said = turn.prompt === undefined ? undefined : { prompt: turn.prompt, at: clockFrom(edge.env)() };
+    await startTurn(loadConfig(edge.env).dataDir, turn.session, said);
     return pass();
   } catch (error) {
     const e = toFettleError(error);

@@ -4,6 +4,7 @@
 // `fettle rollback --turn <n>` undoes what the session did since turn n began. Counting a turn is a read and a
 // rename: no git process, whatever the session did.
 import { readFileSync } from 'node:fs';
+import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sessionName } from '../core/session';
 import { makeOwnDir } from '../io/fettle-dir';
@@ -29,11 +30,48 @@ export const currentTurn = async (dataDir: string, session: string | undefined):
   return turn === undefined ? undefined : Number(turn);
 };
 
-/** A prompt was submitted: the session's next turn starts. Returns its number (the first prompt starts turn 1). */
-export const startTurn = async (dataDir: string, session: string): Promise<number> => {
+/** The prompts kept, one JSON line per turn, capped: what the review page's timeline shows. */
+const promptFile = (dataDir: string, session: string): string => `${turnFile(dataDir, session)}.prompts`;
+const PROMPT_CHARS = 4000;
+
+/**
+ * A prompt was submitted: the session's next turn starts. Returns its number (the first prompt starts turn 1).
+ * The prompt's text is kept beside the count, in fettle's data directory only (no repository, no remote).
+ */
+export const startTurn = async (
+  dataDir: string,
+  session: string,
+  said?: { prompt: string; at: Date },
+): Promise<number> => {
   const next = ((await currentTurn(dataDir, session)) ?? 0) + 1;
   const path = turnFile(dataDir, session);
   await makeOwnDir(turnsDir(dataDir));
   await swapFile(path, `${next}\n`);
+  if (said !== undefined) {
+    const { prompt } = said;
+    const text = prompt.length > PROMPT_CHARS ? `${prompt.slice(0, PROMPT_CHARS)}…` : prompt;
+    const line = `${JSON.stringify({ turn: next, at: said.at.getTime(), prompt: text })}\n`;
+    // A lost prompt costs the timeline a line, never the turn: its count is written first.
+    await appendFile(promptFile(dataDir, session), line, { mode: 0o600 }).catch(() => undefined);
+  }
   return next;
+};
+
+/** The session's kept prompts by turn (the last one kept for a turn counted twice). */
+export const promptsOf = async (
+  dataDir: string,
+  session: string,
+): Promise<Map<number, { prompt: string; at: number }>> => {
+  const text = await readFile(promptFile(dataDir, session), 'utf8').catch(() => '');
+  const prompts = new Map<number, { prompt: string; at: number }>();
+  for (const line of text.split('\n')) {
+    try {
+      const p = JSON.parse(line) as { turn?: unknown; prompt?: unknown; at?: unknown };
+      if (typeof p.turn === 'number' && typeof p.prompt === 'string')
+        prompts.set(p.turn, { prompt: p.prompt, at: typeof p.at === 'number' ? p.at : 0 });
+    } catch {
+      // a torn last line, or none
+    }
+  }
+  return prompts;
 };
