@@ -6,6 +6,7 @@
 // what every agent write pays (docs/PERFORMANCE.md, case 0).
 import { build } from 'esbuild';
 import {
+  appendFileSync,
   chmodSync,
   copyFileSync,
   existsSync,
@@ -83,6 +84,20 @@ if (existsSync('src/web/page/main.ts')) {
   });
   for (const file of readdirSync('src/web/page').filter((f) => /\.(html|css|svg)$/.test(f)))
     copyFileSync(join('src/web/page', file), new URL(`page/${file}`, next));
+  // The syntax colours as classes, made from the same themes the worker tokenizes with, appended to page.css:
+  // one stylesheet, and no style attribute anywhere.
+  const theme = await build({
+    entryPoints: ['src/web/page/theme-css.ts'],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    write: false,
+    logLevel: 'warning',
+  });
+  const { themeCss } = await import(
+    `data:text/javascript;base64,${Buffer.from(theme.outputFiles[0].text).toString('base64')}`
+  );
+  appendFileSync(new URL('page/page.css', next), `\n${themeCss()}`);
 }
 
 // The bin entry needs a shebang and the executable bit.
