@@ -276,6 +276,31 @@ test('no function takes more than five positional parameters', () => {
   assert.deepEqual(wide, []);
 });
 
+test('the page (web/page/) is built for the browser: at run time it imports its own modules only', () => {
+  const page = edges.filter((e) => e.from.startsWith('web/page/'));
+  assert.ok(page.length > 10, `found ${page.length} imports in web/page/: the scan itself is broken`);
+  const bad = page.filter((e) => !e.typeOnly && !e.to.startsWith('web/page/')).map((e) => `${e.from} -> ${e.to}`);
+  assert.deepEqual(bad, []);
+});
+
+test("the page's functions are at most 60 lines and its files at most 250", () => {
+  const long: string[] = [];
+  for (const [mod, sf] of parsed) {
+    if (!mod.startsWith('web/page/')) continue;
+    const lineOf = (pos: number) => sf.getLineAndCharacterOfPosition(pos).line;
+    if (lineOf(sf.getEnd()) > 250) long.push(`${mod}.ts has ${lineOf(sf.getEnd())} lines`);
+    const walk = (node: ts.Node) => {
+      if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+        const lines = lineOf(node.getEnd()) - lineOf(node.getStart()) + 1;
+        if (lines > 60) long.push(`${mod}.ts:${lineOf(node.getStart()) + 1} is ${lines} lines`);
+      }
+      ts.forEachChild(node, walk);
+    };
+    walk(sf);
+  }
+  assert.deepEqual(long, []);
+});
+
 /** What core/ may take from outside the repository (an empty list: anything it exports): computation only. */
 const PURE_IMPORTS: Record<string, string[]> = { diff: [], 'node:buffer': ['isUtf8'], 'node:crypto': ['createHash'] };
 const IMPURE = /\bDate\.now\(|new Date\(\s*\)|Math\.random\(|\bprocess\.|\brequire\(|\bimport\(/;

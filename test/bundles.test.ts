@@ -43,3 +43,18 @@ test('storage maintenance is in the bundles that run it only: a hook process sta
     for (const m of maintenance) assert.ok(!modules.has(m), `${bundle} holds ${m}`);
   }
 });
+
+test("the review page's code and libraries are in its own bundles only: no other part parses them", () => {
+  const page = ['diff2html', 'shiki', '@shikijs/core', 'hono', '@hono/node-server'];
+  for (const bundle of ['cli.js', 'hook.js', 'agents.js', 'commands.js', 'mcp.js', 'serve.js']) {
+    const held = packagesIn(bundle).filter((p) => page.includes(p));
+    assert.deepEqual(held, [], `${bundle} holds ${held.join(' ')}`);
+    const web = [...modulesIn(bundle)].filter((m) => m.startsWith('src/web/'));
+    assert.deepEqual(web, [], `${bundle} holds ${web.join(' ')}`);
+  }
+  // The server's bundle serves the page; it does not hold the page's code or its libraries.
+  const server = packagesIn('web.js');
+  assert.ok(server.includes('hono'), server.join(' '));
+  assert.ok(!server.includes('diff2html') && !server.some((p) => p.includes('shiki')), server.join(' '));
+  assert.ok(![...modulesIn('web.js')].some((m) => m.startsWith('src/web/page/')));
+});
