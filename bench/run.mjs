@@ -13,21 +13,22 @@
 // --quick   tiny fixtures and 2 runs: proves the harness works (CI), verdicts are not meaningful
 // --json    print the results as JSON on stdout (progress, and then the table, go to stderr)
 // --runs N  timed runs per side for the process cases (default 15)
-// --cases   run only these cases (1-11, bash, resident, storage; 0 = start-up decomposition and git spawn counts;
-//           10 = fettle test's tree; 11 = a policy; resident = the resident server; storage = storage growth of
-//           1,000 writes)
+// --cases   run only these cases (1-11, bash, page, resident, storage; 0 = start-up decomposition and git spawn
+//           counts; 10 = fettle test's tree; 11 = a policy; page = the review page in chromium; resident = the
+//           resident server; storage = storage growth of 1,000 writes)
 // --baseline-dist DIR  also time case 1 with the build in DIR (another commit's dist/), alternating
 // --keep    keep the temp dir (and every fixture repo in it) and print its path
 // --keep-ca-certs  leave NODE_EXTRA_CA_CERTS in the environment (removed by default: it makes every node
 //           start, fettle's and the baseline's, parse a certificate bundle)
 //
-// Plain ESM, Node >= 20, no dependencies. See docs/PERFORMANCE.md for what each case measures.
+// Plain ESM, Node >= 20, no dependencies but playwright-core and Debian's chromium for case `page`. See docs/PERFORMANCE.md for what each case measures.
 import { measureBash } from './run/cases/bash.mjs';
 import { measureBigFile } from './run/cases/big-file.mjs';
 import { measureResident } from './run/cases/resident.mjs';
 import { measureStorage } from './run/cases/storage.mjs';
 import { measureDirectWrite, measureRepoSize, measureStagedWrite } from './run/cases/hook-writes.mjs';
 import { measurePeakMemory } from './run/cases/memory.mjs';
+import { measurePage } from './run/cases/page.mjs';
 import { measurePolicy } from './run/cases/policy.mjs';
 import { measureRollback } from './run/cases/rollback.mjs';
 import { measureShadowSnapshot } from './run/cases/shadow.mjs';
@@ -76,6 +77,7 @@ const main = () => {
   if (want(10)) measureTestTree();
   if (want(11)) measurePolicy();
   if (want('bash')) measureBash();
+  if (want('page')) measurePage();
 };
 
 let exitCode = 0;

@@ -7,7 +7,7 @@ export const DIST = join(ROOT, 'dist');
 
 const usage = () => {
   process.stderr.write(
-    'usage: node bench/run.mjs [--quick] [--json] [--runs N] [--cases 0,1,2,...,bash,resident,storage] [--keep] [--keep-ca-certs] [--baseline-dist DIR]\n',
+    'usage: node bench/run.mjs [--quick] [--json] [--runs N] [--cases 0,1,2,...,bash,page,resident,storage] [--keep] [--keep-ca-certs] [--baseline-dist DIR]\n',
   );
   process.exit(2);
 };
@@ -61,6 +61,8 @@ export const SIZES = opts.quick
       bash: [20, 100, 300],
       runs: 2,
       memRuns: 1,
+      pageHunks: 50,
+      pageRuns: 2,
     }
   : {
       files: 1_000,
@@ -75,6 +77,8 @@ export const SIZES = opts.quick
       bash: [100, 10_000, 100_000],
       runs: 15,
       memRuns: 3,
+      pageHunks: 500,
+      pageRuns: 7,
     };
 export const RUNS = opts.runs ?? SIZES.runs;
 export const want = (id) => !opts.cases || opts.cases.has(String(id));

@@ -21,7 +21,22 @@ import light from 'shiki/themes/github-light.mjs';
 import type { TokenJob, TokenReply } from './highlight-types';
 import { roleOf, roleTheme, type ThemeSource, themeRoles } from './theme-roles';
 
-const LANGS = [typescript, tsx, javascript, jsx, json, markdown, python, go, rust, css, html, shellscript, yaml];
+/** The grammars by the names review-data.ts gives; each registered the first time a file of it is shown. */
+const LANGS: Record<string, typeof typescript> = {
+  typescript,
+  tsx,
+  javascript,
+  jsx,
+  json,
+  markdown,
+  python,
+  go,
+  rust,
+  css,
+  html,
+  shellscript,
+  yaml,
+};
 /** Longer lines stay plain: a minified line would hold the worker for seconds. */
 const MAX_LINE = 2000;
 
@@ -30,7 +45,7 @@ let highlighter: Promise<HighlighterCore> | undefined;
 const ready = (): Promise<HighlighterCore> => {
   highlighter ??= createHighlighterCore({
     themes: [theme as never],
-    langs: LANGS,
+    langs: [],
     // forgiving: a pattern the engine cannot translate leaves its tokens plain instead of failing the whole line
     engine: createJavaScriptRegexEngine({ forgiving: true }),
   });
@@ -51,7 +66,9 @@ scope.onmessage = async (e) => {
   const { id, lang, sides } = e.data;
   try {
     const hl = await ready();
-    if (!hl.getLoadedLanguages().includes(lang)) return scope.postMessage({ id, sides: null });
+    const grammar = Object.hasOwn(LANGS, lang) ? LANGS[lang] : undefined;
+    if (!grammar) return scope.postMessage({ id, sides: null });
+    if (!hl.getLoadedLanguages().includes(lang)) await hl.loadLanguage(grammar);
     scope.postMessage({ id, sides: sides.map((text) => tokensOf(hl, lang, text)) });
   } catch {
     scope.postMessage({ id, sides: null });

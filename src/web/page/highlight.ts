@@ -20,6 +20,13 @@ export class Highlighter {
   private running: { id: number; request: HighlightRequest } | null = null;
   private readonly done = new Map<string, number[][][] | null>();
   private seq = 0;
+  private live = false;
+
+  /** Starts the worker's work: after the first paint, so its start does not delay it. */
+  begin(): void {
+    this.live = true;
+    this.pump();
+  }
 
   request(r: HighlightRequest): void {
     const known = this.done.get(r.key);
@@ -33,7 +40,7 @@ export class Highlighter {
   }
 
   private pump(): void {
-    if (this.running) return;
+    if (this.running || !this.live) return;
     for (const [key, r] of this.waiting) {
       this.waiting.delete(key);
       if (!r.near()) continue;

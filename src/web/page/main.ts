@@ -21,6 +21,7 @@ const side = byId('side');
 const main = byId('review');
 let applier: Applier;
 
+const highlighter = new Highlighter();
 /** First paint of a hunk's lines: what the page's speed is measured by (bench/run/cases/page.mjs). */
 const firstPainted = () =>
   setTimeout(() => {
@@ -28,7 +29,7 @@ const firstPainted = () =>
     document.body.dataset.firstHunk = String(Math.round(performance.now()));
   });
 
-const review = new Review(state, new Lazy(firstPainted), new Highlighter(), {
+const review = new Review(state, new Lazy(firstPainted), highlighter, {
   changed: () => {
     applier.summary();
     refreshPending(side, state, sidebar);
@@ -137,6 +138,8 @@ const start = async () => {
     applier.refused(error, 'The review could not be loaded');
   }
   document.body.dataset.ready = '1';
+  // the worker starts after the first paint: its start would compete with it
+  setTimeout(() => highlighter.begin());
 };
 
 void start();
