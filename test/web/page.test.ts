@@ -18,7 +18,7 @@ import {
 } from '../helpers/browser';
 import { runCli } from '../helpers/cli';
 import { makeRepo, type Repo } from '../helpers/repo';
-import { fettle, stageWrite, T0 } from '../helpers/stage';
+import { directWrite, fettle, stageWrite, T0 } from '../helpers/stage';
 import {
   BASE,
   HOSTILE_BASE,
@@ -62,7 +62,7 @@ const opened = async (o: {
   const repo = makeRepo({ [o.file]: o.base });
   o.before?.(repo);
   const id = stageWrite(repo, o.file, o.next, { env: envOf(repo, o.session) });
-  const server = await startPage(repo.dir, envOf(repo), [id]);
+  const server = await startPage(repo.dir, envOf(repo), o.scope ?? [id]);
   servers.push(server);
   const w = await watchedPage(browser);
   await w.page.goto(server.url);
@@ -265,25 +265,74 @@ describe('the review page in a real browser (slow)', { skip }, () => {
     await clean(w, server);
   });
 
+  test('the timeline shows each turn with its prompt, and opens a change that is not pending when asked', async () => {
+    const session = 'sess-timeline';
+    let written = '';
+    const { id, server, w } = await opened({
+      file: 'a.txt',
+      base: BASE,
+      next: withHunks(1, 2, 3),
+      session,
+      scope: ['--session', session],
+      before: (repo) => {
+        repo.write('b.txt', 'one\ntwo\n');
+        repo.commit('b');
+        const prompt = {
+          session_id: session,
+          hook_event_name: 'UserPromptSubmit',
+          prompt: 'Tidy b.txt',
+          cwd: repo.dir,
+        };
+        assert.equal(runCli(['hook'], { cwd: repo.dir, env: envOf(repo), input: JSON.stringify(prompt) }).code, 0);
+        const env = { ...repo.env, FETTLE_NOW: String(T0), FETTLE_SESSION: session };
+        written = directWrite(repo, 'b.txt', 'one\ntwo, tidied\n', { env });
+      },
+    });
+    const { page } = w;
+    assert.match(await page.locator('.turn').first().innerText(), /Turn 1[\s\S]*Tidy b\.txt[\s\S]*b\.txt/);
+    // The pending change opens in place; the written one on its own, fetched only now.
+    assert.ok(!w.requests.some((u) => u.includes(`/api/change/${written}`)));
+    await page.locator(`.turn button[data-change="${written}"]`).click();
+    await page.waitForSelector('#viewer:not([hidden]) table.diff');
+    assert.ok(w.requests.some((u) => u.endsWith(`/api/change/${written}`)));
+    assert.match(await page.locator('#viewer').innerText(), /two, tidied/);
+    assert.ok(await page.locator('#review').isHidden());
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#viewer', { state: 'hidden' });
+    assert.equal(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.change), written);
+    await page.locator(`.pending-list button[data-change="${id}"]`).click();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), `h-${id}-1`);
+    await clean(w, server);
+  });
+
   test('a picture of the page for the README (FETTLE_SCREENSHOT=1)', {
     skip: process.env.FETTLE_SCREENSHOT !== '1' && 'set FETTLE_SCREENSHOT=1 to write docs/review-page.png',
   }, async () => {
-    const { server, w } = await opened({
+    const { id, server, w } = await opened({
       file: 'src/limits/bucket.ts',
       base: SHOT_BASE,
       next: SHOT_NEW,
       session: 'a41c09e2-7d1f',
     });
     const { page } = w;
-    await page.setViewportSize({ width: 1440, height: 960 });
+    await page.setViewportSize({ width: 1440, height: 1000 });
     await page.getByRole('button', { name: 'Keep hunk 1 of src/limits/bucket.ts' }).click();
     await page.getByRole('button', { name: 'Keep hunk 2 of src/limits/bucket.ts' }).click();
+    // a comment pointing at two lines of the new side, saved; another being written
+    await page.locator('#h-' + id + '-3 td.num.new[data-line="36"]').click();
+    await page.locator('#h-' + id + '-3 td.num.new[data-line="38"]').click({ modifiers: ['Shift'] });
     await page.getByRole('button', { name: 'Comment on hunk 3 of src/limits/bucket.ts' }).click();
+    await page
+      .locator('.comment-box textarea')
+      .fill('Pass the signal to take() as well: a caller that gives up should not hold a token.');
+    await page.getByRole('button', { name: 'Save comment' }).click();
+    await page.getByRole('button', { name: 'Comment on hunk 2 of src/limits/bucket.ts' }).click();
     await page
       .locator('.comment-box textarea')
       .fill('Clamp it where the clock is read instead, so take() never sees a negative gap.');
     await saved(w);
     await page.waitForSelector('.ctn.hl');
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.waitForTimeout(500);
     await page.screenshot({ path: join(__dirname, '..', '..', 'docs', 'review-page.png') });
     await clean(w, server);

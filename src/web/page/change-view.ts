@@ -44,7 +44,7 @@ export class ChangeView {
     ];
     this.el = el('section', { class: 'change', attrs: { id: `c-${c.id}`, 'aria-labelledby': titleId } }, [
       el('header', { class: 'change-head' }, [
-        el('h2', { class: 'path', text: c.path, attrs: { id: titleId, title: c.path } }),
+        el('h2', { class: 'change-path', text: c.path, attrs: { id: titleId, title: c.path } }),
         el('span', { class: 'stat' }, [
           el('span', { class: 'add', text: `+${c.added ?? 0}` }),
           el('span', { class: 'del', text: `−${c.removed ?? 0}` }),

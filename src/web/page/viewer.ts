@@ -46,7 +46,7 @@ export class Viewer {
     const state = c.reverts ? `rollback of ${c.reverts}` : c.state;
     return el('header', { class: 'change-head viewer-head' }, [
       button('← Back to the review', () => this.close(), { class: 'back' }),
-      el('h2', { class: 'path', text: c.path, attrs: { id: 'viewer-title' } }),
+      el('h2', { class: 'change-path', text: c.path, attrs: { id: 'viewer-title' } }),
       el('span', { class: 'stat' }, [
         el('span', { class: 'add', text: `+${c.added ?? 0}` }),
         el('span', { class: 'del', text: `−${c.removed ?? 0}` }),
