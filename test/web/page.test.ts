@@ -58,6 +58,8 @@ const opened = async (o: {
   next: string;
   session?: string;
   before?: (r: Repo) => void;
+  /** what to review; the staged change by default */
+  scope?: string[];
 }) => {
   const repo = makeRepo({ [o.file]: o.base });
   o.before?.(repo);
@@ -71,11 +73,15 @@ const opened = async (o: {
   return { repo, id, server, w };
 };
 
-/** What every test ends with: nothing but the page's own server asked, no violation, error or dialog. */
-const clean = async (w: Watched, server: PageServer) => {
+/**
+ * What every test ends with: nothing but the page's own server asked, no violation, error or dialog. `refused`: the
+ * browser's own line for the one refusal the test provoked (an answer of 409), which the page shows itself.
+ */
+const clean = async (w: Watched, server: PageServer, refused = false) => {
+  const errors = w.errors.filter((e) => !(refused && /status of 409 \(Conflict\)/.test(e)));
   assert.deepEqual(foreignRequests(w, server.origin), [], "a request left the page's own server");
   assert.deepEqual(w.violations, [], 'a content-security-policy violation');
-  assert.deepEqual(w.errors, [], 'a console error');
+  assert.deepEqual(errors, [], 'a console error');
   assert.deepEqual(w.dialogs, [], 'a dialog opened');
   await w.context.close();
 };
@@ -120,14 +126,18 @@ describe('the review page in a real browser (slow)', { skip }, () => {
 
   test("a comment typed on the page is recorded for the session and reaches the agent's next prompt, once", async () => {
     const session = 'sess-comment';
-    const { repo, server, w } = await opened({ file: 'a.txt', base: BASE, next: withHunks(1, 2, 3), session });
+    const { repo, id, server, w } = await opened({ file: 'a.txt', base: BASE, next: withHunks(1, 2, 3), session });
     const { page } = w;
     const words = 'Please keep the numbering: this line is read by the parser.';
+    // the comment points at line 30 of the new side: its number clicked first
+    await page.locator(`#h-${id}-2 td.num.new[data-line="30"]`).click();
     await page.getByRole('button', { name: 'Comment on hunk 2 of a.txt' }).click();
+    assert.equal(await page.locator('.comment-box .lines-input').inputValue(), '30');
     await page.locator('.comment-box textarea').fill(words);
     await page.getByRole('button', { name: 'Save comment' }).click();
     await saved(w);
     assert.equal(await page.locator('.hunk >> nth=1').locator('.comment-text').innerText(), words);
+    assert.equal(await page.locator('.hunk >> nth=1').locator('.comment-where').innerText(), 'On line 30');
     await page.locator('#apply').click();
     await page.locator('#ask-yes').click();
     await page.waitForSelector('.banner.ok');
@@ -145,7 +155,49 @@ describe('the review page in a real browser (slow)', { skip }, () => {
     assert.equal(first.code, 0, first.stderr);
     const context = JSON.parse(first.stdout).hookSpecificOutput?.additionalContext as string;
     assert.equal(context.split(words).length - 1, 1, context);
+    assert.ok(context.includes(`a.txt line 30 (change ${id}, hunk 2)`), context);
     assert.ok(!prompt().stdout.includes(words), 'the feedback was given twice');
+    // Done stops the server.
+    const exited = new Promise((done) => server.process.once('exit', done));
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.waitForSelector('text=The review is closed');
+    await exited;
+    await clean(w, server);
+  });
+
+  test("a refusal is shown in the server's words, nothing is written, and the decisions stay", async () => {
+    const { repo, server, w } = await opened({ file: 'a.txt', base: BASE, next: withHunks(1, 2, 3) });
+    const { page } = w;
+    // someone edits line 30 meanwhile: hunk 2 no longer applies cleanly
+    const edited = BASE.replace('line 30\n', 'line 30, edited by hand\n');
+    repo.write('a.txt', edited);
+    await page.getByRole('button', { name: 'Keep all of a.txt' }).click();
+    await saved(w);
+    await page.locator('#apply').click();
+    await page.locator('#ask-yes').click();
+    const banner = await page.locator('.banner.error').innerText();
+    assert.match(banner, /Nothing was applied/);
+    assert.match(banner, /a\.txt/);
+    assert.match(banner, /Your decisions are kept/);
+    assert.equal(repo.read('a.txt').toString('utf8'), edited);
+    assert.equal(pending(repo).length, 1);
+    assert.equal(await page.locator('.change').getAttribute('data-whole'), 'confirm');
+    await clean(w, server, true);
+  });
+
+  test('Keep all, then discarding one hunk by keys, keeps the others', async () => {
+    const { repo, server, w } = await opened({ file: 'a.txt', base: BASE, next: withHunks(1, 2, 3) });
+    const { page } = w;
+    for (const k of ['j', 'Shift+Y', 'j', 'x']) await page.keyboard.press(k);
+    await saved(w);
+    const states = await page.locator('.hunk').evaluateAll((hs) => hs.map((h) => (h as HTMLElement).dataset.decision));
+    assert.deepEqual(states, ['keep', 'discard', 'keep']);
+    await page.keyboard.press('a');
+    await page.waitForSelector('#ask[open]');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.banner.ok');
+    assert.equal(repo.read('a.txt').toString('utf8'), withHunks(1, 3));
+    assert.deepEqual(pending(repo), []);
     await clean(w, server);
   });
 
