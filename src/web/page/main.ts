@@ -61,6 +61,7 @@ const load = async (remainders: string[] = []): Promise<void> => {
   sessionStorage.setItem(EXTRA_KEY, JSON.stringify(extra.map((c) => c.id)));
   Object.assign(state, { data, drafts, pending: [...data.pending, ...extra] });
   byId('repo').textContent = data.repository;
+  document.title = `fettle review · ${data.repository.split('/').pop() ?? ''}`;
   performance.mark('fettle:data');
   review.render(main);
   renderSidebar(side, state, sidebar);
@@ -110,8 +111,8 @@ const wire = () => {
   byId('help-close').addEventListener('click', () => byId<HTMLDialogElement>('help').close());
   helpList();
   bindKeys({
-    next: () => review.move(1),
-    previous: () => review.move(-1),
+    next: () => viewer.isOpen() || review.move(1),
+    previous: () => viewer.isOpen() || review.move(-1),
     keep: () => decideCurrent('keep', true),
     discard: () => decideCurrent('discard', true),
     undecide: () => decideCurrent('pending', false),
