@@ -6,7 +6,6 @@ import type { Mode } from './diff-rows';
 import { el } from './dom';
 import { type HunkHost, HunkView } from './hunk-view';
 import type { LazyPiece } from './lazy';
-import { piecesOf } from './pieces';
 
 export interface ChunkHost extends HunkHost {
   /** views were built: show the state of the drafts on them */
@@ -15,8 +14,9 @@ export interface ChunkHost extends HunkHost {
 
 /** Hunks per run. */
 export const CHUNK = 8;
-/** A hunk's header and borders, in pixels, beside its lines. */
+/** A hunk's header and borders, and a line, in pixels (page.css: .hunk-head, --line-h). */
 const HEAD_PX = 36;
+const LINE_PX = 20;
 
 export class HunkChunk implements LazyPiece {
   readonly el: HTMLElement = el('div', { class: 'chunk placeholder' });
@@ -36,11 +36,9 @@ export class HunkChunk implements LazyPiece {
   /** Its height before it is built (CSSOM: the page's policy allows no style attribute). */
   estimate(mode: Mode): void {
     if (this.rendered) return;
-    const rows = this.hunks.reduce(
-      (n, h) => n + piecesOf(h.diff).reduce((m, p) => m + p.rows[mode], 0) * 20 + HEAD_PX,
-      0,
-    );
-    this.el.style.setProperty('--px', `${rows}px`);
+    const rows = (h: ReviewHunk) => (mode === 'split' ? Math.max(h.oldLines, h.newLines) : h.oldLines + h.added);
+    const px = this.hunks.reduce((n, h) => n + rows(h) * LINE_PX + HEAD_PX, 0);
+    this.el.style.setProperty('--px', `${px}px`);
   }
 
   render(): void {

@@ -170,6 +170,8 @@ export class Review implements ChangeHost {
         for (const d of drafts) answer = (await api.draft(d)).drafts;
       } catch (error) {
         if (error instanceof Refused) this.ui.refused(error);
+        // what the server kept is the truth: the page shows it rather than what it sent
+        answer = (await api.review().catch(() => null))?.drafts ?? answer;
       }
       if (--this.inFlight === 0 && answer) this.settle(answer);
       document.body.dataset.saving = String(this.inFlight);
