@@ -283,7 +283,7 @@ describe('the review page in a real browser (slow)', { skip }, () => {
     assert.equal(pending(repo).length, 1, 'nothing refused was applied');
   });
 
-  test('by keys alone: next hunk, keep, discard, split, help, apply', async () => {
+  test('by keys alone: next hunk, keep, discard, undecide, comment, split, help, apply', async () => {
     const { repo, server, w } = await opened({ file: 'a.txt', base: BASE, next: withHunks(1, 2, 3) });
     const { page } = w;
     const key = (k: string) => page.keyboard.press(k);
@@ -295,8 +295,20 @@ describe('the review page in a real browser (slow)', { skip }, () => {
     await key('y'); // keeps hunk 1, moves to hunk 2
     await key('x'); // discards hunk 2, moves to hunk 3
     await saved(w);
-    const states = await page.locator('.hunk').evaluateAll((hs) => hs.map((h) => (h as HTMLElement).dataset.decision));
-    assert.deepEqual(states, ['keep', 'discard', 'pending']);
+    const decisions = () =>
+      page.locator('.hunk').evaluateAll((hs) => hs.map((h) => (h as HTMLElement).dataset.decision));
+    assert.deepEqual(await decisions(), ['keep', 'discard', 'pending']);
+    await key('k'); // back to hunk 2
+    await key('u'); // undecided again
+    await key('c'); // a comment on it: the box has the focus, Esc leaves it, c comes back to it
+    await page.keyboard.type('Typed without a mouse');
+    await key('Escape');
+    assert.equal(await page.evaluate(() => document.activeElement?.classList.contains('hunk')), true);
+    await key('c');
+    await key('Control+Enter');
+    await saved(w);
+    assert.deepEqual(await decisions(), ['keep', 'pending', 'pending']);
+    assert.equal(await page.locator('.hunk >> nth=1').locator('.comment-text').innerText(), 'Typed without a mouse');
     await key('s');
     assert.equal(await page.evaluate(() => localStorage.getItem('fettle.review.mode')), 'split');
     await page.waitForSelector('table.diff.split');
@@ -312,7 +324,7 @@ describe('the review page in a real browser (slow)', { skip }, () => {
     const left = pending(repo);
     assert.deepEqual(
       left.map((c) => [c.reason, c.added, c.removed]),
-      [['split', 1, 1]],
+      [['split', 2, 2]],
     );
     await clean(w, server);
   });
