@@ -108,7 +108,14 @@ describe('the review page in a real browser (slow)', { skip }, () => {
     await page.waitForSelector('body[data-ready="1"]');
     const states = await page.locator('.hunk').evaluateAll((hs) => hs.map((h) => (h as HTMLElement).dataset.decision));
     assert.deepEqual(states, ['keep', 'pending', 'keep']);
+    // a comment typed but not saved is named before applying, and not sent
+    await page.getByRole('button', { name: 'Comment on hunk 2 of a.txt' }).click();
+    await page.locator('.comment-box textarea').fill('not saved');
     await page.locator('#apply').click();
+    assert.match(
+      await page.locator('#ask').innerText(),
+      /a\.txt: keep 2 hunks \(1, 3\) 2 stays pending[\s\S]*Not sent: 1 comment box/,
+    );
     await page.locator('#ask-yes').click();
     const banner = await page.locator('.banner.ok').innerText();
     assert.equal(repo.read('a.txt').toString('utf8'), withHunks(1, 3));

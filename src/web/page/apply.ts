@@ -75,9 +75,13 @@ export class Applier {
       this.banner('info', 'Nothing to apply yet', ['Keep or discard a hunk (y / x), or leave a comment (c), first.']);
       return;
     }
+    const unsaved = this.review.unsaved();
     const answer = await ask({
       title: 'Apply these decisions?',
-      lines: planLines(this.state),
+      lines: [
+        ...planLines(this.state),
+        ...(unsaved ? [`Not sent: ${plural(unsaved, 'comment box', 'comment boxes')} with text not saved`] : []),
+      ],
       check: 'Where a file changed since, apply anyway and mark the conflicts in it',
       note: 'All of it is applied, or none of it.',
       yes: 'Apply',

@@ -62,6 +62,12 @@ export class Highlighter {
       if (e.data.sides) run.request.paint(e.data.sides);
       this.pump();
     };
+    // A worker that cannot start leaves the page plain, never waiting on it.
+    this.worker.onerror = (e) => {
+      e.preventDefault();
+      this.live = false;
+      this.running = null;
+    };
     return this.worker;
   }
 }

@@ -2,13 +2,14 @@
 // click), decisions and comments sent to the server as drafts at once (one request at a time, in order, so the
 // server's answer to the last one is the page's state), unified or split as remembered.
 import type { ReviewChange } from '../../protocol/review/review-data';
-import { api, type CommentDraft, type Draft, Refused } from './api';
+import { api, type Draft, Refused } from './api';
 import { type ChangeHost, ChangeView } from './change-view';
-import { commentCard, commentEditor } from './comments';
+import { CommentBoxes } from './comment-boxes';
+import { commentCard } from './comments';
 import type { Mode } from './diff-rows';
 import { announce, el } from './dom';
 import type { HighlightRequest, Highlighter } from './highlight';
-import { HunkView } from './hunk-view';
+import type { HunkView } from './hunk-view';
 import type { Lazy, LazyPiece } from './lazy';
 import { type HunkDecision, putDraft, type ReviewState } from './state';
 
@@ -26,7 +27,7 @@ export class Review implements ChangeHost {
   /** every hunk under review, in order: its change's view and its place in the change */
   private flat: { view: ChangeView; n: number }[] = [];
   private at: HunkView | undefined;
-  private readonly editors = new Map<HunkView | ChangeView, HTMLElement>();
+  private readonly boxes = new CommentBoxes((drafts) => this.send(drafts));
   private queue: Promise<void> = Promise.resolve();
   private inFlight = 0;
 
@@ -56,7 +57,7 @@ export class Review implements ChangeHost {
       for (const k of v.chunks) this.lazy.unwatch(k);
       for (const h of v.hunks) h.dispose();
     }
-    this.editors.clear();
+    this.boxes.clear();
     this.views = this.state.pending.map((c) => new ChangeView(this, c));
     this.flat = this.views.flatMap((view) => view.change.hunks.map((_, n) => ({ view, n })));
     this.at = undefined;
@@ -79,7 +80,9 @@ export class Review implements ChangeHost {
     v.comments.replaceChildren(
       ...this.state
         .comments(id, undefined)
-        .map((c) => commentCard(c, { edit: () => this.edit(v, c), remove: () => this.send([{ ...c, text: '' }]) })),
+        .map((c) =>
+          commentCard(c, { edit: () => this.boxes.edit(v, c), remove: () => this.send([{ ...c, text: '' }]) }),
+        ),
     );
     this.built(v.hunks);
   }
@@ -88,7 +91,7 @@ export class Review implements ChangeHost {
     for (const h of views) {
       h.show(this.state.decision(h.change.id, h.hunk.index));
       h.showComments(this.state.comments(h.change.id, h.hunk.index), (c) =>
-        commentCard(c, { edit: () => this.edit(h, c), remove: () => this.send([{ ...c, text: '' }]) }),
+        commentCard(c, { edit: () => this.boxes.edit(h, c), remove: () => this.send([{ ...c, text: '' }]) }),
       );
     }
   }
@@ -191,48 +194,16 @@ export class Review implements ChangeHost {
   }
 
   openComment(view: HunkView): void {
-    this.editorFor(view, undefined);
+    this.boxes.open(view, undefined);
   }
 
   openChangeComment(view: ChangeView): void {
-    this.editorFor(view, undefined);
+    this.boxes.open(view, undefined);
   }
 
-  private edit(view: HunkView | ChangeView, c: CommentDraft): void {
-    this.editors.get(view)?.remove();
-    this.editors.delete(view);
-    this.editorFor(view, c);
-  }
-
-  private editorFor(view: HunkView | ChangeView, editing: CommentDraft | undefined): void {
-    const open = this.editors.get(view);
-    if (open) return void open.querySelector('textarea')?.focus();
-    const hunk = view instanceof HunkView ? view : undefined;
-    const close = () => {
-      box.remove();
-      this.editors.delete(view);
-      (hunk?.el ?? view.el).focus({ preventScroll: true });
-    };
-    const box = commentEditor({
-      about: hunk ? `hunk ${hunk.hunk.index} of ${view.change.path}` : `the whole of ${view.change.path}`,
-      text: editing?.text,
-      lines: editing ? editing.lines : hunk?.lines,
-      range: hunk?.newRange(),
-      save: (text, lines) => {
-        const draft: CommentDraft = { kind: 'comment', change: view.change.id, hunk: hunk?.hunk.index, lines, text };
-        const old = editing && { ...editing, text: '' };
-        this.send(old ? [old, draft] : [draft]);
-        if (hunk) hunk.lines = undefined;
-        hunk?.showLines();
-        close();
-        announce('Comment saved as a draft.');
-      },
-      close,
-      leave: () => (hunk?.el ?? view.el).focus({ preventScroll: true }),
-    });
-    this.editors.set(view, box);
-    view.comments.after(box);
-    box.querySelector('textarea')?.focus();
+  /** Comment boxes holding text not saved: Apply sends only what was saved. */
+  unsaved(): number {
+    return this.boxes.unsaved();
   }
 
   setMode(mode: Mode): void {
