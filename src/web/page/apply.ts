@@ -67,9 +67,19 @@ export class Applier {
     byId<HTMLButtonElement>('apply').disabled = !this.state.hasDrafts() || this.running;
   }
 
-  /** Asks, then applies; `a` and the Apply button both come here. */
+  /** Asks, then applies; `a` and the Apply button both come here, at most one at a time. */
   async ask(): Promise<void> {
     if (this.running) return;
+    this.running = true;
+    try {
+      await this.asked();
+    } finally {
+      this.running = false;
+      this.summary();
+    }
+  }
+
+  private async asked(): Promise<void> {
     await this.review.sent();
     if (!this.state.hasDrafts()) {
       this.banner('info', 'Nothing to apply yet', ['Keep or discard a hunk (y / x), or leave a comment (c), first.']);
@@ -91,20 +101,21 @@ export class Applier {
   }
 
   private async apply(withConflicts: boolean): Promise<void> {
-    this.running = true;
     this.summary();
     try {
       const { outcome } = await api.apply(withConflicts);
       const remainders = outcome.decided.flatMap((d) => (d.remainder ? [d.remainder] : []));
       await this.reload(remainders);
-      this.banner('ok', 'Applied', outcome.decided.map(outcomeLine));
+      const lines = outcome.decided.map(outcomeLine);
+      this.banner(
+        'ok',
+        'Applied',
+        lines.length ? lines : ['The comments were recorded for the sessions that made the changes.'],
+      );
       announce('Applied.');
     } catch (error) {
       if (!(error instanceof Refused)) throw error;
       this.refused(error, 'Nothing was applied');
-    } finally {
-      this.running = false;
-      this.summary();
     }
   }
 
