@@ -1,7 +1,8 @@
 // A real browser for the review page's tests: Debian's chromium (installed by .ci/run; no browser download),
 // driven by playwright-core, with every request any page or worker of the context makes, every console error,
-// every content-security-policy violation and every dialog recorded for the test to check. Names other than
-// 127.0.0.1 and localhost do not resolve in it, so a request elsewhere fails as well as being recorded.
+// every content-security-policy violation and every dialog recorded for the test to check (a violation inside the
+// page's worker, which no page listener sees, the worker tells the page, which logs it as an error). Names other
+// than 127.0.0.1 and localhost do not resolve in it, so a request elsewhere fails as well as being recorded.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';

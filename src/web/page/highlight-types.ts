@@ -11,4 +11,6 @@ export interface TokenJob {
 export interface TokenReply {
   id: number;
   sides: number[][][] | null;
+  /** something the worker tried was refused by the page's policy (it should never happen) */
+  violation?: string;
 }

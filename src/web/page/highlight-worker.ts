@@ -60,7 +60,13 @@ const tokensOf = (hl: HighlighterCore, lang: string, text: string): number[][] =
 const scope = self as unknown as {
   onmessage: ((e: MessageEvent<TokenJob>) => void) | null;
   postMessage: (reply: TokenReply) => void;
+  addEventListener: (type: 'securitypolicyviolation', fn: (e: SecurityPolicyViolationEvent) => void) => void;
 };
+
+// A worker's violations are not the page's: they are told to it, so they show on its console.
+scope.addEventListener('securitypolicyviolation', (e) =>
+  scope.postMessage({ id: -1, sides: null, violation: `${e.violatedDirective} ${e.blockedURI}` }),
+);
 
 scope.onmessage = async (e) => {
   const { id, lang, sides } = e.data;

@@ -55,6 +55,7 @@ export class Highlighter {
     if (this.worker) return this.worker;
     this.worker = new Worker('/assets/highlight.js', { type: 'module', name: 'highlight' });
     this.worker.onmessage = (e: MessageEvent<TokenReply>) => {
+      if (e.data.violation) console.error(`highlight worker: refused by the page's policy: ${e.data.violation}`);
       const run = this.running;
       if (!run || run.id !== e.data.id) return;
       this.running = null;
