@@ -5,7 +5,7 @@
 //   GET  /                 the page          GET  /api/review   what to review (and the drafts)
 //   GET  /assets/<name>    the page's files   GET  /api/change/<id>   one change with its hunks
 //   POST /api/draft        one hunk's decision or comment, kept until applied
-//   POST /api/apply        the drafts (or the body's set) applied as one decision set
+//   POST /api/apply        the drafts applied as one decision set ({withConflicts?, expired?})
 //   POST /api/close        the person is done: the server stops
 import { readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
@@ -147,8 +147,9 @@ export const createPageApp = (deps: PageDeps, assetNames: string[]): Hono => {
   });
   app.post('/api/apply', async (c) => {
     try {
-      const body = (await readBody(c)) as { withConflicts?: unknown };
-      const set = drafts.decisionSet(body.withConflicts === true);
+      const body = (await readBody(c)) as { withConflicts?: unknown; expired?: unknown };
+      // expired: the person applies changes past their time limit, as `fettle confirm --expired` lets a person do
+      const set = { ...drafts.decisionSet(body.withConflicts === true), expired: body.expired === true };
       const outcome = await deps.apply(set);
       drafts.clear();
       return c.json({ ok: true, outcome });
