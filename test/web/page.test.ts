@@ -114,7 +114,7 @@ describe('the review page in a real browser (slow)', { skip }, () => {
     await page.locator('#apply').click();
     assert.match(
       await page.locator('#ask').innerText(),
-      /a\.txt: keep 2 hunks \(1, 3\) 2 stays pending[\s\S]*Not sent: 1 comment box/,
+      /a\.txt: keep hunks 1, 3; hunk 2 stays pending as a new change[\s\S]*Not sent: 1 comment box/,
     );
     await page.locator('#ask-yes').click();
     const banner = await page.locator('.banner.ok').innerText();
@@ -205,6 +205,30 @@ describe('the review page in a real browser (slow)', { skip }, () => {
     await page.waitForSelector('.banner.ok');
     assert.equal(repo.read('a.txt').toString('utf8'), withHunks(1, 3));
     assert.deepEqual(pending(repo), []);
+    await clean(w, server);
+  });
+
+  test('a change past its time limit shows as expired, and the person may still apply it', async () => {
+    const repo = makeRepo({ 'a.txt': BASE });
+    const id = stageWrite(repo, 'a.txt', withHunks(1, 2, 3), { env: envOf(repo) });
+    // an hour later: staged changes may be confirmed for 10 minutes
+    const server = await startPage(repo.dir, { ...envOf(repo), FETTLE_NOW: String(T0 + 3600) }, [id]);
+    servers.push(server);
+    const w = await watchedPage(browser);
+    const { page } = w;
+    await page.goto(server.url);
+    await page.waitForSelector('.hunk table.diff');
+    assert.equal(await page.locator('.change-head .badge.expired').innerText(), 'expired');
+    await page.getByRole('button', { name: 'Keep all of a.txt' }).click();
+    await saved(w);
+    await page.locator('#apply').click();
+    assert.match(
+      await page.locator('#ask').innerText(),
+      /a\.txt: keep all of it \(expired: applied only over the bytes/,
+    );
+    await page.locator('#ask-yes').click();
+    await page.waitForSelector('.banner.ok');
+    assert.equal(repo.read('a.txt').toString('utf8'), withHunks(1, 2, 3));
     await clean(w, server);
   });
 

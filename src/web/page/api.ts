@@ -66,6 +66,8 @@ export const api = {
   review: () => call<{ review: ReviewData; drafts: Draft[] }>('/api/review'),
   change: (id: string) => call<{ change: ReviewChange }>(`/api/change/${encodeURIComponent(id)}`),
   draft: (d: Draft) => call<{ drafts: Draft[] }>('/api/draft', d),
-  apply: (withConflicts: boolean) => call<{ outcome: { decided: DecidedJson[] } }>('/api/apply', { withConflicts }),
+  /** `expired`: the person applies changes past their time limit too (they were shown as expired) */
+  apply: (withConflicts: boolean, expired: boolean) =>
+    call<{ outcome: { decided: DecidedJson[] } }>('/api/apply', { withConflicts, expired }),
   close: () => call<unknown>('/api/close', {}),
 };

@@ -9,24 +9,28 @@ import type { ReviewState } from './state';
 
 const list = (ns: number[]) => ns.join(', ');
 
+const hunks = (ns: number[]) => `${ns.length === 1 ? 'hunk' : 'hunks'} ${list(ns)}`;
+
+/** The changes the drafts decide that are past their time limit: a person may still apply them. */
+export const expiredDecided = (state: ReviewState) =>
+  state.pending.filter((c) => c.state === 'expired' && state.progress(c).decided > 0);
+
 /** What the drafts will do, a line per change (and one for the comments). */
 export const planLines = (state: ReviewState): string[] => {
   const lines = state.pending.flatMap((c) => {
     const whole = state.whole(c.id);
-    if (whole) return [`${whole === 'confirm' ? 'Keep' : 'Discard'} all of ${c.path}`];
+    const late =
+      c.state === 'expired' ? ' (expired: applied only over the bytes it was staged on, or merged cleanly)' : '';
+    if (whole) return [`${c.path}: ${whole === 'confirm' ? 'keep' : 'discard'} all of it${late}`];
     const by = (d: string) => c.hunks.filter((h) => state.decision(c.id, h.index) === d).map((h) => h.index);
     const [keep, drop, rest] = [by('keep'), by('discard'), by('pending')];
     if (keep.length + drop.length === 0) return [];
-    return [
-      [
-        `${c.path}:`,
-        keep.length ? `keep ${plural(keep.length, 'hunk')} (${list(keep)})` : '',
-        drop.length ? `discard ${list(drop)}` : '',
-        rest.length ? `${list(rest)} stay${rest.length === 1 ? 's' : ''} pending as a new change` : '',
-      ]
-        .filter(Boolean)
-        .join(' '),
+    const parts = [
+      keep.length ? `keep ${hunks(keep)}` : '',
+      drop.length ? `discard ${hunks(drop)}` : '',
+      rest.length ? `${hunks(rest)} ${rest.length === 1 ? 'stays' : 'stay'} pending as a new change` : '',
     ];
+    return [`${c.path}: ${parts.filter(Boolean).join('; ')}${late}`];
   });
   const comments = state.drafts.filter((d) => d.kind === 'comment').length;
   if (comments) lines.push(`${plural(comments, 'comment')} for the agent`);
@@ -97,13 +101,13 @@ export class Applier {
       yes: 'Apply',
       no: 'Cancel',
     });
-    if (answer) await this.apply(answer.checked);
+    if (answer) await this.apply(answer.checked, expiredDecided(this.state).length > 0);
   }
 
-  private async apply(withConflicts: boolean): Promise<void> {
+  private async apply(withConflicts: boolean, expired: boolean): Promise<void> {
     this.summary();
     try {
-      const { outcome } = await api.apply(withConflicts);
+      const { outcome } = await api.apply(withConflicts, expired);
       const remainders = outcome.decided.flatMap((d) => (d.remainder ? [d.remainder] : []));
       await this.reload(remainders);
       const lines = outcome.decided.map(outcomeLine);
