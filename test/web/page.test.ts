@@ -410,7 +410,7 @@ describe('the review page in a real browser (slow)', { skip }, () => {
       session: 'a41c09e2-7d1f',
     });
     const { page } = w;
-    await page.setViewportSize({ width: 1440, height: 1180 });
+    await page.setViewportSize({ width: 1440, height: 1260 });
     await page.getByRole('button', { name: 'Keep hunk 1 of src/limits/bucket.ts' }).click();
     await page.getByRole('button', { name: 'Keep hunk 2 of src/limits/bucket.ts' }).click();
     // a comment pointing at two lines of the new side, saved; another being written
