@@ -25,7 +25,8 @@ const markupOf = (text: string, mode: Mode): DocumentFragment => {
     outputFormat: mode === 'split' ? 'side-by-side' : 'line-by-line',
     drawFileList: false,
     diffStyle: 'word',
-    matching: 'lines',
+    // split: similar lines face each other; unified: a run's removed lines, then its added ones
+    matching: mode === 'split' ? 'lines' : 'none',
   });
   return template.content;
 };

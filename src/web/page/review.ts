@@ -124,7 +124,10 @@ export class Review implements ChangeHost {
   goTo(view: HunkView): void {
     view.renderNow((p) => this.lazy.now(p));
     this.current(view);
-    view.el.scrollIntoView({ block: 'start' });
+    // below the sticky bars, whatever their height at this width
+    const above = [document.querySelector('.topbar'), view.el.closest('.change')?.querySelector('.change-head')];
+    const covered = above.reduce((n, e) => n + (e?.getBoundingClientRect().height ?? 0), 0);
+    scrollTo({ top: scrollY + view.el.getBoundingClientRect().top - covered - 8 });
     view.el.focus({ preventScroll: true });
   }
 
