@@ -25,8 +25,8 @@ const markupOf = (text: string, mode: Mode): DocumentFragment => {
     outputFormat: mode === 'split' ? 'side-by-side' : 'line-by-line',
     drawFileList: false,
     diffStyle: 'word',
-    // split: similar lines face each other; unified: a run's removed lines, then its added ones
-    matching: mode === 'split' ? 'lines' : 'none',
+    // similar lines are paired for their words' marks (unified then lists a run's removed lines first)
+    matching: 'lines',
   });
   return template.content;
 };
@@ -65,6 +65,25 @@ const cells = (cell: Cell, side: 'old' | 'new', selectable: boolean): HTMLTableC
     code.append(el('span', { class: 'mk', text: PREFIX[cell.kind], attrs: { 'aria-hidden': 'true' } }), ctn);
   }
   return [numberCell, code];
+};
+
+/** Each run of changed lines as a pull request shows it: its removed lines, then its added ones. */
+const removedFirst = (rows: HTMLTableRowElement[]): HTMLTableRowElement[] => {
+  const out: HTMLTableRowElement[] = [];
+  let run: HTMLTableRowElement[] = [];
+  const flush = () => {
+    out.push(...run.filter((r) => r.className === 'del'), ...run.filter((r) => r.className === 'add'));
+    run = [];
+  };
+  for (const row of rows) {
+    if (row.className === 'del' || row.className === 'add') run.push(row);
+    else {
+      flush();
+      out.push(row);
+    }
+  }
+  flush();
+  return out;
 };
 
 const unifiedRows = (body: DocumentFragment): HTMLTableRowElement[] =>
@@ -108,7 +127,7 @@ const splitRows = (body: DocumentFragment): HTMLTableRowElement[] => {
 /** The hunk's table; `text` is its unified diff from its `@@` line on. */
 export const hunkTable = (text: string, mode: Mode): HTMLTableElement => {
   const body = markupOf(text, mode);
-  const rows = mode === 'split' ? splitRows(body) : unifiedRows(body);
+  const rows = mode === 'split' ? splitRows(body) : removedFirst(unifiedRows(body));
   const cols = mode === 'split' ? ['num', 'code', 'num', 'code'] : ['num', 'num', 'code'];
   return el('table', { class: `diff ${mode}` }, [
     el(
