@@ -4,7 +4,7 @@
 import type { ReviewChange } from '../../protocol/review/review-data';
 import { api, Refused } from './api';
 import { Applier } from './apply';
-import { byId } from './dom';
+import { byId, el } from './dom';
 import { Highlighter } from './highlight';
 import { bindKeys, KEYS } from './keys';
 import { Lazy } from './lazy';
@@ -12,7 +12,6 @@ import { Review } from './review';
 import { refreshPending, renderSidebar, type SidebarHost } from './sidebar';
 import { ReviewState } from './state';
 import { Viewer } from './viewer';
-import { el } from './dom';
 
 const EXTRA_KEY = 'fettle.review.left-pending';
 
@@ -52,7 +51,14 @@ const sidebar: SidebarHost = {
 };
 
 /** The changes an Apply left holding undecided hunks: under review too, until decided (kept across reloads). */
-const leftPending = (): string[] => JSON.parse(sessionStorage.getItem(EXTRA_KEY) ?? '[]') as string[];
+const leftPending = (): string[] => {
+  try {
+    const ids: unknown = JSON.parse(sessionStorage.getItem(EXTRA_KEY) ?? '[]');
+    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
+  } catch {
+    return [];
+  }
+};
 
 const load = async (remainders: string[] = []): Promise<void> => {
   const { review: data, drafts } = await api.review();
