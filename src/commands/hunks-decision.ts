@@ -50,7 +50,15 @@ export const decideHunks = async (
   const choice = verb === 'confirm' ? { id: id as string, keep: list } : { id: id as string, drop: list };
   const feedback =
     verb === 'discard' && o.reason
-      ? [{ change: id as string, path: '', kind: 'dropped' as const, text: o.reason }]
+      ? [
+          {
+            change: id as string,
+            path: '',
+            kind: 'dropped' as const,
+            text: o.reason,
+            hunk: list.length === 1 ? list[0] : undefined,
+          },
+        ]
       : undefined;
   const { decided } = await decideSet(ctx, store, {
     choices: [choice],
