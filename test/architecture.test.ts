@@ -64,7 +64,13 @@ const RANK: Record<Layer, number> = {
  */
 const PROCESS_EDGE_IO = new Set(['io/self', 'io/stdin', 'io/cleanup', 'io/failpoint', 'io/child-env', 'io/progress']);
 /** commands/ files every command may share; anything else in commands/ is one command, never imported sideways. */
-const SHARED_COMMAND_FILES = new Set(['commands/edge', 'commands/change-view', 'commands/hunks-decision']);
+const SHARED_COMMAND_FILES = new Set([
+  'commands/edge',
+  'commands/change-view',
+  'commands/hunks-decision',
+  'commands/pager',
+  'commands/review-scope',
+]);
 /** The program itself: the files that register every command on it. */
 const PROGRAM_FILES = new Set(['commands/index', 'commands/register-changes', 'commands/register-upkeep']);
 
