@@ -119,8 +119,9 @@ const remainderItem = (r: Resolved, decidedBy: string) => {
 const noteOf = (r: Resolved, remainder: string | undefined): string => {
   const p = r.picked as Picked;
   const count = r.hunks?.hunks.length ?? 0;
-  const taken = r.verdict === 'confirm' ? `Kept ${hunkListText(p.keep)} of ${count} hunks` : '';
-  const dropped = p.drop.length > 0 ? `dropped ${hunkListText(p.drop)}` : '';
+  const which = (list: number[]) => `${list.length === 1 ? 'hunk' : 'hunks'} ${hunkListText(list)}`;
+  const taken = r.verdict === 'confirm' ? `kept ${which(p.keep)} of ${count}` : '';
+  const dropped = p.drop.length > 0 ? `dropped ${which(p.drop)}${taken ? '' : ` of ${count}`}` : '';
   const rest = remainder ? `the other ${plural(p.rest.length, 'hunk')} stay pending as change ${remainder}` : '';
   const text = [taken, dropped, rest].filter(Boolean).join('; ');
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
