@@ -14,7 +14,8 @@ import { housekeep } from '../retention/housekeeping';
 import { fileLockPath } from '../paths';
 import { planWrite } from '../decide/plan';
 import { policyFor } from '../decide/policy';
-import { fieldsOf, recordAfter, recordBefore, stage } from '../record/record';
+import { fieldsOf, recordAfter, recordBefore } from '../record/record';
+import { stage } from '../record/stage';
 import { deciderOf, ruledOut, type RuledOut, type StagedWrite, stagingRule, withTurn } from './before';
 
 export type Written =
