@@ -3,7 +3,8 @@
 // a change of their own. Shared by the two commands, which hand over when --hunks is given.
 import { parseHunkList } from '../core/hunks';
 import { FettleError } from '../errors';
-import { type Decided, decideSet } from '../protocol/review/decide-set';
+import { decideSet } from '../protocol/review/decide-set';
+import type { Decided } from '../protocol/review/split-off';
 import { openStore } from '../protocol/select/open';
 import { discardedText, partlyText } from '../render/decided';
 import { shellDialect } from '../render/dialect';
