@@ -2,7 +2,8 @@
 import { FettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import type { Change } from '../protocol/changes';
-import { type Chain, chainOf, changeDiff } from '../protocol/chains';
+import { type Chain, chainOf } from '../protocol/chains';
+import { type ChangeHunks, changeHunks } from '../protocol/hunks';
 import { baseMove, pushChange, type BaseMove, type Pushed } from '../protocol/review/review';
 import { openStore } from '../protocol/select/open';
 import { pushChangeset, readChangesetView } from '../protocol/review/changeset-review';
@@ -80,7 +81,15 @@ const pushChangeReview = async (
 };
 
 /** `review <change> --json`: the change, its title, its base and how HEAD moved since, its checks, its diff. */
-const changeReviewJson = (change: Change, chain: Chain, move: BaseMove, diff: string) => ({
+/** The diff with each hunk's number beside its `@@` line, as `--hunks` takes them. */
+const numbered = (h: ChangeHunks): string => {
+  let n = 0;
+  const count = h.hunks.length;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the line may start with a colour
+  return h.diff.replace(/^((?:\u001b\[[0-9;]*m)?@@ .*)$/gm, (line) => `${line}  hunk ${++n} of ${count}`);
+};
+
+const changeReviewJson = (change: Change, chain: Chain, move: BaseMove, h: ChangeHunks) => ({
   ...changeJson(change),
   title: chain.commits[0]?.subject ?? '',
   base: move.base,
@@ -89,7 +98,11 @@ const changeReviewJson = (change: Change, chain: Chain, move: BaseMove, diff: st
   behind: move.behind,
   fileChangedOnHead: move.fileMoved,
   checksNote: checksNoteOf(chain.commits.map((k) => k.message)),
-  diff,
+  diff: h.diff,
+  hunks: h.hunks.map(({ index, oldStart, oldLines, newStart, newLines, header, added, removed }) => ({
+    ...{ index, oldStart, oldLines, newStart, newLines, header, added, removed },
+  })),
+  ...(h.whole ? { whole: h.whole } : {}),
 });
 
 /** `review <change>` for a person, paged: what it is, its base, its contract, its file and diff, what to do next. */
@@ -154,12 +167,12 @@ export const reviewCommand = async (
   if (o.push !== undefined && o.push !== false) return pushChangeReview(edge, store, change, chain, o);
   const move = await baseMove(store, change, chain);
   const color = useColor(edge, o.json);
-  const diff = await changeDiff(store, chain, color);
+  const h = await changeHunks(store, change, { color });
   if (o.json) {
-    edge.io.out(JSON.stringify(changeReviewJson(change, chain, move, diff), null, 2));
+    edge.io.out(JSON.stringify(changeReviewJson(change, chain, move, h), null, 2));
     return;
   }
-  pageChangeReview(edge, ctx, store, { change, chain, move, diff, color });
+  pageChangeReview(edge, ctx, store, { change, chain, move, diff: numbered(h), color });
 };
 
 /** `review --session <id>`: everything an agent session changed, as one diff against the commit it started from. */

@@ -24,7 +24,7 @@ import { applyPlans } from './confirm';
 import { feedbackBySession } from './decision-feedback';
 import { counted, type Decided, noteOf, remainderItem, type Resolved } from './split-off';
 import { type FilePlan, planFiles } from './confirm-plan';
-import { changeHunks, hunksTrailer, type Picked, pickHunks, withHunks } from '../hunks';
+import { changeHunks, hunksTrailer, pickHunks, withHunks } from '../hunks';
 
 /** One change's decision: whole, or some hunks kept and some dropped (the others stay pending). */
 export interface Choice {
