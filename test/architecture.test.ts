@@ -1,6 +1,7 @@
 // The layer rule of docs/ARCHITECTURE.md, checked over the real source: each import goes to a layer the
-// importing layer may use, no import cycle exists (type imports included), and no function takes more than five
-// positional parameters. A violation fails CI like any other test.
+// importing layer may use, no import cycle exists (type imports included), no function takes more than five
+// positional parameters, and none is longer than a screen (60 lines) but the few named below. A violation fails CI
+// like any other test.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -64,7 +65,13 @@ const RANK: Record<Layer, number> = {
  */
 const PROCESS_EDGE_IO = new Set(['io/self', 'io/stdin', 'io/cleanup', 'io/failpoint', 'io/child-env', 'io/progress']);
 /** commands/ files every command may share; anything else in commands/ is one command, never imported sideways. */
-const SHARED_COMMAND_FILES = new Set(['commands/edge', 'commands/change-view', 'commands/hunks-decision']);
+const SHARED_COMMAND_FILES = new Set([
+  'commands/edge',
+  'commands/change-view',
+  'commands/hunks-decision',
+  'commands/pager',
+  'commands/review-scope',
+]);
 /** The program itself: the files that register every command on it. */
 const PROGRAM_FILES = new Set(['commands/index', 'commands/register-changes', 'commands/register-upkeep']);
 
@@ -276,6 +283,76 @@ test('no function takes more than five positional parameters', () => {
   assert.deepEqual(wide, []);
 });
 
+/** A function longer than this many lines, its first to its last inclusive, does not read in one screen. */
+const MAX_FUNCTION_LINES = 60;
+
+/** The functions that may be longer, by `module:name`: splitting them would make them harder to read. */
+const LONG_FUNCTIONS = new Set([
+  // a declarative list: one commander registration per command, in the order `fettle --help` shows them
+  'commands/register-changes:registerChangeCommands',
+  // the same list for the commands that set fettle up and look after a repository
+  'commands/register-upkeep:registerUpkeepCommands',
+  // a tokenizer's state machine: one pass over the text, a branch per character that matters to the shell
+  'core/shell-split:splitCommandLine',
+]);
+
+/** A function's name: its own, else the variable or property it is assigned to. */
+const functionName = (node: ts.FunctionLikeDeclaration): string => {
+  if (node.name) return node.name.getText();
+  const { parent } = node;
+  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
+    return parent.name.getText();
+  return '(anonymous)';
+};
+
+/** Every function with a body in `sf` longer than MAX_FUNCTION_LINES, with its `module:name` and its length. */
+const functionLengths = (mod: string, sf: ts.SourceFile): { key: string; at: string; lines: number }[] => {
+  const found: { key: string; at: string; lines: number }[] = [];
+  const walk = (node: ts.Node) => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const first = sf.getLineAndCharacterOfPosition(node.getStart()).line;
+      const last = sf.getLineAndCharacterOfPosition(node.getEnd()).line;
+      const name = functionName(node);
+      const lines = last - first + 1;
+      if (lines > MAX_FUNCTION_LINES)
+        found.push({ key: `${mod}:${name}`, at: `${mod}.ts:${first + 1} ${name}`, lines });
+    }
+    ts.forEachChild(node, walk);
+  };
+  walk(sf);
+  return found;
+};
+
+/** The functions too long to read in one screen that no exception names: `file.ts:line name has N lines`. */
+const tooLong = (mod: string, sf: ts.SourceFile): string[] =>
+  functionLengths(mod, sf)
+    .filter((f) => !LONG_FUNCTIONS.has(f.key))
+    .map((f) => `${f.at} has ${f.lines} lines`);
+
+test('no function is longer than 60 lines, but the named exceptions', () => {
+  assert.deepEqual(
+    [...parsed].flatMap(([mod, sf]) => tooLong(mod, sf)),
+    [],
+  );
+  // An exception that is gone, or short now, is taken off the list: it would let a new long function of its name in.
+  const long = new Set([...parsed].flatMap(([mod, sf]) => functionLengths(mod, sf).map((f) => f.key)));
+  assert.deepEqual(
+    [...LONG_FUNCTIONS].filter((key) => !long.has(key)),
+    [],
+  );
+});
+
+test('the length rule would catch a long function', () => {
+  const body = (n: number) => Array.from({ length: n - 2 }, (_, i) => `  const a${i} = ${i};`).join('\n');
+  const sf = (text: string) => ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, true);
+  assert.deepEqual(tooLong('core/x', sf(`export const f = () => {\n${body(61)}\n};`)), ['core/x.ts:1 f has 61 lines']);
+  assert.deepEqual(tooLong('core/x', sf(`const g = 1;\nclass C {\n  m() {\n${body(61)}\n  }\n}`)), [
+    'core/x.ts:3 m has 61 lines',
+  ]);
+  assert.deepEqual(tooLong('core/x', sf(`export function h() {\n${body(60)}\n}`)), []);
+  assert.deepEqual(tooLong('core/shell-split', sf(`export const splitCommandLine = () => {\n${body(61)}\n};`)), []);
+});
+
 test('the page (web/page/) is built for the browser: at run time it imports its own modules only', () => {
   const page = edges.filter((e) => e.from.startsWith('web/page/'));
   assert.ok(page.length > 10, `found ${page.length} imports in web/page/: the scan itself is broken`);
@@ -283,21 +360,11 @@ test('the page (web/page/) is built for the browser: at run time it imports its 
   assert.deepEqual(bad, []);
 });
 
-test("the page's functions are at most 60 lines and its files at most 250", () => {
-  const long: string[] = [];
-  for (const [mod, sf] of parsed) {
-    if (!mod.startsWith('web/page/')) continue;
-    const lineOf = (pos: number) => sf.getLineAndCharacterOfPosition(pos).line;
-    if (lineOf(sf.getEnd()) > 250) long.push(`${mod}.ts has ${lineOf(sf.getEnd())} lines`);
-    const walk = (node: ts.Node) => {
-      if (ts.isFunctionLike(node) && 'body' in node && node.body) {
-        const lines = lineOf(node.getEnd()) - lineOf(node.getStart()) + 1;
-        if (lines > 60) long.push(`${mod}.ts:${lineOf(node.getStart()) + 1} is ${lines} lines`);
-      }
-      ts.forEachChild(node, walk);
-    };
-    walk(sf);
-  }
+test("the page's files are at most 250 lines (its functions keep the rule above)", () => {
+  const long = [...parsed].flatMap(([mod, sf]) => {
+    const lines = sf.getLineAndCharacterOfPosition(sf.getEnd()).line;
+    return mod.startsWith('web/page/') && lines > 250 ? [`${mod}.ts has ${lines} lines`] : [];
+  });
   assert.deepEqual(long, []);
 });
 

@@ -38,6 +38,66 @@ const checksLines = (a: Applied): string[] => {
   ];
 };
 
+/** `--json`: the outcome, its files and checks, and for a staged changeset the commands that decide on it. */
+const appliedJson = (a: Applied, invoke: string) => {
+  const next =
+    a.kind === 'staged'
+      ? {
+          review: `${invoke} review ${a.changeset}`,
+          confirm: `${invoke} confirm ${a.changeset}`,
+          discard: `${invoke} discard ${a.changeset}`,
+        }
+      : {};
+  const checks = a.checks && {
+    outcome: a.checks.outcome,
+    results: a.checks.results.map((r) => ({ argv: r.argv, ...r.result })),
+  };
+  return {
+    kind: a.kind,
+    changeset: a.changeset ?? null,
+    contract: { path: a.contract.path, hash: a.contract.hash },
+    files: a.files.map((f) => ({
+      id: f.id ?? null,
+      path: f.path,
+      file: f.file,
+      op: f.op,
+      added: f.added ?? null,
+      removed: f.removed ?? null,
+    })),
+    checks: checks ?? null,
+    diff: a.diff,
+    ...next,
+  };
+};
+
+/** For a person: nothing to change, what a dry run would stage, or the staged changeset and its next steps. */
+const appliedText = (a: Applied, contract: string, invoke: string): string => {
+  const rows = a.files.map((f) => `  ${f.id ? `${f.id}  ` : ''}${f.path}  ${countsOf(f)}`);
+  const files = `${plural(a.files.length, 'file')}`;
+  const hash = `${a.contract.hash.slice(0, 19)}…`;
+  if (a.kind === 'noop')
+    return `fettle: the contract ${contract} changes nothing: every file it edits already reads as it would leave it.`;
+  if (a.kind === 'dry-run')
+    return [
+      `fettle apply --dry-run: the contract ${contract} (${hash}) would stage ${files}; nothing was staged.`,
+      ...rows,
+      ...checksLines(a),
+      '',
+      a.diff,
+    ].join('\n');
+  return [
+    `fettle staged the contract ${contract} as changeset ${a.changeset}: ${files}, nothing written yet.`,
+    ...rows,
+    `Contract: ${a.contract.path} (${hash}); editing it now makes confirm refuse (apply it again instead).`,
+    ...checksLines(a),
+    `To review it:  ${invoke} review ${a.changeset}`,
+    `To apply it:   ${invoke} confirm ${a.changeset}`,
+    `To drop it:    ${invoke} discard ${a.changeset}`,
+    '',
+    a.diff,
+  ].join('\n');
+};
+
 export const applyCommand = async (
   edge: Edge,
   dir: string | undefined,
@@ -50,76 +110,6 @@ export const applyCommand = async (
   const a = await applyContract(ctx, contract, { dryRun: o.dryRun, test: o.test, links, progress });
   const invoke = invocationFor(selfCommand(ctx.env, edge.io.script), edge.cwd, a.store, cwdFor(edge, dir));
   const code = a.checks?.outcome === 'failed' ? EXIT.checksFailed : a.kind === 'staged' ? EXIT.staged : EXIT.ok;
-  if (o.json) {
-    const next =
-      a.kind === 'staged'
-        ? {
-            review: `${invoke} review ${a.changeset}`,
-            confirm: `${invoke} confirm ${a.changeset}`,
-            discard: `${invoke} discard ${a.changeset}`,
-          }
-        : {};
-    const checks = a.checks && {
-      outcome: a.checks.outcome,
-      results: a.checks.results.map((r) => ({ argv: r.argv, ...r.result })),
-    };
-    edge.io.out(
-      JSON.stringify(
-        {
-          kind: a.kind,
-          changeset: a.changeset ?? null,
-          contract: { path: a.contract.path, hash: a.contract.hash },
-          files: a.files.map((f) => ({
-            id: f.id ?? null,
-            path: f.path,
-            file: f.file,
-            op: f.op,
-            added: f.added ?? null,
-            removed: f.removed ?? null,
-          })),
-          checks: checks ?? null,
-          diff: a.diff,
-          ...next,
-        },
-        null,
-        2,
-      ),
-    );
-    return code;
-  }
-  const rows = a.files.map((f) => `  ${f.id ? `${f.id}  ` : ''}${f.path}  ${countsOf(f)}`);
-  const files = `${plural(a.files.length, 'file')}`;
-  const hash = `${a.contract.hash.slice(0, 19)}…`;
-  if (a.kind === 'noop') {
-    edge.io.out(
-      `fettle: the contract ${contract} changes nothing: every file it edits already reads as it would leave it.`,
-    );
-    return code;
-  }
-  if (a.kind === 'dry-run') {
-    edge.io.out(
-      [
-        `fettle apply --dry-run: the contract ${contract} (${hash}) would stage ${files}; nothing was staged.`,
-        ...rows,
-        ...checksLines(a),
-        '',
-        a.diff,
-      ].join('\n'),
-    );
-    return code;
-  }
-  edge.io.out(
-    [
-      `fettle staged the contract ${contract} as changeset ${a.changeset}: ${files}, nothing written yet.`,
-      ...rows,
-      `Contract: ${a.contract.path} (${hash}); editing it now makes confirm refuse (apply it again instead).`,
-      ...checksLines(a),
-      `To review it:  ${invoke} review ${a.changeset}`,
-      `To apply it:   ${invoke} confirm ${a.changeset}`,
-      `To drop it:    ${invoke} discard ${a.changeset}`,
-      '',
-      a.diff,
-    ].join('\n'),
-  );
+  edge.io.out(o.json ? JSON.stringify(appliedJson(a, invoke), null, 2) : appliedText(a, contract, invoke));
   return code;
 };

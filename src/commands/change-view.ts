@@ -1,7 +1,10 @@
-// How a change is named in `log`, `show` and `review`: its state in words, its counts, its JSON row.
+// How a change is named in `log`, `show` and `review`: its state in words, its counts, its JSON row, and what
+// `review` says of a staged one.
+import { plural } from '../core/plural';
 import { stat } from '../core/record-message';
 import { shortDuration } from '../core/time';
 import type { Change } from '../protocol/changes';
+import type { BaseMove } from '../protocol/review/review';
 import type { Store } from '../store/store';
 
 /** applied / pending / expired / discarded / incomplete, or rolled back or superseded, with the other change's id. */
@@ -110,4 +113,47 @@ export const contractLines = (c: Change, note: string | null): string[] => {
   if (!f.contract) return [];
   const head = `Contract: ${f.contractPath ?? '?'} (${f.contract.slice(0, 19)}…), applied by fettle apply.`;
   return [head, ...(note ? note.split('\n') : ["Checks: not run (`fettle apply --test` runs the contract's checks)."])];
+};
+
+/** Where a staged change's review starts from, and how far HEAD has moved since. */
+export const baseLine = (m: BaseMove, path: string, kind: Store['kind']): string => {
+  if (kind === 'private') return 'Base: none (the file is outside any repository).';
+  const base = m.base ? `${m.base.slice(0, 12)} (HEAD when it was staged)` : 'no commit (HEAD was unborn)';
+  let moved: string;
+  if (m.head === m.base) moved = 'HEAD has not moved since';
+  else if (!m.head) moved = 'HEAD is unborn now';
+  else
+    moved = `HEAD has moved ${plural(m.ahead, 'commit')} ahead${m.behind > 0 ? ` and ${m.behind} behind` : ''} since (now ${m.head.slice(0, 12)})`;
+  const file = m.fileMoved && m.head !== m.base ? `; ${path} differs on HEAD, so expect a merge` : '';
+  return `Base: ${base}; ${moved}${file}.`;
+};
+
+/** The commands that decide on, test or push a change under review, as far as its state allows. */
+export const nextSteps = (c: Change, invoke: string): string[] => {
+  const lines: string[] = [];
+  if (c.state === 'pending') lines.push(`To apply it:  ${invoke} confirm ${c.id}`);
+  if (c.state === 'expired')
+    lines.push(`To apply it:  ${invoke} confirm ${c.id} --expired   (past its time: a person only)`);
+  if (c.state === 'pending' || c.state === 'expired') {
+    lines.push(`To drop it:   ${invoke} discard ${c.id}`, `To test it:   ${invoke} test ${c.id} -- <command>`);
+  }
+  lines.push(`To push it:   ${invoke} review ${c.id} --push [remote]`);
+  // The proposal's own commit: exactly the proposed change (HEAD against it would add uncommitted edits of the file).
+  if (c.state === 'pending' || c.state === 'expired') lines.push(`With git:     git show fettle/${c.id}`);
+  return lines;
+};
+
+/** A change's review opens with its subject, then its state, when it was staged and by which session. */
+export const reviewHeader = (c: Change, subject: string, now: Date): string[] => {
+  const state =
+    c.state === 'pending'
+      ? `pending, ${expiryText(c, now) ?? ''}`
+      : c.state === 'expired'
+        ? (expiryText(c, now) ?? 'expired')
+        : stateText(c);
+  const who = c.fields.session ? ` by session ${c.fields.session}` : '';
+  return [
+    subject,
+    `Change ${c.id}: ${state}; staged ${ago(now, c.at)}${who}${c.fields.tool ? ` (${c.fields.tool})` : ''}.`,
+  ];
 };

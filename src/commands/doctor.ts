@@ -27,6 +27,78 @@ const covers = (handlers: FettleHandler[], event: string): boolean =>
     (h) => h.event === event && MATCHER.split('|').every((tool) => new RegExp(`^(?:${h.matcher})$`).test(tool)),
   );
 
+/** The check of one settings file that registers fettle: whether its hooks exist and cover every event. */
+const handlersCheck = (path: string, scope: string, handlers: FettleHandler[]): Check => {
+  const missing = ['PreToolUse', 'PostToolUse'].filter((event) => !covers(handlers, event));
+  const gone = [
+    ...new Set(
+      handlers.map((h) => scriptOf(h.command)).filter((s): s is string => !!s && !s.includes('$') && !existsSync(s)),
+    ),
+  ];
+  if (gone.length > 0) {
+    return {
+      name: 'hooks',
+      status: 'fail',
+      detail: `${path}: the hook runs ${gone.join(', ')}, which does not exist: writes are not protected`,
+      fix: `Run \`fettle install --scope ${scope}\` with the fettle you use.`,
+    };
+  }
+  if (missing.length > 0) {
+    return {
+      name: 'hooks',
+      status: 'warn',
+      detail: `${path}: no fettle hook on ${missing.join(' and ')} for ${MATCHER}`,
+      fix: `Run \`fettle install --scope ${scope}\`.`,
+    };
+  }
+  if (!covers(handlers, 'PostToolUseFailure')) {
+    return {
+      name: 'hooks',
+      status: 'warn',
+      detail: `${path}: installed by an older fettle, without PostToolUseFailure: records of failed writes stay incomplete until retention`,
+      fix: `Run \`fettle install --scope ${scope}\` again.`,
+    };
+  }
+  if (!SESSION_EVENTS.every((event) => handlers.some((h) => h.event === event))) {
+    return {
+      name: 'hooks',
+      status: 'warn',
+      detail: `${path}: installed by an older fettle, without ${SESSION_EVENTS.join(' and ')}: the last write of a headless session stays incomplete until a fettle command meets it`,
+      fix: `Run \`fettle install --scope ${scope}\` again.`,
+    };
+  }
+  if (!TURN_EVENTS.every((event) => handlers.some((h) => h.event === event))) {
+    return {
+      name: 'hooks',
+      status: 'warn',
+      detail: `${path}: installed by an older fettle, without ${TURN_EVENTS.join(' and ')}: turns are not counted, so \`fettle rollback --turn\` finds nothing`,
+      fix: `Run \`fettle install --scope ${scope}\` again.`,
+    };
+  }
+  return { name: 'hooks', status: 'ok', detail: `registered in ${path} (${scope})` };
+};
+
+/** fettle registered in no scope, or in several (each write then runs it once per scope). */
+const scopesCheck = (registered: string[]): Check | null => {
+  if (registered.length === 0) {
+    return {
+      name: 'hooks',
+      status: 'warn',
+      detail: 'fettle is in no Claude Code settings file here (an install as a plugin does not show in them)',
+      fix: 'Run `fettle install` (user scope) or `fettle install --scope project`.',
+    };
+  }
+  if (registered.length > 1) {
+    return {
+      name: 'hooks',
+      status: 'warn',
+      detail: `registered in ${registered.length} scopes (${registered.join(', ')}): every write runs fettle ${registered.length} times`,
+      fix: `Keep one: \`fettle uninstall --scope ${registered[registered.length - 1]}\`.`,
+    };
+  }
+  return null;
+};
+
 const checkHooks = async (edge: Edge, root: string | undefined): Promise<Check[]> => {
   const checks: Check[] = [];
   const registered: string[] = [];
@@ -48,66 +120,10 @@ const checkHooks = async (edge: Edge, root: string | undefined): Promise<Check[]
     }
     if (handlers.length === 0) continue;
     registered.push(scope);
-    const missing = ['PreToolUse', 'PostToolUse'].filter((event) => !covers(handlers, event));
-    const gone = [
-      ...new Set(
-        handlers.map((h) => scriptOf(h.command)).filter((s): s is string => !!s && !s.includes('$') && !existsSync(s)),
-      ),
-    ];
-    if (gone.length > 0) {
-      checks.push({
-        name: 'hooks',
-        status: 'fail',
-        detail: `${path}: the hook runs ${gone.join(', ')}, which does not exist: writes are not protected`,
-        fix: `Run \`fettle install --scope ${scope}\` with the fettle you use.`,
-      });
-    } else if (missing.length > 0) {
-      checks.push({
-        name: 'hooks',
-        status: 'warn',
-        detail: `${path}: no fettle hook on ${missing.join(' and ')} for ${MATCHER}`,
-        fix: `Run \`fettle install --scope ${scope}\`.`,
-      });
-    } else if (!covers(handlers, 'PostToolUseFailure')) {
-      checks.push({
-        name: 'hooks',
-        status: 'warn',
-        detail: `${path}: installed by an older fettle, without PostToolUseFailure: records of failed writes stay incomplete until retention`,
-        fix: `Run \`fettle install --scope ${scope}\` again.`,
-      });
-    } else if (!SESSION_EVENTS.every((event) => handlers.some((h) => h.event === event))) {
-      checks.push({
-        name: 'hooks',
-        status: 'warn',
-        detail: `${path}: installed by an older fettle, without ${SESSION_EVENTS.join(' and ')}: the last write of a headless session stays incomplete until a fettle command meets it`,
-        fix: `Run \`fettle install --scope ${scope}\` again.`,
-      });
-    } else if (!TURN_EVENTS.every((event) => handlers.some((h) => h.event === event))) {
-      checks.push({
-        name: 'hooks',
-        status: 'warn',
-        detail: `${path}: installed by an older fettle, without ${TURN_EVENTS.join(' and ')}: turns are not counted, so \`fettle rollback --turn\` finds nothing`,
-        fix: `Run \`fettle install --scope ${scope}\` again.`,
-      });
-    } else {
-      checks.push({ name: 'hooks', status: 'ok', detail: `registered in ${path} (${scope})` });
-    }
+    checks.push(handlersCheck(path, scope, handlers));
   }
-  if (registered.length === 0) {
-    checks.push({
-      name: 'hooks',
-      status: 'warn',
-      detail: 'fettle is in no Claude Code settings file here (an install as a plugin does not show in them)',
-      fix: 'Run `fettle install` (user scope) or `fettle install --scope project`.',
-    });
-  } else if (registered.length > 1) {
-    checks.push({
-      name: 'hooks',
-      status: 'warn',
-      detail: `registered in ${registered.length} scopes (${registered.join(', ')}): every write runs fettle ${registered.length} times`,
-      fix: `Keep one: \`fettle uninstall --scope ${registered[registered.length - 1]}\`.`,
-    });
-  }
+  const scopes = scopesCheck(registered);
+  if (scopes) checks.push(scopes);
   return checks;
 };
 

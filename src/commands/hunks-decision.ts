@@ -3,7 +3,8 @@
 // a change of their own. Shared by the two commands, which hand over when --hunks is given.
 import { parseHunkList } from '../core/hunks';
 import { FettleError } from '../errors';
-import { type Decided, decideSet } from '../protocol/review/decide-set';
+import { decideSet } from '../protocol/review/decide-set';
+import type { Decided } from '../protocol/review/split-off';
 import { openStore } from '../protocol/select/open';
 import { discardedText, partlyText } from '../render/decided';
 import { shellDialect } from '../render/dialect';
@@ -50,7 +51,15 @@ export const decideHunks = async (
   const choice = verb === 'confirm' ? { id: id as string, keep: list } : { id: id as string, drop: list };
   const feedback =
     verb === 'discard' && o.reason
-      ? [{ change: id as string, path: '', kind: 'dropped' as const, text: o.reason }]
+      ? [
+          {
+            change: id as string,
+            path: '',
+            kind: 'dropped' as const,
+            text: o.reason,
+            hunk: list.length === 1 ? list[0] : undefined,
+          },
+        ]
       : undefined;
   const { decided } = await decideSet(ctx, store, {
     choices: [choice],

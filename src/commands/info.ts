@@ -1,11 +1,13 @@
-import { DEFAULTS, loadConfig, testLinksFrom } from '../config';
+import { type Config, DEFAULTS, type Env, loadConfig, testLinksFrom } from '../config';
 import type { PolicyLayer } from '../core/policy';
 import { policyInForce } from '../protocol/decide/policy';
 import { table } from './change-view';
 import { contextFor, spelled, type Edge } from './edge';
 
+type PolicyInForce = Awaited<ReturnType<typeof policyInForce>>;
+
 /** The policy rules in force, a line each, for `fettle info`. */
-const policyLines = (p: Awaited<ReturnType<typeof policyInForce>>): string[] => {
+const policyLines = (p: PolicyInForce): string[] => {
   const lines = ["Policy (path rules; the last that matches decides, the repository's after yours):"];
   for (const f of p.files) lines.push(`  ${f.layer.padEnd(8)} ${f.display}${f.exists ? '' : '  (none)'}`);
   if (p.error)
@@ -29,117 +31,119 @@ const policyLines = (p: Awaited<ReturnType<typeof policyInForce>>): string[] => 
   ];
 };
 
+/** `fettle info --json`: the settings in force, the policy rules in force and the defaults. */
+const infoJson = (c: Config, links: string[], policy: PolicyInForce) => ({
+  floor: c.floor,
+  ceil: c.ceil,
+  ratio: c.ratio,
+  ttlSeconds: c.ttlSeconds,
+  onError: c.onError,
+  review: c.review,
+  historyMaxAgeSeconds: c.historyMaxAgeSeconds,
+  historyMaxCount: c.historyMaxCount,
+  bash: c.bash,
+  bashMaxFiles: c.bashMaxFiles,
+  bashMaxFileBytes: c.bashMaxFileBytes,
+  dataDir: c.dataDir,
+  testLink: links,
+  audit: c.audit,
+  policy: {
+    files: policy.files,
+    error: policy.error ? { code: policy.error.code, message: policy.error.message } : null,
+    rules: policy.layers.flatMap((l) =>
+      l.rules.map((r) => ({
+        rule: r.label,
+        layer: r.layer,
+        path: r.path,
+        action: r.action,
+        message: r.message,
+        thresholds: r.thresholds,
+      })),
+    ),
+  },
+  defaults: DEFAULTS,
+});
+
+/** How fettle decides what happens to a Write, per tool, and who reviews a staged one. */
+const howWritesAreDecided = (c: Config): string[] => [
+  'How fettle decides what happens to a Write (changed = added + removed lines):',
+  '',
+  '  file does not exist            -> direct (new file; recorded)',
+  '  same bytes as on disk          -> no-op (nothing recorded)',
+  '  binary, not UTF-8, or > 5 MB   -> direct (no diff; previous bytes recorded)',
+  `  ${`changed <= ${c.floor}`.padEnd(31)}-> direct`,
+  `  ${`changed >= ${c.ceil}`.padEnd(31)}-> staged`,
+  `  ${`changed / old lines > ${c.ratio}`.padEnd(31)}-> staged`,
+  '  otherwise                      -> direct',
+  '',
+  'direct: the write goes through; the previous bytes are committed under refs/fettle/<id> first.',
+  'staged: nothing is written; the proposal is a commit on refs/fettle/<id> until `fettle confirm <id>`',
+  '        or `fettle discard <id>`.',
+  'Plan mode: fettle does nothing. Paths inside .git: not handled, never written.',
+  '',
+  'Per tool:',
+  "  Write         the new content as given, in the file's encoding, its BOM kept",
+  '  Edit          old_string -> new_string applied as the tool does (exact match, else through curly quotes',
+  '                or \\uXXXX escapes; unique unless replace_all), the file in its majority line endings;',
+  '  MultiEdit     edits in order, all or nothing. If fettle cannot be sure of the result (no match,',
+  '                several matches), it records the previous bytes and lets the tool run and report.',
+  '  NotebookEdit  changed lines of cell source count; the record keeps the whole .ipynb',
+  '  Read          only with `fettle install --read`: text files over 256 KB are served from disk',
+  '  Bash          obviously read-only commands (ls, cat, grep, git log, ...) cost nothing; any other is',
+  '                scanned with `git status` before and after, and what it changed in the repository is',
+  '                recorded as one changeset (ignored files and files outside the repository are not)',
+  '',
+  ...(c.review === 'human'
+    ? [
+        "Review: a person approves every staged change at Claude Code's prompt (FETTLE_REVIEW=human);",
+        "        `fettle confirm` from the agent's shell is refused. dontAsk mode: a large write is refused.",
+      ]
+    : [
+        "Review, by Claude Code's permission mode: acceptEdits (in the project), bypassPermissions: the model",
+        '        may run `fettle confirm`; default, auto: Claude Code asks you; dontAsk: a large write is',
+        '        refused. FETTLE_REVIEW=human: you approve every one.',
+      ]),
+  '',
+];
+
+/** Each setting in force, with where it came from: its environment variable, or the default. */
+const settingsInForce = (c: Config, links: string[], env: Env): string[] => {
+  const source = (name: string) => (env[name] ? `from ${name}` : 'default');
+  return table([
+    ['FETTLE_WRITE_FLOOR', `${c.floor} (${source('FETTLE_WRITE_FLOOR')})`],
+    ['FETTLE_WRITE_CEIL', `${c.ceil} (${source('FETTLE_WRITE_CEIL')})`],
+    ['FETTLE_WRITE_RATIO', `${c.ratio} (${source('FETTLE_WRITE_RATIO')})`],
+    ['FETTLE_WRITE_STAGE_TTL', `${c.ttlSeconds} s (${source('FETTLE_WRITE_STAGE_TTL')})`],
+    ['FETTLE_ON_ERROR', `${c.onError} (${source('FETTLE_ON_ERROR')})`],
+    ['FETTLE_REVIEW', `${c.review} (${source('FETTLE_REVIEW')})`],
+    ['FETTLE_HISTORY_MAX_AGE', `${c.historyMaxAgeSeconds} s (${source('FETTLE_HISTORY_MAX_AGE')})`],
+    ['FETTLE_HISTORY_MAX_COUNT', `${c.historyMaxCount} (${source('FETTLE_HISTORY_MAX_COUNT')})`],
+    ['FETTLE_BASH', `${c.bash} (${source('FETTLE_BASH')})`],
+    ['FETTLE_BASH_MAX_FILES', `${c.bashMaxFiles} (${source('FETTLE_BASH_MAX_FILES')})`],
+    ['FETTLE_BASH_MAX_FILE_BYTES', `${c.bashMaxFileBytes} (${source('FETTLE_BASH_MAX_FILE_BYTES')})`],
+    ['FETTLE_TEST_LINK', `${links.length ? links.join(':') : '(none)'} (${source('FETTLE_TEST_LINK')})`],
+    [
+      'FETTLE_AUDIT',
+      `${c.audit ? '1: every hook decision goes to .git/fettle/audit.jsonl' : '0'} (${source('FETTLE_AUDIT')})`,
+    ],
+    ['store outside repos', c.dataDir],
+  ]).map((row) => `  ${row}`);
+};
+
 export const info = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<void> => {
   const c = loadConfig(edge.env);
   const links = testLinksFrom(edge.env);
   const policy = await policyInForce(contextFor(edge, dir));
-  const source = (name: string) => (edge.env[name] ? `from ${name}` : 'default');
   if (o.json) {
-    edge.io.out(
-      JSON.stringify(
-        {
-          floor: c.floor,
-          ceil: c.ceil,
-          ratio: c.ratio,
-          ttlSeconds: c.ttlSeconds,
-          onError: c.onError,
-          review: c.review,
-          historyMaxAgeSeconds: c.historyMaxAgeSeconds,
-          historyMaxCount: c.historyMaxCount,
-          bash: c.bash,
-          bashMaxFiles: c.bashMaxFiles,
-          bashMaxFileBytes: c.bashMaxFileBytes,
-          dataDir: c.dataDir,
-          testLink: links,
-          audit: c.audit,
-          policy: {
-            files: policy.files,
-            error: policy.error ? { code: policy.error.code, message: policy.error.message } : null,
-            rules: policy.layers.flatMap((l) =>
-              l.rules.map((r) => ({
-                rule: r.label,
-                layer: r.layer,
-                path: r.path,
-                action: r.action,
-                message: r.message,
-                thresholds: r.thresholds,
-              })),
-            ),
-          },
-          defaults: DEFAULTS,
-        },
-        null,
-        2,
-      ),
-    );
+    edge.io.out(JSON.stringify(infoJson(c, links, policy), null, 2));
     return;
   }
-  edge.io.out(
-    spelled(
-      edge,
-      undefined,
-      [
-        'How fettle decides what happens to a Write (changed = added + removed lines):',
-        '',
-        '  file does not exist            -> direct (new file; recorded)',
-        '  same bytes as on disk          -> no-op (nothing recorded)',
-        '  binary, not UTF-8, or > 5 MB   -> direct (no diff; previous bytes recorded)',
-        `  ${`changed <= ${c.floor}`.padEnd(31)}-> direct`,
-        `  ${`changed >= ${c.ceil}`.padEnd(31)}-> staged`,
-        `  ${`changed / old lines > ${c.ratio}`.padEnd(31)}-> staged`,
-        '  otherwise                      -> direct',
-        '',
-        'direct: the write goes through; the previous bytes are committed under refs/fettle/<id> first.',
-        'staged: nothing is written; the proposal is a commit on refs/fettle/<id> until `fettle confirm <id>`',
-        '        or `fettle discard <id>`.',
-        'Plan mode: fettle does nothing. Paths inside .git: not handled, never written.',
-        '',
-        'Per tool:',
-        "  Write         the new content as given, in the file's encoding, its BOM kept",
-        '  Edit          old_string -> new_string applied as the tool does (exact match, else through curly quotes',
-        '                or \\uXXXX escapes; unique unless replace_all), the file in its majority line endings;',
-        '  MultiEdit     edits in order, all or nothing. If fettle cannot be sure of the result (no match,',
-        '                several matches), it records the previous bytes and lets the tool run and report.',
-        '  NotebookEdit  changed lines of cell source count; the record keeps the whole .ipynb',
-        '  Read          only with `fettle install --read`: text files over 256 KB are served from disk',
-        '  Bash          obviously read-only commands (ls, cat, grep, git log, ...) cost nothing; any other is',
-        '                scanned with `git status` before and after, and what it changed in the repository is',
-        '                recorded as one changeset (ignored files and files outside the repository are not)',
-        '',
-        ...(c.review === 'human'
-          ? [
-              "Review: a person approves every staged change at Claude Code's prompt (FETTLE_REVIEW=human);",
-              "        `fettle confirm` from the agent's shell is refused. dontAsk mode: a large write is refused.",
-            ]
-          : [
-              "Review, by Claude Code's permission mode: acceptEdits (in the project), bypassPermissions: the model",
-              '        may run `fettle confirm`; default, auto: Claude Code asks you; dontAsk: a large write is',
-              '        refused. FETTLE_REVIEW=human: you approve every one.',
-            ]),
-        '',
-        'In force:',
-        ...table([
-          ['FETTLE_WRITE_FLOOR', `${c.floor} (${source('FETTLE_WRITE_FLOOR')})`],
-          ['FETTLE_WRITE_CEIL', `${c.ceil} (${source('FETTLE_WRITE_CEIL')})`],
-          ['FETTLE_WRITE_RATIO', `${c.ratio} (${source('FETTLE_WRITE_RATIO')})`],
-          ['FETTLE_WRITE_STAGE_TTL', `${c.ttlSeconds} s (${source('FETTLE_WRITE_STAGE_TTL')})`],
-          ['FETTLE_ON_ERROR', `${c.onError} (${source('FETTLE_ON_ERROR')})`],
-          ['FETTLE_REVIEW', `${c.review} (${source('FETTLE_REVIEW')})`],
-          ['FETTLE_HISTORY_MAX_AGE', `${c.historyMaxAgeSeconds} s (${source('FETTLE_HISTORY_MAX_AGE')})`],
-          ['FETTLE_HISTORY_MAX_COUNT', `${c.historyMaxCount} (${source('FETTLE_HISTORY_MAX_COUNT')})`],
-          ['FETTLE_BASH', `${c.bash} (${source('FETTLE_BASH')})`],
-          ['FETTLE_BASH_MAX_FILES', `${c.bashMaxFiles} (${source('FETTLE_BASH_MAX_FILES')})`],
-          ['FETTLE_BASH_MAX_FILE_BYTES', `${c.bashMaxFileBytes} (${source('FETTLE_BASH_MAX_FILE_BYTES')})`],
-          ['FETTLE_TEST_LINK', `${links.length ? links.join(':') : '(none)'} (${source('FETTLE_TEST_LINK')})`],
-          [
-            'FETTLE_AUDIT',
-            `${c.audit ? '1: every hook decision goes to .git/fettle/audit.jsonl' : '0'} (${source('FETTLE_AUDIT')})`,
-          ],
-          ['store outside repos', c.dataDir],
-        ]).map((row) => `  ${row}`),
-        '',
-        ...policyLines(policy),
-      ].join('\n'),
-    ),
-  );
+  const text = [
+    ...howWritesAreDecided(c),
+    'In force:',
+    ...settingsInForce(c, links, edge.env),
+    '',
+    ...policyLines(policy),
+  ].join('\n');
+  edge.io.out(spelled(edge, undefined, text));
 };

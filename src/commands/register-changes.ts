@@ -7,7 +7,9 @@ import { discardCommand } from './discard';
 import type { Edge } from './edge';
 import { logCommand } from './log';
 import { reviewCommand } from './review';
-import { reviewRoom, type RoomOptions } from './review-room';
+import { reviewInteractive } from './review-interactive';
+import type { RoomOptions } from './review-scope';
+import { reviewWeb } from './review-web';
 import { rollbackCommand, type RollbackOptions } from './rollback';
 import { showCommand } from './show';
 import { testCommand, type TestOptions } from './test';
@@ -136,7 +138,12 @@ export const registerChangeCommands = (
           session?: string;
           force?: boolean;
         } & RoomOptions,
-      ) => (o.web || o.interactive ? reviewRoom(edge, dir(), change, o) : reviewCommand(edge, dir(), change, o)),
+      ) =>
+        o.web
+          ? reviewWeb(edge, dir(), change, o)
+          : o.interactive
+            ? reviewInteractive(edge, dir(), change, o)
+            : reviewCommand(edge, dir(), change, o),
     );
   program
     .command('test')

@@ -2,7 +2,8 @@
 import { FettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import type { Change } from '../protocol/changes';
-import { chainOf, changeDiff } from '../protocol/chains';
+import { type Chain, chainOf } from '../protocol/chains';
+import { type ChangeHunks, changeHunks } from '../protocol/hunks';
 import { baseMove, pushChange, type BaseMove, type Pushed } from '../protocol/review/review';
 import { openStore } from '../protocol/select/open';
 import { pushChangeset, readChangesetView } from '../protocol/review/changeset-review';
@@ -10,21 +11,20 @@ import { resolveShown } from '../protocol/review/changesets';
 import type { Context } from '../protocol/context';
 import { pushSession, readSessionView, type FileStat } from '../protocol/review/session-review';
 import type { Store } from '../store/store';
-import { ago, changeJson, checksNoteOf, contractLines, countsText, expiryText, stateText } from './change-view';
+import {
+  ago,
+  baseLine,
+  changeJson,
+  checksNoteOf,
+  contractLines,
+  countsText,
+  expiryText,
+  nextSteps,
+  reviewHeader,
+  stateText,
+} from './change-view';
 import { contextFor, invokeFor, useColor, type Edge } from './edge';
 import { plural } from '../core/plural';
-
-const baseLine = (m: BaseMove, path: string, kind: Store['kind']): string => {
-  if (kind === 'private') return 'Base: none (the file is outside any repository).';
-  const base = m.base ? `${m.base.slice(0, 12)} (HEAD when it was staged)` : 'no commit (HEAD was unborn)';
-  let moved: string;
-  if (m.head === m.base) moved = 'HEAD has not moved since';
-  else if (!m.head) moved = 'HEAD is unborn now';
-  else
-    moved = `HEAD has moved ${plural(m.ahead, 'commit')} ahead${m.behind > 0 ? ` and ${m.behind} behind` : ''} since (now ${m.head.slice(0, 12)})`;
-  const file = m.fileMoved && m.head !== m.base ? `; ${path} differs on HEAD, so expect a merge` : '';
-  return `Base: ${base}; ${moved}${file}.`;
-};
 
 /** What a push did, in a sentence: a new branch, one moved by --force, or one that already held the commit. */
 const pushedText = (what: string, remote: string, p: Pushed, onBase?: string | null): string => {
@@ -63,32 +63,74 @@ const printPushed = (
   edge.io.out(pushedText(what, p.remote, p, p.base));
 };
 
-const nextSteps = (c: Change, invoke: string): string[] => {
-  const lines: string[] = [];
-  if (c.state === 'pending') lines.push(`To apply it:  ${invoke} confirm ${c.id}`);
-  if (c.state === 'expired')
-    lines.push(`To apply it:  ${invoke} confirm ${c.id} --expired   (past its time: a person only)`);
-  if (c.state === 'pending' || c.state === 'expired') {
-    lines.push(`To drop it:   ${invoke} discard ${c.id}`, `To test it:   ${invoke} test ${c.id} -- <command>`);
-  }
-  lines.push(`To push it:   ${invoke} review ${c.id} --push [remote]`);
-  // The proposal's own commit: exactly the proposed change (HEAD against it would add uncommitted edits of the file).
-  if (c.state === 'pending' || c.state === 'expired') lines.push(`With git:     git show fettle/${c.id}`);
-  return lines;
+/** `review <change> --push`: the proposal pushed as a branch of a remote; JSON, or a sentence. */
+const pushChangeReview = async (
+  edge: Edge,
+  store: Store,
+  change: Change,
+  chain: Chain,
+  o: { json?: boolean; push?: string | boolean; branch?: string; force?: boolean },
+): Promise<void> => {
+  const remote = typeof o.push === 'string' ? o.push : 'origin';
+  const branch = o.branch ?? `fettle/${change.id}`;
+  const pushed = await pushChange(store, change, chain, { remote, branch }, o);
+  if (o.json) {
+    const { url, commit, already = false, moved = null } = pushed;
+    edge.io.out(JSON.stringify({ id: change.id, remote, url, branch, commit, already, moved }));
+  } else edge.io.out(pushedText(`change ${change.id}`, remote, pushed));
 };
 
-const header = (c: Change, subject: string, now: Date): string[] => {
-  const state =
-    c.state === 'pending'
-      ? `pending, ${expiryText(c, now) ?? ''}`
-      : c.state === 'expired'
-        ? (expiryText(c, now) ?? 'expired')
-        : stateText(c);
-  const who = c.fields.session ? ` by session ${c.fields.session}` : '';
-  return [
-    subject,
-    `Change ${c.id}: ${state}; staged ${ago(now, c.at)}${who}${c.fields.tool ? ` (${c.fields.tool})` : ''}.`,
-  ];
+/** `review <change> --json`: the change, its title, its base and how HEAD moved since, its checks, its diff. */
+/** The diff with each hunk's number beside its `@@` line, as `--hunks` takes them. */
+const numbered = (h: ChangeHunks): string => {
+  let n = 0;
+  const count = h.hunks.length;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the line may start with a colour
+  return h.diff.replace(/^((?:\u001b\[[0-9;]*m)?@@ .*)$/gm, (line) => `${line}  hunk ${++n} of ${count}`);
+};
+
+const changeReviewJson = (change: Change, chain: Chain, move: BaseMove, h: ChangeHunks) => ({
+  ...changeJson(change),
+  title: chain.commits[0]?.subject ?? '',
+  base: move.base,
+  head: move.head,
+  ahead: move.ahead,
+  behind: move.behind,
+  fileChangedOnHead: move.fileMoved,
+  checksNote: checksNoteOf(chain.commits.map((k) => k.message)),
+  diff: h.diff,
+  hunks: h.hunks.map(({ index, oldStart, oldLines, newStart, newLines, header, added, removed }) => ({
+    ...{ index, oldStart, oldLines, newStart, newLines, header, added, removed },
+  })),
+  ...(h.whole ? { whole: h.whole } : {}),
+});
+
+/** `review <change>` for a person, paged: what it is, its base, its contract, its file and diff, what to do next. */
+const pageChangeReview = (
+  edge: Edge,
+  ctx: Context,
+  store: Store,
+  r: { change: Change; chain: Chain; move: BaseMove; diff: string; color: boolean },
+): void => {
+  const { change, chain, move, diff, color } = r;
+  const invoke = invocationFor(selfCommand(ctx.env, edge.io.script), edge.cwd, store, change.fields.file);
+  const bold = (s: string) => (color ? `\u001b[1m${s}\u001b[0m` : s);
+  const [title = '', ...rest] = reviewHeader(change, chain.commits[0]?.subject ?? '', ctx.now());
+  edge.io.page(
+    [
+      bold(title),
+      ...rest,
+      baseLine(move, change.fields.path, store.kind),
+      ...contractLines(change, checksNoteOf(chain.commits.map((k) => k.message))),
+      '',
+      'Files changed (1):',
+      `  ${change.fields.path}  ${countsText(change)}`,
+      '',
+      diff.trimEnd(),
+      '',
+      ...nextSteps(change, invoke),
+    ].join('\n'),
+  );
 };
 
 export const reviewCommand = async (
@@ -122,57 +164,15 @@ export const reviewCommand = async (
     );
   }
   const chain = await chainOf(store, change.tip);
-  if (o.push !== undefined && o.push !== false) {
-    const remote = typeof o.push === 'string' ? o.push : 'origin';
-    const branch = o.branch ?? `fettle/${change.id}`;
-    const pushed = await pushChange(store, change, chain, { remote, branch }, o);
-    if (o.json) {
-      const { url, commit, already = false, moved = null } = pushed;
-      edge.io.out(JSON.stringify({ id: change.id, remote, url, branch, commit, already, moved }));
-    } else edge.io.out(pushedText(`change ${change.id}`, remote, pushed));
-    return;
-  }
+  if (o.push !== undefined && o.push !== false) return pushChangeReview(edge, store, change, chain, o);
   const move = await baseMove(store, change, chain);
   const color = useColor(edge, o.json);
-  const diff = await changeDiff(store, chain, color);
+  const h = await changeHunks(store, change, { color });
   if (o.json) {
-    edge.io.out(
-      JSON.stringify(
-        {
-          ...changeJson(change),
-          title: chain.commits[0]?.subject ?? '',
-          base: move.base,
-          head: move.head,
-          ahead: move.ahead,
-          behind: move.behind,
-          fileChangedOnHead: move.fileMoved,
-          checksNote: checksNoteOf(chain.commits.map((k) => k.message)),
-          diff,
-        },
-        null,
-        2,
-      ),
-    );
+    edge.io.out(JSON.stringify(changeReviewJson(change, chain, move, h), null, 2));
     return;
   }
-  const invoke = invocationFor(selfCommand(ctx.env, edge.io.script), edge.cwd, store, change.fields.file);
-  const bold = (s: string) => (color ? `\u001b[1m${s}\u001b[0m` : s);
-  const [title = '', ...rest] = header(change, chain.commits[0]?.subject ?? '', ctx.now());
-  edge.io.page(
-    [
-      bold(title),
-      ...rest,
-      baseLine(move, change.fields.path, store.kind),
-      ...contractLines(change, checksNoteOf(chain.commits.map((k) => k.message))),
-      '',
-      'Files changed (1):',
-      `  ${change.fields.path}  ${countsText(change)}`,
-      '',
-      diff.trimEnd(),
-      '',
-      ...nextSteps(change, invoke),
-    ].join('\n'),
-  );
+  pageChangeReview(edge, ctx, store, { change, chain, move, diff: numbered(h), color });
 };
 
 /** `review --session <id>`: everything an agent session changed, as one diff against the commit it started from. */

@@ -7,6 +7,7 @@ import { resolveShown } from '../protocol/review/changesets';
 import type { Context } from '../protocol/context';
 import type { Store } from '../store/store';
 import { ago, changeJson, countsText, DECIDER_TEXT, expiryText, stateText } from './change-view';
+import { feedbackFor } from '../protocol/record/feedback';
 import { contextFor, useColor, type Edge } from './edge';
 import { plural } from '../core/plural';
 
@@ -110,7 +111,7 @@ export const showCommand = async (
   const change = found.change as Change;
   const chain = await chainOf(store, change.tip);
   const color = useColor(edge, o.json);
-  const diff = await changeDiff(store, chain, color);
+  const [diff, feedback] = await Promise.all([changeDiff(store, chain, color), feedbackFor(store, change.id)]);
   if (o.json) {
     const commits = chain.commits.map((k) => ({
       oid: k.oid,
@@ -118,7 +119,8 @@ export const showCommand = async (
       subject: k.subject,
       at: new Date(k.time * 1000).toISOString(),
     }));
-    edge.io.out(JSON.stringify({ ...changeJson(change), base: chain.base, commits, diff }, null, 2));
+    const said = feedback.map((f) => ({ at: new Date(f.time * 1000).toISOString(), text: f.text }));
+    edge.io.out(JSON.stringify({ ...changeJson(change), base: chain.base, commits, diff, feedback: said }, null, 2));
     return;
   }
   const body =
@@ -126,5 +128,7 @@ export const showCommand = async (
     (change.state === 'incomplete'
       ? '(no result recorded: the tool call has not reported back; it may wait at a permission prompt, or was refused)'
       : '(no difference)');
-  edge.io.page([...details(change, chain, ctx.now()), '', body].join('\n'));
+  // What a person told the agent about it (review/decide-set.ts), newest first.
+  const said = feedback.flatMap((f) => ['', `Feedback given ${ago(ctx.now(), new Date(f.time * 1000))}:`, f.text]);
+  edge.io.page([...details(change, chain, ctx.now()), ...said, '', body].join('\n'));
 };

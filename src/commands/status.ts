@@ -1,5 +1,6 @@
 // `fettle status`: what is waiting for a decision, and what happened lately.
 import type { Change } from '../protocol/changes';
+import type { Context } from '../protocol/context';
 import { settledChanges, openStore } from '../protocol/select/open';
 import { currentSession } from '../protocol/select/names';
 import { currentTurn } from '../protocol/turns';
@@ -35,6 +36,52 @@ const row = (c: Change, now: Date): string => {
   return `  ${c.id}  ${c.fields.path}  ${countsText(c)}  ${when}`;
 };
 
+/** The agent session in progress and its turn: how many changes the turn made so far, and how to undo them. */
+const sessionLines = (
+  session: string | undefined,
+  turn: number | undefined,
+  changes: Change[],
+  invoke: string,
+): string[] => {
+  if (session === undefined) return [];
+  const inTurn =
+    turn === undefined ? [] : changes.filter((c) => c.fields.session === session && c.fields.turn === turn);
+  const made = `${plural(inTurn.length, 'change')} so far`;
+  return [
+    `Session ${session}${turn === undefined ? ' (turns not counted)' : `, turn ${turn} (${made}; undo them with \`${invoke} rollback --turn ${turn}\`)`}.`,
+    '',
+  ];
+};
+
+/** What waits for a decision, a changeset's members together, each marked if expired or a person's to confirm. */
+const pendingLines = (ctx: Context, pending: Change[], now: Date, invoke: string): string[] => {
+  const lines = [pending.length ? `Pending (${pending.length}):` : 'No staged changes waiting.'];
+  const person = (c: Change) => c.state === 'pending' && needsPerson(ctx, c);
+  const marked = (c: Change, indent = '') =>
+    `${indent}${c.state === 'expired' ? `${row(c, now)}  EXPIRED` : person(c) ? `${row(c, now)}  (a person confirms)` : row(c, now)}`;
+  for (const group of byChangeset(pending)) {
+    const [first] = group;
+    const set = first?.fields.changeset;
+    if (set === undefined || group.length < 2) {
+      lines.push(...group.map((c) => marked(c)));
+      continue;
+    }
+    lines.push(
+      `  changeset ${set} (${group.length} changes, decided together: \`fettle confirm ${set}\`, \`fettle discard ${set}\`)`,
+      ...group.map((c) => marked(c, '  ')),
+    );
+  }
+  if (pending.some((c) => c.state === 'pending'))
+    lines.push(`  apply with \`${invoke} confirm <id>\`, drop with \`${invoke} discard <id>\``);
+  if (pending.some((c) => c.state === 'expired'))
+    lines.push(
+      `  EXPIRED ones are past their time to confirm: a person may still apply one with \`${invoke} confirm <id> --expired\``,
+    );
+  if (pending.some(person))
+    lines.push("  those marked (a person confirms) are applied only from a person's own terminal, never the agent's");
+  return lines;
+};
+
 export const status = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const now = ctx.now();
@@ -63,39 +110,8 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
   const lines: string[] = storeNote(store);
   if (lines.length > 0) lines.push('');
   const invoke = invokeFor(edge, dir);
-  if (session !== undefined) {
-    const inTurn =
-      turn === undefined ? [] : changes.filter((c) => c.fields.session === session && c.fields.turn === turn);
-    const made = `${plural(inTurn.length, 'change')} so far`;
-    lines.push(
-      `Session ${session}${turn === undefined ? ' (turns not counted)' : `, turn ${turn} (${made}; undo them with \`${invoke} rollback --turn ${turn}\`)`}.`,
-      '',
-    );
-  }
-  lines.push(pending.length ? `Pending (${pending.length}):` : 'No staged changes waiting.');
-  const person = (c: Change) => c.state === 'pending' && needsPerson(ctx, c);
-  const marked = (c: Change, indent = '') =>
-    `${indent}${c.state === 'expired' ? `${row(c, now)}  EXPIRED` : person(c) ? `${row(c, now)}  (a person confirms)` : row(c, now)}`;
-  for (const group of byChangeset(pending)) {
-    const [first] = group;
-    const set = first?.fields.changeset;
-    if (set === undefined || group.length < 2) {
-      lines.push(...group.map((c) => marked(c)));
-      continue;
-    }
-    lines.push(
-      `  changeset ${set} (${group.length} changes, decided together: \`fettle confirm ${set}\`, \`fettle discard ${set}\`)`,
-      ...group.map((c) => marked(c, '  ')),
-    );
-  }
-  if (pending.some((c) => c.state === 'pending'))
-    lines.push(`  apply with \`${invoke} confirm <id>\`, drop with \`${invoke} discard <id>\``);
-  if (pending.some((c) => c.state === 'expired'))
-    lines.push(
-      `  EXPIRED ones are past their time to confirm: a person may still apply one with \`${invoke} confirm <id> --expired\``,
-    );
-  if (pending.some(person))
-    lines.push("  those marked (a person confirms) are applied only from a person's own terminal, never the agent's");
+  lines.push(...sessionLines(session, turn, changes, invoke));
+  lines.push(...pendingLines(ctx, pending, now, invoke));
   if (recent.length) lines.push('', 'Recent:', ...recent.map((c) => row(c, now)));
   edge.io.out(lines.join('\n'));
 };

@@ -9,7 +9,7 @@ import { invocationFor, selfCommand } from '../io/self';
 import { readUserFile } from '../protocol/read';
 import { recoverQuietly } from '../protocol/journal/recover';
 import { writeBytes } from '../protocol/write/write-bytes';
-import { setFiles, writeMany } from '../protocol/write/write-many';
+import { type ManyWritten, setFiles, writeMany } from '../protocol/write/write-many';
 import type { Context } from '../protocol/context';
 import { contextFor, cwdFor, type Edge } from './edge';
 
@@ -69,6 +69,32 @@ export const write = async (
   return EXIT.ok;
 };
 
+/** Each file's new content: the file at the same relative path under `sources`, which must exist. */
+const readSources = async (sources: string, files: string[]): Promise<{ file: string; bytes: Buffer }[]> => {
+  const writes: { file: string; bytes: Buffer }[] = [];
+  for (const file of files) {
+    if (isAbsolute(file))
+      throw new FettleError('E_USAGE', `With --from, name files relative to the current directory, not ${file}.`);
+    const source = resolve(sources, file);
+    const bytes = await readUserFile(source);
+    if (!bytes) throw new FettleError('E_USAGE', `${source} does not exist: --from names no new content for ${file}.`);
+    writes.push({ file, bytes });
+  }
+  return writes;
+};
+
+/** The files of a changeset `write --from` recorded, for --json. */
+const setFilesJson = (result: ManyWritten) =>
+  result.files.map((f) => ({
+    id: f.id,
+    path: f.target.treePath,
+    file: f.target.realPath,
+    tier: f.decision.tier,
+    added: f.decision.added,
+    removed: f.decision.removed,
+    reason: f.decision.reason,
+  }));
+
 /** Several files, each from the same relative path under `from`, as one changeset. */
 const writeFrom = async (
   edge: Edge,
@@ -80,16 +106,7 @@ const writeFrom = async (
   if (files.length === 0) throw new FettleError('E_USAGE', 'Name the files to write from --from <dir>.');
   const ctx = contextFor(edge, dir);
   const cwd = cwdFor(edge, dir);
-  const sources = resolve(cwd, from);
-  const writes: { file: string; bytes: Buffer }[] = [];
-  for (const file of files) {
-    if (isAbsolute(file))
-      throw new FettleError('E_USAGE', `With --from, name files relative to the current directory, not ${file}.`);
-    const source = resolve(sources, file);
-    const bytes = await readUserFile(source);
-    if (!bytes) throw new FettleError('E_USAGE', `${source} does not exist: --from names no new content for ${file}.`);
-    writes.push({ file, bytes });
-  }
+  const writes = await readSources(resolve(cwd, from), files);
   const result = await writeMany(ctx, writes, originOf(ctx));
   const ignored = result.ignored.map((i) => ({ path: i.target.treePath, file: i.target.realPath, rule: i.ruleText }));
   const unrecorded = ignored.map(
@@ -113,15 +130,7 @@ const writeFrom = async (
   );
   const message = { changeset: result.changeset, files: setFiles(result), invoke };
   if (json) {
-    const files = result.files.map((f) => ({
-      id: f.id,
-      path: f.target.treePath,
-      file: f.target.realPath,
-      tier: f.decision.tier,
-      added: f.decision.added,
-      removed: f.decision.removed,
-      reason: f.decision.reason,
-    }));
+    const files = setFilesJson(result);
     const next =
       result.kind === 'staged'
         ? { confirm: `${invoke} confirm ${result.changeset}`, discard: `${invoke} discard ${result.changeset}` }

@@ -80,6 +80,27 @@ const pathOf = (b: Block, fail: (line: number, what: string) => never): string =
   return fail(b.line, `the path ${b.rest} is neither a plain path nor one JSON string`);
 };
 
+/** The `fettle-contract` block's JSON object: version, scope, checks (and a title), but no edits. */
+const headerOf = (b: Block, fail: (line: number, what: string) => never): Record<string, unknown> => {
+  let value: unknown;
+  try {
+    value = JSON.parse(b.content);
+  } catch (error) {
+    fail(
+      b.line,
+      `the \`fettle-contract\` block is not JSON (${(error as Error).message.replace(/, ".*" is not valid JSON$/s, '')})`,
+    );
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    fail(b.line, 'the `fettle-contract` block must be a JSON object: version, scope, checks');
+  if (Object.hasOwn(value as object, 'edits'))
+    fail(
+      b.line,
+      'edits go in fenced blocks of their own (```replace <path>, ```create <path>, ...), not in the header',
+    );
+  return value as Record<string, unknown>;
+};
+
 /** The next block an edit needs, and the field its content fills. */
 const SECOND: Record<string, { word: string; field: 'with' | 'text' }> = {
   replace: { word: 'with', field: 'with' },
@@ -105,23 +126,7 @@ export const parseContractMarkdown = (text: string, source: string): Contract =>
     }
     if (b.word === 'fettle-contract') {
       if (header) fail(b.line, `a second \`fettle-contract\` block (the first is at line ${header.line})`);
-      let value: unknown;
-      try {
-        value = JSON.parse(b.content);
-      } catch (error) {
-        fail(
-          b.line,
-          `the \`fettle-contract\` block is not JSON (${(error as Error).message.replace(/, ".*" is not valid JSON$/s, '')})`,
-        );
-      }
-      if (!value || typeof value !== 'object' || Array.isArray(value))
-        fail(b.line, 'the `fettle-contract` block must be a JSON object: version, scope, checks');
-      if (Object.hasOwn(value as object, 'edits'))
-        fail(
-          b.line,
-          'edits go in fenced blocks of their own (```replace <path>, ```create <path>, ...), not in the header',
-        );
-      header = { line: b.line, value: value as Record<string, unknown> };
+      header = { line: b.line, value: headerOf(b, fail) };
       continue;
     }
     if (b.word === 'with' || b.word === 'text')

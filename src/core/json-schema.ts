@@ -91,21 +91,21 @@ const resolve = (schema: Schema, root: Schema): Schema => {
   return { ...target, ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== '$ref')) };
 };
 
-const check = (value: unknown, given: Schema, root: Schema, path: (string | number)[]): SchemaError | null => {
-  const schema = resolve(given, root);
-  const fail = (message: string, at = path): SchemaError => ({
-    path: at,
-    message: typeof schema.errorMessage === 'string' ? schema.errorMessage : message,
-  });
-  // A subschema's error is its own (with its own errorMessage, if it has one).
-  const sub = (v: unknown, s: unknown, at: (string | number)[]): SchemaError | null => check(v, s as Schema, root, at);
-  if (schema.type !== undefined) {
-    const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
-    if (!types.some((t) => isType(value, t))) return fail(`must be ${types.join(' or ')}, not ${typeOf(value)}`);
-  }
-  if ('const' in schema && show(value) !== show(schema.const)) return fail(`must be ${show(schema.const)}`);
-  if (Array.isArray(schema.enum) && !schema.enum.some((e) => show(e) === show(value)))
-    return fail(`must be ${oneOfValues(schema.enum)}, not ${show(value)}`);
+type Path = (string | number)[];
+
+/** One check's state, which each keyword group reads: the resolved schema, where it is, how it fails. */
+interface Checking {
+  schema: Schema;
+  root: Schema;
+  path: Path;
+  /** a failure of this schema (its errorMessage, if it has one, replaces the message) */
+  fail: (message: string, at?: Path) => SchemaError;
+  /** a subschema's check, whose error is its own (with its own errorMessage, if it has one) */
+  sub: (v: unknown, s: unknown, at: Path) => SchemaError | null;
+}
+
+/** A string's length and pattern, a number's bounds. */
+const checkScalar = (value: unknown, { schema, fail }: Checking): SchemaError | null => {
   if (typeof value === 'string') {
     const length = [...value].length;
     if (typeof schema.minLength === 'number' && length < schema.minLength)
@@ -119,36 +119,49 @@ const check = (value: unknown, given: Schema, root: Schema, path: (string | numb
     if (typeof schema.minimum === 'number' && value < schema.minimum) return fail(`must be at least ${schema.minimum}`);
     if (typeof schema.maximum === 'number' && value > schema.maximum) return fail(`must be at most ${schema.maximum}`);
   }
-  if (Array.isArray(value)) {
-    if (typeof schema.minItems === 'number' && value.length < schema.minItems)
-      return fail(schema.minItems === 1 ? 'must not be empty' : `must have at least ${schema.minItems} items`);
-    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems)
-      return fail(`must have at most ${schema.maxItems} items`);
-    if (isObject(schema.items))
-      for (const [n, item] of value.entries()) {
-        const error = sub(item, schema.items, [...path, n]);
-        if (error) return error;
-      }
-  }
-  if (isObject(value)) {
-    const props = isObject(schema.properties) ? schema.properties : {};
-    for (const key of Array.isArray(schema.required) ? (schema.required as string[]) : [])
-      if (!Object.hasOwn(value, key)) return fail(`needs "${key}"`);
-    if (typeof schema.minProperties === 'number' && Object.keys(value).length < schema.minProperties)
-      return fail('must not be empty');
-    for (const [key, v] of Object.entries(value)) {
-      if (Object.hasOwn(props, key)) {
-        const error = sub(v, props[key], [...path, key]);
-        if (error) return error;
-      } else if (schema.additionalProperties === false) {
-        const known = Object.keys(props);
-        return fail(`has "${key}", which is not one of ${known.map((k) => `"${k}"`).join(', ')}`);
-      } else if (isObject(schema.additionalProperties)) {
-        const error = sub(v, schema.additionalProperties, [...path, key]);
-        if (error) return error;
-      }
+  return null;
+};
+
+/** An array's length, then each item in order. */
+const checkItems = (value: unknown, { schema, path, fail, sub }: Checking): SchemaError | null => {
+  if (!Array.isArray(value)) return null;
+  if (typeof schema.minItems === 'number' && value.length < schema.minItems)
+    return fail(schema.minItems === 1 ? 'must not be empty' : `must have at least ${schema.minItems} items`);
+  if (typeof schema.maxItems === 'number' && value.length > schema.maxItems)
+    return fail(`must have at most ${schema.maxItems} items`);
+  if (isObject(schema.items))
+    for (const [n, item] of value.entries()) {
+      const error = sub(item, schema.items, [...path, n]);
+      if (error) return error;
+    }
+  return null;
+};
+
+/** An object's required properties, its size, then each property in order: known, unknown, or checked as extra. */
+const checkProperties = (value: unknown, { schema, path, fail, sub }: Checking): SchemaError | null => {
+  if (!isObject(value)) return null;
+  const props = isObject(schema.properties) ? schema.properties : {};
+  for (const key of Array.isArray(schema.required) ? (schema.required as string[]) : [])
+    if (!Object.hasOwn(value, key)) return fail(`needs "${key}"`);
+  if (typeof schema.minProperties === 'number' && Object.keys(value).length < schema.minProperties)
+    return fail('must not be empty');
+  for (const [key, v] of Object.entries(value)) {
+    if (Object.hasOwn(props, key)) {
+      const error = sub(v, props[key], [...path, key]);
+      if (error) return error;
+    } else if (schema.additionalProperties === false) {
+      const known = Object.keys(props);
+      return fail(`has "${key}", which is not one of ${known.map((k) => `"${k}"`).join(', ')}`);
+    } else if (isObject(schema.additionalProperties)) {
+      const error = sub(v, schema.additionalProperties, [...path, key]);
+      if (error) return error;
     }
   }
+  return null;
+};
+
+/** allOf, if/then/else, not, anyOf and oneOf, in that order. */
+const checkCombined = (value: unknown, { schema, root, path, fail, sub }: Checking): SchemaError | null => {
   for (const part of Array.isArray(schema.allOf) ? (schema.allOf as Schema[]) : []) {
     const error = sub(value, part, path);
     if (error) return error;
@@ -169,6 +182,24 @@ const check = (value: unknown, given: Schema, root: Schema, path: (string | numb
     if (error) return fail(error.message, error.path);
   }
   return null;
+};
+
+const check = (value: unknown, given: Schema, root: Schema, path: Path): SchemaError | null => {
+  const schema = resolve(given, root);
+  const fail = (message: string, at = path): SchemaError => ({
+    path: at,
+    message: typeof schema.errorMessage === 'string' ? schema.errorMessage : message,
+  });
+  const sub = (v: unknown, s: unknown, at: Path): SchemaError | null => check(v, s as Schema, root, at);
+  if (schema.type !== undefined) {
+    const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
+    if (!types.some((t) => isType(value, t))) return fail(`must be ${types.join(' or ')}, not ${typeOf(value)}`);
+  }
+  if ('const' in schema && show(value) !== show(schema.const)) return fail(`must be ${show(schema.const)}`);
+  if (Array.isArray(schema.enum) && !schema.enum.some((e) => show(e) === show(value)))
+    return fail(`must be ${oneOfValues(schema.enum)}, not ${show(value)}`);
+  const k: Checking = { schema, root, path, fail, sub };
+  return checkScalar(value, k) ?? checkItems(value, k) ?? checkProperties(value, k) ?? checkCombined(value, k);
 };
 
 /**

@@ -7,7 +7,7 @@ import { classifyCommand } from '../core/bash-command';
 import { blockedLine, renderBashRecorded } from '../core/bash-messages';
 import { toFettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
-import { afterBash, beforeBash, type BashCall } from '../protocol/bash/bash';
+import { type After, afterBash, beforeBash, type BashCall } from '../protocol/bash/bash';
 import type { Context } from '../protocol/context';
 import type { HookEdge } from './edge';
 import { residentParts } from './maintenance';
@@ -15,6 +15,49 @@ import { block, context, pass, warn, type HookOutcome } from './outcome';
 import type { BashPayload } from './payload';
 
 const sentence = (text: string): string => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+
+/** What a command that changed files tells the model, and the person too when it changed a blocked path. */
+const recordedAnswer = (
+  p: BashPayload,
+  edge: HookEdge,
+  ctx: Context,
+  after: Extract<After, { kind: 'recorded' }>,
+): HookOutcome => {
+  const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, after.store, after.workTree);
+  const line = renderBashRecorded({
+    changeset: after.changeset,
+    changes: after.changes,
+    recorded: after.recorded.length,
+    overlapped: after.overlapping.length > 0,
+    blocked: after.blocked,
+    policyInvalid: after.policyInvalid,
+    invoke,
+  });
+  // A blocked path changed: the person is told directly too (Claude Code shows systemMessage to the user).
+  const user =
+    after.blocked.length > 0 ? `fettle: ${blockedLine(after.blocked).replace(/ Tell the user; $/, '')}` : undefined;
+  return context(p.event === 'PostToolUseFailure' ? 'PostToolUseFailure' : 'PostToolUse', line, user);
+};
+
+/**
+ * A snapshot or record that failed: after the command, a warning; before it, the command is blocked, unless
+ * FETTLE_ON_ERROR=allow lets it run unprotected.
+ */
+const failedAnswer = (error: unknown, f: { before: boolean; edge: HookEdge; ctx: Context }): HookOutcome => {
+  const e = toFettleError(error);
+  if (e.code === 'E_FORBIDDEN_PATH') return pass(); // a shell inside .git: not fettle's to record
+  const detail = `${sentence(e.message)}${e.hint ? ` ${sentence(e.hint)}` : ''}${
+    f.edge.env.FETTLE_DEBUG && error instanceof Error && error.stack ? `\n${error.stack}` : ''
+  }`;
+  if (!f.before) return warn(`fettle: the command ran, but recording what it changed failed: ${detail}`);
+  if (f.ctx.config.onError === 'allow')
+    return warn(
+      `fettle could not save the state of your changed files before this command, so what it changes is NOT protected (FETTLE_ON_ERROR=allow): ${detail}`,
+    );
+  return block(
+    `fettle blocked this command because it could not save the state of your changed files first; nothing ran. Cause: ${detail} To let commands through unprotected until this is fixed, set FETTLE_ON_ERROR=allow (or FETTLE_BASH=off to stop recording commands).`,
+  );
+};
 
 export const runBash = async (p: BashPayload, edge: HookEdge): Promise<HookOutcome> => {
   const before = p.event === 'PreToolUse';
@@ -50,33 +93,8 @@ export const runBash = async (p: BashPayload, edge: HookEdge): Promise<HookOutco
     }
     const after = await afterBash(ctx, call, p.event === 'PostToolUseFailure' ? { error: p.error } : undefined);
     if (after.kind === 'none') return pass();
-    const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, after.store, after.workTree);
-    const line = renderBashRecorded({
-      changeset: after.changeset,
-      changes: after.changes,
-      recorded: after.recorded.length,
-      overlapped: after.overlapping.length > 0,
-      blocked: after.blocked,
-      policyInvalid: after.policyInvalid,
-      invoke,
-    });
-    // A blocked path changed: the person is told directly too (Claude Code shows systemMessage to the user).
-    const user =
-      after.blocked.length > 0 ? `fettle: ${blockedLine(after.blocked).replace(/ Tell the user; $/, '')}` : undefined;
-    return context(p.event === 'PostToolUseFailure' ? 'PostToolUseFailure' : 'PostToolUse', line, user);
+    return recordedAnswer(p, edge, ctx, after);
   } catch (error) {
-    const e = toFettleError(error);
-    if (e.code === 'E_FORBIDDEN_PATH') return pass(); // a shell inside .git: not fettle's to record
-    const detail = `${sentence(e.message)}${e.hint ? ` ${sentence(e.hint)}` : ''}${
-      edge.env.FETTLE_DEBUG && error instanceof Error && error.stack ? `\n${error.stack}` : ''
-    }`;
-    if (!before) return warn(`fettle: the command ran, but recording what it changed failed: ${detail}`);
-    if (ctx.config.onError === 'allow')
-      return warn(
-        `fettle could not save the state of your changed files before this command, so what it changes is NOT protected (FETTLE_ON_ERROR=allow): ${detail}`,
-      );
-    return block(
-      `fettle blocked this command because it could not save the state of your changed files first; nothing ran. Cause: ${detail} To let commands through unprotected until this is fixed, set FETTLE_ON_ERROR=allow (or FETTLE_BASH=off to stop recording commands).`,
-    );
+    return failedAnswer(error, { before, edge, ctx });
   }
 };

@@ -6,15 +6,25 @@ import { takeFeedback } from '../protocol/record/feedback-queue';
 import type { HookEdge } from './edge';
 import type { HookOutcome } from './outcome';
 
-/** The events whose answer the model reads as context. */
-export type ContextEvent = 'PostToolUse' | 'PostToolUseFailure' | 'UserPromptSubmit';
-
 const HEADER = '[fettle: feedback from a person]';
+
+/** The text as the model reads it, after whatever else fettle said. */
+export const feedbackNote = (text: string): string => `${HEADER}\n${text}`;
+
+/** The session's queued feedback, taken (opencode's adapter adds it to a tool's output itself). */
+export const takeNote = async (session: string | undefined, edge: HookEdge) => {
+  try {
+    const taken = await takeFeedback(loadConfig(edge.env).dataDir, session);
+    return taken && { text: feedbackNote(taken.text), release: taken.release };
+  } catch {
+    return null;
+  }
+};
 
 /** `out`, with the session's queued feedback added to its context; `out` unchanged when there is none. */
 export const withFeedback = async (
   out: HookOutcome,
-  event: ContextEvent,
+  event: string,
   session: string | undefined,
   edge: HookEdge,
 ): Promise<HookOutcome> => {
@@ -27,7 +37,7 @@ export const withFeedback = async (
   }
   const taken = await takeFeedback(dataDir, session).catch(() => null);
   if (!taken) return out;
-  const text = `${HEADER}\n${taken.text}`;
+  const text = feedbackNote(taken.text);
   let answer: Record<string, unknown> = {};
   try {
     answer = out.stdout ? (JSON.parse(out.stdout) as Record<string, unknown>) : {};

@@ -26,17 +26,20 @@ type WritePayload = Payload & { call: WriteCall };
 export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome> => {
   const input = readJson(raw);
   const out = await answerHook(input, edge);
-  const event = 'data' in input ? input.data.hook_event_name : undefined;
-  const session = 'data' in input ? input.data.session_id : undefined;
-  // Claude Code's own events that carry context to the model; other agents' adapters deliver their own.
-  if (
-    (event === 'PostToolUse' || event === 'PostToolUseFailure' || event === 'UserPromptSubmit') &&
-    typeof session === 'string' &&
-    'data' in input &&
-    agentOf(input.data, edge.agent) === 'claude'
-  )
-    return withFeedback(out, event, session, edge);
+  if (!('data' in input)) return out;
+  const { hook_event_name: event, session_id: session } = input.data;
+  const agent = agentOf(input.data, edge.agent);
+  // The events whose answer carries context to the model; opencode's adapter adds it to the tool's output itself.
+  if (agent && CONTEXT_EVENTS[agent]?.includes(event as string) && typeof session === 'string')
+    return withFeedback(out, event as string, session, edge);
   return out;
+};
+
+/** Per agent, the hook events whose `additionalContext` the model reads: a tool's result, a new prompt. */
+const CONTEXT_EVENTS: Record<string, string[]> = {
+  claude: ['PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit'],
+  codex: ['PostToolUse', 'UserPromptSubmit'],
+  gemini: ['AfterTool', 'BeforeAgent'],
 };
 
 const answerHook = async (input: ReturnType<typeof readJson>, edge: HookEdge): Promise<HookOutcome> => {

@@ -104,6 +104,52 @@ const afterAnswer = (background: Background, res: ServerResponse): Background =>
   return (key, task, pace, o) => background(key, o?.completes ? () => out.then(task) : task, pace, o);
 };
 
+/** `status`: the server's report on itself (its build, calls served and refused), for serve-control.ts askStatus. */
+const sendStatus = (state: ServerState, res: ServerResponse): void => {
+  const { served, refused, inFlight } = state.counts;
+  const handedOver = state.handOver !== null;
+  const completing = state.runtime.completing();
+  send(
+    res,
+    200,
+    JSON.stringify({ pid: process.pid, build: state.build, served, refused, inFlight, completing, handedOver }),
+  );
+};
+
+/** An admitted hook call: its body run through the hook with the session's configuration, and answered. */
+const answerHook = async (state: ServerState, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const raw = await readBody(req);
+  const env = envFromHeaders(state.baseEnv, req.headers);
+  const session = sessionOf(raw);
+  const known = session ? await readSession(state.paths, session) : null;
+  if (known?.project) env.CLAUDE_PROJECT_DIR = known.project;
+  else delete env.CLAUDE_PROJECT_DIR;
+  if (state.handOver) {
+    // the server taking over answers (and audits) the call
+    const outcome = await state.handOver(raw, env);
+    state.counts.served++;
+    send(res, 200, answerOf(outcome));
+    return;
+  }
+  const edge: HookEdge = {
+    cwd: '/',
+    env,
+    script: state.script,
+    resident: state.runtime.resident,
+    background: afterAnswer(state.runtime.background, res),
+    // storage maintenance runs here, after the answers; only this bundle carries it (a hook process starts it)
+    maintenance: maintain,
+    facts: {},
+  };
+  const outcome = await runHook(raw, edge);
+  // The command hook's audit line (process.ts), before the answer as there: once the client has it, the line is in.
+  if (auditing(env)) await auditHook(raw, outcome, edge);
+  state.counts.served++;
+  // fettle's own messages name commands as they run from the session's shell, as the command hook prints them.
+  const stderr = outcome.stderr && spellCommands(outcome.stderr, selfCommand(env, state.script));
+  send(res, 200, answerOf({ ...outcome, stderr }));
+};
+
 export const handle = async (state: ServerState, req: IncomingMessage, res: ServerResponse): Promise<void> => {
   const uid = await peerOf(req.socket, state.port);
   if (uid !== process.getuid?.()) {
@@ -122,48 +168,10 @@ export const handle = async (state: ServerState, req: IncomingMessage, res: Serv
     const body = admission.why === 'a wrong token' ? wrongTokenAnswer(admission.event) : '{}';
     return refuse(state, res, admission.why === 'a wrong token' ? 200 : admission.status, body, admission.why);
   }
-  if (admission.event === 'status') {
-    const { served, refused, inFlight } = state.counts;
-    const handedOver = state.handOver !== null;
-    const completing = state.runtime.completing();
-    return send(
-      res,
-      200,
-      JSON.stringify({ pid: process.pid, build: state.build, served, refused, inFlight, completing, handedOver }),
-    );
-  }
+  if (admission.event === 'status') return sendStatus(state, res);
   state.counts.inFlight++;
   try {
-    const raw = await readBody(req);
-    const env = envFromHeaders(state.baseEnv, req.headers);
-    const session = sessionOf(raw);
-    const known = session ? await readSession(state.paths, session) : null;
-    if (known?.project) env.CLAUDE_PROJECT_DIR = known.project;
-    else delete env.CLAUDE_PROJECT_DIR;
-    if (state.handOver) {
-      // the server taking over answers (and audits) the call
-      const outcome = await state.handOver(raw, env);
-      state.counts.served++;
-      send(res, 200, answerOf(outcome));
-      return;
-    }
-    const edge: HookEdge = {
-      cwd: '/',
-      env,
-      script: state.script,
-      resident: state.runtime.resident,
-      background: afterAnswer(state.runtime.background, res),
-      // storage maintenance runs here, after the answers; only this bundle carries it (a hook process starts it)
-      maintenance: maintain,
-      facts: {},
-    };
-    const outcome = await runHook(raw, edge);
-    // The command hook's audit line (process.ts), before the answer as there: once the client has it, the line is in.
-    if (auditing(env)) await auditHook(raw, outcome, edge);
-    state.counts.served++;
-    // fettle's own messages name commands as they run from the session's shell, as the command hook prints them.
-    const stderr = outcome.stderr && spellCommands(outcome.stderr, selfCommand(env, state.script));
-    send(res, 200, answerOf({ ...outcome, stderr }));
+    await answerHook(state, req, res);
   } finally {
     state.counts.inFlight--;
     state.counts.last = Date.now();

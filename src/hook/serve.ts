@@ -67,6 +67,84 @@ const takeOver = (server: Server): Promise<string> =>
     });
   });
 
+/** Answers a call the server failed on, unless its answer has begun: a PreToolUse is blocked, any other hook warned. */
+const answerFailure = (paths: ServePaths, req: IncomingMessage, res: ServerResponse, error: unknown): void => {
+  void appendLog(paths, `error: ${(error as Error)?.stack ?? error}`);
+  const event = /^\/fettle\/hook\/(\w+)$/.exec(req.url ?? '')?.[1];
+  const message = `fettle's resident server failed on this call (${(error as Error)?.message ?? error}); nothing was written.`;
+  if (!res.headersSent) {
+    const body = answerOf(event === 'PreToolUse' ? block(message) : warn(message));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  }
+};
+
+/** The port and the token: a successor's socket is handed over; otherwise it binds the port install chose. */
+const openSocket = async (
+  server: Server,
+  paths: ServePaths,
+  mode: 'foreground' | 'takeover',
+): Promise<{ port: number; token: string }> => {
+  const port = await readPort(paths).catch((error: Error) => fail(paths, words(error)));
+  if (mode === 'takeover')
+    return { port, token: await takeOver(server).catch((error: Error) => fail(paths, words(error))) };
+  const token = await readToken(paths).catch((error: Error) => fail(paths, words(error)));
+  const bound = await listen(server, port).catch((error: Error) => fail(paths, words(error)));
+  if (bound === 'in use') {
+    const running = await runningServer(paths);
+    if (running) process.exit(0); // another fettle server got there first
+    await fail(paths, `port ${port} on 127.0.0.1 is in use by another program.`);
+  }
+  return { port, token };
+};
+
+/** Records the running server, logs its start, and tells a parent waiting for it that it is ready. */
+const announceStarted = async (state: ServerState, mode: 'foreground' | 'takeover'): Promise<void> => {
+  await writeRunning(state.paths, { pid: process.pid, port: state.port });
+  await appendLog(state.paths, `started: pid ${process.pid}, port ${state.port}, build ${state.build} (${mode})`);
+  if (process.send) {
+    process.send({ kind: 'ready' });
+    process.disconnect?.();
+  }
+};
+
+/** A stop, once: no new calls, those in flight drained for up to DRAIN_MS, the last housekeeping awaited, then exit. */
+const stopper = (server: Server, state: ServerState): ((why: string) => Promise<void>) => {
+  const { paths, runtime } = state;
+  let stopping = false;
+  return async (why: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    server.close();
+    server.closeIdleConnections();
+    const deadline = Date.now() + DRAIN_MS;
+    while (state.counts.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const left = new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())));
+    await Promise.race([runtime.idle(), left]); // housekeeping of the last calls
+    runtime.close();
+    releaseOwned();
+    await clearRunning(paths, process.pid);
+    await appendLog(paths, `stopped: ${why}`).catch(() => undefined);
+    process.exit(0);
+  };
+};
+
+/** An error no call caught goes to the log, and the server goes on serving. */
+const logUncaught = (paths: ServePaths): void => {
+  process.on('uncaughtException', (error) => void appendLog(paths, `error: ${error.stack ?? error}`));
+  process.on('unhandledRejection', (error) => void appendLog(paths, `error: ${(error as Error)?.stack ?? error}`));
+};
+
+/** Stops when idle: no call for a while and no live Claude Code session registered (a session keeps its server). */
+const stopWhenIdle = (state: ServerState, stop: (why: string) => Promise<void>): void => {
+  setInterval(
+    async () => {
+      if (state.counts.inFlight > 0 || Date.now() - state.counts.last < idleSeconds() * 1000) return;
+      if ((await liveClients(state.paths)).length === 0) await stop('idle');
+    },
+    Math.min(30_000, idleSeconds() * 500),
+  ).unref();
+};
+
 export const runServer = async (mode: 'foreground' | 'takeover'): Promise<void> => {
   const paths = servePaths(process.env);
   const script = process.argv[1] ?? join(__dirname, 'cli.js');
@@ -89,13 +167,7 @@ export const runServer = async (mode: 'foreground' | 'takeover'): Promise<void> 
       }
       await handle(s, req, res);
     } catch (error) {
-      void appendLog(paths, `error: ${(error as Error)?.stack ?? error}`);
-      const event = /^\/fettle\/hook\/(\w+)$/.exec(req.url ?? '')?.[1];
-      const message = `fettle's resident server failed on this call (${(error as Error)?.message ?? error}); nothing was written.`;
-      if (!res.headersSent) {
-        const body = answerOf(event === 'PreToolUse' ? block(message) : warn(message));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(body);
-      }
+      answerFailure(paths, req, res, error);
     }
   };
   // Claude Code keeps one connection for a session's hooks: kept open across the model's pauses, its peer is
@@ -109,19 +181,7 @@ export const runServer = async (mode: 'foreground' | 'takeover'): Promise<void> 
   } catch (error) {
     await fail(paths, words(error));
   }
-  const port = await readPort(paths).catch((error: Error) => fail(paths, words(error)));
-  let token: string;
-  if (mode === 'takeover') {
-    token = await takeOver(server).catch((error: Error) => fail(paths, words(error)));
-  } else {
-    token = await readToken(paths).catch((error: Error) => fail(paths, words(error)));
-    const bound = await listen(server, port).catch((error: Error) => fail(paths, words(error)));
-    if (bound === 'in use') {
-      const running = await runningServer(paths);
-      if (running) process.exit(0); // another fettle server got there first
-      await fail(paths, `port ${port} on 127.0.0.1 is in use by another program.`);
-    }
-  }
+  const { port, token } = await openSocket(server, paths, mode);
   build = await watchBuild([join(__dirname, 'serve.js'), join(__dirname, 'hook.js')]);
   const runtime = createRuntime(
     (error) => void appendLog(paths, `housekeeping failed: ${(error as Error)?.stack ?? error}`),
@@ -138,39 +198,10 @@ export const runServer = async (mode: 'foreground' | 'takeover'): Promise<void> 
     counts: { served: 0, refused: 0, inFlight: 0, last: Date.now() },
   };
   ready(state);
-  await writeRunning(paths, { pid: process.pid, port });
-  await appendLog(paths, `started: pid ${process.pid}, port ${port}, build ${build.id} (${mode})`);
-  if (process.send) {
-    process.send({ kind: 'ready' });
-    process.disconnect?.();
-  }
+  await announceStarted(state, mode);
 
-  let stopping = false;
-  stop = async (why: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    server.close();
-    server.closeIdleConnections();
-    const deadline = Date.now() + DRAIN_MS;
-    while (state.counts.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    const left = new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())));
-    await Promise.race([runtime.idle(), left]); // housekeeping of the last calls
-    runtime.close();
-    releaseOwned();
-    await clearRunning(paths, process.pid);
-    await appendLog(paths, `stopped: ${why}`).catch(() => undefined);
-    process.exit(0);
-  };
+  stop = stopper(server, state);
   cleanUpOnSignals((signal) => void stop(signal));
-  process.on('uncaughtException', (error) => void appendLog(paths, `error: ${error.stack ?? error}`));
-  process.on('unhandledRejection', (error) => void appendLog(paths, `error: ${(error as Error)?.stack ?? error}`));
-
-  // Idle: no call for a while and no live Claude Code session registered (a session keeps its server).
-  setInterval(
-    async () => {
-      if (state.counts.inFlight > 0 || Date.now() - state.counts.last < idleSeconds() * 1000) return;
-      if ((await liveClients(paths)).length === 0) await stop('idle');
-    },
-    Math.min(30_000, idleSeconds() * 500),
-  ).unref();
+  logUncaught(paths);
+  stopWhenIdle(state, stop);
 };

@@ -54,9 +54,8 @@ export class NotDurableError extends FettleError {
   }
 }
 
-/** `target` must already be the real path (symlinks resolved by the caller), so a link stays a link. */
-export const replaceFile = async (target: string, bytes: Buffer, options: WriteOptions = {}): Promise<void> => {
-  let existing: { mode: number; uid: number; gid: number } | null = null;
+/** The mode and owner of the file to replace (null: none yet); a file that is not regular, or read-only, is refused. */
+const replaceable = async (target: string): Promise<{ mode: number; uid: number; gid: number } | null> => {
   try {
     const info = await stat(target);
     if (!info.isFile()) throw new FettleError('E_IO', `${target} is not a regular file; fettle only replaces files.`);
@@ -65,10 +64,48 @@ export const replaceFile = async (target: string, bytes: Buffer, options: WriteO
       throw new FettleError('E_IO', `${target} is read-only; fettle does not replace read-only files.`, {
         hint: 'Make it writable (chmod u+w) if it should change, then retry.',
       });
-    existing = { mode: info.mode & 0o7777, uid: info.uid, gid: info.gid };
+    return { mode: info.mode & 0o7777, uid: info.uid, gid: info.gid };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
+  return null;
+};
+
+/** The new bytes, synced, in a fresh temp file (owned, for cleanup on a signal): its mode; as root, the old owner. */
+const writeTemp = async (
+  temp: string,
+  bytes: Buffer,
+  mode: number,
+  existing: { uid: number; gid: number } | null,
+): Promise<void> => {
+  const handle = await open(temp, 'wx', mode);
+  own(temp);
+  try {
+    await handle.writeFile(bytes);
+    await handle.chmod(mode); // the umask applied at open
+    if (existing && process.getuid?.() === 0) await chown(temp, existing.uid, existing.gid).catch(() => undefined);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+};
+
+/** A new file, created only if none is there: the temp file linked to its name (no rename over one), then unlinked. */
+const linkNew = async (temp: string, target: string): Promise<void> => {
+  try {
+    await link(temp, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new FettleError('E_CONFLICT', `${target} appeared while fettle was writing it; nothing was overwritten.`);
+    }
+    throw error;
+  }
+  await unlink(temp);
+};
+
+/** `target` must already be the real path (symlinks resolved by the caller), so a link stays a link. */
+export const replaceFile = async (target: string, bytes: Buffer, options: WriteOptions = {}): Promise<void> => {
+  const existing = await replaceable(target);
   if (existing && options.createOnly) {
     throw new FettleError('E_CONFLICT', `${target} appeared while fettle was writing it; nothing was overwritten.`);
   }
@@ -77,35 +114,14 @@ export const replaceFile = async (target: string, bytes: Buffer, options: WriteO
   const temp = tempNameFor(target);
   let renamed = false;
   try {
-    const handle = await open(temp, 'wx', mode);
-    own(temp);
-    try {
-      await handle.writeFile(bytes);
-      await handle.chmod(mode); // the umask applied at open
-      if (existing && process.getuid?.() === 0) await chown(temp, existing.uid, existing.gid).catch(() => undefined);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await writeTemp(temp, bytes, mode, existing);
     await failpoint('replace.temp-synced');
     await checkDirectory(target);
     const held = options.expect && !options.createOnly ? await holdExpected(target, options.expect) : null;
     try {
       await failpoint('replace.checked');
-      if (options.createOnly) {
-        try {
-          await link(temp, target);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-            throw new FettleError(
-              'E_CONFLICT',
-              `${target} appeared while fettle was writing it; nothing was overwritten.`,
-            );
-          }
-          throw error;
-        }
-        await unlink(temp);
-      } else {
+      if (options.createOnly) await linkNew(temp, target);
+      else {
         if (held) {
           const now = await stat(target).catch(() => null);
           if (!now || now.ino !== held.ino || now.dev !== held.dev) throw changedUnderfoot(target);

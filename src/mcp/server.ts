@@ -8,6 +8,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import { cleanUpOnSignals } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
 import { applyTool } from './apply-tool';
+import { feedbackTool, withFeedback } from './feedback-tool';
 import { checkArguments } from './arguments';
 import { confirmTool, discardTool, rollbackTool } from './decide-tools';
 import { agentOfClient } from '../core/mcp-clients';
@@ -32,6 +33,7 @@ const HANDLERS: Record<string, (edge: McpEdge, args: Args) => Promise<ToolResult
   fettle_show: showTool,
   fettle_read: readTool,
   fettle_apply: applyTool,
+  fettle_feedback: feedbackTool,
 };
 
 const INSTRUCTIONS =
@@ -48,11 +50,14 @@ export const callTool = async (edge: McpEdge, name: string, given: unknown): Pro
     );
   const checked = checkArguments(spec.inputSchema, given);
   if (!checked.ok) return { ...text(`fettle: ${name}: ${checked.why}.`), isError: true };
+  let result: ToolResult;
   try {
-    return await run(edge, checked.args);
+    result = await run(edge, checked.args);
   } catch (error) {
-    return toolError(edge, dirOf(edge, checked.args), error);
+    result = toolError(edge, dirOf(edge, checked.args), error);
   }
+  // A person's feedback comes with the next result, whatever the tool (fettle_feedback already took it).
+  return name === 'fettle_feedback' ? result : withFeedback(edge, result);
 };
 
 export const runMcpServer = async (): Promise<void> => {

@@ -181,4 +181,12 @@ export const TOOLS: ToolSpec[] = [
     ),
     annotations: writes,
   },
+  {
+    name: 'fettle_feedback',
+    title: "A person's feedback on your changes",
+    description:
+      'What a person decided about the changes you made through this server and what they said (comments on hunks or lines, why they dropped something), each once. It also comes with the result of your next fettle tool call; call this to check for it.',
+    inputSchema: object({}),
+    annotations: reads,
+  },
 ];

@@ -4,7 +4,7 @@ import { stat } from '../core/record-message';
 import { plural } from '../core/plural';
 import type { Change } from '../protocol/changes';
 import type { Confirmed } from '../protocol/review/confirm';
-import type { Decided } from '../protocol/review/decide-set';
+import type { Decided } from '../protocol/review/split-off';
 import { hunkListText } from '../core/hunks';
 import type { Dialect } from './dialect';
 

@@ -1,52 +1,11 @@
-// The single place fettle runs git. Calls are data ({args, input}); the runner adds the pinned config,
-// a scrubbed environment and a fixed identity, and returns bytes.
+// The single place fettle runs git. Calls are data ({args, input}); the runner adds the pinned config
+// (git-config.ts), a scrubbed environment and a fixed identity, and returns bytes.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { getPriority, setPriority } from 'node:os';
 import { FettleError } from '../errors';
 import type { Env } from '../config';
 import { gitEnv } from '../io/child-env';
-
-/**
- * Config pinned on every call:
- * - hooks never run for fettle's commits (the user's hooks, core.hooksPath);
- * - git does not fsync loose objects or refs by default ("committed,-loose-object"), so ask for it;
- * - no signing, no fsmonitor daemons, no auto-gc started by fettle, stable path quoting;
- * - a ref's lock is waited for up to a second (git's default is 100 ms): fettle's background maintenance holds
- *   each of its refs' locks for an instant while it packs them, and a loaded machine can stretch an instant.
- */
-const PINNED = [
-  '-c',
-  'core.hooksPath=/dev/null',
-  '-c',
-  'core.fsync=loose-object,reference,index',
-  '-c',
-  'core.fsyncMethod=fsync',
-  '-c',
-  'commit.gpgSign=false',
-  '-c',
-  'core.fsmonitor=false',
-  '-c',
-  'core.quotePath=false',
-  '-c',
-  'gc.auto=0',
-  '-c',
-  'maintenance.auto=false',
-  '-c',
-  'advice.detachedHead=false',
-  '-c',
-  'core.filesRefLockTimeout=1000',
-];
-
-/** PINNED without the settings named (`-c key=value` pairs whose key is listed). */
-const pinnedExcept = (keys: readonly string[] | undefined): readonly string[] => {
-  if (!keys || keys.length === 0) return PINNED;
-  const out: string[] = [];
-  for (let i = 0; i < PINNED.length; i += 2) {
-    const setting = PINNED[i + 1] as string;
-    if (!keys.includes(setting.slice(0, setting.indexOf('=')))) out.push(PINNED[i] as string, setting);
-  }
-  return out;
-};
+import { pinnedExcept } from './git-config';
 
 export interface GitCall {
   args: readonly string[];
@@ -193,6 +152,23 @@ export const textOf =
   async (call) =>
     (await run(call)).stdout.toString('utf8').trim();
 
+/** A started process parked in the pool for a later `run` with its arguments, ended if none takes it in time. */
+const keepWarm = (pool: WarmPool, key: string, warm: Warm): void => {
+  // Idle, it must not keep fettle alive; `run` takes the handles back.
+  for (const h of handlesOf(warm.child)) h.unref?.();
+  pool.set(key, [...(pool.get(key) ?? []), warm]);
+  // A hook process ends it at exit (EOF); a long-lived one must not collect processes it never used.
+  setTimeout(() => {
+    const waiting = pool.get(key) ?? [];
+    if (!waiting.includes(warm)) return;
+    pool.set(
+      key,
+      waiting.filter((w) => w !== warm),
+    );
+    warm.child.stdin?.end();
+  }, WARM_UNUSED_MS).unref();
+};
+
 export const createGit = (
   cwd: string,
   env: Env,
@@ -237,23 +213,7 @@ export const createGit = (
       };
     },
     text: textOf(run),
-    warm: (args) => {
-      const warm = collect(spawnGit(args));
-      // Idle, it must not keep fettle alive; `run` takes the handles back.
-      for (const h of handlesOf(warm.child)) h.unref?.();
-      const key = keyOf(args);
-      pool.set(key, [...(pool.get(key) ?? []), warm]);
-      // A hook process ends it at exit (EOF); a long-lived one must not collect processes it never used.
-      setTimeout(() => {
-        const waiting = pool.get(key) ?? [];
-        if (!waiting.includes(warm)) return;
-        pool.set(
-          key,
-          waiting.filter((w) => w !== warm),
-        );
-        warm.child.stdin?.end();
-      }, WARM_UNUSED_MS).unref();
-    },
+    warm: (args) => keepWarm(pool, keyOf(args), collect(spawnGit(args))),
   };
 };
 

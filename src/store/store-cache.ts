@@ -35,6 +35,41 @@ const GONE_ATTEMPTS = 50;
 const linesOf = (input: GitCall['input']): string[] =>
   (Buffer.isBuffer(input) ? input.toString('utf8') : (input ?? '')).split('\n').filter((l) => l !== '');
 
+/** Asks a kept process: its arguments, what to send it, and how to tell where its answer ends. */
+type Ask = (args: readonly string[], input: string, parse: Parse) => Promise<Buffer>;
+
+const result = (stdout: Buffer): GitResult => ({ code: 0, stdout, stderr: '' });
+
+/**
+ * A store's git calls: a `cat-file` batch and a plain `update-ref --stdin` transaction go to the kept processes;
+ * anything else (its own env, streamed output, a fresh process asked for, other arguments) to a process of its own.
+ */
+const routed =
+  (base: GitRunner, ask: Ask) =>
+  async (call: GitCall): Promise<GitResult> => {
+    if (call.env || call.onStdout || call.fresh) return base.run(call);
+    const [command, flag, reason, stdin] = call.args;
+    if (command === 'cat-file' && call.args.length === 2 && (flag === '--batch' || flag === '--batch-check')) {
+      const specs = linesOf(call.input);
+      if (specs.length === 0) return result(Buffer.alloc(0));
+      const content = flag === '--batch';
+      const input = `${specs.map((s) => `${content ? 'contents' : 'info'} ${s}\n`).join('')}flush\n`;
+      return result(await ask(['cat-file', '--batch-command', '--buffer'], input, batchAnswers(specs.length, content)));
+    }
+    if (command === 'update-ref' && flag === '-m' && reason !== undefined && stdin === '--stdin') {
+      if (call.args.length !== 4) return base.run(call);
+      const transaction = `start\n${linesOf(call.input).join('\n')}\nprepare\ncommit\n`;
+      try {
+        await ask(['update-ref', '-m', 'fettle', '--stdin'], transaction, transactionDone);
+      } catch (error) {
+        // git said why (a lost compare-and-swap, a held lock): the same words a one-off run reports.
+        throw error instanceof GitError ? new GitError(call.args, error.exitCode, error.stderr, error) : error;
+      }
+      return result(Buffer.alloc(0));
+    }
+    return base.run(call);
+  };
+
 export class StoreCache {
   private readonly found = new Map<string, Found>();
   private readonly kept = new Map<string, Kept>();
@@ -100,7 +135,7 @@ export class StoreCache {
      * sent to a process found gone, and under contention (failed compare-and-swaps end `update-ref`) a request
      * can find several in a row.
      */
-    const ask = async (args: readonly string[], input: string, parse: Parse): Promise<Buffer> => {
+    const ask: Ask = async (args, input, parse) => {
       const key = `${fingerprint}\0${args.join('\0')}`;
       for (let attempt = 1; ; attempt++) {
         let kept = this.kept.get(key);
@@ -115,38 +150,13 @@ export class StoreCache {
         }
       }
     };
-    const result = (stdout: Buffer): GitResult => ({ code: 0, stdout, stderr: '' });
     const read = (specs: string[], how: 'contents' | 'info'): Promise<Buffer> =>
       ask(
         ['cat-file', '--batch-command', '--buffer'],
         `${specs.map((s) => `${how} ${s}\n`).join('')}flush\n`,
         batchAnswers(specs.length, how === 'contents'),
       );
-    const run = async (call: GitCall): Promise<GitResult> => {
-      if (call.env || call.onStdout || call.fresh) return base.run(call);
-      const [command, flag, reason, stdin] = call.args;
-      if (command === 'cat-file' && call.args.length === 2 && (flag === '--batch' || flag === '--batch-check')) {
-        const specs = linesOf(call.input);
-        if (specs.length === 0) return result(Buffer.alloc(0));
-        const content = flag === '--batch';
-        const input = `${specs.map((s) => `${content ? 'contents' : 'info'} ${s}\n`).join('')}flush\n`;
-        return result(
-          await ask(['cat-file', '--batch-command', '--buffer'], input, batchAnswers(specs.length, content)),
-        );
-      }
-      if (command === 'update-ref' && flag === '-m' && reason !== undefined && stdin === '--stdin') {
-        if (call.args.length !== 4) return base.run(call);
-        const transaction = `start\n${linesOf(call.input).join('\n')}\nprepare\ncommit\n`;
-        try {
-          await ask(['update-ref', '-m', 'fettle', '--stdin'], transaction, transactionDone);
-        } catch (error) {
-          // git said why (a lost compare-and-swap, a held lock): the same words a one-off run reports.
-          throw error instanceof GitError ? new GitError(call.args, error.exitCode, error.stderr, error) : error;
-        }
-        return result(Buffer.alloc(0));
-      }
-      return base.run(call);
-    };
+    const run = routed(base, ask);
     return {
       cwd: base.cwd,
       run,

@@ -9,7 +9,7 @@
 //   POST /api/close        the person is done: the server stops
 import { readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { Hono, type Context as HonoContext } from 'hono';
+import { Hono, type Context as HonoContext, type MiddlewareHandler } from 'hono';
 import { admit, COOKIE, PAGE_CSP } from '../core/page-admission';
 import { FettleError, toFettleError } from '../errors';
 import type { DecisionSet } from '../protocol/review/decide-set';
@@ -85,11 +85,10 @@ const readBody = async (c: HonoContext): Promise<unknown> => {
   }
 };
 
-export const createPageApp = (deps: PageDeps, assetNames: string[]): Hono => {
-  const app = new Hono();
-  const assets = loadAssets(deps.assets, assetNames);
-  const drafts = new Drafts();
-  app.use('*', async (c, next) => {
+/** Every request admitted first (core/page-admission.ts), and every answer under the security headers. */
+const admitting =
+  (deps: PageDeps): MiddlewareHandler =>
+  async (c, next) => {
     deps.touch();
     const url = new URL(c.req.url);
     const verdict = admit(
@@ -112,7 +111,47 @@ export const createPageApp = (deps: PageDeps, assetNames: string[]): Hono => {
       return c.redirect('/', 303);
     }
     await next();
+  };
+
+/** A route's work, its failure answered as the page shows one. */
+const answer = async (c: HonoContext, work: () => Promise<Record<string, unknown>>) => {
+  try {
+    return c.json({ ok: true, ...(await work()) });
+  } catch (error) {
+    return failure(c, error);
+  }
+};
+
+const routeApi = (app: Hono, deps: PageDeps): void => {
+  const drafts = new Drafts();
+  app.get('/api/review', (c) => answer(c, async () => ({ review: await deps.review(), drafts: drafts.all() })));
+  app.get('/api/change/:id', (c) => answer(c, async () => ({ change: await deps.change(c.req.param('id')) })));
+  app.post('/api/draft', (c) =>
+    answer(c, async () => {
+      drafts.put((await readBody(c)) as Draft);
+      return { drafts: drafts.all() };
+    }),
+  );
+  app.post('/api/apply', (c) =>
+    answer(c, async () => {
+      const body = (await readBody(c)) as { withConflicts?: unknown; expired?: unknown };
+      // expired: the person applies changes past their time limit, as `fettle confirm --expired` lets a person do
+      const set = { ...drafts.decisionSet(body.withConflicts === true), expired: body.expired === true };
+      const outcome = await deps.apply(set);
+      drafts.clear();
+      return { outcome };
+    }),
+  );
+  app.post('/api/close', (c) => {
+    setImmediate(deps.close);
+    return c.json({ ok: true });
   });
+};
+
+export const createPageApp = (deps: PageDeps, assetNames: string[]): Hono => {
+  const app = new Hono();
+  const assets = loadAssets(deps.assets, assetNames);
+  app.use('*', admitting(deps));
   app.get('/', (c) => {
     const page = assets.get('index.html');
     if (!page) return c.text('fettle review: the page was not built (npm run build).\n', 500);
@@ -123,44 +162,7 @@ export const createPageApp = (deps: PageDeps, assetNames: string[]): Hono => {
     if (!found) return c.text('not found\n', 404);
     return c.body(new Uint8Array(found.body), 200, { 'Content-Type': found.type });
   });
-  app.get('/api/review', async (c) => {
-    try {
-      return c.json({ ok: true, review: await deps.review(), drafts: drafts.all() });
-    } catch (error) {
-      return failure(c, error);
-    }
-  });
-  app.get('/api/change/:id', async (c) => {
-    try {
-      return c.json({ ok: true, change: await deps.change(c.req.param('id')) });
-    } catch (error) {
-      return failure(c, error);
-    }
-  });
-  app.post('/api/draft', async (c) => {
-    try {
-      drafts.put((await readBody(c)) as Draft);
-      return c.json({ ok: true, drafts: drafts.all() });
-    } catch (error) {
-      return failure(c, error);
-    }
-  });
-  app.post('/api/apply', async (c) => {
-    try {
-      const body = (await readBody(c)) as { withConflicts?: unknown; expired?: unknown };
-      // expired: the person applies changes past their time limit, as `fettle confirm --expired` lets a person do
-      const set = { ...drafts.decisionSet(body.withConflicts === true), expired: body.expired === true };
-      const outcome = await deps.apply(set);
-      drafts.clear();
-      return c.json({ ok: true, outcome });
-    } catch (error) {
-      return failure(c, error);
-    }
-  });
-  app.post('/api/close', (c) => {
-    setImmediate(deps.close);
-    return c.json({ ok: true });
-  });
+  routeApi(app, deps);
   app.notFound((c) => c.text('not found\n', 404));
   return app;
 };

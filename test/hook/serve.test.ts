@@ -131,7 +131,7 @@ test('the server killed while recording: that write is blocked, none is lost or 
 });
 
 test('the server killed right after answering a superseding proposal: both proposals stay pending, none is lost', async () => {
-  // The discard of the older proposal runs after the answer (record.ts supersedeAfter); the kill comes first.
+  // The discard of the older proposal runs after the answer (record/stage.ts supersedeAfter); the kill comes first.
   const setup = setUpResident({ FETTLE_FAILPOINTS: 'stage.superseding=kill' });
   const repo = makeRepo({ 'a.txt': lines(40) });
   const server = setup.pid();

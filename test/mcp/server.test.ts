@@ -57,6 +57,7 @@ test('initialize names the server and its tools capability; tools/list gives eac
       'fettle_show',
       'fettle_read',
       'fettle_apply',
+      'fettle_feedback',
     ],
   );
   for (const t of list.tools) {

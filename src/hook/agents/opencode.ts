@@ -19,6 +19,7 @@ import { afterWrite } from '../../protocol/write/after';
 import { type Decided, beforeWrite } from '../../protocol/write/before';
 import type { HookEdge } from '../edge';
 import { block, pass, replayed, warn, type HookOutcome } from '../outcome';
+import { takeNote } from '../feedback';
 
 type Obj = Record<string, unknown>;
 
@@ -199,7 +200,12 @@ export const runOpencode = async (data: Obj, edge: HookEdge): Promise<HookOutcom
         const note = await after(ctx, e, f, edge);
         if (note) notes.push(note);
       }
-      return notes.length > 0 ? answer({ note: notes.join('\n') }) : pass();
+      // A person's feedback on this session's changes comes with the tool's result (hook/feedback.ts).
+      const feedback = await takeNote(e.session, edge);
+      if (feedback) notes.push(feedback.text);
+      const out = notes.length > 0 ? answer({ note: notes.join('\n') }) : pass();
+      await feedback?.release();
+      return out;
     }
     for (const f of files) {
       const outcome = await before(ctx, e, f, edge);

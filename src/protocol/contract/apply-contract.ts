@@ -18,23 +18,22 @@ import { countChanges } from '../../core/diff';
 import { fileDiff } from '../../core/file-diff';
 import type { RecordFields } from '../../core/record-message';
 import { FettleError } from '../../errors';
-import { gitModeOf, isNotAFile, readDisk, type DiskFile } from '../../io/atomic-write';
+import { isNotAFile, readDisk, type DiskFile } from '../../io/atomic-write';
 import { withLocks } from '../../io/lock';
 import { noProgress, type Progress } from '../../io/progress';
 import { locateTarget } from '../../store/locate';
-import { changeRef } from '../../store/refs';
 import type { Store, Target } from '../../store/store';
 import { openStore } from '../select/open';
-import { listChanges, type Change } from '../changes';
+import { listChanges } from '../changes';
 import type { Context } from '../context';
 import { readContract, type ContractFile } from '../contract-file';
 import { newId } from '../ids';
 import { fileLockPath } from '../paths';
 import { policyFor } from '../decide/policy';
-import { recordMany, type Recorded } from '../record/record-many';
+import { recordMany } from '../record/record-many';
+import { itemsOf, type PlannedFile, unpublished } from './contract-records';
 import { runChecks, type CheckRun } from './contract-checks';
 import type { LinkRequest } from '../review/test-links';
-import { currentTurn } from '../turns';
 import { ruledOut } from '../write/before';
 
 export interface AppliedFile {
@@ -131,46 +130,32 @@ const refuseEarly = async (ctx: Context, store: Store, c: ContractFile, targets:
 const opOf = (r: FileResult): AppliedFile['op'] =>
   r.before === null ? 'create' : r.after === null ? 'delete' : 'modify';
 
-/** The changeset's records: one staged change per file, each with the contract's hash and path. */
-const itemsOf = async (
-  ctx: Context,
-  c: ContractFile,
-  changed: { result: FileResult; target: Target; disk: DiskFile | null }[],
-  extra: Partial<RecordFields>,
-) => {
-  const session = ctx.env.FETTLE_SESSION || undefined;
-  const turn = await currentTurn(ctx.config.dataDir, session);
-  return changed.map(({ result, target, disk }) => ({
-    old: disk,
-    next: result.after === null ? null : { bytes: result.after, mode: disk ? gitModeOf(disk.mode) : '100644' },
-    fields: {
-      tier: 'staged' as const,
-      path: target.treePath,
-      file: target.realPath,
-      reason: 'contract',
-      tool: 'fettle apply',
-      session,
-      ...(turn === undefined ? {} : { turn }),
-      decidedBy: 'executor',
-      contract: c.hash,
-      contractPath: c.path,
-      ...countChanges(result.before, result.after),
-      ...extra,
-    },
+/** The contract's edits applied, in memory, to each file as it is on disk now; one edit that fails fails them all. */
+const planEdits = async (c: ContractFile, targets: Target[]): Promise<PlannedFile[]> => {
+  const disks = new Map<string, DiskFile | null>();
+  for (const t of targets) {
+    const disk = await readDisk(t.realPath).catch((error: unknown) => {
+      if (isNotAFile(error))
+        throw fail(c, `${t.treePath} is not a regular file`, ['A contract edits regular files only.']);
+      throw error;
+    });
+    disks.set(t.treePath, disk);
+  }
+  const plan = planContract(c.contract, new Map([...disks].map(([p, d]) => [p, d?.bytes ?? null])));
+  const n = plan.failures.length;
+  if (n > 0)
+    throw fail(
+      c,
+      `${n === 1 ? 'an edit fails' : `${n} edits fail`}`,
+      plan.failures.map((f) => failureText(f, c.contract)),
+    );
+  const byPath = new Map(targets.map((t) => [t.treePath, t]));
+  return plan.changed.map((result) => ({
+    result,
+    target: byPath.get(result.file) as Target,
+    disk: disks.get(result.file) ?? null,
   }));
 };
-
-/** Changes as the test tree needs them, for records whose refs are not made yet. */
-const unpublished = (ctx: Context, made: Recorded[]): Change[] =>
-  made.map((m) => ({
-    id: m.id,
-    ref: changeRef(m.id),
-    tip: m.tip,
-    parents: m.before ? [m.before] : [],
-    fields: m.fields,
-    state: 'pending',
-    at: ctx.now(),
-  }));
 
 export const applyContract = async (ctx: Context, given: string, o: ApplyOptions): Promise<Applied> => {
   const c = await readContract(ctx.cwd, given);
@@ -190,29 +175,7 @@ export const applyContract = async (ctx: Context, given: string, o: ApplyOptions
   const { planned, records } = await withLocks(
     targets.map((t) => fileLockPath(store, t.treePath)),
     async () => {
-      const disks = new Map<string, DiskFile | null>();
-      for (const t of targets) {
-        const disk = await readDisk(t.realPath).catch((error: unknown) => {
-          if (isNotAFile(error))
-            throw fail(c, `${t.treePath} is not a regular file`, ['A contract edits regular files only.']);
-          throw error;
-        });
-        disks.set(t.treePath, disk);
-      }
-      const plan = planContract(c.contract, new Map([...disks].map(([p, d]) => [p, d?.bytes ?? null])));
-      const n = plan.failures.length;
-      if (n > 0)
-        throw fail(
-          c,
-          `${n === 1 ? 'an edit fails' : `${n} edits fail`}`,
-          plan.failures.map((f) => failureText(f, c.contract)),
-        );
-      const byPath = new Map(targets.map((t) => [t.treePath, t]));
-      const changed = plan.changed.map((result) => ({
-        result,
-        target: byPath.get(result.file) as Target,
-        disk: disks.get(result.file) ?? null,
-      }));
+      const changed = await planEdits(c, targets);
       // Staged under the locks, over the bytes just read; with checks to run, only once they have run (below).
       if (o.dryRun || o.test || changed.length === 0) return { planned: changed, records: undefined };
       return {

@@ -1,7 +1,7 @@
 // Planning a write: read what is on disk, diff it against the proposal (bounded), and decide.
 // Nothing is written here except, when the in-process diff gives up, the two blobs git diffs instead.
 import { classifyContent, countLinesIn, type ContentKind } from '../../core/content';
-import { decide, type Decision } from '../../core/decide';
+import { decide, type Decision, type Thresholds } from '../../core/decide';
 import { diffLines, renderUnified, unifiedScanner, type ScannedPatch } from '../../core/diff';
 import type { DiskFile } from '../../io/atomic-write';
 import type { Target } from '../../store/store';
@@ -87,6 +87,23 @@ export const planWrite = async (
     const diff = renderUnified(target.treePath, inProcess.hunks, DIFF_CAP);
     return { target, old, next, kind, decision, diff, ...decided };
   }
+  return planWithGit(target, old, next, { kind, oldLines, t, force, decided });
+};
+
+/** A text too large for jsdiff: both blobs are written, and git diffs them; recording then reuses the blobs. */
+const planWithGit = async (
+  target: Target,
+  old: DiskFile,
+  next: Buffer,
+  d: {
+    kind: ContentKind;
+    oldLines: number;
+    t: Thresholds;
+    force: 'stage' | 'direct' | undefined;
+    decided: { policy?: PathPolicy | undefined };
+  },
+): Promise<Plan> => {
+  const { kind, oldLines, t, force, decided } = d;
   const [oldBlob = '', nextBlob = ''] = await writeBlobs(target.store, [old.bytes, next], old.mode);
   const patch = await gitDiff(target, oldBlob, nextBlob);
   const decision = decide(

@@ -114,6 +114,30 @@ export interface RollbackPlan {
   refusals: FettleError[];
 }
 
+/** What one change puts back: the bytes it replaced, or what `--hunks` said instead. */
+type Instead = (c: Change, previous: FileEntry | null) => FileEntry | null;
+
+/** The bytes of the two ends of each consecutive run, in one cat-file. */
+const runEnds = async (store: Store, net: Member[][], instead: Instead) => {
+  const ends = await readFiles(
+    store,
+    net.flatMap((g) => {
+      const oldest = (g[0] as Member).ids;
+      const newest = (g[g.length - 1] as Member).ids;
+      return [
+        { commit: oldest.previous, path: oldest.path },
+        { commit: newest.written as string, path: newest.path },
+      ];
+    }),
+  );
+  return new Map(
+    net.map((g, n) => [
+      g,
+      { previous: instead((g[0] as Member).change, ends[2 * n] ?? null), written: ends[2 * n + 1] ?? null },
+    ]),
+  );
+};
+
 /** Every file planned before anything is written; a file that cannot be restored is a refusal, not a throw. */
 export const planRollback = async (
   store: Store,
@@ -125,7 +149,7 @@ export const planRollback = async (
   } = {},
 ): Promise<RollbackPlan> => {
   const force = options.force ?? false;
-  const instead = (c: Change, previous: FileEntry | null): FileEntry | null => options.instead?.get(c.id) ?? previous;
+  const instead: Instead = (c, previous) => options.instead?.get(c.id) ?? previous;
   const ids = await idsOf(store, changes);
   const byPath = new Map<string, Member[]>();
   changes.forEach((change, n) => {
@@ -138,24 +162,10 @@ export const planRollback = async (
     const sorted = g.sort((a, b) => newestFirst(b.change, a.change));
     return asRun(sorted) ?? sorted;
   });
-  const net = groups.filter((g) => consecutive(g.map((x) => x.ids)));
-  // The bytes of the two ends of each consecutive run, in one cat-file.
-  const ends = await readFiles(
+  const endsOf = await runEnds(
     store,
-    net.flatMap((g) => {
-      const oldest = (g[0] as (typeof g)[number]).ids;
-      const newest = (g[g.length - 1] as (typeof g)[number]).ids;
-      return [
-        { commit: oldest.previous, path: oldest.path },
-        { commit: newest.written as string, path: newest.path },
-      ];
-    }),
-  );
-  const endsOf = new Map(
-    net.map((g, n) => [
-      g,
-      { previous: instead((g[0] as Member).change, ends[2 * n] ?? null), written: ends[2 * n + 1] ?? null },
-    ]),
+    groups.filter((g) => consecutive(g.map((x) => x.ids))),
+    instead,
   );
   const plans: FilePlan[] = [];
   const refusals: FettleError[] = [];

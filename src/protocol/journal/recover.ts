@@ -38,6 +38,37 @@ const fileNow = (store: Store, disk: DiskFile | null, f: Journal['files'][number
   return oid === (f.to?.oid ?? null) ? 'to' : 'other';
 };
 
+/**
+ * Puts back, in order, each file the recovery plan restores (`restore`: indexes into `files`), only over the
+ * operation's bytes; stops at the first that cannot be, saying why.
+ */
+const putBackFiles = async (
+  store: Store,
+  files: Journal['files'],
+  restore: number[],
+  disks: (DiskFile | null)[],
+): Promise<{ putBack: string[]; why?: string }> => {
+  const putBack: string[] = [];
+  const restored = restore.map((n) => files[n] as Journal['files'][number]);
+  const blobs = await readObjects(
+    store,
+    restored.flatMap((f) => (f.from ? [f.from.oid] : [])),
+  );
+  let b = 0;
+  for (const [k, f] of restored.entries()) {
+    const blob = f.from ? blobs[b++] : null;
+    if (f.from && blob?.type !== 'blob') return { putBack, why: `the bytes ${f.file} held before are gone from git` };
+    const previous = f.from && blob ? { bytes: blob.body, mode: f.from.mode } : null;
+    try {
+      await putFile(f.file, previous, disks[restore[k] as number] ?? null);
+    } catch (error) {
+      return { putBack, why: `${f.file} could not be put back: ${toFettleError(error).message}` };
+    }
+    putBack.push(f.path);
+  }
+  return { putBack };
+};
+
 const recoverOne = async (store: Store, found: FoundJournal, journal: Journal): Promise<Recovery> => {
   const base = {
     op: journal.op,
@@ -64,30 +95,9 @@ const recoverOne = async (store: Store, found: FoundJournal, journal: Journal): 
     await removeJournal(found.path);
     return { ...base, outcome: 'finished' };
   }
-  const restore = plan.restore.map((n) => journal.files[n] as Journal['files'][number]);
-  const blobs = await readObjects(
-    store,
-    restore.flatMap((f) => (f.from ? [f.from.oid] : [])),
-  );
-  let b = 0;
-  const putBack: string[] = [];
-  for (const [k, f] of restore.entries()) {
-    const blob = f.from ? blobs[b++] : null;
-    if (f.from && blob?.type !== 'blob')
-      return { ...base, putBack, outcome: 'stuck', why: `the bytes ${f.file} held before are gone from git` };
-    const previous = f.from && blob ? { bytes: blob.body, mode: f.from.mode } : null;
-    try {
-      await putFile(f.file, previous, disks[plan.restore[k] as number] ?? null);
-    } catch (error) {
-      return {
-        ...base,
-        putBack,
-        outcome: 'stuck',
-        why: `${f.file} could not be put back: ${toFettleError(error).message}`,
-      };
-    }
-    putBack.push(f.path);
-  }
+  const put = await putBackFiles(store, journal.files, plan.restore, disks);
+  if (put.why !== undefined) return { ...base, putBack: put.putBack, outcome: 'stuck', why: put.why };
+  const { putBack } = put;
   // Records of writes that did not happen go, each only if still where the operation left it.
   if (journal.drop.length > 0)
     await updateRefs(

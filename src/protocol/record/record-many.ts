@@ -146,6 +146,30 @@ export interface Landed {
   land?: boolean | undefined;
 }
 
+/** One item's `after` commit on its `before`, with its ref's update, added to what the attempt writes. */
+const addAfter = (
+  store: Store,
+  out: { batch: Batch; modes: (number | undefined)[]; updates: RefUpdate[] },
+  { previous, landed, stored }: Landed,
+  overlay: Overlay,
+  when: Date,
+): StoredLeaf | null => {
+  const { fields } = previous;
+  const leaf =
+    stored !== undefined ? stored : landed ? { mode: gitModeOf(landed.mode), oid: blobOid(store, landed.bytes) } : null;
+  if (landed && stored === undefined) {
+    out.batch.blobs.push(landed.bytes);
+    out.modes.push(landed.mode);
+  }
+  const trees = editOverlay(overlay, fields.path, leaf, store.objectFormat);
+  const message = renderRecord({ ...fields, kind: 'after', ...stamp(when) });
+  const spec: CommitSpec = { tree: rootOf(trees), parents: [previous.tip], message, when };
+  out.batch.trees.push(...trees);
+  out.batch.commits.push(spec);
+  out.updates.push({ op: 'update', ref: changeRef(previous.id), oid: commitId(store, spec), old: previous.tip });
+  return leaf;
+};
+
 /**
  * `after` records of many files (what landed, on each `before`), and each agent session's commits for them, in
  * one transaction; a race on a session ref reads the sessions again.
@@ -172,28 +196,13 @@ export const recordAfters = async (ctx: Context, store: Store, items: Landed[]):
     const landings = new Map<string, Landing[]>();
     let at = 0;
     items.forEach((item, n) => {
-      const { previous, landed, stored } = item;
+      const { previous } = item;
       const dirs = own[n] as string[];
       const overlay = overlayOf(dirs, objects.slice(at, at + dirs.length));
       at += dirs.length;
-      const { fields } = previous;
-      const leaf =
-        stored !== undefined
-          ? stored
-          : landed
-            ? { mode: gitModeOf(landed.mode), oid: blobOid(store, landed.bytes) }
-            : null;
-      if (landed && stored === undefined) {
-        batch.blobs.push(landed.bytes);
-        modes.push(landed.mode);
-      }
-      const trees = editOverlay(overlay, fields.path, leaf, store.objectFormat);
-      const message = renderRecord({ ...fields, kind: 'after', ...stamp(when) });
-      const spec: CommitSpec = { tree: rootOf(trees), parents: [previous.tip], message, when };
-      batch.trees.push(...trees);
-      batch.commits.push(spec);
-      updates.push({ op: 'update', ref: changeRef(previous.id), oid: commitId(store, spec), old: previous.tip });
+      const leaf = addAfter(store, { batch, modes, updates }, item, overlay, when);
       if (landsOn(item)) {
+        const { fields } = previous;
         const event = fields.reverts ? ('rollback' as const) : ('write' as const);
         const { turn, added, removed, reverts } = fields;
         const landing = { path: fields.path, leaf, change: previous.id, event, turn, added, removed, reverts };

@@ -1,20 +1,18 @@
 // Writing changes into the store. Order matters for durability: blobs, trees and commits (one pack), then the
 // ref, each fsynced, all before the caller lets the user's file change. The commits a change starts with are
-// before-commit.ts.
+// before-commit.ts; a staged change is stage.ts.
 import { renderRecord, type RecordFields } from '../../core/record-message';
-import { FettleError } from '../../errors';
 import { failpoint } from '../../io/failpoint';
 import { gitModeOf, type DiskFile } from '../../io/atomic-write';
 import type { Store, Target } from '../../store/store';
 import { blobId, commitId, rootOf, writeRecord, type CommitSpec } from '../../store/objects';
-import { readObjects } from '../../store/object-read';
+import { type BatchObject, readObjects } from '../../store/object-read';
 import { newRef, publish } from '../../store/publish';
 import { changeRef, lostRace, warmRefUpdate, type RefUpdate } from '../../store/refs';
 import { dirSpecs, dirsAlong, editOverlay, overlayOf } from '../../store/tree-overlay';
 import type { NewTree } from '../../store/tree-codec';
 import { backoff, isRace, planSession, SESSION_ATTEMPTS, sessionRead } from './session-ref';
-import { rememberStaged, stagedEntry, supersedeUpdates } from './supersede';
-import type { Background, Context, Origin } from '../context';
+import type { Context, Origin } from '../context';
 import { stamp } from '../ids';
 import type { Plan } from '../decide/plan';
 import { commitBefore, withFreshId } from './before-commit';
@@ -99,6 +97,74 @@ export interface Replaced {
   fields: RecordFields;
 }
 
+/** What every attempt at recording what landed shares; an attempt is retried when a session's ref moved meanwhile. */
+interface AfterSpec {
+  previous: { id: string; tip: string; fields: RecordFields };
+  kind: 'after' | 'applied';
+  when: Date;
+  message: string;
+  /** the message of the replaced bytes' own commit */
+  sideMessage: string | undefined;
+  mode: string;
+  dirs: string[];
+  /** how many of the objects read are the change's own: its ref, then its tree's directories along the path */
+  own: number;
+  /** the landed bytes' blob, then the replaced bytes' (each only if there are such bytes) */
+  blobs: string[];
+  landed: boolean;
+  replaced: boolean;
+  session: ReturnType<typeof sessionRead> | undefined;
+}
+
+/**
+ * One attempt's trees, commits and ref updates, on the objects it read: the replaced bytes' commit on the tip, the
+ * commit of what landed (with it as a second parent), and the session's commit.
+ */
+const afterWrites = (
+  store: Store,
+  s: AfterSpec,
+  objects: (BatchObject | null)[],
+): { trees: NewTree[]; commits: CommitSpec[]; updates: RefUpdate[] } => {
+  const { id, tip, fields } = s.previous;
+  const { path } = fields;
+  const { mode, when } = s;
+  const landedLeaf = s.landed ? { mode, oid: s.blobs[0] as string } : null;
+  const overlay = overlayOf(s.dirs, objects.slice(1, s.own));
+  const trees: NewTree[] = [];
+  const commits: CommitSpec[] = [];
+  const otherParents: string[] = [];
+  if (s.replaced) {
+    const leaf = { mode, oid: s.blobs[s.landed ? 1 : 0] as string };
+    const sideTrees = editOverlay(new Map(overlay), path, leaf, store.objectFormat);
+    const side: CommitSpec = { tree: rootOf(sideTrees), parents: [tip], message: s.sideMessage || '', when };
+    trees.push(...sideTrees);
+    commits.push(side);
+    otherParents.push(commitId(store, side));
+  }
+  const mainTrees = editOverlay(overlay, path, landedLeaf, store.objectFormat);
+  trees.push(...mainTrees);
+  commits.push({ tree: rootOf(mainTrees), parents: [tip, ...otherParents], message: s.message, when });
+  const updates: RefUpdate[] = [];
+  if (s.session) {
+    const state = s.session.from(objects.slice(s.own));
+    const landing = {
+      path,
+      leaf: landedLeaf,
+      change: id,
+      event: fields.reverts ? ('rollback' as const) : s.kind === 'applied' ? ('apply' as const) : ('write' as const),
+      turn: fields.turn,
+      added: fields.added,
+      removed: fields.removed,
+      reverts: fields.reverts,
+    };
+    const plan = planSession(store, state, [landing], when);
+    trees.push(...plan.trees);
+    commits.push(...plan.commits);
+    updates.push(plan.update);
+  }
+  return { trees, commits, updates };
+};
+
 /**
  * After the tool wrote: the bytes that landed, as a commit on top of the tip. `after` completes a direct change;
  * `applied` completes a staged change a human approved at Claude Code's prompt (human review mode). `replaced`
@@ -128,47 +194,24 @@ export const recordAfter = async (
   const bytes = [landed?.bytes, replaced?.bytes].filter((b): b is Buffer => !!b);
   const blobs = bytes.map((b) => blobId(store, b));
   const blobObjects = bytes.map((b, n) => ({ bytes: b, oid: blobs[n] as string, fileMode: landed?.mode }));
+  const spec: AfterSpec = {
+    previous,
+    kind,
+    when,
+    message,
+    sideMessage,
+    mode,
+    dirs,
+    own: own.length,
+    blobs,
+    landed: !!landed,
+    replaced: !!replaced,
+    session,
+  };
   for (let attempt = 1; ; attempt++) {
     const objects = await readObjects(store, [...own, ...(session?.specs ?? [])]);
     if (objects[0]?.oid !== previous.tip) throw lostRace(changeRef(id));
-    const landedLeaf = landed ? { mode, oid: blobs[0] as string } : null;
-    const overlay = overlayOf(dirs, objects.slice(1, own.length));
-    const trees: NewTree[] = [];
-    const commits: CommitSpec[] = [];
-    const otherParents: string[] = [];
-    if (replaced) {
-      const sideTrees = editOverlay(
-        new Map(overlay),
-        path,
-        { mode, oid: blobs[landed ? 1 : 0] as string },
-        store.objectFormat,
-      );
-      const side: CommitSpec = { tree: rootOf(sideTrees), parents: [previous.tip], message: sideMessage || '', when };
-      trees.push(...sideTrees);
-      commits.push(side);
-      otherParents.push(commitId(store, side));
-    }
-    const mainTrees = editOverlay(overlay, path, landedLeaf, store.objectFormat);
-    trees.push(...mainTrees);
-    commits.push({ tree: rootOf(mainTrees), parents: [previous.tip, ...otherParents], message, when });
-    const updates: RefUpdate[] = [];
-    if (session) {
-      const state = session.from(objects.slice(own.length));
-      const landing = {
-        path,
-        leaf: landedLeaf,
-        change: id,
-        event: fields.reverts ? ('rollback' as const) : kind === 'applied' ? ('apply' as const) : ('write' as const),
-        turn: fields.turn,
-        added: fields.added,
-        removed: fields.removed,
-        reverts: fields.reverts,
-      };
-      const plan = planSession(store, state, [landing], when);
-      trees.push(...plan.trees);
-      commits.push(...plan.commits);
-      updates.push(plan.update);
-    }
+    const { trees, commits, updates } = afterWrites(store, spec, objects);
     const write = () => writeRecord(store, { blobs: blobObjects, trees, commits });
     const ids = await write();
     const commit = ids[replaced ? 1 : 0] as string;
@@ -187,108 +230,4 @@ export const recordAfter = async (
     await failpoint('after.ref-written');
     return commit;
   }
-};
-
-/**
- * The resident server's supersede, run right after the answer: its transaction (the older proposal's ref
- * deleted at its tip, the discarded marker created) takes a second ref file, its fsync and git's
- * packed-refs.lock, which the blocking call no longer waits for. Killed before it, both proposals stay pending
- * (docs/RELIABILITY.md); a proposal decided meanwhile fails the compare-and-swap and is left as decided.
- */
-const supersedeAfter = (
-  background: Background,
-  store: Store,
-  side: { commit: CommitSpec; updates: RefUpdate[] },
-  older: string,
-  reason: string,
-): void => {
-  const marker = commitId(store, side.commit);
-  const task = async () => {
-    await failpoint('stage.superseding');
-    const rewrite = () => writeRecord(store, { blobs: [], trees: [], commits: [side.commit] });
-    await publish(store, side.updates, reason, { oids: [marker], rewrite }).catch((error: unknown) => {
-      if (!(error instanceof FettleError && error.code === 'E_CONFLICT')) throw error;
-    });
-  };
-  background(`${store.commonDir}\0supersede\0${older}`, task, 0, { completes: true });
-};
-
-/**
- * Staged change: a `before` commit (HEAD plus the file as on disk) and a `proposal` commit on top, so that
- * `git show fettle/<id>` is exactly the proposed change and `git diff HEAD fettle/<id>` a reviewable PR. The
- * hidden worktree is not made here: `fettle test` creates it on first use (the product brief: "create it
- * lazily"), which keeps `git worktree add` and its checkout off the hook path. A proposal the model reviews
- * replaces the same session's pending one for the file, in the same transaction (supersede.ts).
- */
-export const stage = async (
-  ctx: Context,
-  plan: Plan,
-  origin: Origin,
-): Promise<{ id: string; tip: string; fields: RecordFields; supersedes?: string | undefined }> => {
-  const { store, treePath } = plan.target;
-  const fields = fieldsOf(plan, origin);
-  const mode = plan.old ? gitModeOf(plan.old.mode) : '100644';
-  const when = ctx.now();
-  const reason = `fettle: stage ${treePath}`;
-  const kept = origin.session !== undefined && origin.review !== 'person';
-  let previous = kept ? await stagedEntry(store, origin.session as string, treePath) : null;
-  // In the resident server the older proposal is discarded right after the answer, in a transaction of its own
-  // (see supersedeAfter); elsewhere in the very transaction that stages the newer, which git makes.
-  const alone = !previous || !!ctx.background;
-  const ref = await newRef(store, reason);
-  if (!alone && !ref.throughGit) warmRefUpdate(store, reason);
-  return withFreshId(async (id) => {
-    const messages = {
-      before: renderRecord({ ...fields, id, kind: 'before', ...stamp(when) }),
-      proposal: renderRecord({ ...fields, id, kind: 'proposal', ...stamp(when) }),
-    };
-    const side = previous ? supersedeUpdates(store, previous, id, when) : null;
-    const later = side && ctx.background ? side : null;
-    const write = (known?: Plan['stored'], alongside?: (commits: string[]) => Promise<unknown> | undefined) =>
-      commitBefore(
-        store,
-        {
-          path: treePath,
-          old: plan.old,
-          messages,
-          when,
-          next: { bytes: plan.next, mode },
-          stored: known,
-          extra: side ? [side.commit] : [],
-        },
-        alongside,
-      );
-    // A proposal alone is a fresh ref: its lock is written while the pack is synced (see recordBefore).
-    const hold = ([, proposal = '']: string[]) => ref.hold(changeRef(id), proposal);
-    let commits: string[];
-    let trees: string[];
-    try {
-      let written: string[];
-      ({ commits, written, trees } = await write(plan.stored, alone ? hold : undefined));
-      const proposal = commits[1];
-      if (!proposal) throw new FettleError('E_INTERNAL', 'internal error: no proposal commit');
-      await failpoint('stage.commits-written');
-      const wrote = { oids: written, rewrite: () => write() };
-      if (alone) await ref.publish(changeRef(id), proposal, wrote);
-      else
-        await publish(
-          store,
-          [{ op: 'create' as const, ref: changeRef(id), oid: proposal }, ...(side?.updates ?? [])],
-          reason,
-          wrote,
-        );
-    } catch (error) {
-      await ref.abort();
-      // The older proposal was decided meanwhile (its ref moved): stage without replacing it. (Replaced after
-      // the answer, a conflict here is the id's alone.)
-      if (side && !later && error instanceof FettleError && error.code === 'E_CONFLICT') previous = null;
-      throw error;
-    }
-    const proposal = commits[1] as string;
-    await failpoint('stage.ref-written');
-    const made = { id, tip: proposal, fields: { ...fields, id, kind: 'proposal' as const } };
-    if (kept) await rememberStaged(store, { ...made, tree: trees[1] as string });
-    if (later && previous && ctx.background) supersedeAfter(ctx.background, store, later, previous.id, reason);
-    return { ...made, supersedes: side ? previous?.id : undefined };
-  });
 };

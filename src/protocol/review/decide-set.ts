@@ -4,8 +4,7 @@
 // transaction moves every ref: applied changes (some written with only their kept hunks), discarded ones, a new
 // staged change per decided-in-part change holding the hunks left pending (Fettle-Split-From), and the feedback
 // for each agent session; the files are replaced under confirm's journal. Nothing is ever half-applied.
-import { type DecisionNote, type FeedbackItem, feedbackText } from '../../core/feedback';
-import { hunkListText } from '../../core/hunks';
+import type { FeedbackItem } from '../../core/feedback';
 import { plural } from '../../core/plural';
 import { FettleError } from '../../errors';
 import { withLocks } from '../../io/lock';
@@ -21,9 +20,11 @@ import { feedbackUpdate } from '../record/feedback';
 import { queueFeedback } from '../record/feedback-queue';
 import { recordMany } from '../record/record-many';
 import { forgetStaged } from '../record/supersede';
-import { applyPlans, type Confirmed } from './confirm';
-import { planFiles } from './confirm-plan';
-import { type ChangeHunks, changeHunks, hunksTrailer, type Picked, pickHunks, withHunks } from '../hunks';
+import { applyPlans } from './confirm';
+import { feedbackBySession } from './decision-feedback';
+import { counted, type Decided, noteOf, remainderItem, type Resolved } from './split-off';
+import { type FilePlan, planFiles } from './confirm-plan';
+import { changeHunks, hunksTrailer, pickHunks, withHunks } from '../hunks';
 
 /** One change's decision: whole, or some hunks kept and some dropped (the others stay pending). */
 export interface Choice {
@@ -41,30 +42,10 @@ export interface DecisionSet {
   expired?: boolean | undefined;
 }
 
-export interface Decided {
-  change: Change;
-  outcome: 'confirmed' | 'discarded';
-  /** a confirm: how the file was brought to it */
-  how?: Confirmed['how'] | undefined;
-  conflicts?: number | undefined;
-  /** decided in part: which hunks, of how many */
-  picked?: (Picked & { count: number }) | undefined;
-  /** the new staged change holding the hunks left pending */
-  remainder?: string | undefined;
-}
-
 export interface SetOutcome {
   decided: Decided[];
   /** feedback commits written, by agent session */
   feedback: Map<string, string>;
-}
-
-/** A choice resolved against the change's hunks: whole, or in part with the bytes each side gets. */
-interface Resolved {
-  change: Change;
-  verdict: 'confirm' | 'discard';
-  hunks?: ChangeHunks | undefined;
-  picked?: Picked | undefined;
 }
 
 const resolve = async (store: Store, change: Change, c: Choice): Promise<Resolved> => {
@@ -80,50 +61,6 @@ const resolve = async (store: Store, change: Change, c: Choice): Promise<Resolve
   if (picked.keep.length === count) return { change, verdict: 'confirm' };
   if (picked.drop.length === count) return { change, verdict: 'discard' };
   return { change, verdict: picked.keep.length > 0 ? 'confirm' : 'discard', hunks, picked };
-};
-
-/** The hunks' counts, summed: what a record's Fettle-Stat says of part of a change. */
-const counted = (h: ChangeHunks, indexes: number[]) => ({
-  added: h.hunks.filter((x) => indexes.includes(x.index)).reduce((s, x) => s + x.added, 0),
-  removed: h.hunks.filter((x) => indexes.includes(x.index)).reduce((s, x) => s + x.removed, 0),
-});
-
-/** The change a decided-in-part change leaves: its pending hunks, staged on what the decision wrote (or on its base). */
-const remainderItem = (r: Resolved, decidedBy: string) => {
-  const h = r.hunks as ChangeHunks;
-  const p = r.picked as Picked;
-  const mode = h.to?.mode ?? '100644';
-  const start = p.keep.length > 0 ? withHunks(h, p.keep) : (h.from?.bytes ?? null);
-  const { session, tool, agent, turn, review, changeset, path, file } = r.change.fields;
-  const verb =
-    p.keep.length > 0
-      ? `${plural(p.keep.length, 'other was', 'others were')} applied`
-      : `${p.drop.length === 1 ? 'hunk' : 'hunks'} ${hunkListText(p.drop)} ${p.drop.length === 1 ? 'was' : 'were'} dropped`;
-  return {
-    old: start && { bytes: start, mode: mode === '100755' ? 0o755 : 0o644 },
-    fields: {
-      tier: 'staged' as const,
-      path,
-      file,
-      ...{ session, tool, agent, turn, review, changeset },
-      reason: 'split',
-      splitFrom: r.change.id,
-      decidedBy,
-      note: `${p.rest.length === 1 ? 'Hunk' : 'Hunks'} ${hunkListText(p.rest)} of the ${h.hunks.length} of change ${r.change.id}, left pending when the ${verb}.`,
-      ...counted(h, p.rest),
-    },
-    next: { bytes: withHunks(h, [...p.keep, ...p.rest]), mode },
-  };
-};
-
-const noteOf = (r: Resolved, remainder: string | undefined): string => {
-  const p = r.picked as Picked;
-  const count = r.hunks?.hunks.length ?? 0;
-  const taken = r.verdict === 'confirm' ? `Kept ${hunkListText(p.keep)} of ${count} hunks` : '';
-  const dropped = p.drop.length > 0 ? `dropped ${hunkListText(p.drop)}` : '';
-  const rest = remainder ? `the other ${plural(p.rest.length, 'hunk')} stay pending as change ${remainder}` : '';
-  const text = [taken, dropped, rest].filter(Boolean).join('; ');
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 };
 
 /** Refreshes a change under the locks and checks it may be decided here; a refusal names it. */
@@ -156,8 +93,8 @@ export const decideSet = async (ctx: Context, store: Store, set: DecisionSet): P
   );
 };
 
-const decideLocked = async (ctx: Context, store: Store, set: DecisionSet): Promise<SetOutcome> => {
-  const now = new Map((await listChanges(ctx, store)).map((c) => [c.id, c]));
+/** Every choice resolved against its change as it is now, and the confirms planned; refusals throw, all at once. */
+const planAll = async (ctx: Context, store: Store, set: DecisionSet, now: Map<string, Change>) => {
   const refusals: FettleError[] = [];
   const resolved: Resolved[] = [];
   for (const choice of set.choices) {
@@ -168,7 +105,6 @@ const decideLocked = async (ctx: Context, store: Store, set: DecisionSet): Promi
       refusals.push(error);
     }
   }
-  const decidedBy = commandDecider(ctx.env);
   const confirms = resolved.filter((r) => r.verdict === 'confirm');
   const instead = new Map(
     confirms.filter((r) => r.picked).map((r) => [r.change.id, withHunks(r.hunks!, r.picked!.keep)]),
@@ -181,7 +117,19 @@ const decideLocked = async (ctx: Context, store: Store, set: DecisionSet): Promi
   );
   refusals.push(...planned.refusals);
   if (refusals.length > 0) throw refuseDecisions(refusals, set.choices.length);
+  // A change applied in part records the hunks it took (Fettle-Hunks, its counts).
+  for (const plan of planned.plans) {
+    const r = confirms.find((x) => x.change.id === plan.change.id);
+    if (!r?.picked) continue;
+    const kept = counted(r.hunks!, r.picked.keep);
+    const hunks = hunksTrailer(r.picked.keep, r.hunks!.hunks.length);
+    plan.change = { ...plan.change, fields: { ...plan.change.fields, ...kept, hunks } };
+  }
+  return { resolved, plans: planned.plans };
+};
 
+/** The records beside the confirms: the split-off changes (objects written, refs not yet), the discards' moves. */
+const besides = async (ctx: Context, store: Store, resolved: Resolved[], decidedBy: string) => {
   const partial = resolved.filter((r) => r.picked && r.picked.rest.length > 0);
   const remainders = await recordMany(
     ctx,
@@ -198,25 +146,17 @@ const decideLocked = async (ctx: Context, store: Store, set: DecisionSet): Promi
     (c) => {
       const r = discards.find((x) => x.change.id === c.id) as Resolved;
       if (!r.picked) return { decidedBy };
-      return {
-        decidedBy,
-        note: noteOf(r, remainderOf.get(c.id)),
-        hunks: hunksTrailer(r.picked.drop, r.hunks!.hunks.length),
-      };
+      const hunks = hunksTrailer(r.picked.drop, r.hunks!.hunks.length);
+      return { decidedBy, note: noteOf(r, remainderOf.get(c.id)), hunks };
     },
   );
-  // A change applied in part records the hunks it took, and says where the others went.
-  for (const plan of planned.plans) {
-    const r = confirms.find((x) => x.change.id === plan.change.id);
-    if (!r?.picked) continue;
-    const kept = counted(r.hunks!, r.picked.keep);
-    plan.change = {
-      ...plan.change,
-      fields: { ...plan.change.fields, ...kept, hunks: hunksTrailer(r.picked.keep, r.hunks!.hunks.length) },
-    };
-  }
-  const decided = resolved.map((r): Decided => {
-    const plan = planned.plans.find((p) => p.change.id === r.change.id);
+  const creates = remainders.map((m): RefUpdate => ({ op: 'create', ref: changeRef(m.id), oid: m.tip }));
+  return { remainderOf, updates: [...dropped.updates, ...creates], written: dropped.written };
+};
+
+const decidedOf = (resolved: Resolved[], plans: FilePlan[], remainderOf: Map<string, string | undefined>) =>
+  resolved.map((r): Decided => {
+    const plan = plans.find((p) => p.change.id === r.change.id);
     return {
       change: plan?.change ?? r.change,
       outcome: r.verdict === 'confirm' ? 'confirmed' : 'discarded',
@@ -226,21 +166,23 @@ const decideLocked = async (ctx: Context, store: Store, set: DecisionSet): Promi
       remainder: remainderOf.get(r.change.id),
     };
   });
+
+const decideLocked = async (ctx: Context, store: Store, set: DecisionSet): Promise<SetOutcome> => {
+  const now = new Map((await listChanges(ctx, store)).map((c) => [c.id, c]));
+  const { resolved, plans } = await planAll(ctx, store, set, now);
+  const decidedBy = commandDecider(ctx.env);
+  const beside = await besides(ctx, store, resolved, decidedBy);
+  const decided = decidedOf(resolved, plans, beside.remainderOf);
   const notes = feedbackBySession(decided, set.feedback ?? [], now, decidedBy);
   const feedback = [];
   for (const [session, record] of notes)
     feedback.push({ session, ...(await feedbackUpdate(store, record, ctx.now())) });
-
-  const updates: RefUpdate[] = [
-    ...dropped.updates,
-    ...remainders.map((m): RefUpdate => ({ op: 'create', ref: changeRef(m.id), oid: m.tip })),
-    ...feedback.map((f) => f.update),
-  ];
-  const written = join([dropped.written, ...feedback.map((f) => f.written), emptyWritten()]);
-  const appliedNotes = new Map(
-    confirms.filter((r) => r.picked).map((r) => [r.change.id, noteOf(r, remainderOf.get(r.change.id))]),
-  );
-  if (planned.plans.length > 0) await applyPlans(ctx, store, planned.plans, { updates, written, notes: appliedNotes });
+  const updates = [...beside.updates, ...feedback.map((f) => f.update)];
+  const written = join([beside.written, ...feedback.map((f) => f.written), emptyWritten()]);
+  // A change applied in part says where its other hunks went.
+  const partly = resolved.filter((r) => r.verdict === 'confirm' && r.picked);
+  const applied = new Map(partly.map((r) => [r.change.id, noteOf(r, beside.remainderOf.get(r.change.id))]));
+  if (plans.length > 0) await applyPlans(ctx, store, plans, { updates, written, notes: applied });
   else await publish(store, updates, `fettle: decide ${ids(resolved)}`, written);
   for (const r of resolved) await forgetStaged(store, r.change);
   for (const f of feedback) {
@@ -251,40 +193,6 @@ const decideLocked = async (ctx: Context, store: Store, set: DecisionSet): Promi
 };
 
 const ids = (rs: Resolved[]): string => rs.map((r) => r.change.id).join(' ');
-
-/** Per agent session: what was decided about its changes and what the person said, as the agent will read it. */
-const feedbackBySession = (decided: Decided[], items: FeedbackItem[], now: Map<string, Change>, decidedBy: string) => {
-  const bySession = new Map<string, { decisions: DecisionNote[]; items: FeedbackItem[] }>();
-  const of = (session: string) => {
-    const entry = bySession.get(session) ?? { decisions: [], items: [] };
-    bySession.set(session, entry);
-    return entry;
-  };
-  for (const d of decided) {
-    const { session, path } = d.change.fields;
-    if (session === undefined) continue;
-    of(session).decisions.push({
-      change: d.change.id,
-      path,
-      verdict: d.outcome,
-      kept: d.picked?.keep,
-      dropped: d.picked?.drop,
-      count: d.picked?.count,
-      remainder: d.remainder,
-    });
-  }
-  for (const item of items) {
-    const change = now.get(item.change);
-    const session = change?.fields.session;
-    if (session !== undefined) of(session).items.push({ ...item, path: item.path || (change?.fields.path ?? '') });
-  }
-  // The model that decided knows what it did; a person's decisions are news to it, and so is anything said.
-  return new Map(
-    [...bySession]
-      .filter(([, e]) => e.items.length > 0 || (decidedBy === 'person' && e.decisions.length > 0))
-      .map(([session, e]) => [session, { session, ...e, text: feedbackText(e.decisions, e.items) }]),
-  );
-};
 
 const refuseDecisions = (errors: FettleError[], total: number): FettleError => {
   if (errors.length === 1 && total === 1) return errors[0] as FettleError;

@@ -16,7 +16,8 @@ import type { Context, Origin } from '../context';
 import { planWrite } from '../decide/plan';
 import { policyFor, type PathPolicy } from '../decide/policy';
 import { predict, type Proposed } from '../decide/predict';
-import { fieldsOf, recordBefore, stage } from '../record/record';
+import { type Beside, fieldsOf, recordBefore } from '../record/record';
+import { stage } from '../record/stage';
 import { callName, claimCall } from '../record/call-answers';
 import { digest, forgetWrite, rememberWrite } from '../record/call-links';
 import { currentTurn } from '../turns';
@@ -132,6 +133,62 @@ export const stagingRule = (plan: Plan): string | undefined => {
     : undefined;
 };
 
+/**
+ * A tool call whose result fettle cannot reproduce for sure: its previous bytes are kept and the tool decides;
+ * under a rule that stages every change, which cannot be kept with nothing to stage, it is denied instead.
+ */
+const unpredicted = async (
+  ctx: Context,
+  target: Target,
+  u: { policy: PathPolicy; old: DiskFile | null; origin: Origin; link: Beside | undefined; why: string },
+): Promise<Decided> => {
+  const { policy, old, origin, link, why } = u;
+  if (policy.effect.kind === 'stage') {
+    const rule = policy.effect.rule;
+    return { kind: 'unstageable', target, rule, ruleText: ruleText(rule, policy.files[rule.layer]), why };
+  }
+  if (!old) return { kind: 'pass' };
+  const note = `fettle could not predict the result: ${why}.`;
+  const fields = { tier: 'direct' as const, path: target.treePath, file: target.realPath, reason: 'unsure', note };
+  const recorded = await recordBefore(ctx, target, old, { ...fields, ...origin }, { beside: link });
+  return { kind: 'pass', target, id: recorded.id };
+};
+
+/** A planned write the thresholds or a rule stage: refused where the agent cannot hold it, else staged for review. */
+const stageWrite = async (
+  ctx: Context,
+  w: ToolWrite,
+  plan: Plan,
+  s: {
+    decision: Staged;
+    origin: Origin;
+    decidedBy: string;
+    thresholds: Thresholds;
+    rule: string | undefined;
+    remember: (record: { id: string; tip: string; fields: RecordFields }) => Promise<void>;
+  },
+): Promise<Decided> => {
+  const { decision, origin, decidedBy, thresholds, rule, remember } = s;
+  const { target } = plan;
+  const route = routeStaged({ mode: w.mode, review: ctx.config.review, inProject: w.inProject });
+  if (route === 'refuse') return { kind: 'refused', target, decision, thresholds, rule };
+  const staging = { ...origin, decidedBy, ...(route === 'person' ? { review: 'person' as const } : {}) };
+  const staged = await stage(ctx, plan, staging);
+  // A person answers the agent's prompt; if they allow it, the tool writes and the after step marks it applied.
+  if (route === 'person' && w.asks !== false) await remember(staged);
+  return {
+    kind: 'staged',
+    target,
+    decision,
+    id: staged.id,
+    diff: plan.diff,
+    review: route,
+    supersedes: staged.supersedes,
+    thresholds,
+    rule,
+  };
+};
+
 const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise<Decided> => {
   const { call } = w;
   const policy = policyFor(ctx, target);
@@ -157,25 +214,7 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
   };
   const { toolUse } = origin;
   const link = toolUse ? { write: remember, undo: () => forgetWrite(target.store, toolUse) } : undefined;
-  if (!proposed.exact) {
-    // A rule that stages every change cannot be kept with nothing to stage: denied rather than let through.
-    if (policy.effect.kind === 'stage') {
-      const rule = policy.effect.rule;
-      return {
-        kind: 'unstageable',
-        target,
-        rule,
-        ruleText: ruleText(rule, policy.files[rule.layer]),
-        why: proposed.why,
-      };
-    }
-    // fettle cannot reproduce the tool's result for sure: keep the previous bytes, let the tool decide.
-    if (!old) return { kind: 'pass' };
-    const note = `fettle could not predict the result: ${proposed.why}.`;
-    const fields = { tier: 'direct' as const, path: target.treePath, file: target.realPath, reason: 'unsure', note };
-    const recorded = await recordBefore(ctx, target, old, { ...fields, ...origin }, { beside: link });
-    return { kind: 'pass', target, id: recorded.id };
-  }
+  if (!proposed.exact) return unpredicted(ctx, target, { policy, old, origin, link, why: proposed.why });
   const plan = await planWrite(ctx, target, old, proposed.next, { source: proposed.counts, policy });
   const decision = plan.decision;
   const { thresholds } = policy;
@@ -192,21 +231,5 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
     );
     return { kind: 'pass', target, id: recorded.id }; // the tool now writes through the agent's own permission flow
   }
-  const route = routeStaged({ mode: w.mode, review: ctx.config.review, inProject: w.inProject });
-  if (route === 'refuse') return { kind: 'refused', target, decision, thresholds, rule };
-  const staging = { ...origin, decidedBy, ...(route === 'person' ? { review: 'person' as const } : {}) };
-  const staged = await stage(ctx, plan, staging);
-  // A person answers the agent's prompt; if they allow it, the tool writes and the after step marks it applied.
-  if (route === 'person' && w.asks !== false) await remember(staged);
-  return {
-    kind: 'staged',
-    target,
-    decision,
-    id: staged.id,
-    diff: plan.diff,
-    review: route,
-    supersedes: staged.supersedes,
-    thresholds,
-    rule,
-  };
+  return stageWrite(ctx, w, plan, { decision, origin, decidedBy, thresholds, rule, remember });
 };

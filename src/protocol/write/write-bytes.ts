@@ -12,9 +12,10 @@ import type { Target } from '../../store/store';
 import type { Context, Origin } from '../context';
 import { housekeep } from '../retention/housekeeping';
 import { fileLockPath } from '../paths';
-import { planWrite } from '../decide/plan';
+import { type Plan, planWrite } from '../decide/plan';
 import { policyFor } from '../decide/policy';
-import { fieldsOf, recordAfter, recordBefore, stage } from '../record/record';
+import { type Fields, fieldsOf, recordAfter, recordBefore } from '../record/record';
+import { stage } from '../record/stage';
 import { deciderOf, ruledOut, type RuledOut, type StagedWrite, stagingRule, withTurn } from './before';
 
 export type Written =
@@ -28,6 +29,53 @@ export const blockedError = (path: string, ruled: RuledOut): FettleError =>
   new FettleError('E_BLOCKED', `Policy rule ${ruled.ruleText} blocks writing ${path}: ${ruled.rule.message ?? ''}`, {
     hint: 'Nothing was written. Change the rule (`fettle policy check <path>` says which decides) if the write is meant.',
   });
+
+/** A file an `ignore` rule covers: written, unless it already holds the bytes, with no record. */
+const writeUnrecorded = async (target: Target, bytes: Buffer, ruleText: string): Promise<Written> => {
+  const now = await readDisk(target.realPath);
+  if (now?.bytes.equals(bytes)) return { kind: 'noop', target };
+  await mkdir(dirname(target.realPath), { recursive: true });
+  await replaceFile(target.realPath, bytes, { createOnly: now === null, expect: now?.bytes });
+  return { kind: 'ignored', target, ruleText };
+};
+
+/**
+ * A direct write: the previous bytes recorded, the file checked to hold them still, replaced atomically, then what
+ * landed recorded on top. Returns the change's id.
+ */
+const writeDirect = async (ctx: Context, plan: Plan, bytes: Buffer, decided: Fields): Promise<string> => {
+  const { target } = plan;
+  const before = await recordBefore(ctx, target, plan.old, decided, { stored: plan.stored?.old });
+  await failpoint('write.recorded');
+  // The previous bytes are in git; make sure they are still what is on disk before replacing them.
+  const now = await readDisk(target.realPath);
+  const unchanged = now === null ? plan.old === null : plan.old !== null && now.bytes.equals(plan.old.bytes);
+  if (!unchanged) {
+    throw new FettleError(
+      'E_CONFLICT',
+      `${target.realPath} changed while fettle was recording it; nothing was written.`,
+      {
+        hint: 'Run the write again.',
+      },
+    );
+  }
+  await mkdir(dirname(target.realPath), { recursive: true });
+  try {
+    await replaceFile(target.realPath, bytes, { createOnly: plan.old === null, expect: plan.old?.bytes });
+  } catch (error) {
+    // Replaced but not durable: the bytes did land, so history says so if it can (the disk is failing, so
+    // recording may fail too); the error reported is the first one.
+    if (error instanceof NotDurableError) {
+      await readDisk(target.realPath)
+        .then((landed) => recordAfter(ctx, target.store, before, landed))
+        .catch(() => undefined);
+    }
+    throw error;
+  }
+  await failpoint('write.file-written');
+  await recordAfter(ctx, target.store, before, await readDisk(target.realPath));
+  return before.id;
+};
 
 /**
  * A write fettle performs itself (`fettle write`, scripts): under the file's lock, record then replace
@@ -49,13 +97,7 @@ export const writeBytes = async (
   const ruled = ruledOut(policy, target);
   if (ruled?.kind === 'blocked') throw blockedError(target.treePath, ruled);
   const result = await withLock(fileLockPath(target.store, target.treePath), async (): Promise<Written> => {
-    if (ruled) {
-      const now = await readDisk(target.realPath);
-      if (now?.bytes.equals(bytes)) return { kind: 'noop', target };
-      await mkdir(dirname(target.realPath), { recursive: true });
-      await replaceFile(target.realPath, bytes, { createOnly: now === null, expect: now?.bytes });
-      return { kind: 'ignored', target, ruleText: ruled.ruleText };
-    }
+    if (ruled) return writeUnrecorded(target, bytes, ruled.ruleText);
     const plan = await planWrite(ctx, target, await readDisk(target.realPath), bytes, { policy });
     const decision = plan.decision;
     if (decision.tier === 'noop') return { kind: 'noop', target };
@@ -65,36 +107,8 @@ export const writeBytes = async (
       const { thresholds } = policy;
       return { kind: 'staged', target, decision, id, diff: plan.diff, supersedes, thresholds, rule: stagingRule(plan) };
     }
-    const before = await recordBefore(ctx, plan.target, plan.old, decided, { stored: plan.stored?.old });
-    await failpoint('write.recorded');
-    // The previous bytes are in git; make sure they are still what is on disk before replacing them.
-    const now = await readDisk(target.realPath);
-    const unchanged = now === null ? plan.old === null : plan.old !== null && now.bytes.equals(plan.old.bytes);
-    if (!unchanged) {
-      throw new FettleError(
-        'E_CONFLICT',
-        `${target.realPath} changed while fettle was recording it; nothing was written.`,
-        {
-          hint: 'Run the write again.',
-        },
-      );
-    }
-    await mkdir(dirname(target.realPath), { recursive: true });
-    try {
-      await replaceFile(target.realPath, bytes, { createOnly: plan.old === null, expect: plan.old?.bytes });
-    } catch (error) {
-      // Replaced but not durable: the bytes did land, so history says so if it can (the disk is failing, so
-      // recording may fail too); the error reported is the first one.
-      if (error instanceof NotDurableError) {
-        await readDisk(target.realPath)
-          .then((landed) => recordAfter(ctx, target.store, before, landed))
-          .catch(() => undefined);
-      }
-      throw error;
-    }
-    await failpoint('write.file-written');
-    await recordAfter(ctx, target.store, before, await readDisk(target.realPath));
-    return { kind: 'written', target, decision, id: before.id };
+    const id = await writeDirect(ctx, plan, bytes, decided);
+    return { kind: 'written', target, decision, id };
   });
   await housekeep(ctx, target.store);
   return result;

@@ -22,7 +22,7 @@ import { callName, claimCall } from '../record/call-answers';
 import { locateWritten } from './target';
 import type { Context, Origin } from '../context';
 import { planWrite } from '../decide/plan';
-import { policyFor } from '../decide/policy';
+import { type PathPolicy, policyFor } from '../decide/policy';
 import { currentTurn } from '../turns';
 import { ruledOut } from './before';
 import { recordSet, stageSet, type SetFile, type SetStaged } from './write-set-record';
@@ -121,14 +121,8 @@ export const beforeWriteSet = async (ctx: Context, w: SetWrite): Promise<SetBefo
   }
 };
 
-const decideBefore = async (
-  ctx: Context,
-  w: SetWrite,
-  targets: Target[],
-): Promise<{ kind: 'pass' } | { kind: 'noop' } | SetStaged | SetRefused | SetBlocked> => {
-  // Policy decides per file, as for a single write: one blocked file denies the call; `stage` and thresholds
-  // rules decide each file's plan, and so the set's. An `ignore` rule's file is recorded with the rest.
-  const policies = targets.map((t) => policyFor(ctx, t));
+/** The first file of the set a policy `block` rule covers: it denies the whole call. */
+const blockedFile = (policies: PathPolicy[], targets: Target[]): SetBlocked | null => {
   for (const [n, policy] of policies.entries()) {
     const ruled = ruledOut(policy, targets[n] as Target);
     if (ruled?.kind === 'blocked')
@@ -139,6 +133,39 @@ const decideBefore = async (
         message: ruled.rule.message ?? '',
       };
   }
+  return null;
+};
+
+/** Each file's plan, one after another: a removed file counts every line it had; an absent one, nothing. */
+const planFiles = async (
+  ctx: Context,
+  targets: Target[],
+  p: { olds: (DiskFile | null)[]; effect: Extract<SetEffect, { ok: true }>; policies: PathPolicy[] },
+): Promise<SetFile[]> => {
+  const files: SetFile[] = [];
+  for (const [n, target] of targets.entries()) {
+    const old = p.olds[n] as DiskFile | null;
+    const next = p.effect.files[n]?.next ?? null;
+    if (next === null) {
+      files.push({ target, old, next, decision: old ? removal(old) : { tier: 'noop' } });
+      continue;
+    }
+    const plan = await planWrite(ctx, target, old, next, { policy: p.policies[n] });
+    files.push({ target, old, next, decision: plan.decision, plan });
+  }
+  return files;
+};
+
+const decideBefore = async (
+  ctx: Context,
+  w: SetWrite,
+  targets: Target[],
+): Promise<{ kind: 'pass' } | { kind: 'noop' } | SetStaged | SetRefused | SetBlocked> => {
+  // Policy decides per file, as for a single write: one blocked file denies the call; `stage` and thresholds
+  // rules decide each file's plan, and so the set's. An `ignore` rule's file is recorded with the rest.
+  const policies = targets.map((t) => policyFor(ctx, t));
+  const blocked = blockedFile(policies, targets);
+  if (blocked) return blocked;
   const turn = await currentTurn(ctx.config.dataDir, w.origin.session);
   const origin: Origin = turn === undefined ? w.origin : { ...w.origin, turn };
   const olds = await Promise.all(targets.map((t) => unknownOld(t.realPath)));
@@ -155,17 +182,7 @@ const decideBefore = async (
     await recordSet(ctx, { targets, olds: olds as (DiskFile | null)[], extra: { reason: 'unsure', note }, origin });
     return { kind: 'pass' };
   }
-  const files: SetFile[] = [];
-  for (const [n, target] of targets.entries()) {
-    const old = olds[n] as DiskFile | null;
-    const next = effect.files[n]?.next ?? null;
-    if (next === null) {
-      files.push({ target, old, next, decision: old ? removal(old) : { tier: 'noop' } });
-      continue;
-    }
-    const plan = await planWrite(ctx, target, old, next, { policy: policies[n] });
-    files.push({ target, old, next, decision: plan.decision, plan });
-  }
+  const files = await planFiles(ctx, targets, { olds: olds as (DiskFile | null)[], effect, policies });
   const { decision, alone } = decideSet(
     ctx,
     files.map((f) => f.decision),

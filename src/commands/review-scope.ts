@@ -1,6 +1,5 @@
-// `fettle review --web [<id> | --session <s> [--turn <n>] | --all] [--no-open]`: the review page; and
-// `fettle review --interactive` (-i): the same decisions hunk by hunk in the terminal. Both over one change or
-// changeset, a session (from a turn on), or every pending change.
+// What `fettle review --web` and `fettle review -i` review: one change or changeset, a session (from a turn on),
+// every pending change, or the current session's; and the options both take. Shared by the two commands.
 import { FettleError } from '../errors';
 import type { ReviewScope } from '../protocol/review/review-data';
 import { currentSession } from '../protocol/select/names';
@@ -18,7 +17,7 @@ export interface RoomOptions {
 }
 
 /** Minutes of a quiet page before its server stops (FETTLE_REVIEW_IDLE_MINUTES). */
-const quietMs = (edge: Edge): number => {
+export const quietMs = (edge: Edge): number => {
   const raw = edge.env.FETTLE_REVIEW_IDLE_MINUTES;
   if (raw === undefined || raw === '') return 30 * 60_000;
   if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1)
@@ -53,19 +52,4 @@ export const scopeOf = async (edge: Edge, dir: string | undefined, change: strin
       hint: '`fettle status` lists the pending changes and their sessions.',
     });
   return { ctx, scope: { session, turn } as ReviewScope };
-};
-
-export const reviewRoom = async (
-  edge: Edge,
-  dir: string | undefined,
-  change: string | undefined,
-  o: RoomOptions,
-): Promise<void> => {
-  if (o.web && o.interactive) throw new FettleError('E_USAGE', 'Review in the browser (--web) or here (-i), not both.');
-  const { ctx, scope } = await scopeOf(edge, dir, change, o);
-  if (!o.web) throw new FettleError('E_USAGE', 'fettle review --interactive is not available in this build.');
-  if (!edge.page)
-    throw new FettleError('E_INTERNAL', 'internal error: this fettle was started without its review page');
-  const run = edge.page();
-  await run({ ctx, scope, open: o.open !== false, quietMs: quietMs(edge), say: (line) => edge.io.out(line) });
 };
