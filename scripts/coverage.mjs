@@ -5,7 +5,7 @@
 // bundles' source maps (scripts/build.mjs writes them) and reports, and the run fails below the floor
 // (scripts/coverage-floor.json), which is the measured value, so coverage only goes up.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -25,6 +25,8 @@ export const coverageDirs = (root) => {
 export const startCollector = (root, dirs, everyMs = 2000) => {
   rmSync(dirs.base, { recursive: true, force: true });
   mkdirSync(dirs.raw, { recursive: true });
+  // Some tests run the CLI as another user (a repository it may not write): their coverage must land too.
+  chmodSync(dirs.raw, 0o1777);
   const own = [pathToFileURL(join(root, 'dist')).href, pathToFileURL(join(root, 'src')).href].map((u) => `${u}/`);
   const mine = (url) => own.some((prefix) => url.startsWith(prefix));
   let merged = { result: [] };

@@ -24,7 +24,14 @@ const PACKED = [
   'dist/commands.js',
   'dist/hook.js',
   'dist/mcp.js',
+  'dist/page/favicon.svg',
+  'dist/page/highlight.js',
+  'dist/page/index.html',
+  'dist/page/page.css',
+  'dist/page/page.js',
   'dist/serve.js',
+  'dist/web.js',
+  'dist/xdg-open',
   'hooks/hooks.json',
   'package.json',
   'plugins/opencode/fettle.mjs',
@@ -58,7 +65,8 @@ test('npm pack holds exactly the program, the plugin files, README and LICENSE; 
   }[];
   const files = packed?.files ?? [];
   assert.deepEqual(files.map((f) => f.path).sort(), PACKED);
-  for (const launcher of ['bin/fettle', 'dist/cli.js'])
+  // dist/xdg-open: the review page opens the browser with it (the `open` package ships it beside itself)
+  for (const launcher of ['bin/fettle', 'dist/cli.js', 'dist/xdg-open'])
     assert.equal((files.find((f) => f.path === launcher)?.mode ?? 0) & 0o111, 0o111, `${launcher} is executable`);
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
   assert.equal(manifest.dependencies, undefined, 'dist/ bundles every library: an install fetches nothing');

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   chmodSync,
-  copyFileSync,
+  cpSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -202,7 +202,7 @@ test('a CLI at a path with spaces and quotes installs a quoted command that sh r
   const { env, user, run } = setup();
   const dist = join(tempDir(), "it's a dir", 'fettle', 'dist');
   mkdirSync(dist, { recursive: true });
-  for (const f of readdirSync(join(ROOT, 'dist'))) copyFileSync(join(ROOT, 'dist', f), join(dist, f));
+  cpSync(join(ROOT, 'dist'), dist, { recursive: true });
   const copy = join(dist, 'cli.js');
   const r = spawnSync(process.execPath, [copy, 'install'], { cwd: env.HOME, env, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
@@ -286,7 +286,7 @@ test('--scope project with fettle inside the project writes a $CLAUDE_PROJECT_DI
   const project = makeRepo({ 'a.txt': 'a\n' });
   const vendored = join(project.dir, 'node_modules', 'fettle', 'dist');
   mkdirSync(vendored, { recursive: true });
-  for (const f of readdirSync(join(ROOT, 'dist'))) copyFileSync(join(ROOT, 'dist', f), join(vendored, f));
+  cpSync(join(ROOT, 'dist'), vendored, { recursive: true });
   const r = spawnSync(process.execPath, [join(vendored, 'cli.js'), 'install', '--scope', 'project'], {
     cwd: project.dir,
     env,
@@ -776,7 +776,7 @@ test('the hooks.json command, with ${CLAUDE_PLUGIN_ROOT} substituted (path with 
   };
   const pluginRoot = join(tempDir(), 'plugin cache', 'fettle');
   mkdirSync(join(pluginRoot, 'dist'), { recursive: true });
-  for (const f of readdirSync(join(ROOT, 'dist'))) copyFileSync(join(ROOT, 'dist', f), join(pluginRoot, 'dist', f));
+  cpSync(join(ROOT, 'dist'), join(pluginRoot, 'dist'), { recursive: true });
   const repo = makeRepo({ 'a.txt': 'one\n' });
   const commandOf = (event: string) =>
     plugin.hooks[event]![0]!.hooks[0]!.command.split('${CLAUDE_PLUGIN_ROOT}').join(pluginRoot);

@@ -3,7 +3,7 @@
 // hook and guard at once); each write is recorded exactly once, or blocked with a reason the model can act on.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -157,7 +157,7 @@ test('the server killed right after answering a superseding proposal: both propo
 
 test('the installed fettle replaced by another version: calls go to it at once, and a server of it takes over', async () => {
   const dist = tempDir('fettle-dist-');
-  for (const f of readdirSync(join(CLI, '..'))) copyFileSync(join(CLI, '..', f), join(dist, f));
+  cpSync(join(CLI, '..'), dist, { recursive: true });
   const setup = setUpResident({}, join(dist, 'cli.js'));
   const repo = makeRepo({ 'a.txt': lines(30) });
   recordedOnce(repo, write(setup, repo, content(1), 'toolu_v1'), 'toolu_v1', content(1));
