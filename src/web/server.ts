@@ -12,7 +12,7 @@ import { serve } from '@hono/node-server';
 import type { Context } from '../protocol/context';
 import { listChanges } from '../protocol/changes';
 import { decideSet } from '../protocol/review/decide-set';
-import { reviewChange, reviewData, type ReviewScope } from '../protocol/review/review-data';
+import { type ReviewData, reviewChange, reviewData, type ReviewScope } from '../protocol/review/review-data';
 import { openStore, settledChanges } from '../protocol/select/open';
 import { notFound } from '../protocol/changes';
 import { createPageApp } from './app';
@@ -63,12 +63,21 @@ export const runPage = async (o: PageOptions): Promise<void> => {
     }, o.quietMs);
     timer.unref();
   };
+  const read = async () => reviewData(ctx, store, await settledChanges(ctx, store), scope);
+  // The first read starts now, while the browser starts: the page's first request finds it done (or under way).
+  // Every later read is fresh: a reload shows what was staged or decided since.
+  let first: Promise<ReviewData> | null = read();
+  first.catch(() => undefined);
   const app = createPageApp(
     {
       port: () => port,
       token,
       assets,
-      review: async () => reviewData(ctx, store, await settledChanges(ctx, store), scope),
+      review: () => {
+        const ready = first ?? read();
+        first = null;
+        return ready;
+      },
       change: async (id) => {
         const change = (await listChanges(ctx, store)).find((c) => c.id === id);
         if (!change) throw notFound(id);
