@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../../scripts/chromium-args.mjs';
 
 const job = JSON.parse(readFileSync(0, 'utf8'));
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -48,17 +49,7 @@ const timedCall = (server, method, path, body) =>
 const browserLoads = async (server) => {
   const browser = await chromium.launch({
     executablePath: job.chromium,
-    args: [
-      '--headless=new',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-proxy-server',
-    ],
+    args: CHROMIUM_ARGS,
   });
   const samples = [];
   try {

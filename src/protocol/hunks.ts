@@ -6,7 +6,7 @@ import { classifyContent } from '../core/content';
 import { applyHunks, type Hunk, parseHunkList, parseHunks } from '../core/hunks';
 import { FettleError } from '../errors';
 import { type FileEntry, readFiles } from '../store/object-read';
-import { diffPath } from '../store/patch';
+import { diffCommits } from '../store/patch';
 import type { Store } from '../store/store';
 import type { Change } from './changes';
 import { chainOf, replacedCommit, writtenCommit } from './chains';
@@ -34,7 +34,7 @@ export const changeHunks = async (store: Store, change: Change, o: { color?: boo
   const from = replacedCommit(chain);
   const { path } = change.fields;
   const [diff, [before = null, after = null]] = await Promise.all([
-    diffPath(store, from, to, path, o),
+    diffCommits(store, from, to, { ...o, path }),
     readFiles(store, [
       { commit: from, path },
       { commit: to, path },

@@ -2,12 +2,18 @@
 // no work tree; external diff tools and textconv filters are off so the output is the stored bytes' diff.
 import type { Store } from './store';
 
+/**
+ * The diff between two commits, of one path when `path` is given (three lines of context: every hunk fettle
+ * numbers is read this way, with or without colour, since git colours lines and never moves them).
+ */
 export const diffCommits = async (
   store: Store,
   from: string,
   to: string,
-  options: { color?: boolean } = {},
+  options: { color?: boolean; path?: string } = {},
 ): Promise<string> => {
+  // literally: a name with `*` or a leading `:` is a file here, not a pattern
+  const only = options.path === undefined ? [] : ['--unified=3', from, to, '--', `:(literal)${options.path}`];
   const { stdout } = await store.git.run({
     args: [
       'diff',
@@ -15,37 +21,7 @@ export const diffCommits = async (
       '--no-ext-diff',
       '--no-textconv',
       '--no-renames',
-      from,
-      to,
-    ],
-  });
-  return stdout.toString('utf8');
-};
-
-/**
- * One path's diff between two commits with three lines of context, as every hunk fettle numbers is read: the same
- * text with or without colour (git colours lines, never moves them).
- */
-export const diffPath = async (
-  store: Store,
-  from: string,
-  to: string,
-  path: string,
-  options: { color?: boolean } = {},
-): Promise<string> => {
-  const { stdout } = await store.git.run({
-    args: [
-      'diff',
-      options.color ? '--color=always' : '--no-color',
-      '--no-ext-diff',
-      '--no-textconv',
-      '--no-renames',
-      '--unified=3',
-      from,
-      to,
-      '--',
-      // literally: a name with `*` or a leading `:` is a file here, not a pattern
-      `:(literal)${path}`,
+      ...(only.length ? only : [from, to]),
     ],
   });
   return stdout.toString('utf8');

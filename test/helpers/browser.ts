@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../../scripts/chromium-args.mjs';
 import { CLI } from './cli';
 
 export const CHROMIUM = process.env.FETTLE_CHROMIUM ?? '/usr/bin/chromium';
@@ -14,18 +15,7 @@ export const CHROMIUM = process.env.FETTLE_CHROMIUM ?? '/usr/bin/chromium';
 export const noBrowser = (): string | null =>
   existsSync(CHROMIUM) ? null : `no chromium at ${CHROMIUM} (apt-get install chromium; .ci/run does)`;
 
-const ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-proxy-server',
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost',
-];
+const ARGS = [...CHROMIUM_ARGS, '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost'];
 
 export const launch = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 
