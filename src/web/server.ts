@@ -12,7 +12,7 @@ import { serve } from '@hono/node-server';
 import type { Context } from '../protocol/context';
 import { listChanges } from '../protocol/changes';
 import { decideSet } from '../protocol/review/decide-set';
-import { type ReviewData, reviewChange, reviewData, type ReviewScope } from '../protocol/review/review-data';
+import { reviewChange, reviewData, type ReviewScope } from '../protocol/review/review-data';
 import { openStore, settledChanges } from '../protocol/select/open';
 import { notFound } from '../protocol/changes';
 import { createPageApp } from './app';
@@ -39,6 +39,20 @@ const pageFiles = (dir: string): string[] => {
   }
 };
 
+/**
+ * A read started now, while the browser starts, so the page's first request finds it done (or under way); every
+ * later call reads afresh, so a reload shows what was staged or decided since.
+ */
+const firstThenFresh = <T>(read: () => Promise<T>): (() => Promise<T>) => {
+  let first: Promise<T> | null = read();
+  first.catch(() => undefined);
+  return () => {
+    const ready = first ?? read();
+    first = null;
+    return ready;
+  };
+};
+
 /** Serves the page until the person is done with it; resolves once the server has stopped. */
 export const runPage = async (o: PageOptions): Promise<void> => {
   const { ctx, scope } = o;
@@ -63,21 +77,13 @@ export const runPage = async (o: PageOptions): Promise<void> => {
     }, o.quietMs);
     timer.unref();
   };
-  const read = async () => reviewData(ctx, store, await settledChanges(ctx, store), scope);
-  // The first read starts now, while the browser starts: the page's first request finds it done (or under way).
-  // Every later read is fresh: a reload shows what was staged or decided since.
-  let first: Promise<ReviewData> | null = read();
-  first.catch(() => undefined);
+  const review = firstThenFresh(async () => reviewData(ctx, store, await settledChanges(ctx, store), scope));
   const app = createPageApp(
     {
       port: () => port,
       token,
       assets,
-      review: () => {
-        const ready = first ?? read();
-        first = null;
-        return ready;
-      },
+      review,
       change: async (id) => {
         const change = (await listChanges(ctx, store)).find((c) => c.id === id);
         if (!change) throw notFound(id);
