@@ -18,6 +18,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { licenceNotices } from './licenses.mjs';
 
 // Built next to dist/ and swapped in, so a test run using dist/ never sees it half-written.
 const next = new URL('../dist-next/', import.meta.url);
@@ -33,13 +34,18 @@ const common = {
   sourcemap: 'linked',
   sourcesContent: false,
   logLevel: 'warning',
+  // The notices go in one file instead (scripts/licenses.mjs), from the metafile.
   legalComments: 'none',
+  metafile: true,
   // jsonc-parser's main build is UMD, whose run-time requires of its own files a bundle cannot follow.
   alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
+/** Each bundle's metafile, for dist/LICENSES.txt. */
+const bundles = [];
+
 // cli.ts reads its siblings hook.js and commands.js at run time (through V8's code cache, src/code-cache.ts).
-await build({
+const main = await build({
   ...common,
   entryPoints: {
     cli: 'src/cli.ts',
@@ -51,17 +57,19 @@ await build({
   },
   outdir: 'dist-next',
 });
+bundles.push([null, main.metafile]);
 
 // The review page's server (`fettle review --web`, and `fettle serve`'s page): hono and the `open` package, in a
 // bundle no other command loads. `open` finds the xdg-open it ships beside itself through import.meta.url, which
 // a CommonJS bundle does not have: it is defined as the bundle's own URL, and that script is copied beside it.
-await build({
+const web = await build({
   ...common,
   entryPoints: { web: 'src/web/server.ts' },
   outdir: 'dist-next',
   define: { 'import.meta.url': '__fettleBundleUrl' },
   banner: { js: "const __fettleBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
+bundles.push([null, web.metafile]);
 copyFileSync('node_modules/open/xdg-open', new URL('xdg-open', next));
 chmodSync(new URL('xdg-open', next), 0o755);
 
@@ -69,19 +77,21 @@ chmodSync(new URL('xdg-open', next), 0o755);
 // bundle from dist/page/ (web/app.ts), under a policy that allows no inline script or style.
 if (existsSync('src/web/page/main.ts')) {
   mkdirSync(new URL('page/', next), { recursive: true });
-  await build({
+  const page = await build({
     bundle: true,
     platform: 'browser',
     target: 'chrome120',
     format: 'esm',
     minify: true,
     sourcemap: false,
-    legalComments: 'linked',
+    legalComments: 'none',
+    metafile: true,
     logLevel: 'warning',
     entryPoints: { page: 'src/web/page/main.ts', highlight: 'src/web/page/highlight-worker.ts' },
     outdir: 'dist-next/page',
     loader: { '.css': 'css' },
   });
+  bundles.push([null, page.metafile]);
   for (const file of readdirSync('src/web/page').filter((f) => /\.(html|css|svg)$/.test(f)))
     copyFileSync(join('src/web/page', file), new URL(`page/${file}`, next));
   // The syntax colours as classes, made from the same themes the worker tokenizes with, appended to page.css:
@@ -92,13 +102,17 @@ if (existsSync('src/web/page/main.ts')) {
     platform: 'node',
     format: 'esm',
     write: false,
+    metafile: true,
     logLevel: 'warning',
   });
+  bundles.push(['page/page.css', theme.metafile]);
   const { themeCss } = await import(
     `data:text/javascript;base64,${Buffer.from(theme.outputFiles[0].text).toString('base64')}`
   );
   appendFileSync(new URL('page/page.css', next), `\n${themeCss()}`);
 }
+
+writeFileSync(new URL('LICENSES.txt', next), licenceNotices(bundles));
 
 // The bin entry needs a shebang and the executable bit.
 const cliPath = new URL('cli.js', next);

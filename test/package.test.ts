@@ -19,6 +19,7 @@ const PACKED = [
   'LICENSE',
   'README.md',
   'bin/fettle',
+  'dist/LICENSES.txt',
   'dist/agents.js',
   'dist/cli.js',
   'dist/commands.js',
