@@ -40,21 +40,17 @@ test('diffLines uses 3 lines of context and a separate hunk for distant changes'
 
 test('default timeout is bounded', () => assert.ok(DIFF_TIMEOUT_MS > 0 && DIFF_TIMEOUT_MS <= 2000));
 
-test('a large rewrite with a tiny timeout gives up (undefined) quickly', () => {
-  // One shared line, so the rewrite is not the disjoint case answered without jsdiff.
-  const oldText = `${lines(30000, 'old')}shared\n`;
-  const newText = `shared\n${lines(30000, 'new')}`;
-  const started = Date.now();
-  const d = diffLines(oldText, newText, 5);
-  const took = Date.now() - started;
-  assert.equal(d, undefined);
-  assert.ok(took < 2000, `took ${took} ms`);
+// One shared line, so the rewrite is not the disjoint case answered without jsdiff; its edit distance (60,000)
+// takes Myers' algorithm billions of steps, far past any timeout. Giving up (undefined) is the proof that the
+// timeout was honoured: the time itself is the bench's to measure, never a test's on a loaded machine.
+const HOPELESS: [string, string] = [`${lines(30000, 'old')}shared\n`, `shared\n${lines(30000, 'new')}`];
+
+test('a large rewrite with a tiny timeout gives up (undefined)', () => {
+  assert.equal(diffLines(...HOPELESS, 5), undefined);
 });
 
-test('a rewrite with the default timeout returns within a bound too', () => {
-  const started = Date.now();
-  diffLines(`${lines(30000, 'old')}shared\n`, `shared\n${lines(30000, 'new')}`);
-  assert.ok(Date.now() - started < 2000);
+test('a large rewrite with the default timeout gives up too, rather than running on', () => {
+  assert.equal(diffLines(...HOPELESS), undefined);
 });
 
 // Versions with no line in common are answered without jsdiff; the hunks must be exactly jsdiff's.
