@@ -24,10 +24,14 @@ export interface PageDeps {
   review: () => Promise<ReviewData>;
   change: (id: string) => Promise<ReviewChange>;
   apply: (set: DecisionSet) => Promise<unknown>;
+  /** the ids of the changes waiting in the review's scope, sorted: the page asks now and then */
+  pulse: () => Promise<string[]>;
   /** a request arrived (the quiet-period timer restarts) */
   touch: () => void;
   close: () => void;
 }
+
+const PULSE = '/api/pulse';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -89,8 +93,10 @@ const readBody = async (c: HonoContext): Promise<unknown> => {
 const admitting =
   (deps: PageDeps): MiddlewareHandler =>
   async (c, next) => {
-    deps.touch();
     const url = new URL(c.req.url);
+    // The page's own glance at what is pending is not the person doing something: an open tab alone must not keep
+    // the server up past its quiet period.
+    if (url.pathname !== PULSE) deps.touch();
     const verdict = admit(
       {
         method: c.req.method,
@@ -125,6 +131,7 @@ const answer = async (c: HonoContext, work: () => Promise<Record<string, unknown
 const routeApi = (app: Hono, deps: PageDeps): void => {
   const drafts = new Drafts();
   app.get('/api/review', (c) => answer(c, async () => ({ review: await deps.review(), drafts: drafts.all() })));
+  app.get(PULSE, (c) => answer(c, async () => ({ pending: await deps.pulse() })));
   app.get('/api/change/:id', (c) => answer(c, async () => ({ change: await deps.change(c.req.param('id')) })));
   app.post('/api/draft', (c) =>
     answer(c, async () => {

@@ -12,7 +12,7 @@ import { serve } from '@hono/node-server';
 import type { Context } from '../protocol/context';
 import { listChanges } from '../protocol/changes';
 import { decideSet } from '../protocol/review/decide-set';
-import { reviewChange, reviewData, type ReviewScope } from '../protocol/review/review-data';
+import { pendingIds, reviewChange, reviewData, type ReviewScope } from '../protocol/review/review-data';
 import { openStore, settledChanges } from '../protocol/select/open';
 import { notFound } from '../protocol/changes';
 import { createPageApp } from './app';
@@ -84,6 +84,8 @@ export const runPage = async (o: PageOptions): Promise<void> => {
       token,
       assets,
       review,
+      // listed, not settled: a glance that writes nothing
+      pulse: async () => pendingIds(await listChanges(ctx, store), scope),
       change: async (id) => {
         const change = (await listChanges(ctx, store)).find((c) => c.id === id);
         if (!change) throw notFound(id);

@@ -432,4 +432,40 @@ describe('the review page in a real browser (slow)', { skip }, () => {
     await page.screenshot({ path: join(__dirname, '..', '..', 'docs', 'review-page.png') });
     await clean(w, server);
   });
+
+  test('changes staged or decided while the page is open are announced, and shown on request', async () => {
+    const session = 'sess-watch';
+    const { repo, id, server, w } = await opened({
+      file: 'a.txt',
+      base: BASE,
+      next: withHunks(1, 2, 3),
+      session,
+      scope: ['--session', session],
+      before: (r) => {
+        r.write('b.txt', BASE);
+        r.commit('b');
+      },
+    });
+    const { page } = w;
+    assert.equal(await page.locator('#news').isHidden(), true, 'nothing to announce at first');
+    // The agent stages another change; a person confirms the first one in a terminal.
+    const next = stageWrite(repo, 'b.txt', withHunks(1, 2, 3), { env: envOf(repo, session) });
+    assert.equal(fettle(repo, ['confirm', id], { now: T0 }).code, 0);
+    // (a glance between the two commands may announce the first alone; the next one says both)
+    const both = '1 new change to review; 1 change decided elsewhere since the page loaded.';
+    await page.waitForFunction(
+      (text) =>
+        !(document.getElementById('news') as HTMLElement).hidden &&
+        document.querySelector('#news span')?.textContent === text,
+      both,
+      { timeout: 15_000 },
+    );
+    // Nothing moved under the person: the page still shows what it showed until asked.
+    assert.equal(await page.locator(`#c-${next}`).count(), 0);
+    await page.getByRole('button', { name: 'Show them' }).click();
+    await page.waitForSelector(`#c-${next} .hunk table.diff`);
+    assert.equal(await page.locator(`#c-${id}`).count(), 0, 'the change decided elsewhere is gone');
+    assert.equal(await page.locator('#news').isHidden(), true);
+    await clean(w, server);
+  });
 });

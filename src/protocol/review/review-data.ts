@@ -150,6 +150,15 @@ const inScope = (c: Change, scope: ReviewScope): boolean =>
     c.fields.session === scope.session &&
     (scope.turn === undefined || (c.fields.turn ?? 0) >= scope.turn));
 
+const waiting = (c: Change): boolean => c.fields.tier === 'staged' && (c.state === 'pending' || c.state === 'expired');
+
+/** The ids of the staged changes waiting in `scope`: what the page compares to notice changes staged or decided. */
+export const pendingIds = (all: Change[], scope: ReviewScope): string[] =>
+  all
+    .filter((c) => inScope(c, scope) && waiting(c))
+    .map((c) => c.id)
+    .sort();
+
 /** The review of `scope` from the changes listed (newest first, as listChanges gives them). */
 export const reviewData = async (
   ctx: Context,
@@ -158,9 +167,7 @@ export const reviewData = async (
   scope: ReviewScope,
 ): Promise<ReviewData> => {
   const chosen = all.filter((c) => inScope(c, scope));
-  const pendingChanges = chosen.filter(
-    (c) => c.fields.tier === 'staged' && (c.state === 'pending' || c.state === 'expired'),
-  );
+  const pendingChanges = chosen.filter(waiting);
   const pending = [];
   for (const c of [...pendingChanges].sort(newestFirst).reverse())
     pending.push(await reviewChange(ctx, store, c, true));

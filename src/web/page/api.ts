@@ -65,6 +65,7 @@ const call = async <T>(path: string, body?: unknown): Promise<T> => {
 export const api = {
   review: () => call<{ review: ReviewData; drafts: Draft[] }>('/api/review'),
   change: (id: string) => call<{ change: ReviewChange }>(`/api/change/${encodeURIComponent(id)}`),
+  pulse: () => call<{ pending: string[] }>('/api/pulse'),
   draft: (d: Draft) => call<{ drafts: Draft[] }>('/api/draft', d),
   /** `expired`: the person applies changes past their time limit too (they were shown as expired) */
   apply: (withConflicts: boolean, expired: boolean) =>

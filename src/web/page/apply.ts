@@ -6,6 +6,7 @@ import { ask } from './dialog';
 import { announce, button, byId, el, plural } from './dom';
 import type { Review } from './review';
 import type { ReviewState } from './state';
+import { stopWatching } from './watch';
 
 const list = (ns: number[]) => ns.join(', ');
 
@@ -58,6 +59,11 @@ export class Applier {
     private readonly review: Review,
     private readonly reload: (remainders: string[]) => Promise<void>,
   ) {}
+
+  /** An Apply is being asked about or made: what the page shows is about to change by its own doing. */
+  busy(): boolean {
+    return this.running;
+  }
 
   summary(): void {
     const n = this.state.counts();
@@ -150,6 +156,7 @@ export class Applier {
       });
       if (!sure) return;
     }
+    await stopWatching();
     await api.close().catch(() => undefined);
     document.body.replaceChildren(
       el('main', { class: 'closed' }, [

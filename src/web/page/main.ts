@@ -12,6 +12,7 @@ import { Review } from './review';
 import { refreshPending, renderSidebar, type SidebarHost } from './sidebar';
 import { ReviewState } from './state';
 import { Viewer } from './viewer';
+import { watchPending } from './watch';
 
 const EXTRA_KEY = 'fettle.review.left-pending';
 
@@ -150,6 +151,14 @@ const start = async () => {
     applier.refused(error, 'The review could not be loaded');
   }
   document.body.dataset.ready = '1';
+  watchPending(
+    // the scope's own changes: those an Apply left pending are not in the server's list
+    () => (applier.busy() ? null : new Set(state.data?.pending.map((c) => c.id) ?? [])),
+    () =>
+      load().catch((e) =>
+        e instanceof Refused ? applier.refused(e, 'The review could not be loaded') : Promise.reject(e),
+      ),
+  );
   // the worker starts after the first paint: its start would compete with it
   setTimeout(() => highlighter.begin());
 };
