@@ -10,6 +10,7 @@ import type { AgentAdapters } from './edge';
 import { block, type HookOutcome } from './outcome';
 import { auditHook, auditing } from './audit';
 import { runHook } from './run';
+import { CHILD_MARK, memoryLimited, ownLimits, SUPERVISE_FROM, superviseHook } from './supervise';
 
 /** Written straight to the descriptor, as stdin is read (io/stdin.ts); a descriptor that would block gets the stream. */
 const emit = (fd: 1 | 2, text: string): void => {
@@ -56,24 +57,38 @@ const guardLateErrors = (decided: () => HookOutcome | undefined): void => {
   process.on('unhandledRejection', onLate);
 };
 
+/** The hook for `input`, in process, or for a large input in a child (supervise.ts). */
+const decide = async (input: Buffer, child: boolean, agent?: string, adapters?: AgentAdapters) => {
+  const script = process.argv[1] ?? '';
+  if (!child && (input.length >= SUPERVISE_FROM || memoryLimited(ownLimits())))
+    return superviseHook(input, { script, agent, env: process.env, debug: Boolean(process.env.FETTLE_DEBUG) });
+  const raw = input.toString('utf8');
+  const edge = { cwd: process.cwd(), env: process.env, script, agent, adapters, facts: {} };
+  const decided = await runHook(raw, edge);
+  if (auditing(process.env)) await auditHook(raw, decided, edge);
+  return decided;
+};
+
 /** `agent`: the name `fettle hook --agent <name>` gives, if any; `adapters`: the other agents', in their bundle. */
 export const runHookProcess = async (agent?: string, adapters?: AgentAdapters): Promise<void> => {
   let outcome: HookOutcome | undefined;
   guardLateErrors(() => outcome);
   let decided: HookOutcome;
+  // Not passed on: what this process starts (git, maintenance, a server) is no supervised hook.
+  const child = process.env[CHILD_MARK] === '1';
+  delete process.env[CHILD_MARK];
   try {
     armFailpoints(process.env.FETTLE_FAILPOINTS);
     cleanUpOnSignals();
-    const raw = (await readStdin()).toString('utf8');
-    const edge = { cwd: process.cwd(), env: process.env, script: process.argv[1], agent, adapters, facts: {} };
-    decided = await runHook(raw, edge);
-    if (auditing(process.env)) await auditHook(raw, decided, edge);
+    decided = await decide(await readStdin(), child, agent, adapters);
   } catch (error) {
     // runHook maps every expected failure itself; reaching here is a bug. Fail closed and say so.
     decided = internalError(error);
   }
   outcome = decided;
   process.exitCode = decided.exitCode;
+  // A supervised child: its outcome goes to the process that started it, which renders it.
+  if (child) return emit(1, JSON.stringify(decided));
   try {
     if (decided.stdout) emit(1, decided.stdout);
   } catch (error) {

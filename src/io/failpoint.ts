@@ -2,6 +2,8 @@
 // anywhere leaves the user's files whole and their previous bytes reachable. Inert unless the process edge
 // arms them from FETTLE_FAILPOINTS, e.g. `confirm.file-written=kill,stage.ref-written=throw,x=sleep:200`; a point
 // passed once per file fires at its nth pass with `@n` (`confirm.file-written=kill@2`: after the second file).
+// `vanish` deletes the temporary files a point names, as another process would (`git gc --prune=now`).
+import { unlinkSync } from 'node:fs';
 import { FettleError } from '../errors';
 
 export const FAILPOINTS = [
@@ -30,6 +32,7 @@ export const FAILPOINTS = [
   'bash.changes-found', // Bash PostToolUse (or the end of the turn): the snapshot claimed, changes found, none recorded
   'bash.befores-recorded', // Bash record: every file's previous bytes recorded (one ref transaction), what landed not yet
   'bash.recorded', // Bash PostToolUse (or the end of the turn): the changes recorded, the snapshot not yet released
+  'pack.temp-synced', // objects: a pack and its index written and synced under temporary names, not yet renamed
   'pack-refs.locked', // maintenance: packed-refs.lock taken with its owner record, nothing written into it
   'pack-refs.renamed', // maintenance: packed-refs holds fettle's refs, their loose files not yet deleted
   'replace.temp-synced', // atomic replace: temp file written and fsynced, not yet renamed
@@ -38,6 +41,9 @@ export const FAILPOINTS = [
 ] as const;
 
 export type Failpoint = (typeof FAILPOINTS)[number];
+
+/** The points that name files `vanish` can delete. */
+const VANISHING: readonly string[] = ['pack.temp-synced'];
 
 /** `at`: the pass it fires at; undefined fires at every pass. */
 const armed = new Map<string, { action: string; at: number | undefined }>();
@@ -56,17 +62,20 @@ export const armFailpoints = (spec: string | undefined): void => {
         hint: `Known: ${FAILPOINTS.join(', ')}.`,
       });
     }
-    if (!/^(kill|throw|sleep:\d+)$/.test(action) || (at !== undefined && !/^[1-9]\d{0,5}$/.test(at))) {
+    const known = /^(kill|throw|sleep:\d+)$/.test(action) || (action === 'vanish' && VANISHING.includes(name));
+    if (!known || (at !== undefined && !/^[1-9]\d{0,5}$/.test(at))) {
+      const vanish = VANISHING.includes(name) ? ', vanish' : '';
       throw new FettleError(
         'E_CONFIG',
-        `FETTLE_FAILPOINTS action for ${name} must be kill, throw or sleep:<ms>, optionally @<n>, got '${given}'.`,
+        `FETTLE_FAILPOINTS action for ${name} must be kill, throw${vanish} or sleep:<ms>, optionally @<n>, got '${given}'.`,
       );
     }
     armed.set(name, { action, at: at === undefined ? undefined : Number(at) });
   }
 };
 
-export const failpoint = async (name: Failpoint): Promise<void> => {
+/** `temps`: the temporary files this point has written, which `vanish` deletes. */
+export const failpoint = async (name: Failpoint, temps: string[] = []): Promise<void> => {
   const arm = armed.get(name);
   if (!arm) return;
   const pass = (passes.get(name) ?? 0) + 1;
@@ -75,6 +84,10 @@ export const failpoint = async (name: Failpoint): Promise<void> => {
   const { action } = arm;
   if (action === 'kill') process.kill(process.pid, 'SIGKILL');
   if (action === 'throw') throw new FettleError('E_INTERNAL', `failpoint ${name} fired`);
+  if (action === 'vanish') {
+    for (const temp of temps) unlinkSync(temp);
+    return;
+  }
   const ms = Number(action.slice('sleep:'.length));
   await new Promise((r) => setTimeout(r, ms));
 };

@@ -54,6 +54,8 @@ export interface SpawnOpts {
   ulimitBlocks?: number;
   /** RLIMIT_NOFILE: how many descriptors the process may hold, applied by the shell before exec */
   ulimitFiles?: number;
+  /** RLIMIT_AS in KiB: the address space the process may take, applied by the shell before exec */
+  ulimitVirtualKb?: number;
   onSpawn?: (pid: number) => void;
 }
 
@@ -67,6 +69,8 @@ export const spawnArgv = (command: string[], o: SpawnOpts): Promise<Proc> =>
     let argv = command;
     if (o.ulimitBlocks !== undefined) argv = ['sh', '-c', `ulimit -f ${o.ulimitBlocks} && exec "$@"`, 'sh', ...argv];
     if (o.ulimitFiles !== undefined) argv = ['sh', '-c', `ulimit -n ${o.ulimitFiles} && exec "$@"`, 'sh', ...argv];
+    if (o.ulimitVirtualKb !== undefined)
+      argv = ['sh', '-c', `ulimit -v ${o.ulimitVirtualKb} && exec "$@"`, 'sh', ...argv];
     if (o.wrap) argv = [...o.wrap, ...argv];
     const env = { ...o.env, ...(o.failpoints ? { FETTLE_FAILPOINTS: o.failpoints } : {}) };
     const child = spawn(argv[0] as string, argv.slice(1), { cwd: o.cwd, env, detached: true, stdio: 'pipe' });

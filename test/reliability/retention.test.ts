@@ -46,6 +46,36 @@ scenario('a write waiting at a permission prompt keeps its record through retent
   assert.equal(readFileSync(repo.path('waiting.txt'), 'utf8'), previous, show(back));
 });
 
+scenario('a write waiting at a permission prompt keeps its record through retention by age', undefined, async () => {
+  const repo = repoWith({ 'waiting.txt': text(20, 'head'), 'other.txt': text(20, 'other') });
+  const previous = text(20, 'dirty'); // only on disk: if its record goes, these bytes are gone
+  repo.write('waiting.txt', previous);
+  repo.env.FETTLE_HISTORY_MAX_AGE = '2';
+  const T0 = 1_750_000_000;
+  const hook = (event: 'PreToolUse' | 'PostToolUse', file: string, content: string, toolUseId: string, at: number) =>
+    spawnFettle(['hook'], {
+      cwd: repo.dir,
+      env: { ...repo.env, FETTLE_NOW: String(at) },
+      input: JSON.stringify(writePayload({ file: repo.path(file), content, cwd: repo.dir, event, toolUseId })),
+    });
+  const next = previous.replace('dirty 1\n', 'dirty 1 edited\n');
+  expectOutcome(await hook('PreToolUse', 'waiting.txt', next, 'toolu_waiting', T0), { exit: [0], hook: true });
+  // The prompt stays open 3 s; another write completes meanwhile and runs retention, past the maximum age.
+  const other = text(20, 'other').replace('other 1\n', 'other 1 edited\n');
+  expectOutcome(await hook('PreToolUse', 'other.txt', other, 'toolu_other', T0 + 3), { exit: [0], hook: true });
+  repo.write('other.txt', other);
+  expectOutcome(await hook('PostToolUse', 'other.txt', other, 'toolu_other', T0 + 3), { exit: [0], hook: true });
+  count('writes');
+  repo.write('waiting.txt', next);
+  const post = await hook('PostToolUse', 'waiting.txt', next, 'toolu_waiting', T0 + 3);
+  expectOutcome(post, { exit: [0], hook: true });
+  const id = /as ([0-9a-z]{8})/.exec(post.stdout)?.[1];
+  assert.ok(id, `PostToolUse found the record PreToolUse made\n${show(post)}`);
+  const back = await spawnFettle(['rollback', id], { cwd: repo.dir, env: { ...repo.env, FETTLE_NOW: String(T0 + 3) } });
+  expectOutcome(back, { exit: [0] });
+  assert.equal(readFileSync(repo.path('waiting.txt'), 'utf8'), previous, show(back));
+});
+
 scenario(
   'retention removes strictly oldest first over many writes made within the same seconds',
   undefined,

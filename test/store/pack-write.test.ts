@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { entryHeader, writePack, type NewObject } from '../../src/store/pack-write';
+import { entryHeader } from '../../src/store/pack-format';
+import { writePack, type NewObject } from '../../src/store/pack-write';
 import { makeRepo, type Repo } from '../helpers/repo';
 
 const objectsOf = (repo: Repo): string => join(repo.dir, '.git', 'objects');

@@ -27,10 +27,14 @@ export interface RetentionOptions {
   keepUnconfirmed?: boolean;
   /**
    * Ids of changes whose tool call has not reported back (their PreToolUse link is still open): the write may
-   * be waiting at a permission prompt, and its previous bytes are in no other record. Never removed by count;
-   * past the maximum age the call is taken as abandoned (`fettle gc` then removes its link too).
+   * be waiting at a permission prompt, and its previous bytes are in no other record. Never removed by count,
+   * nor by age after a write: a call is in flight until its after step or the end of its turn settles it
+   * (history/settle-session.ts), however long the prompt stays open.
    */
   open?: ReadonlySet<string>;
+  /** `fettle gc` only: an open call older than the maximum age is taken as abandoned (a client that crashed) and
+   * goes by age, as gc then removes its link. */
+  abandonOpen?: boolean;
 }
 
 /**
@@ -47,10 +51,11 @@ export const planRetention = (
   const kept = (c: Change) =>
     c.state !== 'pending' && !(options.keepUnconfirmed && c.state === 'expired') && c.ref !== '';
   const history = changes.filter(kept);
+  const open = (c: Change) => options.open?.has(c.id) === true;
   const removals: (Removal | null)[] = history.map((change, n) =>
-    change.at.getTime() < cutoff
+    change.at.getTime() < cutoff && (options.abandonOpen || !open(change))
       ? { change, why: 'age' }
-      : n >= config.historyMaxCount && !options.open?.has(change.id)
+      : n >= config.historyMaxCount && !open(change)
         ? { change, why: 'count' }
         : null,
   );

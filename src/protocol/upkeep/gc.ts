@@ -51,7 +51,7 @@ const retain = async (
 ): Promise<{ removed: Removal[]; changes: Change[] }> => {
   for (let attempt = 1; ; attempt++) {
     const [changes, open] = await Promise.all([listChanges(ctx, store), openChangeIds(store)]);
-    const removed = planRetention(changes, ctx.config, ctx.now(), { open });
+    const removed = planRetention(changes, ctx.config, ctx.now(), { open, abandonOpen: true });
     try {
       if (!dryRun) await deleteRefs(store, removed);
       const gone = new Set(removed.map((r) => r.change.id));

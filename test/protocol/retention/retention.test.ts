@@ -57,18 +57,28 @@ test('a change rebuilt from a commit (no ref) is never a candidate', () => {
   assert.deepEqual(plan([{ ...change('x', 'applied', hoursAgo(48)), ref: '' }]), []);
 });
 
-test('a change whose tool call is still open (waiting at a prompt) is not counted out; past the age it goes', () => {
-  const changes = [
-    change('a', 'applied', hoursAgo(1)),
-    change('b', 'applied', hoursAgo(2)),
-    change('c', 'applied', hoursAgo(3)),
-    change('w', 'incomplete', hoursAgo(3.5)),
-    change('d', 'applied', hoursAgo(4)),
-    change('old', 'incomplete', hoursAgo(30)),
-  ];
+/** Two changes whose tool call is open: one within the count's reach, one past the maximum age. */
+const waiting = [
+  change('a', 'applied', hoursAgo(1)),
+  change('b', 'applied', hoursAgo(2)),
+  change('c', 'applied', hoursAgo(3)),
+  change('w', 'incomplete', hoursAgo(3.5)),
+  change('d', 'applied', hoursAgo(4)),
+  change('old', 'incomplete', hoursAgo(30)),
+];
+
+test('a change whose tool call is still open (waiting at a prompt) goes neither by count nor by age', () => {
   const open = new Set(['w', 'old']);
   assert.deepEqual(
-    planRetention(changes, policy, NOW, { open }).map((r) => `${r.change.id}:${r.why}`),
+    planRetention(waiting, policy, NOW, { open }).map((r) => `${r.change.id}:${r.why}`),
+    ['d:count'],
+  );
+});
+
+test('`fettle gc` takes an open call past the maximum age as abandoned: it goes by age, never by count', () => {
+  const open = new Set(['w', 'old']);
+  assert.deepEqual(
+    planRetention(waiting, policy, NOW, { open, abandonOpen: true }).map((r) => `${r.change.id}:${r.why}`),
     ['old:age', 'd:count'],
   );
 });
