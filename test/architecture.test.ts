@@ -247,6 +247,9 @@ test('docs/ARCHITECTURE.md draws the layers and rooms these tables hold, and nam
   );
   for (const [, path] of doc.matchAll(/`(src\/[\w/.-]+\.ts)`/g))
     assert.ok(statSync(join(SRC, '..', path as string), { throwIfNoEntry: false }), `${path} does not exist`);
+  // A short read stays short: the long explanations belong in the pages it links.
+  const words = doc.split(/\s+/).filter(Boolean).length;
+  assert.ok(words <= 1500, `docs/ARCHITECTURE.md has ${words} words; move detail to the page it explains`);
 });
 
 test('no import cycle, type imports included', () => {
