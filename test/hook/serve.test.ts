@@ -331,12 +331,14 @@ test('a request from another local user is refused and logged, even with the tok
 });
 
 test('serve --status, --stop; an idle server exits, unless a live Claude Code session registered with it', async () => {
-  const setup = setUpResident({ FETTLE_SERVE_IDLE: '1' });
+  // Idle for 5 s, not 1: on a loaded machine the status command alone can take longer than a second, and the
+  // server must still be there when it asks.
+  const setup = setUpResident({ FETTLE_SERVE_IDLE: '5' });
   const status = JSON.parse(fettleCli(setup, ['serve', '--status', '--json']).stdout);
   assert.equal(status.running?.pid, setup.pid());
   assert.equal(status.token, 'ok');
   const first = setup.pid();
-  await waitFor('the idle server to exit', () => !alive(first));
+  await waitFor('the idle server to exit', () => !alive(first), 30_000);
   assert.match(logOf(setup), /stopped: idle/);
   // A session whose Claude Code lives keeps the server.
   const client = spawnSync('sh', ['-c', 'sleep 30 >/dev/null 2>&1 & echo $!'], { encoding: 'utf8' }).stdout.trim();
@@ -349,10 +351,10 @@ test('serve --status, --stop; an idle server exits, unless a live Claude Code se
   assert.equal(start.status, 0, start.stderr);
   assert.equal(start.stdout, '', 'nothing for the session context');
   const second = setup.pid();
-  await sleep(2500);
+  await sleep(7500); // past the idle time
   assert.ok(alive(second), 'kept while its session lives');
   process.kill(Number(client), 'SIGKILL');
-  await waitFor('the server to exit once its session is gone', () => !alive(second));
+  await waitFor('the server to exit once its session is gone', () => !alive(second), 30_000);
   const again = fettleCli(setup, ['serve', '--start']);
   assert.match(again.stdout, /runs on 127\.0\.0\.1:\d+ \(pid \d+\)/);
   const stop = fettleCli(setup, ['serve', '--stop']);
