@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { literal, runCli, SELF } from '../helpers/cli';
+import { CLI, literal, runCli, SELF } from '../helpers/cli';
 import { type McpClient, startMcp } from '../helpers/mcp';
+import { runInTerminal } from '../helpers/pty';
 import { lines, makeRepo, type Repo, userState } from '../helpers/repo';
 
 const clients: McpClient[] = [];
@@ -325,7 +326,7 @@ test('FETTLE_REVIEW=human: a large write is staged for a person; fettle_confirm 
   const all = await c.call('fettle_confirm', { all: true });
   assert.equal(all.isError, true, 'all: true is refused too');
   assert.match(repo.read('big.ts').toString(), /line one/, 'nothing was written');
-  const person = runCli(['confirm', id], { cwd: repo.dir, env: { ...repo.env, ...env } });
+  const person = runInTerminal([process.execPath, CLI, 'confirm', id], { cwd: repo.dir, env: { ...repo.env, ...env } });
   assert.equal(person.code, 0, person.stderr);
   assert.equal(repo.read('big.ts').toString(), lines(30, 'new'));
 });

@@ -170,7 +170,7 @@ const decidedOf = (resolved: Resolved[], plans: FilePlan[], remainderOf: Map<str
 const decideLocked = async (ctx: Context, store: Store, set: DecisionSet): Promise<SetOutcome> => {
   const now = new Map((await listChanges(ctx, store)).map((c) => [c.id, c]));
   const { resolved, plans } = await planAll(ctx, store, set, now);
-  const decidedBy = commandDecider(ctx.env);
+  const decidedBy = commandDecider(ctx);
   const beside = await besides(ctx, store, resolved, decidedBy);
   const decided = decidedOf(resolved, plans, beside.remainderOf);
   const notes = feedbackBySession(decided, set.feedback ?? [], now, decidedBy);
