@@ -132,6 +132,8 @@ test('a large write is staged, not written: the capped diff, the commands and th
   assert.match(confirmed.text, new RegExp(`Applied 1 change, all or nothing:\\n  ${id}  big\\.ts  \\+30 -30`));
   assert.equal(repo.read('big.ts').toString(), lines(30, 'new'));
   assert.match(trailers(repo, `refs/fettle/${id}`), /^Fettle-Kind: applied$/m);
+  // Only the agent calls an MCP tool: the model decided, whatever the server's terminal or environment.
+  assert.match(trailers(repo, `refs/fettle/${id}`), /^Fettle-Decided-By: model$/m);
 });
 
 test('the diff a large write returns is capped as the hook caps it, and says where to see the rest', async () => {
@@ -150,6 +152,7 @@ test('fettle_discard drops a staged change and touches no file; a second discard
   const r = await c.call('fettle_discard', { ids: [id] });
   assert.match(r.text, new RegExp(`Discarded 1 change; no file was touched:\\n  ${id}  big\\.ts`));
   assert.equal(repo.read('big.ts').toString(), lines(30));
+  assert.match(trailers(repo, `refs/fettle-discarded/${id}`), /^Fettle-Decided-By: model$/m);
   const again = await c.call('fettle_discard', { ids: [id] });
   assert.equal(again.isError, true);
   assert.match(again.text, /^fettle: /);
@@ -195,6 +198,11 @@ test('fettle_write_files of small changes writes them all, and fettle_rollback o
   assert.match(done.text, /^Rolled back 2 changes:/);
   assert.equal(repo.read('a.ts').toString(), lines(30));
   assert.equal(repo.read('b.ts').toString(), lines(30));
+  const log = JSON.parse(runCli(['log', '--json'], { cwd: repo.dir, env: repo.env }).stdout) as {
+    changes: { decidedBy: string | null }[];
+  };
+  // the two writes, then their two rollbacks
+  assert.deepEqual(log.changes.map((ch) => ch.decidedBy).sort(), ['model', 'model', 'threshold', 'threshold']);
 });
 
 test('fettle_log and fettle_show give the records as JSON, the agent and session included, and the diff', async () => {
