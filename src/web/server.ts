@@ -12,7 +12,7 @@ import { serve } from '@hono/node-server';
 import type { Context } from '../protocol/context';
 import { listChanges } from '../protocol/changes';
 import { decideSet } from '../protocol/review/decide-set';
-import { type ReviewData, reviewChange, reviewData, type ReviewScope } from '../protocol/review/review-data';
+import { reviewChange, reviewData, type ReviewScope } from '../protocol/review/review-data';
 import { openStore, settledChanges } from '../protocol/select/open';
 import { notFound } from '../protocol/changes';
 import { createPageApp } from './app';
@@ -39,7 +39,26 @@ const pageFiles = (dir: string): string[] => {
   }
 };
 
-/** Serves the page until the person is done with it; resolves once the server has stopped. */
+/**
+ * The first read starts at once, while the browser starts: the page's first request finds it done (or under way).
+ * Every later read is fresh: a reload shows what was staged or decided since.
+ */
+const firstThenFresh = <T>(read: () => Promise<T>): (() => Promise<T>) => {
+  let first: Promise<T> | null = read();
+  first.catch(() => undefined);
+  return () => {
+    const ready = first ?? read();
+    first = null;
+    return ready;
+  };
+};
+
+/**
+ * Serves the page until the person is done with it; resolves once the server has stopped. What the page applies is
+ * decided by whoever ran `fettle review --web` (`ctx.caller`, read at its edge): a person at a terminal with no
+ * agent above them, whose terminal alone was shown the token that admits the page; or the agent, or a script, when
+ * one started it, since the printed token is then theirs too.
+ */
 export const runPage = async (o: PageOptions): Promise<void> => {
   const { ctx, scope } = o;
   const store = await openStore(ctx);
@@ -63,26 +82,18 @@ export const runPage = async (o: PageOptions): Promise<void> => {
     }, o.quietMs);
     timer.unref();
   };
-  const read = async () => reviewData(ctx, store, await settledChanges(ctx, store), scope);
-  // The first read starts now, while the browser starts: the page's first request finds it done (or under way).
-  // Every later read is fresh: a reload shows what was staged or decided since.
-  let first: Promise<ReviewData> | null = read();
-  first.catch(() => undefined);
   const app = createPageApp(
     {
       port: () => port,
       token,
       assets,
-      review: () => {
-        const ready = first ?? read();
-        first = null;
-        return ready;
-      },
+      review: firstThenFresh(async () => reviewData(ctx, store, await settledChanges(ctx, store), scope)),
       change: async (id) => {
         const change = (await listChanges(ctx, store)).find((c) => c.id === id);
         if (!change) throw notFound(id);
         return reviewChange(ctx, store, change, true);
       },
+      // The person's click, as whoever started the page: the token is printed to them alone (`ctx.caller`).
       apply: (set) => decideSet(ctx, store, set),
       touch,
       close: () => {

@@ -100,7 +100,10 @@ test("a script's decision is recorded as a script's, not a person's", () => {
 });
 
 // [how confirm applies an expired change]
-const expiredRuns: [string, string[]][] = [['confirm --expired', ['--expired']]];
+const expiredRuns: [string, string[]][] = [
+  ['confirm --expired', ['--expired']],
+  ['confirm --hunks 1 --expired', ['--hunks', '1', '--expired']],
+];
 for (const [label, args] of expiredRuns)
   test(`${label} from the agent's shell is refused: applying an expired change is a person's`, () => {
     const { repo, id } = staged({});
