@@ -15,7 +15,8 @@ export const ERROR_CODES = {
   E_CONFLICT: 'the file changed since fettle recorded it and the edits overlap, or another process won a race',
   E_LOCKED: 'another fettle (or git) process holds the lock on this file or ref',
   E_FORBIDDEN_PATH: 'a path fettle never writes or records: inside a .git directory, or a pseudo-filesystem',
-  E_PERSON_REQUIRED: "only a person may do this (human review, --expired), and it ran in the agent's shell",
+  E_PERSON_REQUIRED:
+    'only a person may do this (human review, --expired), and it ran in or under the agent, over MCP, or with no terminal',
   E_UNTRUSTED: "a record whose fields disagree or point outside the repository's work trees (a planted ref)",
   E_TOO_LARGE: 'a file larger than fettle can hold in memory to record (2 GiB)',
   E_NOT_TEXT: 'content fettle handles only as text (fettle read of a binary file)',

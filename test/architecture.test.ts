@@ -61,9 +61,18 @@ const RANK: Record<Layer, number> = {
 
 /**
  * io modules that belong to a process edge: how fettle spells itself, stdin, signal cleanup, failpoints, child
- * env, and the progress line drawn on stderr (the protocol reports steps to it; the edge knows the terminal).
+ * env, the progress line drawn on stderr (the protocol reports steps to it; the edge knows the terminal), and the
+ * processes above it (who runs a command: a person, or an agent).
  */
-const PROCESS_EDGE_IO = new Set(['io/self', 'io/stdin', 'io/cleanup', 'io/failpoint', 'io/child-env', 'io/progress']);
+const PROCESS_EDGE_IO = new Set([
+  'io/self',
+  'io/stdin',
+  'io/cleanup',
+  'io/failpoint',
+  'io/child-env',
+  'io/progress',
+  'io/ancestry',
+]);
 /** commands/ files every command may share; anything else in commands/ is one command, never imported sideways. */
 const SHARED_COMMAND_FILES = new Set([
   'commands/edge',

@@ -67,8 +67,9 @@ export const deciderText = (c: Change): string => c.fields.decidedBy ?? '-';
 
 /** What each Fettle-Decided-By value means, for `fettle show`. */
 export const DECIDER_TEXT: Record<string, string> = {
-  model: "the model (a fettle command run in the agent's shell)",
-  person: 'a person (a fettle command run from a terminal)',
+  model: 'the model (a fettle command the agent ran, or its MCP tool call)',
+  person: 'a person (a fettle command run at a terminal, with no agent above it)',
+  script: 'a fettle command with no terminal and no agent seen (a script, or a process that left the agent)',
   prompt: "a person, at the agent's permission prompt",
   executor: "fettle apply's contract executor",
   threshold: 'the size thresholds (floor, ceil, ratio)',

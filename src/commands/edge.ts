@@ -2,7 +2,9 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { clockFrom, loadConfig, type Env } from '../config';
+import { type Caller, callerOf } from '../core/caller';
 import { FettleError } from '../errors';
+import { ancestors } from '../io/ancestry';
 import { selfCommand, shellQuote, spellCommands } from '../io/self';
 import type { Context } from '../protocol/context';
 import type { ReviewScope } from '../protocol/review/review-data';
@@ -42,9 +44,27 @@ export interface Edge {
   cwd: string;
   env: Env;
   io: Io;
+  /** who runs this command (processCaller), asked only when it decides a change */
+  caller: () => Caller;
   /** loads the review page: absent where the entry did not hand it over (tests that build the program) */
   page?: (() => PageRunner) | undefined;
 }
+
+/**
+ * Who runs this process, read once and only when first asked (a decision): `ps` costs a process on macOS, which
+ * `status` and `log` need not pay. The terminal is stdin's and stdout's both: a person types and reads there.
+ */
+export const processCaller = (env: Env): (() => Caller) => {
+  let known: Caller | undefined;
+  return () => {
+    known ??= callerOf({
+      env,
+      ancestors: ancestors(process.ppid),
+      terminal: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+    });
+    return known;
+  };
+};
 
 /** The directory a command works in: `-C <dir>` against the process's own, or that one. */
 export const cwdFor = (edge: Edge, dir?: string): string => {
@@ -90,6 +110,7 @@ export const contextFor = (edge: Edge, dir?: string): Context => ({
   env: edge.env,
   now: clockFrom(edge.env),
   config: loadConfig(edge.env),
+  caller: edge.caller,
   notice: (text) => edge.io.err(text),
   // `fettle write` in a script's loop adds packs as the hook does: maintenance starts as it does for the hook
   detach: detachedMaintenance(edge.io.script, edge.env),

@@ -7,7 +7,7 @@ import { selfCommand, spellCommands } from '../io/self';
 import { armFailpoints } from '../io/failpoint';
 import { readStdin } from '../io/stdin';
 import { page } from './pager';
-import { spelled, type Edge, type Io } from './edge';
+import { processCaller, spelled, type Edge, type Io } from './edge';
 import { registerChangeCommands } from './register-changes';
 import { registerUpkeepCommands } from './register-upkeep';
 
@@ -76,7 +76,13 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
 let signalsHandled = false;
 
 export const main = async (argv: string[], given?: Edge, loaders: Pick<Edge, 'page'> = {}): Promise<number> => {
-  const edge: Edge = { ...(given ?? { cwd: process.cwd(), env: process.env, io: defaultIo() }), ...loaders };
+  const own = (): Edge => ({
+    cwd: process.cwd(),
+    env: process.env,
+    io: defaultIo(),
+    caller: processCaller(process.env),
+  });
+  const edge: Edge = { ...(given ?? own()), ...loaders };
   let code: number = EXIT.ok;
   const program = buildProgram(edge, (c) => (code = c), argv);
   try {

@@ -182,7 +182,7 @@ const lastParagraph = (message: string): string[] => {
 
 const TRAILER_KEY = /^Fettle-[A-Za-z-]+$/;
 /** A Fettle-Decided-By value: one of the deciders, or a policy rule's label. */
-const DECIDER = /^(model|person|prompt|executor|threshold|policy:[A-Za-z0-9._#-]{1,80})$/;
+const DECIDER = /^(model|person|script|prompt|executor|threshold|policy:[A-Za-z0-9._#-]{1,80})$/;
 
 /** A change or changeset id: 8 lowercase alphanumerics (protocol/ids.ts draws them). */
 export const isChangeId = (value: string): boolean => /^[0-9a-z]{8}$/.test(value);

@@ -2,6 +2,7 @@
 // model reads (`isError: true`, fettle's message and hint), never a JSON-RPC error: the model can act on it.
 import { resolve } from 'node:path';
 import { clockFrom, loadConfig, type Env } from '../config';
+import type { Caller } from '../core/caller';
 import { toFettleError } from '../errors';
 import { selfCommand, shellQuote, spellCommands } from '../io/self';
 import type { Context, Origin } from '../protocol/context';
@@ -35,11 +36,22 @@ export type Args = Record<string, unknown>;
 export const dirOf = (edge: McpEdge, args: Args): string =>
   typeof args.directory === 'string' ? resolve(edge.cwd, args.directory) : edge.cwd;
 
+/** Only an agent calls an MCP tool: whatever the server's environment or terminal, the model decides. */
+const modelCaller = (edge: McpEdge) => (): Caller => {
+  const client = edge.agent();
+  return {
+    who: 'agent',
+    agent: client ?? 'the MCP client',
+    via: `as a tool call of the MCP client ${client ?? '(unnamed)'}`,
+  };
+};
+
 export const contextFor = (edge: McpEdge, args: Args): Context => ({
   cwd: dirOf(edge, args),
   env: edge.env,
   now: clockFrom(edge.env),
   config: loadConfig(edge.env),
+  caller: modelCaller(edge),
   notice: (note) => edge.log(note),
   // the server answers first; maintenance runs in a process of its own, as a hook process starts it
   detach: detachedMaintenance(edge.script, edge.env),

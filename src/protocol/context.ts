@@ -1,3 +1,4 @@
+import type { Caller } from '../core/caller';
 import type { Config, Env } from '../config';
 import type { StoreCache } from '../store/store-cache';
 import type { Store } from '../store/store';
@@ -30,6 +31,11 @@ export interface Context {
   maintenance?: ((ctx: Context, store: Store) => Promise<unknown>) | undefined;
   /** In a hook process: starts storage maintenance of a store as a process of its own (`fettle gc --auto`). */
   detach?: ((store: Store) => void) | undefined;
+  /**
+   * Who runs this (core/caller.ts), asked when a change is decided: the command's edge reads its process once, the
+   * MCP server's is the model. Absent (the hook's), nobody is a person.
+   */
+  caller?: (() => Caller) | undefined;
   /** where a command says what it did on the side (recovering an interrupted confirm); the hook has none */
   notice?: ((text: string) => void) | undefined;
 }

@@ -53,7 +53,12 @@ const firstThenFresh = <T>(read: () => Promise<T>): (() => Promise<T>) => {
   };
 };
 
-/** Serves the page until the person is done with it; resolves once the server has stopped. */
+/**
+ * Serves the page until the person is done with it; resolves once the server has stopped. What the page applies is
+ * decided by whoever ran `fettle review --web` (`ctx.caller`, read at its edge): a person at a terminal with no
+ * agent above them, whose terminal alone was shown the token that admits the page; or the agent, or a script, when
+ * one started it, since the printed token is then theirs too.
+ */
 export const runPage = async (o: PageOptions): Promise<void> => {
   const { ctx, scope } = o;
   const store = await openStore(ctx);
@@ -91,6 +96,7 @@ export const runPage = async (o: PageOptions): Promise<void> => {
         if (!change) throw notFound(id);
         return reviewChange(ctx, store, change, true);
       },
+      // The person's click, as whoever started the page: the token is printed to them alone (`ctx.caller`).
       apply: (set) => decideSet(ctx, store, set),
       touch,
       close: () => {

@@ -272,7 +272,7 @@ test('an expired change: the refusal names --expired, which a person runs to app
       `A person can still apply it, .*: \`${literal(SELF)} confirm ${id} --expired\`\\. Review it first with \`${literal(SELF)} review ${id}\``,
     ),
   );
-  const r = keepsUserState(repo, () => ok(fettle(repo, ['confirm', id, '--expired'], { now: later })));
+  const r = keepsUserState(repo, () => ok(fettle(repo, ['confirm', id, '--expired'], { now: later, terminal: true })));
   assert.equal(r.stdout, `Applied ${id} to a.txt (+20 -20).\n`);
   assert.ok(repo.read('a.txt').equals(Buffer.from(PROPOSAL)));
   assert.deepEqual(kinds(repo, `refs/fettle/${id}`), ['applied', 'proposal', 'before']);
@@ -293,7 +293,7 @@ test("confirm --expired from the agent's shell is refused: the agent re-runs its
 test('confirm --expired still refuses when edits made since overlap the change', () => {
   const { repo, id } = staged();
   repo.write('a.txt', EDIT_BOTTOM);
-  const r = fettle(repo, ['confirm', id, '--expired'], { now: T0 + 601 });
+  const r = fettle(repo, ['confirm', id, '--expired'], { now: T0 + 601, terminal: true });
   assert.equal(r.code, 1);
   assert.match(errorLine(r), /those edits overlap the staged ones/);
   assert.ok(repo.read('a.txt').equals(Buffer.from(EDIT_BOTTOM)));

@@ -1,6 +1,6 @@
 // Who decided each change (Fettle-Decided-By): the model (a fettle command in the agent's shell, CLAUDECODE=1), a
-// person at a terminal, a person at the agent's permission prompt (allowed: PostToolUse marks it applied; denied:
-// settled at the end), a policy rule, or the thresholds. `show --json` and `log` show it; under FETTLE_REVIEW=human a
+// person at a terminal, a script (no terminal, no agent seen), a person at the agent's permission prompt (allowed:
+// PostToolUse marks it applied; denied: settled at the end), a policy rule, or the thresholds. `show --json` and `log` show it; under FETTLE_REVIEW=human a
 // confirm from the agent's shell is refused, for a changeset as for one change.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -24,7 +24,10 @@ scenario(
     const byModel = stageWrite(repo, 'a.txt', lines(30, 'model'));
     ok(fettle(repo, ['confirm', byModel], { env: AGENT }));
     const byPerson = stageWrite(repo, 'b.txt', lines(30, 'person'));
-    ok(fettle(repo, ['confirm', byPerson]));
+    ok(fettle(repo, ['confirm', byPerson], { terminal: true }));
+    repo.write('d.txt', lines(30));
+    const byScript = stageWrite(repo, 'd.txt', lines(30, 'script'));
+    ok(fettle(repo, ['confirm', byScript]));
     repo.write('c.txt', lines(30));
     // The default mode asks a person; they allow it, the tool writes, PostToolUse marks it applied.
     const run = toolCall(
@@ -42,14 +45,15 @@ scenario(
     assert.equal(hso(run.pre)?.permissionDecision, 'ask', show(run.pre));
     const byPrompt = /staged as ([0-9a-z]{8})/.exec(hso(run.pre)?.permissionDecisionReason ?? '')?.[1] as string;
     assert.deepEqual(
-      [decidedBy(repo, byModel), decidedBy(repo, byPerson), decidedBy(repo, byPrompt)],
-      ['model', 'person', 'prompt'],
+      [decidedBy(repo, byModel), decidedBy(repo, byPerson), decidedBy(repo, byScript), decidedBy(repo, byPrompt)],
+      ['model', 'person', 'script', 'prompt'],
     );
     const log = ok(fettle(repo, ['log'])).stdout;
     assert.match(log, /^ID .* STATE +DECIDED BY$/m);
     for (const [id, who] of [
       [byModel, 'model'],
       [byPerson, 'person'],
+      [byScript, 'script'],
       [byPrompt, 'prompt'],
     ])
       assert.match(log, new RegExp(`^${id} .* applied +${who}$`, 'm'));
@@ -86,9 +90,11 @@ scenario('discard, rollback and a direct write each say who decided', A, (repo) 
   )?.[1] as string;
   assert.equal(decidedBy(repo, direct), 'threshold');
   const undo = /Undo this with `.* rollback ([0-9a-z]{8})`/.exec(
-    ok(fettle(repo, ['rollback', direct])).stdout,
+    ok(fettle(repo, ['rollback', direct], { terminal: true })).stdout,
   )?.[1] as string;
   assert.equal(decidedBy(repo, undo), 'person');
+  const again = /Undo this with `.* rollback ([0-9a-z]{8})`/.exec(ok(fettle(repo, ['rollback', undo])).stdout)?.[1];
+  assert.equal(decidedBy(repo, again as string), 'script');
 });
 
 scenario('a direct write a policy rule decided names the rule', A, (repo) => {
@@ -127,7 +133,7 @@ scenario(
     assert.equal(setRefused.code, 1);
     assert.match(setRefused.stderr, /needs a person's approval \(FETTLE_REVIEW=human is set\)/);
     assert.equal(repo.read('b.txt').toString(), lines(30), 'nothing of the set was written');
-    ok(fettle(repo, ['confirm', set], { env: human }));
+    ok(fettle(repo, ['confirm', set], { env: human, terminal: true }));
     const members = ok(fettle(repo, ['show', set, '--json'])).stdout;
     const changes = (JSON.parse(members) as { changes: { decidedBy: string; state: string }[] }).changes;
     assert.deepEqual(

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../../scripts/chromium-args.mjs';
 import { CLI } from './cli';
+import { startPty } from './pty';
 
 export const CHROMIUM = process.env.FETTLE_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -108,3 +109,26 @@ export const startPage = (cwd: string, env: Record<string, string>, args: string
 /** Every request of `w` went to the page's own server. */
 export const foreignRequests = (w: Watched, origin: string): string[] =>
   w.requests.filter((u) => !u.startsWith(`${origin}/`));
+
+const PRINTED = /(http:\/\/127\.0\.0\.1:(\d+))\/\?token=([0-9a-f]+)/;
+
+/**
+ * `fettle review --web <args> --no-open` started as a person starts it, in a real terminal (helpers/pty.ts): what
+ * the page applies is then a person's. Resolves with the URL read from the screen.
+ */
+export const startPageInTerminal = async (
+  cwd: string,
+  env: Record<string, string>,
+  args: string[],
+): Promise<Omit<PageServer, 'process'>> => {
+  const pty = startPty([process.execPath, CLI, 'review', '--web', ...args, '--no-open'], { cwd, env });
+  const m = PRINTED.exec(await pty.waitFor(PRINTED, 20_000)) as RegExpExecArray;
+  return {
+    url: m[0],
+    origin: m[1] as string,
+    port: Number(m[2]),
+    token: m[3] as string,
+    output: () => pty.screen(),
+    stop: async () => pty.close(),
+  };
+};

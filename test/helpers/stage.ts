@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, type Run } from './cli';
+import { CLI, runCli, type Run } from './cli';
+import { runInTerminal } from './pty';
 import { userState, type Repo } from './repo';
 
 /** A fixed clock (epoch seconds) so ages and expiry never depend on the wall clock. */
@@ -14,6 +15,8 @@ export interface FettleOpts {
   cwd?: string;
   /** FETTLE_NOW; default T0 */
   now?: number;
+  /** run as a person does: in a real terminal, no agent above it (helpers/pty.ts); no input then */
+  terminal?: boolean;
 }
 
 /**
@@ -56,11 +59,11 @@ const rawState = (repo: Repo): string => {
 /** Runs the built CLI; every run must leave the user's HEAD, branches, index, config and hooks as they were. */
 export const fettle = (repo: Repo, args: string[], o: FettleOpts = {}): Run => {
   const before = rawState(repo);
-  const r = runCli(args, {
-    cwd: o.cwd ?? repo.dir,
-    env: { ...repo.env, FETTLE_NOW: String(o.now ?? T0), ...o.env },
-    input: o.input ?? '',
-  });
+  const run = { cwd: o.cwd ?? repo.dir, env: { ...repo.env, FETTLE_NOW: String(o.now ?? T0), ...o.env } };
+  assert.ok(!(o.terminal && o.input !== undefined), 'a run in a terminal takes no input');
+  const r = o.terminal
+    ? runInTerminal([process.execPath, CLI, ...args], run)
+    : runCli(args, { ...run, input: o.input ?? '' });
   assert.equal(
     rawState(repo),
     before,

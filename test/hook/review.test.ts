@@ -140,7 +140,7 @@ for (const [label, mode, env] of [
       statusJson(repo).pending.map((c) => [c.id, c.state]),
       [[id, 'pending']],
     );
-    ok(fettle(repo, ['confirm', id], { env }));
+    ok(fettle(repo, ['confirm', id], { env, terminal: true }));
     assert.equal(repo.read('a.txt').toString(), NEXT);
   });
 }
@@ -182,7 +182,7 @@ scenario(
       statusJson(repo).pending.map((c) => [c.id, c.state]),
       [[id, 'pending']],
     );
-    ok(fettle(repo, ['confirm', id]));
+    ok(fettle(repo, ['confirm', id], { terminal: true }));
     assert.equal(repo.read('a.txt').toString(), NEXT);
   },
 );

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { literal, runCli, SELF } from '../helpers/cli';
+import { CLI, literal, runCli, SELF } from '../helpers/cli';
 import { type McpClient, startMcp } from '../helpers/mcp';
+import { runInTerminal } from '../helpers/pty';
 import { lines, makeRepo, type Repo, userState } from '../helpers/repo';
 
 const clients: McpClient[] = [];
@@ -131,6 +132,8 @@ test('a large write is staged, not written: the capped diff, the commands and th
   assert.match(confirmed.text, new RegExp(`Applied 1 change, all or nothing:\\n  ${id}  big\\.ts  \\+30 -30`));
   assert.equal(repo.read('big.ts').toString(), lines(30, 'new'));
   assert.match(trailers(repo, `refs/fettle/${id}`), /^Fettle-Kind: applied$/m);
+  // Only the agent calls an MCP tool: the model decided, whatever the server's terminal or environment.
+  assert.match(trailers(repo, `refs/fettle/${id}`), /^Fettle-Decided-By: model$/m);
 });
 
 test('the diff a large write returns is capped as the hook caps it, and says where to see the rest', async () => {
@@ -149,6 +152,7 @@ test('fettle_discard drops a staged change and touches no file; a second discard
   const r = await c.call('fettle_discard', { ids: [id] });
   assert.match(r.text, new RegExp(`Discarded 1 change; no file was touched:\\n  ${id}  big\\.ts`));
   assert.equal(repo.read('big.ts').toString(), lines(30));
+  assert.match(trailers(repo, `refs/fettle-discarded/${id}`), /^Fettle-Decided-By: model$/m);
   const again = await c.call('fettle_discard', { ids: [id] });
   assert.equal(again.isError, true);
   assert.match(again.text, /^fettle: /);
@@ -194,6 +198,11 @@ test('fettle_write_files of small changes writes them all, and fettle_rollback o
   assert.match(done.text, /^Rolled back 2 changes:/);
   assert.equal(repo.read('a.ts').toString(), lines(30));
   assert.equal(repo.read('b.ts').toString(), lines(30));
+  const log = JSON.parse(runCli(['log', '--json'], { cwd: repo.dir, env: repo.env }).stdout) as {
+    changes: { decidedBy: string | null }[];
+  };
+  // the two writes, then their two rollbacks
+  assert.deepEqual(log.changes.map((ch) => ch.decidedBy).sort(), ['model', 'model', 'threshold', 'threshold']);
 });
 
 test('fettle_log and fettle_show give the records as JSON, the agent and session included, and the diff', async () => {
@@ -325,7 +334,7 @@ test('FETTLE_REVIEW=human: a large write is staged for a person; fettle_confirm 
   const all = await c.call('fettle_confirm', { all: true });
   assert.equal(all.isError, true, 'all: true is refused too');
   assert.match(repo.read('big.ts').toString(), /line one/, 'nothing was written');
-  const person = runCli(['confirm', id], { cwd: repo.dir, env: { ...repo.env, ...env } });
+  const person = runInTerminal([process.execPath, CLI, 'confirm', id], { cwd: repo.dir, env: { ...repo.env, ...env } });
   assert.equal(person.code, 0, person.stderr);
   assert.equal(repo.read('big.ts').toString(), lines(30, 'new'));
 });

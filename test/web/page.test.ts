@@ -13,6 +13,7 @@ import {
   noBrowser,
   type PageServer,
   startPage,
+  startPageInTerminal,
   type Watched,
   watchedPage,
 } from '../helpers/browser';
@@ -35,7 +36,7 @@ const skip = noBrowser() ?? false;
 const STAGE = { FETTLE_WRITE_FLOOR: '1', FETTLE_WRITE_CEIL: '5' };
 
 let browser: Browser;
-const servers: PageServer[] = [];
+const servers: Pick<PageServer, 'stop'>[] = [];
 before(async () => {
   if (!skip) browser = await launch();
 });
@@ -77,7 +78,7 @@ const opened = async (o: {
  * What every test ends with: nothing but the page's own server asked, no violation, error or dialog. `refused`: the
  * browser's own line for the one refusal the test provoked (an answer of 409), which the page shows itself.
  */
-const clean = async (w: Watched, server: PageServer, refused = false) => {
+const clean = async (w: Watched, server: Pick<PageServer, 'origin'>, refused = false) => {
   const errors = w.errors.filter((e) => !(refused && /status of 409 \(Conflict\)/.test(e)));
   assert.deepEqual(foreignRequests(w, server.origin), [], "a request left the page's own server");
   assert.deepEqual(w.violations, [], 'a content-security-policy violation');
@@ -211,8 +212,8 @@ describe('the review page in a real browser (slow)', { skip }, () => {
   test('a change past its time limit shows as expired, and the person may still apply it', async () => {
     const repo = makeRepo({ 'a.txt': BASE });
     const id = stageWrite(repo, 'a.txt', withHunks(1, 2, 3), { env: envOf(repo) });
-    // an hour later: staged changes may be confirmed for 10 minutes
-    const server = await startPage(repo.dir, { ...envOf(repo), FETTLE_NOW: String(T0 + 3600) }, [id]);
+    // an hour later: staged changes may be confirmed for 10 minutes; applying one then is a person's, at a terminal
+    const server = await startPageInTerminal(repo.dir, { ...envOf(repo), FETTLE_NOW: String(T0 + 3600) }, [id]);
     servers.push(server);
     const w = await watchedPage(browser);
     const { page } = w;

@@ -1,60 +1,59 @@
-// Changes only a person may apply: a staged change Claude Code asked a person about, or any staged change under
-// FETTLE_REVIEW=human. The model reaches fettle through its shell tool, so a `fettle confirm` run from there is
-// refused. This tells the agent's shell from a person's terminal; it is a guard against the model applying what
-// the person was asked about, not a security boundary against a model that rewrites its own environment.
-import type { Env } from '../../config';
+// Changes only a person may apply: a staged change the agent asked a person about, or any staged change under
+// FETTLE_REVIEW=human; and any change past its time to confirm. Who runs the command is decided at its edge
+// (core/caller.ts: the agent's marks in the environment, the processes above it, a terminal) and handed down in the
+// context. The model and fettle run as the same user, so this is a check the model cannot pass by accident or by
+// dropping a variable, not a security boundary: the README's non-guarantees say what still passes.
+import { type Caller, deciderOf, notAPerson } from '../../core/caller';
 import { FettleError } from '../../errors';
 import type { Change } from '../changes';
 import type { Context } from '../context';
 
-/** What each agent sets in the environment of its shell tool (opencode sets it in its own, which its shell inherits). */
-const SHELL_MARKS: [variable: string, agent: string][] = [
-  ['CLAUDECODE', 'Claude Code'],
-  ['OPENCODE', 'opencode'],
-];
+/** A context that does not say who runs it (the hook's) is nobody's a person. */
+const UNSAID: Caller = { who: 'unknown', why: 'was not started by a person' };
 
-/** The agent whose shell runs this command, or null. */
-export const agentShell = (env: Env): string | null => SHELL_MARKS.find(([v]) => env[v] === '1')?.[1] ?? null;
+export const callerIn = (ctx: Context): Caller => ctx.caller?.() ?? UNSAID;
 
-/** `CLAUDECODE=1`: how fettle told `agent`'s shell. */
-const markOf = (agent: string): string => `${SHELL_MARKS.find(([, a]) => a === agent)?.[0] ?? '?'}=1`;
+export const isPerson = (ctx: Context): boolean => callerIn(ctx).who === 'person';
 
 /**
- * Who decides when this command applies or drops a change (the Fettle-Decided-By trailer): the model, when it runs
- * in the agent's shell, else a person at a terminal.
+ * Who decides when this command applies, drops or rolls back a change (the Fettle-Decided-By trailer): `model` for
+ * an agent's command, `person` for a person's, `script` for a command that shows neither (no terminal).
  */
-export const commandDecider = (env: Env): 'model' | 'person' => (agentShell(env) ? 'model' : 'person');
+export const commandDecider = (ctx: Context): 'model' | 'person' | 'script' => deciderOf(callerIn(ctx));
 
 export const needsPerson = (ctx: Context, change: Change): boolean =>
   change.fields.review === 'person' || ctx.config.review === 'human';
 
-/** Throws when `change` needs a person and this command runs in the agent's shell. */
+/** How a person gets it done, from their own terminal. */
+const PERSON_HINT = (id: string) =>
+  `A person must run \`fettle confirm ${id}\` in their own terminal, after reviewing it with \`fettle review ${id}\` (or apply it on the page \`fettle review --web ${id}\` opens from there); the agent may only discard it.`;
+
+/** Throws when `change` needs a person and this command is not one's. */
 export const requirePerson = (ctx: Context, change: Change): void => {
-  const agent = agentShell(ctx.env);
-  if (!agent || !needsPerson(ctx, change)) return;
+  const caller = callerIn(ctx);
+  if (caller.who === 'person' || !needsPerson(ctx, change)) return;
   const why =
     change.fields.review === 'person'
-      ? `${agent} asked a person to approve change ${change.id}`
+      ? `the agent asked a person to approve change ${change.id}`
       : 'FETTLE_REVIEW=human is set';
   throw new FettleError(
     'E_PERSON_REQUIRED',
-    `Change ${change.id} to ${change.fields.path} needs a person's approval (${why}), and this command runs in ${agent}'s shell (${markOf(agent)}). Nothing was written.`,
-    {
-      hint: `A person must run \`fettle confirm ${change.id}\` in their own terminal, after reviewing it with \`fettle review ${change.id}\`; the agent may only discard it.`,
-    },
+    `Change ${change.id} to ${change.fields.path} needs a person's approval (${why}), and this command ${notAPerson(caller)}. Nothing was written.`,
+    { hint: PERSON_HINT(change.id) },
   );
 };
 
 /**
- * `confirm --expired` from the agent's shell is refused: the TTL is there so that an agent re-runs its Write
- * rather than applying a proposal it made long ago; a person reviewing slowly is who --expired is for.
+ * Applying a change past its time to confirm is a person's (`confirm --expired`, the page's expired apply): the TTL
+ * is there so that an agent re-runs its Write rather than applying a proposal it made long ago; a person reviewing
+ * slowly is who --expired is for.
  */
 export const requirePersonForExpired = (ctx: Context, change: Change): void => {
-  const agent = agentShell(ctx.env);
-  if (!agent) return;
+  const caller = callerIn(ctx);
+  if (caller.who === 'person') return;
   throw new FettleError(
     'E_PERSON_REQUIRED',
-    `confirm --expired applies a change past its time to confirm, and only a person may do that; this command runs in ${agent}'s shell (${markOf(agent)}). Nothing was written.`,
+    `confirm --expired applies a change past its time to confirm, and only a person may do that; this command ${notAPerson(caller)}. Nothing was written.`,
     { hint: `Re-run the Write to stage it again, or drop it with \`fettle discard ${change.id}\`.` },
   );
 };

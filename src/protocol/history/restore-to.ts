@@ -60,7 +60,7 @@ export const restoreTo = async (
       file: dest.realPath,
       reason: 'restore',
       tool: 'fettle rollback',
-      decidedBy: commandDecider(ctx.env),
+      decidedBy: commandDecider(ctx),
       note: `Restores the bytes change ${change.id} replaced in ${change.fields.path}.`,
       ...counts,
     });

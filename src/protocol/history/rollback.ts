@@ -218,7 +218,7 @@ const rollbackKept = async (
           fields: undoFields(plan, step, {
             turn: turns.get(step.change.fields.session),
             changeset: undoChangeset,
-            decidedBy: commandDecider(ctx.env),
+            decidedBy: commandDecider(ctx),
             hunks: part?.hunks,
           }),
         })),

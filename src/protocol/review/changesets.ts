@@ -9,7 +9,7 @@ import { settledChanges } from '../select/open';
 import { findChange } from '../select/names';
 import { notFound, requirePending, type Change } from '../changes';
 import type { Context } from '../context';
-import { agentShell, needsPerson, requirePerson } from '../decide/person-review';
+import { isPerson, needsPerson, requirePerson } from '../decide/person-review';
 import { plural } from '../../core/plural';
 
 export interface DecideRequest {
@@ -116,7 +116,7 @@ const candidateOf = (ctx: Context, change: Change, named: boolean, member = fals
   state: change.state,
   staged: change.fields.tier === 'staged',
   named,
-  personOnly: agentShell(ctx.env) !== null && needsPerson(ctx, change),
+  personOnly: !isPerson(ctx) && needsPerson(ctx, change),
 });
 
 const describe = (r: DecideRequest): string =>

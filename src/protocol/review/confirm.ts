@@ -67,7 +67,7 @@ const commitOn = async (
 ) => {
   const when = ctx.now();
   const { kind, note, turn } = o;
-  const decidedBy = commandDecider(ctx.env);
+  const decidedBy = commandDecider(ctx);
   const [parent = change.tip, ...otherParents] = o.parents ?? [];
   const spec = {
     parent,

@@ -13,7 +13,7 @@ import { changeRef, type RefUpdate } from '../../store/refs';
 import type { Store } from '../../store/store';
 import { type Change, listChanges, notFound, requirePending } from '../changes';
 import type { Context } from '../context';
-import { commandDecider, requirePerson } from '../decide/person-review';
+import { commandDecider, requirePerson, requirePersonForExpired } from '../decide/person-review';
 import { fileLockPath } from '../paths';
 import { discardMoves } from '../record/discard';
 import { feedbackUpdate } from '../record/feedback';
@@ -99,7 +99,10 @@ const planAll = async (ctx: Context, store: Store, set: DecisionSet, now: Map<st
   const resolved: Resolved[] = [];
   for (const choice of set.choices) {
     try {
-      resolved.push(await resolve(store, decidable(ctx, now, choice.id, set.expired ?? false), choice));
+      const r = await resolve(store, decidable(ctx, now, choice.id, set.expired ?? false), choice);
+      // Kept in part or whole, an expired change is applied: a person's to do, as `confirm --expired` is.
+      if (r.verdict === 'confirm' && r.change.state === 'expired') requirePersonForExpired(ctx, r.change);
+      resolved.push(r);
     } catch (error) {
       if (!(error instanceof FettleError)) throw error;
       refusals.push(error);
@@ -170,7 +173,7 @@ const decidedOf = (resolved: Resolved[], plans: FilePlan[], remainderOf: Map<str
 const decideLocked = async (ctx: Context, store: Store, set: DecisionSet): Promise<SetOutcome> => {
   const now = new Map((await listChanges(ctx, store)).map((c) => [c.id, c]));
   const { resolved, plans } = await planAll(ctx, store, set, now);
-  const decidedBy = commandDecider(ctx.env);
+  const decidedBy = commandDecider(ctx);
   const beside = await besides(ctx, store, resolved, decidedBy);
   const decided = decidedOf(resolved, plans, beside.remainderOf);
   const notes = feedbackBySession(decided, set.feedback ?? [], now, decidedBy);

@@ -35,10 +35,11 @@ export const feedbackBySession = (
     const session = change?.fields.session;
     if (session !== undefined) of(session).items.push({ ...item, path: item.path || (change?.fields.path ?? '') });
   }
-  // The model that decided knows what it did; a person's decisions are news to it, and so is anything said.
+  // The model that decided knows what it did; anyone else's decisions (a person's, a script's) are news to it, and
+  // so is anything said.
   return new Map(
     [...bySession]
-      .filter(([, e]) => e.items.length > 0 || (decidedBy === 'person' && e.decisions.length > 0))
+      .filter(([, e]) => e.items.length > 0 || (decidedBy !== 'model' && e.decisions.length > 0))
       .map(([session, e]) => [session, { session, ...e, text: feedbackText(e.decisions, e.items) }]),
   );
 };

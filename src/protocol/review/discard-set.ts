@@ -26,7 +26,7 @@ export const discardChanges = async (ctx: Context, store: Store, request: Decide
       // Read again under the locks: another process may have confirmed or discarded some meanwhile.
       const now = new Map((await listChanges(ctx, store)).map((c) => [c.id, c]));
       const chosen = decidedSet(ctx, selection, now);
-      await discardLocked(ctx, store, chosen.changes, { decidedBy: commandDecider(ctx.env) });
+      await discardLocked(ctx, store, chosen.changes, { decidedBy: commandDecider(ctx) });
       return { discarded: chosen.changes, skipped: chosen.skipped, changeset: chosen.changeset };
     },
   );
