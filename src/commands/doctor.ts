@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { clockFrom, loadConfig, type Env } from '../config';
+import { type InstallScope, keepOneFix } from '../core/install-scopes';
 import { MATCHER, SESSION_EVENTS, TURN_EVENTS, type FettleHandler } from '../core/settings';
 import { EXIT } from '../errors';
 import { shellWords } from '../io/self';
@@ -79,7 +80,7 @@ const handlersCheck = (path: string, scope: string, handlers: FettleHandler[]): 
 };
 
 /** fettle registered in no scope, or in several (each write then runs it once per scope). */
-const scopesCheck = (registered: string[]): Check | null => {
+const scopesCheck = (registered: InstallScope[]): Check | null => {
   if (registered.length === 0) {
     return {
       name: 'hooks',
@@ -93,7 +94,7 @@ const scopesCheck = (registered: string[]): Check | null => {
       name: 'hooks',
       status: 'warn',
       detail: `registered in ${registered.length} scopes (${registered.join(', ')}): every write runs fettle ${registered.length} times`,
-      fix: `Keep one: \`fettle uninstall --scope ${registered[registered.length - 1]}\`.`,
+      fix: keepOneFix(registered),
     };
   }
   return null;
@@ -101,7 +102,7 @@ const scopesCheck = (registered: string[]): Check | null => {
 
 const checkHooks = async (edge: Edge, root: string | undefined): Promise<Check[]> => {
   const checks: Check[] = [];
-  const registered: string[] = [];
+  const registered: InstallScope[] = [];
   for (const scope of SCOPES) {
     const path = settingsPath(cwdFor(edge, root), edge.env, scope);
     const text = await readFile(path, 'utf8').catch(() => null);
