@@ -92,6 +92,7 @@ test("the README's install is the route test/package.test.ts runs from a clone o
     'git clone <this repository> fettle',
     'cd fettle',
     'npm install',
+    'npm run build',
     'npm install -g .',
     'fettle install',
     'fettle demo',
