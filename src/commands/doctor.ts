@@ -14,7 +14,7 @@ import { checkConfig, diagnose, type Check } from '../setup/doctor';
 import { checkResident } from '../setup/serve-doctor';
 import type { Store } from '../store/store';
 import { openStore } from '../protocol/select/open';
-import { cwdFor, spelled, type Edge } from './edge';
+import { cwdFor, spelled, useColor, type Edge } from './edge';
 import { settingsPath } from '../setup/settings-file';
 import { handlersIn } from '../setup/settings-text';
 
@@ -129,10 +129,15 @@ const checkHooks = async (edge: Edge, root: string | undefined): Promise<Check[]
 };
 
 const MARK: Record<Check['status'], string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
+/** Green, yellow, bold red: the mark of each check, on a terminal (useColor decides). */
+const SGR: Record<Check['status'], string> = { ok: '32', warn: '33', fail: '1;31' };
 
-export const render = (checks: Check[]): string =>
+const render = (checks: Check[], color: boolean): string =>
   checks
-    .map((c) => `${MARK[c.status]}  ${c.name.padEnd(9)} ${c.detail}${c.fix ? `\n      ${' '.repeat(9)} ${c.fix}` : ''}`)
+    .map((c) => {
+      const mark = color ? `\u001b[${SGR[c.status]}m${MARK[c.status]}\u001b[0m` : MARK[c.status];
+      return `${mark}  ${c.name.padEnd(9)} ${c.detail}${c.fix ? `\n      ${' '.repeat(9)} ${c.fix}` : ''}`;
+    })
     .join('\n');
 
 export const doctor = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<number> => {
@@ -163,6 +168,6 @@ export const doctor = async (edge: Edge, dir: string | undefined, o: { json?: bo
     .filter((c): c is Check => !!c)
     .map((c) => ({ ...c, detail: spelled(edge, dir, c.detail), ...(c.fix ? { fix: spelled(edge, dir, c.fix) } : {}) }));
   if (o.json) edge.io.out(JSON.stringify({ checks }, null, 2));
-  else edge.io.out(render(checks));
+  else edge.io.out(render(checks, useColor(edge)));
   return checks.some((c) => c.status === 'fail') ? EXIT.failed : EXIT.ok;
 };
