@@ -9,6 +9,7 @@ import { selectSession, selectTargets, selectTurn } from '../protocol/history/ro
 import { shellDialect } from '../render/dialect';
 import { dryRunText, fileRows, notKeptRows, rolledBackText, skippedRows, undoOf } from '../render/rolled-back';
 import { contextFor, type Edge } from './edge';
+import { shownFile } from '../core/shown-path';
 
 export interface RollbackOptions {
   json?: boolean;
@@ -114,13 +115,13 @@ const printRestore = (edge: Edge, r: RestoreResult, o: RollbackOptions): void =>
     edge.io.out(`${r.dest.realPath} already holds the bytes change ${id} replaced; nothing was written.`);
   } else if (o.dryRun) {
     edge.io.out(
-      `Dry run: would write the bytes change ${id} replaced in ${r.change.fields.path} to ${r.dest.realPath}${counts ? ` (${counts})` : ''}; nothing was changed.`,
+      `Dry run: would write the bytes change ${id} replaced in ${shownFile(r.change.fields)} to ${r.dest.realPath}${counts ? ` (${counts})` : ''}; nothing was changed.`,
     );
   } else {
     // The destination may be recorded in another store than the shell's directory finds.
     const invoke = invocationFor(selfCommand(edge.env, edge.io.script), edge.cwd, r.dest.store, r.dest.realPath);
     edge.io.out(
-      `Restored the bytes change ${id} replaced in ${r.change.fields.path} to ${r.dest.realPath}. Undo this with \`${invoke} rollback ${r.undoId}\`.`,
+      `Restored the bytes change ${id} replaced in ${shownFile(r.change.fields)} to ${r.dest.realPath}. Undo this with \`${invoke} rollback ${r.undoId}\`.`,
     );
   }
 };

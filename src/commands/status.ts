@@ -8,6 +8,7 @@ import { needsPerson } from '../protocol/decide/person-review';
 import { ago, changeJson, countsText, expiryText, stateText, storeJson, storeNote } from './change-view';
 import { contextFor, invokeFor, type Edge } from './edge';
 import { plural } from '../core/plural';
+import { shownFile } from '../core/shown-path';
 
 const RECENT = 10;
 
@@ -33,7 +34,7 @@ const row = (c: Change, now: Date): string => {
     c.state === 'pending' || c.state === 'expired'
       ? `staged ${ago(now, c.at)}, ${expiryText(c, now) ?? ''}`
       : `${c.fields.tier}, ${stateText(c)} ${ago(now, c.at)}`;
-  return `  ${c.id}  ${c.fields.path}  ${countsText(c)}  ${when}`;
+  return `  ${c.id}  ${shownFile(c.fields)}  ${countsText(c)}  ${when}`;
 };
 
 /** The agent session in progress and its turn: how many changes the turn made so far, and how to undo them. */
