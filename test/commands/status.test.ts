@@ -69,6 +69,29 @@ test('a file outside any repository is shown by its absolute path, its leading /
   assert.equal(JSON.parse(run(['log', '--json']).stdout).changes[0].path, file.slice(1), '--json keeps the tree path');
 });
 
+test('records whose tool call has not reported back are one block saying what becomes of them, not rows', () => {
+  const repo = makeRepo({ 'a.txt': lines(30), 'b.txt': lines(30), 'c.txt': lines(30) });
+  const env = { ...repo.env, FETTLE_NOW: String(T0) };
+  // PreToolUse kept the previous bytes; the tool has not run yet (its permission prompt is open).
+  const open = ['a.txt', 'b.txt'].map((name, n) => {
+    const content = lines(30).replace('line 3\n', 'three\n');
+    const r = runHook(writePayload({ file: repo.path(name), content, cwd: repo.dir, toolUseId: `toolu_${n}` }), {
+      cwd: repo.dir,
+      env,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    return statusJson(repo).recent.find((c) => c.path === name)?.id ?? assert.fail(`${name} is not recorded`);
+  });
+  const direct = directWrite(repo, 'c.txt', lines(30).replace('line 4\n', 'four\n'));
+  const out = ok(fettle(repo, ['status'])).stdout;
+  assert.doesNotMatch(out, /incomplete/);
+  assert.equal(out.match(/^Not reported back \(2\): .*$/gm)?.length, 1, out);
+  for (const id of open) assert.equal(out.split(id).length, 2, `${id} is named once`);
+  assert.match(out, /Each is settled from the disk when the agent's turn or session ends/);
+  assert.match(out, new RegExp(`^Recent:\\n  ${direct}  c\\.txt  \\+1 -1  direct, applied [^\\n]*$`, 'm'));
+  assert.equal(statusJson(repo).recent.filter((c) => c.state === 'incomplete').length, 2, '--json lists them all');
+});
+
 // [label, -C argument]: the directory is named, git is not blamed, exit 2
 const badDirs: [string, string, string][] = [
   ['a directory that does not exist', '/nonexistent/dir', 'no such directory'],
