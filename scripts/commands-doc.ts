@@ -4,10 +4,11 @@
 //   <!-- help: status -->…<!-- /help -->    `fettle status --help` (`fettle` for the program's own; `policy check`
 //                                            for a subcommand's)
 //   <!-- errors -->…<!-- /errors -->         the codes, what each means, and the exit code it gives
+//   <!-- exits -->…<!-- /exits -->           the commands' exit codes, what each means, and the error codes giving it
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ERROR_CODES, type ErrorCode, exitCodeFor, FettleError } from '../src/errors';
+import { ERROR_CODES, type ErrorCode, EXIT, EXIT_CODES, exitCodeFor, FettleError } from '../src/errors';
 
 const ROOT = join(__dirname, '..');
 export const COMMANDS_DOC = join(ROOT, 'docs', 'COMMANDS.md');
@@ -41,6 +42,23 @@ export const errorTable = (): string =>
     ),
   ].join('\n');
 
+/** Every exit code of the commands, once: what it means and which error codes end a command with it. */
+export const exitTable = (): string => {
+  const codes = Object.keys(ERROR_CODES) as ErrorCode[];
+  const giving = (exit: number): string =>
+    exit === EXIT.failed
+      ? 'every code not named in another row'
+      : codes
+          .filter((code) => exitCodeFor(new FettleError(code, '')) === exit)
+          .map((code) => `\`${code}\``)
+          .join(', ');
+  return [
+    '| exit | meaning | error codes |',
+    '|---|---|---|',
+    ...Object.values(EXIT_CODES).map(({ code, meaning }) => `| ${code} | ${meaning} | ${giving(code)} |`),
+  ].join('\n');
+};
+
 /** The document with every marked block filled from the CLI and src/errors.ts. */
 export const renderCommandsDoc = (doc: string): string =>
   doc
@@ -48,7 +66,8 @@ export const renderCommandsDoc = (doc: string): string =>
       /<!-- help: ([a-z]+(?: [a-z]+)?) -->\n[\s\S]*?<!-- \/help -->/g,
       (_, command: string) => `<!-- help: ${command} -->\n\`\`\`\n${helpOf(command)}\n\`\`\`\n<!-- /help -->`,
     )
-    .replace(/<!-- errors -->\n[\s\S]*?<!-- \/errors -->/, () => `<!-- errors -->\n${errorTable()}\n<!-- /errors -->`);
+    .replace(/<!-- errors -->\n[\s\S]*?<!-- \/errors -->/, () => `<!-- errors -->\n${errorTable()}\n<!-- /errors -->`)
+    .replace(/<!-- exits -->\n[\s\S]*?<!-- \/exits -->/, () => `<!-- exits -->\n${exitTable()}\n<!-- /exits -->`);
 
 if (require.main === module) {
   const doc = readFileSync(COMMANDS_DOC, 'utf8');

@@ -12,7 +12,10 @@ export const ERROR_CODES = {
   E_EXPIRED: 'the staged change outlived FETTLE_WRITE_STAGE_TTL; a person may still apply it with --expired',
   E_ALREADY_APPLIED: 'the change was applied already; rollback undoes it',
   E_ALREADY_DISCARDED: 'the change was discarded already; nothing of it was written',
-  E_CONFLICT: 'the file changed since fettle recorded it and the edits overlap, or another process won a race',
+  E_NOTHING_TO_ROLL_BACK:
+    "nothing of the change can be put back: it never reached the disk (pending, expired, discarded), its file already holds the bytes it replaced, or fettle did not keep them (a shell command's file over the size cap)",
+  E_CONFLICT:
+    'refused: the file changed since fettle recorded it and the edits overlap, a branch to push exists, or another process won a race; nothing was changed',
   E_LOCKED: 'another fettle (or git) process holds the lock on this file or ref',
   E_FORBIDDEN_PATH: 'a path fettle never writes or records: inside a .git directory, or a pseudo-filesystem',
   E_PERSON_REQUIRED:
@@ -89,14 +92,36 @@ const describeErrno = (errno: string, detail: string): string => {
   return text ? `${text} (${detail})` : `${errno} (${detail})`;
 };
 
-/** Exit codes of the ordinary commands (the hook has its own table in src/hook/outcome.ts). */
-export const EXIT = {
-  ok: 0,
-  failed: 1,
-  usage: 2,
-  staged: 3, // `fettle write`, `fettle apply`: the change was staged, nothing was written
-  checksFailed: 4, // `fettle apply --test`: staged, and a check of the contract failed in the test tree
+/**
+ * Exit codes of the ordinary commands (the hook has its own table in src/hook/outcome.ts), with what each means:
+ * docs/COMMANDS.md's table of exit codes is generated from this. A dry run exits as the real run would.
+ */
+export const EXIT_CODES = {
+  ok: { code: 0, meaning: 'done (a dry run: the real run would go through)' },
+  failed: { code: 1, meaning: 'failed, or there was nothing to do; the message says why and what to run next' },
+  usage: { code: 2, meaning: 'usage error, invalid configuration or an invalid policy file' },
+  staged: { code: 3, meaning: '`fettle write`, `fettle apply`: the change was staged, nothing was written' },
+  checksFailed: {
+    code: 4,
+    meaning: '`fettle apply --test`: a check of the contract failed in the test tree (staged unless `--dry-run`)',
+  },
+  refused: {
+    code: 5,
+    meaning:
+      'refused: it would have overwritten what fettle did not write (a file edited since fettle recorded it, a branch that exists), so nothing was changed; a dry run: the real run would refuse',
+  },
 } as const;
 
-export const exitCodeFor = (error: FettleError): number =>
-  error.code === 'E_USAGE' || error.code === 'E_CONFIG' || error.code === 'E_POLICY' ? EXIT.usage : EXIT.failed;
+export const EXIT = {
+  ok: EXIT_CODES.ok.code,
+  failed: EXIT_CODES.failed.code,
+  usage: EXIT_CODES.usage.code,
+  staged: EXIT_CODES.staged.code,
+  checksFailed: EXIT_CODES.checksFailed.code,
+  refused: EXIT_CODES.refused.code,
+} as const;
+
+export const exitCodeFor = (error: FettleError): number => {
+  if (error.code === 'E_USAGE' || error.code === 'E_CONFIG' || error.code === 'E_POLICY') return EXIT.usage;
+  return error.code === 'E_CONFLICT' ? EXIT.refused : EXIT.failed;
+};

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { COMMANDS_DOC, errorTable, helpOf, renderCommandsDoc, subcommands } from '../scripts/commands-doc';
+import { COMMANDS_DOC, errorTable, exitTable, helpOf, renderCommandsDoc, subcommands } from '../scripts/commands-doc';
 import { ERROR_CODES } from '../src/errors';
 import { shellWords } from '../src/io/self';
 
@@ -20,6 +20,7 @@ test('docs/COMMANDS.md holds the help every command prints now, and the error co
   assert.deepEqual(commands.sort(), ['fettle', ...subcommands()].sort(), 'one help block per command');
   assert.ok(documented.includes('policy check'), "and one for `fettle policy check`, the policy command's own");
   assert.ok(COMMANDS.includes(errorTable()));
+  assert.ok(COMMANDS.includes(exitTable()), 'and the one table of exit codes');
 });
 
 const sources = (dir: string): string[] =>
@@ -103,6 +104,7 @@ test("the README's install is the route test/package.test.ts runs from a clone o
     'git clone <this repository> fettle',
     'cd fettle',
     'npm install',
+    'npm run build',
     'npm install -g .',
     'fettle install',
     'fettle demo',

@@ -38,8 +38,10 @@ const PACKED = [
   'plugins/opencode/fettle.mjs',
 ];
 
-/** npm with every file it writes in `home` (cache, logs, global prefix), never the developer's. */
-const npm = (home: string, args: string[], cwd = ROOT) => {
+/** npm with every file it writes in `home` (cache, logs, global prefix), never the developer's; its stdout. */
+const npm = (home: string, args: string[], cwd = ROOT) => npmRun(home, args, cwd).stdout;
+
+const npmRun = (home: string, args: string[], cwd = ROOT) => {
   const env = {
     ...baseEnv(home),
     npm_config_cache: join(home, '.npm-cache'),
@@ -50,7 +52,16 @@ const npm = (home: string, args: string[], cwd = ROOT) => {
   };
   const r = spawnSync('npm', args, { cwd, env, encoding: 'utf8' });
   assert.equal(r.status, 0, `npm ${args.join(' ')} exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
+  return r;
+};
+
+/**
+ * Scripts npm runs when it installs a package (prepare: from a folder, a tarball or git), which npm 11 lists as not
+ * covered by allowScripts and npm 12 blocks. The package ships dist/ built, so installing it runs none.
+ */
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare'];
+const quietInstall = (stderr: string): void => {
+  assert.doesNotMatch(stderr, /install-scripts|allowScripts/, 'npm has no install script of fettle to warn about');
 };
 
 /** A shell of a new user: HOME in a temp dir, PATH with the npm prefix's bin first and no other fettle. */
@@ -111,7 +122,7 @@ test('the packed tarball, installed with npm install -g into an empty prefix, ru
   npm(home, ['pack', '--ignore-scripts', '--pack-destination', join(home, 'packs')]);
   const tarball = join(home, 'packs', `${PACKAGE.name}-${PACKAGE.version}.tgz`);
   assert.ok(existsSync(tarball), tarball);
-  npm(home, ['install', '--global', '--offline', tarball], home);
+  quietInstall(npmRun(home, ['install', '--global', '--offline', tarball], home).stderr);
   const installed = join(home, 'prefix', 'lib', 'node_modules', PACKAGE.name);
   assert.ok(statSync(join(installed, 'bin', 'fettle')).mode & 0o100, 'the plugin launcher stays executable');
   demoAndInstall(home, installed);
@@ -119,9 +130,21 @@ test('the packed tarball, installed with npm install -g into an empty prefix, ru
 
 test('a clone installed with npm install -g . runs the demo and installs the hooks', () => {
   const home = tempDir();
-  // --ignore-scripts: dist/ is already built, and rebuilding it would swap it under the other tests.
-  npm(home, ['install', '--global', '--offline', '--ignore-scripts', '.']);
+  // No install script runs: dist/ is built by `npm run build` (the README's step before this one).
+  quietInstall(npmRun(home, ['install', '--global', '--offline', '.']).stderr);
   demoAndInstall(home, ROOT);
+});
+
+test('installing fettle runs no script of its own: `npm pack` builds dist/, a clone builds it with npm run build', () => {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  assert.deepEqual(
+    INSTALL_SCRIPTS.filter((s) => s in scripts),
+    [],
+  );
+  assert.equal(scripts.prepack, 'node scripts/build.mjs', 'the tarball carries a fresh dist/');
+  assert.equal(scripts.build, 'node scripts/build.mjs');
 });
 
 test('the plugin launcher runs this fettle, and says how to build it when dist/ is missing', () => {
@@ -135,7 +158,7 @@ test('the plugin launcher runs this fettle, and says how to build it when dist/ 
   assert.equal(missing.status, 1);
   assert.equal(
     missing.stderr,
-    `fettle: ${join(copy, 'dist', 'cli.js')} is missing: run \`npm install\` in ${copy} to build it.\n`,
+    `fettle: ${join(copy, 'dist', 'cli.js')} is missing: run \`npm install && npm run build\` in ${copy} to build it.\n`,
   );
 });
 

@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { clockFrom, loadConfig, type Env } from '../config';
+import { type InstallScope, keepOneFix } from '../core/install-scopes';
 import { MATCHER, SESSION_EVENTS, TURN_EVENTS, type FettleHandler } from '../core/settings';
 import { EXIT } from '../errors';
 import { shellWords } from '../io/self';
@@ -13,7 +14,7 @@ import { checkConfig, diagnose, type Check } from '../setup/doctor';
 import { checkResident } from '../setup/serve-doctor';
 import type { Store } from '../store/store';
 import { openStore } from '../protocol/select/open';
-import { cwdFor, spelled, type Edge } from './edge';
+import { cwdFor, spelled, useColor, type Edge } from './edge';
 import { settingsPath } from '../setup/settings-file';
 import { handlersIn } from '../setup/settings-text';
 
@@ -79,7 +80,7 @@ const handlersCheck = (path: string, scope: string, handlers: FettleHandler[]): 
 };
 
 /** fettle registered in no scope, or in several (each write then runs it once per scope). */
-const scopesCheck = (registered: string[]): Check | null => {
+const scopesCheck = (registered: InstallScope[]): Check | null => {
   if (registered.length === 0) {
     return {
       name: 'hooks',
@@ -93,7 +94,7 @@ const scopesCheck = (registered: string[]): Check | null => {
       name: 'hooks',
       status: 'warn',
       detail: `registered in ${registered.length} scopes (${registered.join(', ')}): every write runs fettle ${registered.length} times`,
-      fix: `Keep one: \`fettle uninstall --scope ${registered[registered.length - 1]}\`.`,
+      fix: keepOneFix(registered),
     };
   }
   return null;
@@ -101,7 +102,7 @@ const scopesCheck = (registered: string[]): Check | null => {
 
 const checkHooks = async (edge: Edge, root: string | undefined): Promise<Check[]> => {
   const checks: Check[] = [];
-  const registered: string[] = [];
+  const registered: InstallScope[] = [];
   for (const scope of SCOPES) {
     const path = settingsPath(cwdFor(edge, root), edge.env, scope);
     const text = await readFile(path, 'utf8').catch(() => null);
@@ -128,10 +129,15 @@ const checkHooks = async (edge: Edge, root: string | undefined): Promise<Check[]
 };
 
 const MARK: Record<Check['status'], string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
+/** Green, yellow, bold red: the mark of each check, on a terminal (useColor decides). */
+const SGR: Record<Check['status'], string> = { ok: '32', warn: '33', fail: '1;31' };
 
-export const render = (checks: Check[]): string =>
+const render = (checks: Check[], color: boolean): string =>
   checks
-    .map((c) => `${MARK[c.status]}  ${c.name.padEnd(9)} ${c.detail}${c.fix ? `\n      ${' '.repeat(9)} ${c.fix}` : ''}`)
+    .map((c) => {
+      const mark = color ? `\u001b[${SGR[c.status]}m${MARK[c.status]}\u001b[0m` : MARK[c.status];
+      return `${mark}  ${c.name.padEnd(9)} ${c.detail}${c.fix ? `\n      ${' '.repeat(9)} ${c.fix}` : ''}`;
+    })
     .join('\n');
 
 export const doctor = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<number> => {
@@ -162,6 +168,6 @@ export const doctor = async (edge: Edge, dir: string | undefined, o: { json?: bo
     .filter((c): c is Check => !!c)
     .map((c) => ({ ...c, detail: spelled(edge, dir, c.detail), ...(c.fix ? { fix: spelled(edge, dir, c.fix) } : {}) }));
   if (o.json) edge.io.out(JSON.stringify({ checks }, null, 2));
-  else edge.io.out(render(checks));
+  else edge.io.out(render(checks, useColor(edge)));
   return checks.some((c) => c.status === 'fail') ? EXIT.failed : EXIT.ok;
 };

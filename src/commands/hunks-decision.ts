@@ -9,6 +9,7 @@ import { openStore } from '../protocol/select/open';
 import { discardedText, partlyText } from '../render/decided';
 import { shellDialect } from '../render/dialect';
 import { contextFor, invokeFor, type Edge } from './edge';
+import { shownFile } from '../core/shown-path';
 
 export interface HunkOptions {
   hunks: string;
@@ -107,5 +108,5 @@ export const discardWithReason = async (
 /** Every hunk named: the change was decided whole. */
 const wholeText = (d: Decided): string =>
   d.outcome === 'confirmed'
-    ? `Applied ${d.change.id} to ${d.change.fields.path}: every hunk was named.`
-    : `Discarded ${d.change.id}: every hunk was named; ${d.change.fields.path} was not touched.`;
+    ? `Applied ${d.change.id} to ${shownFile(d.change.fields)}: every hunk was named.`
+    : `Discarded ${d.change.id}: every hunk was named; ${shownFile(d.change.fields)} was not touched.`;

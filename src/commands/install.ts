@@ -2,6 +2,7 @@
 // `--agent` names another (setup/agent-settings.ts knows where each keeps them; setup/settings-file.ts does
 // the careful read-modify-write); `install --resident`, the resident server's (Claude Code only).
 import { AGENT_TITLES, AGENTS, type AgentName } from '../core/agents';
+import { keepOneFix } from '../core/install-scopes';
 import { TOKEN_VAR } from '../core/hook-server';
 import { BASH_MATCHER, HOOK_EVENTS, MATCHER, READ_MATCHER, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
 import { FettleError } from '../errors';
@@ -111,18 +112,21 @@ export const install = async (
   warnOthers(edge, dir, scope, others);
 };
 
-/** Claude Code runs every hook it finds: two installs record and stage every write twice. */
+/** Claude Code runs every hook it finds: two installs run fettle twice on every write. Which to keep: core/install-scopes.ts. */
 const warnOthers = (edge: Edge, dir: string | undefined, scope: Scope, others: OtherInstall[]): void => {
+  const say = (text: string) => edge.io.err(spelled(edge, dir, `fettle: warning: ${text}`));
   for (const o of others)
-    edge.io.err(
-      spelled(
-        edge,
-        dir,
-        o.plugin
-          ? `fettle: warning: the fettle plugin (${o.plugin}) is also enabled in ${o.path}, so every write would run fettle twice. Keep one: disable the plugin (\`claude plugin disable ${o.plugin}\`), or run \`fettle uninstall --scope ${scope}\`.`
-          : `fettle: warning: fettle is also installed in ${o.path} (${o.scope} scope), so every write would run fettle twice. Keep one: \`fettle uninstall --scope ${o.scope}\`.`,
-      ),
-    );
+    if (o.plugin)
+      say(
+        `the fettle plugin (${o.plugin}) is also enabled in ${o.path}, so every write would run fettle twice. Keep one: disable the plugin (\`claude plugin disable ${o.plugin}\`), or run \`fettle uninstall --scope ${scope}\`.`,
+      );
+  const scoped = others.filter((o) => !o.plugin);
+  if (scoped.length === 0) return;
+  const where = scoped.map((o) => `${o.path} (${o.scope} scope)`).join(' and ');
+  const times = scoped.length === 1 ? 'twice' : `${scoped.length + 1} times`;
+  say(
+    `fettle is also installed in ${where}, so every write would run fettle ${times}. ${keepOneFix([scope, ...scoped.map((o) => o.scope)])}`,
+  );
 };
 
 /**

@@ -3,6 +3,7 @@ import { settledChanges, openTarget, openStore } from '../protocol/select/open';
 import type { Change } from '../protocol/changes';
 import { ago, changeJson, countsText, deciderText, stateText, storeJson, storeNote, table } from './change-view';
 import { contextFor, type Edge } from './edge';
+import { shownFile } from '../core/shown-path';
 
 export const logCommand = async (
   edge: Edge,
@@ -39,7 +40,7 @@ export const logCommand = async (
     c.id,
     ago(now, c.at),
     c.fields.tier,
-    c.fields.path,
+    shownFile(c.fields),
     countsText(c),
     c.fields.session ?? '-',
     ...(agents ? [c.fields.agent ?? '-'] : []),

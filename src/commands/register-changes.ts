@@ -94,7 +94,7 @@ export const registerChangeCommands = (
     .option('--force', 'overwrite edits made after fettle wrote the file (they are snapshotted first)')
     .option('--hunks <list>', 'of one change, undo only these hunks (1,3 or 1-3,5), merged with the file as it is')
     .addOption(json)
-    .action(async (targets: string[], o: RollbackOptions) => rollbackCommand(edge, dir(), targets, o));
+    .action(async (targets: string[], o: RollbackOptions) => setExit(await rollbackCommand(edge, dir(), targets, o)));
   program
     .command('log')
     .description('every change fettle keeps, newest first')

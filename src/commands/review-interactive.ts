@@ -26,6 +26,7 @@ import { shellDialect } from '../render/dialect';
 import { type Edge, invokeFor, useColor } from './edge';
 import { page } from './pager';
 import { type RoomOptions, scopeOf } from './review-scope';
+import { shownFile } from '../core/shown-path';
 
 const COLOR = { add: '\u001b[32m', del: '\u001b[31m', meta: '\u001b[36m', bold: '\u001b[1m', off: '\u001b[m' };
 
@@ -184,6 +185,6 @@ export const reviewInteractive = async (
     edge.io.out(
       d.picked
         ? partlyText(d, dialect)
-        : `${d.outcome === 'confirmed' ? 'Applied' : 'Discarded'} ${d.change.id} (${d.change.fields.path}).`,
+        : `${d.outcome === 'confirmed' ? 'Applied' : 'Discarded'} ${d.change.id} (${shownFile(d.change.fields)}).`,
     );
 };

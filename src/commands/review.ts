@@ -25,6 +25,7 @@ import {
 } from './change-view';
 import { contextFor, invokeFor, useColor, type Edge } from './edge';
 import { plural } from '../core/plural';
+import { shownFile } from '../core/shown-path';
 
 /** What a push did, in a sentence: a new branch, one moved by --force, or one that already held the commit. */
 const pushedText = (what: string, remote: string, p: Pushed, onBase?: string | null): string => {
@@ -124,7 +125,7 @@ const pageChangeReview = (
       ...contractLines(change, checksNoteOf(chain.commits.map((k) => k.message))),
       '',
       'Files changed (1):',
-      `  ${change.fields.path}  ${countsText(change)}`,
+      `  ${shownFile(change.fields)}  ${countsText(change)}`,
       '',
       diff.trimEnd(),
       '',
@@ -258,7 +259,7 @@ const reviewChangeset = async (
     `${plural(view.members.length, 'change')}, recorded ${ago(now, view.members[view.members.length - 1]?.at ?? now)}${sessions.length ? ` by session ${sessions.join(', ')}` : ''}:`,
     ...view.members.map(
       (c) =>
-        `  ${c.id}  ${c.fields.path}  ${stateText(c)}${c.state === 'pending' ? `, ${expiryText(c, now) ?? ''}` : ''}`,
+        `  ${c.id}  ${shownFile(c.fields)}  ${stateText(c)}${c.state === 'pending' ? `, ${expiryText(c, now) ?? ''}` : ''}`,
     ),
     `Base: ${view.base ? `${view.base.slice(0, 12)} (HEAD when they were recorded)` : 'none'}.`,
     ...[...new Set(view.members.map((c) => c.fields.command).filter((c) => c !== undefined))].map(

@@ -1,13 +1,15 @@
 import { stat } from '../core/record-message';
 import { parseHunkList } from '../core/hunks';
-import { FettleError } from '../errors';
-import { invocationFor, selfCommand } from '../io/self';
+import { EXIT, exitCodeFor, FettleError } from '../errors';
+import { invocationFor, selfCommand, spellCommands } from '../io/self';
 import { restoreTo, type RestoreResult } from '../protocol/history/restore-to';
 import { rollbackChanges, type RollbackOutcome } from '../protocol/history/rollback';
+import { refuseAll } from '../protocol/history/rollback-plan';
 import { selectSession, selectTargets, selectTurn } from '../protocol/history/rollback-selection';
 import { shellDialect } from '../render/dialect';
 import { dryRunText, fileRows, notKeptRows, rolledBackText, skippedRows, undoOf } from '../render/rolled-back';
 import { contextFor, type Edge } from './edge';
+import { shownFile } from '../core/shown-path';
 
 export interface RollbackOptions {
   json?: boolean;
@@ -48,9 +50,10 @@ const checkArgs = (targets: string[], o: RollbackOptions): void => {
 
 const notKeptJson = (outcome: RollbackOutcome) => (outcome.notKept.length > 0 ? { notKept: notKeptRows(outcome) } : {});
 
-const printDryRun = (edge: Edge, outcome: RollbackOutcome, json: boolean): void => {
+const printDryRun = (edge: Edge, outcome: RollbackOutcome, json: boolean, invoke: string): void => {
   if (!json) {
-    edge.io.out(dryRunText(outcome));
+    // A refusal's hint names the command that would go through (`--force`): spelled for this shell.
+    edge.io.out(spellCommands(dryRunText(outcome), invoke));
     return;
   }
   const refused = outcome.refusals.map((e) => ({ message: e.message, hint: e.hint ?? null }));
@@ -112,23 +115,24 @@ const printRestore = (edge: Edge, r: RestoreResult, o: RollbackOptions): void =>
     edge.io.out(`${r.dest.realPath} already holds the bytes change ${id} replaced; nothing was written.`);
   } else if (o.dryRun) {
     edge.io.out(
-      `Dry run: would write the bytes change ${id} replaced in ${r.change.fields.path} to ${r.dest.realPath}${counts ? ` (${counts})` : ''}; nothing was changed.`,
+      `Dry run: would write the bytes change ${id} replaced in ${shownFile(r.change.fields)} to ${r.dest.realPath}${counts ? ` (${counts})` : ''}; nothing was changed.`,
     );
   } else {
     // The destination may be recorded in another store than the shell's directory finds.
     const invoke = invocationFor(selfCommand(edge.env, edge.io.script), edge.cwd, r.dest.store, r.dest.realPath);
     edge.io.out(
-      `Restored the bytes change ${id} replaced in ${r.change.fields.path} to ${r.dest.realPath}. Undo this with \`${invoke} rollback ${r.undoId}\`.`,
+      `Restored the bytes change ${id} replaced in ${shownFile(r.change.fields)} to ${r.dest.realPath}. Undo this with \`${invoke} rollback ${r.undoId}\`.`,
     );
   }
 };
 
+/** The exit code: a dry run's is the one the real run would give (its refusals are the real run's error). */
 export const rollbackCommand = async (
   edge: Edge,
   dir: string | undefined,
   targets: string[],
   o: RollbackOptions,
-): Promise<void> => {
+): Promise<number> => {
   checkArgs(targets, o);
   const ctx = contextFor(edge, dir);
   const { store, changes } =
@@ -143,18 +147,22 @@ export const rollbackCommand = async (
         hint: `Name one of them by its id (\`fettle show ${targets[0]}\` lists them).`,
       });
     printRestore(edge, await restoreTo(ctx, store, changes[0] as (typeof changes)[number], o.to, o), o);
-    return;
+    return EXIT.ok;
   }
   const hunks = o.hunks === undefined ? undefined : parseHunkList(o.hunks, Number.MAX_SAFE_INTEGER);
   const outcome = await rollbackChanges(ctx, store, changes, { force: o.force, dryRun: o.dryRun, hunks });
-  if (o.dryRun) printDryRun(edge, outcome, o.json ?? false);
   // `fettle`, plus -C <repo> when the shell's directory would not find this store.
-  else
-    printDone(
-      edge,
-      outcome,
-      o.json ?? false,
-      o.turn !== undefined ? `${changes[0]?.fields.session ?? ''} since turn ${o.turn} began` : o.session,
-      invocationFor(selfCommand(edge.env, edge.io.script), edge.cwd, store, changes[0]?.fields.file ?? edge.cwd),
-    );
+  const invoke = invocationFor(
+    selfCommand(edge.env, edge.io.script),
+    edge.cwd,
+    store,
+    changes[0]?.fields.file ?? edge.cwd,
+  );
+  if (o.dryRun) {
+    printDryRun(edge, outcome, o.json ?? false, invoke);
+    return outcome.refusals.length > 0 ? exitCodeFor(refuseAll(outcome.refusals)) : EXIT.ok;
+  }
+  const label = o.turn !== undefined ? `${changes[0]?.fields.session ?? ''} since turn ${o.turn} began` : o.session;
+  printDone(edge, outcome, o.json ?? false, label, invoke);
+  return EXIT.ok;
 };

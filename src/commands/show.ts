@@ -10,6 +10,7 @@ import { ago, changeJson, countsText, DECIDER_TEXT, expiryText, stateText } from
 import { feedbackFor } from '../protocol/record/feedback';
 import { contextFor, useColor, type Edge } from './edge';
 import { plural } from '../core/plural';
+import { shownFile } from '../core/shown-path';
 
 const short = (oid: string): string => oid.slice(0, 12);
 
@@ -91,7 +92,9 @@ const showChangeset = async (
     ...commandsOf(members),
     `Base:     ${view.base ? `${short(view.base)} (HEAD when they were recorded)` : 'none (unborn HEAD, or files outside any repository)'}`,
     'Changes:',
-    ...view.members.map((c) => `  ${c.id}  ${c.fields.path}  ${countsText(c)}  ${stateText(c)}, ${ago(now, c.at)}`),
+    ...view.members.map(
+      (c) => `  ${c.id}  ${shownFile(c.fields)}  ${countsText(c)}  ${stateText(c)}, ${ago(now, c.at)}`,
+    ),
     '',
     view.diff.trimEnd() || '(no difference)',
   ];

@@ -8,6 +8,7 @@ import { needsPerson } from '../protocol/decide/person-review';
 import { ago, changeJson, countsText, expiryText, stateText, storeJson, storeNote } from './change-view';
 import { contextFor, invokeFor, type Edge } from './edge';
 import { plural } from '../core/plural';
+import { shownFile } from '../core/shown-path';
 
 const RECENT = 10;
 
@@ -33,7 +34,7 @@ const row = (c: Change, now: Date): string => {
     c.state === 'pending' || c.state === 'expired'
       ? `staged ${ago(now, c.at)}, ${expiryText(c, now) ?? ''}`
       : `${c.fields.tier}, ${stateText(c)} ${ago(now, c.at)}`;
-  return `  ${c.id}  ${c.fields.path}  ${countsText(c)}  ${when}`;
+  return `  ${c.id}  ${shownFile(c.fields)}  ${countsText(c)}  ${when}`;
 };
 
 /** The agent session in progress and its turn: how many changes the turn made so far, and how to undo them. */
@@ -82,6 +83,26 @@ const pendingLines = (ctx: Context, pending: Change[], now: Date, invoke: string
   return lines;
 };
 
+/** Shown by name before "and N more". */
+const OPEN_NAMED = 3;
+
+/**
+ * Records whose tool call has not reported back (`incomplete`): one block, not a row each, saying what becomes of
+ * them, since a person has nothing to do about them.
+ */
+const openLines = (open: Change[], invoke: string): string[] => {
+  if (open.length === 0) return [];
+  const named = open.slice(0, OPEN_NAMED).map((c) => `${c.id} ${shownFile(c.fields)}`);
+  const more = open.length > OPEN_NAMED ? `, and ${open.length - OPEN_NAMED} more` : '';
+  return [
+    '',
+    `Not reported back (${open.length}): ${named.join(', ')}${more}`,
+    '  fettle kept the previous bytes before the tool ran, and the tool has not said whether it wrote (a permission',
+    "  prompt may still be open). Each is settled from the disk when the agent's turn or session ends: a write that",
+    `  landed is recorded, one that never happened is dropped. Nothing to do; \`${invoke} show <id>\` shows one.`,
+  ];
+};
+
 export const status = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const now = ctx.now();
@@ -89,6 +110,7 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
   const changes = await settledChanges(ctx, store, edge.io.err);
   const pending = changes.filter((c) => c.state === 'pending' || c.state === 'expired');
   const recent = changes.filter((c) => !pending.includes(c)).slice(0, RECENT);
+  const open = changes.filter((c) => c.state === 'incomplete');
   const session = currentSession(ctx, changes);
   const turn = await currentTurn(ctx.config.dataDir, session);
   if (o.json) {
@@ -112,6 +134,8 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
   const invoke = invokeFor(edge, dir);
   lines.push(...sessionLines(session, turn, changes, invoke));
   lines.push(...pendingLines(ctx, pending, now, invoke));
-  if (recent.length) lines.push('', 'Recent:', ...recent.map((c) => row(c, now)));
+  const settled = changes.filter((c) => !pending.includes(c) && !open.includes(c)).slice(0, RECENT);
+  lines.push(...openLines(open, invoke));
+  if (settled.length) lines.push('', 'Recent:', ...settled.map((c) => row(c, now)));
   edge.io.out(lines.join('\n'));
 };

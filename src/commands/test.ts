@@ -12,6 +12,7 @@ import { commandEnv, runCommand, startDir } from '../protocol/review/test-run';
 import { withTestTree, type TestTree } from '../protocol/review/test-tree';
 import { contextFor, type Edge } from './edge';
 import { plural } from '../core/plural';
+import { shownFile } from '../core/shown-path';
 
 export interface TestOptions {
   session?: string;
@@ -65,7 +66,7 @@ const notes = (tree: TestTree, sets: TestedSet[], now: Date): string[] => {
       );
     if (how === 'merged')
       lines.push(
-        `fettle: ${change.fields.path} changed after ${change.id} was staged; the test tree holds the clean three-way merge confirm would write.`,
+        `fettle: ${shownFile(change.fields)} changed after ${change.id} was staged; the test tree holds the clean three-way merge confirm would write.`,
       );
   }
   if (tree.work.kept.length > 0)

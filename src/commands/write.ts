@@ -12,6 +12,7 @@ import { writeBytes } from '../protocol/write/write-bytes';
 import { type ManyWritten, setFiles, writeMany } from '../protocol/write/write-many';
 import type { Context } from '../protocol/context';
 import { contextFor, cwdFor, type Edge } from './edge';
+import { shownFile, shownTarget } from '../core/shown-path';
 
 const originOf = (ctx: Context) => ({ tool: 'fettle write', session: ctx.env.FETTLE_SESSION });
 
@@ -50,22 +51,22 @@ export const write = async (
     return result.kind === 'staged' ? EXIT.staged : EXIT.ok;
   }
   if (result.kind === 'noop') {
-    edge.io.out(renderNoop(target.treePath));
+    edge.io.out(renderNoop(shownTarget(target)));
     return EXIT.ok;
   }
   if (result.kind === 'ignored') {
-    edge.io.out(`fettle wrote ${target.treePath} without recording it: policy rule ${result.ruleText} ignores it.`);
+    edge.io.out(`fettle wrote ${shownTarget(target)} without recording it: policy rule ${result.ruleText} ignores it.`);
     return EXIT.ok;
   }
   if (result.kind === 'staged') {
     const { id, decision, diff, supersedes, thresholds, rule } = result;
     const { ttlSeconds } = ctx.config;
-    const staged = { id, path: target.treePath, decision, diff, invoke, ttlSeconds, thresholds, supersedes, rule };
+    const staged = { id, path: shownTarget(target), decision, diff, invoke, ttlSeconds, thresholds, supersedes, rule };
     edge.io.out(renderStaged({ ...staged, tool: 'write' }));
     return EXIT.staged;
   }
   const { reason, added, removed } = result.decision;
-  edge.io.out(renderDirect(result.id, target.treePath, summarize(reason, added, removed), invoke));
+  edge.io.out(renderDirect(result.id, shownTarget(target), summarize(reason, added, removed), invoke));
   return EXIT.ok;
 };
 
@@ -110,7 +111,7 @@ const writeFrom = async (
   const result = await writeMany(ctx, writes, originOf(ctx));
   const ignored = result.ignored.map((i) => ({ path: i.target.treePath, file: i.target.realPath, rule: i.ruleText }));
   const unrecorded = ignored.map(
-    (i) => `fettle wrote ${i.path} without recording it: policy rule ${i.rule} ignores it.`,
+    (i) => `fettle wrote ${shownFile(i)} without recording it: policy rule ${i.rule} ignores it.`,
   );
   if (result.kind === 'noop' || result.changeset === undefined) {
     const nothing = 'fettle: every file already has this exact content; nothing to record.';

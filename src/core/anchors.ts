@@ -63,12 +63,23 @@ const similarity = (a: string, b: string): number => {
 const NEAR_MAX_LINES = 100_000;
 const NEAR_LINE_CHARS = 300;
 
+const squeezed = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+/** The anchor's line that `text` equals but for whitespace (a trailing space, a tab for spaces), if one does. */
+const whitespaceTwin = (anchorLines: string[], text: string): string | undefined =>
+  anchorLines.find((a) => a !== text && squeezed(a) !== '' && squeezed(a) === squeezed(text));
+
+export interface NearLine {
+  line: number;
+  text: string;
+  /** the anchor's line this one equals but for whitespace, which a person cannot see printed plainly */
+  anchorLine?: string;
+}
+
 /** The file's lines most like the anchor's most telling line, with their numbers, for a person to fix it. */
-export const nearestLines = (bytes: Buffer, anchor: string, style: Style): { line: number; text: string }[] => {
-  const probe = anchor
-    .split('\n')
-    .map((l) => l.replace(/\r$/, '').trim())
-    .sort((a, b) => b.length - a.length)[0];
+export const nearestLines = (bytes: Buffer, anchor: string, style: Style): NearLine[] => {
+  const anchorLines = anchor.split('\n').map((l) => l.replace(/\r$/, ''));
+  const probe = anchorLines.map((l) => l.trim()).sort((a, b) => b.length - a.length)[0];
   if (!probe) return [];
   const lines = bytes.toString(style.encoding).split('\n').slice(0, NEAR_MAX_LINES);
   const scored = lines
@@ -83,7 +94,11 @@ export const nearestLines = (bytes: Buffer, anchor: string, style: Style): { lin
     .filter((s) => s.score >= 0.4)
     .sort((a, b) => b.score - a.score || a.line - b.line)
     .slice(0, 3);
-  return scored.map(({ line, text }) => ({ line, text: text.length > 160 ? `${text.slice(0, 160)}…` : text }));
+  return scored.map(({ line, text }) => {
+    const twin = whitespaceTwin(anchorLines, text);
+    const shown = { line, text: text.length > 160 ? `${text.slice(0, 160)}…` : text };
+    return twin === undefined ? shown : { ...shown, anchorLine: twin };
+  });
 };
 
 export type FailureKind = 'none' | 'several' | 'missing' | 'exists';
@@ -97,7 +112,7 @@ export interface EditFailure {
   /** `several`: the lines of the matches (the first ones) and how many there are */
   matches?: { lines: number[]; count: number } | undefined;
   /** `none`: the lines most like the anchor */
-  nearest?: { line: number; text: string }[] | undefined;
+  nearest?: NearLine[] | undefined;
 }
 
 export interface FileResult {
@@ -171,10 +186,32 @@ export const planContract = (contract: Contract, files: ReadonlyMap<string, Buff
   return { changed: failures.length > 0 ? [] : changed, failures };
 };
 
+/**
+ * The anchor's first line that is not blank, quoted: whitespace stays as it is (a trailing space shows before the
+ * closing quote, a tab as \\t), since it is often why an anchor matches nothing.
+ */
 const preview = (text: string): string => {
-  const first = text.split('\n').find((l) => l.trim() !== '') ?? text;
-  const shown = first.trim().length > 60 ? `${first.trim().slice(0, 60)}…` : first.trim();
-  return JSON.stringify(shown);
+  const first = (text.split('\n').find((l) => l.trim() !== '') ?? text).replace(/\r$/, '');
+  return JSON.stringify(first.length > 60 ? `${first.slice(0, 60)}…` : first);
+};
+
+/** Where two lines equal but for whitespace differ: at the start, inside, at the end. */
+const whitespaceWhere = (a: string, b: string): string => {
+  const lead = (s: string) => /^\s*/.exec(s)?.[0] ?? '';
+  const trail = (s: string) => /\s*$/.exec(s)?.[0] ?? '';
+  const where = [
+    lead(a) === lead(b) ? '' : 'at the start',
+    a.trim() === b.trim() ? '' : 'inside',
+    trail(a) === trail(b) ? '' : 'at the end',
+  ].filter(Boolean);
+  return where.join(', ');
+};
+
+/** A nearest line, quoted as the anchor is, and said outright when only whitespace tells it from the anchor's. */
+const nearText = (l: NearLine): string => {
+  const line = `    line ${l.line}: ${JSON.stringify(l.text)}`;
+  if (l.anchorLine === undefined) return line;
+  return `${line}, which differs only in whitespace (${whitespaceWhere(l.anchorLine, l.text)}) from the anchor's ${JSON.stringify(l.anchorLine)}`;
 };
 
 /** One failure, in words for the person who fixes the contract: the edit, the file, and where to look. */
@@ -196,10 +233,7 @@ export const failureText = (f: EditFailure, contract: Contract): string => {
     case 'none': {
       const near = f.nearest ?? [];
       if (near.length === 0) return `${head}: ${anchor} matches nothing, and no line is close to it.`;
-      return [
-        `${head}: ${anchor} matches nothing. Nearest lines:`,
-        ...near.map((l) => `    line ${l.line}: ${l.text}`),
-      ].join('\n');
+      return [`${head}: ${anchor} matches nothing. Nearest lines:`, ...near.map(nearText)].join('\n');
     }
   }
 };

@@ -3,10 +3,11 @@
 // it in its own deny.
 import { renderBlocked, renderUnstageable } from '../core/messages';
 import type { Decided } from '../protocol/write/before';
+import { shownTarget } from '../core/shown-path';
 
 type Stopped = Extract<Decided, { kind: 'blocked' | 'unstageable' }>;
 
 export const ruledText = (d: Stopped, tool: string): string =>
   d.kind === 'unstageable'
-    ? renderUnstageable({ path: d.target.treePath, rule: d.ruleText, why: d.why, tool })
-    : renderBlocked({ path: d.target.treePath, rule: d.ruleText, message: d.rule.message ?? '', tool });
+    ? renderUnstageable({ path: shownTarget(d.target), rule: d.ruleText, why: d.why, tool })
+    : renderBlocked({ path: shownTarget(d.target), rule: d.ruleText, message: d.rule.message ?? '', tool });

@@ -20,6 +20,7 @@ import { runBash } from './bash';
 import { parseData, readJson, type Payload } from './payload';
 import { serveRead } from './read';
 import { ruledText } from './ruled';
+import { shownTarget } from '../core/shown-path';
 
 type WritePayload = Payload & { call: WriteCall };
 
@@ -119,11 +120,11 @@ const answer = (ctx: Context, p: WritePayload, edge: HookEdge, before: writeBefo
     case 'pass':
       return pass(); // Claude Code now writes through its normal permission flow; PostToolUse reports.
     case 'noop':
-      return context('PreToolUse', renderNoop(before.target.treePath));
+      return context('PreToolUse', renderNoop(shownTarget(before.target)));
     case 'refused':
       return deny(
         renderRefused({
-          path: before.target.treePath,
+          path: shownTarget(before.target),
           decision: before.decision,
           thresholds: before.thresholds,
           tool: p.call.tool,
@@ -137,7 +138,8 @@ const answer = (ctx: Context, p: WritePayload, edge: HookEdge, before: writeBefo
       return deny(ruledText(before, p.call.tool));
   }
   const { id, target, decision, supersedes, thresholds, rule } = before;
-  const message = { id, path: target.treePath, decision, ttlSeconds: ctx.config.ttlSeconds, thresholds, rule };
+  const path = shownTarget(target);
+  const message = { id, path, decision, ttlSeconds: ctx.config.ttlSeconds, thresholds, rule };
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);
   if (before.review === 'person') return ask(renderAsk({ ...message, invoke }));
   return deny(renderStaged({ ...message, diff: before.diff, invoke, tool: p.call.tool, supersedes }));
@@ -156,5 +158,5 @@ const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promis
   const { target, id, fields } = after;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);
   const summary = summarize(fields.reason, fields.added, fields.removed);
-  return context('PostToolUse', renderDirect(id, target.treePath, summary, invoke));
+  return context('PostToolUse', renderDirect(id, shownTarget(target), summary, invoke));
 };

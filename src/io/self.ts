@@ -1,6 +1,7 @@
 // How to spell a fettle command so that it runs as printed from the agent's shell and the user's: plain `fettle`
-// when that name on PATH is this very program, else the absolute node and script paths; plus `-C <dir>` when the
-// change lives in another repository than the shell's directory. Every command fettle prints is spelled here.
+// when that name on PATH is this very program, else a plugin's launcher or the absolute node and script paths; plus
+// `-C <dir>` when the change lives in another repository than the shell's directory. Every command fettle prints is
+// spelled here.
 import { realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
 import type { Env } from '../config';
@@ -68,9 +69,10 @@ const packageRoot = (real: string): string => {
 
 /**
  * How to spell this fettle in a command that must run as printed in the agent's shell and the user's: plain
- * `fettle` when the first `fettle` on PATH is this very program (or its package's launcher), or when this is
- * a Claude Code plugin whose `bin/fettle` the client puts on its Bash tool's PATH and no other `fettle` is on PATH
- * to shadow it; else the absolute node and script paths.
+ * `fettle` when the first `fettle` on PATH is this very program (or its package's launcher); for a Claude Code
+ * plugin with no `fettle` on PATH, its launcher's absolute path (the client puts the plugin's `bin/` on its Bash
+ * tool's PATH, never on the person's shell's, where plain `fettle` would not be found); else the absolute node and
+ * script paths.
  */
 export const selfCommand = (env: Env, script: string | undefined): string => {
   const real = script ? realOr(script) : null;
@@ -79,7 +81,8 @@ export const selfCommand = (env: Env, script: string | undefined): string => {
   const [first] = allOnPath(env, 'fettle');
   if (first !== undefined && packageRoot(first) === root) return 'fettle';
   const plugin = env.CLAUDE_PLUGIN_ROOT ? realOr(env.CLAUDE_PLUGIN_ROOT) : null;
-  if (first === undefined && plugin === root && realOr(join(root, 'bin', 'fettle')) !== null) return 'fettle';
+  const launcher = join(root, 'bin', 'fettle');
+  if (first === undefined && plugin === root && realOr(launcher) !== null) return shellQuote(launcher);
   return `${shellQuote(process.execPath)} ${shellQuote(real)}`;
 };
 

@@ -14,6 +14,7 @@ import { toolDialect } from '../render/dialect';
 import { rolledBackText } from '../render/rolled-back';
 import { type Args, contextFor, dirOf, invokeIn, type McpEdge, text, type ToolResult } from './edge';
 import { plural } from '../core/plural';
+import { shownFile, shownTarget } from '../core/shown-path';
 
 const requestOf = (verb: 'confirm' | 'discard', args: Args): DecideRequest => {
   const names = (args.ids as string[] | undefined) ?? [];
@@ -44,7 +45,7 @@ const refusePersonOnly = async (ctx: Context, store: Store, request: DecideReque
       : `a person was asked to approve ${held.length === 1 ? 'it' : 'them'}`;
   throw new FettleError(
     'E_PERSON_REQUIRED',
-    `${held.length === 1 ? `Change ${first.id} to ${first.fields.path} needs` : `${plural(held.length, 'change')} (${ids}) need`} a person's approval (${why}), and fettle_confirm is asked by the model. Nothing was written.`,
+    `${held.length === 1 ? `Change ${first.id} to ${shownFile(first.fields)} needs` : `${plural(held.length, 'change')} (${ids}) need`} a person's approval (${why}), and fettle_confirm is asked by the model. Nothing was written.`,
     {
       hint: `The user applies it from their own terminal: ${invoke} review <id>, then ${invoke} confirm ${ids}. You may drop it with fettle_discard.`,
     },
@@ -77,8 +78,8 @@ const stepText = (s: Step): string =>
 const dryRun = (outcome: RollbackOutcome): string[] => {
   const refused = outcome.refusals.map((r) => `  refused: ${r.message}${r.hint ? ` ${r.hint}` : ''}`);
   const steps = outcome.plans.flatMap((p) => [
-    ...p.steps.map((s) => `  ${p.target.treePath}: undo ${s.covers.map((c) => c.id).join(', ')}: ${stepText(s)}`),
-    ...p.skipped.map((k) => `  ${p.target.treePath}: ${k.id} left nothing to undo`),
+    ...p.steps.map((s) => `  ${shownTarget(p.target)}: undo ${s.covers.map((c) => c.id).join(', ')}: ${stepText(s)}`),
+    ...p.skipped.map((k) => `  ${shownTarget(p.target)}: ${k.id} left nothing to undo`),
   ]);
   if (refused.length === 0) return ['Dry run, nothing was changed. A rollback would:', ...steps];
   return [

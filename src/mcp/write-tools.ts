@@ -18,6 +18,7 @@ import { writeBytes } from '../protocol/write/write-bytes';
 import { setFiles, writeMany } from '../protocol/write/write-many';
 import type { Store } from '../store/store';
 import { type Args, contextFor, type McpEdge, originOf, text, type ToolResult } from './edge';
+import { shownTarget } from '../core/shown-path';
 
 /** A printed command spelled for the user's shell in the server's directory, naming the store when it is elsewhere. */
 const invokeFor = (edge: McpEdge, store: Store, file: string): string =>
@@ -43,7 +44,7 @@ const unrecorded = (path: string, rule: string): string =>
  */
 const personStaged = (s: StagedWrite, invoke: string, edge: McpEdge): string => {
   const { counts, why } = sizeText(s.decision, s.thresholds, s.rule);
-  const path = s.target.treePath;
+  const path = shownTarget(s.target);
   return [
     `fettle held this write for review: nothing was written to ${path}.`,
     `Staged change ${s.id}: ${counts}; staged because ${why}.`,
@@ -60,18 +61,18 @@ export const writeFile = async (edge: McpEdge, args: Args): Promise<ToolResult> 
   const result = await writeBytes(ctx, args.path as string, bytes, origin, (store) => recoverQuietly(ctx, store));
   const { target } = result;
   const invoke = invokeFor(edge, target.store, target.realPath);
-  if (result.kind === 'noop') return text(renderNoop(target.treePath));
-  if (result.kind === 'ignored') return text(unrecorded(target.treePath, result.ruleText));
+  if (result.kind === 'noop') return text(renderNoop(shownTarget(target)));
+  if (result.kind === 'ignored') return text(unrecorded(shownTarget(target), result.ruleText));
   if (result.kind === 'written') {
     const { reason, added, removed } = result.decision;
-    const line = renderDirect(result.id, target.treePath, summarize(reason, added, removed), invoke);
+    const line = renderDirect(result.id, shownTarget(target), summarize(reason, added, removed), invoke);
     return text(`${line}\n${viaTools(edge, target.store, [['fettle_rollback', result.id]])}`);
   }
   if (ctx.config.review === 'human') return text(personStaged(result, invoke, edge));
   const { id, decision, diff, supersedes, thresholds, rule } = result;
   const staged = renderStaged({
     id,
-    path: target.treePath,
+    path: shownTarget(target),
     decision,
     diff,
     invoke,
@@ -97,7 +98,7 @@ export const writeFiles = async (edge: McpEdge, args: Args): Promise<ToolResult>
     bytes: Buffer.from(f.content, 'utf8'),
   }));
   const result = await writeMany(ctx, files, originOf(edge, ctx, 'fettle_write_files'));
-  const ignored = result.ignored.map((i) => unrecorded(i.target.treePath, i.ruleText));
+  const ignored = result.ignored.map((i) => unrecorded(shownTarget(i.target), i.ruleText));
   if (result.kind === 'noop' || result.changeset === undefined)
     return text(
       ignored.length > 0 ? ignored.join('\n') : 'fettle: every file already has this exact content; nothing to record.',

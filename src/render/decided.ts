@@ -7,6 +7,7 @@ import type { Confirmed } from '../protocol/review/confirm';
 import type { Decided } from '../protocol/review/split-off';
 import { hunkListText } from '../core/hunks';
 import type { Dialect } from './dialect';
+import { shownFile } from '../core/shown-path';
 
 /** What a decision was asked about: one change by name (a sentence), or a set (`label`: " of changeset …"). */
 export interface Asked {
@@ -43,13 +44,13 @@ export const confirmedText = (
   const [only] = confirmed;
   if (asked.one && only && confirmed.length === 1) {
     const { fields } = only.change;
-    const applied = `Applied ${only.change.id} to ${fields.path} (${stat(fields.added, fields.removed)})${HOW[only.how](only)}`;
+    const applied = `Applied ${only.change.id} to ${shownFile(fields)} (${stat(fields.added, fields.removed)})${HOW[only.how](only)}`;
     // One change by name: the person who named it knows its id, so only a conflict says how to undo.
     return marked.length > 0 ? `${applied}. ${resolve}` : `${applied}.`;
   }
   return [
     `Applied ${plural(confirmed.length, 'change')}${asked.label}, all or nothing:`,
-    ...confirmed.map((c) => `  ${c.change.id}  ${c.change.fields.path}  ${counts(c.change)}${HOW[c.how](c)}`),
+    ...confirmed.map((c) => `  ${c.change.id}  ${shownFile(c.change.fields)}  ${counts(c.change)}${HOW[c.how](c)}`),
     ...leftOut(skipped),
     ...(after ? [after] : []),
   ].join('\n');
@@ -58,10 +59,11 @@ export const confirmedText = (
 export const discardedText = (outcome: { discarded: Change[]; skipped: Change[] }, asked: Asked): string => {
   const { discarded, skipped } = outcome;
   const [only] = discarded;
-  if (asked.one && only && discarded.length === 1) return `Discarded ${only.id}; ${only.fields.path} was not touched.`;
+  if (asked.one && only && discarded.length === 1)
+    return `Discarded ${only.id}; ${shownFile(only.fields)} was not touched.`;
   return [
     `Discarded ${plural(discarded.length, 'change')}${asked.label}; no file was touched:`,
-    ...discarded.map((c) => `  ${c.id}  ${c.fields.path}`),
+    ...discarded.map((c) => `  ${c.id}  ${shownFile(c.fields)}`),
     ...leftOut(skipped),
   ].join('\n');
 };
@@ -81,12 +83,14 @@ export const partlyText = (d: Decided, dialect: Dialect): string => {
     ? `${picked.rest.length === 1 ? 'Hunk' : 'Hunks'} ${hunkListText(picked.rest)} ${picked.rest.length === 1 ? 'stays' : 'stay'} pending as change ${d.remainder}: ${dialect.review(d.remainder)}.`
     : '';
   if (d.outcome === 'discarded')
-    return [`Dropped ${which(picked.drop)} ${of}; ${fields.path} was not touched.`, rest].filter(Boolean).join(' ');
+    return [`Dropped ${which(picked.drop)} ${of}; ${shownFile(fields)} was not touched.`, rest]
+      .filter(Boolean)
+      .join(' ');
   const how =
     d.how && d.how !== 'written' ? HOW[d.how]({ change: d.change, path: '', how: d.how, conflicts: d.conflicts }) : '';
   const dropped = picked.drop.length > 0 ? ` Dropped ${which(picked.drop)}.` : '';
   return [
-    `Applied ${which(picked.keep)} ${of} to ${fields.path} (${stat(fields.added, fields.removed)})${how}.${dropped}`,
+    `Applied ${which(picked.keep)} ${of} to ${shownFile(fields)} (${stat(fields.added, fields.removed)})${how}.${dropped}`,
     rest,
     `Undo this with ${dialect.rollback([id])}.`,
   ]

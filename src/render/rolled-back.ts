@@ -7,6 +7,7 @@ import { stat } from '../core/record-message';
 import type { RollbackOutcome } from '../protocol/history/rollback';
 import type { FilePlan } from '../protocol/history/rollback-plan';
 import type { Dialect } from './dialect';
+import { shownFile } from '../core/shown-path';
 
 const HOW = {
   restored: 'restored its previous bytes',
@@ -81,7 +82,7 @@ export const dryRunText = (outcome: RollbackOutcome): string => {
   ];
   for (const f of files)
     lines.push(
-      `  ${f.path}  ${f.added === null ? 'binary' : stat(f.added, f.removed ?? 0)}  ${f.action} (${ids(f.changes)})`,
+      `  ${shownFile(f)}  ${f.added === null ? 'binary' : stat(f.added, f.removed ?? 0)}  ${f.action} (${ids(f.changes)})`,
     );
   for (const r of refused) lines.push(`  refused: ${r.message}${r.hint ? ` ${r.hint}` : ''}`);
   if (skipped.length <= 10)
@@ -108,10 +109,10 @@ export const rolledBackText = (
   if (only && outcome.done.length === 1 && asked.one && outcome.notKept.length === 0) {
     const what = asked.hunks ? `${asked.hunks} of ${only.change.id}` : only.change.id;
     const how = asked.hunks ? PART_HOW[only.how] : HOW[only.how];
-    return `Rolled back ${what}: ${only.change.fields.path}: ${how}. Undo this with ${dialect.rollback([only.undoId])}.`;
+    return `Rolled back ${what}: ${shownFile(only.change.fields)}: ${how}. Undo this with ${dialect.rollback([only.undoId])}.`;
   }
   const lines = [`Rolled back ${plural(outcome.done.length, 'change')}${asked.label}:`];
-  for (const d of outcome.done) lines.push(`  ${d.change.id}  ${d.change.fields.path}: ${HOW[d.how]}`);
+  for (const d of outcome.done) lines.push(`  ${d.change.id}  ${shownFile(d.change.fields)}: ${HOW[d.how]}`);
   for (const s of skippedRows(outcome.plans))
     lines.push(`  ${s.id}  ${s.path}: already held its previous bytes; nothing to do`);
   lines.push(...notKeptLines(outcome));

@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { CODEX_HOOKS, cursorHandlers, GEMINI_HOOKS, CURSOR_EVENTS } from '../core/agent-hooks';
 import { AGENT_TITLES, type AgentName } from '../core/agents';
+import { keepOneFix } from '../core/install-scopes';
 import { fettleHandlers, isFettleHandler, type FettleHandler } from '../core/settings';
 import { homeFrom, type Env } from '../config';
 import type { Check } from './doctor';
@@ -231,7 +232,10 @@ export const agentChecks = async (env: Env, root: string): Promise<Check[]> => {
         name: agent,
         status: 'warn',
         detail: `installed in ${found.length} scopes (${where}): every write runs fettle ${found.length} times`,
-        fix: `Keep one: \`fettle uninstall --agent ${agent} --scope ${found[found.length - 1]?.scope}\`.`,
+        fix: keepOneFix(
+          found.map((f) => f.scope),
+          agent,
+        ),
       });
     else
       checks.push({

@@ -3,13 +3,13 @@
 // line that says how to run fettle filled in. No opencode config file is edited. Uninstall removes the file, and
 // only a file that is fettle's plugin (its first line says so): a file of the same name fettle did not write is
 // left alone, in both directions.
-import { readFile, rm, rmdir } from 'node:fs/promises';
+import { mkdir, readFile, rm, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { homeFrom, type Env } from '../config';
 import { FettleError } from '../errors';
 import { replaceFile, realPathOrAbsolute } from '../io/atomic-write';
 import { selfCommand } from '../io/self';
-import { mkdir } from 'node:fs/promises';
+import { createdBy, forgetCreated, rememberCreated, removeEmptyUpTo } from './made-by-install';
 
 export type OpencodeScope = 'user' | 'project';
 
@@ -78,8 +78,11 @@ export const installOpencode = async (
   const current = await readOrNull(path);
   if (current === plugin) return { path, result: 'unchanged', command };
   if (current !== null && !current.startsWith(HEADER)) throw notOurs(path, 'installed');
-  await mkdir(dirname(path), { recursive: true });
+  const made = await mkdir(dirname(path), { recursive: true });
   await replaceFile(path, Buffer.from(plugin, 'utf8'));
+  // The directories this install made (opencode's config dir itself, on a machine that never ran opencode) go
+  // with the plugin on uninstall; a reinstall over fettle's own plugin keeps what the first install made.
+  if (current === null) await rememberCreated(env, path, made);
   return { path, result: 'changed', command };
 };
 
@@ -91,8 +94,12 @@ export const uninstallOpencode = async (
   const current = await readOrNull(path);
   if (current === null) return { path, result: 'unchanged' };
   if (!current.startsWith(HEADER)) throw notOurs(path, 'removed');
+  const created = await createdBy(env, path);
   await rm(path);
-  // The plugin directory goes too when nothing else is in it.
-  await rmdir(dirname(path)).catch(() => undefined);
+  await forgetCreated(env, path);
+  // The directories install made go too when nothing else is in them; for an install that recorded nothing (an
+  // older fettle's), the plugin directory when it is empty.
+  if (created === null) await rmdir(dirname(path)).catch(() => undefined);
+  else if (created.made) await removeEmptyUpTo(dirname(path), created.made);
   return { path, result: 'changed' };
 };

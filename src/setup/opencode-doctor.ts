@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { Env } from '../config';
+import { keepOneFix } from '../core/install-scopes';
 import { allOnPath, shellQuote } from '../io/self';
 import type { Check } from './doctor';
 import { COMMAND_LINE, HEADER, opencodePluginPath, shippedPlugin, type OpencodeScope } from './install-opencode';
@@ -94,7 +95,10 @@ export const opencodeChecks = async (env: Env, root: string, script: string | un
         name: 'opencode',
         status: 'warn',
         detail: `plugin installed in ${found.length} places (${where}): opencode loads both, so every write runs fettle twice`,
-        fix: 'Keep one: `fettle uninstall --agent opencode --scope project`.',
+        fix: keepOneFix(
+          found.map((p) => p.scope),
+          'opencode',
+        ),
       },
     ];
   return [{ name: 'opencode', status: 'ok', detail: `plugin installed in ${where}` }];

@@ -1,10 +1,9 @@
 // Claude Code settings files, read-modify-written: Claude Code writes these files too (/config, permission
 // approvals), so the write is atomic and only happens if the file is still what was read. A symlinked settings
 // file (dotfiles) is written through, the link kept.
-import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative } from 'node:path';
-import { dataDirFrom, homeFrom, type Env } from '../config';
+import { homeFrom, type Env } from '../config';
 import {
   addFettleHooks,
   fettleHandlers,
@@ -17,6 +16,7 @@ import { FettleError } from '../errors';
 import { replaceFile, realPathOrAbsolute } from '../io/atomic-write';
 import { selfCommand, shellQuote } from '../io/self';
 import { resolveRealPath } from '../store/locate';
+import { createdBy, forgetCreated, rememberCreated, removeEmptyUpTo } from './made-by-install';
 import { parseSettingsText, withFettle, withoutFettle } from './settings-text';
 
 export type Scope = 'user' | 'project' | 'local';
@@ -60,10 +60,6 @@ const readText = async (path: string): Promise<string | null> => {
     throw error;
   }
 };
-
-/** Remembers that install created the file, so uninstall can remove it and leave exactly what was there. */
-const createdMarker = (env: Env, path: string): string =>
-  join(dataDirFrom(env), 'settings-created', createHash('sha1').update(path).digest('hex').slice(0, 20));
 
 /** Runs `fn` (parsing or editing settings), turning a bad file into one clear E_SETTINGS error. */
 const refusing = <T>(path: string, fn: () => T): T => {
@@ -143,7 +139,6 @@ export const installHooks = async (
   format: SettingsFormat = claudeFormat(options),
 ): Promise<{ path: string; result: Outcome }> => {
   const path = await resolveRealPath(file);
-  const marker = createdMarker(env, path);
   let created = false;
   const { result, made } = await edit(path, (before) => {
     created = before === null;
@@ -151,10 +146,9 @@ export const installHooks = async (
   });
   if (result === 'changed' && created) {
     // This install made the file (and `made`, the first directory it had to make): uninstall takes them away.
-    await mkdir(dirname(marker), { recursive: true });
-    await writeFile(marker, `${path}\n${made ?? ''}\n`);
+    await rememberCreated(env, path, made);
   } else if (result === 'changed') {
-    await rm(marker, { force: true }); // the file was there before this install: never remove it
+    await forgetCreated(env, path); // the file was there before this install: never remove it
   }
   return { path, result };
 };
@@ -169,10 +163,9 @@ export const uninstallHooks = async (
   format: SettingsFormat = claudeFormat(),
 ): Promise<{ path: string; result: Outcome }> => {
   const path = await resolveRealPath(file);
-  const marker = createdMarker(env, path);
-  const recorded = await readText(marker);
+  const recorded = await createdBy(env, path);
   const createdByInstall = recorded !== null;
-  const made = recorded?.split('\n')[1];
+  const made = recorded?.made;
   const { result } = await edit(path, (before) => {
     if (before === null) return null;
     const after = format.remove(before);
@@ -180,22 +173,10 @@ export const uninstallHooks = async (
     return format.empty(after) && createdByInstall ? null : after;
   });
   if (result === 'changed' && (await readText(path)) === null) {
-    await rm(marker, { force: true });
+    await forgetCreated(env, path);
     if (made) await removeEmptyUpTo(dirname(path), made);
   }
   return { path, result };
-};
-
-/** rmdir from `dir` up to and including `top`, stopping at the first that is not empty. */
-const removeEmptyUpTo = async (dir: string, top: string): Promise<void> => {
-  const rel = relative(top, dir);
-  if (rel.startsWith('..') || isAbsolute(rel)) return;
-  try {
-    await rmdir(dir);
-  } catch {
-    return; // not empty (or gone): leave it, and everything above it
-  }
-  if (dir !== top) await removeEmptyUpTo(dirname(dir), top);
 };
 
 export interface OtherInstall {

@@ -218,7 +218,7 @@ scenario(
     assert.match(errorLine({ code: 1, stdout: '', stderr: err }), /: 2 edits fail; nothing was staged\.$/);
     assert.match(
       err,
-      /^edit 1 \(replace src\/config\.ts\): the anchor "export const loadconfig = \(path\) => read\(path\);" matches nothing\. Nearest lines:\n {4}line 1: export const loadConfig = \(path: string\) => read\(path\);$/m,
+      /^edit 1 \(replace src\/config\.ts\): the anchor "export const loadconfig = \(path\) => read\(path\);" matches nothing\. Nearest lines:\n {4}line 1: "export const loadConfig = \(path: string\) => read\(path\);"$/m,
     );
     assert.match(
       err,

@@ -44,7 +44,7 @@ test('confirm --session refuses all three when one file was edited in the same l
   const [a, b, c] = ids as [string, string, string];
   repo.write('b.txt', BASE.replace('line 30\n', 'user 30\n'));
   const r = keepsUserState(repo, () => fettle(repo, ['confirm', '--session', 'S']));
-  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.code, 5, r.stderr);
   assert.equal(
     errorLine(r),
     '1 of 3 changes cannot be confirmed, so none was. Nothing was written; every change stays pending.',
@@ -83,7 +83,7 @@ test('several files named, each with why: every refusal is listed and nothing is
   repo.write('a.txt', BASE.replace('line 25\n', 'user 25\n'));
   chmodSync(repo.path('c.txt'), 0o444);
   const r = fettle(repo, ['confirm', a, b, c]);
-  assert.equal(r.code, 1);
+  assert.equal(r.code, 5);
   assert.equal(
     errorLine(r),
     '2 of 3 changes cannot be confirmed, so none was. Nothing was written; every change stays pending.',
@@ -113,7 +113,7 @@ test('two staged changes of one file in the set: refused, naming both, with the 
   const first = stageByHook(repo, 'a.txt', PROPOSAL, 'one');
   const second = stageByHook(repo, 'a.txt', lines(40, 'other'), 'two');
   const r = fettle(repo, ['confirm', '--all']);
-  assert.equal(r.code, 1);
+  assert.equal(r.code, 5);
   assert.match(
     r.stderr,
     new RegExp(`a\\.txt has two staged changes in this set, (${first}|${second}) and (${first}|${second});`),

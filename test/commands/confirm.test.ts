@@ -140,7 +140,7 @@ test('confirm after an overlapping edit refuses, writes nothing, and leaves the 
   const tmp = tempDir();
   keepsUserState(repo, () => {
     const r = fettle(repo, ['confirm', id], { env: { TMPDIR: tmp } });
-    assert.equal(r.code, 1);
+    assert.equal(r.code, 5);
     assert.match(
       errorLine(r),
       new RegExp(`^${repo.path('a.txt')} changed after change ${id} was staged, and those edits overlap`),
@@ -162,7 +162,7 @@ test('confirm after the file was deleted refuses and does not recreate it', () =
   unlinkSync(repo.path('a.txt'));
   keepsUserState(repo, () => {
     const r = fettle(repo, ['confirm', id]);
-    assert.equal(r.code, 1);
+    assert.equal(r.code, 5);
     assert.equal(errorLine(r), `${repo.path('a.txt')} was deleted after change ${id} was staged.`);
     assert.match(r.stderr, /Nothing was written; the change stays pending/);
   });
@@ -294,7 +294,7 @@ test('confirm --expired still refuses when edits made since overlap the change',
   const { repo, id } = staged();
   repo.write('a.txt', EDIT_BOTTOM);
   const r = fettle(repo, ['confirm', id, '--expired'], { now: T0 + 601, terminal: true });
-  assert.equal(r.code, 1);
+  assert.equal(r.code, 5);
   assert.match(errorLine(r), /those edits overlap the staged ones/);
   assert.ok(repo.read('a.txt').equals(Buffer.from(EDIT_BOTTOM)));
 });
@@ -331,7 +331,7 @@ test('confirm --with-conflicts changes nothing of a clean merge, and still refus
   const deleted = staged();
   unlinkSync(deleted.repo.path('a.txt'));
   const gone = fettle(deleted.repo, ['confirm', deleted.id, '--with-conflicts']);
-  assert.equal(gone.code, 1);
+  assert.equal(gone.code, 5);
   assert.match(errorLine(gone), /was deleted after change/);
   assert.equal(existsSync(deleted.repo.path('a.txt')), false);
 });

@@ -95,6 +95,27 @@ test('installed in two scopes: every write would run fettle twice', () => {
   assert.match(warned?.detail ?? '', /registered in 2 scopes \(user, project\): every write runs fettle 2 times/);
 });
 
+// [installed first, then, the scope the one answer uninstalls]
+const doubles: [string, string, string][] = [
+  ['user', 'project', 'project'],
+  ['project', 'user', 'project'],
+  ['user', 'local', 'local'],
+  ['local', 'project', 'local'],
+];
+for (const [first, second, removed] of doubles)
+  test(`installed in ${first}, then ${second} scope: install's warning and doctor give one answer`, () => {
+    const repo = makeRepo({ 'a.txt': lines(30) });
+    const env = withFettleOnPath(repo.env, repo.home);
+    assert.equal(runCli(['install', '--scope', first], { cwd: repo.dir, env }).code, 0);
+    const again = runCli(['install', '--scope', second], { cwd: repo.dir, env });
+    const warned = /Keep one: .*$/m.exec(again.stderr)?.[0] ?? assert.fail(again.stderr);
+    const fix = doctor(repo, env)
+      .of('hooks')
+      .find((c) => c.status === 'warn')?.fix;
+    assert.equal(fix, warned);
+    assert.match(warned, new RegExp(`^Keep one: \`fettle uninstall --scope ${removed}\` \\(`));
+  });
+
 test('an install from before PostToolUseFailure was registered: a warning to install again', () => {
   const repo = installed();
   const path = join(repo.dir, '.claude', 'settings.json');

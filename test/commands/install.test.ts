@@ -314,7 +314,7 @@ test('install warns, naming the command, when fettle is also installed in anothe
   const local = ok(run('install', '--scope', 'local'));
   assert.equal(
     local.stderr,
-    `fettle: warning: fettle is also installed in ${user} (user scope), so every write would run fettle twice. Keep one: \`${SELF} uninstall --scope user\`.\n`,
+    `fettle: warning: fettle is also installed in ${user} (user scope), so every write would run fettle twice. Keep one: \`${SELF} uninstall --scope local\` (the user scope stays: it covers every project of yours, this one included).\n`,
   );
   ok(run('uninstall'));
   write(user, '{"enabledPlugins": {"fettle@tools": true, "other@tools": true}}\n');

@@ -73,6 +73,27 @@ test('on a terminal, NO_COLOR and TERM=dumb turn colour off', { skip: !hasScript
   }
 });
 
+test('doctor colours its marks as show does: on a terminal unless NO_COLOR, or with FORCE_COLOR; never in --json', () => {
+  const repo = makeRepo({ 'a.txt': 'a\n' });
+  // [on a terminal, env, coloured?]
+  const cases: [boolean, Record<string, string>, boolean][] = [
+    [false, {}, false],
+    [false, { FORCE_COLOR: '1' }, true],
+    [true, {}, true],
+    [true, { NO_COLOR: '1' }, false],
+    [true, { TERM: 'dumb' }, false],
+  ];
+  for (const [terminal, env, coloured] of cases) {
+    if (terminal && !hasScript) continue;
+    const out = terminal
+      ? onTerminal(repo.dir, { ...repo.env, ...env }, ['doctor']).stdout
+      : fettle(repo, ['doctor'], { env }).stdout;
+    assert.match(out, / node +Node v\d/, out);
+    assert.equal(out.includes(`${ESC}32mok`), coloured, `${terminal ? 'terminal' : 'pipe'} ${JSON.stringify(env)}`);
+  }
+  assert.ok(!fettle(repo, ['doctor', '--json'], { env: { FORCE_COLOR: '1' } }).stdout.includes(ESC));
+});
+
 /** Subcommands as `fettle --help` lists them. */
 const subcommands = (): string[] => {
   const help = runCli(['--help'], { cwd: tempDir(), env: { PATH: process.env.PATH ?? '' } }).stdout;

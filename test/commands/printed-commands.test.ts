@@ -178,23 +178,40 @@ test('a fettle of another install earlier on PATH is not this one: the commands 
   assert.match(undo.stdout, new RegExp(`Undo this with \`${literal(SELF)} rollback [0-9a-z]{8}\``));
 });
 
-test("the plugin's hook prints plain `fettle`, which its bin/ on the agent's PATH runs", () => {
+test("the plugin's hook prints its launcher's path, which runs in the agent's Bash and in the person's shell", () => {
   const repo = makeRepo({ 'a.txt': lines(40) });
   // As Claude Code runs the plugin's hook: CLAUDE_PLUGIN_ROOT set, the plugin's bin/ not on the hook's PATH.
   const env = { ...repo.env, CLAUDE_PLUGIN_ROOT: ROOT };
+  const launcher = join(realpathSync(ROOT), 'bin', 'fettle');
   const pre = hook(repo, 'Write', { file_path: repo.path('a.txt'), content: lines(40, 'new') }, { env });
   const reason = hso(pre)?.permissionDecisionReason ?? '';
   const discard = /^To drop it, run: (.+)$/m.exec(reason)?.[1] ?? assert.fail(reason);
-  assert.match(discard, /^fettle discard [0-9a-z]{8}$/);
+  assert.match(discard, new RegExp(`^${literal(launcher)} discard [0-9a-z]{8}$`));
+  // The person's shell: no fettle on PATH (the plugin's bin/ is the agent's alone). It runs as printed.
+  const person = spawnSync('sh', ['-c', discard], { cwd: repo.dir, env: repo.env, encoding: 'utf8' });
+  assert.equal(person.status, 0, person.stderr);
+  assert.match(person.stdout, /^Discarded [0-9a-z]{8}; a\.txt was not touched\./);
   // The agent's Bash: the plugin's bin/ on PATH (Claude Code adds it), no other fettle.
-  const bash = { ...repo.env, PATH: `${join(ROOT, 'bin')}${delimiter}${repo.env.PATH}` };
-  const r = spawnSync('sh', ['-c', discard], { cwd: repo.dir, env: bash, encoding: 'utf8' });
+  const bash = { ...repo.env, FETTLE_NOW: String(T0), PATH: `${join(ROOT, 'bin')}${delimiter}${repo.env.PATH}` };
+  const again = hook(
+    repo,
+    'Write',
+    { file_path: repo.path('a.txt'), content: lines(40, 'again') },
+    { env, toolUseId: 'toolu_again' },
+  );
+  const confirm = /^To apply it, run: (.+)$/m.exec(hso(again)?.permissionDecisionReason ?? '')?.[1] ?? '';
+  const r = spawnSync('sh', ['-c', confirm], { cwd: repo.dir, env: bash, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /^Discarded [0-9a-z]{8}; a\.txt was not touched\./);
-  // From bin/fettle, the commands it prints are plain `fettle` too.
-  const status = spawnSync('sh', ['-c', 'fettle status'], { cwd: repo.dir, env: bash, encoding: 'utf8' });
-  assert.equal(status.status, 0, status.stderr);
-  const id = directWrite(repo, 'a.txt', lines(40).replace('line 1\n', 'x\n'));
+  assert.match(r.stdout, /^Applied [0-9a-z]{8} to a\.txt/);
+  // From bin/fettle in the agent's Bash, the commands it prints are plain `fettle`: that shell finds it.
+  const id = directWrite(repo, 'a.txt', lines(40, 'again').replace('again 1\n', 'x\n'));
   const rolled = spawnSync('sh', ['-c', `fettle rollback ${id}`], { cwd: repo.dir, env: bash, encoding: 'utf8' });
   assert.match(rolled.stdout, /Undo this with `fettle rollback [0-9a-z]{8}`/);
+});
+
+test("with fettle on PATH as well (npm install -g . in the plugin's clone), the plugin's hook prints plain `fettle`", () => {
+  const repo = makeRepo({ 'a.txt': lines(40) });
+  const env = { ...withFettleOnPath(repo.env, repo.home), CLAUDE_PLUGIN_ROOT: ROOT };
+  const pre = hook(repo, 'Write', { file_path: repo.path('a.txt'), content: lines(40, 'new') }, { env });
+  assert.match(hso(pre)?.permissionDecisionReason ?? '', /^To drop it, run: fettle discard [0-9a-z]{8}$/m);
 });

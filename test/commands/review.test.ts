@@ -138,7 +138,7 @@ test('review --push never moves an existing branch of the remote (main included)
   const remoteBefore = allRefs(bareGit);
   for (const branch of ['review/big-change', 'main']) {
     const r = fettle(repo, ['review', second, '--push', 'origin', '--branch', branch]);
-    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.code, 5, r.stderr);
     assert.match(
       r.stderr,
       new RegExp(

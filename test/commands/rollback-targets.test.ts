@@ -139,7 +139,7 @@ test("a session rollback refuses if one file was edited over fettle's write, nam
   repo.write('a.txt', edit(edit(BASE, 3, 'one'), 30, 'user'));
   const refs = fettleRefs(repo);
   const r = keepsUserState(repo, () => fettle(repo, ['rollback', '--session', 's1'], { now: T0 + 10 }));
-  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.code, 5, r.stderr);
   assert.match(
     errorLine(r),
     new RegExp(
@@ -160,7 +160,7 @@ test("a clean 3-way merge keeps the user's edit; --force overwrites it after rec
   const other = sessions();
   const edited = edit(edit(BASE, 3, 'one'), 30, 'user');
   other.repo.write('a.txt', edited);
-  assert.equal(fettle(other.repo, ['rollback', '--session', 's1'], { now: T0 + 10 }).code, 1);
+  assert.equal(fettle(other.repo, ['rollback', '--session', 's1'], { now: T0 + 10 }).code, 5);
   const undo = undoCommandOf(
     ok(fettle(other.repo, ['rollback', '--session', 's1', '--force'], { now: T0 + 10 })).stdout,
   );
@@ -179,7 +179,7 @@ test('all or nothing: one file that cannot be restored (now a directory) stops e
   mkdirSync(repo.path('new.txt'));
   const refs = fettleRefs(repo);
   const r = keepsUserState(repo, () => fettle(repo, ['rollback', '--session', 's1'], { now: T0 + 10 }));
-  assert.equal(r.code, 1);
+  assert.equal(r.code, 5);
   assert.equal(
     errorLine(r),
     `${repo.path('new.txt')} cannot be restored (change ${created}): it is no longer a regular file. Nothing was changed.`,
@@ -224,7 +224,7 @@ test('--to writes the previous bytes to another path with their mode; an existin
 
   repo.write('keep.txt', 'mine\n');
   const refused = fettle(repo, ['rollback', 'run.sh', '--to', 'keep.txt']);
-  assert.equal(refused.code, 1);
+  assert.equal(refused.code, 5);
   assert.equal(errorLine(refused), `${repo.path('keep.txt')} already exists; nothing was written.`);
   const forced = undoCommandOf(ok(fettle(repo, ['rollback', 'run.sh', '--to', 'keep.txt', '--force'])).stdout);
   assert.equal(repo.read('keep.txt').toString(), '#!/bin/sh\necho old\n');

@@ -90,7 +90,7 @@ test('rollback refuses when the file was edited after fettle wrote it and the ed
   repo.write('a.txt', edited);
   const refs = fettleRefs(repo);
   const r = keepsUserState(repo, () => fettle(repo, ['rollback', id]));
-  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.code, 5, r.stderr);
   assert.match(
     errorLine(r),
     new RegExp(

@@ -1,9 +1,9 @@
 // `fettle status` end to end: pending staged changes with their expiry, recent writes, and the --json shape.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, runHook, SELF, writePayload } from '../helpers/cli';
+import { literal, runCli, runHook, SELF, writePayload } from '../helpers/cli';
 import { baseEnv, lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
 import { T0, directWrite, fettle, keepsUserState, ok, stageWrite, statusJson, type StatusRow } from '../helpers/stage';
 
@@ -44,6 +44,52 @@ test('outside any repository, status and log say they show the private store, an
       kind: 'private',
       path: store,
     });
+});
+
+test('a file outside any repository is shown by its absolute path, its leading / kept', () => {
+  const home = tempDir();
+  const dir = join(home, 'notes');
+  mkdirSync(dir);
+  const file = join(dir, 'a.txt');
+  writeFileSync(file, lines(40));
+  const env = { ...baseEnv(home), FETTLE_NOW: String(T0) };
+  const run = (args: string[], input = '') => runCli(args, { cwd: dir, env, input });
+  const direct = run(['write', 'a.txt'], lines(40).replace('line 1\n', 'one\n'));
+  assert.match(direct.stdout, new RegExp(`^fettle recorded ${literal(file)} \\(\\+1 -1\\) as `));
+  const id = /as ([0-9a-z]{8});/.exec(direct.stdout)?.[1] ?? assert.fail(direct.stdout);
+  const staged = run(['write', 'a.txt'], lines(40, 'new'));
+  assert.match(staged.stdout, new RegExp(`nothing was written to ${literal(file)}\\.$`, 'm'));
+  // [command, a line that names the file]
+  const shown: [string[], RegExp][] = [
+    [['status'], new RegExp(`^  [0-9a-z]{8}  ${literal(file)}  \\+40 -40  staged`, 'm')],
+    [['log'], new RegExp(`^${id}  .*  direct  ${literal(file)}  \\+1 -1 `, 'm')],
+    [['rollback', id], new RegExp(`^Rolled back ${id}: ${literal(file)}: restored its previous bytes\\.`)],
+  ];
+  for (const [args, line] of shown) assert.match(run(args).stdout, line, args.join(' '));
+  assert.equal(JSON.parse(run(['log', '--json']).stdout).changes[0].path, file.slice(1), '--json keeps the tree path');
+});
+
+test('records whose tool call has not reported back are one block saying what becomes of them, not rows', () => {
+  const repo = makeRepo({ 'a.txt': lines(30), 'b.txt': lines(30), 'c.txt': lines(30) });
+  const env = { ...repo.env, FETTLE_NOW: String(T0) };
+  // PreToolUse kept the previous bytes; the tool has not run yet (its permission prompt is open).
+  const open = ['a.txt', 'b.txt'].map((name, n) => {
+    const content = lines(30).replace('line 3\n', 'three\n');
+    const r = runHook(writePayload({ file: repo.path(name), content, cwd: repo.dir, toolUseId: `toolu_${n}` }), {
+      cwd: repo.dir,
+      env,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    return statusJson(repo).recent.find((c) => c.path === name)?.id ?? assert.fail(`${name} is not recorded`);
+  });
+  const direct = directWrite(repo, 'c.txt', lines(30).replace('line 4\n', 'four\n'));
+  const out = ok(fettle(repo, ['status'])).stdout;
+  assert.doesNotMatch(out, /incomplete/);
+  assert.equal(out.match(/^Not reported back \(2\): .*$/gm)?.length, 1, out);
+  for (const id of open) assert.equal(out.split(id).length, 2, `${id} is named once`);
+  assert.match(out, /Each is settled from the disk when the agent's turn or session ends/);
+  assert.match(out, new RegExp(`^Recent:\\n  ${direct}  c\\.txt  \\+1 -1  direct, applied [^\\n]*$`, 'm'));
+  assert.equal(statusJson(repo).recent.filter((c) => c.state === 'incomplete').length, 2, '--json lists them all');
 });
 
 // [label, -C argument]: the directory is named, git is not blamed, exit 2

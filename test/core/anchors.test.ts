@@ -130,9 +130,26 @@ test('an anchor matching nothing names the nearest lines, with their numbers', (
   ]);
   assert.equal(
     failureText(p.failures[0]!, contract(edit)),
-    'edit 1 (replace a): the anchor "export const loadConfg = () => 1;" matches nothing. Nearest lines:\n    line 2: export const loadConfig = () => 1;\n    line 3: export const other = 2;',
+    'edit 1 (replace a): the anchor "export const loadConfg = () => 1;" matches nothing. Nearest lines:\n    line 2: "export const loadConfig = () => 1;"\n    line 3: "export const other = 2;"',
   );
 });
+
+// [what, the file's line, the anchor, where the whitespace differs]
+const spaces: [string, string, string, string][] = [
+  ['a trailing space', 'let a = 1;', 'let a = 1; ', 'at the end'],
+  ['a tab for spaces', '    go();', '\tgo();', 'at the start'],
+  ['two spaces for one', 'if (x) y();', 'if (x)  y();', 'inside'],
+];
+for (const [what, line, anchor, where] of spaces)
+  test(`an anchor that differs from a line only in whitespace (${what}) says so, quoting both`, () => {
+    const edit = R('a', anchor, 'x');
+    const p = run({ a: `first();\n${line}\n` }, edit);
+    const [q, qa] = [JSON.stringify(line), JSON.stringify(anchor)];
+    assert.equal(
+      failureText(p.failures[0]!, contract(edit)),
+      `edit 1 (replace a): the anchor ${qa} matches nothing. Nearest lines:\n    line 2: ${q}, which differs only in whitespace (${where}) from the anchor's ${qa}`,
+    );
+  });
 
 test('a CRLF anchor in an LF file matches nothing', () => {
   assert.equal(run({ a: 'a\nb\n' }, R('a', 'a\r\nb', 'x')).failures[0]?.kind, 'none');

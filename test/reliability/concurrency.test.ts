@@ -73,7 +73,7 @@ const write = async (repo: Repo, cwd: string, file: string, content: string): Pr
     assert.ok(id, show(run.pre));
     const c = await spawnFettle(['confirm', id], { cwd, env: repo.env });
     count('processes');
-    expectOutcome(c, { exit: [0, 1] });
+    expectOutcome(c, { exit: [0, 1, 5] });
     if (c.code !== 0) failedCleanly(c);
   }
 };
@@ -159,7 +159,7 @@ scenario(
       );
       count('processes', runs.length);
       runs.forEach((p, w) => {
-        expectOutcome(p, { exit: [0, 1] });
+        expectOutcome(p, { exit: [0, 1, 5] });
         if (p.code === 0) written.push(Buffer.from(contents[w] ?? ''));
         else failedCleanly(p);
       });

@@ -65,7 +65,7 @@ scenario('random SIGKILLs on every write path, then a rerun: the invariants hold
             },
       );
       if (acted.some((p) => p.signal === 'SIGKILL')) count('kills');
-      for (const p of acted) if (p.signal !== 'SIGKILL') expectOutcome(p, { exit: [0, 1, 2, 3] });
+      for (const p of acted) if (p.signal !== 'SIGKILL') expectOutcome(p, { exit: [0, 1, 2, 3, 5] });
       checkInvariants(s.repo, s.before, { files: [{ ...s.tracked, owe: false }], owed: s.owed(), litter: 'crash' });
       const locks = removeGitLocks(join(s.repo.dir, '.git'));
       if (locks) count('gitLocksLeftByKills', locks);

@@ -54,10 +54,10 @@ const raceEditor = async (repo: Repo, args: string[], point: string, how: Save):
 };
 
 const kept = (repo: Repo, r: Proc): void => {
-  expectOutcome(r, { exit: [0, 1] });
+  expectOutcome(r, { exit: [0, 5] });
   const disk = readFileSync(repo.path('a.txt'), 'utf8');
   assert.ok(disk === SAVED || inHistory(repo, SAVED), `the person's save was lost\n${show(r)}`);
-  if (r.code === 1) {
+  if (r.code === 5) {
     assert.equal(disk, SAVED, `a refused replace leaves the person's bytes on disk\n${show(r)}`);
     assert.match(r.stderr, /changed while fettle was writing it/, show(r));
   }

@@ -44,7 +44,7 @@ test('compound: a kill, then a failure during the recovery run, then a clean rer
     const again = await s.act({ failpoints: `${second}=throw` });
     // The second point may lie before where the rerun resumes: only a fault that fired is counted.
     if (again.some((p) => /failpoint \S+ fired/.test(p.stderr))) count('faults');
-    for (const p of again) expectOutcome(p, { exit: [0, 1, 2, 3] });
+    for (const p of again) expectOutcome(p, { exit: [0, 1, 2, 3, 5] });
     await crashThenRecover(s, path.name).catch((error: Error) => {
       throw new Error(`${path.name}: kill at ${first}, throw at ${second}: ${error.message}`);
     });

@@ -235,7 +235,7 @@ export const PATHS: PathCase[] = [
         if (merge) repo.write(FILE, USER_EDIT);
         return scene(repo, [merge ? MERGED : PROPOSAL], (w) => ({
           act: async (o) => stepped(w, [await fettle(repo, ['confirm', id], o)]),
-          recover: async () => void (await runner(repo, w)(['confirm', id], [0, 1])),
+          recover: async () => void (await runner(repo, w)(['confirm', id], [0, 1, 5])),
         }));
       },
     }),
@@ -249,7 +249,7 @@ export const PATHS: PathCase[] = [
       return scene(repo, [], (w) => ({
         act: async (o) => stepped(w, [await fettle(repo, ['discard', id], o)]),
         recover: async () => {
-          await runner(repo, w)(['discard', id], [0, 1]);
+          await runner(repo, w)(['discard', id], [0, 1, 5]);
           assert.deepEqual(await pendingIds(repo), [], 'the change is no longer pending');
         },
       }));
@@ -272,8 +272,8 @@ export const PATHS: PathCase[] = [
       const id = recordedId(await ok(fettle(repo, ['write', FILE], { input: SMALL })));
       return scene(repo, [OLD], (w) => ({
         act: async (o) => stepped(w, [await fettle(repo, ['rollback', id], o)]),
-        // A second rollback after a completed one says "nothing to roll back" (E_USAGE, exit 2).
-        recover: async () => void (await runner(repo, w)(['rollback', id], [0, 2])),
+        // A second rollback after a completed one says "nothing to roll back" (E_NOTHING_TO_ROLL_BACK, exit 1).
+        recover: async () => void (await runner(repo, w)(['rollback', id], [0, 1])),
       }));
     },
   },

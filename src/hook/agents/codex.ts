@@ -21,6 +21,7 @@ import { str, type Obj } from '../payload';
 import { isObj } from '../../core/json';
 import { countTurn } from '../turn';
 import { diffOfSet } from './set-diff';
+import { shownTarget } from '../../core/shown-path';
 
 /** The tool that writes files in Codex, and the events fettle registers for it. */
 export const CODEX_WRITE_TOOL = 'apply_patch';
@@ -101,7 +102,7 @@ const heldText = async (ctx: Context, edge: HookEdge, s: SetStaged): Promise<str
     changeset: s.changeset,
     files: s.files.map(({ id, file }) => ({
       id,
-      path: file.target.treePath,
+      path: shownTarget(file.target),
       summary:
         file.decision.tier === 'noop'
           ? ''

@@ -13,6 +13,7 @@ import { warn, type HookOutcome } from '../outcome';
 import { str, usablePath, type Obj } from '../payload';
 import { isObj } from '../../core/json';
 import { countTurn } from '../turn';
+import { shownTarget } from '../../core/shown-path';
 
 const answered = (json: unknown, notice?: HookOutcome): HookOutcome => ({
   ...(notice ?? { exitCode: 0 }),
@@ -51,7 +52,7 @@ export const runCursor = async (data: Obj, edge: HookEdge): Promise<HookOutcome>
       return answered(
         {},
         warn(
-          `fettle: could not tell what ${landed.target.treePath} held before Cursor's edit (${landed.why}); this edit was not recorded.`,
+          `fettle: could not tell what ${shownTarget(landed.target)} held before Cursor's edit (${landed.why}); this edit was not recorded.`,
         ),
       );
     if (landed.kind !== 'recorded') return answered({}); // nothing changed, or a policy `ignore` rule covers it
@@ -60,14 +61,14 @@ export const runCursor = async (data: Obj, edge: HookEdge): Promise<HookOutcome>
       return answered(
         {},
         warn(
-          `fettle: Cursor edited ${landed.target.treePath}, which policy rule ${landed.blocked} blocks the agent from writing; Cursor runs no hook before an edit, so fettle could not stop it. It is recorded: ${undo}.`,
+          `fettle: Cursor edited ${shownTarget(landed.target)}, which policy rule ${landed.blocked} blocks the agent from writing; Cursor runs no hook before an edit, so fettle could not stop it. It is recorded: ${undo}.`,
         ),
       );
     if (landed.policyInvalid)
       return answered(
         {},
         warn(
-          `fettle: Cursor's edit of ${landed.target.treePath} is recorded, but no policy rule was applied: ${landed.policyInvalid}`,
+          `fettle: Cursor's edit of ${shownTarget(landed.target)} is recorded, but no policy rule was applied: ${landed.policyInvalid}`,
         ),
       );
     return answered({});

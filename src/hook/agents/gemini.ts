@@ -22,6 +22,7 @@ import { pass, replayed, warn, type HookOutcome } from '../outcome';
 import { str, usablePath, type Obj } from '../payload';
 import { isObj } from '../../core/json';
 import { countTurn } from '../turn';
+import { shownTarget } from '../../core/shown-path';
 
 export const GEMINI_WRITE_TOOLS = ['write_file', 'replace'] as const;
 
@@ -109,7 +110,7 @@ const before = async (ctx: Context, edge: HookEdge, call: WriteCall, origin: Ori
 const answer = (ctx: Context, edge: HookEdge, d: Decided, tool: string): HookOutcome => {
   // BeforeTool takes no context for the model: a write of the same bytes just goes ahead.
   if (d.kind === 'pass' || d.kind === 'noop') return pass();
-  const path = d.target.treePath;
+  const path = shownTarget(d.target);
   if (d.kind === 'refused')
     return geminiDeny(renderRefused({ path, decision: d.decision, thresholds: d.thresholds, tool, rule: d.rule }));
   // A policy rule: `ignore` leaves the path to the tool, `block` denies with the rule's message.
@@ -129,5 +130,5 @@ const after = async (ctx: Context, edge: HookEdge, call: WriteCall, origin: Orig
   const { target, id, fields } = done;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), ctx.cwd, target.store, target.realPath);
   const summary = summarize(fields.reason, fields.added, fields.removed);
-  return geminiContext(renderDirect(id, target.treePath, summary, invoke));
+  return geminiContext(renderDirect(id, shownTarget(target), summary, invoke));
 };

@@ -20,6 +20,7 @@ import { type Decided, beforeWrite } from '../../protocol/write/before';
 import type { HookEdge } from '../edge';
 import { block, pass, replayed, warn, type HookOutcome } from '../outcome';
 import { takeNote } from '../feedback';
+import { shownTarget } from '../../core/shown-path';
 
 type Obj = Record<string, unknown>;
 
@@ -147,7 +148,7 @@ const beforeAnswer = (ctx: Context, e: Event, decided: Decided, edge: HookEdge):
     case 'refused': {
       const { counts, why } = sizeText(decided.decision, decided.thresholds, decided.rule);
       return answer({
-        block: `fettle refused this ${e.tool}: nothing was written to ${decided.target.treePath} and nothing was staged. It is a large change (${counts}; ${why}); FETTLE_REVIEW=human asks a person to approve every large change, and opencode is set to write edits without asking anyone (permission "edit": "allow"). Make it as smaller edits, or tell the user to set opencode's edit permission to "ask".`,
+        block: `fettle refused this ${e.tool}: nothing was written to ${shownTarget(decided.target)} and nothing was staged. It is a large change (${counts}; ${why}); FETTLE_REVIEW=human asks a person to approve every large change, and opencode is set to write edits without asking anyone (permission "edit": "allow"). Make it as smaller edits, or tell the user to set opencode's edit permission to "ask".`,
       });
     }
   }
@@ -156,7 +157,7 @@ const beforeAnswer = (ctx: Context, e: Event, decided: Decided, edge: HookEdge):
   const { id, target, decision, diff, supersedes, thresholds, rule } = decided;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), e.directory, target.store, target.realPath);
   const ttlSeconds = ctx.config.ttlSeconds;
-  const message = { id, path: target.treePath, decision, diff, invoke, ttlSeconds, thresholds, rule, supersedes };
+  const message = { id, path: shownTarget(target), decision, diff, invoke, ttlSeconds, thresholds, rule, supersedes };
   return answer({ block: renderStaged({ ...message, tool: e.tool }) });
 };
 
@@ -167,7 +168,7 @@ const after = async (ctx: Context, e: Event, f: FileCall, edge: HookEdge): Promi
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), e.directory, done.target.store, done.target.realPath);
   return renderDirect(
     done.id,
-    done.target.treePath,
+    shownTarget(done.target),
     summarize(done.fields.reason, done.fields.added, done.fields.removed),
     invoke,
   );

@@ -39,7 +39,7 @@ export const restoreTo = async (
   const previous = versions?.previous;
   if (!previous) {
     throw new FettleError(
-      'E_USAGE',
+      'E_NOTHING_TO_ROLL_BACK',
       `Change ${change.id} created ${change.fields.path}; there are no previous bytes to restore to ${to}.`,
     );
   }

@@ -87,7 +87,7 @@ const requireWritten = (change: Change): void => {
   const { id, state } = change;
   if (state === 'pending' || state === 'expired' || state === 'discarded') {
     throw new FettleError(
-      'E_USAGE',
+      'E_NOTHING_TO_ROLL_BACK',
       `Change ${id} was never written to disk (it is ${state}); there is nothing to roll back.`,
       {
         hint: state === 'pending' ? `Drop it with \`fettle discard ${id}\`.` : undefined,
@@ -102,7 +102,7 @@ const planChecked = async (store: Store, changes: Change[], force: boolean, part
   if (only && only.steps.length === 0) {
     const change = changes[0] as Change;
     throw new FettleError(
-      'E_USAGE',
+      'E_NOTHING_TO_ROLL_BACK',
       `${change.fields.path} already holds the bytes change ${change.id} replaced; nothing to roll back.`,
     );
   }
@@ -174,7 +174,7 @@ export const rollbackChanges = async (
   const only = unkept[0];
   if (only && unkept.length === changes.length)
     throw new FettleError(
-      'E_USAGE',
+      'E_NOTHING_TO_ROLL_BACK',
       `Change ${only.id} only records that a command changed ${only.fields.path}: ${only.fields.note?.split('\n')[0] ?? 'fettle did not keep its bytes, so it cannot be restored.'}`,
       { hint: 'Run `fettle show ' + only.id + '` to see what was recorded.' },
     );

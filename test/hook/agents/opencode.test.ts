@@ -6,7 +6,7 @@
 // reads; `event({ event })` for bus events such as session.idle. The plugin is installed by the built CLI and runs
 // the built CLI's hook; the tools' writes are made here as opencode makes them.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
@@ -107,6 +107,29 @@ test("install puts the plugin in opencode's plugin directory with this fettle's 
     /--scope project writes .*\.opencode\/plugin\/fettle\.js, which everyone who checks out the project shares/,
   );
 });
+// [what was there before install, what must be there after uninstall]
+const leftAsFound: [string, string[], string[]][] = [
+  ['nothing: opencode never ran', [], []],
+  ["opencode's config dir with its config", ['opencode/opencode.json'], ['opencode', 'opencode/opencode.json']],
+  ['an empty plugin dir of its own', ['opencode/plugin/'], ['opencode', 'opencode/plugin']],
+];
+for (const [what, before, after] of leftAsFound)
+  test(`uninstall leaves opencode's config dir as install found it: ${what}`, () => {
+    const repo = makeRepo({ 'a.txt': 'a\n' });
+    const config = join(repo.home, '.config');
+    const env = { ...repo.env, XDG_CONFIG_HOME: config };
+    for (const entry of before)
+      if (entry.endsWith('/')) mkdirSync(join(config, entry), { recursive: true });
+      else {
+        mkdirSync(join(config, entry, '..'), { recursive: true });
+        writeFileSync(join(config, entry), '{}\n');
+      }
+    assert.equal(runCli(['install', '--agent', 'opencode'], { cwd: repo.dir, env }).code, 0);
+    assert.equal(runCli(['uninstall', '--agent', 'opencode'], { cwd: repo.dir, env }).code, 0);
+    const left = existsSync(config) ? readdirSync(config, { recursive: true }).map(String).sort() : [];
+    assert.deepEqual(left, after);
+    assert.equal(existsSync(config), before.length > 0, 'the config dir install made goes too');
+  });
 
 test('a small edit is recorded before opencode writes it, and the model is told the change id', async () => {
   const repo = makeRepo({ 'src.ts': lines(30) });
