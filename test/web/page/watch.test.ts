@@ -11,5 +11,4 @@ for (const [shown, waiting, said] of [
   [['a', 'b'], [], '2 changes decided elsewhere since the page loaded.'],
 ] as const)
   test(`shown ${JSON.stringify(shown)}, waiting ${JSON.stringify(waiting)}: ${said}`, () =>
-    assert.equal(newsOf(new Set(shown), [...waiting]), said),
-  );
+    assert.equal(newsOf(new Set(shown), [...waiting]), said));
