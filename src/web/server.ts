@@ -39,6 +39,20 @@ const pageFiles = (dir: string): string[] => {
   }
 };
 
+/**
+ * The first read starts now, while the browser starts: the page's first request finds it done (or under way).
+ * Every later read is fresh: a reload shows what was staged or decided since.
+ */
+const firstThenFresh = (read: () => Promise<ReviewData>): (() => Promise<ReviewData>) => {
+  let first: Promise<ReviewData> | null = read();
+  first.catch(() => undefined);
+  return () => {
+    const ready = first ?? read();
+    first = null;
+    return ready;
+  };
+};
+
 /** Serves the page until the person is done with it; resolves once the server has stopped. */
 export const runPage = async (o: PageOptions): Promise<void> => {
   const { ctx, scope } = o;
@@ -63,21 +77,13 @@ export const runPage = async (o: PageOptions): Promise<void> => {
     }, o.quietMs);
     timer.unref();
   };
-  const read = async () => reviewData(ctx, store, await settledChanges(ctx, store), scope);
-  // The first read starts now, while the browser starts: the page's first request finds it done (or under way).
-  // Every later read is fresh: a reload shows what was staged or decided since.
-  let first: Promise<ReviewData> | null = read();
-  first.catch(() => undefined);
+  const review = firstThenFresh(async () => reviewData(ctx, store, await settledChanges(ctx, store), scope));
   const app = createPageApp(
     {
       port: () => port,
       token,
       assets,
-      review: () => {
-        const ready = first ?? read();
-        first = null;
-        return ready;
-      },
+      review,
       change: async (id) => {
         const change = (await listChanges(ctx, store)).find((c) => c.id === id);
         if (!change) throw notFound(id);
