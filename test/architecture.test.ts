@@ -71,6 +71,7 @@ const SHARED_COMMAND_FILES = new Set([
   'commands/hunks-decision',
   'commands/pager',
   'commands/review-scope',
+  'commands/review-push',
 ]);
 /** The program itself: the files that register every command on it. */
 const PROGRAM_FILES = new Set(['commands/index', 'commands/register-changes', 'commands/register-upkeep']);

@@ -1,5 +1,6 @@
 // The command-line program. Commands are thin: parse, call the protocol, print. Errors are rendered here,
 // once: the message, the next command to run, and a stack only with FETTLE_DEBUG.
+import { createInterface } from 'node:readline/promises';
 import { Command, CommanderError } from 'commander';
 import { EXIT, exitCodeFor, FettleError, toFettleError } from '../errors';
 import { cleanUpOnSignals } from '../io/cleanup';
@@ -25,6 +26,15 @@ const defaultIo = (): Io => ({
   errWrite: (raw) => process.stderr.write(raw),
   errTTY: Boolean(process.stderr.isTTY),
   columns: process.stderr.columns,
+  ask: async (question) => {
+    if (!process.stdin.isTTY) return null;
+    const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+    try {
+      return await rl.question(question).catch(() => '');
+    } finally {
+      rl.close();
+    }
+  },
 });
 
 /** `argv`: the command line as given, for `test`, which needs to see where `--` was (commander drops it). */
