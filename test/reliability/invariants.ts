@@ -184,7 +184,7 @@ const sessionProblems = (ref: string, oid: string, commits: Map<string, FettleCo
   for (; at && commits.get(at)?.change; at = commits.get(at)?.parents[0]) {
     const c = commits.get(at) as FettleCommit;
     // A `found` commit comes right below the landing of the change that replaced its bytes.
-    if (c.event === 'found' && (above?.change !== c.change || above.event === 'found'))
+    if (c.event === 'found' && (above?.change !== c.change || above?.event === 'found'))
       problems.push(`${ref}: found commit ${at} is not under its change's landing`);
     if (c.event !== 'found' && seen.has(c.change as string)) problems.push(`${ref}: change ${c.change} landed twice`);
     seen.add(c.change as string);
