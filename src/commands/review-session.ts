@@ -2,6 +2,7 @@
 // agent session changed, each file against the bytes its changes replaced, on the commit the session started from.
 import { FettleError } from '../errors';
 import { plural } from '../core/plural';
+import { pushTarget } from '../protocol/review/review';
 import { readSessionView, pushSession } from '../protocol/review/session-review';
 import { openStore } from '../protocol/select/open';
 import { contextFor, invokeFor, useColor, type Edge } from './edge';
@@ -23,6 +24,7 @@ export const reviewSessionCommand = async (
   if (pushing(o)) {
     const remote = typeof o.push === 'string' ? o.push : 'origin';
     const branch = o.branch ?? `fettle/${view.ref.slice('refs/fettle/'.length)}`;
+    await pushTarget(store, { remote, branch });
     const base = await choosePushBase(edge, o, view.foreign, view.base);
     if (base === null) return;
     const pushed = await pushSession(store, view, { remote, branch }, ctx.now(), { force: o.force, base });

@@ -5,7 +5,7 @@ import { invocationFor, selfCommand } from '../io/self';
 import type { Change } from '../protocol/changes';
 import { type Chain, chainOf } from '../protocol/chains';
 import { type ChangeHunks, changeHunks } from '../protocol/hunks';
-import { baseMove, changeForeign, pushChange, type BaseMove } from '../protocol/review/review';
+import { baseMove, changeForeign, pushChange, pushTarget, type BaseMove } from '../protocol/review/review';
 import { openStore } from '../protocol/select/open';
 import { pushChangeset, readChangesetView, type ChangesetView } from '../protocol/review/changeset-review';
 import { resolveShown } from '../protocol/review/changesets';
@@ -45,6 +45,7 @@ const pushChangeReview = async (
 ): Promise<void> => {
   const remote = typeof o.push === 'string' ? o.push : 'origin';
   const branch = o.branch ?? `fettle/${change.id}`;
+  await pushTarget(store, { remote, branch });
   const base = await choosePushBase(edge, o, await changeForeign(store, change, chain), chain.base);
   if (base === null) return;
   const pushed = await pushChange(store, change, chain, { remote, branch }, { force: o.force, base });
@@ -147,9 +148,10 @@ export const reviewCommand = async (
 /** `review <changeset> --push`: the changeset as one commit on its base, pushed as a branch of a remote. */
 const pushChangesetReview = async (edge: Edge, ctx: Context, store: Store, view: ChangesetView, o: PushFlags) => {
   const remote = typeof o.push === 'string' ? o.push : 'origin';
+  const target = { remote, branch: o.branch ?? `fettle/${view.id}` };
+  await pushTarget(store, target);
   const base = await choosePushBase(edge, o, view.foreign, view.base);
   if (base === null) return;
-  const target = { remote, branch: o.branch ?? `fettle/${view.id}` };
   const pushed = await pushChangeset(store, view, target, ctx.now(), { force: o.force, base });
   const what = `changeset ${view.id} (${plural(view.files.length, 'file')})`;
   printPushed(edge, o.json, { changeset: view.id }, what, { ...pushed, remote, base: view.base });

@@ -145,14 +145,12 @@ const EMPTY_TREE = {
  * with another commit is never moved without `force` (`main` pushed over by an unreviewed proposal), and then only
  * from the commit it was seen at.
  */
-export const pushCommit = async (
-  store: Store,
-  commit: string,
-  { remote, branch }: { remote: string; branch: string },
-  options: PushOptions = {},
-): Promise<Pushed> => {
-  const ref = `refs/heads/${branch}`;
-  const { code } = await store.git.run({ args: ['check-ref-format', ref], okCodes: [1] });
+/**
+ * The URL `branch` of `remote` is pushed to, once the names are checked: a valid branch name, a remote that is not
+ * an option, and a push URL git would not read as one. Said before anything is asked or written.
+ */
+export const pushTarget = async (store: Store, { remote, branch }: { remote: string; branch: string }) => {
+  const { code } = await store.git.run({ args: ['check-ref-format', `refs/heads/${branch}`], okCodes: [1] });
   if (code !== 0 || branch.startsWith('-')) throw new FettleError('E_USAGE', `'${branch}' is not a valid branch name.`);
   if (remote.startsWith('-')) throw new FettleError('E_USAGE', `'${remote}' is not a remote.`);
   const url = await remoteUrl(store, remote);
@@ -166,6 +164,17 @@ export const pushCommit = async (
         hint: `Check it with \`git remote -v\`, or push to a URL or path given directly.`,
       },
     );
+  return url;
+};
+
+export const pushCommit = async (
+  store: Store,
+  commit: string,
+  { remote, branch }: { remote: string; branch: string },
+  options: PushOptions = {},
+): Promise<Pushed> => {
+  const ref = `refs/heads/${branch}`;
+  const url = await pushTarget(store, { remote, branch });
   const listed = await store.git.text({ args: ['ls-remote', '--heads', '--', url, ref] });
   const existing = listed
     .split('\n')
