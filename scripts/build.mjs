@@ -1,9 +1,10 @@
 // Bundles the CLI with esbuild, as CommonJS: `cli.js`, a small entry; `hook.js`, only what the hook path needs;
 // `agents.js`, the hook with the other agents' adapters (`fettle hook --agent <name>`); `serve.js`, the resident
-// hook server (the same hook path behind HTTP); `mcp.js`, `fettle mcp` with the MCP SDK; `commands.js`, commander
-// and every other command. The entry loads one of them, so a hook call never parses commander, the server or the
-// SDK, a Claude Code hook call never parses the other agents' code, and no command parses the SDK. Start-up is
-// what every agent write pays (docs/PERFORMANCE.md, case 0).
+// hook server (the same hook path behind HTTP); `mcp.js`, `fettle mcp` with the MCP SDK; `glance.js`, `fettle
+// status` and `fettle log` without commander; `commands.js`, commander and every other command. The entry loads one
+// of them, so a hook call never parses commander, the server or the SDK, a Claude Code hook call never parses the
+// other agents' code, no command parses the SDK, and a glance parses no other command. Start-up is what every agent
+// write pays (docs/PERFORMANCE.md, case 0).
 import { build } from 'esbuild';
 import {
   appendFileSync,
@@ -54,6 +55,7 @@ const main = await build({
     serve: 'src/hook/serve.ts',
     mcp: 'src/mcp/server.ts',
     commands: 'src/commands/index.ts',
+    glance: 'src/commands/glance.ts',
   },
   outdir: 'dist-next',
 });

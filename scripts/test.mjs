@@ -37,7 +37,7 @@ const newest = (dir) =>
 const built = (() => {
   try {
     return Math.min(
-      ...['cli.js', 'hook.js', 'agents.js', 'serve.js', 'mcp.js', 'commands.js'].map(
+      ...['cli.js', 'hook.js', 'agents.js', 'serve.js', 'mcp.js', 'commands.js', 'glance.js'].map(
         (f) => statSync(join('dist', f)).mtimeMs,
       ),
     );

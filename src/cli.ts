@@ -1,8 +1,9 @@
-// Entry point. Five bundles sit beside this file: `hook.js`, all that `fettle hook` (run on every Claude Code
+// Entry point. Seven bundles sit beside this file: `hook.js`, all that `fettle hook` (run on every Claude Code
 // write) needs; `agents.js`, the same with the other agents' adapters, for `fettle hook --agent <name>`;
 // `serve.js`, the resident hook server (`fettle serve` in the foreground); `mcp.js`, the MCP server and its SDK;
-// `commands.js`, commander and every other command; and `web.js`, the review page's server, which the commands
-// load only for `fettle review --web` (the entry hands them the loader). Each is loaded with V8's code cache.
+// `glance.js`, `fettle status` and `fettle log` alone; `commands.js`, commander and every command; and `web.js`,
+// the review page's server, which the commands load only for `fettle review --web` (the entry hands them the
+// loader). Each is loaded with V8's code cache.
 import { join } from 'node:path';
 import { loadBundle } from './code-cache';
 
@@ -35,7 +36,11 @@ if (isHook) {
   const serve = loadBundle(join(__dirname, 'serve.js'), process.env) as typeof import('./hook/serve');
   void serve.runServer(args[1] === '--takeover' ? 'takeover' : 'foreground');
 } else {
-  const commands = loadBundle(join(__dirname, 'commands.js'), process.env) as typeof import('./commands/index');
   const page = () => (loadBundle(join(__dirname, 'web.js'), process.env) as typeof import('./web/server')).runPage;
-  void commands.main(args, undefined, { page });
+  const commands = () => loadBundle(join(__dirname, 'commands.js'), process.env) as typeof import('./commands/index');
+  const full = () => (argv: string[]) => commands().main(argv, undefined, { page });
+  if (own[0] === 'status' || own[0] === 'log') {
+    const glance = loadBundle(join(__dirname, 'glance.js'), process.env) as typeof import('./commands/glance');
+    void glance.main(args, full);
+  } else void full()(args);
 }

@@ -80,9 +80,16 @@ const SHARED_COMMAND_FILES = new Set([
   'commands/hunks-decision',
   'commands/pager',
   'commands/review-scope',
+  'commands/review-push',
+  'commands/process-io',
 ]);
 /** The program itself: the files that register every command on it. */
-const PROGRAM_FILES = new Set(['commands/index', 'commands/register-changes', 'commands/register-upkeep']);
+const PROGRAM_FILES = new Set([
+  'commands/index',
+  'commands/glance',
+  'commands/register-changes',
+  'commands/register-upkeep',
+]);
 
 const EDGES = new Set<Layer>(['hook', 'commands', 'mcp', 'web']);
 

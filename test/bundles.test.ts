@@ -19,6 +19,18 @@ test('each bundle holds the libraries of its own part only: the MCP SDK in dist/
   assert.deepEqual(packagesIn('hook.js'), ['diff', 'nanoid']);
   assert.deepEqual(packagesIn('agents.js'), ['diff', 'nanoid']);
   assert.deepEqual(packagesIn('commands.js'), ['commander', 'diff', 'jsonc-parser', 'nanoid', 'smol-toml']);
+  // `status` and `log` parse no command-line parser and no other command (commands/glance.ts).
+  assert.deepEqual(packagesIn('glance.js'), ['diff', 'nanoid']);
+  const commands = [...modulesIn('glance.js')].filter((m) => m.startsWith('src/commands/'));
+  assert.deepEqual(commands.sort(), [
+    'src/commands/change-view.ts',
+    'src/commands/edge.ts',
+    'src/commands/glance.ts',
+    'src/commands/log.ts',
+    'src/commands/pager.ts',
+    'src/commands/process-io.ts',
+    'src/commands/status.ts',
+  ]);
   const mcp = packagesIn('mcp.js');
   assert.ok(mcp.includes('@modelcontextprotocol/sdk'), mcp.join(' '));
   assert.ok(!mcp.includes('commander') && !mcp.includes('jsonc-parser'), mcp.join(' '));
@@ -46,7 +58,7 @@ test('storage maintenance is in the bundles that run it only: a hook process sta
 
 test("the review page's code and libraries are in its own bundles only: no other part parses them", () => {
   const page = ['diff2html', 'shiki', '@shikijs/core', 'hono', '@hono/node-server'];
-  for (const bundle of ['cli.js', 'hook.js', 'agents.js', 'commands.js', 'mcp.js', 'serve.js']) {
+  for (const bundle of ['cli.js', 'hook.js', 'agents.js', 'commands.js', 'glance.js', 'mcp.js', 'serve.js']) {
     const held = packagesIn(bundle).filter((p) => page.includes(p));
     assert.deepEqual(held, [], `${bundle} holds ${held.join(' ')}`);
     const web = [...modulesIn(bundle)].filter((m) => m.startsWith('src/web/'));

@@ -23,6 +23,7 @@ const PACKED = [
   'dist/agents.js',
   'dist/cli.js',
   'dist/commands.js',
+  'dist/glance.js',
   'dist/hook.js',
   'dist/mcp.js',
   'dist/page/favicon.svg',

@@ -25,6 +25,8 @@ export interface Io {
   /** whether stderr is a terminal, and its width */
   errTTY: boolean;
   columns?: number | undefined;
+  /** a line the person types in answer to `question` (shown on stderr); null when stdin is not a terminal */
+  ask?: ((question: string) => Promise<string | null>) | undefined;
 }
 
 /**

@@ -1,30 +1,28 @@
 // The command-line program. Commands are thin: parse, call the protocol, print. Errors are rendered here,
 // once: the message, the next command to run, and a stack only with FETTLE_DEBUG.
+import { createInterface } from 'node:readline/promises';
 import { Command, CommanderError } from 'commander';
-import { EXIT, exitCodeFor, FettleError, toFettleError } from '../errors';
-import { cleanUpOnSignals } from '../io/cleanup';
+import { EXIT, FettleError } from '../errors';
 import { selfCommand, spellCommands } from '../io/self';
-import { armFailpoints } from '../io/failpoint';
-import { readStdin } from '../io/stdin';
-import { page } from './pager';
-import { processCaller, spelled, type Edge, type Io } from './edge';
+import { processCaller, type Edge, type Io } from './edge';
+import { defaultIo, reportFailure, startCommand } from './process-io';
 import { registerChangeCommands } from './register-changes';
 import { registerUpkeepCommands } from './register-upkeep';
 
 const VERSION = '0.1.0';
 
-const out = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-
-const defaultIo = (): Io => ({
-  out,
-  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
-  stdin: readStdin,
-  script: process.argv[1],
-  isTTY: Boolean(process.stdout.isTTY),
-  page: (text) => (process.stdout.isTTY ? page(text, process.env, out) : out(text)),
-  errWrite: (raw) => process.stderr.write(raw),
-  errTTY: Boolean(process.stderr.isTTY),
-  columns: process.stderr.columns,
+/** The process's io, and a question a person answers at the terminal (review --push). */
+const processIo = (): Io => ({
+  ...defaultIo(),
+  ask: async (question) => {
+    if (!process.stdin.isTTY) return null;
+    const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+    try {
+      return await rl.question(question).catch(() => '');
+    } finally {
+      rl.close();
+    }
+  },
 });
 
 /** `argv`: the command line as given, for `test`, which needs to see where `--` was (commander drops it). */
@@ -73,37 +71,23 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
   return program;
 };
 
-let signalsHandled = false;
-
 export const main = async (argv: string[], given?: Edge, loaders: Pick<Edge, 'page'> = {}): Promise<number> => {
   const own = (): Edge => ({
     cwd: process.cwd(),
     env: process.env,
-    io: defaultIo(),
+    io: processIo(),
     caller: processCaller(process.env),
   });
   const edge: Edge = { ...(given ?? own()), ...loaders };
   let code: number = EXIT.ok;
   const program = buildProgram(edge, (c) => (code = c), argv);
   try {
-    armFailpoints(edge.env.FETTLE_FAILPOINTS);
-    if (!signalsHandled) cleanUpOnSignals();
-    signalsHandled = true;
+    startCommand(edge);
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
-    if (error instanceof CommanderError) {
-      code = error.exitCode === 0 ? EXIT.ok : EXIT.usage; // --help and --version exit 0
-    } else {
-      const e = toFettleError(error);
-      // The commands a message names run as printed, from the caller's shell.
-      const dir = program.opts<{ C?: string }>().C;
-      const message = spelled(edge, dir, e.message);
-      const hint = e.hint === undefined ? undefined : spelled(edge, dir, e.hint);
-      if (argv.includes('--json')) edge.io.out(JSON.stringify({ error: { code: e.code, message, hint } }));
-      edge.io.err(`fettle: ${message}${hint ? `\n${hint}` : ''}`);
-      if (edge.env.FETTLE_DEBUG && error instanceof Error) edge.io.err(String(error.stack));
-      code = exitCodeFor(e);
-    }
+    // --help and --version exit 0
+    if (error instanceof CommanderError) code = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    else code = reportFailure(edge, argv, program.opts<{ C?: string }>().C, error);
   }
   process.exitCode = code;
   return code;

@@ -8,6 +8,7 @@ import type { Edge } from './edge';
 import { logCommand } from './log';
 import { reviewCommand } from './review';
 import { reviewInteractive } from './review-interactive';
+import { reviewSessionCommand } from './review-session';
 import type { RoomOptions } from './review-scope';
 import { reviewWeb } from './review-web';
 import { rollbackCommand, type RollbackOptions } from './rollback';
@@ -122,6 +123,10 @@ export const registerChangeCommands = (
     .option('--push [remote]', 'push it as a branch of <remote> (default origin)')
     .option('--branch <name>', 'branch name for --push (default fettle/<id>, fettle/sessions/<id>)')
     .option('--force', 'with --push: move the branch although it exists on the remote with another commit')
+    .option(
+      '--base <head|disk>',
+      'with --push, for changes made on uncommitted bytes: push them alone on the committed files (head), or with those bytes (disk)',
+    )
     .option('--web', 'review in your browser: keep, discard or comment on each hunk, then apply (127.0.0.1 only)')
     .option('-i, --interactive', 'review here, hunk by hunk: keep, discard, leave pending or comment, then apply')
     .option('--turn <n>', 'with --web or -i: the session (--session, else the current one) from turn <n> on')
@@ -137,13 +142,16 @@ export const registerChangeCommands = (
           branch?: string;
           session?: string;
           force?: boolean;
+          base?: string;
         } & RoomOptions,
       ) =>
         o.web
           ? reviewWeb(edge, dir(), change, o)
           : o.interactive
             ? reviewInteractive(edge, dir(), change, o)
-            : reviewCommand(edge, dir(), change, o),
+            : o.session !== undefined
+              ? reviewSessionCommand(edge, dir(), change, { ...o, session: o.session })
+              : reviewCommand(edge, dir(), change, o),
     );
   program
     .command('test')

@@ -1,15 +1,15 @@
-// `fettle review <id|commit> [--push [remote]] [--branch <name>] [--json]`: a staged change as a pull request.
+// `fettle review <id|commit> [--push [remote]] [--branch <name>] [--base head|disk] [--json]`: a staged change or a
+// changeset as a pull request (`--session` is review-session.ts).
 import { FettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import type { Change } from '../protocol/changes';
 import { type Chain, chainOf } from '../protocol/chains';
 import { type ChangeHunks, changeHunks } from '../protocol/hunks';
-import { baseMove, pushChange, type BaseMove, type Pushed } from '../protocol/review/review';
+import { baseMove, changeForeign, pushChange, pushTarget, type BaseMove } from '../protocol/review/review';
 import { openStore } from '../protocol/select/open';
-import { pushChangeset, readChangesetView } from '../protocol/review/changeset-review';
+import { pushChangeset, readChangesetView, type ChangesetView } from '../protocol/review/changeset-review';
 import { resolveShown } from '../protocol/review/changesets';
 import type { Context } from '../protocol/context';
-import { pushSession, readSessionView, type FileStat } from '../protocol/review/session-review';
 import type { Store } from '../store/store';
 import {
   ago,
@@ -23,46 +23,18 @@ import {
   reviewHeader,
   stateText,
 } from './change-view';
-import { contextFor, invokeFor, useColor, type Edge } from './edge';
+import { contextFor, useColor, type Edge } from './edge';
+import {
+  checkPushFlags,
+  choosePushBase,
+  filesAndDiff,
+  printPushed,
+  pushedText,
+  pushing,
+  type PushFlags,
+} from './review-push';
 import { plural } from '../core/plural';
 import { shownFile } from '../core/shown-path';
-
-/** What a push did, in a sentence: a new branch, one moved by --force, or one that already held the commit. */
-const pushedText = (what: string, remote: string, p: Pushed, onBase?: string | null): string => {
-  const commit = p.commit.slice(0, 12);
-  if (p.already) return `Branch ${p.branch} of ${remote} already holds ${what} (commit ${commit}); nothing was pushed.`;
-  const how = p.moved
-    ? `moved branch ${p.branch} from ${p.moved.slice(0, 12)} to it (--force)`
-    : `as branch ${p.branch}`;
-  const one = onBase === undefined ? '' : `, one commit on ${onBase ? onBase.slice(0, 12) : 'no base'}`;
-  return `Pushed ${what} (commit ${commit}) to ${remote} ${p.moved ? `and ${how}` : how}${one}; open a pull request from it. No local branch was created or changed.`;
-};
-
-/** The body of a session's or changeset's review: the files with their counts, then the diff. */
-const filesAndDiff = (view: { files: FileStat[]; diff: string }): string[] => [
-  '',
-  `Files changed (${view.files.length}):`,
-  ...view.files.map((f) => `  ${f.path}  ${f.added === null ? 'binary' : `+${f.added} -${f.removed}`}`),
-  '',
-  view.diff.trimEnd(),
-  '',
-];
-
-/** A session or changeset pushed as one commit on its base: JSON, or a sentence. */
-const printPushed = (
-  edge: Edge,
-  json: boolean | undefined,
-  named: Record<string, string>,
-  what: string,
-  p: Pushed & { remote: string; base: string | null },
-): void => {
-  if (json) {
-    const { remote, url, branch, commit, base, already = false, moved = null } = p;
-    edge.io.out(JSON.stringify({ ...named, remote, url, branch, commit, base, already, moved }));
-    return;
-  }
-  edge.io.out(pushedText(what, p.remote, p, p.base));
-};
 
 /** `review <change> --push`: the proposal pushed as a branch of a remote; JSON, or a sentence. */
 const pushChangeReview = async (
@@ -70,11 +42,14 @@ const pushChangeReview = async (
   store: Store,
   change: Change,
   chain: Chain,
-  o: { json?: boolean; push?: string | boolean; branch?: string; force?: boolean },
+  o: PushFlags,
 ): Promise<void> => {
   const remote = typeof o.push === 'string' ? o.push : 'origin';
   const branch = o.branch ?? `fettle/${change.id}`;
-  const pushed = await pushChange(store, change, chain, { remote, branch }, o);
+  await pushTarget(store, { remote, branch });
+  const base = await choosePushBase(edge, o, await changeForeign(store, change, chain), chain.base);
+  if (base === null) return;
+  const pushed = await pushChange(store, change, chain, { remote, branch }, { force: o.force, base });
   if (o.json) {
     const { url, commit, already = false, moved = null } = pushed;
     edge.io.out(JSON.stringify({ id: change.id, remote, url, branch, commit, already, moved }));
@@ -138,15 +113,10 @@ export const reviewCommand = async (
   edge: Edge,
   dir: string | undefined,
   arg: string | undefined,
-  o: { json?: boolean; push?: string | boolean; branch?: string; session?: string; force?: boolean },
+  o: PushFlags,
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
-  if (o.force && (o.push === undefined || o.push === false))
-    throw new FettleError('E_USAGE', '--force moves an existing branch of a remote: it goes with --push.');
-  if (o.session !== undefined) {
-    if (arg !== undefined) throw new FettleError('E_USAGE', 'Name a change or use --session <id>, not both.');
-    return reviewSession(edge, ctx, o.session, o);
-  }
+  checkPushFlags(o);
   if (arg === undefined)
     throw new FettleError('E_USAGE', 'Name a change to review, or use --session <id> for a whole agent session.', {
       hint: 'Run `fettle status` to list pending changes.',
@@ -165,7 +135,7 @@ export const reviewCommand = async (
     );
   }
   const chain = await chainOf(store, change.tip);
-  if (o.push !== undefined && o.push !== false) return pushChangeReview(edge, store, change, chain, o);
+  if (pushing(o)) return pushChangeReview(edge, store, change, chain, o);
   const move = await baseMove(store, change, chain);
   const color = useColor(edge, o.json);
   const h = await changeHunks(store, change, { color });
@@ -176,40 +146,16 @@ export const reviewCommand = async (
   pageChangeReview(edge, ctx, store, { change, chain, move, diff: numbered(h), color });
 };
 
-/** `review --session <id>`: everything an agent session changed, as one diff against the commit it started from. */
-const reviewSession = async (
-  edge: Edge,
-  ctx: Context,
-  session: string,
-  o: { json?: boolean; push?: string | boolean; branch?: string; force?: boolean },
-): Promise<void> => {
-  const store = await openStore(ctx);
-  const color = useColor(edge, o.json || o.push !== undefined);
-  const view = await readSessionView(store, session, color);
-  if (o.push !== undefined && o.push !== false) {
-    const remote = typeof o.push === 'string' ? o.push : 'origin';
-    const branch = o.branch ?? `fettle/${view.ref.slice('refs/fettle/'.length)}`;
-    const pushed = await pushSession(store, view, { remote, branch }, ctx.now(), o);
-    const what = `session ${session} (${plural(view.changes, 'change')} in ${plural(view.files.length, 'file')})`;
-    printPushed(edge, o.json, { session }, what, { ...pushed, remote, base: view.base });
-    return;
-  }
-  if (o.json) {
-    const { tip, base, changes, turns, files, diff } = view;
-    edge.io.out(JSON.stringify({ session, ref: view.ref, tip, base, changes, turns, files, diff }, null, 2));
-    return;
-  }
-  const turns = view.turns.length === 0 ? '' : `, turns ${view.turns[0]}-${view.turns[view.turns.length - 1]}`;
-  const ref = `fettle/${view.ref.slice('refs/fettle/'.length)}`;
-  edge.io.page(
-    [
-      `fettle: agent session ${session}`,
-      `${plural(view.changes, 'change')} landed${turns}; base ${view.base ? `${view.base.slice(0, 12)} (the commit the session started from)` : 'none'}.`,
-      ...filesAndDiff(view),
-      `To push it:   ${invokeFor(edge, ctx.cwd)} review --session ${session} --push [remote]`,
-      `With git:     git log ${ref}; git diff ${view.base ? view.base.slice(0, 12) : '<base>'} ${ref}`,
-    ].join('\n'),
-  );
+/** `review <changeset> --push`: the changeset as one commit on its base, pushed as a branch of a remote. */
+const pushChangesetReview = async (edge: Edge, ctx: Context, store: Store, view: ChangesetView, o: PushFlags) => {
+  const remote = typeof o.push === 'string' ? o.push : 'origin';
+  const target = { remote, branch: o.branch ?? `fettle/${view.id}` };
+  await pushTarget(store, target);
+  const base = await choosePushBase(edge, o, view.foreign, view.base);
+  if (base === null) return;
+  const pushed = await pushChangeset(store, view, target, ctx.now(), { force: o.force, base });
+  const what = `changeset ${view.id} (${plural(view.files.length, 'file')})`;
+  printPushed(edge, o.json, { changeset: view.id }, what, { ...pushed, remote, base: view.base });
 };
 
 /** `review <changeset>`: its changes as one diff against the commit they were recorded on; --push as one commit. */
@@ -218,26 +164,20 @@ const reviewChangeset = async (
   ctx: Context,
   store: Store,
   set: { id: string; members: Change[] },
-  o: { json?: boolean; push?: string | boolean; branch?: string; force?: boolean },
+  o: PushFlags,
 ): Promise<void> => {
   const { id } = set;
-  const color = useColor(edge, o.json || o.push !== undefined);
+  const color = useColor(edge, o.json || pushing(o));
   const view = await readChangesetView(store, id, set.members, color);
   // A contract's changes all record the same contract and checks: one member's chain says it for the set.
   const byContract = set.members.find((c) => c.fields.contract);
   const note = byContract ? checksNoteOf((await chainOf(store, byContract.tip)).commits.map((k) => k.message)) : null;
-  if (o.push !== undefined && o.push !== false) {
-    const remote = typeof o.push === 'string' ? o.push : 'origin';
-    const pushed = await pushChangeset(store, view, { remote, branch: o.branch ?? `fettle/${id}` }, ctx.now(), o);
-    const what = `changeset ${id} (${plural(view.files.length, 'file')})`;
-    printPushed(edge, o.json, { changeset: id }, what, { ...pushed, remote, base: view.base });
-    return;
-  }
+  if (pushing(o)) return pushChangesetReview(edge, ctx, store, view, o);
   if (o.json) {
-    const { base, tree, files, diff } = view;
+    const { base, tree, files, diff, foreign: notInBase } = view;
     edge.io.out(
       JSON.stringify(
-        { changeset: id, base, tree, changes: view.members.map(changeJson), checksNote: note, files, diff },
+        { changeset: id, base, tree, changes: view.members.map(changeJson), checksNote: note, files, notInBase, diff },
         null,
         2,
       ),
@@ -266,7 +206,7 @@ const reviewChangeset = async (
       (c) => `Command: ${c}`,
     ),
     ...(byContract ? contractLines(byContract, note) : []),
-    ...filesAndDiff(view),
+    ...filesAndDiff(view, view.base),
   ];
   if (open.some((c) => c.state === 'pending')) lines.push(`To apply it:  ${invoke} confirm ${id}`);
   if (open.length > 0) lines.push(`To drop it:   ${invoke} discard ${id}`);

@@ -23,7 +23,12 @@ export const sessionName = (raw: string): string => {
   return `${name.slice(0, MAX_NAME - 11)}${name ? '-' : ''}${hash}`;
 };
 
-export type SessionEvent = 'write' | 'apply' | 'rollback';
+/**
+ * A change that landed (`write`, `apply`, `rollback`), or `found`: the bytes the next change of the session replaced,
+ * where they were not what the session's tree held (another session's or the person's edits of the file), so each
+ * change diffs against the bytes it replaced and nobody else's edits are shown as the session's.
+ */
+export type SessionEvent = 'write' | 'apply' | 'rollback' | 'found';
 
 export interface SessionCommitFields {
   /** the agent's session id, as the agent sent it */
@@ -44,13 +49,17 @@ export interface SessionCommitFields {
   seq?: number | undefined;
 }
 
-const VERB: Record<SessionEvent, string> = { write: 'write', apply: 'apply', rollback: 'roll back in' };
+const VERB: Record<SessionEvent, string> = { write: 'write', apply: 'apply', rollback: 'roll back in', found: 'found' };
 const oneLine = (value: string): string => (/^[^\n\r"\\]*$/.test(value) ? value : JSON.stringify(value));
 
 export const renderSessionCommit = (f: SessionCommitFields): string => {
   const counts = f.added === undefined ? '' : ` (+${f.added} -${f.removed ?? 0})`;
   const what = f.event === 'rollback' ? 'A rollback' : `Change ${f.change}`;
   const turn = f.turn === undefined ? '' : `, turn ${f.turn}`;
+  const said =
+    f.event === 'found'
+      ? `The bytes change ${f.change} replaced, which agent session ${oneLine(f.session)} did not write.`
+      : `${what} landed in agent session ${oneLine(f.session)}${turn}.`;
   const trailers: [string, string | number | undefined][] = [
     ['Fettle-Change', f.change],
     ['Fettle-Event', f.event],
@@ -63,14 +72,7 @@ export const renderSessionCommit = (f: SessionCommitFields): string => {
     ['Fettle-Seq', f.seq],
   ];
   const lines = trailers.filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => `${k}: ${v}`);
-  return [
-    `fettle: ${VERB[f.event]} ${oneLine(f.path)}${counts}`,
-    '',
-    `${what} landed in agent session ${oneLine(f.session)}${turn}.`,
-    '',
-    ...lines,
-    '',
-  ].join('\n');
+  return [`fettle: ${VERB[f.event]} ${oneLine(f.path)}${counts}`, '', said, '', ...lines, ''].join('\n');
 };
 
 const trailer = (message: string, key: string): string | undefined => {
@@ -96,7 +98,12 @@ export const parseSessionCommit = (message: string): SessionCommitFields | null 
   const event = trailer(message, 'Fettle-Event');
   const session = trailer(message, 'Fettle-Session');
   const path = trailer(message, 'Fettle-Path');
-  if (!change || !session || path === undefined || !(event === 'write' || event === 'apply' || event === 'rollback'))
+  if (
+    !change ||
+    !session ||
+    path === undefined ||
+    !(event === 'write' || event === 'apply' || event === 'rollback' || event === 'found')
+  )
     return null;
   const stat = /\(\+(\d+) -(\d+)\)$/.exec(message.split('\n')[0] ?? '');
   return {

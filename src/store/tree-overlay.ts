@@ -2,7 +2,7 @@
 // once (one cat-file for all), then each edit starts from the trees the edits before it produced. Cost grows
 // with the number of paths and their depth, never with the size of the repository.
 import type { BatchObject } from './object-read';
-import { editTree, type NewTree } from './tree-codec';
+import { editTree, parseTree, TREE_MODE, type NewTree } from './tree-codec';
 
 /** The directories (as `a/b`, the root as ``) along each path, each once, shallowest first. */
 export const dirsAlong = (paths: readonly string[]): string[] => {
@@ -43,3 +43,21 @@ export const editOverlay = (
   for (let depth = 0; depth < segments.length; depth++) overlay.set(dirAt(depth), made.get(depth) ?? Buffer.alloc(0));
   return trees;
 };
+
+export interface Leaf {
+  mode: string;
+  oid: string;
+}
+
+/** The entry `path` names in the overlay (null: none, or a directory), as the edits so far left it. */
+export const leafAt = (overlay: Overlay, path: string, format: 'sha1' | 'sha256'): Leaf | null => {
+  const slash = path.lastIndexOf('/');
+  const tree = overlay.get(slash < 0 ? '' : path.slice(0, slash));
+  if (!tree || tree.length === 0) return null;
+  const name = Buffer.from(path.slice(slash + 1), 'utf8');
+  const found = parseTree(tree, format === 'sha256' ? 32 : 20).find((e) => e.name.equals(name));
+  return found && found.mode !== TREE_MODE ? { mode: found.mode, oid: found.oid } : null;
+};
+
+export const sameLeaf = (a: Leaf | null, b: Leaf | null): boolean =>
+  a === b || (a !== null && b !== null && a.oid === b.oid && a.mode === b.mode);

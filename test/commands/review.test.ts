@@ -116,12 +116,12 @@ test('review --push creates the branch fettle/<id> on the remote, HEAD then the 
   );
 });
 
-test('review --push keeps a "before" commit that holds uncommitted edits of the file: they are part of the change', () => {
+test('review --push --base disk keeps a "before" commit that holds uncommitted edits of the file', () => {
   const repo = makeRepo({ 'a.txt': BASE });
   const { bareGit } = withRemote(repo);
   repo.write('a.txt', BASE.replace('line 1\n', 'mine 1\n'));
   const id = stageWrite(repo, 'a.txt', PROPOSED);
-  ok(fettle(repo, ['review', id, '--push']));
+  ok(fettle(repo, ['review', id, '--push', '--base', 'disk']));
   assert.equal(bareGit('rev-parse', `fettle/${id}`), repo.git('rev-parse', `refs/fettle/${id}`));
   assert.equal(
     bareGit('log', '--format=%s', `main..fettle/${id}`),

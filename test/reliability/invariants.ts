@@ -109,6 +109,8 @@ interface FettleCommit {
   /** a session ref's commit: the change that landed, and the user's commit the session started from */
   change?: string;
   base?: string;
+  /** a session commit's event: write, apply, rollback, or found (the bytes the next change replaced) */
+  event?: string;
 }
 
 /** Every commit reachable from fettle's refs, with its record trailers. */
@@ -134,6 +136,7 @@ const fettleCommits = (repo: Repo): Map<string, FettleCommit> => {
       kind: /^Fettle-Kind: (.*)$/m.exec(body)?.[1],
       change: /^Fettle-Change: (.*)$/m.exec(body)?.[1],
       base: /^Fettle-Base: (.*)$/m.exec(body)?.[1],
+      event: /^Fettle-Event: (.*)$/m.exec(body)?.[1],
     });
   }
   return out;
@@ -169,7 +172,7 @@ export const fettleRefs = (repo: Repo): { ref: string; oid: string; type: string
 };
 
 /**
- * A session ref: its first-parent chain is session commits (each names one change, none twice) down to the user's
+ * A session ref: its first-parent chain is session commits (each names one change, none landing twice) down to the user's
  * commit the session started from, which every one of them names as its base.
  */
 const sessionProblems = (ref: string, oid: string, commits: Map<string, FettleCommit>): string[] => {
@@ -177,10 +180,15 @@ const sessionProblems = (ref: string, oid: string, commits: Map<string, FettleCo
   const seen = new Set<string>();
   let at: string | undefined = oid;
   let base: string | undefined;
+  let above: FettleCommit | undefined;
   for (; at && commits.get(at)?.change; at = commits.get(at)?.parents[0]) {
     const c = commits.get(at) as FettleCommit;
-    if (seen.has(c.change as string)) problems.push(`${ref}: change ${c.change} landed twice`);
+    // A `found` commit comes right below the landing of the change that replaced its bytes.
+    if (c.event === 'found' && (above?.change !== c.change || above?.event === 'found'))
+      problems.push(`${ref}: found commit ${at} is not under its change's landing`);
+    if (c.event !== 'found' && seen.has(c.change as string)) problems.push(`${ref}: change ${c.change} landed twice`);
     seen.add(c.change as string);
+    above = c;
     if (base !== undefined && c.base !== base) problems.push(`${ref}: commit ${at} names base ${c.base}, not ${base}`);
     base = c.base;
     if (commits.get(at)?.kind) problems.push(`${ref}: commit ${at} is a change's record`);

@@ -49,15 +49,17 @@ scenario(
       )
     ).flat();
     assert.equal(done.length, LANES * WRITES);
+    // A `found` commit (the shared file held another lane's bytes when a change replaced them) is not a landing.
     const log = repo
       .git(
         'log',
         '--first-parent',
-        '--format=%(trailers:key=Fettle-Change,valueonly)',
+        '--format=%(trailers:key=Fettle-Event,valueonly,separator=)%x09%(trailers:key=Fettle-Change,valueonly)',
         `refs/fettle/sessions/${SESSION}`,
       )
       .split('\n')
-      .filter(Boolean);
+      .filter((line) => line !== '' && !line.startsWith('found\t'))
+      .map((line) => line.slice(line.indexOf('\t') + 1));
     const landed = repo
       .git('for-each-ref', '--format=%(refname:lstrip=2)', 'refs/fettle/')
       .split('\n')

@@ -13,7 +13,7 @@ import { publish } from '../../store/publish';
 import { changeRef, type RefUpdate } from '../../store/refs';
 import type { Store } from '../../store/store';
 import { hashObject, type NewTree } from '../../store/tree-codec';
-import { dirSpecs, dirsAlong, editOverlay, overlayOf, type Overlay } from '../../store/tree-overlay';
+import { dirSpecs, dirsAlong, editOverlay, leafAt, overlayOf, type Leaf, type Overlay } from '../../store/tree-overlay';
 import type { Context } from '../context';
 import { newId, stamp } from '../ids';
 import type { Fields } from './record';
@@ -170,6 +170,12 @@ const addAfter = (
   return leaf;
 };
 
+/** A recorded change as its session's ref records it: what landed, over the bytes it replaced. */
+const landingOf = ({ id, fields }: Recorded, leaf: StoredLeaf | null, replaced: Leaf | null | undefined): Landing => {
+  const { path, turn, added, removed, reverts } = fields;
+  return { path, leaf, replaced, change: id, event: reverts ? 'rollback' : 'write', turn, added, removed, reverts };
+};
+
 /**
  * `after` records of many files (what landed, on each `before`), and each agent session's commits for them, in
  * one transaction; a race on a session ref reads the sessions again.
@@ -200,14 +206,13 @@ export const recordAfters = async (ctx: Context, store: Store, items: Landed[]):
       const dirs = own[n] as string[];
       const overlay = overlayOf(dirs, objects.slice(at, at + dirs.length));
       at += dirs.length;
+      // Read before addAfter edits the overlay: the bytes the `before` commit kept.
+      const replaced =
+        previous.fields.kind === 'before' ? leafAt(overlay, previous.fields.path, store.objectFormat) : undefined;
       const leaf = addAfter(store, { batch, modes, updates }, item, overlay, when);
       if (landsOn(item)) {
-        const { fields } = previous;
-        const event = fields.reverts ? ('rollback' as const) : ('write' as const);
-        const { turn, added, removed, reverts } = fields;
-        const landing = { path: fields.path, leaf, change: previous.id, event, turn, added, removed, reverts };
-        const session = fields.session as string;
-        landings.set(session, [...(landings.get(session) ?? []), landing]);
+        const session = previous.fields.session as string;
+        landings.set(session, [...(landings.get(session) ?? []), landingOf(previous, leaf, replaced)]);
       }
     });
     sessions.forEach((session, n) => {

@@ -9,7 +9,7 @@ import { blobId, commitId, rootOf, writeRecord, type CommitSpec } from '../../st
 import { type BatchObject, readObjects } from '../../store/object-read';
 import { newRef, publish } from '../../store/publish';
 import { changeRef, lostRace, warmRefUpdate, type RefUpdate } from '../../store/refs';
-import { dirSpecs, dirsAlong, editOverlay, overlayOf } from '../../store/tree-overlay';
+import { dirSpecs, dirsAlong, editOverlay, leafAt, overlayOf } from '../../store/tree-overlay';
 import type { NewTree } from '../../store/tree-codec';
 import { backoff, isRace, planSession, SESSION_ATTEMPTS, sessionRead } from './session-ref';
 import type { Context, Origin } from '../context';
@@ -91,6 +91,12 @@ export const recordBefore = async (
   });
 };
 
+const parentDir = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+
+/** A proposal's tip: where the bytes it replaced are, the directory holding them in its `before` commit. */
+const beforeDirOf = ({ tip, fields }: { tip: string; fields: RecordFields }): string | undefined =>
+  fields.kind === 'proposal' ? `${tip}^:${parentDir(fields.path)}` : undefined;
+
 /** Bytes the tool wrote that another writer replaced before they could be recorded. */
 export interface Replaced {
   bytes: Buffer;
@@ -114,6 +120,8 @@ interface AfterSpec {
   landed: boolean;
   replaced: boolean;
   session: ReturnType<typeof sessionRead> | undefined;
+  /** a proposal's tip: the cat-file spec of the directory holding the bytes it replaced (in its `before`) */
+  beforeDir: string | undefined;
 }
 
 /**
@@ -130,6 +138,13 @@ const afterWrites = (
   const { mode, when } = s;
   const landedLeaf = s.landed ? { mode, oid: s.blobs[0] as string } : null;
   const overlay = overlayOf(s.dirs, objects.slice(1, s.own));
+  // The bytes the change replaced: in the `before` commit, the tip or a proposal's parent.
+  const replacedLeaf =
+    fields.kind === 'before'
+      ? leafAt(overlay, path, store.objectFormat)
+      : s.beforeDir
+        ? leafAt(overlayOf([parentDir(path)], objects.slice(-1)), path, store.objectFormat)
+        : undefined;
   const trees: NewTree[] = [];
   const commits: CommitSpec[] = [];
   const otherParents: string[] = [];
@@ -146,10 +161,11 @@ const afterWrites = (
   commits.push({ tree: rootOf(mainTrees), parents: [tip, ...otherParents], message: s.message, when });
   const updates: RefUpdate[] = [];
   if (s.session) {
-    const state = s.session.from(objects.slice(s.own));
+    const state = s.session.from(objects.slice(s.own, s.own + s.session.specs.length));
     const landing = {
       path,
       leaf: landedLeaf,
+      replaced: replacedLeaf,
       change: id,
       event: fields.reverts ? ('rollback' as const) : s.kind === 'applied' ? ('apply' as const) : ('write' as const),
       turn: fields.turn,
@@ -207,9 +223,11 @@ export const recordAfter = async (
     landed: !!landed,
     replaced: !!replaced,
     session,
+    beforeDir: session && beforeDirOf(previous),
   };
   for (let attempt = 1; ; attempt++) {
-    const objects = await readObjects(store, [...own, ...(session?.specs ?? [])]);
+    const { beforeDir } = spec;
+    const objects = await readObjects(store, [...own, ...(session?.specs ?? []), ...(beforeDir ? [beforeDir] : [])]);
     if (objects[0]?.oid !== previous.tip) throw lostRace(changeRef(id));
     const { trees, commits, updates } = afterWrites(store, spec, objects);
     const write = () => writeRecord(store, { blobs: blobObjects, trees, commits });

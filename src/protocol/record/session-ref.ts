@@ -16,7 +16,16 @@ import { commitId, writeBatch, type CommitSpec } from '../../store/objects';
 import { readObjects, type BatchObject } from '../../store/object-read';
 import { SESSIONS_PREFIX, type RefUpdate } from '../../store/refs';
 import type { Store } from '../../store/store';
-import { dirSpecs, dirsAlong, editOverlay, overlayOf, type Overlay } from '../../store/tree-overlay';
+import {
+  dirSpecs,
+  dirsAlong,
+  editOverlay,
+  leafAt,
+  overlayOf,
+  sameLeaf,
+  type Leaf,
+  type Overlay,
+} from '../../store/tree-overlay';
 import type { NewTree } from '../../store/tree-codec';
 import { rootOf } from '../../store/objects';
 import { stamp } from '../ids';
@@ -27,9 +36,11 @@ export const sessionRef = (session: string): string => `${SESSIONS_PREFIX}${sess
 export interface Landing {
   path: string;
   /** the blob that landed (already written) and its git mode; null: the change removed the file */
-  leaf: { mode: string; oid: string } | null;
+  leaf: Leaf | null;
+  /** the bytes the change replaced (null: no file); undefined: not known, taken as the session's own */
+  replaced?: Leaf | null | undefined;
   change: string;
-  event: SessionEvent;
+  event: Exclude<SessionEvent, 'found'>;
   turn?: number | undefined;
   added?: number | undefined;
   removed?: number | undefined;
@@ -88,7 +99,11 @@ export interface SessionPlan {
   update: RefUpdate;
 }
 
-/** The session's next commits, one per landing in order, planned in memory; nothing is written. */
+/**
+ * The session's next commits, one per landing in order, planned in memory; nothing is written. A landing whose
+ * replaced bytes are not what the session's tree holds at its path (another session or the person edited the
+ * file) first gets a `found` commit of those bytes, so the landing's own commit diffs against what it replaced.
+ */
 export const planSession = (
   store: Store,
   state: SessionState,
@@ -99,14 +114,19 @@ export const planSession = (
   const trees: NewTree[] = [];
   const commits: CommitSpec[] = [];
   let parent = state.tip ?? state.base;
-  for (const landing of landings) {
-    const made = editOverlay(state.overlay, landing.path, landing.leaf, store.objectFormat);
+  const commit = (fields: Omit<SessionCommitFields, 'session' | 'base'>, leaf: Leaf | null) => {
+    const made = editOverlay(state.overlay, fields.path, leaf, store.objectFormat);
     trees.push(...made);
-    const fields: SessionCommitFields = { session: state.session, ...landing, base: state.base ?? undefined };
-    const message = renderSessionCommit({ ...fields, ...stamp(when) });
+    const all: SessionCommitFields = { session: state.session, ...fields, base: state.base ?? undefined };
+    const message = renderSessionCommit({ ...all, ...stamp(when) });
     const spec: CommitSpec = { tree: rootOf(made), parents: parent ? [parent] : [], message, when };
     commits.push(spec);
     parent = commitId(store, spec);
+  };
+  for (const { leaf, replaced, ...landing } of landings) {
+    if (replaced !== undefined && !sameLeaf(replaced, leafAt(state.overlay, landing.path, store.objectFormat)))
+      commit({ change: landing.change, event: 'found', path: landing.path }, replaced);
+    commit(landing, leaf);
   }
   const oid = parent as string;
   const update: RefUpdate = state.tip

@@ -1,7 +1,7 @@
 // A changeset as one pull request: the commit its changes were recorded on (HEAD then) with every member's file
-// as it wrote or proposes it, so `fettle review <changeset>` is one diff and `--push` one commit on that base,
-// as `review --session` does for a whole session (session-review.ts). The tree is made in memory from the trees
-// along the members' paths and written as loose objects; nothing else is read from the repository.
+// as it wrote or proposes it, so `fettle review <changeset>` is one diff per file (against the bytes each member
+// replaced, own-diff.ts) and `--push` one commit on that base, as `review --session` does for a whole session
+// (session-review.ts). The tree is made in memory from the trees along the members' paths.
 import { FettleError } from '../../errors';
 import { rootOf, writeBatch } from '../../store/objects';
 import { readFiles, readObjects } from '../../store/object-read';
@@ -9,9 +9,10 @@ import type { Store } from '../../store/store';
 import { dirSpecs, dirsAlong, editOverlay, overlayOf } from '../../store/tree-overlay';
 import type { NewTree } from '../../store/tree-codec';
 import { newestFirst, type Change } from '../changes';
-import { chainsOf, writtenCommit, type Chain } from '../chains';
+import { chainsOf, replacedCommit, writtenCommit, type Chain } from '../chains';
 import type { PushOptions, Pushed } from './review';
-import { diffView, pushTree, type FileStat } from './session-review';
+import { pushTree, treeToPush } from './session-review';
+import { ownDiff, type FileStat, type Run } from './own-diff';
 import { plural } from '../../core/plural';
 
 export interface ChangesetView {
@@ -24,6 +25,10 @@ export interface ChangesetView {
   tree: string;
   files: FileStat[];
   diff: string;
+  /** what its members changed, oldest first (see own-diff.ts) */
+  runs: Run[];
+  /** files its members changed on bytes the base does not hold: pushing its tree would publish them */
+  foreign: string[];
 }
 
 /** The members a review shows: what was written or proposed and not dropped. */
@@ -53,12 +58,16 @@ export const readChangesetView = async (
   const base = chainOf(shown[shown.length - 1] as Change).base;
   const paths = shown.map((c) => c.fields.path);
   const dirs = dirsAlong(paths);
-  const [entries, objects] = await Promise.all([
+  const [entries, objects, replaced] = await Promise.all([
     readFiles(
       store,
       shown.map((c) => ({ commit: writtenCommit(chainOf(c)) as string, path: c.fields.path })),
     ),
     readObjects(store, dirSpecs(base, dirs)),
+    readFiles(
+      store,
+      shown.map((c) => ({ commit: replacedCommit(chainOf(c)), path: c.fields.path })),
+    ),
   ]);
   const overlay = overlayOf(dirs, objects);
   const trees: NewTree[] = [];
@@ -70,12 +79,16 @@ export const readChangesetView = async (
   }
   await writeBatch(store, trees, []);
   const tree = rootOf(trees);
-  const { files, diff } = await diffView(store, base, tree, color);
-  return { id, members: sorted, shown, base, tree, files, diff };
+  const leaf = (f: (typeof entries)[number] | undefined) => (f ? { mode: f.mode, oid: f.oid } : null);
+  const runs = shown
+    .map((c, n): Run => ({ path: c.fields.path, from: leaf(replaced[n]), to: leaf(entries[n]) }))
+    .reverse();
+  const { files, diff, foreign } = await ownDiff(store, base, runs, color);
+  return { id, members: sorted, shown, base, tree, files, diff, runs, foreign };
 };
 
 /** The changeset as one commit on its base, pushed as `branch` of `remote`; no local ref is created or moved. */
-export const pushChangeset = (
+export const pushChangeset = async (
   store: Store,
   view: ChangesetView,
   target: { remote: string; branch: string },
@@ -85,5 +98,6 @@ export const pushChangeset = (
   const listed = view.shown.map((c) => `  ${c.id}  ${c.fields.path}`).join('\n');
   const n = view.files.length;
   const message = `fettle: changeset ${view.id} (${plural(n, 'file')})\n\nThe changes of changeset ${view.id}, on the commit they were recorded on.\n\n${listed}\n`;
-  return pushTree(store, { tree: view.tree, base: view.base, message, when }, target, options);
+  const tree = await treeToPush(store, view, options.base);
+  return pushTree(store, { tree, base: view.base, message, when }, target, options);
 };

@@ -152,8 +152,13 @@ const prepareAll = async (ctx: Context, store: Store, plans: FilePlan[], beside:
   for (const a of applied) {
     const { session, path, added, removed } = a.p.change.fields;
     if (session === undefined) continue;
-    const leaf = a.p.bytes && { mode: a.p.mode, oid: hashObject('blob', a.p.bytes, store.objectFormat) };
-    const landing: Landing = { path, leaf, change: a.p.change.id, event: 'apply', turn: a.turn, added, removed };
+    const leafOf = (bytes: Buffer, mode: string) => ({ mode, oid: hashObject('blob', bytes, store.objectFormat) });
+    const leaf = a.p.bytes && leafOf(a.p.bytes, a.p.mode);
+    // What the apply replaced on disk; bytes already there were put by someone else, whose they are is not known.
+    const { disk } = a.p;
+    const replaced = a.p.how === 'already-on-disk' ? undefined : disk && leafOf(disk.bytes, gitModeOf(disk.mode));
+    const { id } = a.p.change;
+    const landing: Landing = { path, leaf, replaced, change: id, event: 'apply', turn: a.turn, added, removed };
     sessions.set(session, [...(sessions.get(session) ?? []), landing]);
   }
   const base = joined([...applied.map((a) => a.written), beside.written]);

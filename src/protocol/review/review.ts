@@ -4,10 +4,11 @@
 import { FettleError } from '../../errors';
 import type { Store } from '../../store/store';
 import { writeCommit } from '../../store/objects';
-import { headCommit, readObjects } from '../../store/object-read';
+import { headCommit, readFiles, readObjects } from '../../store/object-read';
 import { countCommits, distance } from '../../store/patch';
 import type { Change } from '../changes';
-import { writtenCommit, type Chain } from '../chains';
+import { replacedCommit, writtenCommit, type Chain } from '../chains';
+import { foreignFiles, treeOnBase, type Run } from './own-diff';
 
 export interface BaseMove {
   base: string | null;
@@ -50,10 +51,44 @@ export interface Pushed {
   moved?: string;
 }
 
+/**
+ * What a push is made on where the changes were made on bytes their base does not hold (a person's uncommitted
+ * edits, another session's): `disk`, those bytes, published with the changes; `head`, the base's own version of
+ * each file, the changes applied to it.
+ */
+export type PushBase = 'head' | 'disk';
+
 export interface PushOptions {
   /** move `branch` when it already exists on the remote with other history */
   force?: boolean;
+  base?: PushBase | undefined;
 }
+
+/** A push that would publish bytes its base does not hold, and nobody chose how to push it. */
+export const publishRefusal = (foreign: readonly string[], base: string | null): FettleError =>
+  new FettleError(
+    'E_USAGE',
+    `The changes were made on bytes that are not in ${base ? `commit ${base.slice(0, 12)}` : 'any commit'} (uncommitted edits, or another session's): ${foreign.join(', ')}. Pushed as they were made, the branch would publish those bytes too. Nothing was pushed.`,
+    {
+      hint: 'Add `--base head` to push the changes alone, applied to the committed version of each file, or `--base disk` to push them with those bytes.',
+    },
+  );
+
+/** What one change did, as a run (see own-diff.ts): the bytes it replaced, and what it wrote or proposes. */
+export const changeRuns = async (store: Store, change: Change, chain: Chain): Promise<Run[]> => {
+  const { path } = change.fields;
+  const written = writtenCommit(chain) ?? change.tip;
+  const [from = null, to = null] = await readFiles(store, [
+    { commit: replacedCommit(chain), path },
+    { commit: written, path },
+  ]);
+  const leaf = (f: typeof from) => f && { mode: f.mode, oid: f.oid };
+  return [{ path, from: leaf(from), to: leaf(to) }];
+};
+
+/** The files of a change made on bytes its base does not hold (its path, or none). */
+export const changeForeign = async (store: Store, change: Change, chain: Chain): Promise<string[]> =>
+  foreignFiles(store, chain.base, await changeRuns(store, change, chain));
 
 export const pushChange = async (
   store: Store,
@@ -61,8 +96,20 @@ export const pushChange = async (
   chain: Chain,
   target: { remote: string; branch: string },
   options: PushOptions = {},
-): Promise<Pushed> =>
-  pushCommit(store, await withoutEmptyBefore(store, chain, writtenCommit(chain) ?? change.tip), target, options);
+): Promise<Pushed> => {
+  const written = writtenCommit(chain) ?? change.tip;
+  const runs = await changeRuns(store, change, chain);
+  const foreign = await foreignFiles(store, chain.base, runs);
+  if (foreign.length > 0 && options.base === undefined) throw publishRefusal(foreign, chain.base);
+  if (foreign.length === 0 || options.base === 'disk')
+    return pushCommit(store, await withoutEmptyBefore(store, chain, written), target, options);
+  // On the base's own file: one commit on the base, with the message of the commit it stands for.
+  const tree = await treeOnBase(store, chain.base, runs);
+  const message = chain.commits.find((c) => c.oid === written)?.message ?? '';
+  const when = new Date((chain.commits[0]?.time ?? 0) * 1000);
+  const commit = await writeCommit(store, tree, chain.base ? [chain.base] : [], message, when);
+  return pushCommit(store, commit, target, options);
+};
 
 /**
  * `commit` as a reviewer should see it: when the change's `before` commit is empty (the file on disk was as HEAD
@@ -98,14 +145,12 @@ const EMPTY_TREE = {
  * with another commit is never moved without `force` (`main` pushed over by an unreviewed proposal), and then only
  * from the commit it was seen at.
  */
-export const pushCommit = async (
-  store: Store,
-  commit: string,
-  { remote, branch }: { remote: string; branch: string },
-  options: PushOptions = {},
-): Promise<Pushed> => {
-  const ref = `refs/heads/${branch}`;
-  const { code } = await store.git.run({ args: ['check-ref-format', ref], okCodes: [1] });
+/**
+ * The URL `branch` of `remote` is pushed to, once the names are checked: a valid branch name, a remote that is not
+ * an option, and a push URL git would not read as one. Said before anything is asked or written.
+ */
+export const pushTarget = async (store: Store, { remote, branch }: { remote: string; branch: string }) => {
+  const { code } = await store.git.run({ args: ['check-ref-format', `refs/heads/${branch}`], okCodes: [1] });
   if (code !== 0 || branch.startsWith('-')) throw new FettleError('E_USAGE', `'${branch}' is not a valid branch name.`);
   if (remote.startsWith('-')) throw new FettleError('E_USAGE', `'${remote}' is not a remote.`);
   const url = await remoteUrl(store, remote);
@@ -119,6 +164,17 @@ export const pushCommit = async (
         hint: `Check it with \`git remote -v\`, or push to a URL or path given directly.`,
       },
     );
+  return url;
+};
+
+export const pushCommit = async (
+  store: Store,
+  commit: string,
+  { remote, branch }: { remote: string; branch: string },
+  options: PushOptions = {},
+): Promise<Pushed> => {
+  const ref = `refs/heads/${branch}`;
+  const url = await pushTarget(store, { remote, branch });
   const listed = await store.git.text({ args: ['ls-remote', '--heads', '--', url, ref] });
   const existing = listed
     .split('\n')

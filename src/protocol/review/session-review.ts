@@ -1,14 +1,19 @@
-// An agent session as one pull request: everything it changed, `git diff <base> fettle/sessions/<name>`, where
-// the base is the user's commit the session started from; pushed as one commit on that base (the session's
-// tree, the base as its parent), so the remote's branch diffs against the user's commit as exactly that.
-import { parseSessionCommit } from '../../core/session';
+// An agent session as one pull request: everything it changed, each file's diff against the bytes the session's
+// changes replaced (own-diff.ts), on the user's commit the session started from; pushed as one commit on that base
+// (the session's tree, or with `--base head` its changes applied to the base's own files), so the remote's
+// branch diffs against the user's commit.
+import { parseSessionCommit, type SessionCommitFields } from '../../core/session';
 import { FettleError } from '../../errors';
 import { writeCommit } from '../../store/objects';
 import { readObjects } from '../../store/object-read';
 import type { Store } from '../../store/store';
-import { pushCommit, type PushOptions, type Pushed } from './review';
+import { leafAt, overlayOf, type Leaf } from '../../store/tree-overlay';
+import { publishRefusal, pushCommit, type PushBase, type PushOptions, type Pushed } from './review';
 import { sessionRef } from '../record/session-ref';
 import { plural } from '../../core/plural';
+import { ownDiff, treeOnBase, type FileStat, type Run } from './own-diff';
+
+export type { FileStat } from './own-diff';
 
 export interface SessionView {
   session: string;
@@ -22,11 +27,77 @@ export interface SessionView {
   turns: number[];
   files: FileStat[];
   diff: string;
+  /** what it changed, run by run (see own-diff.ts) */
+  runs: Run[];
+  /** files its changes were made on bytes the base does not hold: pushing its tree would publish them */
+  foreign: string[];
 }
 
 const MAX_COMMITS = 100_000;
 
-/** The session's ref read back: its base, its changes and turns, the files it changed against the base, the diff. */
+/** The session's commits, oldest first: each one's id and fields (another commit ends the walk). */
+const sessionCommits = async (store: Store, tip: string, base: string | null) => {
+  const { stdout } = await store.git.run({
+    args: [
+      'log',
+      '--first-parent',
+      `--max-count=${MAX_COMMITS}`,
+      '--format=%H%n%B%x00',
+      tip,
+      ...(base ? [`^${base}`] : []),
+    ],
+  });
+  const commits: { oid: string; fields: SessionCommitFields }[] = [];
+  for (const entry of stdout.toString('utf8').split('\0')) {
+    const [, oid = '', message = ''] = /^\n?([0-9a-f]+)\n([\s\S]*)$/.exec(entry) ?? [];
+    const fields = parseSessionCommit(message);
+    if (!fields) break;
+    commits.push({ oid, fields });
+  }
+  return commits.reverse();
+};
+
+/**
+ * The session's runs (see own-diff.ts): a file's run starts at its first change, from the base's version or from
+ * the bytes a `found` commit kept, and ends at the next `found` of that file or the tip.
+ */
+const runsOf = async (store: Store, commits: { oid: string; fields: SessionCommitFields }[], base: string | null) => {
+  const marks: { path: string; from: string | null; to: string }[] = [];
+  const open = new Map<string, { path: string; from: string | null; to: string }>();
+  const found = new Map<string, string>();
+  for (const { oid, fields } of commits) {
+    const { path, event } = fields;
+    if (event === 'found') {
+      open.delete(path);
+      found.set(path, oid);
+      continue;
+    }
+    const run = open.get(path);
+    if (run) run.to = oid;
+    else {
+      const made = { path, from: found.get(path) ?? base, to: oid };
+      found.delete(path);
+      open.set(path, made);
+      marks.push(made);
+    }
+  }
+  // Each leaf read from the directory holding it, every directory once.
+  const specs = [
+    ...new Set(marks.flatMap((m) => [m.from, m.to].flatMap((c) => (c ? [`${c}:${parent(m.path)}`] : [])))),
+  ];
+  const objects = await readObjects(store, specs);
+  const trees = new Map(specs.map((spec, n) => [spec, objects[n] ?? null]));
+  const leaf = (commit: string | null, path: string): Leaf | null => {
+    if (!commit) return null;
+    const dir = parent(path);
+    return leafAt(overlayOf([dir], [trees.get(`${commit}:${dir}`) ?? null]), path, store.objectFormat);
+  };
+  return marks.map((m): Run => ({ path: m.path, from: leaf(m.from, m.path), to: leaf(m.to, m.path) }));
+};
+
+const parent = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+
+/** The session's ref read back: its base, its changes and turns, its runs, the files it changed, the diff. */
 export const readSessionView = async (store: Store, session: string, color = false): Promise<SessionView> => {
   const ref = sessionRef(session);
   const [tipObject] = await readObjects(store, [ref]);
@@ -35,56 +106,18 @@ export const readSessionView = async (store: Store, session: string, color = fal
       hint: 'Run `fettle log` to see the sessions of recorded changes.',
     });
   const tip = tipObject.oid;
-  const messages = (
-    await store.git.run({
-      args: ['log', '--first-parent', `--max-count=${MAX_COMMITS}`, '--format=%B%x00', tip],
-    })
-  ).stdout
-    .toString('utf8')
-    .split('\0')
-    .map((m) => parseSessionCommit(m.replace(/^\n/, '')))
-    .filter((f) => f !== null);
-  const base = messages[0]?.base ?? null;
-  const tree = /^tree ([0-9a-f]+)$/m.exec(tipObject.body.toString('utf8'))?.[1] ?? '';
-  const { files, diff } = await diffView(store, base, tip, color);
-  const turns = [...new Set(messages.map((m) => m.turn).filter((t): t is number => t !== undefined))].sort(
+  const text = tipObject.body.toString('utf8');
+  const base = parseSessionCommit(text.slice(text.indexOf('\n\n') + 2))?.base ?? null;
+  const commits = await sessionCommits(store, tip, base);
+  const landed = commits.filter((c) => c.fields.event !== 'found');
+  const tree = /^tree ([0-9a-f]+)$/m.exec(text)?.[1] ?? '';
+  const runs = await runsOf(store, commits, base);
+  const { files, diff, foreign } = await ownDiff(store, base, runs, color);
+  const turns = [...new Set(landed.map((c) => c.fields.turn).filter((t): t is number => t !== undefined))].sort(
     (a, b) => a - b,
   );
-  return { session, ref, tip, tree, base, changes: messages.length, turns, files, diff };
+  return { session, ref, tip, tree, base, changes: landed.length, turns, files, diff, runs, foreign };
 };
-
-export interface FileStat {
-  path: string;
-  added: number | null;
-  removed: number | null;
-}
-
-/** The files and the diff between the user's commit `base` (null: nothing) and a fettle commit or tree. */
-export const diffView = async (
-  store: Store,
-  base: string | null,
-  to: string,
-  color = false,
-): Promise<{ files: FileStat[]; diff: string }> => {
-  const from = base ?? (await emptyTree(store));
-  const diffArgs = ['--no-ext-diff', '--no-textconv', '--no-renames', from, to];
-  const numstat = (await store.git.text({ args: ['diff', '--numstat', ...diffArgs] })).split('\n').filter(Boolean);
-  const files = numstat.map((line) => {
-    const [added = '-', removed = '-', ...path] = line.split('\t');
-    return {
-      path: path.join('\t'),
-      added: added === '-' ? null : Number(added),
-      removed: removed === '-' ? null : Number(removed),
-    };
-  });
-  const diff = (
-    await store.git.run({ args: ['diff', color ? '--color=always' : '--no-color', ...diffArgs] })
-  ).stdout.toString('utf8');
-  return { files, diff };
-};
-
-const emptyTree = (store: Store): Promise<string> =>
-  store.git.text({ args: ['hash-object', '-t', 'tree', '--stdin'], input: '' });
 
 /** `tree` as one commit on `base` (none: a root commit), pushed as `branch` of `remote`; no local ref moves. */
 export const pushTree = async (
@@ -107,5 +140,20 @@ export const pushSession = async (
 ): Promise<Pushed> => {
   const listed = view.files.map((f) => `  ${f.path}`).join('\n');
   const message = `fettle: agent session ${view.session} (${plural(view.changes, 'change')}, ${plural(view.files.length, 'file')})\n\nEverything the agent session changed, on the commit it started from.\n\n${listed}\n`;
-  return pushTree(store, { tree: view.tree, base: view.base, message, when }, target, options);
+  const tree = await treeToPush(store, view, options.base);
+  return pushTree(store, { tree, base: view.base, message, when }, target, options);
+};
+
+/**
+ * The tree a session or changeset is pushed as: its own, or with `--base head` its runs applied to the base's
+ * files. Refused when its changes were made on bytes the base does not hold and nobody chose.
+ */
+export const treeToPush = async (
+  store: Store,
+  view: { tree: string; base: string | null; runs: Run[]; foreign: string[] },
+  base: PushBase | undefined,
+): Promise<string> => {
+  if (view.foreign.length === 0 || base === 'disk') return view.tree;
+  if (base === undefined) throw publishRefusal(view.foreign, view.base);
+  return treeOnBase(store, view.base, view.runs);
 };

@@ -1,0 +1,45 @@
+// What a command process gets from Node and how its failure is said, for both programs: the full one (index.ts,
+// commander and every command) and the glance (glance.ts, `status` and `log` without commander).
+import { exitCodeFor, toFettleError } from '../errors';
+import { cleanUpOnSignals } from '../io/cleanup';
+import { armFailpoints } from '../io/failpoint';
+import { readStdin } from '../io/stdin';
+import { page } from './pager';
+import { spelled, type Edge, type Io } from './edge';
+
+export const out = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+
+export const defaultIo = (): Io => ({
+  out,
+  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+  stdin: readStdin,
+  script: process.argv[1],
+  isTTY: Boolean(process.stdout.isTTY),
+  page: (text) => (process.stdout.isTTY ? page(text, process.env, out) : out(text)),
+  errWrite: (raw) => process.stderr.write(raw),
+  errTTY: Boolean(process.stderr.isTTY),
+  columns: process.stderr.columns,
+});
+
+let signalsHandled = false;
+
+/** Before a command runs: failpoints armed (tests), and temp files cleaned up on a signal, once a process. */
+export const startCommand = (edge: Edge): void => {
+  armFailpoints(edge.env.FETTLE_FAILPOINTS);
+  if (!signalsHandled) cleanUpOnSignals();
+  signalsHandled = true;
+};
+
+/**
+ * A command's failure, said once: the message and the next command to run (each spelled for the caller's shell,
+ * run in `dir`), as JSON too under --json, a stack only with FETTLE_DEBUG. Returns the exit code.
+ */
+export const reportFailure = (edge: Edge, argv: readonly string[], dir: string | undefined, error: unknown): number => {
+  const e = toFettleError(error);
+  const message = spelled(edge, dir, e.message);
+  const hint = e.hint === undefined ? undefined : spelled(edge, dir, e.hint);
+  if (argv.includes('--json')) edge.io.out(JSON.stringify({ error: { code: e.code, message, hint } }));
+  edge.io.err(`fettle: ${message}${hint ? `\n${hint}` : ''}`);
+  if (edge.env.FETTLE_DEBUG && error instanceof Error) edge.io.err(String(error.stack));
+  return exitCodeFor(e);
+};
