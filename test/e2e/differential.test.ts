@@ -172,15 +172,17 @@ const withoutNewIds = (bytes: Buffer | null, before: Buffer | null): string | nu
 };
 
 test('differential: what fettle stages is byte for byte what the real client writes', {
-  timeout: 180_000,
+  timeout: 300_000,
 }, async () => {
   const files = filesOf();
   const predicted = e2eRepo(files, 'settings');
   const real = e2eRepo(files, 'none');
   const stageAll = { FETTLE_WRITE_FLOOR: '0', FETTLE_WRITE_CEIL: '1' };
+  // Forty-odd tool calls in one session, each with its hooks: on a loaded machine that outlasts the 60 s default.
+  const long = 150_000;
   const [withFettle, without] = await Promise.all([
-    session(predicted, script(predicted), { env: stageAll }),
-    session(real, script(real)),
+    session(predicted, script(predicted), { env: stageAll, timeoutMs: long }),
+    session(real, script(real), { timeoutMs: long }),
   ]);
   const changes = JSON.parse(fettle(predicted, 'log', '--json')).changes as {
     id: string;

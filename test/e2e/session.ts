@@ -26,6 +26,8 @@ export interface SessionOptions {
   env?: Record<string, string>;
   wrap?: string[];
   prompt?: string;
+  /** how long the client may run (runClient's default, 60 s, otherwise) */
+  timeoutMs?: number;
 }
 
 export interface Session {
@@ -64,6 +66,7 @@ export const session = async (repo: Repo, script: Script, o: SessionOptions = {}
       ],
       ...(o.wrap ? { wrap: o.wrap } : {}),
       ...(o.prompt ? { prompt: o.prompt } : {}),
+      ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
     };
     const run = await runClient(opts);
     return { run, api };
