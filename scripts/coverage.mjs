@@ -3,7 +3,9 @@
 // hundred kilobytes each, thousands in a run. The collector keeps what is fettle's own (dist/ and src/), merges it
 // as the files arrive and removes them, so they never pile up; at the end c8 maps dist/ back to src/ through the
 // bundles' source maps (scripts/build.mjs writes them) and reports, and the run fails below the floor
-// (scripts/coverage-floor.json), which is the measured value, so coverage only goes up.
+// (scripts/coverage-floor.json): the last whole run's measure (lines 95.9 %, branches and functions 90.7 %) less
+// about a point, for the scenarios that skip where a tool (chromium, tmux, strace) is missing. Raise it as
+// coverage rises; never lower it to let a change land.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
