@@ -94,7 +94,8 @@ const describeErrno = (errno: string, detail: string): string => {
 
 /**
  * Exit codes of the ordinary commands (the hook has its own table in src/hook/outcome.ts), with what each means:
- * docs/COMMANDS.md's table of exit codes is generated from this. A dry run exits as the real run would.
+ * docs/COMMANDS.md's table of exit codes is generated from this. A dry run that finds the real run would fail
+ * or be refused exits as it would.
  */
 export const EXIT_CODES = {
   ok: { code: 0, meaning: 'done (a dry run: the real run would go through)' },

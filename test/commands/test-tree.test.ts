@@ -170,7 +170,7 @@ test('a change confirm would refuse is refused by fettle test with the same reas
   repo.write('a.txt', lines(40).replace('line 30\n', 'user 30\n'));
   const tested = fettle(repo, ['test', id, '--', 'true']);
   const confirmed = fettle(repo, ['confirm', id]);
-  assert.equal(tested.code, 1);
+  assert.equal(tested.code, 5);
   assert.equal(tested.stderr, confirmed.stderr, 'word for word what confirm says');
   assert.match(tested.stderr, /those edits overlap the staged ones/);
   repo.write('a.txt', lines(40).replace('line 2\n', 'user 2\n'));
@@ -188,7 +188,7 @@ test('a change confirm would refuse is refused by fettle test with the same reas
   assert.ok(again);
   unlinkSync(repo.path('a.txt'));
   const gone = fettle(repo, ['test', again, '--', 'true']);
-  assert.equal(gone.code, 1);
+  assert.equal(gone.code, 5);
   assert.equal(gone.stderr, fettle(repo, ['confirm', again]).stderr);
   assert.match(gone.stderr, /a\.txt was deleted after change \w{8} was staged\./);
 });
