@@ -66,7 +66,8 @@ test('writes through MCP and through the hook leave equivalent records', async (
   }
   const staged = hook(viaHook, 'PreToolUse', 'large.ts', LARGE, 't3');
   const hookId = /Staged change ([0-9a-z]{8})/.exec(staged.stdout)?.[1] ?? '';
-  assert.equal(runCli(['confirm', hookId], { cwd: viaHook.dir, env: viaHook.env }).code, 0);
+  // confirmed by the model from its shell, where Claude Code marks it (CLAUDECODE=1), as over MCP: the model's
+  assert.equal(runCli(['confirm', hookId], { cwd: viaHook.dir, env: { ...viaHook.env, CLAUDECODE: '1' } }).code, 0);
 
   const c = startMcp({ cwd: viaMcp.dir, env: viaMcp.env });
   clients.push(c);

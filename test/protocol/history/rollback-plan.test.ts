@@ -59,7 +59,9 @@ test('a session whose files the shell removed or moved rolls back without --forc
 test('a dry run reports each file that cannot be rolled back, and the rest; the rollback then refuses, naming it', () => {
   const { repo, now } = shellSession();
   repo.write('a.txt', edit(edit(BASE, 3, 'user'), 9, 'user')); // over the agent's lines: cannot be merged
-  const dry = ok(fettle(repo, ['rollback', '--session', 'S', '--dry-run'], { now }));
+  // A dry run exits as the rollback would: 5, refused.
+  const dry = fettle(repo, ['rollback', '--session', 'S', '--dry-run'], { now });
+  assert.equal(dry.code, 5, dry.stdout);
   const out = dry.stdout.split('\n');
   assert.match(out[0] ?? '', /^Dry run: 1 file cannot be rolled back/);
   assert.ok(
@@ -71,7 +73,7 @@ test('a dry run reports each file that cannot be rolled back, and the rest; the 
     dry.stdout,
   );
   const r = keepsUserState(repo, () => fettle(repo, ['rollback', '--session', 'S'], { now }));
-  assert.equal(r.code, 1, r.stdout);
+  assert.equal(r.code, 5, r.stdout);
   assert.match(errorLine(r), /a\.txt changed after fettle wrote it/);
   assert.ok(existsSync(repo.path('new.txt')), 'nothing was changed');
 });
