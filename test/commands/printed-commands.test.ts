@@ -128,7 +128,8 @@ const runs = (command: string, p: Printed): ReturnType<typeof spawnSync> =>
  */
 const serves = (command: string, p: Printed): boolean => {
   if (!/ review --web\b/.test(command)) return false;
-  const r = spawnSync('sh', ['-c', `${command} --no-open`], {
+  // exec: the timeout's SIGTERM must reach the server, not only the shell
+  const r = spawnSync('sh', ['-c', `exec ${command} --no-open`], {
     cwd: p.cwd,
     env: p.env,
     encoding: 'utf8',
