@@ -18,6 +18,8 @@ export interface Io {
   /** path of the running script, for printing commands that run as shown */
   script: string | undefined;
   isTTY: boolean;
+  /** whether stdin and stdout are both a terminal: where a person types and reads */
+  terminal: boolean;
   /** long output for a person (review, show): through the pager on a terminal, else as `out` */
   page: (text: string) => void;
   /** stderr as given, no newline added (a progress line redrawn in place) */
@@ -56,14 +58,10 @@ export interface Edge {
  * Who runs this process, read once and only when first asked (a decision): `ps` costs a process on macOS, which
  * `status` and `log` need not pay. The terminal is stdin's and stdout's both: a person types and reads there.
  */
-export const processCaller = (env: Env): (() => Caller) => {
+export const processCaller = (env: Env, terminal: boolean): (() => Caller) => {
   let known: Caller | undefined;
   return () => {
-    known ??= callerOf({
-      env,
-      ancestors: ancestors(process.ppid),
-      terminal: Boolean(process.stdin.isTTY && process.stdout.isTTY),
-    });
+    known ??= callerOf({ env, ancestors: ancestors(process.ppid), terminal });
     return known;
   };
 };

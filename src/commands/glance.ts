@@ -42,7 +42,8 @@ export const main = async (argv: string[], full: () => (argv: string[]) => Promi
   const glance = glanceOf(dir === undefined ? argv : argv.slice(2));
   if (glance === null) return full()(argv);
   // who runs it is asked only when a command decides a change: a glance never does, so it is never read
-  const edge = { cwd: process.cwd(), env: process.env, io: defaultIo(), caller: processCaller(process.env) };
+  const io = defaultIo();
+  const edge = { cwd: process.cwd(), env: process.env, io, caller: processCaller(process.env, io.terminal) };
   let code = 0;
   try {
     startCommand(edge);

@@ -72,12 +72,10 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
 };
 
 export const main = async (argv: string[], given?: Edge, loaders: Pick<Edge, 'page'> = {}): Promise<number> => {
-  const own = (): Edge => ({
-    cwd: process.cwd(),
-    env: process.env,
-    io: processIo(),
-    caller: processCaller(process.env),
-  });
+  const own = (): Edge => {
+    const io = processIo();
+    return { cwd: process.cwd(), env: process.env, io, caller: processCaller(process.env, io.terminal) };
+  };
   const edge: Edge = { ...(given ?? own()), ...loaders };
   let code: number = EXIT.ok;
   const program = buildProgram(edge, (c) => (code = c), argv);

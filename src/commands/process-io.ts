@@ -15,6 +15,7 @@ export const defaultIo = (): Io => ({
   stdin: readStdin,
   script: process.argv[1],
   isTTY: Boolean(process.stdout.isTTY),
+  terminal: Boolean(process.stdin.isTTY && process.stdout.isTTY),
   page: (text) => (process.stdout.isTTY ? page(text, process.env, out) : out(text)),
   errWrite: (raw) => process.stderr.write(raw),
   errTTY: Boolean(process.stderr.isTTY),

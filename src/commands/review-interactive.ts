@@ -153,7 +153,7 @@ export const reviewInteractive = async (
   o: RoomOptions,
 ): Promise<void> => {
   const { ctx, scope } = await scopeOf(edge, dir, change, o);
-  if (!process.stdin.isTTY || !process.stdout.isTTY)
+  if (!edge.io.terminal)
     throw new FettleError('E_USAGE', 'fettle review -i asks about each hunk in a terminal, and this is not one.', {
       hint: 'Review in the browser with `fettle review --web`, or decide by number with `fettle confirm <id> --hunks 1,3`.',
     });
