@@ -1,13 +1,26 @@
 // Coverage of the whole suite, the CLI processes the tests start included. Every Node process of the run writes
 // V8's coverage when it exits (NODE_V8_COVERAGE, inherited by the processes the tests start), a file of several
 // hundred kilobytes each, thousands in a run. The collector keeps what is fettle's own (dist/ and src/), merges it
-// as the files arrive and removes them, so they never pile up; at the end c8 maps dist/ back to src/ through the
-// bundles' source maps (scripts/build.mjs writes them) and reports, and the run fails below the floor
-// (scripts/coverage-floor.json): the last whole run's measure (lines 95.9 %, branches and functions 90.7 %) less
-// about a point, for the scenarios that skip where a tool (chromium, tmux, strace) is missing. Raise it as
-// coverage rises; never lower it to let a change land.
+// as the files arrive and removes them, so they never pile up. Each tier's merged coverage is kept in
+// .coverage/tiers/<tier>.json with the build of dist/ it measured; at the end c8 maps dist/ back to src/ through
+// the bundles' source maps (scripts/build.mjs writes them) and reports the tiers asked for: `npm test` its own,
+// `npm run test:slow` both, when the fast tier's is of the same build. The run fails below the floor
+// (scripts/coverage-floor.json): the last measure of each, less about a point for the scenarios that skip where a
+// tool (chromium, tmux, strace) is missing. Raise it as coverage rises; never lower it to let a change land.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,12 +33,25 @@ const PARTIAL_GRACE_MS = 30_000;
 
 export const coverageDirs = (root) => {
   const base = join(root, '.coverage');
-  return { base, raw: join(base, 'raw'), merged: join(base, 'merged'), report: join(base, 'report') };
+  const tiers = join(base, 'tiers');
+  return { base, raw: join(base, 'raw'), merged: join(base, 'merged'), report: join(base, 'report'), tiers };
 };
 
-/** Starts collecting from `dirs.raw` every `everyMs`; `stop()` collects the rest and writes the merged file. */
-export const startCollector = (root, dirs, everyMs = 2000) => {
-  rmSync(dirs.base, { recursive: true, force: true });
+/** Which build of dist/ a run measured: a hash of its bundles (esbuild's output is the same for the same input). */
+export const buildOf = (root) => {
+  const hash = createHash('sha256');
+  const dist = join(root, 'dist');
+  for (const name of readdirSync(dist).sort()) if (name.endsWith('.js')) hash.update(readFileSync(join(dist, name)));
+  return hash.digest('hex').slice(0, 16);
+};
+
+/**
+ * Starts collecting from `dirs.raw` every `everyMs`; `stop()` collects the rest and keeps it as `tier`'s coverage
+ * of `build` (tiers/<tier>.json), returning how many processes wrote some.
+ */
+export const startCollector = (root, dirs, tier, build, everyMs = 2000) => {
+  for (const dir of [dirs.raw, dirs.merged, dirs.report]) rmSync(dir, { recursive: true, force: true });
+  rmSync(join(dirs.tiers, `${tier}.json`), { force: true });
   mkdirSync(dirs.raw, { recursive: true });
   // Some tests run the CLI as another user (a repository it may not write): their coverage must land too.
   chmodSync(dirs.raw, 0o1777);
@@ -58,8 +84,9 @@ export const startCollector = (root, dirs, everyMs = 2000) => {
     stop: () => {
       clearInterval(timer);
       collect();
-      mkdirSync(dirs.merged, { recursive: true });
-      writeFileSync(join(dirs.merged, 'coverage-merged.json'), JSON.stringify({ ...merged, 'source-map-cache': maps }));
+      mkdirSync(dirs.tiers, { recursive: true });
+      writeFileSync(join(dirs.tiers, `${tier}.json`), JSON.stringify({ ...merged, 'source-map-cache': maps }));
+      writeFileSync(join(dirs.tiers, `${tier}.build`), build);
       rmSync(dirs.raw, { recursive: true, force: true });
       return files;
     },
@@ -68,11 +95,25 @@ export const startCollector = (root, dirs, everyMs = 2000) => {
 
 const KINDS = ['lines', 'branches', 'functions'];
 
+/** Whether `tier`'s coverage is on record for `build`. */
+export const measured = (dirs, tier, build) => {
+  try {
+    return (
+      readFileSync(join(dirs.tiers, `${tier}.build`), 'utf8') === build && existsSync(join(dirs.tiers, `${tier}.json`))
+    );
+  } catch {
+    return false;
+  }
+};
+
 /**
- * c8's report of the merged coverage, summed over src/ (the bundles also map to the libraries they hold; c8's own
+ * c8's report of the union of `tiers`' coverage, summed over src/ (the bundles also map to the libraries they hold; c8's own
  * filter after remapping counted every file as covered, so the sum is made here). Null when c8 fails.
  */
-export const report = (root, dirs) => {
+export const report = (root, dirs, tiers) => {
+  rmSync(dirs.merged, { recursive: true, force: true });
+  mkdirSync(dirs.merged, { recursive: true });
+  for (const tier of tiers) copyFileSync(join(dirs.tiers, `${tier}.json`), join(dirs.merged, `${tier}.json`));
   const c8 = join(root, 'node_modules', 'c8', 'bin', 'c8.js');
   const args = ['report', `--temp-directory=${dirs.merged}`, `--reports-dir=${dirs.report}`, '--reporter=json-summary'];
   const run = spawnSync(process.execPath, [c8, ...args], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });

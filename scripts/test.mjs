@@ -1,28 +1,28 @@
 // Runs the test suite with node's test runner. Node 20 cannot glob and silently runs 0 tests when given a
 // directory, so the files are listed here; a run that executes no test fails.
 //
-// Most tests drive the built dist/ as a separate process, so a dist/ older than src/ would test old code: it is
-// rebuilt first when any source is newer. Results stream as each test ends (a full run takes minutes on two
-// cores), with a line as each file finishes (scripts/test-progress.mjs); the spec reporter's summary and failure
-// details follow at the end, then the ten slowest files and the wall time.
+//   node scripts/test.mjs                the fast tier: every file not tagged slow (`npm test`)
+//   node scripts/test.mjs --tier slow    the slow tier (`npm run test:slow`; CI runs it after `npm test`)
+//   node scripts/test.mjs --tier all     both, in one run
+//   node scripts/test.mjs <file...>      the files named
+// A file is in the slow tier when its header says why (scripts/test-tiers.mjs).
 //
-// A whole run measures coverage, the CLI processes the tests start included (scripts/coverage.mjs), prints its
-// summary and fails below the floor in scripts/coverage-floor.json. A run of named files measures none
-// (FETTLE_COVERAGE=1 asks for it anyway, without the floor).
+// Most tests drive the built dist/ as a separate process, so a dist/ older than src/ would test old code: it is
+// rebuilt first when any source is newer. Results stream as each test ends, with a line as each file finishes
+// (scripts/test-progress.mjs); the spec reporter's summary and failure details follow at the end, then the ten
+// slowest files and the wall time.
+//
+// A tier's run measures coverage, the CLI processes the tests start included (scripts/coverage.mjs), prints its
+// summary and fails below the floor in scripts/coverage-floor.json: the fast tier's own, or the whole suite's when
+// the slow tier's run finds the fast tier's coverage of the same build (or for `--tier all`). A run of named files
+// measures none (FETTLE_COVERAGE=1 asks for it anyway, without the floor).
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { belowFloor, coverageDirs, report, startCollector } from './coverage.mjs';
+import { belowFloor, buildOf, coverageDirs, measured, report, startCollector } from './coverage.mjs';
+import { findTests, inTier, TIERS } from './test-tiers.mjs';
 
 const started = Date.now();
-
-// test/e2e/ drives the real Claude Code client: it runs only through `npm run test:e2e` (scripts/test-e2e.mjs).
-const find = (dir) =>
-  readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (path === join('test', 'e2e')) return [];
-    return statSync(path).isDirectory() ? find(path) : name.endsWith('.test.ts') ? [path] : [];
-  });
 
 const newest = (dir) =>
   Math.max(
@@ -51,17 +51,24 @@ if (built < Math.max(newest('src'), newest('schema'), statSync('scripts/build.mj
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
-const requested = process.argv.slice(2);
-const files = (requested.length ? requested : find('test')).sort();
+const args = process.argv.slice(2);
+const tierAt = args.indexOf('--tier');
+const tier = tierAt < 0 ? (args.length ? null : 'fast') : args[tierAt + 1];
+if (tierAt >= 0 && (!TIERS.includes(tier) || args.length !== 2)) {
+  console.error(`--tier takes one of ${TIERS.join(', ')}, and no file names; got: ${args.join(' ')}`);
+  process.exit(2);
+}
+const files = (tier ? inTier(findTests('test'), tier) : args).sort();
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-const whole = requested.length === 0;
-const measure = whole ? process.env.FETTLE_COVERAGE !== '0' : process.env.FETTLE_COVERAGE === '1';
+if (tier) console.log(`the ${tier} tier: ${files.length} test files`);
+const measure = tier ? process.env.FETTLE_COVERAGE !== '0' : process.env.FETTLE_COVERAGE === '1';
 const root = process.cwd();
 const dirs = coverageDirs(root);
-const collector = measure ? startCollector(root, dirs) : null;
+const build = buildOf(root);
+const collector = measure ? startCollector(root, dirs, tier ?? 'named', build) : null;
 const coverageEnv = measure ? { NODE_V8_COVERAGE: dirs.raw } : {};
 
 const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout'];
@@ -90,10 +97,18 @@ child.on('close', (code) => {
   let covered = true;
   if (collector) {
     const processes = collector.stop();
-    console.log(`\nCoverage of src/, from ${processes} Node processes (the CLI runs the tests started included):`);
-    const total = report(root, dirs);
-    const floor = JSON.parse(readFileSync(join(root, 'scripts', 'coverage-floor.json'), 'utf8'));
-    const below = total ? (whole ? belowFloor(total, floor) : []) : ['c8 could not report'];
+    // The slow tier alone is not the suite: with the fast tier's coverage of this build, their union is.
+    const whole = tier === 'all' || (tier === 'slow' && measured(dirs, 'fast', build));
+    const tiers = tier === 'slow' && whole ? ['fast', 'slow'] : [tier ?? 'named'];
+    const what = whole ? 'the whole suite' : tier ? `the ${tier} tier` : 'the files named';
+    console.log(
+      `\nCoverage of src/ by ${what}, from ${processes} Node processes (the CLI runs the tests started included):`,
+    );
+    if (tier === 'slow' && !whole) console.log('(the fast tier of this build is not measured yet: `npm test` first)');
+    const total = report(root, dirs, tiers);
+    const floors = JSON.parse(readFileSync(join(root, 'scripts', 'coverage-floor.json'), 'utf8'));
+    const floor = whole ? floors.whole : tier === 'fast' ? floors.fast : null;
+    const below = total ? (floor ? belowFloor(total, floor) : []) : ['c8 could not report'];
     for (const line of below) console.error(`coverage: ${line} (scripts/coverage-floor.json)`);
     covered = below.length === 0;
   }

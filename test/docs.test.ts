@@ -1,6 +1,7 @@
 // The docs and the CLI agree: docs/COMMANDS.md holds each command's current --help and the error codes of
 // src/errors.ts; every fettle command the README, COMMANDS.md and the pages the README links show names a real
 // command and real options; the README's install route is the one test/package.test.ts runs on a clean machine.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';

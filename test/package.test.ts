@@ -2,6 +2,7 @@
 // `npm install -g .`) installed into an empty npm prefix, with HOME in a temp dir and no `fettle` on PATH before,
 // runs `fettle demo` and `fettle install` as the README prints them. The bundles in dist/ hold every library
 // fettle uses, so installing needs no registry: npm runs here with --offline.
+// Tier: slow, packs and installs the package (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';

@@ -2,6 +2,7 @@
 // all (an anchor matching 0 or 2+ times, an edit outside the scope, a blocked path, a file with a staged change
 // pending); --dry-run shows the diff and stages nothing; --test runs the checks in the test tree against the staged
 // result and records the outcome, which review shows; confirm refuses once the contract no longer hashes the same.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,6 @@
 // Changesets end to end: `fettle write --from` stages or writes several files as one changeset, and its id works
 // with confirm, discard, rollback, show, review and review --push (to a bare remote in a temp dir).
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';

@@ -1,5 +1,6 @@
 // `fettle confirm` and `fettle discard` of several changes at once (ids, changeset ids, --session, --all): all or
 // nothing, end to end against real repositories, with the staged changes made by the hook as Claude Code sends it.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { chmodSync } from 'node:fs';
 import { test } from 'node:test';

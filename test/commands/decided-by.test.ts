@@ -2,6 +2,7 @@
 // person at a terminal, a script (no terminal, no agent seen), a person at the agent's permission prompt (allowed:
 // PostToolUse marks it applied; denied: settled at the end), a policy rule, or the thresholds. `show --json` and `log` show it; under FETTLE_REVIEW=human a
 // confirm from the agent's shell is refused, for a changeset as for one change.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,5 @@
 // `fettle demo` end to end: the whole protocol in a throwaway repository that is gone afterwards.
+// Tier: slow, runs the whole demo in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,5 @@
 // `fettle discard <id>` end to end: the ref moves to refs/fettle-discarded/, the file is never touched.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { test } from 'node:test';

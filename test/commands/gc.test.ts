@@ -1,6 +1,7 @@
 // Bounded storage: staged changes expire after the TTL; history is kept by age and count, opportunistically
 // on writes (bounded) and in full with `fettle gc`, which also removes unused test trees and link files.
 // The clock is injected with FETTLE_NOW; nothing sleeps.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { existsSync, lstatSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,6 +2,7 @@
 // them, `confirm --hunks` writes exactly the base plus the chosen ones and stages the rest as a change of its own,
 // `discard --hunks` drops some and leaves the rest pending, `rollback --hunks` undoes some of a change that landed,
 // merged with what the file holds now; the person's words reach the agent session that made the change, once.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runHook } from '../helpers/cli';

@@ -1,5 +1,6 @@
 // `fettle install` / `fettle uninstall` end to end: the built CLI as a separate process, HOME in a temp dir,
 // the settings files checked byte for byte. The plugin hook file is checked against the same constants.
+// Tier: slow, installs into a fresh HOME and settings for each case (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import {

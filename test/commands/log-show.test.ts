@@ -1,4 +1,5 @@
 // `fettle log` and `fettle show`, human and --json, and the same history read with plain git.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { lines, makeRepo } from '../helpers/repo';

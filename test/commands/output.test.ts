@@ -1,6 +1,7 @@
 // Output like git's: review and show through a pager on a terminal ($PAGER, else less -FRX; never the
 // repository's core.pager), colour by NO_COLOR / FORCE_COLOR / TERM=dumb, -C in every subcommand's help,
 // --json on every command that prints data, aligned `info`.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';

@@ -4,6 +4,7 @@
 // blocked hook. Every fettle command in that output is collected and run through `sh -c` in a clean environment
 // (no `fettle` on PATH, as after a clone or a plugin install): none may exit 127, each must be this fettle, and no
 // bare `fettle <subcommand>` may be left for a shell that cannot find it.
+// Tier: slow, runs every command fettle prints, each as a person would (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';

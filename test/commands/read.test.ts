@@ -1,5 +1,6 @@
 // `fettle read <file> [--offset N] [--limit N]` end to end: a text file with line numbers, past the agent's
 // Read limits; bad arguments are usage errors (exit 2); files it cannot print are refused (exit 1).
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,5 @@
 // `fettle review`: a staged change as a pull request in the terminal, and pushed as a branch of a remote.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';

@@ -1,5 +1,6 @@
 // `fettle rollback` by path, by commit, by session and of several changes at once: all or nothing, planned
 // before anything is written, dry run, --to, and the rollback of a rollback (redo).
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { test } from 'node:test';

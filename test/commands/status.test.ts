@@ -1,4 +1,5 @@
 // `fettle status` end to end: pending staged changes with their expiry, recent writes, and the --json shape.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mkdirSync, writeFileSync } from 'node:fs';

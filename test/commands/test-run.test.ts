@@ -1,5 +1,6 @@
 // `fettle test <id...> -- <cmd>`: which changes it applies, how the command runs in the test tree (its output
 // streams through, its exit code is fettle's), and what it refuses. The tree's contents: test-tree.test.ts.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,7 @@
 // What `fettle test` runs the command in: the session's test tree, holding the user's working tree (uncommitted
 // edits, the agent's direct writes, untracked files, deletions; not ignored files) with the staged changes applied
 // as confirm would write them, updated in place on later runs.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { existsSync, lstatSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';

@@ -1,5 +1,6 @@
 // `fettle write <file>` end to end: content on stdin as bytes; direct writes land (exit 0), large ones are
 // staged (exit 3) and the file is left alone.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, statSync, symlinkSync } from 'node:fs';

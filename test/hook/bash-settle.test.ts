@@ -1,6 +1,7 @@
 // The last Bash call of a headless run: `claude -p` exits after the model's last answer and cancels the background
 // PostToolUse, so the snapshot stays open. The Stop and SessionEnd hooks record what the command changed from the
 // disk, leaving out paths a later record of the session holds (a Write made after the command).
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';

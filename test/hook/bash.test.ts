@@ -1,5 +1,6 @@
 // What a Bash command changes, recorded, reviewable and undoable like any write: the built CLI as the hook, real
 // repositories, the command run by sh between PreToolUse and PostToolUse as the client runs it.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import {

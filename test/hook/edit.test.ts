@@ -1,6 +1,7 @@
 // `fettle hook` for Edit and MultiEdit, end to end: the built CLI in its own process, real repositories. fettle
 // computes what the edit leaves on disk and decides as for a Write; where it cannot be sure of the tool's
 // result it keeps the previous bytes, answers nothing, and records whatever the tool wrote.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';

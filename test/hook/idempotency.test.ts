@@ -1,6 +1,7 @@
 // One answer per tool call: a retried PreToolUse, or two fettle hooks answering the same call at once (fettle
 // installed both as a plugin and in settings: the client runs both in parallel), record or stage once. And a
 // newer proposal for a file the same session has one pending for supersedes it.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,6 @@
 // `fettle hook` for NotebookEdit, end to end: the threshold counts changed lines of cell source, the record
 // keeps the whole .ipynb; a staged edit's proposal is the whole notebook with the edit, as valid JSON.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

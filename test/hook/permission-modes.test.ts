@@ -2,6 +2,7 @@
 // Claude Code's own permission decision, so staging must never turn a write the client would refuse, or ask a
 // person about, into one the model can apply with `fettle confirm`: where Claude Code would ask, fettle asks
 // (`ask`); where nobody can answer (dontAsk), the write is refused and nothing is staged.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { lines, type Repo } from '../helpers/repo';

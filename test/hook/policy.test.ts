@@ -2,6 +2,7 @@
 // path: `stage` holds even a one-line edit, `direct` lets a 5,000-line rewrite through, `block` denies with the
 // rule's message in every mode but plan, `ignore` records nothing, a `thresholds` rule sets its own; the project's
 // rule beats the user's; an invalid policy blocks writes with a message naming the file, the rule and the fix.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,7 @@
 // The opt-in Read hook, end to end: text files over Claude Code's 256 KB Read limit are served from disk as a
 // page of numbered lines in a deny reason, ending with a `fettle read` command for the next page; everything
 // else passes through. Also: install registers exactly the matchers in use.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

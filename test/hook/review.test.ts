@@ -1,6 +1,7 @@
 // Human review mode, end to end: with FETTLE_REVIEW=human a large change goes to Claude Code's own permission
 // prompt (`ask`) instead of a `fettle confirm` the model could run. The staged ref is written first; if the user
 // allows, the tool writes and PostToolUse marks the change applied; if not, it stays pending.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';

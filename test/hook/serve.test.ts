@@ -1,6 +1,7 @@
 // The resident server when something goes wrong: killed, replaced by another version, its token damaged, and
 // requests it must refuse. Every call goes through resident mode's settings as Claude Code makes it (HTTP
 // hook and guard at once); each write is recorded exactly once, or blocked with a reason the model can act on.
+// Tier: slow, starts and stops resident servers (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

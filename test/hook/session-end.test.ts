@@ -2,6 +2,7 @@
 // background PostToolUse, so the record stays open. What landed is on disk: the Stop/SessionEnd hook, and any
 // command that meets such a record, settle it from the disk, as PostToolUse would have, but only what the disk
 // proves (a record whose call still waits at a permission prompt is open legitimately).
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';

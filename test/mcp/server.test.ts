@@ -1,5 +1,6 @@
 // `fettle mcp` spoken to over stdio, as an agent's MCP client speaks to it: the built CLI as a child process, real
 // repositories, hand-written JSON-RPC frames. Every tool, the texts the model reads, and every kind of bad input.
+// Tier: slow, a real MCP client session per case (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,7 @@
 // Turns through the built CLI: each UserPromptSubmit starts one (no git process), every change records its turn,
 // `log --session` groups by turn, `status` names the current session and turn, and `rollback --turn <n>` puts the
 // tree back as it was when turn n began: all or nothing, merging or refusing over a hand edit, undoable.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,7 @@
 // Bash commands at the same time as other Bash commands and as a person's edits: attribution may be ambiguous
 // (the record says so), bytes are never lost. Every version a file held before a command is reachable from
 // fettle's refs afterwards, the user's state is untouched, and rolling the commands back restores the start.
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { bashPayload, fettleIn, shell } from '../helpers/bash';

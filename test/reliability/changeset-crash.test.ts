@@ -1,6 +1,7 @@
 // A confirm of three files killed (SIGKILL) at every step, then any fettle command: all three applied or none,
 // the refs agreeing with the disk, and no bytes lost; with a merge among them (its snapshot step included), and
 // with a person's save made between the crash and the recovery, which the recovery keeps.
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Failpoint } from '../../src/io/failpoint';

@@ -1,6 +1,7 @@
 // B.5 rows 1, 2, 15 and 19: many hook processes at once, on different files and on one file, in two linked
 // worktrees of one repository, while the user runs `git gc --prune=now` in a loop. Every process succeeds or
 // fails cleanly; no snapshot is lost; no ref is corrupted or moved without its expected old value.
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,7 @@
 // B.5 rows 3-5: SIGKILL at a random moment (seeded, logged), of fettle alone or of its whole process group
 // (git children included), on every write path; then run fettle again until the operation completes.
 // Row 4: a hook timeout is SIGTERM first; fettle must not leave its locks behind when it gets one.
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,6 +2,7 @@
 // end up on disk or in fettle's history, never only in an inode fettle's rename unlinked. The window is widened
 // with a sleep failpoint at each step of the replace; the editor saves in place (same inode, as `vim` with
 // backupcopy=yes does) or by renaming a temp file over the path (as most editors do).
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';

@@ -2,6 +2,7 @@
 // discard and rollback paths, then run again until the operation completes. Right after the kill the file is
 // whole (old or new bytes) and the refs consistent; after the rerun it holds the intended bytes, and
 // everything it ever held is reachable from refs/fettle*. Compound: a second failure during the recovery.
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { count, prng, reportAs, scenario, SEED, STRESS } from './harness';

@@ -2,6 +2,7 @@
 // read-only directory / file / .git (as nobody: CI runs as root, and root ignores permission bits), fsync
 // failing with EIO (libfiu), and the order of fsyncs and renames (strace). Each tool that is missing skips
 // its scenario with the reason.
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -2,6 +2,7 @@
 // commits and refs, which fettle writes itself. Every write path, done, and killed at each of its failpoints
 // then rerun; the invariants are checked with sha256 blob ids. (FETTLE_TEST_OBJECT_FORMAT=sha256 runs every
 // reliability scenario this way.)
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { count, reportAs, scenario } from './harness';
 import { expectOutcome, formatOf } from './invariants';

@@ -2,6 +2,7 @@
 // replayed every run, like SQLite's fuzzcheck). For every input: exit 0, 1 or 2 only, never a crash or a
 // stack trace, at most one stderr line, stdout empty or one hook JSON object that never answers `allow`,
 // no file of the user's touched, and the repository consistent afterwards.
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

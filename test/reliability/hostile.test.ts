@@ -1,6 +1,7 @@
 // B.5 rows 2, 16-18: an environment that works against fettle. Locks left by dead processes (taken over) and
 // held by live ones (never), the user's own index.lock, hostile git config and hooks, GIT_DIR and friends
 // exported for another repository, and clocks that jump (FETTLE_NOW, faketime).
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -3,6 +3,7 @@
 // child that dies of it is caught and the write blocked with one line. The limit is the address space
 // (`ulimit -v`) a little above what node itself takes here, as a tight container or a shared host sets it.
 // Without a limit, the child's answer is the hook's: the 10 MB Write of fuzz.test.ts runs in one.
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { agentWrite, count, repoWith, reportAs, scenario, show, text } from './harness';

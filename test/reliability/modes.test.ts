@@ -1,6 +1,7 @@
 // The PreToolUse decision in every permission mode, pinned: PreToolUse runs before Claude Code's permission
 // check, so fettle never answers `allow` (it would approve writes the user's rules deny, e.g. in dontAsk),
 // and in plan mode it does nothing at all: no output, no record, no file touched.
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,7 @@
 // B.5 row 21: odd file names through the whole life of a change. A new file through the hook, a small
 // change through the hook, a staged `fettle write` and its confirm, a rollback, and `status --json` naming
 // the path exactly; every content along the way stays reachable.
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { chmodSync, readFileSync, statSync } from 'node:fs';
 import type { Repo } from '../helpers/repo';

@@ -1,3 +1,4 @@
+// Tier: slow, the reliability scenarios again, through the resident server over HTTP (scripts/test-tiers.mjs).
 // Concurrency over the resident server: the suites that run many agents, and many hook calls of one session,
 // at once, with every hook call sent to one server as Claude Code sends it. The server serves them
 // concurrently in one process, under the same file locks and compare-and-swap ref updates as separate hook

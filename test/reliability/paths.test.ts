@@ -3,6 +3,7 @@
 // written by fettle; traversal and symlinks leaving the repository are recorded in the store that owns the
 // real path; a symlink or a parent directory swapped between fettle's check and its write must not redirect
 // the write into .git.
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import {

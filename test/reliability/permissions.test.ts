@@ -1,6 +1,7 @@
 // Who may read and write what fettle creates. A repository shared with a group (core.sharedRepository=group)
 // must stay writable by the group after fettle wrote objects into it; and fettle must not make a file's old
 // bytes readable by people who could not read the file.
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';

@@ -2,6 +2,7 @@
 // writers), so it can delete the pack fettle is writing before it is renamed into place. fettle writes it
 // again once; a second loss still fails closed. The prune is injected at the one point it matters (the
 // `pack.temp-synced` failpoint's `vanish`), so the race is met every run, not one run in two hundred.
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { agentWrite, count, repoWith, reportAs, scenario, show, text } from './harness';
 import { checkInvariants, expectOutcome, track, userState } from './invariants';

@@ -1,6 +1,7 @@
 // Retention runs after every write; it must never drop the record of a write whose tool call has not come back
 // (a PreToolUse answered, the person still looking at the permission prompt): those previous bytes are in no
 // other record.
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,7 @@
 // Many hook processes of ONE agent session at once (subagents, parallel tool calls): every change that lands
 // gets its commit on the session ref. Its moves are compare-and-swapped, and a writer that lost the race reads the
 // ref again and retries, so none is lost however the processes interleave. A slow suite: 400 hook processes.
+// Tier: slow, a reliability loop: many fettle processes per case (kills, faults, fuzzed input, concurrent writers) (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { agentWrite, count, hostProceeds, pool, repoWith, reportAs, scenario, show, STRESS, text } from './harness';
 import { checkInvariants, expectOutcome, userState } from './invariants';

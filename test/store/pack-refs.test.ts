@@ -1,6 +1,7 @@
 // fettle's refs moved into packed-refs by its maintenance (`fettle gc` here; the background runs the same step),
 // checked with git itself: every ref reads as before, the user's records are byte for byte what they were,
 // git's own ref updates, deletions, pack-refs and gc agree, and concurrent git updates lose nothing.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

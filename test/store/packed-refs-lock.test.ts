@@ -1,6 +1,7 @@
 // A packed-refs.lock a killed fettle maintenance left behind blocks every ref deletion the user makes; fettle
 // proves the lock its own (owner record, a second name of the lock file) and removes it on its next run, and
 // never removes one anyone else may hold. Real repositories, the built CLI, a SIGKILL at a failpoint.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';

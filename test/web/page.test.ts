@@ -2,6 +2,7 @@
 // drives the built CLI's page as a person would, mouse or keys, then checks the repository itself: the file's
 // bytes, what is still pending, the feedback the agent is given. Every test also checks that the page made no
 // request but to its own server, met no policy violation, logged no error and opened no dialog.
+// Tier: slow, the review page in a real browser, one page load per scenario (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { join } from 'node:path';

@@ -1,5 +1,6 @@
 // `fettle hook --agent codex`, end to end: the built CLI in its own process, real repositories, the payloads
 // Codex CLI 0.169 sends for apply_patch (captured from the real client: test/e2e/codex.test.ts runs that client).
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';

@@ -5,6 +5,7 @@
 // message is the tool's error; `tool.execute.after(input, output)` after it ran, `output.output` being what the model
 // reads; `event({ event })` for bus events such as session.idle. The plugin is installed by the built CLI and runs
 // the built CLI's hook; the tools' writes are made here as opencode makes them.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,7 @@
 // Session-scale rollback through the built CLI: files the shell removed or moved since are put back without
 // --force (an absent file has no bytes to lose), a dry run lists exactly the files whose bytes would change and
 // reports each refusal, and a file's consecutive changes are undone as one step from the two ends.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { existsSync, renameSync, unlinkSync } from 'node:fs';
 import { test } from 'node:test';

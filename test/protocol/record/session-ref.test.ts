@@ -1,6 +1,7 @@
 // The session ref, driven through the built CLI against real repositories: one commit per change that landed in
 // an agent session, its tree the session's view, moved in the change's own transaction and never losing a commit
 // to a concurrent writer.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

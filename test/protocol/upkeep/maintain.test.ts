@@ -1,6 +1,7 @@
 // Storage maintenance: fettle's small packs rolled up in the background after writes, and the objects only
 // removed changes reached freed by git's own `repack --cruft` rules, while every pack fettle did not write,
 // and every object anything else reaches, is left alone.
+// Tier: slow, three end-to-end maintenance loops over many records (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';

@@ -1,4 +1,5 @@
 // What the review page says when the changes waiting in its scope differ from those it shows.
+// Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { newsOf } from '../../../src/web/page/watch';
