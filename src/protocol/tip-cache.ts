@@ -72,6 +72,17 @@ const writeCache = async (commonDir: string, entries: Map<string, Entry>): Promi
 };
 
 /**
+ * Whether a listing rewrites the cache: not for every record new since (a hook's retention lists after each write
+ * it housekeeps, and the file is ~440 KB at 1,000 changes), but once the commits read from git, or the ids no ref
+ * names, reach WRITE_AFTER or a quarter of the listing. Fewer are read in the same one cat-file at little cost.
+ */
+const WRITE_AFTER = 32;
+export const worthWriting = (unknown: number, stale: number, listed: number): boolean => {
+  const bar = Math.min(WRITE_AFTER, Math.max(1, Math.ceil(listed / 4)));
+  return unknown >= bar || stale >= bar;
+};
+
+/**
  * The tips of `refs` (as for-each-ref lists them): read from the cache, and the commits it does not hold in one
  * cat-file. A ref whose commit is missing fails as git's own listing would.
  */
@@ -90,7 +101,9 @@ export const readTips = async (store: Store, refs: { ref: string; oid: string }[
     tips.push({ ref, oid, time: entry[0], parents: entry[1] ? entry[1].split(' ') : [], fields: entry[2] });
   }
   const named = new Set(refs.map((r) => r.oid));
-  if (unknown.length > 0 || cache.size > named.size) {
+  let stale = 0;
+  for (const oid of cache.keys()) if (!named.has(oid)) stale++;
+  if (worthWriting(unknown.length, stale, named.size)) {
     for (const oid of cache.keys()) if (!named.has(oid)) cache.delete(oid);
     await writeCache(store.commonDir, cache);
   }
