@@ -77,7 +77,10 @@ export const DECIDER_TEXT: Record<string, string> = {
 
 /** Rows padded into columns, two spaces apart; the last column is not padded. */
 export const table = (rows: string[][]): string[] => {
-  const widths = rows.reduce<number[]>((w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)), []);
+  // A thousand rows for `log`: one array of widths, updated in place.
+  const widths: number[] = [];
+  for (const row of rows)
+    for (let i = 0; i < row.length; i++) widths[i] = Math.max(widths[i] ?? 0, row[i]?.length ?? 0);
   return rows.map((row) =>
     row
       .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))

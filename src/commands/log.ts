@@ -13,7 +13,7 @@ export const logCommand = async (
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const target = path === undefined ? undefined : await openTarget(ctx, path);
-  const store = target?.store ?? (await openStore(ctx));
+  const store = target?.store ?? (await openStore(ctx, { lists: true }));
   const now = ctx.now();
   const changes = (await settledChanges(ctx, store, edge.io.err)).filter(
     (c) =>

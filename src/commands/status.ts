@@ -106,7 +106,7 @@ const openLines = (open: Change[], invoke: string): string[] => {
 export const status = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const now = ctx.now();
-  const store = await openStore(ctx);
+  const store = await openStore(ctx, { lists: true });
   const changes = await settledChanges(ctx, store, edge.io.err);
   const pending = changes.filter((c) => c.state === 'pending' || c.state === 'expired');
   const recent = changes.filter((c) => !pending.includes(c)).slice(0, RECENT);

@@ -188,6 +188,13 @@ const DECIDER = /^(model|person|script|prompt|executor|threshold|policy:[A-Za-z0
 export const isChangeId = (value: string): boolean => /^[0-9a-z]{8}$/.test(value);
 const LINE_BREAK = /[\r\u2028\u2029]/;
 
+/**
+ * What parseRecord makes of a message, versioned: records parsed once are kept by commit id (protocol/tip-cache.ts)
+ * under this number. Change it whenever parseRecord reads something new or reads it differently
+ * (test/core/record-message.test.ts pins the fields of a record that has every trailer).
+ */
+export const RECORD_PARSE_VERSION = 1;
+
 /** Read for every change `status` and `log` list (a thousand at a time): string scans, no regex per line. */
 export const parseRecord = (message: string): RecordFields | null => {
   const fields = new Map<string, string>();

@@ -2,7 +2,16 @@
 import { parseRecord, type RecordFields } from '../core/record-message';
 import { FettleError } from '../errors';
 import type { Store } from '../store/store';
-import { changeRef, DISCARDED_PREFIX, discardedRef, listRefs, REF_PREFIX, type RefRecord } from '../store/refs';
+import {
+  changeRef,
+  DISCARDED_PREFIX,
+  discardedRef,
+  listRefs,
+  listRefTips,
+  REF_PREFIX,
+  refTipsArgs,
+} from '../store/refs';
+import { readTips } from './tip-cache';
 import { isId } from './ids';
 import { minutesText } from '../core/time';
 import type { Context } from './context';
@@ -25,8 +34,13 @@ export interface Change {
   revertedBy?: string;
 }
 
-const toChange = (r: RefRecord, ttlSeconds: number, now: Date): Change | null => {
-  const fields = parseRecord(r.message);
+/** A ref's tip as a change: its record's fields, parsed, and where it stands; null for a ref that is not one. */
+const toChange = (
+  r: { ref: string; oid: string; time: number; parents: string[]; fields: RecordFields | null },
+  ttlSeconds: number,
+  now: Date,
+): Change | null => {
+  const { fields } = r;
   if (!fields) return null;
   // The record's own time when it has one (milliseconds), else the commit's (seconds), for records written
   // before it existed. It must agree with the commit's second, or it is not to be believed.
@@ -84,6 +98,7 @@ const markReverted = (changes: Change[]): Change[] => {
     // One rollback record may undo several changes of a file at once: their ids, space-separated.
     for (const id of revertedIds(c.fields)) reverters.set(id, [...(reverters.get(id) ?? []), c]);
   }
+  if (reverters.size === 0) return changes;
   const memo = new Map<string, string | null>();
   const activeReverter = (id: string, depth: number): string | null => {
     const known = memo.get(id);
@@ -99,12 +114,19 @@ const markReverted = (changes: Change[]): Change[] => {
   });
 };
 
-/** Every change, newest first, with `revertedBy` derived. One for-each-ref: cost grows with fettle's refs only. */
+/** The one git command listChanges runs while the tip cache holds every commit: a command may start it early. */
+export const LISTING_ARGS = refTipsArgs([REF_PREFIX, DISCARDED_PREFIX]);
+
+/**
+ * Every change, newest first, with `revertedBy` derived. One for-each-ref of the refs alone, their commits read
+ * from the tip cache (tip-cache.ts): cost grows with fettle's refs only, and with the commits new since.
+ */
 export const listChanges = async (ctx: Context, store: Store): Promise<Change[]> => {
   const ttlSeconds = ctx.config.ttlSeconds;
   const now = ctx.now();
+  const tips = await readTips(store, await listRefTips(store, [REF_PREFIX, DISCARDED_PREFIX]));
   return markReverted(
-    (await listRefs(store, [REF_PREFIX, DISCARDED_PREFIX]))
+    tips
       .map((r) => toChange(r, ttlSeconds, now))
       .filter((c): c is Change => c !== null)
       .sort(newestFirst),
@@ -124,7 +146,9 @@ export const loadChange = async (ctx: Context, store: Store, id: string): Promis
   const now = ctx.now();
   if (!isId(id)) throw notFound(id);
   const records = await listRefs(store, [changeRef(id), discardedRef(id)]);
-  const change = records.map((r) => toChange(r, ttlSeconds, now)).find((c): c is Change => c !== null);
+  const change = records
+    .map((r) => toChange({ ...r, fields: parseRecord(r.message) }, ttlSeconds, now))
+    .find((c): c is Change => c !== null);
   if (!change)
     throw notFound(
       id,

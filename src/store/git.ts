@@ -71,7 +71,8 @@ export interface GitRunner {
    * Starts `git <args>` now, idle on its stdin, so that a later `run` with the same args (and no env of its
    * own) finds it started: its start-up overlaps fettle's own work instead of adding to it. Only for commands
    * that do nothing before reading stdin and nothing on an empty one (`cat-file --batch`,
-   * `update-ref --stdin`): one never used gets EOF when fettle exits, and exits having done nothing.
+   * `update-ref --stdin`): one never used gets EOF when fettle exits, and exits having done nothing; or for one
+   * that only reads, whose answer is wanted next (`for-each-ref`): it is kept until taken.
    */
   warm(args: readonly string[]): void;
   readonly cwd: string;

@@ -123,6 +123,25 @@ export interface RefRecord {
 const SEP = '\u0001';
 const END = '\u0002';
 
+/** The git command listRefTips runs, for a caller that starts it early (GitRunner.warm). */
+export const refTipsArgs = (prefixes: readonly string[]): string[] => [
+  'for-each-ref',
+  '--format=%(objectname) %(refname)',
+  ...prefixes,
+];
+
+/** Every ref under the prefixes with the object it names, and nothing read from the objects: refs alone. */
+export const listRefTips = async (store: Store, prefixes: string[]): Promise<{ ref: string; oid: string }[]> => {
+  const { stdout } = await store.git.run({ args: refTipsArgs(prefixes) });
+  const tips: { ref: string; oid: string }[] = [];
+  // A ref name holds no space or newline (git check-ref-format).
+  for (const line of stdout.toString('utf8').split('\n')) {
+    const space = line.indexOf(' ');
+    if (space > 0) tips.push({ oid: line.slice(0, space), ref: line.slice(space + 1) });
+  }
+  return tips;
+};
+
 /** Every ref under the given prefixes with its tip commit; one process, cost grows with fettle's refs only. */
 export const listRefs = async (store: Store, prefixes: string[]): Promise<RefRecord[]> => {
   const format = ['%(refname)', '%(objectname)', '%(committerdate:unix)', '%(parent)', '%(contents)'].join(SEP) + END;

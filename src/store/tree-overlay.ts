@@ -44,6 +44,9 @@ export const editOverlay = (
   return trees;
 };
 
+/** The directory holding `path` (`` for the root), as the overlay names it. */
+export const parentOf = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+
 export interface Leaf {
   mode: string;
   oid: string;
@@ -52,7 +55,7 @@ export interface Leaf {
 /** The entry `path` names in the overlay (null: none, or a directory), as the edits so far left it. */
 export const leafAt = (overlay: Overlay, path: string, format: 'sha1' | 'sha256'): Leaf | null => {
   const slash = path.lastIndexOf('/');
-  const tree = overlay.get(slash < 0 ? '' : path.slice(0, slash));
+  const tree = overlay.get(parentOf(path));
   if (!tree || tree.length === 0) return null;
   const name = Buffer.from(path.slice(slash + 1), 'utf8');
   const found = parseTree(tree, format === 'sha256' ? 32 : 20).find((e) => e.name.equals(name));

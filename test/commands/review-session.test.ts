@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { agentWrite, runCli } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
+import { fettle, ok, stageWrite } from '../helpers/stage';
 
 const write = (repo: Repo, session: string, file: string, content: string, toolUseId: string) => {
   const r = agentWrite({ file: repo.path(file), content, cwd: repo.dir, session, toolUseId }, repo.env, (p, c) =>
@@ -67,4 +68,20 @@ test('a session that alone wrote its files shows one diff per file against the c
   ]);
   assert.equal(a.diff.match(/^diff --git /gm)?.length, 2, a.diff);
   assert.deepEqual(a.notInBase, []);
+});
+
+test("a staged change confirmed over the person's uncommitted edit shows the change alone", () => {
+  const repo = makeRepo({ 'f.txt': lines(30) });
+  const mine = lines(30).replace('line 1\n', 'mine 1\n');
+  repo.write('f.txt', mine);
+  const env = { FETTLE_SESSION: 'A', FETTLE_WRITE_FLOOR: '1', FETTLE_WRITE_CEIL: '5' };
+  const id = stageWrite(repo, 'f.txt', mine.replace(/^line (1[5-9]|2[0-4])$/gm, 'agent $1'), { env });
+  ok(fettle(repo, ['confirm', id]));
+  const a = view(repo, 'A');
+  assert.deepEqual(a.files, [{ path: 'f.txt', added: 10, removed: 10 }]);
+  assert.ok(
+    added(a.diff).every((l) => l.startsWith('+agent ')),
+    a.diff,
+  );
+  assert.deepEqual(a.notInBase, ['f.txt']);
 });

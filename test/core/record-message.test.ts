@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
-import { parseRecord, renderRecord, stat, type RecordFields, type RecordKind } from '../../src/core/record-message';
+import {
+  parseRecord,
+  RECORD_PARSE_VERSION,
+  renderRecord,
+  stat,
+  type RecordFields,
+  type RecordKind,
+} from '../../src/core/record-message';
 
 const full: RecordFields = {
   id: 'a1b2c3d4',
@@ -195,4 +202,40 @@ test('a split and a decision about some hunks round-trip; a malformed one is dro
   const bad = renderRecord({ ...f, hunks: 'all', splitFrom: 'NOT-AN-ID' });
   assert.equal(parseRecord(bad)?.hunks, undefined);
   assert.equal(parseRecord(bad)?.splitFrom, undefined);
+});
+
+// What parseRecord makes of a record with every trailer, pinned with RECORD_PARSE_VERSION: status and log keep parsed
+// records by commit id under that number (protocol/tip-cache.ts), so a parse that reads something new or differently
+// must bump it, or they show what an older parse made of old records.
+test('the parse of a record with every trailer is pinned to RECORD_PARSE_VERSION', () => {
+  const every: RecordFields = {
+    ...full,
+    kind: 'applied',
+    tier: 'staged',
+    command: 'npm test',
+    changeset: 'k3j4h5g6',
+    reverts: 'b1c2d3e4 c2d3e4f5',
+    supersededBy: 'z9y8x7w6',
+    review: 'person',
+    decidedBy: 'person',
+    contract: `sha256:${'a'.repeat(64)}`,
+    contractPath: 'plan.md',
+    checks: 'passed',
+    splitFrom: 'd3e4f5a6',
+    hunks: '1,3 of 3',
+  };
+  const parsed = parseRecord(renderRecord(every));
+  assert.deepEqual(parsed, every);
+  assert.deepEqual(
+    [
+      RECORD_PARSE_VERSION,
+      Object.keys(parsed ?? {})
+        .sort()
+        .join(' '),
+    ],
+    [
+      1,
+      'added agent changeset checks command contract contractPath decidedBy file hunks id kind path reason removed reverts review seq session splitFrom supersededBy tier time tool toolUse turn',
+    ],
+  );
 });

@@ -159,17 +159,24 @@ export const recoveryText = (r: Recovery): string => {
   }
 };
 
-/** For commands: recover first, say what was done, and go on; a failure is said, not thrown. */
-export const recoverQuietly = async (ctx: Context, store: Store): Promise<void> => {
+/**
+ * For commands: recover first, say what was done, and go on; a failure is said, not thrown. True when refs may
+ * have moved meanwhile (a recovery ran, here or in another process).
+ */
+export const recoverQuietly = async (ctx: Context, store: Store): Promise<boolean> => {
   await sweepNewRefs(store.commonDir);
   try {
-    for (const r of await recoverInterrupted(store)) {
+    const done = await recoverInterrupted(store);
+    for (const r of done) {
       const text = recoveryText(r);
       if (text) ctx.notice?.(r.outcome === 'stuck' ? `${text} Run \`fettle doctor\` for what to do.` : text);
     }
+    return done.length > 0;
   } catch (error) {
     const e = toFettleError(error);
-    if (e.code === 'E_LOCKED') return; // another command is recovering it now
+    // another command is recovering it now, and may move refs meanwhile
+    if (e.code === 'E_LOCKED') return true;
     ctx.notice?.(`fettle: could not recover an interrupted confirm: ${e.message} Run \`fettle doctor\`.`);
+    return true;
   }
 };

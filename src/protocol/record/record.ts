@@ -9,7 +9,7 @@ import { blobId, commitId, rootOf, writeRecord, type CommitSpec } from '../../st
 import { type BatchObject, readObjects } from '../../store/object-read';
 import { newRef, publish } from '../../store/publish';
 import { changeRef, lostRace, warmRefUpdate, type RefUpdate } from '../../store/refs';
-import { dirSpecs, dirsAlong, editOverlay, leafAt, overlayOf } from '../../store/tree-overlay';
+import { dirSpecs, dirsAlong, editOverlay, leafAt, overlayOf, parentOf } from '../../store/tree-overlay';
 import type { NewTree } from '../../store/tree-codec';
 import { backoff, isRace, planSession, SESSION_ATTEMPTS, sessionRead } from './session-ref';
 import type { Context, Origin } from '../context';
@@ -91,11 +91,9 @@ export const recordBefore = async (
   });
 };
 
-const parentDir = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));
-
 /** A proposal's tip: where the bytes it replaced are, the directory holding them in its `before` commit. */
 const beforeDirOf = ({ tip, fields }: { tip: string; fields: RecordFields }): string | undefined =>
-  fields.kind === 'proposal' ? `${tip}^:${parentDir(fields.path)}` : undefined;
+  fields.kind === 'proposal' ? `${tip}^:${parentOf(fields.path)}` : undefined;
 
 /** Bytes the tool wrote that another writer replaced before they could be recorded. */
 export interface Replaced {
@@ -143,7 +141,7 @@ const afterWrites = (
     fields.kind === 'before'
       ? leafAt(overlay, path, store.objectFormat)
       : s.beforeDir
-        ? leafAt(overlayOf([parentDir(path)], objects.slice(-1)), path, store.objectFormat)
+        ? leafAt(overlayOf([parentOf(path)], objects.slice(-1)), path, store.objectFormat)
         : undefined;
   const trees: NewTree[] = [];
   const commits: CommitSpec[] = [];

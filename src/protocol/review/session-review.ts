@@ -7,7 +7,7 @@ import { FettleError } from '../../errors';
 import { writeCommit } from '../../store/objects';
 import { readObjects } from '../../store/object-read';
 import type { Store } from '../../store/store';
-import { leafAt, overlayOf, type Leaf } from '../../store/tree-overlay';
+import { leafAt, overlayOf, parentOf, type Leaf } from '../../store/tree-overlay';
 import { publishRefusal, pushCommit, type PushBase, type PushOptions, type Pushed } from './review';
 import { sessionRef } from '../record/session-ref';
 import { plural } from '../../core/plural';
@@ -83,19 +83,17 @@ const runsOf = async (store: Store, commits: { oid: string; fields: SessionCommi
   }
   // Each leaf read from the directory holding it, every directory once.
   const specs = [
-    ...new Set(marks.flatMap((m) => [m.from, m.to].flatMap((c) => (c ? [`${c}:${parent(m.path)}`] : [])))),
+    ...new Set(marks.flatMap((m) => [m.from, m.to].flatMap((c) => (c ? [`${c}:${parentOf(m.path)}`] : [])))),
   ];
   const objects = await readObjects(store, specs);
   const trees = new Map(specs.map((spec, n) => [spec, objects[n] ?? null]));
   const leaf = (commit: string | null, path: string): Leaf | null => {
     if (!commit) return null;
-    const dir = parent(path);
+    const dir = parentOf(path);
     return leafAt(overlayOf([dir], [trees.get(`${commit}:${dir}`) ?? null]), path, store.objectFormat);
   };
   return marks.map((m): Run => ({ path: m.path, from: leaf(m.from, m.path), to: leaf(m.to, m.path) }));
 };
-
-const parent = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));
 
 /** The session's ref read back: its base, its changes and turns, its runs, the files it changed, the diff. */
 export const readSessionView = async (store: Store, session: string, color = false): Promise<SessionView> => {

@@ -3,7 +3,7 @@
 import { toFettleError } from '../../errors';
 import { locateTarget, openStoreAt } from '../../store/locate';
 import type { Store, Target } from '../../store/store';
-import { listChanges, type Change } from '../changes';
+import { LISTING_ARGS, listChanges, type Change } from '../changes';
 import type { Context } from '../context';
 import { recoverQuietly } from '../journal/recover';
 import { settleMet } from '../record/settle';
@@ -17,10 +17,14 @@ export interface Selection {
 /**
  * The store of the repository the command runs in (or the private store outside any repository). An operation a
  * crash interrupted there is recovered first (recover.ts), unless the caller reports it itself (`fettle doctor`).
+ * `lists`: the caller lists the changes next (status, log), so the listing's git process starts with the one
+ * that finds the repository; a recovery that ran meanwhile makes it stale, and it is dropped.
  */
-export const openStore = async (ctx: Context, o: { recover?: boolean } = {}): Promise<Store> => {
-  const store = await openStoreAt(ctx.cwd, ctx.env, ctx.config.dataDir);
-  if (o.recover !== false) await recoverQuietly(ctx, store);
+export const openStore = async (ctx: Context, o: { recover?: boolean; lists?: boolean } = {}): Promise<Store> => {
+  const warm = o.lists ? [LISTING_ARGS] : [];
+  const store = await openStoreAt(ctx.cwd, ctx.env, ctx.config.dataDir, { warm });
+  const recovered = o.recover !== false && (await recoverQuietly(ctx, store));
+  if (recovered && o.lists) await store.git.run({ args: LISTING_ARGS }).catch(() => undefined);
   return store;
 };
 

@@ -88,7 +88,7 @@ export const writeBytes = async (
   bytes: Buffer,
   given: Origin,
   /** run on the store once it is located (a command recovers an interrupted confirm there: recover.ts) */
-  opened?: (store: Target['store']) => Promise<void>,
+  opened?: (store: Target['store']) => Promise<unknown>,
 ): Promise<Written> => {
   const origin = await withTurn(ctx, given);
   const target = await locateTarget(file, ctx.cwd, ctx.env, ctx.config.dataDir);

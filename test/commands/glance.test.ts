@@ -1,0 +1,98 @@
+// `fettle status` and `fettle log` as a person runs them all day: their own bundle, and the tips of fettle's refs
+// kept by commit id (protocol/tip-cache.ts), so a listing asks git for the refs' names and ids only.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
+import { directWrite, fettle, ok, stageWrite, statusJson } from '../helpers/stage';
+
+/** A git on PATH that logs each command line it runs, then runs the real one. */
+const gitLogged = (repo: Repo): { env: Record<string, string>; calls: () => string[]; clear: () => void } => {
+  const bin = join(tempDir(), 'bin');
+  mkdirSync(bin);
+  const log = join(bin, 'git.log');
+  const real = execFileSync('/bin/sh', ['-c', 'command -v git'], { env: repo.env }).toString().trim();
+  writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`);
+  chmodSync(join(bin, 'git'), 0o755);
+  const env = { PATH: `${bin}:${repo.env.PATH}` };
+  const calls = () =>
+    existsSync(log)
+      ? readFileSync(log, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.replace(/^(-c \S+ )+/, ''))
+      : [];
+  return { env, calls, clear: () => rmSync(log, { force: true }) };
+};
+
+const tipsFile = (repo: Repo) => join(repo.dir, '.git', 'fettle', 'tips.json');
+
+test('a second status or log asks git for the refs alone: the commits behind them are kept by id', () => {
+  const repo = makeRepo({ 'a.txt': lines(30), 'b.txt': lines(30) });
+  directWrite(repo, 'b.txt', lines(30).replace('line 4\n', 'edit 4\n'));
+  stageWrite(repo, 'a.txt', lines(30, 'rewritten'));
+  const git = gitLogged(repo);
+  rmSync(tipsFile(repo), { force: true });
+  const first = ok(fettle(repo, ['status'], { env: git.env })).stdout;
+  assert.ok(
+    git.calls().some((c) => c.startsWith('cat-file --batch')),
+    'the first listing reads the commits',
+  );
+  for (const command of ['status', 'log']) {
+    git.clear();
+    const again = ok(fettle(repo, [command], { env: git.env })).stdout;
+    if (command === 'status') assert.equal(again, first);
+    assert.deepEqual(
+      git.calls().map((c) => c.split(' ')[0]),
+      ['rev-parse', 'for-each-ref'],
+      git.calls().join('\n'),
+    );
+    assert.ok(git.calls()[1]?.startsWith('for-each-ref --format=%(objectname) %(refname) '), git.calls()[1]);
+  }
+});
+
+test('the kept tips follow the refs: a moved ref is read again, a damaged file is ignored, gone ids are dropped', () => {
+  const repo = makeRepo({ 'a.txt': lines(30), 'b.txt': lines(30) });
+  const staged = stageWrite(repo, 'a.txt', lines(30, 'rewritten'));
+  assert.deepEqual(
+    statusJson(repo).pending.map((c) => [c.id, c.state]),
+    [[staged, 'pending']],
+  );
+  ok(fettle(repo, ['confirm', staged]));
+  assert.deepEqual(statusJson(repo).pending, [], 'the confirmed change is no longer pending');
+  assert.deepEqual(
+    statusJson(repo).recent.map((c) => [c.id, c.state]),
+    [[staged, 'applied']],
+  );
+  const named = new Set(repo.git('for-each-ref', '--format=%(objectname)', 'refs/fettle/').split('\n'));
+  const kept = Object.keys(JSON.parse(readFileSync(tipsFile(repo), 'utf8')).tips as object);
+  assert.deepEqual(
+    kept.filter((oid) => !named.has(oid)),
+    [],
+    'only commits a ref names are kept',
+  );
+  const damages = ['{"v":1,"tips":{', '[]', '{"v":999,"tips":{}}', `{"v":1,"tips":{"${kept[0]}":[1,2,3]}}`];
+  for (const [n, damaged] of damages.entries()) {
+    writeFileSync(tipsFile(repo), damaged);
+    const direct = directWrite(repo, 'b.txt', lines(30).replace('line 9\n', `edit ${n}\n`));
+    const recent = statusJson(repo).recent;
+    assert.equal(recent.find((c) => c.id === direct)?.state, 'applied', damaged);
+    assert.equal(recent.find((c) => c.id === staged)?.state, 'applied', damaged);
+  }
+});
+
+test('status and log read only what they know: help, an unknown option and -C <dir> are the full program', () => {
+  const repo = makeRepo({ 'a.txt': lines(3) });
+  assert.match(ok(fettle(repo, ['status', '--help'])).stdout, /^Usage: fettle status \[options\]/);
+  assert.match(ok(fettle(repo, ['log', '--help'])).stdout, /^Usage: fettle log \[options\] \[path\]/);
+  const unknown = fettle(repo, ['log', '--since', 'x']);
+  assert.equal(unknown.code, 2, unknown.stderr);
+  assert.match(unknown.stderr, /unknown option '--since'/);
+  const elsewhere = fettle(repo, ['-C', repo.dir, 'status'], { cwd: tempDir() });
+  assert.equal(ok(elsewhere).stdout, 'No staged changes waiting.\n');
+  const missing = fettle(repo, ['-C', join(repo.dir, 'nope'), 'log', '--json']);
+  assert.equal(missing.code, 2, missing.stderr);
+  assert.equal(JSON.parse(missing.stdout).error.code, 'E_USAGE');
+});
