@@ -24,10 +24,26 @@ export const defaultIo = (): Io => ({
 
 let signalsHandled = false;
 
-/** Before a command runs: failpoints armed (tests), and temp files cleaned up on a signal, once a process. */
+/**
+ * A reader that stops reading (`fettle log | head`) makes the next write to stdout fail with EPIPE, an 'error'
+ * event Node reports with a stack when nobody listens. Nothing failed that the person asked for, and a command
+ * that changes something must not stop halfway because its output is unread: the rest of the output is dropped,
+ * the command runs to its end and exits with its own code. Any other error on stdout stays an error.
+ */
+const dropOnClosedReader = (error: NodeJS.ErrnoException): void => {
+  if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+};
+
+/**
+ * Before a command runs: failpoints armed (tests), temp files cleaned up on a signal, and output to a closed
+ * reader dropped; once a process.
+ */
 export const startCommand = (edge: Edge): void => {
   armFailpoints(edge.env.FETTLE_FAILPOINTS);
-  if (!signalsHandled) cleanUpOnSignals();
+  if (!signalsHandled) {
+    cleanUpOnSignals();
+    process.stdout.on('error', dropOnClosedReader);
+  }
   signalsHandled = true;
 };
 
