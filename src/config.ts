@@ -35,6 +35,8 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export const DEFAULTS = { floor: 10, ceil: 80, ratio: 0.4, ttlSeconds: 600 } as const;
 export const HISTORY_DEFAULTS = { maxAgeSeconds: 24 * 3600, maxCount: 100 } as const;
 export const BASH_DEFAULTS = { maxFiles: 500, maxFileBytes: 64 * 1024 * 1024 } as const;
+/** Claude Code's Read refuses text files over 256 KB without offset/limit: the Read hook's default threshold. */
+export const READ_DEFAULTS = { thresholdBytes: 256 * 1024 } as const;
 
 /** FETTLE_BASH: `off` stops the hook recording Bash commands; read without the rest of the config (bashFrom). */
 export const bashFrom = (env: Env): 'on' | 'off' => {
@@ -120,6 +122,13 @@ export const loadConfig = (env: Env): Config => {
     userPolicy: userPolicyFrom(env),
   };
 };
+
+/**
+ * FETTLE_READ_THRESHOLD: bytes over which the opt-in Read hook serves a text file itself. Read only by the Read
+ * hook (and checked by `info` and `doctor`), so a mistake in it never blocks a write.
+ */
+export const readThresholdFrom = (env: Env): number =>
+  wholeNumber(env, 'FETTLE_READ_THRESHOLD', READ_DEFAULTS.thresholdBytes, 1);
 
 /** The user's policy file: `$XDG_CONFIG_HOME/fettle/policy.json`, else `~/.config/fettle/policy.json`. */
 export const userPolicyFrom = (env: Env): string =>

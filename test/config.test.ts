@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { clockFrom, DEFAULTS, loadConfig, testLinksFrom, type Env } from '../src/config';
+import { clockFrom, DEFAULTS, loadConfig, readThresholdFrom, testLinksFrom, type Env } from '../src/config';
 import { FettleError } from '../src/errors';
 import { runCli, runHook, writePayload } from './helpers/cli';
 import { makeRepo } from './helpers/repo';
@@ -210,4 +210,65 @@ test('FETTLE_TEST_LINK: read by `fettle test` only, so a mistake in it never blo
     runCli(['info'], { cwd: repo.dir, env: { ...repo.env, FETTLE_TEST_LINK: 'node_modules' } }).stdout,
     /^  FETTLE_TEST_LINK +node_modules \(from FETTLE_TEST_LINK\)$/m,
   );
+});
+
+// [FETTLE_READ_THRESHOLD, bytes, or the value the error quotes]
+const readThresholds: [string | undefined, number | string][] = [
+  [undefined, 262144],
+  ['', 262144],
+  ['1', 1],
+  [' 1048576 ', 1048576],
+  ['0', "'0'"],
+  ['-1', "'-1'"],
+  ['abc', "'abc'"],
+  ['256K', "'256K'"],
+  ['1.5', "'1.5'"],
+];
+for (const [raw, want] of readThresholds) {
+  test(`FETTLE_READ_THRESHOLD=${JSON.stringify(raw)} -> ${want}`, () => {
+    const env = raw === undefined ? {} : { FETTLE_READ_THRESHOLD: raw };
+    if (typeof want === 'number') return assert.equal(readThresholdFrom(env), want);
+    assert.throws(
+      () => readThresholdFrom(env),
+      (e: unknown) =>
+        e instanceof FettleError &&
+        e.code === 'E_CONFIG' &&
+        e.message === `FETTLE_READ_THRESHOLD must be a whole number of at least 1, got ${want}.`,
+    );
+  });
+}
+
+test('FETTLE_READ_THRESHOLD: read by the Read hook only, so a mistake in it never blocks a write; info and doctor say so', () => {
+  const repo = makeRepo({ 'f.txt': 'a\n' });
+  const env = { ...repo.env, FETTLE_READ_THRESHOLD: '0' };
+  const hook = runHook(writePayload({ file: repo.path('f.txt'), content: 'b\n', cwd: repo.dir }), {
+    cwd: repo.dir,
+    env,
+  });
+  assert.equal(hook.code, 0, hook.stderr);
+  const info = runCli(['info'], { cwd: repo.dir, env });
+  assert.equal(info.code, 2);
+  assert.match(info.stderr, /^fettle: FETTLE_READ_THRESHOLD must be a whole number of at least 1, got '0'\./);
+  const doctor = JSON.parse(runCli(['doctor', '--json'], { cwd: repo.dir, env }).stdout) as {
+    checks: { name: string; status: string; detail: string }[];
+  };
+  assert.deepEqual(
+    doctor.checks.filter((c) => c.name === 'config').map((c) => [c.status, /FETTLE_READ_THRESHOLD/.test(c.detail)]),
+    [['fail', true]],
+  );
+  const set = { ...repo.env, FETTLE_READ_THRESHOLD: '1000000' };
+  assert.match(
+    runCli(['info'], { cwd: repo.dir, env: set }).stdout,
+    /^  FETTLE_READ_THRESHOLD +1000000 \(from FETTLE_READ_THRESHOLD\)$/m,
+  );
+  assert.match(
+    runCli(['info'], { cwd: repo.dir, env: set }).stdout,
+    /^  Read +only with `.+ install --read`: text files over 1000000 bytes are served from disk$/m,
+  );
+  assert.match(
+    runCli(['info'], { cwd: repo.dir, env: repo.env }).stdout,
+    /^  FETTLE_READ_THRESHOLD +262144 \(default\)$/m,
+  );
+  const json = JSON.parse(runCli(['info', '--json'], { cwd: repo.dir, env: set }).stdout) as Record<string, unknown>;
+  assert.equal(json.readThreshold, 1000000);
 });

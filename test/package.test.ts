@@ -92,7 +92,10 @@ const demoAndInstall = (home: string, installed: string) => {
   assert.equal(sh('command -v fettle').stdout.trim(), join(home, 'prefix', 'bin', 'fettle'));
   const demo = sh('fettle demo');
   assert.equal(demo.status, 0, demo.stdout + demo.stderr);
-  assert.match(demo.stdout, /fettle recorded notes\.txt \(\+1 -1\) as [0-9a-z]{8}; undo with: fettle rollback /);
+  assert.match(
+    demo.stdout,
+    /^  fettle recorded notes\.txt \(261 B, 16 lines, \+1 -1 ~1\) as ([0-9a-z]{8}); undo with: fettle rollback \1$/m,
+  );
   assert.match(demo.stdout, /^  To apply it, run: fettle confirm [0-9a-z]{8}$/m, 'fettle is on PATH: printed plain');
   assert.match(demo.stdout, /Applied [0-9a-z]{8} to notes\.txt/);
 

@@ -1,4 +1,5 @@
 // `fettle gc [--dry-run] [--json]`: the retention policy in full, plus fettle's orphaned files; says what it freed.
+import { byteSize } from '../core/byte-size';
 import { shortDuration } from '../core/time';
 import { createProgress } from '../io/progress';
 import { collectGarbage, type GcReport } from '../protocol/upkeep/gc';
@@ -6,13 +7,6 @@ import { maintain, type MaintainReport } from '../protocol/upkeep/maintain';
 import { openStore } from '../protocol/select/open';
 import { contextFor, type Edge } from './edge';
 import { plural } from '../core/plural';
-
-const size = (bytes: number): string =>
-  bytes < 1024
-    ? `${bytes} B`
-    : bytes < 1024 * 1024
-      ? `${(bytes / 1024).toFixed(1)} KB`
-      : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 const summary = (
   r: GcReport,
@@ -34,7 +28,7 @@ const summary = (
   if (r.worktrees.length > 0) {
     const bytes = r.worktrees.reduce((n, w) => n + w.bytes, 0);
     lines.push(
-      `${verb} ${plural(r.worktrees.length, 'test tree')} no pending change or recent \`fettle test\` uses, freeing ${size(bytes)}: ${r.worktrees.map((w) => w.name).join(' ')}.`,
+      `${verb} ${plural(r.worktrees.length, 'test tree')} no pending change or recent \`fettle test\` uses, freeing ${byteSize(bytes)}: ${r.worktrees.map((w) => w.name).join(' ')}.`,
     );
   }
   if (r.links.length > 0) lines.push(`${verb} ${plural(r.links.length, 'stale tool-use link file')}.`);
@@ -70,7 +64,7 @@ const packing = (m: MaintainReport): string[] => {
       lines.push(
         `Repacked fettle's objects with git's own rules: objects only removed changes reached and older than ${m.expired} are gone.`,
       );
-    lines.push(`fettle's packs: ${size(m.before)} -> ${size(m.after)}.`);
+    lines.push(`fettle's packs: ${byteSize(m.before)} -> ${byteSize(m.after)}.`);
   }
   for (const why of m.skipped) lines.push(`Not packed: ${why}.`);
   return lines;

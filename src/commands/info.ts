@@ -1,4 +1,12 @@
-import { type Config, DEFAULTS, type Env, loadConfig, testLinksFrom } from '../config';
+import {
+  type Config,
+  DEFAULTS,
+  type Env,
+  loadConfig,
+  READ_DEFAULTS,
+  readThresholdFrom,
+  testLinksFrom,
+} from '../config';
 import type { PolicyLayer } from '../core/policy';
 import { policyInForce } from '../protocol/decide/policy';
 import { table } from './change-view';
@@ -31,8 +39,14 @@ const policyLines = (p: PolicyInForce): string[] => {
   ];
 };
 
+/** Settings read apart from the Config, by the one part of fettle that uses each, so a mistake blocks no write. */
+interface Apart {
+  links: string[];
+  readThreshold: number;
+}
+
 /** `fettle info --json`: the settings in force, the policy rules in force and the defaults. */
-const infoJson = (c: Config, links: string[], policy: PolicyInForce) => ({
+const infoJson = (c: Config, { links, readThreshold }: Apart, policy: PolicyInForce) => ({
   floor: c.floor,
   ceil: c.ceil,
   ratio: c.ratio,
@@ -46,6 +60,7 @@ const infoJson = (c: Config, links: string[], policy: PolicyInForce) => ({
   bashMaxFileBytes: c.bashMaxFileBytes,
   dataDir: c.dataDir,
   testLink: links,
+  readThreshold,
   audit: c.audit,
   policy: {
     files: policy.files,
@@ -65,7 +80,7 @@ const infoJson = (c: Config, links: string[], policy: PolicyInForce) => ({
 });
 
 /** How fettle decides what happens to a Write, per tool, and who reviews a staged one. */
-const howWritesAreDecided = (c: Config): string[] => [
+const howWritesAreDecided = (c: Config, readThreshold: number): string[] => [
   'How fettle decides what happens to a Write (changed = added + removed lines):',
   '',
   '  file does not exist            -> direct (new file; recorded)',
@@ -88,7 +103,7 @@ const howWritesAreDecided = (c: Config): string[] => [
   '  MultiEdit     edits in order, all or nothing. If fettle cannot be sure of the result (no match,',
   '                several matches), it records the previous bytes and lets the tool run and report.',
   '  NotebookEdit  changed lines of cell source count; the record keeps the whole .ipynb',
-  '  Read          only with `fettle install --read`: text files over 256 KB are served from disk',
+  `  Read          only with \`fettle install --read\`: text files over ${readThreshold === READ_DEFAULTS.thresholdBytes ? '256 KB' : `${readThreshold} bytes`} are served from disk`,
   '  Bash          obviously read-only commands (ls, cat, grep, git log, ...) cost nothing; any other is',
   '                scanned with `git status` before and after, and what it changed in the repository is',
   '                recorded as one changeset (ignored files and files outside the repository are not)',
@@ -107,7 +122,7 @@ const howWritesAreDecided = (c: Config): string[] => [
 ];
 
 /** Each setting in force, with where it came from: its environment variable, or the default. */
-const settingsInForce = (c: Config, links: string[], env: Env): string[] => {
+const settingsInForce = (c: Config, { links, readThreshold }: Apart, env: Env): string[] => {
   const source = (name: string) => (env[name] ? `from ${name}` : 'default');
   return table([
     ['FETTLE_WRITE_FLOOR', `${c.floor} (${source('FETTLE_WRITE_FLOOR')})`],
@@ -121,6 +136,7 @@ const settingsInForce = (c: Config, links: string[], env: Env): string[] => {
     ['FETTLE_BASH', `${c.bash} (${source('FETTLE_BASH')})`],
     ['FETTLE_BASH_MAX_FILES', `${c.bashMaxFiles} (${source('FETTLE_BASH_MAX_FILES')})`],
     ['FETTLE_BASH_MAX_FILE_BYTES', `${c.bashMaxFileBytes} (${source('FETTLE_BASH_MAX_FILE_BYTES')})`],
+    ['FETTLE_READ_THRESHOLD', `${readThreshold} (${source('FETTLE_READ_THRESHOLD')})`],
     ['FETTLE_TEST_LINK', `${links.length ? links.join(':') : '(none)'} (${source('FETTLE_TEST_LINK')})`],
     [
       'FETTLE_AUDIT',
@@ -132,16 +148,16 @@ const settingsInForce = (c: Config, links: string[], env: Env): string[] => {
 
 export const info = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<void> => {
   const c = loadConfig(edge.env);
-  const links = testLinksFrom(edge.env);
+  const apart = { links: testLinksFrom(edge.env), readThreshold: readThresholdFrom(edge.env) };
   const policy = await policyInForce(contextFor(edge, dir));
   if (o.json) {
-    edge.io.out(JSON.stringify(infoJson(c, links, policy), null, 2));
+    edge.io.out(JSON.stringify(infoJson(c, apart, policy), null, 2));
     return;
   }
   const text = [
-    ...howWritesAreDecided(c),
+    ...howWritesAreDecided(c, apart.readThreshold),
     'In force:',
-    ...settingsInForce(c, links, edge.env),
+    ...settingsInForce(c, apart, edge.env),
     '',
     ...policyLines(policy),
   ].join('\n');

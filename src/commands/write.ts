@@ -3,7 +3,8 @@
 // `fettle write --from <dir> <file>...`: each file's new content is the file at the same relative path under
 // <dir>, and the files are one changeset, staged or written together (protocol/write/write-many.ts).
 import { isAbsolute, resolve } from 'node:path';
-import { renderDirect, renderNoop, renderSetStaged, renderSetWritten, renderStaged, summarize } from '../core/messages';
+import { renderDirect } from '../core/direct-note';
+import { renderNoop, renderSetStaged, renderSetWritten, renderStaged } from '../core/messages';
 import { EXIT, FettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import { readUserFile } from '../protocol/read';
@@ -65,8 +66,8 @@ export const write = async (
     edge.io.out(renderStaged({ ...staged, tool: 'write' }));
     return EXIT.staged;
   }
-  const { reason, added, removed } = result.decision;
-  edge.io.out(renderDirect(result.id, shownTarget(target), summarize(reason, added, removed), invoke));
+  const { id, decision: fields, shape } = result;
+  edge.io.out(renderDirect({ id, path: shownTarget(target), fields, shape, invoke }));
   return EXIT.ok;
 };
 

@@ -15,10 +15,18 @@ export interface Thresholds {
 export type DirectReason = 'new-file' | 'small' | 'binary' | 'oversize' | 'policy';
 export type StagedReason = 'ceil' | 'ratio' | 'policy';
 
+/** Line counts of a change: `modified`, when the diff counted it, is how many of them were edited in place. */
+interface Counted {
+  added: number;
+  removed: number;
+  oldLines: number;
+  modified?: number | undefined;
+}
+
 export type Decision =
   | { tier: 'noop' }
-  | { tier: 'direct'; reason: DirectReason; added: number; removed: number; oldLines: number }
-  | { tier: 'staged'; reason: StagedReason; added: number; removed: number; oldLines: number };
+  | ({ tier: 'direct'; reason: DirectReason } & Counted)
+  | ({ tier: 'staged'; reason: StagedReason } & Counted);
 
 export interface DecisionInput {
   /** bytes on disk now; null when the file does not exist */
@@ -27,7 +35,7 @@ export interface DecisionInput {
   /** kind of the bytes on disk (ignored for a new file) */
   oldKind: ContentKind;
   /** +/- line counts of the diff, for text content */
-  counts?: { added: number; removed: number; oldLines: number };
+  counts?: Counted;
 }
 
 /** The threshold rule alone, for a text change of `changed` lines to a file of `oldLines` lines. */
@@ -52,9 +60,15 @@ export const decide = (p: DecisionInput, t: Thresholds, force?: 'stage' | 'direc
     return { tier: 'direct', reason, added: 0, removed: 0, oldLines: 0 };
   }
   const { added, removed, oldLines } = p.counts;
-  if (force === 'direct') return { tier: 'direct', reason: 'policy', added, removed, oldLines };
+  const counted = {
+    added,
+    removed,
+    oldLines,
+    ...(p.counts.modified === undefined ? {} : { modified: p.counts.modified }),
+  };
+  if (force === 'direct') return { tier: 'direct', reason: 'policy', ...counted };
   const tier = tierFor(added + removed, oldLines, t);
   return tier === 'direct'
-    ? { tier: 'direct', reason: 'small', added, removed, oldLines }
-    : { tier: 'staged', reason: tier, added, removed, oldLines };
+    ? { tier: 'direct', reason: 'small', ...counted }
+    : { tier: 'staged', reason: tier, ...counted };
 };

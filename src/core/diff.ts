@@ -6,8 +6,35 @@ import { classifyContent } from './content';
 export interface LineDiff {
   added: number;
   removed: number;
+  /** of those, lines modified in place (modifiedCounter) */
+  modified: number;
   hunks: StructuredPatchHunk[];
 }
+
+/**
+ * Lines modified in place, the `~N` of the note after a direct write. A run is the removed and added lines
+ * between two unchanged lines (or headers); in each, min(removed, added) lines were modified in place, the rest
+ * only removed or only added. A modified line still counts in both `+N` and `-M`, as unified diffs and the
+ * decision count it. Fed each line's first character; `\` ("No newline at end of file") does not end a run.
+ */
+const modifiedCounter = () => {
+  let [removed, added, modified] = [0, 0, 0];
+  const close = () => {
+    modified += Math.min(removed, added);
+    [removed, added] = [0, 0];
+  };
+  return {
+    line(first: string): void {
+      if (first === '-') removed++;
+      else if (first === '+') added++;
+      else if (first !== '\\') close();
+    },
+    end(): number {
+      close();
+      return modified;
+    },
+  };
+};
 
 export const DIFF_TIMEOUT_MS = 300;
 
@@ -63,23 +90,35 @@ export const diffLines = (oldText: string, newText: string, timeoutMs = DIFF_TIM
     ? { hunks: disjoint }
     : structuredPatch('a', 'b', oldText, newText, '', '', { context: 3, timeout: timeoutMs });
   if (!patch) return undefined;
-  let added = 0;
-  let removed = 0;
+  let [added, removed] = [0, 0];
+  const modified = modifiedCounter();
   for (const hunk of patch.hunks) {
+    modified.line('@');
     for (const line of hunk.lines) {
-      if (line.startsWith('+')) added++;
-      else if (line.startsWith('-')) removed++;
+      const first = line[0] ?? ' ';
+      if (first === '+') added++;
+      else if (first === '-') removed++;
+      modified.line(first);
     }
   }
-  return { added, removed, hunks: patch.hunks };
+  return { added, removed, modified: modified.end(), hunks: patch.hunks };
 };
 
-/** +N -M between two versions of a file (null: no file); empty when either is not text or the diff gave up. */
-export const countChanges = (from: Buffer | null, to: Buffer | null): { added?: number; removed?: number } => {
+/** +N -M ~K between two versions of a file (null: no file); undefined when either is not text or the diff gave up. */
+export const changeCounts = (
+  from: Buffer | null,
+  to: Buffer | null,
+): { added: number; removed: number; modified: number } | undefined => {
   const [a, b] = [from ?? Buffer.alloc(0), to ?? Buffer.alloc(0)];
-  if (classifyContent(a) !== 'text' || classifyContent(b) !== 'text') return {};
+  if (classifyContent(a) !== 'text' || classifyContent(b) !== 'text') return undefined;
   const d = diffLines(a.toString('utf8'), b.toString('utf8'));
-  return d ? { added: d.added, removed: d.removed } : {};
+  return d && { added: d.added, removed: d.removed, modified: d.modified };
+};
+
+/** +N -M between two versions of a file, as a record's fields hold them; empty when there are none (changeCounts). */
+export const countChanges = (from: Buffer | null, to: Buffer | null): { added?: number; removed?: number } => {
+  const c = changeCounts(from, to);
+  return c ? { added: c.added, removed: c.removed } : {};
 };
 
 export interface RenderedDiff {
@@ -152,6 +191,8 @@ export const renderUnified = (
 export interface ScannedPatch {
   added: number;
   removed: number;
+  /** of those, lines modified in place (modifiedCounter) */
+  modified: number;
   /** at most `cap` lines from the first hunk header on, both sides of a long change (lineCapper) */
   shown: string[];
   cutLines: number;
@@ -170,8 +211,9 @@ export const scanUnified = (patch: Buffer, cap: number): ScannedPatch => {
 
 /** scanUnified fed in chunks as git writes them: only a partial line is held between chunks. */
 export const unifiedScanner = (cap: number): { push(chunk: Buffer): void; end(): ScannedPatch } => {
-  const out: ScannedPatch = { added: 0, removed: 0, shown: [], cutLines: 0 };
+  const out: ScannedPatch = { added: 0, removed: 0, modified: 0, shown: [], cutLines: 0 };
   const capper = lineCapper(cap);
+  const modified = modifiedCounter();
   let inHunk = false;
   let rest: Buffer = Buffer.alloc(0);
   const line = (bytes: Buffer): void => {
@@ -179,11 +221,12 @@ export const unifiedScanner = (cap: number): { push(chunk: Buffer): void; end():
     const first = bytes[0];
     if (bytes.subarray(0, 11).toString('latin1') === 'diff --git ') inHunk = false;
     else if (first === 0x40 /* @ */ && bytes[1] === 0x40) inHunk = true;
+    // Past the cap only the sign matters: a line of a 5 MB patch is not decoded to be dropped.
+    const sign = String.fromCharCode(first ?? 0x20);
+    modified.line(inHunk ? sign : '@');
     if (!inHunk) return;
     if (first === 0x2b /* + */) out.added++;
     else if (first === 0x2d /* - */) out.removed++;
-    // Past the cap only the sign matters: a line of a 5 MB patch is not decoded to be dropped.
-    const sign = String.fromCharCode(first ?? 0x20);
     capper.push(capper.keeps(sign) ? bytes.toString('utf8') : sign);
   };
   return {
@@ -200,7 +243,7 @@ export const unifiedScanner = (cap: number): { push(chunk: Buffer): void; end():
       line(rest);
       rest = Buffer.alloc(0);
       const { shown, cutLines } = capper.end();
-      return { ...out, shown, cutLines };
+      return { ...out, modified: modified.end(), shown, cutLines };
     },
   };
 };

@@ -37,6 +37,7 @@ export const FORWARDED_ENV = [
   'FETTLE_BASH',
   'FETTLE_BASH_MAX_FILES',
   'FETTLE_BASH_MAX_FILE_BYTES',
+  'FETTLE_READ_THRESHOLD',
 ] as const;
 
 export const envHeader = (name: string): string => `x-fettle-env-${name.toLowerCase().replace(/_/g, '-')}`;

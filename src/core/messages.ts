@@ -1,5 +1,5 @@
-// What the agent and the user read. The agent pays per token: a direct change gets one line; a staged change
-// gets the diff and the two commands. The staged text arrives as a tool error, possibly after a
+// What the agent and the user read. The agent pays per token: a direct change gets one line (direct-note.ts); a
+// staged change gets the diff and the two commands. The staged text arrives as a tool error, possibly after a
 // "PreToolUse:Write hook error: " prefix, so it opens by saying plainly that nothing was written.
 import type { Decision, Thresholds } from './decide';
 import { secondsText } from './time';
@@ -182,13 +182,13 @@ const REASON_TEXT: Record<string, string> = {
   oversize: 'over 5 MB, not diffed',
 };
 
+/** Why a change has no line counts (new file, binary, oversize, not counted), or undefined when it has them. */
+export const uncountedText = (reason: string | undefined, added?: number): string | undefined =>
+  (reason && REASON_TEXT[reason]) || (added === undefined ? 'changed by the tool' : undefined);
+
 /** `+3 -1`, or why there are no counts (new file, binary, oversize). */
 export const summarize = (reason: string | undefined, added?: number, removed?: number): string =>
-  (reason && REASON_TEXT[reason]) || (added === undefined ? 'changed by the tool' : `+${added} -${removed ?? 0}`);
-
-/** One line after a direct write: what changed and how to undo it. */
-export const renderDirect = (id: string, path: string, summary: string, invoke: string): string =>
-  `fettle recorded ${path} (${summary}) as ${id}; undo with: ${invoke} rollback ${id}`;
+  uncountedText(reason, added) ?? `+${added} -${removed ?? 0}`;
 
 export const renderNoop = (path: string): string =>
   `fettle: ${path} already has this exact content; nothing to record.`;

@@ -1,33 +1,47 @@
 // The opt-in Read hook (`fettle install --read`): Claude Code's Read refuses text files over 256 KB without
-// offset/limit; fettle serves such reads from disk, one page at a time, through the deny channel (the model
-// reads it as the tool's result). Images, PDFs, notebooks and binary files pass through untouched; a file
-// fettle staged is read as it is on disk, never the staged version.
+// offset/limit; fettle serves reads of text files over FETTLE_READ_THRESHOLD (by default that limit) from disk,
+// one page at a time, through the deny channel (the model reads it as the tool's result). Images, PDFs,
+// notebooks and binary files pass through untouched (an SVG is text); a file fettle staged is read as it is on
+// disk, never the staged version.
 import { stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
+import { readThresholdFrom } from '../config';
 import { classifyContent } from '../core/content';
 import { numberedLines } from '../core/read-view';
 import type { ToolCall } from '../core/tool-call';
 import { readUserFile } from '../protocol/read';
 import { selfCommand, shellQuote } from '../io/self';
-import { deny, pass, type HookOutcome } from './outcome';
+import { toFettleError } from '../errors';
+import { deny, pass, warn, type HookOutcome } from './outcome';
 import type { HookEdge } from './edge';
 
-/** Claude Code's Read byte cap; below it the tool reads the file itself. */
-export const READ_SERVE_BYTES = 256 * 1024;
 /** Hook output over 10,000 characters is moved to a file by Claude Code; stay under it. */
 const PAGE_CHARS = 9000;
-const PASS_THROUGH = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp', '.pdf', '.ipynb', '.svg']);
+/** What the Read tool shows as an image, a document or cells, not as lines of text. */
+const PASS_THROUGH = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp', '.pdf', '.ipynb']);
+
+/** The threshold a served file is over: the tool's own limit, or the one the person set. */
+const overWhat = (edge: HookEdge, threshold: number): string =>
+  edge.env.FETTLE_READ_THRESHOLD?.trim() ? `FETTLE_READ_THRESHOLD (${threshold} bytes)` : "the Read tool's limit";
 
 export const serveRead = async (
   call: Extract<ToolCall, { tool: 'Read' }>,
   cwd: string,
   edge: HookEdge,
 ): Promise<HookOutcome> => {
+  let threshold: number;
+  try {
+    threshold = readThresholdFrom(edge.env);
+  } catch (error) {
+    // A setting that cannot be read leaves every Read to the tool, said on each, never a blocked read.
+    const e = toFettleError(error);
+    return warn(`fettle: ${e.message}${e.hint ? ` ${e.hint}` : ''} This Read was not served by fettle.`);
+  }
   const path = resolve(cwd, call.filePath);
   if (PASS_THROUGH.has(extname(path).toLowerCase())) return pass();
   try {
     const info = await stat(path);
-    if (!info.isFile() || info.size <= READ_SERVE_BYTES) return pass();
+    if (!info.isFile() || info.size <= threshold) return pass();
     const content = await readUserFile(path);
     if (!content) return pass();
     // Not UTF-8 text (or over 5 MB, which is still served): leave it to the tool.
@@ -39,7 +53,7 @@ export const serveRead = async (
         ? `Lines ${view.last + 1}-${view.total} were not shown. Read on with: ${invoke} read ${shellQuote(path)} --offset ${view.last + 1} --limit 2000`
         : 'That is the end of the file.';
     return deny(
-      `fettle served this read from disk (the file is ${Math.round(info.size / 1024)} KB, over the Read tool's limit): lines ${view.first}-${view.last} of ${view.total} of ${path}.\n${view.text}\n${next}`,
+      `fettle served this read from disk (the file is ${Math.round(info.size / 1024)} KB, over ${overWhat(edge, threshold)}): lines ${view.first}-${view.last} of ${view.total} of ${path}.\n${view.text}\n${next}`,
     );
   } catch {
     return pass(); // missing or unreadable: the tool reports it

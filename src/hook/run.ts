@@ -2,7 +2,8 @@
 // here, in its dialect. The write protocol itself is protocol/write/before.ts; here: parse the payload, call it, render
 // its answer, and map failures to outcomes (failure.ts).
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { renderAsk, renderDirect, renderNoop, renderRefused, renderStaged, summarize } from '../core/messages';
+import { renderDirect } from '../core/direct-note';
+import { renderAsk, renderNoop, renderRefused, renderStaged } from '../core/messages';
 import type { WriteCall } from '../core/tool-call';
 import { invocationFor, selfCommand } from '../io/self';
 import type { Context } from '../protocol/context';
@@ -155,8 +156,7 @@ const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promis
   const after = await writeAfter.afterWrite(ctx, p.call, originOf(p));
   noteAfter(edge, after);
   if (after.kind === 'none') return pass();
-  const { target, id, fields } = after;
+  const { target, id, fields, shape } = after;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);
-  const summary = summarize(fields.reason, fields.added, fields.removed);
-  return context('PostToolUse', renderDirect(id, shownTarget(target), summary, invoke));
+  return context('PostToolUse', renderDirect({ id, path: shownTarget(target), fields, shape, invoke }));
 };

@@ -1,16 +1,8 @@
 // fettle_write and fettle_write_files: fettle performs the write itself (protocol/write/before.ts's writeBytes, as
 // `fettle write` does; write-many.ts for a changeset). The model is answered with the texts the hook gives, the
 // staged diff capped the same way, and the tool to call next.
-import {
-  renderDirect,
-  renderNoop,
-  renderSetStaged,
-  renderSetWritten,
-  renderStaged,
-  sizeText,
-  stagedDiff,
-  summarize,
-} from '../core/messages';
+import { renderDirect } from '../core/direct-note';
+import { renderNoop, renderSetStaged, renderSetWritten, renderStaged, sizeText, stagedDiff } from '../core/messages';
 import { invocationFor, selfCommand } from '../io/self';
 import { recoverQuietly } from '../protocol/journal/recover';
 import type { StagedWrite } from '../protocol/write/before';
@@ -64,8 +56,8 @@ export const writeFile = async (edge: McpEdge, args: Args): Promise<ToolResult> 
   if (result.kind === 'noop') return text(renderNoop(shownTarget(target)));
   if (result.kind === 'ignored') return text(unrecorded(shownTarget(target), result.ruleText));
   if (result.kind === 'written') {
-    const { reason, added, removed } = result.decision;
-    const line = renderDirect(result.id, shownTarget(target), summarize(reason, added, removed), invoke);
+    const { id, decision: fields, shape } = result;
+    const line = renderDirect({ id, path: shownTarget(target), fields, shape, invoke });
     return text(`${line}\n${viaTools(edge, target.store, [['fettle_rollback', result.id]])}`);
   }
   if (ctx.config.review === 'human') return text(personStaged(result, invoke, edge));

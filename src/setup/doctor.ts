@@ -1,6 +1,6 @@
 // `fettle doctor`: is fettle able to protect writes here? Each check says what it found and, when something is
 // off, the command that fixes it. Nothing is changed: every check only reads (gc is asked for a dry run).
-import { loadConfig, testLinksFrom, type Config, type Env } from '../config';
+import { loadConfig, readThresholdFrom, testLinksFrom, type Config, type Env } from '../config';
 import { toFettleError } from '../errors';
 import { createGit } from '../store/git';
 import type { Store } from '../store/store';
@@ -49,7 +49,9 @@ export const checkGitVersion = (output: string | null): Check => {
 export const checkConfig = (env: Env): { check: Check; config?: Config } => {
   try {
     const config = loadConfig(env);
-    testLinksFrom(env); // read only by `fettle test`, but a mistake in it is still a mistake in the configuration
+    // Read only by `fettle test` and the Read hook, but a mistake in them is still a mistake in the configuration.
+    testLinksFrom(env);
+    readThresholdFrom(env);
     return {
       check: ok(
         'config',

@@ -41,7 +41,10 @@ test('demo output shows a direct write, a staged change applied, another discard
   const r = runCli(['demo'], { cwd: tmp, env: demoEnv(tmp, tmp) });
   assert.equal(r.code, 0, r.stdout + r.stderr);
   const out = r.stdout;
-  assert.match(out, /fettle recorded notes\.txt \(\+1 -1\) as [0-9a-z]{8}; undo with: /);
+  assert.match(
+    out,
+    /^  fettle recorded notes\.txt \(261 B, 16 lines, \+1 -1 ~1\) as ([0-9a-z]{8}); undo with: .+ rollback \1$/m,
+  );
   const staged = [...out.matchAll(/Staged change ([0-9a-z]{8}):/g)].map((m) => m[1]);
   assert.equal(staged.length, 2, out);
   assert.match(out, new RegExp(`Applied ${staged[0]} to notes\\.txt \\(\\+16 -16\\)\\.`));

@@ -56,7 +56,13 @@ test('a file outside any repository is shown by its absolute path, its leading /
   const env = { ...baseEnv(home), FETTLE_NOW: String(T0) };
   const run = (args: string[], input = '') => runCli(args, { cwd: dir, env, input });
   const direct = run(['write', 'a.txt'], lines(40).replace('line 1\n', 'one\n'));
-  assert.match(direct.stdout, new RegExp(`^fettle recorded ${literal(file)} \\(\\+1 -1\\) as `));
+  const size = lines(40).replace('line 1\n', 'one\n').length;
+  assert.match(
+    direct.stdout,
+    new RegExp(
+      `^fettle recorded ${literal(file)} \\(${size} B, 40 lines, \\+1 -1 ~1\\) as ([0-9a-z]{8}); undo with: .+ rollback \\1\\n$`,
+    ),
+  );
   const id = /as ([0-9a-z]{8});/.exec(direct.stdout)?.[1] ?? assert.fail(direct.stdout);
   const staged = run(['write', 'a.txt'], lines(40, 'new'));
   assert.match(staged.stdout, new RegExp(`nothing was written to ${literal(file)}\\.$`, 'm'));

@@ -22,7 +22,9 @@ test('a new file is created with its parent directories and recorded', () => {
   const id = /as ([0-9a-z]{8});/.exec(r.stdout)?.[1] ?? '';
   assert.match(
     r.stdout,
-    new RegExp(`^fettle recorded sub/deep/new\\.txt \\(new file\\) as ${id}; undo with: .+ rollback ${id}\\n$`),
+    new RegExp(
+      `^fettle recorded sub/deep/new\\.txt \\(6 B, 1 line, new file\\) as ${id}; undo with: .+ rollback ${id}\\n$`,
+    ),
   );
   assert.ok(repo.read('sub/deep/new.txt').equals(Buffer.from('hello\n')));
   assert.deepEqual(kinds(repo, `refs/fettle/${id}`), ['after', 'before']);
@@ -43,7 +45,9 @@ test('a small change is written and its previous bytes recorded first', () => {
   const id = /as ([0-9a-z]{8});/.exec(r.stdout)?.[1] ?? '';
   assert.match(
     r.stdout,
-    new RegExp(`^fettle recorded a\\.txt \\(\\+1 -1\\) as ${id}; undo with: .+ rollback ${id}\\n$`),
+    new RegExp(
+      `^fettle recorded a\\.txt \\(${next.length} B, 30 lines, \\+1 -1 ~1\\) as ${id}; undo with: .+ rollback ${id}\\n$`,
+    ),
   );
   assert.ok(repo.read('a.txt').equals(Buffer.from(next)));
   assert.ok(blob(repo, `refs/fettle/${id}^:a.txt`).equals(Buffer.from(old)));

@@ -1,36 +1,88 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { structuredPatch } from 'diff';
-import { diffLines, DIFF_TIMEOUT_MS, renderUnified, scanUnified, unifiedScanner } from '../../src/core/diff';
+import {
+  changeCounts,
+  diffLines,
+  DIFF_TIMEOUT_MS,
+  renderUnified,
+  scanUnified,
+  unifiedScanner,
+} from '../../src/core/diff';
 
 /** +/- counts of a patch given as text, through the byte scanner the git fallback uses. */
 const countUnified = (patch: string) => {
   const { added, removed } = scanUnified(Buffer.from(patch), 0);
   return { added, removed };
 };
+const unifiedOf = (hunk: string[]) => Buffer.from(`--- a/f\n+++ b/f\n${hunk.join('\n')}\n`);
 import { lines } from '../helpers/repo';
 
-// [label, old, new, added, removed]
-const cases: [string, string, string, number, number][] = [
-  ['identical', 'a\nb\n', 'a\nb\n', 0, 0],
-  ['one modified line', 'a\nb\nc\n', 'a\nB\nc\n', 1, 1],
-  ['one added line', 'a\nc\n', 'a\nb\nc\n', 1, 0],
-  ['one removed line', 'a\nb\nc\n', 'a\nc\n', 0, 1],
-  ['from empty', '', 'a\nb\n', 2, 0],
-  ['to empty', 'a\nb\n', '', 0, 2],
-  ['no final newline, modified', 'a', 'b', 1, 1],
-  ['final newline added', 'a', 'a\n', 1, 1],
-  ['LF to CRLF rewrites every line', 'a\nb\n', 'a\r\nb\r\n', 2, 2],
-  ['two separate hunks', lines(20), lines(20).replace('line 2\n', 'two\n').replace('line 19\n', 'nineteen\n'), 2, 2],
+// [label, old, new, added, removed, modified in place]
+const cases: [string, string, string, number, number, number][] = [
+  ['identical', 'a\nb\n', 'a\nb\n', 0, 0, 0],
+  ['one modified line', 'a\nb\nc\n', 'a\nB\nc\n', 1, 1, 1],
+  ['one added line', 'a\nc\n', 'a\nb\nc\n', 1, 0, 0],
+  ['one removed line', 'a\nb\nc\n', 'a\nc\n', 0, 1, 0],
+  ['from empty', '', 'a\nb\n', 2, 0, 0],
+  ['to empty', 'a\nb\n', '', 0, 2, 0],
+  ['no final newline, modified', 'a', 'b', 1, 1, 1],
+  ['final newline added', 'a', 'a\n', 1, 1, 1],
+  ['LF to CRLF rewrites every line', 'a\nb\n', 'a\r\nb\r\n', 2, 2, 2],
+  ['two separate hunks', lines(20), lines(20).replace('line 2\n', 'two\n').replace('line 19\n', 'nineteen\n'), 2, 2, 2],
+  ['a line modified and one added in one run', 'a\nb\nc\n', 'a\nB\nX\nc\n', 2, 1, 1],
+  ['two lines replaced by three', 'a\nb\nc\nd\n', 'a\nX\nY\nZ\nd\n', 3, 2, 2],
+  [
+    'an added and a removed line apart, in one hunk: none modified',
+    lines(10),
+    lines(10).replace('line 2\n', 'line 2\nnew\n').replace('line 5\n', ''),
+    1,
+    1,
+    0,
+  ],
 ];
 
-for (const [label, oldText, newText, added, removed] of cases) {
-  test(`diffLines: ${label} -> +${added} -${removed}`, () => {
+for (const [label, oldText, newText, added, removed, modified] of cases) {
+  test(`diffLines: ${label} -> +${added} -${removed} ~${modified}`, () => {
     const d = diffLines(oldText, newText);
     assert.ok(d);
-    assert.deepEqual({ added: d.added, removed: d.removed }, { added, removed });
+    assert.deepEqual({ added: d.added, removed: d.removed, modified: d.modified }, { added, removed, modified });
   });
+  test(`changeCounts: ${label} -> +${added} -${removed} ~${modified}`, () =>
+    assert.deepEqual(changeCounts(Buffer.from(oldText), Buffer.from(newText)), { added, removed, modified }));
 }
+
+// [label, hunk lines of a git patch, lines modified in place]
+const scannedModified: [string, string[], number][] = [
+  ['a modified line', ['@@ -1,3 +1,3 @@', ' a', '-b', '+B', ' c'], 1],
+  ['runs split by context', ['@@ -1,5 +1,5 @@', '-a', ' b', '+B', ' c', '-d', '+D'], 1],
+  [
+    '"no newline" lines inside a run',
+    ['@@ -1 +1 @@', '-a', '\\ No newline at end of file', '+b', '\\ No newline at end of file'],
+    1,
+  ],
+  ['runs of two hunks are not joined', ['@@ -1 +1,0 @@', '-a', '@@ -9,0 +9 @@', '+b'], 0],
+  [
+    'runs of two files are not joined',
+    ['@@ -1 +1,0 @@', '-a', 'diff --git a/g b/g', '--- a/g', '+++ b/g', '@@ -1,0 +1 @@', '+b'],
+    0,
+  ],
+];
+for (const [label, hunk, modified] of scannedModified) {
+  test(`unifiedScanner counts lines modified in place: ${label} -> ~${modified}`, () =>
+    assert.equal(scanUnified(unifiedOf(hunk), 0).modified, modified));
+}
+
+// [label, from, to]: no line counts where either side is not text.
+const uncounted: [string, Buffer | null, Buffer | null][] = [
+  ['binary before', Buffer.from([0, 1, 2]), Buffer.from('a\n')],
+  ['binary after', Buffer.from('a\n'), Buffer.from([0, 1, 2])],
+];
+for (const [label, from, to] of uncounted) {
+  test(`changeCounts: ${label} -> none`, () => assert.equal(changeCounts(from, to), undefined));
+}
+test('changeCounts: no file on either side counts as empty', () =>
+  assert.deepEqual(changeCounts(null, Buffer.from('a\nb\n')), { added: 2, removed: 0, modified: 0 }));
 
 test('diffLines uses 3 lines of context and a separate hunk for distant changes', () => {
   const d = diffLines(lines(20), lines(20).replace('line 2\n', 'two\n').replace('line 19\n', 'nineteen\n'));

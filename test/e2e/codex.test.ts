@@ -83,7 +83,11 @@ test('Codex CLI: a small patch recorded, a large one staged, confirmed through i
     const outputs = outputsIn(last);
     // The small patch went through, and the model was told what fettle recorded.
     assert.match(outputs.get('call_small') ?? '', /Success/, why);
-    assert.match(messagesIn(last), /fettle recorded a\.txt \(\+1 -1\) as \w{8}; undo with: /, why);
+    assert.match(
+      messagesIn(last),
+      /fettle recorded a\.txt \(231 B, 30 lines, \+1 -1 ~1\) as (\w{8}); undo with: .+ rollback \1\b/,
+      why,
+    );
     // The large one was held: Codex's wrapping, fettle's reason, the diff, the command, then Codex's ". Command:".
     assert.match(
       held,

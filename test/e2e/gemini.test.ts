@@ -58,7 +58,7 @@ test('Gemini CLI: a small replace recorded, a large write_file staged, confirmed
     assert.match(replaced, /Successfully modified file/, why);
     assert.match(
       replaced,
-      /<hook_context>fettle recorded a\.txt \(\+1 -1\) as \w{8}; undo with: .+<\/hook_context>/,
+      /<hook_context>fettle recorded a\.txt \(231 B, 30 lines, \+1 -1 ~1\) as (\w{8}); undo with: .+ rollback \1<\/hook_context>/,
       why,
     );
     assert.match(

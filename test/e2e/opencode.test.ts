@@ -47,7 +47,7 @@ test('opencode loads the plugin: a small edit is recorded, a large write staged 
     const [edited, staged, confirmed] = seen[3] ?? [];
     assert.match(
       edited ?? '',
-      /^Edit applied successfully\.\n\nfettle recorded a\.txt \(\+1 -1\) as [0-9a-z]{8}; undo with: fettle rollback [0-9a-z]{8}$/,
+      /^Edit applied successfully\.\n\nfettle recorded a\.txt \(235 B, 30 lines, \+1 -1 ~1\) as ([0-9a-z]{8}); undo with: fettle rollback \1$/,
       why,
     );
     assert.match(
@@ -104,7 +104,11 @@ test('opencode as an MCP client of fettle mcp: its tools write, stage and confir
     const why = `opencode exited ${run.code}\n${run.stderr.slice(-3000)}\nthe model saw: ${JSON.stringify(seen, null, 1).slice(0, 4000)}`;
     assert.equal(run.code, 0, why);
     const [small, staged, confirmed] = seen[3] ?? [];
-    assert.match(small ?? '', /^fettle recorded a\.txt \(\+1 -0\) as [0-9a-z]{8}; undo with: fettle rollback /, why);
+    assert.match(
+      small ?? '',
+      /^fettle recorded a\.txt \(239 B, 31 lines, \+1 -0 ~0\) as ([0-9a-z]{8}); undo with: fettle rollback \1$/m,
+      why,
+    );
     assert.match(staged ?? '', /^fettle held this write for review: nothing was written to b\.txt\./, why);
     assert.match(confirmed ?? '', /^Applied 1 change, all or nothing:/, why);
     assert.equal(repo.read('b.txt').toString(), lines(30, 'new'));

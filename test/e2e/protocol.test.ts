@@ -58,7 +58,9 @@ test('small edit, confirm, discard, rollback and the last write, through the rea
   // The small Edit: written by the client, recorded; its note reached the model in a later turn.
   assert.deepEqual([edit?.isError, /has been updated successfully/.test(edit?.text ?? '')], [false, true], why);
   const notes = s.api.turnRequests().map(contextTextIn).join('\n');
-  const note = /^fettle recorded a\.txt \(\+1 -1\) as (\w+); undo with: (.+ rollback \1)$/m.exec(notes);
+  const note = /^fettle recorded a\.txt \(231 B, 30 lines, \+1 -1 ~1\) as (\w+); undo with: (.+ rollback \1)$/m.exec(
+    notes,
+  );
   assert.ok(note, `the async PostToolUse note reached the model\n${why}`);
 
   // The large Write: denied with fettle's text as the tool's error; the model confirmed it through Bash.

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
-import { runHook, type HookRun } from './cli';
+import { byteSize } from '../../src/core/byte-size';
+import { literal, runHook, type HookRun } from './cli';
 import { makeRepo, type Repo } from './repo';
 import { stateOf, T0 } from './stage';
 
@@ -141,6 +142,17 @@ export const recordedLine = (r: HookRun | undefined, id: string): string => {
   assert.match(line, new RegExp(`\\b${id}\\b.*\\brollback ${id}$`), line);
   return line;
 };
+
+/** What the line after a direct write says of the UTF-8 text file it left: its size and its lines (`231 B, 30 lines`). */
+export const landedText = (content: string | Buffer): string => {
+  const text = content.toString();
+  const n = text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  return `${byteSize(Buffer.byteLength(text))}, ${n} ${n === 1 ? 'line' : 'lines'}`;
+};
+
+/** The whole line after a direct write to `path`, recorded as `id`, saying `inside` in its parentheses. */
+export const directNote = (path: string, inside: string, id: string): RegExp =>
+  new RegExp(`^fettle recorded ${literal(path)} \\(${literal(inside)}\\) as ${id}; undo with: .+ rollback ${id}$`);
 
 export const fettleRefs = (repo: Repo): string[] =>
   repo

@@ -14,11 +14,13 @@ import {
   type CallOpts,
   changeOf,
   denied,
+  directNote,
   editInput,
   fettleRefs,
   hook,
   type Input,
   kindAt,
+  landedText,
   multiEditInput,
   onDisk,
   recordedLine,
@@ -61,7 +63,7 @@ scenario('Edit, small: passes through, then PostToolUse records old and new byte
   const [old, next] = [repo.read('a.txt'), lines(30).replace('line 5\n', 'LINE 5\n')];
   const { run, id } = call(repo, 'Edit', edit(repo, 'line 5\n', 'LINE 5\n'), next);
   assertSilent(run.pre, 'a direct PreToolUse');
-  assert.match(recordedLine(run.post, id), /^fettle recorded a\.txt \(\+1 -1\) as /);
+  assert.match(recordedLine(run.post, id), directNote('a.txt', `${landedText(next)}, +1 -1 ~1`, id));
   assert.deepEqual(blobAt(repo, `fettle/${id}^`, 'a.txt'), old);
   assert.deepEqual(blobAt(repo, `fettle/${id}`, 'a.txt'), Buffer.from(next));
   assert.deepEqual([kindAt(repo, `fettle/${id}`), kindAt(repo, `fettle/${id}^`)], ['after', 'before']);
@@ -96,16 +98,16 @@ scenario('Edit, large: the deny names the tool that was called', A30, (repo) => 
 
 // [label, old file, old_string, new_string, expected tier and counts]
 const replaceAll: [string, string, string, string, RegExp][] = [
-  ['6 of 30 lines', lines(24) + lines(6, 'foo'), 'foo', 'bar', /^direct \+6 -6$/],
+  ['6 of 30 lines', lines(24) + lines(6, 'foo'), 'foo', 'bar', /^direct \+6 -6 ~6$/],
   ['20 of 30 lines', lines(10) + lines(20, 'foo'), 'foo', 'bar', /^staged \+20 -20 to a 30-line file$/],
-  ['several per line count once per line', lines(28) + 'foo foo foo\nfoo\n', 'foo', 'x', /^direct \+2 -2$/],
+  ['several per line count once per line', lines(28) + 'foo foo foo\nfoo\n', 'foo', 'x', /^direct \+2 -2 ~2$/],
 ];
 for (const [label, text, from, to, expected] of replaceAll) {
   scenario(`Edit replace_all, ${label}: every occurrence, counted by lines`, { 'a.txt': text }, (repo) => {
     const next = text.split(from).join(to);
     const { run, id } = call(repo, 'Edit', edit(repo, from, to, true), next);
     const tier = run.ran
-      ? `direct ${/\((\+\d+ -\d+)\)/.exec(recordedLine(run.post, id))?.[1]}`
+      ? `direct ${/, (\+\d+ -\d+ ~\d+)\) as /.exec(recordedLine(run.post, id))?.[1]}`
       : `staged ${/\+\d+ -\d+ to (?:an empty|a \d+-line) file/.exec(denied(run.pre))?.[0]}`;
     assert.match(tier, expected);
     assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), next);
@@ -152,7 +154,7 @@ scenario(
     const [old, landed] = [repo.read('a.txt'), 'x\nsay bye\ny\n'];
     const { run, id } = call(repo, 'Edit', edit(repo, 'nowhere', 'say "bye"'), landed, { env: STAGE_ALL });
     assertSilent(run.pre, 'an unsure PreToolUse');
-    assert.match(recordedLine(run.post, id), /\(\+1 -1\)/);
+    assert.match(recordedLine(run.post, id), directNote('a.txt', `${landedText(landed)}, +1 -1 ~1`, id));
     assert.deepEqual(blobAt(repo, `fettle/${id}^`, 'a.txt'), old);
     assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), landed);
     assert.equal(kindAt(repo, `fettle/${id}`), 'after');
@@ -167,7 +169,7 @@ scenario(
     const landed = lines(31, 'other');
     const { run, id } = call(repo, 'Edit', edit(repo, 'line 1\n', 'x\n'), landed);
     assertSilent(run.pre);
-    assert.match(recordedLine(run.post, id), /\(\+31 -31\)/);
+    assert.match(recordedLine(run.post, id), directNote('a.txt', `${landedText(landed)}, +31 -31 ~31`, id));
     assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), landed);
   },
 );
@@ -178,7 +180,7 @@ scenario("Edit deleting a line's text: the counts recorded are those of what lan
   const landed = lines(30).replace('line 5\n', '');
   const { run, id } = call(repo, 'Edit', edit(repo, 'line 5', ''), landed);
   assert.equal(blobAt(repo, `fettle/${id}`, 'a.txt')?.toString(), landed);
-  assert.match(recordedLine(run.post, id), /\(\+0 -1\)/);
+  assert.match(recordedLine(run.post, id), directNote('a.txt', `${landedText(landed)}, +0 -1 ~0`, id));
   assert.match(repo.git('log', '-1', '--format=%B', `fettle/${id}`), /^Fettle-Stat: \+0 -1$/m);
 });
 
@@ -186,7 +188,7 @@ scenario('Edit with an empty old_string on a missing file creates it: new file, 
   const input = editInput(repo.path('src/new.ts'), '', 'export const x = 1;\n');
   const { run, id } = call(repo, 'Edit', input, 'export const x = 1;\n');
   assertSilent(run.pre);
-  assert.match(recordedLine(run.post, id), /src\/new\.ts \(new file\)/);
+  assert.match(recordedLine(run.post, id), directNote('src/new.ts', '20 B, 1 line, new file', id));
   assert.equal(blobAt(repo, `fettle/${id}^`, 'src/new.ts'), null);
   assert.equal(blobAt(repo, `fettle/${id}`, 'src/new.ts')?.toString(), 'export const x = 1;\n');
 });
@@ -252,7 +254,7 @@ scenario('MultiEdit, small: direct, counted over all its edits', A30, (repo) => 
     next,
   );
   assertSilent(run.pre);
-  assert.match(recordedLine(run.post, id), /\(\+2 -2\)/);
+  assert.match(recordedLine(run.post, id), directNote('a.txt', `${landedText(next)}, +2 -2 ~2`, id));
   assert.deepEqual(blobAt(repo, `fettle/${id}`, 'a.txt'), Buffer.from(next));
 });
 

@@ -12,6 +12,7 @@ import {
   blobAt,
   changeOf,
   denied,
+  directNote,
   editInput,
   fettleRefs,
   type Input,
@@ -99,7 +100,11 @@ scenario(
     const input = { file_path: repo.path('f.txt'), content: lines(20).replace('line 4', 'LINE 4') };
     const { run, id } = call(repo, 'Write', input, landed);
     assertSilent(run.pre, 'a small change passes');
-    assert.match(recordedLine(run.post, id), /\(\+1 -1\)/, 'counted on the decoded lines');
+    assert.match(
+      recordedLine(run.post, id),
+      directNote('f.txt', `${landed.length} B, 20 lines, +1 -1 ~1`, id),
+      'counted on the decoded lines',
+    );
     assert.deepEqual(blobAt(repo, `fettle/${id}`, 'f.txt'), landed);
     const message = repo.git('log', '-1', '--format=%B', `fettle/${id}`);
     assert.doesNotMatch(message, /another writer/, 'the UTF-16 bytes are what fettle predicted');

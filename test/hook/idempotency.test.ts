@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { CLI, runHook, writePayload, type HookRun, type WriteCall } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { fettle, ok, refOid, statusJson } from '../helpers/stage';
+import { directNote, landedText } from '../helpers/tools';
 
 const BASE = lines(40);
 const LARGE = lines(40, 'large');
@@ -76,7 +77,12 @@ test('a retried PreToolUse of a small Write records once; its PostToolUse remove
   assert.equal(markers(repo).length, 1, 'the answer is kept for retries');
   writeFileSync(repo.path('a.txt'), SMALL);
   const post = runHook({ ...call, hook_event_name: 'PostToolUse' }, { cwd: repo.dir, env: repo.env });
-  assert.match(reasonOf(post) || post.stdout, /fettle recorded a\.txt \(\+1 -1\)/);
+  const [ref] = changeRefs(repo);
+  const note = (JSON.parse(post.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput;
+  assert.match(
+    note.additionalContext,
+    directNote('a.txt', `${landedText(SMALL)}, +1 -1 ~1`, ref?.split('/').pop() ?? ''),
+  );
   assert.deepEqual(markers(repo), [], 'the call reported back: its marker is gone');
 });
 

@@ -9,7 +9,19 @@ import { join } from 'node:path';
 import { SELF } from '../helpers/cli';
 import { lines, type Repo } from '../helpers/repo';
 import { fettle, kinds, ok } from '../helpers/stage';
-import { denied, editInput, fettleRefs, hook, hso, scenario, show, toolCall, type Env } from '../helpers/tools';
+import {
+  denied,
+  directNote,
+  editInput,
+  fettleRefs,
+  hook,
+  hso,
+  landedText,
+  scenario,
+  show,
+  toolCall,
+  type Env,
+} from '../helpers/tools';
 
 const writePolicy = (repo: Repo, rules: unknown[]) =>
   repo.write('.fettle/policy.json', JSON.stringify({ version: 1, rules }));
@@ -69,8 +81,12 @@ scenario(
     );
     assert.deepEqual([run.pre.code, run.pre.stdout], [0, ''], show(run.pre));
     assert.ok(run.ran);
-    assert.match(hso(run.post)?.additionalContext ?? '', /^fettle recorded package-lock\.json \(\+5000 -5000\) as /);
     const [ref] = fettleRefs(repo);
+    const id = (ref as string).replace('refs/fettle/', '');
+    assert.match(
+      hso(run.post)?.additionalContext ?? '',
+      directNote('package-lock.json', `${landedText(next)}, +5000 -5000 ~5000`, id),
+    );
     assert.deepEqual(kinds(repo, ref as string), ['after', 'before']);
     assert.equal(trailer(repo, ref as string, 'Fettle-Reason'), 'policy');
     assert.equal(trailer(repo, ref as string, 'Fettle-Decided-By'), 'policy:project#2');

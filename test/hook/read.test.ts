@@ -1,13 +1,13 @@
-// The opt-in Read hook, end to end: text files over Claude Code's 256 KB Read limit are served from disk as a
-// page of numbered lines in a deny reason, ending with a `fettle read` command for the next page; everything
-// else passes through. Also: install registers exactly the matchers in use.
+// The opt-in Read hook, end to end: text files over Claude Code's 256 KB Read limit (or FETTLE_READ_THRESHOLD)
+// are served from disk as a page of numbered lines in a deny reason, ending with a `fettle read` command for the
+// next page; everything else passes through. Also: install registers exactly the matchers in use.
 // Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runCli } from '../helpers/cli';
+import { runCli, SELF } from '../helpers/cli';
 import { baseEnv, lines, tempDir, type Repo } from '../helpers/repo';
 import { assertSilent, denied, editInput, fettleRefs, hook, readInput, scenario, toolCall } from '../helpers/tools';
 
@@ -92,6 +92,11 @@ for (const [label, offset, limit, first, last, end] of pages) {
   });
 }
 
+scenario('an .svg over 256 KB is text: served like any text file', { 'icon.svg': `<svg>\n${BIG}</svg>\n` }, (repo) => {
+  const page = served(denied(read(repo, 'icon.svg', 1, 2)));
+  assert.deepEqual([page.body, page.total], [[num(1, '<svg>'), num(2, 'line 1')], 30_002]);
+});
+
 const blob = (size: number, byte = 0x41): Buffer => Buffer.alloc(size, byte);
 // [label, file name, content]: Claude Code's own Read handles these.
 const passThrough: [string, string, string | Buffer][] = [
@@ -110,6 +115,47 @@ for (const [label, file, content] of passThrough) {
     assertSilent(read(repo, file));
     assertSilent(read(repo, file, 10, 5), 'with offset and limit');
   });
+}
+
+// [FETTLE_READ_THRESHOLD, file size in bytes, served]: a file is served when it is larger than the threshold.
+const thresholds: [string, number, boolean][] = [
+  ['1000', 1001, true],
+  ['1000', 1000, false],
+  [' 4096 ', 5000, true],
+  ['1048576', 400 * 1024, false],
+  ['', LIMIT + 1, true],
+];
+for (const [value, size, serves] of thresholds) {
+  scenario(
+    `FETTLE_READ_THRESHOLD=${JSON.stringify(value)}: a ${size}-byte text file is ${serves ? 'served' : 'left to the tool'}`,
+    { 'f.txt': Buffer.concat([blob(size - 1, 0x61), Buffer.from('\n')]) },
+    (repo) => {
+      const r = hook(repo, 'Read', readInput(repo.path('f.txt')), { env: { FETTLE_READ_THRESHOLD: value } });
+      if (!serves) return assertSilent(r);
+      const over = value.trim() ? `FETTLE_READ_THRESHOLD (${value.trim()} bytes)` : "the Read tool's limit";
+      const head = `fettle served this read from disk (the file is ${Math.round(size / 1024)} KB, over ${over}): lines 1-1 of 1 of ${repo.path('f.txt')}.`;
+      assert.equal(denied(r).split('\n')[0], head);
+    },
+  );
+}
+
+// [FETTLE_READ_THRESHOLD]: not a whole number of bytes, at least 1.
+for (const value of ['abc', '0', '-5', '1.5', '256K', '1e6']) {
+  scenario(
+    `FETTLE_READ_THRESHOLD=${value}: every Read is left to the tool, with a warning naming the variable`,
+    { 'small.txt': 'a\n' },
+    (repo) => {
+      const r = hook(repo, 'Read', readInput(repo.path('small.txt')), { env: { FETTLE_READ_THRESHOLD: value } });
+      assert.deepEqual(
+        [r.code, r.stdout, r.stderr],
+        [
+          1,
+          '',
+          `fettle: FETTLE_READ_THRESHOLD must be a whole number of at least 1, got '${value}'. Fix or unset FETTLE_READ_THRESHOLD (default 262144), then run \`${SELF} info\` to check. This Read was not served by fettle.\n`,
+        ],
+      );
+    },
+  );
 }
 
 scenario('Read of what is not a readable file passes through: missing, a directory', { 'dir/a.txt': 'a\n' }, (repo) => {

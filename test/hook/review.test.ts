@@ -12,11 +12,13 @@ import {
   assertSilent,
   blobAt,
   denied,
+  directNote,
   editInput,
   fettleRefs,
   hook,
   hso,
   kindAt,
+  landedText,
   newChange,
   notebookInput,
   recordedLine,
@@ -232,7 +234,7 @@ scenario(
     });
     const id = newChange(repo, known);
     assert.match(asked(run.pre, id), /nb\.ipynb \(\+20 -20 to a \d+-line file;/);
-    assert.match(recordedLine(run.post, id), /\(\+20 -20\)/);
+    assert.match(recordedLine(run.post, id), directNote('nb.ipynb', `${landedText(landed)}, +20 -20 ~20`, id));
     assert.equal(kindAt(repo, `fettle/${id}`), 'applied');
     assert.equal(blobAt(repo, `fettle/${id}`, 'nb.ipynb')?.toString(), landed);
   },

@@ -6,9 +6,10 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { test } from 'node:test';
-import { agentWrite, CLI, runHook, writePayload, type HookRun, type WriteCall } from '../helpers/cli';
+import { agentWrite, CLI, literal, runHook, writePayload, type HookRun, type WriteCall } from '../helpers/cli';
 import { lines, makeRepo, userState, type Repo } from '../helpers/repo';
 import { openTestTree, testTreeDir } from '../helpers/stage';
+import { landedText } from '../helpers/tools';
 
 type Env = Record<string, string>;
 
@@ -123,7 +124,9 @@ const tierOf = (
   }
   const text = expectRecorded(run, id);
   assert.deepEqual(onDisk(repo, file), Buffer.from(next));
-  return { tier: `direct ${/ \(([^()]+)\) as \w+;/.exec(text)?.[1] ?? text}`, id, text };
+  // The note says what the file holds now, then the change: only the change is the tier's.
+  const change = new RegExp(` \\(${literal(landedText(next))}, (.+)\\) as \\w+;`).exec(text)?.[1];
+  return { tier: `direct ${change ?? text}`, id, text };
 };
 
 /** `total` numbered lines, the first `modified` of them rewritten, then `appended` new lines. */
@@ -146,7 +149,7 @@ scenario(
   (repo) => {
     const old = repo.read('a.txt');
     const { tier, id } = tierOf(repo, 'a.txt', edit(20, 1));
-    assert.equal(tier, 'direct +1 -1');
+    assert.equal(tier, 'direct +1 -1 ~1');
     assert.deepEqual(repo.gitBytes('show', `fettle/${id}^:a.txt`), old);
     assert.match(repo.git('log', '--glob=fettle/*', '--format=%H'), new RegExp(repo.git('rev-parse', `fettle/${id}`)));
     const pending = repo.path('.git/fettle/tool-use');
@@ -174,7 +177,7 @@ scenario(
   { setup: (r) => (r.write('run.sh', '#!/bin/sh\necho hi\n', 0o755), r.commit('exec')) },
   (repo) => {
     const { tier, id } = tierOf(repo, 'run.sh', '#!/bin/sh\necho hello\n');
-    assert.equal(tier, 'direct +1 -1');
+    assert.equal(tier, 'direct +1 -1 ~1');
     assert.match(repo.git('ls-tree', `fettle/${id}^`, '--', 'run.sh'), /^100755 blob /);
     assert.match(repo.git('ls-tree', `fettle/${id}`, '--', 'run.sh'), /^100755 blob /);
     assert.equal(statSync(repo.path('run.sh')).mode & 0o777, 0o755);
@@ -345,15 +348,15 @@ scenario(
 
 // [label, old content, new content, env, expected]
 const boundaries: [string, string, string, Env, string][] = [
-  ['floor: 10 changed of 10 lines', lines(10), edit(10, 5), {}, 'direct +5 -5'],
+  ['floor: 10 changed of 10 lines', lines(10), edit(10, 5), {}, 'direct +5 -5 ~5'],
   ['floor: 11 changed of 10 lines', lines(10), edit(10, 5, 1), {}, 'staged +6 -5 to a 10-line file'],
-  ['ceil: 79 changed of 1000 lines', lines(1000), edit(1000, 39, 1), {}, 'direct +40 -39'],
+  ['ceil: 79 changed of 1000 lines', lines(1000), edit(1000, 39, 1), {}, 'direct +40 -39 ~39'],
   ['ceil: 80 changed of 1000 lines', lines(1000), edit(1000, 40), {}, 'staged +40 -40 to a 1000-line file'],
-  ['ratio: 12 of 30 lines = 0.40', lines(30), edit(30, 6), {}, 'direct +6 -6'],
+  ['ratio: 12 of 30 lines = 0.40', lines(30), edit(30, 6), {}, 'direct +6 -6 ~6'],
   ['ratio: 13 of 30 lines > 0.40', lines(30), edit(30, 6, 1), {}, 'staged +7 -6 to a 30-line file'],
-  ['empty file: 5 new lines', '', lines(5), {}, 'direct +5 -0'],
+  ['empty file: 5 new lines', '', lines(5), {}, 'direct +5 -0 ~0'],
   ['empty file: 20 new lines', '', lines(20), {}, 'staged +20 -0 to an empty file'],
-  ['FETTLE_WRITE_FLOOR=11 lets 11 through', lines(10), edit(10, 5, 1), { FETTLE_WRITE_FLOOR: '11' }, 'direct +6 -5'],
+  ['FETTLE_WRITE_FLOOR=11 lets 11 through', lines(10), edit(10, 5, 1), { FETTLE_WRITE_FLOOR: '11' }, 'direct +6 -5 ~5'],
   [
     'FETTLE_WRITE_CEIL=50 stages 50 of 1000',
     lines(1000),
@@ -366,14 +369,14 @@ const boundaries: [string, string, string, Env, string][] = [
     lines(1000),
     edit(1000, 24, 1),
     { FETTLE_WRITE_CEIL: '50' },
-    'direct +25 -24',
+    'direct +25 -24 ~24',
   ],
   [
     'FETTLE_WRITE_RATIO=0.5 lets 13 of 30 through',
     lines(30),
     edit(30, 6, 1),
     { FETTLE_WRITE_RATIO: '0.5' },
-    'direct +7 -6',
+    'direct +7 -6 ~6',
   ],
   [
     'FETTLE_WRITE_RATIO=0.1 stages 12 of 100',

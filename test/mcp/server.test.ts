@@ -9,6 +9,7 @@ import { CLI, literal, runCli, SELF } from '../helpers/cli';
 import { type McpClient, startMcp } from '../helpers/mcp';
 import { runInTerminal } from '../helpers/pty';
 import { lines, makeRepo, type Repo, userState } from '../helpers/repo';
+import { landedText } from '../helpers/tools';
 
 const clients: McpClient[] = [];
 after(async () => {
@@ -77,8 +78,11 @@ test('a small write is written and recorded, with the session, the tool and the 
   const next = lines(30).replace('line 3\n', 'line three\n');
   const r = await c.call('fettle_write', { path: 'src.ts', content: next });
   assert.equal(r.isError, false, r.text);
-  const id = idIn(r.text, /fettle recorded src\.ts \(\+1 -1\) as /);
-  assert.match(r.text, new RegExp(`undo with: ${literal(SELF)} rollback ${id}`));
+  const id = idIn(r.text, /fettle recorded src\.ts \(.*\) as /);
+  assert.equal(
+    r.text.split('\n')[0],
+    `fettle recorded src.ts (${landedText(next)}, +1 -1 ~1) as ${id}; undo with: ${SELF} rollback ${id}`,
+  );
   assert.match(r.text, new RegExp(`fettle_rollback with \\{"targets": \\["${id}"\\]\\}`));
   assert.equal(repo.read('src.ts').toString(), next);
   const message = trailers(repo, `refs/fettle/${id}`);
@@ -101,7 +105,7 @@ test('a client fettle does not know is recorded by its own name (sanitised), nev
   for (const [n, [client, agent]] of cases.entries()) {
     const c = await serve(repo, {}, client);
     const r = await c.call('fettle_write', { path: 'a.txt', content: `a\n${n}\n` });
-    const id = idIn(r.text, /fettle recorded a\.txt \(\+1 -\d\) as /);
+    const id = idIn(r.text, /fettle recorded a\.txt \(\d+ B, 2 lines, \+1 -\d ~\d\) as /);
     assert.match(trailers(repo, `refs/fettle/${id}`), new RegExp(`^Fettle-Agent: ${agent}$`, 'm'), client);
     await c.close();
   }
@@ -290,7 +294,7 @@ test("a message over the 10 MB the SDK's own stdio transport allows: a 12 MB fil
   assert.ok(big.length > 12_000_000, `${big.length} bytes`);
   const r = await c.call('fettle_write', { path: 'big.txt', content: big });
   assert.equal(r.isError, false, r.text);
-  const id = idIn(r.text, /fettle recorded big\.txt \(new file\) as /);
+  const id = idIn(r.text, /fettle recorded big\.txt \(\d+\.\d MB, new file\) as /);
   assert.equal(repo.read('big.txt').toString(), big);
   assert.equal(repo.git('cat-file', '-s', `refs/fettle/${id}:big.txt`), String(big.length));
   assert.deepEqual((await c.request('ping')).result, {}, 'the connection stays open');

@@ -7,7 +7,8 @@
 import { applyPatch, touchedPaths } from '../../core/codex-patch';
 import { type Hunk, parsePatch } from '../../core/codex-patch-parse';
 import { renderHeldPatch } from '../../core/agent-messages';
-import { renderBlocked, renderDirect, renderNoop, renderSetWritten, summarize } from '../../core/messages';
+import { renderDirect } from '../../core/direct-note';
+import { renderBlocked, renderNoop, renderSetWritten, summarize } from '../../core/messages';
 import { invocationFor, selfCommand } from '../../io/self';
 import type { Context, Origin } from '../../protocol/context';
 import { beforeWriteSet } from '../../protocol/write/write-set';
@@ -132,7 +133,7 @@ const after = async (ctx: Context, edge: HookEdge, paths: string[], patch: strin
   const changeset = only?.fields.changeset;
   const text =
     recorded.files.length === 1 && only
-      ? renderDirect(only.id, only.path, rows[0]?.summary ?? '', invoke)
+      ? renderDirect({ id: only.id, path: only.path, fields: only.fields, shape: only.shape, invoke })
       : renderSetWritten({ changeset: changeset ?? '', files: rows, invoke });
   return context('PostToolUse', text);
 };

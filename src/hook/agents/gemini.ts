@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { renderHeldForPerson } from '../../core/agent-messages';
 import { predictReplace, predictWriteFile } from '../../core/gemini-tools';
-import { renderDirect, renderRefused, renderStaged, summarize } from '../../core/messages';
+import { renderDirect } from '../../core/direct-note';
+import { renderRefused, renderStaged } from '../../core/messages';
 import { ruledText } from '../ruled';
 import type { WriteCall } from '../../core/tool-call';
 import { invocationFor, selfCommand } from '../../io/self';
@@ -127,8 +128,7 @@ const answer = (ctx: Context, edge: HookEdge, d: Decided, tool: string): HookOut
 const after = async (ctx: Context, edge: HookEdge, call: WriteCall, origin: Origin): Promise<HookOutcome> => {
   const done = await afterWrite(ctx, call, origin);
   if (done.kind === 'none') return pass();
-  const { target, id, fields } = done;
+  const { target, id, fields, shape } = done;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), ctx.cwd, target.store, target.realPath);
-  const summary = summarize(fields.reason, fields.added, fields.removed);
-  return geminiContext(renderDirect(id, shownTarget(target), summary, invoke));
+  return geminiContext(renderDirect({ id, path: shownTarget(target), fields, shape, invoke }));
 };

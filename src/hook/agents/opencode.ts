@@ -6,7 +6,8 @@
 // text as the tool's error, and the tool does not run), `{"note": text}` (added to the tool's output), or nothing.
 import { resolve } from 'node:path';
 import { clockFrom, loadConfig } from '../../config';
-import { renderDirect, renderStaged, sizeText, summarize } from '../../core/messages';
+import { renderDirect } from '../../core/direct-note';
+import { renderStaged, sizeText } from '../../core/messages';
 import { ruledText } from '../ruled';
 import { opencodeEdit, opencodeWrite, patchedFiles, type Predicted } from '../../core/opencode-tools';
 import type { WriteCall } from '../../core/tool-call';
@@ -166,12 +167,7 @@ const after = async (ctx: Context, e: Event, f: FileCall, edge: HookEdge): Promi
   const done = await afterWrite(ctx, f.call, origin);
   if (done.kind === 'none') return undefined;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), e.directory, done.target.store, done.target.realPath);
-  return renderDirect(
-    done.id,
-    shownTarget(done.target),
-    summarize(done.fields.reason, done.fields.added, done.fields.removed),
-    invoke,
-  );
+  return renderDirect({ id: done.id, path: shownTarget(done.target), fields: done.fields, shape: done.shape, invoke });
 };
 
 export const runOpencode = async (data: Obj, edge: HookEdge): Promise<HookOutcome> => {

@@ -39,7 +39,7 @@ export interface PlanOptions {
 
 /** A new file a `stage` rule holds: all its lines are added, and shown. */
 const newFileCounts = (target: Target, next: Buffer) => {
-  const counts = { added: countLinesIn(next), removed: 0, oldLines: 0 };
+  const counts = { added: countLinesIn(next), removed: 0, oldLines: 0, modified: 0 };
   const d = next.length <= IN_PROCESS_DIFF_BYTES ? diffLines('', next.toString('utf8')) : undefined;
   return { counts, diff: d && renderUnified(target.treePath, d.hunks, DIFF_CAP) };
 };
@@ -83,7 +83,9 @@ export const planWrite = async (
   const small = old.bytes.length + next.length <= IN_PROCESS_DIFF_BYTES;
   const inProcess = small ? diffLines(old.bytes.toString('utf8'), next.toString('utf8')) : undefined;
   if (inProcess) {
-    const decision = decide({ old: old.bytes, next, oldKind: kind, counts: { ...inProcess, oldLines } }, t, force);
+    const { added, removed, modified } = inProcess;
+    const counts = { added, removed, modified, oldLines };
+    const decision = decide({ old: old.bytes, next, oldKind: kind, counts }, t, force);
     const diff = renderUnified(target.treePath, inProcess.hunks, DIFF_CAP);
     return { target, old, next, kind, decision, diff, ...decided };
   }
@@ -107,7 +109,12 @@ const planWithGit = async (
   const [oldBlob = '', nextBlob = ''] = await writeBlobs(target.store, [old.bytes, next], old.mode);
   const patch = await gitDiff(target, oldBlob, nextBlob);
   const decision = decide(
-    { old: old.bytes, next, oldKind: kind, counts: { added: patch.added, removed: patch.removed, oldLines } },
+    {
+      old: old.bytes,
+      next,
+      oldKind: kind,
+      counts: { added: patch.added, removed: patch.removed, modified: patch.modified, oldLines },
+    },
     t,
     force,
   );

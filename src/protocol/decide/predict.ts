@@ -15,6 +15,8 @@ export interface SourceCounts {
   added: number;
   removed: number;
   oldLines: number;
+  /** lines modified in place, when the diff counted them */
+  modified?: number | undefined;
   /** the diff to show, of the text that changed (a cell's source, a decoded UTF-16 file); absent when it gave up */
   hunks: StructuredPatchHunk[] | undefined;
 }
@@ -33,7 +35,9 @@ export type Proposed =
 /** Line counts of two texts (a notebook cell, a UTF-16 file decoded): the diff, or all lines when it gave up. */
 const textCounts = (before: string, after: string, oldLines: number): SourceCounts => {
   const d = diffLines(before, after);
-  const counts = d ? { added: d.added, removed: d.removed } : { added: countLines(after), removed: countLines(before) };
+  const counts = d
+    ? { added: d.added, removed: d.removed, modified: d.modified }
+    : { added: countLines(after), removed: countLines(before) };
   return { ...counts, oldLines, hunks: d?.hunks };
 };
 

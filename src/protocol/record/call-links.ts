@@ -23,6 +23,8 @@ export interface PendingWrite {
    * (the compare-and-swap on the ref still catches anyone who moved it) */
   tip?: string | undefined;
   fields?: RecordFields | undefined;
+  /** lines the predicted bytes modify in place (core/diff.ts), for the note when exactly those land */
+  modified?: number | undefined;
 }
 
 /**

@@ -1,7 +1,8 @@
 // The write protocol's after steps (before.ts has the before step): what landed is recorded on the change the
 // before step started for the tool call; a failed call settles it (failed-write.ts).
 import { sameBytes } from '../../core/content';
-import { countChanges } from '../../core/diff';
+import { changeCounts, countChanges } from '../../core/diff';
+import { shapeOf, type WriteShape } from '../../core/direct-note';
 import type { RecordFields } from '../../core/record-message';
 import { writtenBytes } from '../../core/text-file';
 import type { WriteCall } from '../../core/tool-call';
@@ -19,7 +20,9 @@ import { settleFailedWrite } from './failed-write';
 import { housekeep } from '../retention/housekeeping';
 import { recordAfter } from '../record/record';
 
-export type After = { kind: 'none' } | { kind: 'recorded'; target: Target; id: string; fields: RecordFields };
+export type After =
+  | { kind: 'none' }
+  | { kind: 'recorded'; target: Target; id: string; fields: RecordFields; shape: WriteShape };
 
 const WRITTEN_THEN_REPLACED =
   'The bytes this Write wrote; another writer replaced them before fettle recorded the write.';
@@ -92,10 +95,12 @@ const recordLanded = async (ctx: Context, call: WriteCall, started: Started): Pr
   };
   // A proposal that lands through the tool was allowed at the agent's permission prompt.
   const decided = kind === 'applied' ? { ...change.fields, decidedBy: 'prompt' } : change.fields;
-  const fields =
+  const recount =
     predicted || change.fields.reason === 'new-file'
-      ? decided
-      : { ...decided, ...(await countsTo(landed?.bytes ?? null)) };
+      ? undefined
+      : changeCounts(await recordedOld(), landed?.bytes ?? null);
+  const fields = recount ? { ...decided, added: recount.added, removed: recount.removed } : decided;
+  const shape = shapeOf(landed?.bytes ?? null, predicted ? pending.modified : recount?.modified);
   // The tool reported success, so a Write's bytes were on disk; if other bytes are there now, another writer
   // replaced them before this step ran. The Write's own bytes (in the file's encoding, its BOM kept) are kept
   // too, so they can be restored.
@@ -108,7 +113,7 @@ const recordLanded = async (ctx: Context, call: WriteCall, started: Started): Pr
   const previous = { id: pending.id, tip: change.tip, fields: recorded };
   await recordAfter(ctx, target.store, previous, landed, { kind, replaced });
   await housekeep(ctx, target.store);
-  return { kind: 'recorded', target, id: pending.id, fields };
+  return { kind: 'recorded', target, id: pending.id, fields, shape };
 };
 
 /** After the tool failed: the record the before step started is settled (see failed-write.ts). */

@@ -204,17 +204,19 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
   if (old === undefined) return { kind: 'pass' };
   await target.store.ready;
   const proposed = w.predict ? w.predict(old) : predict(call, old);
-  // What fettle predicts will land; the after step keeps the predicted counts only if exactly this landed.
-  // Hashed only for a record the after step will complete: a staged change the model is told about needs none.
+  // What fettle predicts will land (and the lines it modifies in place, for the note); the after step keeps the
+  // predicted counts only if exactly this landed. Hashed only for a record the after step will complete: a
+  // staged change the model is told about needs none.
   const expected = () =>
     proposed.exact ? { expect: digest(proposed.next, proposed.randomSpan), random: proposed.randomSpan } : {};
-  const remember = async (record: { id: string; tip: string; fields: RecordFields }) => {
+  const remember = (modified?: number) => async (record: { id: string; tip: string; fields: RecordFields }) => {
     if (origin.toolUse)
-      await rememberWrite(target.store, origin.toolUse, { ...record, file: target.realPath, ...expected() });
+      await rememberWrite(target.store, origin.toolUse, { ...record, file: target.realPath, ...expected(), modified });
   };
   const { toolUse } = origin;
-  const link = toolUse ? { write: remember, undo: () => forgetWrite(target.store, toolUse) } : undefined;
-  if (!proposed.exact) return unpredicted(ctx, target, { policy, old, origin, link, why: proposed.why });
+  const link = (modified?: number) =>
+    toolUse ? { write: remember(modified), undo: () => forgetWrite(target.store, toolUse) } : undefined;
+  if (!proposed.exact) return unpredicted(ctx, target, { policy, old, origin, link: link(), why: proposed.why });
   const plan = await planWrite(ctx, target, old, proposed.next, { source: proposed.counts, policy });
   const decision = plan.decision;
   const { thresholds } = policy;
@@ -227,9 +229,16 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
       target,
       old,
       { ...fieldsOf(plan, origin), decidedBy },
-      { stored: plan.stored?.old, beside: link },
+      { stored: plan.stored?.old, beside: link(decision.modified) },
     );
     return { kind: 'pass', target, id: recorded.id }; // the tool now writes through the agent's own permission flow
   }
-  return stageWrite(ctx, w, plan, { decision, origin, decidedBy, thresholds, rule, remember });
+  return stageWrite(ctx, w, plan, {
+    decision,
+    origin,
+    decidedBy,
+    thresholds,
+    rule,
+    remember: remember(decision.modified),
+  });
 };

@@ -3,6 +3,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Decision } from '../../core/decide';
+import { shapeOf, type WriteShape } from '../../core/direct-note';
 import { FettleError } from '../../errors';
 import { NotDurableError, readDisk, replaceFile } from '../../io/atomic-write';
 import { failpoint } from '../../io/failpoint';
@@ -21,7 +22,7 @@ import { deciderOf, ruledOut, type RuledOut, type StagedWrite, stagingRule, with
 export type Written =
   | { kind: 'noop'; target: Target }
   | StagedWrite
-  | { kind: 'written'; target: Target; decision: Extract<Decision, { tier: 'direct' }>; id: string }
+  | { kind: 'written'; target: Target; decision: Extract<Decision, { tier: 'direct' }>; id: string; shape: WriteShape }
   | { kind: 'ignored'; target: Target; ruleText: string };
 
 /** A policy `block` rule's refusal of a write fettle itself would make (`fettle write`). */
@@ -108,7 +109,7 @@ export const writeBytes = async (
       return { kind: 'staged', target, decision, id, diff: plan.diff, supersedes, thresholds, rule: stagingRule(plan) };
     }
     const id = await writeDirect(ctx, plan, bytes, decided);
-    return { kind: 'written', target, decision, id };
+    return { kind: 'written', target, decision, id, shape: shapeOf(bytes, decision.modified) };
   });
   await housekeep(ctx, target.store);
   return result;

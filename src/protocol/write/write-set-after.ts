@@ -1,7 +1,8 @@
 // After a set's tool wrote (write-set.ts has the before step): what landed in each file the before step recorded,
 // one transaction per repository. A file that holds what was predicted keeps the counts of its plan; one that
 // does not is counted again against the recorded previous bytes.
-import { countChanges } from '../../core/diff';
+import { changeCounts } from '../../core/diff';
+import { shapeOf, type WriteShape } from '../../core/direct-note';
 import type { RecordFields } from '../../core/record-message';
 import { readDisk, type DiskFile } from '../../io/atomic-write';
 import type { Store } from '../../store/store';
@@ -14,9 +15,16 @@ import { recordAfters } from '../record/record-many';
 import { housekeep } from '../retention/housekeeping';
 import { setLink } from './write-set-record';
 
-export type SetAfter =
-  | { kind: 'none' }
-  | { kind: 'recorded'; store: Store; files: { id: string; path: string; file: string; fields: RecordFields }[] };
+/** A file of the set as it was recorded, and what the write left (for the note of a set of one). */
+export interface SetFileAfter {
+  id: string;
+  path: string;
+  file: string;
+  fields: RecordFields;
+  shape: WriteShape;
+}
+
+export type SetAfter = { kind: 'none' } | { kind: 'recorded'; store: Store; files: SetFileAfter[] };
 
 /** After the tool wrote: what landed in each file the before step recorded, one transaction per repository. */
 export const afterWriteSet = async (
@@ -43,7 +51,7 @@ export const afterWriteSet = async (
     claimed.push({ store: target.store, realPath: target.realPath, link });
   }
   if (claimed.length === 0) return { kind: 'none' };
-  const recorded: { id: string; path: string; file: string; fields: RecordFields }[] = [];
+  const recorded: SetFileAfter[] = [];
   try {
     const byStore = new Map<string, typeof claimed>();
     for (const c of claimed) byStore.set(c.store.commonDir, [...(byStore.get(c.store.commonDir) ?? []), c]);
@@ -55,9 +63,13 @@ export const afterWriteSet = async (
         const previous = { id: pending.id, tip: pending.tip as string, fields: pending.fields as RecordFields };
         const predicted =
           pending.expect === 'removed' ? landed === null : landed !== null && pending.expect === digest(landed.bytes);
-        const fields = predicted ? previous.fields : { ...previous.fields, ...(await landedCounts(c, landed)) };
+        const recount = predicted ? undefined : await landedCounts(c, landed);
+        const fields = recount
+          ? { ...previous.fields, added: recount.added, removed: recount.removed }
+          : previous.fields;
+        const shape = shapeOf(landed?.bytes ?? null, predicted ? pending.modified : recount?.modified);
         items.push({ previous: { ...previous, fields }, landed });
-        recorded.push({ id: pending.id, path: fields.path, file: c.realPath, fields });
+        recorded.push({ id: pending.id, path: fields.path, file: c.realPath, fields, shape });
       }
       await recordAfters(ctx, (group[0] as (typeof claimed)[number]).store, items);
       await housekeep(ctx, (group[0] as (typeof claimed)[number]).store);
@@ -71,11 +83,8 @@ export const afterWriteSet = async (
 };
 
 /** Counts against the recorded previous bytes, when what landed is not what was predicted. */
-const landedCounts = async (
-  c: { store: Store; realPath: string; link: Claimed },
-  landed: DiskFile | null,
-): Promise<Partial<RecordFields>> => {
+const landedCounts = async (c: { store: Store; realPath: string; link: Claimed }, landed: DiskFile | null) => {
   const fields = c.link.pending.fields as RecordFields;
   const old = await readFile(c.store, c.link.pending.tip as string, fields.path);
-  return countChanges(old?.bytes ?? null, landed?.bytes ?? null);
+  return changeCounts(old?.bytes ?? null, landed?.bytes ?? null);
 };

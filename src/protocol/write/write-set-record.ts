@@ -73,9 +73,11 @@ export const recordSet = async (ctx: Context, { targets, olds, extra, origin, pl
       const i = n[k] as number;
       const next = planned?.[i]?.next;
       const expect = next === undefined ? {} : { expect: digest(next ?? Buffer.alloc(0)) };
+      const decision = planned?.[i]?.decision;
       await rememberWrite(store, setLink(origin.toolUse, i), {
         ...record,
         file: (targets[i] as Target).realPath,
+        modified: decision && decision.tier !== 'noop' ? decision.modified : undefined,
         // A removal is predicted as no file: the after step sees none and keeps the counts.
         ...(next === null ? { expect: 'removed' } : expect),
       });

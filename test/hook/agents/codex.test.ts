@@ -6,7 +6,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { applyPatch } from '../../../src/core/codex-patch';
 import { parsePatch } from '../../../src/core/codex-patch-parse';
-import { runCli, type HookRun } from '../../helpers/cli';
+import { literal, runCli, type HookRun } from '../../helpers/cli';
 import { lines, makeRepo, type Repo } from '../../helpers/repo';
 
 const payload = (
@@ -59,6 +59,37 @@ const SMALL =
 const rewrite = (file: string, n: number) =>
   `*** Update File: ${file}\n@@\n${Array.from({ length: n }, (_, i) => `-line ${i + 1}\n+new ${i + 1}`).join('\n')}\n`;
 const LARGE = `*** Begin Patch\n${rewrite('b.txt', 30)}*** Add File: c.txt\n+c\n*** End Patch\n`;
+
+// [label, patch of one file, what lands in a.txt (null: Codex's own result), the note's parentheses]
+const oneFile: [string, string, string | null, string][] = [
+  [
+    'as predicted',
+    '*** Begin Patch\n*** Update File: a.txt\n@@\n-line 3\n+LINE 3\n*** End Patch\n',
+    null,
+    '231 B, 30 lines, +1 -1 ~1',
+  ],
+  [
+    'another writer changed it',
+    '*** Begin Patch\n*** Update File: a.txt\n@@\n-line 3\n+LINE 3\n*** End Patch\n',
+    lines(31),
+    '239 B, 31 lines, +1 -0 ~0',
+  ],
+];
+for (const [label, patch, landed, counts] of oneFile) {
+  test(`a small patch of one file (${label}): the note says the file it left and the change, +N -M ~K`, () => {
+    const repo = makeRepo({ 'a.txt': lines(30) });
+    assert.deepEqual(hook(repo, payload(repo, 'PreToolUse', patch)).code, 0);
+    codexApplies(repo, patch);
+    if (landed !== null) writeFileSync(repo.path('a.txt'), landed);
+    const post = hook(repo, payload(repo, 'PostToolUse', patch));
+    const context = post.json?.hookSpecificOutput?.additionalContext ?? '';
+    assert.match(
+      context,
+      new RegExp(`^fettle recorded a\\.txt \\(${literal(counts)}\\) as (\\w{8}); undo with: .+ rollback \\1$`),
+      show(post),
+    );
+  });
+}
 
 test('a small patch of two files: both previous versions recorded as one changeset, then what landed, told to the model', () => {
   const repo = makeRepo({ 'a.txt': lines(30), 'b.txt': lines(30) });

@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { runCli, type Run } from '../../helpers/cli';
 import { lines, makeRepo, type Repo } from '../../helpers/repo';
+import { landedText } from '../../helpers/tools';
 
 const base = (repo: Repo, event: string) => ({
   session_id: 'gemini-session-1',
@@ -55,7 +56,13 @@ test('write_file, small: the previous bytes recorded before, what landed after, 
   writeFileSync(repo.path('a.txt'), input.content);
   const after = hook(repo, tool(repo, 'AfterTool', 'write_file', input));
   const context = (after.json?.hookSpecificOutput as Record<string, string> | undefined)?.additionalContext ?? '';
-  assert.match(context, /^fettle recorded a\.txt \(\+1 -1\) as \w{8}; undo with: /, show(after));
+  assert.match(
+    context,
+    new RegExp(
+      `^fettle recorded a\\.txt \\(${landedText(input.content)}, \\+1 -1 ~1\\) as (\\w{8}); undo with: .+ rollback \\1$`,
+    ),
+    show(after),
+  );
   assert.deepEqual(
     log(repo).map((c: { state: string; agent: string; tool: string }) => `${c.state} ${c.agent} ${c.tool}`),
     ['applied gemini write_file'],

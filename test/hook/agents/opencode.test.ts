@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { runCli, SELF, literal } from '../../helpers/cli';
 import { lines, makeRepo, type Repo } from '../../helpers/repo';
+import { landedText } from '../../helpers/tools';
 
 type Hook = (input: Record<string, unknown>, output: Record<string, unknown>) => Promise<void>;
 type Hooks = Record<string, Hook> & { config?: (c: unknown) => Promise<void>; event?: (e: unknown) => Promise<void> };
@@ -140,12 +141,12 @@ test('a small edit is recorded before opencode writes it, and the model is told 
     writeFileSync(repo.path('src.ts'), next),
   );
   assert.equal(r.error, undefined);
-  const id = /fettle recorded src\.ts \(\+1 -1\) as ([0-9a-z]{8}); undo with: /.exec(r.output ?? '')?.[1];
+  const id = /fettle recorded src\.ts \(.+\) as ([0-9a-z]{8}); undo with: /.exec(r.output ?? '')?.[1];
   assert.ok(id, r.output);
   assert.match(
     r.output ?? '',
     new RegExp(
-      `^Edit applied successfully\\.\\n\\nfettle recorded src\\.ts \\(\\+1 -1\\) as ${id}; undo with: ${literal(SELF)} rollback ${id}$`,
+      `^Edit applied successfully\\.\\n\\nfettle recorded src\\.ts \\(${landedText(next)}, \\+1 -1 ~1\\) as ${id}; undo with: ${literal(SELF)} rollback ${id}$`,
     ),
   );
   const m = message(repo, `refs/fettle/${id}`);
@@ -189,7 +190,9 @@ test('an edit opencode would match loosely is recorded, not predicted; so is eac
   });
   assert.match(
     r.output ?? '',
-    /^Edit applied successfully\.\n\nfettle recorded b\.ts \(\+1 -1\) as [0-9a-z]{8}; undo with: .*$/,
+    new RegExp(
+      `^Edit applied successfully\\.\\n\\nfettle recorded b\\.ts \\(${landedText(lines(30).replace('line 1\n', 'line one\n'))}, \\+1 -1 ~1\\) as ([0-9a-z]{8}); undo with: .+ rollback \\1$`,
+    ),
   );
   // A file the patch adds is not predicted, and had no previous bytes to keep: it is not recorded (README).
   assert.equal(refs(repo).length, 2);
