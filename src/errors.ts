@@ -30,6 +30,10 @@ export const ERROR_CODES = {
   E_BLOCKED: "a policy rule blocks writing this path; the message is the rule's own",
   E_CONTRACT:
     'a contract cannot be applied as written (invalid, an anchor matching 0 or 2+ times, an edit out of its scope) or changed since it was staged',
+  E_STORE_NEWER:
+    "this repository's fettle data (or the private store's) was written by a newer fettle, whose store format this one cannot read; nothing was read or changed: upgrade fettle",
+  E_STORE_FORMAT:
+    "the stamp of fettle's store format (.git/fettle/format, or the private store's) names no version; nothing was read or changed: the message says how to repair it",
   E_GIT: 'a git command failed; its own words follow',
   E_IO: 'a filesystem operation failed (disk full, permission denied, read-only filesystem, ...)',
   E_INTERNAL: 'a bug in fettle; run again with FETTLE_DEBUG=1 and report it',
@@ -111,6 +115,11 @@ export const EXIT_CODES = {
     meaning:
       'refused: it would have overwritten what fettle did not write (a file edited since fettle recorded it, a branch that exists), so nothing was changed; a dry run: the real run would refuse',
   },
+  storeFormat: {
+    code: 6,
+    meaning:
+      "this fettle cannot read the repository's fettle data: a newer fettle wrote it (upgrade fettle), or its format stamp is damaged; nothing was read or changed",
+  },
 } as const;
 
 export const EXIT = {
@@ -120,9 +129,11 @@ export const EXIT = {
   staged: EXIT_CODES.staged.code,
   checksFailed: EXIT_CODES.checksFailed.code,
   refused: EXIT_CODES.refused.code,
+  storeFormat: EXIT_CODES.storeFormat.code,
 } as const;
 
 export const exitCodeFor = (error: FettleError): number => {
   if (error.code === 'E_USAGE' || error.code === 'E_CONFIG' || error.code === 'E_POLICY') return EXIT.usage;
+  if (error.code === 'E_STORE_NEWER' || error.code === 'E_STORE_FORMAT') return EXIT.storeFormat;
   return error.code === 'E_CONFLICT' ? EXIT.refused : EXIT.failed;
 };

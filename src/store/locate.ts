@@ -14,6 +14,7 @@ import { createGit, createWarmPool, GitError } from './git';
 import { makeOwnDir } from '../io/fettle-dir';
 import type { StoreCache } from './store-cache';
 import type { Store, Target } from './store';
+import { readStamp } from './store-format';
 import { exists } from '../io/exists';
 
 export { isInsideDotGit };
@@ -105,7 +106,10 @@ export const openStoreAt = async (
   const resident = options.resident;
   const key = `${dir}\0${dataDir}`;
   const known = resident && (await resident.reopen(key, dir, env, options.file, options.early));
-  if (known) return known;
+  if (known) {
+    known.stamped = readStamp(known); // read again each call: a newer fettle may have stamped it since
+    return known;
+  }
   const { remember: cwd, ...store } = await discover(dir, env, dataDir, options);
   // Only the two usual outcomes are remembered: a work tree's repository, and the private store for a
   // directory in none. The rarer ones (a bare repository's directory, core.worktree elsewhere) ask git each time.
@@ -114,6 +118,8 @@ export const openStoreAt = async (
     const extraArgs = kind === 'private' ? ['--git-dir', commonDir] : [];
     resident.remember(key, { kind, workTree, commonDir, objectFormat, zeroOid, cwd, extraArgs });
   }
+  // Before anything of fettle's is read or written there: a store a newer fettle stamped is refused.
+  store.stamped = readStamp(store);
   return store;
 };
 

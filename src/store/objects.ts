@@ -12,6 +12,7 @@ import { encodeCommit } from './commit-codec';
 import { editTree, hashObject, type NewTree } from './tree-codec';
 import { makeOwnDir } from '../io/fettle-dir';
 import { readLevels } from './object-read';
+import { stampStore } from './store-format';
 
 /** Where fettle notes the packs it wrote: maintenance rolls up those and never touches the user's own. */
 export const packRegistry = (store: Pick<Store, 'commonDir'>): string => join(store.commonDir, 'fettle', 'packs');
@@ -56,6 +57,7 @@ const readersOf = (o: NewObject): number => (o.fileMode === undefined ? 0o044 : 
  * process, raw bytes (`--literally`, no filters). Returns the ids in the order given.
  */
 const writeObjects = async (store: Store, objects: NewObject[], alongside?: Promise<unknown>): Promise<string[]> => {
+  await stampStore(store);
   const writing = await objectWritingOf(store.commonDir);
   if (!writing.unsupported) {
     const objectsDir = join(store.commonDir, 'objects');

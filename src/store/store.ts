@@ -23,6 +23,8 @@ export interface Store {
    * read, and `head` and `read` are filled in when this resolves. Await it before using either.
    */
   ready?: Promise<void> | undefined;
+  /** whether the store carries a stamp of its format (store-format.ts), as found when it was opened */
+  stamped?: boolean | undefined;
 }
 
 export interface Target {

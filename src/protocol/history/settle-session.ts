@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { openRegular } from '../../io/regular-file';
 import { commonDirNear, locateTarget } from '../../store/locate';
 import type { Store } from '../../store/store';
+import { readStamp } from '../../store/store-format';
 import type { Context } from '../context';
 import { settleLinks } from '../record/settle';
 import { forgetSessionCalls } from '../record/call-answers';
@@ -64,6 +65,8 @@ export const settleSessionRecords = async (
   },
 ): Promise<void> => {
   const common = await commonDirNear(ctx.cwd);
+  // Its per-call files are fettle's data too: a store a newer fettle stamped is left as it is.
+  if (common) readStamp({ kind: 'repo', commonDir: common });
   // The turn is over: no retry of its tool calls can come, so their answers need not be kept.
   if (common) await forgetSessionCalls(common, end.session);
   const dirs = unique([...(common ? [linksDir(common)] : []), linksDir(join(ctx.config.dataDir, 'store.git'))]);

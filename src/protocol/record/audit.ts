@@ -2,10 +2,12 @@
 // `<git-common-dir>/fettle/audit.jsonl`. Bounded: once the file reaches AUDIT_MAX_BYTES it is rotated to
 // audit.1.jsonl (audit.1 to audit.2, and so on), and AUDIT_KEEP rotated files are kept. One append per hook call,
 // written with O_APPEND (lines of concurrent hooks do not interleave) and no git process; the log is the user's
-// alone (0600). Logging never fails a write: any error here is swallowed.
+// alone (0600). Logging never fails a write: any error here is swallowed. A store a newer fettle stamped
+// (store/store-format.ts) gets no line: this fettle writes nothing there.
 import { closeSync, fstatSync, openSync, renameSync, statSync, unlinkSync, writeSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { commonDirNear } from '../../store/locate';
+import { readStamp } from '../../store/store-format';
 
 export const AUDIT_FILE = 'audit.jsonl';
 export const AUDIT_MAX_BYTES = 1024 * 1024;
@@ -51,6 +53,7 @@ export const appendAudit = (
   limits: { maxBytes: number; keep: number } = { maxBytes: AUDIT_MAX_BYTES, keep: AUDIT_KEEP },
 ): void => {
   try {
+    readStamp({ kind: 'repo', commonDir }); // a store a newer fettle stamped gets nothing from this one
     const dir = join(commonDir, 'fettle');
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const fd = openSync(join(dir, AUDIT_FILE), 'a', 0o600);
