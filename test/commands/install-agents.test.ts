@@ -1,6 +1,7 @@
 // `fettle install --agent` and `uninstall --agent` for Codex CLI, Gemini CLI and Cursor: the file each agent reads,
 // edited as Claude Code's settings are (only fettle's part changes; uninstall gives back the very bytes), and
 // `fettle doctor` saying whether the agent would run what was installed.
+// Tier: slow, installs into a fresh HOME and settings for each case (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,5 +1,6 @@
 // `fettle install --resident` end to end: what lands in the settings file (an HTTP hook and a guard per event,
 // the token only as a variable), the files only its user may read, and the way back to command hooks.
+// Tier: slow, installs into a fresh HOME and settings for each case (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
