@@ -122,7 +122,7 @@ test("info's settings line up in one column", () => {
   const out = ok(fettle(makeRepo({ 'a.txt': 'a\n' }), ['info'])).stdout;
   // The settings run to the first blank line; the policy in force follows them.
   const rows = out.slice(out.indexOf('In force:\n')).split('\n\n')[0]?.split('\n').slice(1) ?? [];
-  assert.equal(rows.length, 14, rows.join('\n'));
+  assert.equal(rows.length, 15, rows.join('\n'));
   const columns = new Set(rows.map((r) => /^ {2}\S+(?: \S+)*? {2,}/.exec(r)?.[0].length));
   assert.equal(columns.size, 1, rows.join('\n'));
 });
