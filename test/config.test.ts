@@ -188,30 +188,6 @@ for (const [raw, want] of links) {
   });
 }
 
-test('FETTLE_TEST_LINK: read by `fettle test` only, so a mistake in it never blocks a write; info and doctor say so', () => {
-  const repo = makeRepo({ 'f.txt': 'a\n' });
-  const env = { ...repo.env, FETTLE_TEST_LINK: '../x' };
-  const hook = runHook(writePayload({ file: repo.path('f.txt'), content: 'b\n', cwd: repo.dir }), {
-    cwd: repo.dir,
-    env,
-  });
-  assert.equal(hook.code, 0, hook.stderr);
-  const info = runCli(['info'], { cwd: repo.dir, env });
-  assert.equal(info.code, 2);
-  assert.match(info.stderr, /^fettle: FETTLE_TEST_LINK must list paths inside the repository/);
-  const doctor = JSON.parse(runCli(['doctor', '--json'], { cwd: repo.dir, env }).stdout) as {
-    checks: { name: string; status: string; detail: string }[];
-  };
-  assert.deepEqual(
-    doctor.checks.filter((c) => c.name === 'config').map((c) => [c.status, /FETTLE_TEST_LINK/.test(c.detail)]),
-    [['fail', true]],
-  );
-  assert.match(
-    runCli(['info'], { cwd: repo.dir, env: { ...repo.env, FETTLE_TEST_LINK: 'node_modules' } }).stdout,
-    /^  FETTLE_TEST_LINK +node_modules \(from FETTLE_TEST_LINK\)$/m,
-  );
-});
-
 // [FETTLE_READ_THRESHOLD, bytes, or the value the error quotes]
 const readThresholds: [string | undefined, number | string][] = [
   [undefined, 262144],
@@ -238,29 +214,51 @@ for (const [raw, want] of readThresholds) {
   });
 }
 
-test('FETTLE_READ_THRESHOLD: read by the Read hook only, so a mistake in it never blocks a write; info and doctor say so', () => {
-  const repo = makeRepo({ 'f.txt': 'a\n' });
-  const env = { ...repo.env, FETTLE_READ_THRESHOLD: '0' };
-  const hook = runHook(writePayload({ file: repo.path('f.txt'), content: 'b\n', cwd: repo.dir }), {
-    cwd: repo.dir,
-    env,
+// [setting, who reads it, a bad value, the start of the message it gives, a good value]
+const readByOne: [string, string, string, RegExp, string][] = [
+  [
+    'FETTLE_TEST_LINK',
+    '`fettle test`',
+    '../x',
+    /^fettle: FETTLE_TEST_LINK must list paths inside the repository/,
+    'node_modules',
+  ],
+  [
+    'FETTLE_READ_THRESHOLD',
+    'the Read hook',
+    '0',
+    /^fettle: FETTLE_READ_THRESHOLD must be a whole number of at least 1, got '0'\./,
+    '1000000',
+  ],
+];
+for (const [name, reader, bad, message, good] of readByOne)
+  test(`${name}: read by ${reader} only, so a mistake in it never blocks a write; info and doctor say so`, () => {
+    const repo = makeRepo({ 'f.txt': 'a\n' });
+    const env = { ...repo.env, [name]: bad };
+    const hook = runHook(writePayload({ file: repo.path('f.txt'), content: 'b\n', cwd: repo.dir }), {
+      cwd: repo.dir,
+      env,
+    });
+    assert.equal(hook.code, 0, hook.stderr);
+    const info = runCli(['info'], { cwd: repo.dir, env });
+    assert.equal(info.code, 2);
+    assert.match(info.stderr, message);
+    const doctor = JSON.parse(runCli(['doctor', '--json'], { cwd: repo.dir, env }).stdout) as {
+      checks: { name: string; status: string; detail: string }[];
+    };
+    assert.deepEqual(
+      doctor.checks.filter((c) => c.name === 'config').map((c) => [c.status, c.detail.includes(name)]),
+      [['fail', true]],
+    );
+    assert.match(
+      runCli(['info'], { cwd: repo.dir, env: { ...repo.env, [name]: good } }).stdout,
+      new RegExp(`^  ${name} +${good} \\(from ${name}\\)$`, 'm'),
+    );
   });
-  assert.equal(hook.code, 0, hook.stderr);
-  const info = runCli(['info'], { cwd: repo.dir, env });
-  assert.equal(info.code, 2);
-  assert.match(info.stderr, /^fettle: FETTLE_READ_THRESHOLD must be a whole number of at least 1, got '0'\./);
-  const doctor = JSON.parse(runCli(['doctor', '--json'], { cwd: repo.dir, env }).stdout) as {
-    checks: { name: string; status: string; detail: string }[];
-  };
-  assert.deepEqual(
-    doctor.checks.filter((c) => c.name === 'config').map((c) => [c.status, /FETTLE_READ_THRESHOLD/.test(c.detail)]),
-    [['fail', true]],
-  );
+
+test('FETTLE_READ_THRESHOLD: info says what the Read hook serves, and --json has it', () => {
+  const repo = makeRepo({ 'f.txt': 'a\n' });
   const set = { ...repo.env, FETTLE_READ_THRESHOLD: '1000000' };
-  assert.match(
-    runCli(['info'], { cwd: repo.dir, env: set }).stdout,
-    /^  FETTLE_READ_THRESHOLD +1000000 \(from FETTLE_READ_THRESHOLD\)$/m,
-  );
   assert.match(
     runCli(['info'], { cwd: repo.dir, env: set }).stdout,
     /^  Read +only with `.+ install --read`: text files over 1000000 bytes are served from disk$/m,

@@ -1,30 +1,23 @@
 // `fettle status` and `fettle log` as a person runs them all day: their own bundle, and the tips of fettle's refs
 // kept by commit id (protocol/tip-cache.ts), so a listing asks git for the refs' names and ids only.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
+import { loggingGit, subcommand } from '../helpers/git-log';
 import { lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
 import { directWrite, fettle, ok, stageWrite, statusJson } from '../helpers/stage';
 
-/** A git on PATH that logs each command line it runs, then runs the real one. */
+/** The git commands a run starts, each a line without the options fettle pins (`-c name=value`). */
 const gitLogged = (repo: Repo): { env: Record<string, string>; calls: () => string[]; clear: () => void } => {
-  const bin = join(tempDir(), 'bin');
-  mkdirSync(bin);
-  const log = join(bin, 'git.log');
-  const real = execFileSync('/bin/sh', ['-c', 'command -v git'], { env: repo.env }).toString().trim();
-  writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`);
-  chmodSync(join(bin, 'git'), 0o755);
-  const env = { PATH: `${bin}:${repo.env.PATH}` };
-  const calls = () =>
-    existsSync(log)
-      ? readFileSync(log, 'utf8')
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => l.replace(/^(-c \S+ )+/, ''))
-      : [];
-  return { env, calls, clear: () => rmSync(log, { force: true }) };
+  const git = loggingGit();
+  const bin = git.path.slice(0, git.path.indexOf(delimiter));
+  const unpinned = (args: string[]) => args.slice(args.indexOf(subcommand(args))).join(' ');
+  return {
+    env: { PATH: `${bin}${delimiter}${repo.env.PATH}` },
+    calls: () => git.calls().map(unpinned),
+    clear: () => rmSync(git.log, { force: true }),
+  };
 };
 
 const tipsFile = (repo: Repo) => join(repo.dir, '.git', 'fettle', 'tips.json');
