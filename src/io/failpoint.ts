@@ -89,5 +89,7 @@ export const failpoint = async (name: Failpoint, temps: string[] = []): Promise<
     return;
   }
   const ms = Number(action.slice('sleep:'.length));
+  // Said, so a test can act while the process waits here rather than guess when it got here.
+  process.stderr.write(`failpoint ${name} sleeping ${ms} ms\n`);
   await new Promise((r) => setTimeout(r, ms));
 };

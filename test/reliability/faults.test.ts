@@ -242,8 +242,17 @@ for (const [label, paths] of [
 const NO_FIU = 'needs fiu-run and fiu-ctrl (Debian fiu-utils)';
 
 /** `fettle write` stalled at `point`, then every fsync of that process fails with EIO. */
+/**
+ * `fettle write` under libfiu, its fsync made to fail once the process sleeps at `point`: armed only then (the
+ * failpoint says so on stderr), so a start slower than usual never arms it early, at an fsync before the point.
+ */
 const fsyncFailsAt = async (repo: Repo, point: string, input: string) => {
   let pid = 0;
+  let reached: () => void = () => undefined;
+  const sleeping = new Promise<void>((r) => {
+    reached = r;
+  });
+  let said = '';
   const run = spawnFettle(['write', 'a.txt'], {
     cwd: repo.dir,
     env: repo.env,
@@ -251,8 +260,13 @@ const fsyncFailsAt = async (repo: Repo, point: string, input: string) => {
     failpoints: `${point}=sleep:1500`,
     wrap: ['fiu-run', '-x'],
     onSpawn: (p) => (pid = p),
+    onStderr: (chunk) => {
+      said += chunk.toString('utf8');
+      if (said.includes(`failpoint ${point} sleeping`)) reached();
+    },
   });
-  await new Promise((r) => setTimeout(r, 700));
+  const outcome = await Promise.race([sleeping.then(() => 'reached'), run.then(() => 'ended')]);
+  assert.equal(outcome, 'reached', `fettle ended before the failpoint ${point}: ${said}`);
   const ctl = spawnSync('fiu-ctrl', ['-c', 'enable name=posix/io/sync/fsync,failinfo=5', String(pid)], {
     encoding: 'utf8',
   });

@@ -57,6 +57,8 @@ export interface SpawnOpts {
   /** RLIMIT_AS in KiB: the address space the process may take, applied by the shell before exec */
   ulimitVirtualKb?: number;
   onSpawn?: (pid: number) => void;
+  /** each chunk of stderr as it arrives */
+  onStderr?: (chunk: Buffer) => void;
 }
 
 /** The built CLI in its own process group, as a host would run it. Never rejects. */
@@ -79,7 +81,10 @@ export const spawnArgv = (command: string[], o: SpawnOpts): Promise<Proc> =>
     let killed = false;
     let timer: NodeJS.Timeout | undefined;
     child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.stderr.on('data', (c: Buffer) => {
+      err.push(c);
+      o.onStderr?.(c);
+    });
     child.stdin.on('error', () => undefined);
     if (child.pid) o.onSpawn?.(child.pid);
     if (o.killAfterMs !== undefined) {
