@@ -121,10 +121,16 @@ export const LISTING_ARGS = refTipsArgs([REF_PREFIX, DISCARDED_PREFIX]);
  * Every change, newest first, with `revertedBy` derived. One for-each-ref of the refs alone, their commits read
  * from the tip cache (tip-cache.ts): cost grows with fettle's refs only, and with the commits new since.
  */
-export const listChanges = async (ctx: Context, store: Store): Promise<Change[]> => {
+export const listChanges = async (ctx: Context, store: Store, via: 'cache' | 'git' = 'cache'): Promise<Change[]> => {
   const ttlSeconds = ctx.config.ttlSeconds;
   const now = ctx.now();
-  const tips = await readTips(store, await listRefTips(store, [REF_PREFIX, DISCARDED_PREFIX]));
+  const prefixes = [REF_PREFIX, DISCARDED_PREFIX];
+  // `git`: one for-each-ref that prints each tip's message, for a hook's retention: one process, where the cache
+  // would add a cat-file for the records new since it was written, and its read.
+  const tips =
+    via === 'cache'
+      ? await readTips(store, await listRefTips(store, prefixes))
+      : (await listRefs(store, prefixes)).map((r) => ({ ...r, fields: parseRecord(r.message) }));
   return markReverted(
     tips
       .map((r) => toChange(r, ttlSeconds, now))

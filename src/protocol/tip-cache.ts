@@ -4,6 +4,7 @@
 // commits not in it are read, in one cat-file; ids no ref names any more are dropped when it is written again.
 // Losing it costs one slower listing.
 import { readFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseRecord, RECORD_PARSE_VERSION, type RecordFields } from '../core/record-message';
 import { makeOwnDir } from '../io/fettle-dir';
@@ -65,16 +66,18 @@ const readCache = (commonDir: string): Map<string, Entry> => {
 const writeCache = async (commonDir: string, entries: Map<string, Entry>): Promise<void> => {
   const path = cachePath(commonDir);
   const data = JSON.stringify({ v: RECORD_PARSE_VERSION, tips: Object.fromEntries(entries) });
-  // a cache: a read-only repository, or a full disk, only costs the next listing its speed
-  await makeOwnDir(join(path, '..'))
-    .then(() => swapFile(path, data))
+  const dir = join(path, '..');
+  // a cache: a read-only repository, or a full disk, only costs the next listing its speed. It holds what the
+  // records say (paths, reasons), so whoever may not enter fettle's folder may not read it either.
+  await makeOwnDir(dir)
+    .then(async () => swapFile(path, data, (await stat(dir)).mode & 0o660))
     .catch(() => undefined);
 };
 
 /**
- * Whether a listing rewrites the cache: not for every record new since (a hook's retention lists after each write
- * it housekeeps, and the file is ~440 KB at 1,000 changes), but once the commits read from git, or the ids no ref
- * names, reach WRITE_AFTER or a quarter of the listing. Fewer are read in the same one cat-file at little cost.
+ * Whether a listing rewrites the cache: not for every record new since (a `status` after each write would rewrite
+ * ~440 KB at 1,000 changes), but once the commits read from git, or the ids no ref names, reach WRITE_AFTER or a
+ * quarter of the listing. Fewer are read in the same one cat-file at little cost.
  */
 const WRITE_AFTER = 32;
 export const worthWriting = (unknown: number, stale: number, listed: number): boolean => {

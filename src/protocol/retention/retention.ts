@@ -106,7 +106,7 @@ export const applyRetention = async (
   keepUnconfirmed = false,
 ): Promise<Removal[]> => {
   const now = ctx.now();
-  const [changes, open] = await Promise.all([listChanges(ctx, store), openChangeIds(store)]);
+  const [changes, open] = await Promise.all([listChanges(ctx, store, 'git'), openChangeIds(store)]);
   const removals = firstRemovals(planRetention(changes, ctx.config, now, { keepUnconfirmed, open }), limit);
   await deleteRefs(store, removals);
   return removals;
