@@ -1,5 +1,5 @@
 // When a listing rewrites the tip cache (src/protocol/tip-cache.ts): a few records new since are read from git in
-// the same one cat-file, so the ~440 KB file is not rewritten after every write a hook housekeeps.
+// the same one cat-file, so the ~440 KB file is not rewritten by every `status` after a write.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { worthWriting } from '../../src/protocol/tip-cache';
