@@ -9,6 +9,7 @@ import {
   listRefs,
   listRefTips,
   REF_PREFIX,
+  type RefRecord,
   refTipsArgs,
 } from '../store/refs';
 import { readTips } from './tip-cache';
@@ -114,6 +115,9 @@ const markReverted = (changes: Change[]): Change[] => {
   });
 };
 
+/** A ref's tip as listRefs read it, its message parsed: what the tip cache keeps, read from git instead. */
+const parsed = (r: RefRecord) => ({ ...r, fields: parseRecord(r.message) });
+
 /** The one git command listChanges runs while the tip cache holds every commit: a command may start it early. */
 export const LISTING_ARGS = refTipsArgs([REF_PREFIX, DISCARDED_PREFIX]);
 
@@ -130,7 +134,7 @@ export const listChanges = async (ctx: Context, store: Store, via: 'cache' | 'gi
   const tips =
     via === 'cache'
       ? await readTips(store, await listRefTips(store, prefixes))
-      : (await listRefs(store, prefixes)).map((r) => ({ ...r, fields: parseRecord(r.message) }));
+      : (await listRefs(store, prefixes)).map(parsed);
   return markReverted(
     tips
       .map((r) => toChange(r, ttlSeconds, now))
@@ -152,9 +156,7 @@ export const loadChange = async (ctx: Context, store: Store, id: string): Promis
   const now = ctx.now();
   if (!isId(id)) throw notFound(id);
   const records = await listRefs(store, [changeRef(id), discardedRef(id)]);
-  const change = records
-    .map((r) => toChange({ ...r, fields: parseRecord(r.message) }, ttlSeconds, now))
-    .find((c): c is Change => c !== null);
+  const change = records.map((r) => toChange(parsed(r), ttlSeconds, now)).find((c): c is Change => c !== null);
   if (!change)
     throw notFound(
       id,
