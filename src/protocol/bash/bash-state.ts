@@ -6,7 +6,6 @@
 //   - a stat cache per work tree (bash-cache.ts).
 // The snapshot's blobs are written (and fsynced) before it is; losing any of these files costs a record, never
 // bytes in the user's tree, which fettle does not touch here.
-import { createHash } from 'node:crypto';
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PreEntry } from '../../core/bash-changes';
@@ -15,8 +14,6 @@ import { makeOwnDir } from '../../io/fettle-dir';
 import { swapFile } from '../../io/swap-file';
 import { isAlive } from '../../io/pid';
 import { callFileName, claimFile, markCall, openFiles, sessionTag, type ClaimedFile } from '../record/call-files';
-
-const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex');
 
 export const snapshotsDir = (dataDir: string): string => join(dataDir, 'bash');
 
