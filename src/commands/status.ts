@@ -5,6 +5,7 @@ import { settledChanges, openStore } from '../protocol/select/open';
 import { currentSession } from '../protocol/select/names';
 import { currentTurn } from '../protocol/turns';
 import { needsPerson } from '../protocol/decide/person-review';
+import { unresolved } from '../protocol/record/failed';
 import { ago, changeJson, countsText, expiryText, stateText, storeJson, storeNote } from './change-view';
 import { contextFor, invokeFor, type Edge } from './edge';
 import { plural } from '../core/plural';
@@ -83,6 +84,24 @@ const pendingLines = (ctx: Context, pending: Change[], now: Date, invoke: string
   return lines;
 };
 
+/** The first line of a failure's reason, as its record keeps it. */
+const firstLine = (c: Change): string => (c.fields.note ?? '').split('\n', 1)[0] ?? '';
+
+/** Confirms and applies that failed and are not resolved since: what was attempted, when, why, and what resolves it. */
+const failedLines = (failed: Change[], now: Date, invoke: string): string[] => {
+  if (failed.length === 0) return [];
+  const what = (c: Change) =>
+    c.fields.attempt === 'confirm'
+      ? `confirm of ${(c.fields.of ?? '').split(' ').join(', ')} (${shownFile(c.fields)})`
+      : `apply of ${c.fields.contractPath ?? c.fields.path}`;
+  return [
+    '',
+    `Failed (${failed.length}):`,
+    ...failed.map((c) => `  ${c.id}  ${what(c)} failed ${ago(now, c.at)}: ${firstLine(c)}`),
+    `  why in full: \`${invoke} show <id>\`; each is listed until its changes are decided or its contract applies`,
+  ];
+};
+
 /** Shown by name before "and N more". */
 const OPEN_NAMED = 3;
 
@@ -111,6 +130,7 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
   const pending = changes.filter((c) => c.state === 'pending' || c.state === 'expired');
   const recent = changes.filter((c) => !pending.includes(c)).slice(0, RECENT);
   const open = changes.filter((c) => c.state === 'incomplete');
+  const failed = unresolved(changes);
   const session = currentSession(ctx, changes);
   const turn = await currentTurn(ctx.config.dataDir, session);
   if (o.json) {
@@ -121,7 +141,8 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
           store: storeJson(store),
           session: current,
           pending: pending.map(changeJson),
-          recent: recent.map(changeJson),
+          failed: failed.map(changeJson),
+          recent: recent.filter((c) => !failed.includes(c)).map(changeJson),
         },
         null,
         2,
@@ -134,7 +155,9 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
   const invoke = invokeFor(edge, dir);
   lines.push(...sessionLines(session, turn, changes, invoke));
   lines.push(...pendingLines(ctx, pending, now, invoke));
-  const settled = changes.filter((c) => !pending.includes(c) && !open.includes(c)).slice(0, RECENT);
+  const shown = (c: Change) => pending.includes(c) || open.includes(c) || failed.includes(c);
+  const settled = changes.filter((c) => !shown(c)).slice(0, RECENT);
+  lines.push(...failedLines(failed, now, invoke));
   lines.push(...openLines(open, invoke));
   if (settled.length) lines.push('', 'Recent:', ...settled.map((c) => row(c, now)));
   edge.io.out(lines.join('\n'));

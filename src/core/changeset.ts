@@ -33,7 +33,7 @@ export type Verdict = 'confirm' | 'discard';
 export interface Candidate {
   id: string;
   path: string;
-  state: 'pending' | 'expired' | 'applied' | 'discarded' | 'incomplete';
+  state: 'pending' | 'expired' | 'applied' | 'discarded' | 'incomplete' | 'failed';
   /** a staged change (a direct write is never confirmed or discarded) */
   staged: boolean;
   /** named on its own (not only as a member of a changeset, a session or --all) */

@@ -8,7 +8,8 @@ export type RecordKind =
   | 'proposal' // a staged write, not applied
   | 'applied' // a staged write after `fettle confirm`
   | 'discarded' // a staged write after `fettle discard`
-  | 'snapshot'; // bytes found on disk before fettle replaced them (edits made outside fettle)
+  | 'snapshot' // bytes found on disk before fettle replaced them (edits made outside fettle)
+  | 'failed'; // a confirm or apply that failed, and why: its own ref, nothing written (protocol/record/failed.ts)
 
 export type Tier = 'direct' | 'staged';
 
@@ -67,6 +68,10 @@ export interface RecordFields {
    * dropped; a rollback: the hunks of the change in Fettle-Reverts it undid, which stays in effect otherwise).
    */
   hunks?: string | undefined;
+  /** a `failed` record: what failed, the changes it was asked to apply (space-separated ids), the error's code */
+  attempt?: 'confirm' | 'apply' | undefined;
+  of?: string | undefined;
+  code?: string | undefined;
 }
 
 const SUBJECT: Record<RecordKind, string> = {
@@ -76,6 +81,7 @@ const SUBJECT: Record<RecordKind, string> = {
   applied: 'apply',
   discarded: 'discard',
   snapshot: 'snapshot',
+  failed: 'failed',
 };
 
 const BODY: Record<RecordKind, string> = {
@@ -85,6 +91,7 @@ const BODY: Record<RecordKind, string> = {
   applied: 'The staged change was confirmed and written to disk.',
   discarded: 'The staged change was discarded; the file on disk was not touched.',
   snapshot: 'Bytes found on disk before fettle replaced them, kept so they can be restored.',
+  failed: 'An attempt to apply changes failed; nothing of it was written. Why:',
 };
 
 /** A rollback is a direct change like any other; its messages say what it undid. */
@@ -132,7 +139,9 @@ export const renderRecord = (f: RecordFields): string => {
       ? `roll back ${several} in`
       : f.command !== undefined && f.kind === 'after'
         ? `Bash ${f.reason ?? 'changed'}`
-        : SUBJECT[f.kind];
+        : f.kind === 'failed'
+          ? `${f.attempt ?? 'apply'} failed for`
+          : SUBJECT[f.kind];
   const subject = `fettle: ${verb} ${encodeValue(f.path)}${counts && f.kind !== 'before' ? ` (${counts})` : ''}`;
   const trailers: [string, string | undefined][] = [
     ['Fettle-Id', f.id],
@@ -158,6 +167,9 @@ export const renderRecord = (f: RecordFields): string => {
     ['Fettle-Checks', f.checks],
     ['Fettle-Split-From', f.splitFrom],
     ['Fettle-Hunks', f.hunks],
+    ['Fettle-Attempt', f.attempt],
+    ['Fettle-Of', f.of],
+    ['Fettle-Error', f.code],
     ['Fettle-Time', f.time === undefined ? undefined : String(f.time)],
     ['Fettle-Seq', f.seq === undefined ? undefined : String(f.seq)],
   ];
@@ -193,7 +205,37 @@ const LINE_BREAK = /[\r\u2028\u2029]/;
  * under this number. Change it whenever parseRecord reads something new or reads it differently
  * (test/core/record-message.test.ts pins the fields of a record that has every trailer).
  */
-export const RECORD_PARSE_VERSION = 1;
+export const RECORD_PARSE_VERSION = 2;
+
+/** The trailers records gained over time, each only when present and well formed. */
+const laterFields = (fields: Map<string, string>): Partial<RecordFields> => {
+  const changeset = fields.get('Fettle-Changeset');
+  const supersededBy = fields.get('Fettle-Superseded-By');
+  const command = fields.get('Fettle-Command');
+  const decidedBy = fields.get('Fettle-Decided-By');
+  const contract = fields.get('Fettle-Contract');
+  const contractPath = fields.get('Fettle-Contract-Path');
+  const checks = fields.get('Fettle-Checks');
+  const splitFrom = fields.get('Fettle-Split-From');
+  const hunks = fields.get('Fettle-Hunks');
+  const attempt = fields.get('Fettle-Attempt');
+  const of = fields.get('Fettle-Of');
+  const code = fields.get('Fettle-Error');
+  return {
+    ...(changeset && isChangeId(changeset) ? { changeset } : {}),
+    ...(supersededBy && isChangeId(supersededBy) ? { supersededBy } : {}),
+    ...(command !== undefined ? { command } : {}),
+    ...(decidedBy && DECIDER.test(decidedBy) ? { decidedBy } : {}),
+    ...(contract && /^sha256:[0-9a-f]{64}$/.test(contract) ? { contract } : {}),
+    ...(contractPath ? { contractPath } : {}),
+    ...(checks === 'passed' || checks === 'failed' ? { checks } : {}),
+    ...(splitFrom && isChangeId(splitFrom) ? { splitFrom } : {}),
+    ...(hunks && /^\d[\d,-]* of \d+$/.test(hunks) ? { hunks } : {}),
+    ...(attempt === 'confirm' || attempt === 'apply' ? { attempt } : {}),
+    ...(of && of.split(' ').every(isChangeId) ? { of } : {}),
+    ...(code && /^E_[A-Z_]{1,40}$/.test(code) ? { code } : {}),
+  };
+};
 
 /** Read for every change `status` and `log` list (a thousand at a time): string scans, no regex per line. */
 export const parseRecord = (message: string): RecordFields | null => {
@@ -217,15 +259,6 @@ export const parseRecord = (message: string): RecordFields | null => {
   const time = /^\d{1,15}$/.test(fields.get('Fettle-Time') ?? '') ? Number(fields.get('Fettle-Time')) : undefined;
   const turn = /^\d{1,9}$/.test(fields.get('Fettle-Turn') ?? '') ? Number(fields.get('Fettle-Turn')) : undefined;
   const seq = /^\d{1,15}$/.test(fields.get('Fettle-Seq') ?? '') ? Number(fields.get('Fettle-Seq')) : undefined;
-  const changeset = fields.get('Fettle-Changeset');
-  const supersededBy = fields.get('Fettle-Superseded-By');
-  const command = fields.get('Fettle-Command');
-  const decidedBy = fields.get('Fettle-Decided-By');
-  const contract = fields.get('Fettle-Contract');
-  const contractPath = fields.get('Fettle-Contract-Path');
-  const checks = fields.get('Fettle-Checks');
-  const splitFrom = fields.get('Fettle-Split-From');
-  const hunks = fields.get('Fettle-Hunks');
   return {
     id,
     kind,
@@ -245,14 +278,6 @@ export const parseRecord = (message: string): RecordFields | null => {
     ...(time !== undefined ? { time } : {}),
     ...(seq !== undefined ? { seq } : {}),
     ...(turn !== undefined ? { turn } : {}),
-    ...(changeset && isChangeId(changeset) ? { changeset } : {}),
-    ...(supersededBy && isChangeId(supersededBy) ? { supersededBy } : {}),
-    ...(command !== undefined ? { command } : {}),
-    ...(decidedBy && DECIDER.test(decidedBy) ? { decidedBy } : {}),
-    ...(contract && /^sha256:[0-9a-f]{64}$/.test(contract) ? { contract } : {}),
-    ...(contractPath ? { contractPath } : {}),
-    ...(checks === 'passed' || checks === 'failed' ? { checks } : {}),
-    ...(splitFrom && isChangeId(splitFrom) ? { splitFrom } : {}),
-    ...(hunks && /^\d[\d,-]* of \d+$/.test(hunks) ? { hunks } : {}),
+    ...laterFields(fields),
   };
 };

@@ -18,7 +18,7 @@ import { minutesText } from '../core/time';
 import type { Context } from './context';
 import { nearest } from '../core/nearest';
 
-export type ChangeState = 'pending' | 'expired' | 'applied' | 'discarded' | 'incomplete';
+export type ChangeState = 'pending' | 'expired' | 'applied' | 'discarded' | 'incomplete' | 'failed';
 
 export interface Change {
   id: string;
@@ -65,6 +65,9 @@ const toChange = (
     case 'after':
     case 'applied':
       return { ...base, state: 'applied' };
+    case 'failed':
+      // a confirm or apply that failed: a record of the attempt, never a change of any file
+      return { ...base, state: 'failed' };
     default:
       // a `before` record whose tool call never completed (denied at the prompt, or the tool failed)
       return { ...base, state: 'incomplete' };

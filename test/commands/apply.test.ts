@@ -175,12 +175,25 @@ scenario('--dry-run shows the diff and stages nothing', FILES, (repo) => {
   for (const [path, bytes] of Object.entries(FILES)) assert.equal(onDisk(repo, path)?.toString(), bytes);
 });
 
-/** Runs a contract that must fail: exit 1, E_CONTRACT's message, no ref made or moved. */
+/**
+ * Runs a contract that must fail: exit 1, E_CONTRACT's message, no change's ref made or moved; one record of the
+ * failed attempt is all it adds (protocol/record/failed.ts).
+ */
 const failsWhole = (repo: Repo, contract: unknown): string => {
-  const refs = repo.git('for-each-ref', 'refs/fettle/');
+  const list = () => repo.git('for-each-ref', 'refs/fettle/').split('\n').filter(Boolean);
+  const refs = list();
   const r = fettle(repo, ['apply', contractAt(repo, contract)]);
   assert.equal(r.code, 1, r.stderr);
-  assert.equal(repo.git('for-each-ref', 'refs/fettle/'), refs, 'refs/fettle unchanged');
+  const now = list();
+  const added = now.filter((l) => !refs.includes(l));
+  assert.equal(added.length, 1, 'one record: the failed attempt');
+  const ref = (added[0] as string).split('\t')[1] as string;
+  assert.match(repo.git('log', '-1', '--format=%B', ref), /^Fettle-Kind: failed$/m);
+  assert.deepEqual(
+    now.filter((l) => !added.includes(l)),
+    refs,
+    'no change made or moved',
+  );
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
   for (const [path, bytes] of Object.entries(FILES)) assert.equal(onDisk(repo, path)?.toString(), bytes);
   return r.stderr;
@@ -302,10 +315,13 @@ scenario('a contract removed after staging cannot be confirmed; discard still wo
   assert.equal(r.code, 1);
   assert.match(r.stderr, /is no longer a valid contract/);
   ok(fettle(repo, ['discard', set]));
+  // What is left under refs/fettle/ is the record of the failed confirm, which history keeps.
+  const left = fettleRefs(repo).filter((ref) => ref.startsWith('refs/fettle/'));
   assert.deepEqual(
-    fettleRefs(repo).filter((ref) => ref.startsWith('refs/fettle/')),
-    [],
+    left.map((ref) => /^Fettle-Kind: (\w+)$/m.exec(repo.git('log', '-1', '--format=%B', ref))?.[1]),
+    ['failed'],
   );
+  assert.doesNotMatch(ok(fettle(repo, ['status'])).stdout, /Failed/, 'resolved: the changeset was decided');
 });
 
 scenario(

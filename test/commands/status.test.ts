@@ -26,6 +26,7 @@ test('status with nothing recorded', () => {
     store: { kind: 'repository', path: repo.dir },
     session: null,
     pending: [],
+    failed: [],
     recent: [],
   });
 });

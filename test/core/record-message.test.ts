@@ -223,6 +223,9 @@ test('the parse of a record with every trailer is pinned to RECORD_PARSE_VERSION
     checks: 'passed',
     splitFrom: 'd3e4f5a6',
     hunks: '1,3 of 3',
+    attempt: 'confirm',
+    of: 'a1b2c3d4 b2c3d4e5',
+    code: 'E_CONFLICT',
   };
   const parsed = parseRecord(renderRecord(every));
   assert.deepEqual(parsed, every);
@@ -234,8 +237,8 @@ test('the parse of a record with every trailer is pinned to RECORD_PARSE_VERSION
         .join(' '),
     ],
     [
-      1,
-      'added agent changeset checks command contract contractPath decidedBy file hunks id kind path reason removed reverts review seq session splitFrom supersededBy tier time tool toolUse turn',
+      2,
+      'added agent attempt changeset checks code command contract contractPath decidedBy file hunks id kind of path reason removed reverts review seq session splitFrom supersededBy tier time tool toolUse turn',
     ],
   );
 });

@@ -18,6 +18,7 @@ import { fileLockPath } from '../paths';
 import { discardMoves } from '../record/discard';
 import { feedbackUpdate } from '../record/feedback';
 import { queueFeedback } from '../record/feedback-queue';
+import { recordingFailure } from '../record/failed';
 import { recordMany } from '../record/record-many';
 import { forgetStaged } from '../record/supersede';
 import { applyPlans } from './confirm';
@@ -87,9 +88,15 @@ export const decideSet = async (ctx: Context, store: Store, set: DecisionSet): P
   if (ids.length === 0 && !set.feedback?.length) throw new FettleError('E_USAGE', 'Nothing was decided.');
   const known = new Map((await listChanges(ctx, store)).map((c) => [c.id, c]));
   const paths = [...new Set(set.choices.map((c) => known.get(c.id)?.fields.path ?? ''))].filter(Boolean);
-  return withLocks(
-    paths.map((p) => fileLockPath(store, p)),
-    () => decideLocked(ctx, store, set),
+  // What it writes to disk, should that fail: the changes it confirms in whole or part.
+  const applying = set.choices
+    .filter((c) => c.verdict === 'confirm' || (c.keep?.length ?? 0) > 0)
+    .flatMap((c) => known.get(c.id) ?? []);
+  return recordingFailure(ctx, store, { attempt: 'confirm', changes: applying }, () =>
+    withLocks(
+      paths.map((p) => fileLockPath(store, p)),
+      () => decideLocked(ctx, store, set),
+    ),
   );
 };
 

@@ -22,6 +22,7 @@ const STATE: Record<ReviewChange['state'], string> = {
   applied: 'confirmed',
   discarded: 'discarded',
   incomplete: 'incomplete',
+  failed: 'failed',
 };
 
 const stateOf = (c: ReviewChange): string =>
