@@ -6,7 +6,8 @@ import { takeFeedback } from '../protocol/record/feedback-queue';
 import type { HookEdge } from './edge';
 import type { HookOutcome } from './outcome';
 
-const HEADER = '[fettle: feedback from a person]';
+// What is queued says itself who it is from: a person's review, or fettle's own note of a confirm (confirm-feedback.ts).
+const HEADER = '[fettle: news of your changes]';
 
 /** The text as the model reads it, after whatever else fettle said. */
 export const feedbackNote = (text: string): string => `${HEADER}\n${text}`;

@@ -4,7 +4,8 @@ import { loadConfig } from '../config';
 import { takeFeedback } from '../protocol/record/feedback-queue';
 import { type Args, type McpEdge, text, type ToolResult } from './edge';
 
-const HEADER = '[fettle: feedback from a person]';
+// What is queued says itself who it is from: a person's review, or fettle's own note of a confirm (confirm-feedback.ts).
+const HEADER = '[fettle: news of your changes]';
 
 const take = async (edge: McpEdge) => {
   try {

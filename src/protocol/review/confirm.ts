@@ -17,7 +17,7 @@ import { prepareRefs, type RefUpdate } from '../../store/refs';
 import { hashObject } from '../../store/tree-codec';
 import { applyFiles, type Replacement } from '../journal/apply-files';
 import { listChanges, type Change } from '../changes';
-import { decidedSet, lockedChanges, refuseSet, selectDecision, type DecideRequest } from './changesets';
+import { decidedSet, lockedChanges, refuseSet, selectDecision, type DecideRequest, type Selection } from './changesets';
 import { planFiles, type FilePlan } from './confirm-plan';
 import type { Context } from '../context';
 import { stamp } from '../ids';
@@ -25,6 +25,8 @@ import { diskPathOf, fileLockPath } from '../paths';
 import { retrySession, sessionStep, type Landing } from '../record/session-ref';
 import { commandDecider, requirePersonForExpired } from '../decide/person-review';
 import { forgetStaged } from '../record/supersede';
+import { recordingFailure } from '../record/failed';
+import { confirmFeedback } from './confirm-feedback';
 import { currentTurn } from '../turns';
 import { plural } from '../../core/plural';
 
@@ -55,8 +57,6 @@ export interface Beside {
   /** by change id: a note for its applied commit (which hunks it took, and where the others went) */
   notes: Map<string, string>;
 }
-
-const NOTHING_BESIDE: Beside = { updates: [], written: { oids: [], rewrite: async () => undefined }, notes: new Map() };
 
 /** A new commit on a change's tip, written; `written` rewrites it if a prune takes it before a ref names it. */
 const commitOn = async (
@@ -179,7 +179,13 @@ export const confirmChanges = async (ctx: Context, store: Store, request: Decide
   const involved = lockedChanges(selection);
   // A record that names a file outside the repository's work trees is refused before anything else is said of it.
   for (const c of involved) await diskPathOf(store, c.fields);
-  return withLocks(
+  return recordingFailure(ctx, store, { attempt: 'confirm', changes: involved }, () =>
+    confirmLocked(ctx, store, selection, involved),
+  );
+};
+
+const confirmLocked = (ctx: Context, store: Store, selection: Selection, involved: Change[]): Promise<ConfirmOutcome> =>
+  withLocks(
     involved.map((c) => fileLockPath(store, c.fields.path)),
     async () => {
       await failpoint('confirm.locked');
@@ -187,14 +193,16 @@ export const confirmChanges = async (ctx: Context, store: Store, request: Decide
       const now = new Map((await listChanges(ctx, store)).map((c) => [c.id, c]));
       const chosen = decidedSet(ctx, selection, now);
       const changes = chosen.changes;
-      const { plans, refusals } = await planFiles(ctx, store, changes, request);
+      const { plans, refusals } = await planFiles(ctx, store, changes, selection.request);
       if (refusals.length > 0) throw refuseSet('confirm', refusals, changes.length);
-      await applyPlans(ctx, store, plans, NOTHING_BESIDE);
+      const feedback = await confirmFeedback(ctx, store, plans, commandDecider(ctx));
+      await applyPlans(ctx, store, plans, { ...feedback, notes: new Map() });
+      // Landed: a note the agent does not get is not worth failing a confirm that wrote every file.
+      await feedback.deliver().catch(() => undefined);
       const confirmed = plans.map((p) => ({ change: p.change, path: p.file, how: p.how, conflicts: p.conflicts }));
       return { confirmed, skipped: chosen.skipped, changeset: chosen.changeset };
     },
   );
-};
 
 /**
  * Writes planned files and moves every ref (theirs, `beside`'s, the sessions') in one journalled step: the user's

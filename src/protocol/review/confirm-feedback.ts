@@ -1,0 +1,81 @@
+// What a confirm tells each agent session whose staged changes it applied, delivered once with the session's next
+// hook or MCP call (record/feedback-queue.ts). A person's or a script's confirm is news to the model: it is
+// recorded on the session's feedback ref as a decision on the review page is (decision-feedback.ts). The model's
+// own confirm (through its shell or MCP) is not news, but the files it last read changed on disk, so it is
+// reminded to read them again before editing them; that reminder is queued only, never recorded.
+import { type DecisionNote, type FeedbackItem, feedbackText } from '../../core/feedback';
+import { plural } from '../../core/plural';
+import type { Store } from '../../store/store';
+import type { Written } from '../../store/publish';
+import type { Context } from '../context';
+import { feedbackUpdate } from '../record/feedback';
+import { queueFeedback } from '../record/feedback-queue';
+import type { RefUpdate } from '../../store/refs';
+import type { FilePlan } from './confirm-plan';
+
+const how = (p: FilePlan): string =>
+  p.how === 'merged'
+    ? ' (merged with edits made on disk since it was staged)'
+    : p.how === 'conflicts'
+      ? ` (with ${plural(p.conflicts ?? 0, 'conflict region')} marked in it)`
+      : '';
+
+/** The reminder for the model that confirmed its own changes: which files changed on disk. */
+const reminder = (plans: FilePlan[]): string =>
+  [
+    'Your `fettle confirm` applied staged changes on disk:',
+    ...plans.map((p) => `- ${p.change.fields.path}: change ${p.change.id}${how(p)}.`),
+    'These files changed since you last read them: read them again before editing them.',
+  ].join('\n');
+
+export interface ConfirmFeedback {
+  /** the feedback refs' updates and objects, for the confirm's one transaction */
+  updates: RefUpdate[];
+  written: Written;
+  /** queues the texts once the confirm has landed */
+  deliver: () => Promise<void>;
+}
+
+export const confirmFeedback = async (
+  ctx: Context,
+  store: Store,
+  plans: FilePlan[],
+  decidedBy: string,
+): Promise<ConfirmFeedback> => {
+  const read = plans.filter((p) => p.change.fields.session !== undefined);
+  const bySession = new Map<string, FilePlan[]>();
+  for (const p of read) {
+    const session = p.change.fields.session as string;
+    bySession.set(session, [...(bySession.get(session) ?? []), p]);
+  }
+  const none: Written = { oids: [], rewrite: async () => undefined };
+  if (decidedBy === 'model') {
+    const deliver = async () => {
+      for (const [session, own] of bySession)
+        await queueFeedback(ctx.config.dataDir, session, `${(own[0] as FilePlan).change.tip}-applied`, reminder(own));
+    };
+    return { updates: [], written: none, deliver };
+  }
+  // The model that confirmed knows it did (its reminder is above); anyone else's confirm is news to it.
+  const notes = new Map(
+    [...bySession].map(([session, own]) => {
+      const decisions = own.map(
+        (p): DecisionNote => ({ change: p.change.id, path: p.change.fields.path, verdict: 'confirmed' }),
+      );
+      return [session, { session, decisions, items: [] as FeedbackItem[], text: feedbackText(decisions, []) }] as const;
+    }),
+  );
+  const made: ({ session: string } & Awaited<ReturnType<typeof feedbackUpdate>>)[] = [];
+  for (const [session, record] of notes) made.push({ session, ...(await feedbackUpdate(store, record, ctx.now())) });
+  const written: Written = {
+    oids: made.flatMap((m) => m.written.oids),
+    rewrite: async () => {
+      for (const m of made) await m.written.rewrite();
+    },
+  };
+  const deliver = async () => {
+    for (const m of made)
+      await queueFeedback(ctx.config.dataDir, m.session, m.commit, notes.get(m.session)?.text ?? '');
+  };
+  return { updates: made.map((m) => m.update), written, deliver };
+};

@@ -1,0 +1,52 @@
+// What a plain `fettle confirm` tells the agent session whose staged change it applied, once, with the session's
+// next hook call: a person's (or a script's) confirm is recorded on the session's feedback ref as news; the model's
+// own confirm leaves only a reminder that the file changed on disk since it read it.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { runHook } from '../../helpers/cli';
+import { lines, makeRepo, type Repo } from '../../helpers/repo';
+import { fettle, ok, refOid, stageWrite } from '../../helpers/stage';
+
+const SESSION = 's-confirm-news';
+const ENV = { FETTLE_WRITE_FLOOR: '1', FETTLE_WRITE_CEIL: '5', FETTLE_SESSION: SESSION };
+const BASE = lines(40);
+const PROPOSAL = lines(20) + lines(20, 'new', 21);
+
+const staged = (): { repo: Repo; id: string } => {
+  const repo = makeRepo({ 'f.txt': BASE });
+  return { repo, id: stageWrite(repo, 'f.txt', PROPOSAL, { env: ENV }) };
+};
+
+/** The context the session's next prompt carries, or '' when there is none. */
+const nextPrompt = (repo: Repo): string => {
+  const prompt = { session_id: SESSION, hook_event_name: 'UserPromptSubmit', prompt: 'go on', cwd: repo.dir };
+  const r = runHook(prompt, { cwd: repo.dir, env: repo.env });
+  assert.equal(r.code, 0, r.stderr);
+  return r.stdout === '' ? '' : (JSON.parse(r.stdout).hookSpecificOutput.additionalContext as string);
+};
+
+test("a confirm that is not the model's is news to the session: recorded, delivered once, and says to read again", () => {
+  const { repo, id } = staged();
+  ok(fettle(repo, ['confirm', id], { env: ENV }));
+  assert.match(
+    repo.git('log', '-1', '--format=%B', `refs/fettle/feedback/${SESSION}`),
+    new RegExp(`f\\.txt: change ${id} was applied; the file on disk now holds it\\.`),
+  );
+  const context = nextPrompt(repo);
+  assert.match(context, new RegExp(`change ${id} was applied`));
+  assert.match(context, /read them again before editing them/);
+  assert.equal(nextPrompt(repo), '', 'delivered once');
+});
+
+test("the model's own confirm records nothing for it, and reminds it the file changed on disk", () => {
+  const { repo, id } = staged();
+  ok(fettle(repo, ['confirm', id], { env: { ...ENV, CLAUDECODE: '1' } }));
+  assert.equal(refOid(repo, `refs/fettle/feedback/${SESSION}`), null, 'no feedback record');
+  const context = nextPrompt(repo);
+  assert.match(
+    context,
+    /^\[fettle: news of your changes\]\nYour `fettle confirm` applied staged changes on disk:\n- f\.txt: change [0-9a-z]{8}\.\n/,
+  );
+  assert.match(context, /changed since you last read them: read them again before editing them\.$/);
+  assert.equal(nextPrompt(repo), '', 'delivered once');
+});
