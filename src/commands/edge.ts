@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { clockFrom, loadConfig, type Env } from '../config';
 import { type Caller, callerOf } from '../core/caller';
 import { FettleError } from '../errors';
-import { ancestors } from '../io/ancestry';
+import { ancestors, processStart } from '../io/ancestry';
 import { selfCommand, shellQuote, spellCommands } from '../io/self';
 import type { Context } from '../protocol/context';
 import type { ReviewScope } from '../protocol/review/review-data';
@@ -111,6 +111,7 @@ export const contextFor = (edge: Edge, dir?: string): Context => ({
   now: clockFrom(edge.env),
   config: loadConfig(edge.env),
   caller: edge.caller,
+  parent: () => processStart(process.ppid),
   notice: (text) => edge.io.err(text),
   // `fettle write` in a script's loop adds packs as the hook does: maintenance starts as it does for the hook
   detach: detachedMaintenance(edge.io.script, edge.env),

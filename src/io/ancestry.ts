@@ -71,3 +71,22 @@ export const ancestors = (start: number, platform: NodeJS.Platform = process.pla
     return null;
   }
 };
+
+/**
+ * A process and when it started, in clock ticks since boot (/proc/<pid>/stat, field 22): with the pid, a name no
+ * later process reuses. Linux only; null elsewhere and when it cannot be read (the ladder then skips the rung).
+ */
+export const processStart = (
+  pid: number,
+  platform: NodeJS.Platform = process.platform,
+): { pid: number; start: string } | null => {
+  if (platform !== 'linux' || pid <= 1) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // fields after "(comm) " start at field 3, the state
+    const start = stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[19];
+    return start && /^\d+$/.test(start) ? { pid, start } : null;
+  } catch {
+    return null;
+  }
+};

@@ -2,10 +2,12 @@
 // explicitly. Its own bundle (dist/mcp.js, loaded only by `fettle mcp`), so the MCP SDK never weighs on the hook
 // or on the other commands. One session per server process: every change it makes carries it, and the agent's
 // name from `initialize`. stdout carries protocol messages only; anything else goes to stderr.
-import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { loadConfig } from '../config';
+import { processStart } from '../io/ancestry';
 import { cleanUpOnSignals } from '../io/cleanup';
+import { commandSession } from '../protocol/select/command-session';
 import { armFailpoints } from '../io/failpoint';
 import { applyTool } from './apply-tool';
 import { feedbackTool, withFeedback } from './feedback-tool';
@@ -72,7 +74,17 @@ export const runMcpServer = async (): Promise<void> => {
     cwd: process.cwd(),
     env: process.env,
     script: process.argv[1],
-    session: process.env.FETTLE_SESSION || `mcp-${randomUUID()}`,
+    // A client that names no session gets the ladder's (FETTLE_SESSION, branch, the client's process, directory):
+    // the same after this server restarts, so feedback queued for it still arrives.
+    session: (
+      await commandSession({
+        cwd: process.cwd(),
+        env: process.env,
+        now: () => new Date(),
+        config: loadConfig(process.env),
+        parent: () => processStart(process.ppid),
+      })
+    ).id,
     agent: () => agentOfClient(server.getClientVersion()?.name),
     log,
   };

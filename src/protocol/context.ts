@@ -36,6 +36,11 @@ export interface Context {
    * MCP server's is the model. Absent (the hook's), nobody is a person.
    */
   caller?: (() => Caller) | undefined;
+  /**
+   * The process that started this one and when it started (io/ancestry.ts processStart), read at the edge when
+   * first asked: the session ladder's third rung (select/command-session.ts). Absent: that rung is skipped.
+   */
+  parent?: (() => { pid: number; start: string } | null) | undefined;
   /** where a command says what it did on the side (recovering an interrupted confirm); the hook has none */
   notice?: ((text: string) => void) | undefined;
 }

@@ -88,7 +88,7 @@ test('a small write is written and recorded, with the session, the tool and the 
   const message = trailers(repo, `refs/fettle/${id}`);
   assert.match(message, /^Fettle-Kind: after$/m);
   assert.match(message, /^Fettle-Tool: fettle_write\nFettle-Agent: codex$/m);
-  assert.match(message, /^Fettle-Session: mcp-[0-9a-f-]{36}$/m);
+  assert.match(message, /^Fettle-Session: branch-main-[0-9a-f]{8}$/m, "the session ladder's: the branch and work tree");
   assert.equal(repo.git('show', `refs/fettle/${id}^:src.ts`), lines(30).trimEnd(), 'the previous bytes are the parent');
   assert.equal(userState(repo), user, "the user's HEAD, branches, index and config are untouched");
   const again = await c.call('fettle_write', { path: 'src.ts', content: next });
@@ -414,7 +414,7 @@ test('fettle_apply stages a contract as one changeset, recorded as this agent an
   const id = idIn(r.text, /\n {2}/);
   const record = trailers(repo, `refs/fettle/${id}`);
   assert.match(record, /^Fettle-Tool: fettle_apply\nFettle-Agent: codex$/m);
-  assert.match(record, /^Fettle-Session: mcp-[0-9a-f-]{36}$/m);
+  assert.match(record, /^Fettle-Session: branch-main-[0-9a-f]{8}$/m);
   assert.match(record, /^Fettle-Contract: sha256:/m);
   const confirmed = await c.call('fettle_confirm', { ids: [set] });
   assert.match(confirmed.text, new RegExp(`Applied 2 changes of changeset ${set}, all or nothing:`), confirmed.text);

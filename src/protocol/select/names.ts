@@ -5,6 +5,7 @@ import type { Store } from '../../store/store';
 import { notFound, type Change } from '../changes';
 import { readCommits, type ChainCommit } from '../chains';
 import type { Context } from '../context';
+import { isLadderSession } from '../../core/session-ladder';
 import { isId } from '../ids';
 import { openStore, settledChanges } from './open';
 
@@ -74,7 +75,9 @@ export const resolveChange = async (
 
 /**
  * The agent session a command means when none is named: FETTLE_SESSION when set, else the session of the newest
- * change recorded here (the agent's shell has no session id of its own to pass).
+ * change an agent session recorded here (the agent's shell has no session id of its own to pass); the sessions the
+ * ladder gives commands outside any agent (core/session-ladder.ts) are nobody's agent session.
  */
 export const currentSession = (ctx: Context, changes: Change[]): string | undefined =>
-  ctx.env.FETTLE_SESSION || changes.find((c) => c.fields.session !== undefined)?.fields.session;
+  ctx.env.FETTLE_SESSION ||
+  changes.find((c) => c.fields.session !== undefined && !isLadderSession(c.fields.session))?.fields.session;
