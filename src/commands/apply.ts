@@ -1,13 +1,15 @@
 // `fettle apply <contract> [--dry-run] [--test] [--link <path>]... [--json]`: the contract's edits applied exactly
 // as written and staged as one changeset (protocol/contract/apply-contract.ts); `--dry-run` shows the diff and stages
 // nothing; `--test` runs the contract's checks in the test tree first and records their outcome with it.
-// Exit: 0 (dry run, or nothing to change), 3 staged, 4 a check failed (staged unless --dry-run).
+// Exit: 0 (dry run, or nothing to change), 3 staged, 4 a check failed (staged unless --dry-run), 1 failed (with
+// `"fallback": "report"`, the report of what each failed edit lacked, on stdout).
 import { stat } from '../core/record-message';
 import { EXIT } from '../errors';
 import { createProgress } from '../io/progress';
 import { invocationFor, selfCommand } from '../io/self';
 import { applyContract, type Applied, type AppliedFile } from '../protocol/contract/apply-contract';
 import { commandText } from '../protocol/contract/contract-checks';
+import { insufficientJson, insufficientText } from '../render/contract-report';
 import { linkRequests } from '../protocol/review/test-links';
 import { contextFor, cwdFor, type Edge } from './edge';
 import { plural } from '../core/plural';
@@ -109,6 +111,10 @@ export const applyCommand = async (
   const links = linkRequests(ctx.env, o.link ?? []);
   const a = await applyContract(ctx, contract, { dryRun: o.dryRun, test: o.test, links, progress });
   const invoke = invocationFor(selfCommand(ctx.env, edge.io.script), edge.cwd, a.store, cwdFor(edge, dir));
+  if (a.kind === 'insufficient') {
+    edge.io.out(o.json ? JSON.stringify(insufficientJson(a), null, 2) : insufficientText(a, contract));
+    return EXIT.failed;
+  }
   const code = a.checks?.outcome === 'failed' ? EXIT.checksFailed : a.kind === 'staged' ? EXIT.staged : EXIT.ok;
   edge.io.out(o.json ? JSON.stringify(appliedJson(a, invoke), null, 2) : appliedText(a, contract, invoke));
   return code;

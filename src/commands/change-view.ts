@@ -2,6 +2,7 @@
 // `review` says of a staged one.
 import { plural } from '../core/plural';
 import { stat } from '../core/record-message';
+import { INSTRUCTIONS_HEAD } from '../core/contract';
 import { shortDuration } from '../core/time';
 import type { Change } from '../protocol/changes';
 import type { BaseMove } from '../protocol/review/review';
@@ -19,7 +20,8 @@ export const stateText = (c: Change): string => {
 };
 
 /** `+3 -1`, or the reason there are no counts (new-file, binary, …). */
-export const countsText = (c: Change): string => stat(c.fields.added, c.fields.removed) || c.fields.reason || '-';
+export const countsText = (c: Change): string =>
+  stat(c.fields.added, c.fields.removed) || c.fields.reason || c.fields.code || '-';
 
 export const ago = (now: Date, at: Date): string => `${shortDuration(now.getTime() - at.getTime())} ago`;
 
@@ -60,6 +62,17 @@ export const changeJson = (c: Change) => ({
   contractPath: c.fields.contractPath ?? null,
   checks: c.fields.checks ?? null,
   expiresAt: c.expiresAt?.toISOString() ?? null,
+  // a failed confirm or apply: what was attempted, of which changes, the error's code and the reason in full
+  ...(c.state === 'failed'
+    ? {
+        failure: {
+          attempt: c.fields.attempt ?? null,
+          of: (c.fields.of ?? '').split(' ').filter(Boolean),
+          code: c.fields.code ?? null,
+          reason: c.fields.note ?? '',
+        },
+      }
+    : {}),
 });
 
 /** Who decided a change's latest step, in a word or two (`fettle log`'s DECIDED BY column). */
@@ -111,12 +124,22 @@ export const checksNoteOf = (messages: string[]): string | null => {
   return null;
 };
 
-/** What `review` says of a change a contract staged: the contract, and its checks' outcome if they ran. */
-export const contractLines = (c: Change, note: string | null): string[] => {
+/** The instructions a contract gave for a change's edits, from its chain's messages (contract-records.ts). */
+export const instructionsIn = (messages: string[]): string[] => {
+  for (const m of messages) {
+    const said = m.split('\n\n').find((p) => p.startsWith(INSTRUCTIONS_HEAD));
+    if (said) return said.split('\n');
+  }
+  return [];
+};
+
+/** What `review` says of a change a contract staged: the contract, its checks' outcome if they ran, its instructions. */
+export const contractLines = (c: Change, note: string | null, instructions: string[] = []): string[] => {
   const f = c.fields;
   if (!f.contract) return [];
   const head = `Contract: ${f.contractPath ?? '?'} (${f.contract.slice(0, 19)}…), applied by fettle apply.`;
-  return [head, ...(note ? note.split('\n') : ["Checks: not run (`fettle apply --test` runs the contract's checks)."])];
+  const checks = note ? note.split('\n') : ["Checks: not run (`fettle apply --test` runs the contract's checks)."];
+  return [head, ...checks, ...instructions];
 };
 
 /** Where a staged change's review starts from, and how far HEAD has moved since. */

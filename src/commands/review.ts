@@ -17,6 +17,7 @@ import {
   changeJson,
   checksNoteOf,
   contractLines,
+  instructionsIn,
   countsText,
   expiryText,
   nextSteps,
@@ -81,6 +82,12 @@ const changeReviewJson = (change: Change, chain: Chain, move: BaseMove, h: Chang
   ...(h.whole ? { whole: h.whole } : {}),
 });
 
+/** The instructions each member of a contract's changeset carries, file by file. */
+const memberInstructions = async (store: Store, members: Change[]): Promise<string[]> => {
+  const chains = await Promise.all(members.filter((c) => c.fields.contract).map((c) => chainOf(store, c.tip)));
+  return chains.flatMap((chain) => instructionsIn(chain.commits.map((k) => k.message)));
+};
+
 /** `review <change>` for a person, paged: what it is, its base, its contract, its file and diff, what to do next. */
 const pageChangeReview = (
   edge: Edge,
@@ -89,6 +96,7 @@ const pageChangeReview = (
   r: { change: Change; chain: Chain; move: BaseMove; diff: string; color: boolean },
 ): void => {
   const { change, chain, move, diff, color } = r;
+  const messages = chain.commits.map((k) => k.message);
   const invoke = invocationFor(selfCommand(ctx.env, edge.io.script), edge.cwd, store, change.fields.file);
   const bold = (s: string) => (color ? `\u001b[1m${s}\u001b[0m` : s);
   const [title = '', ...rest] = reviewHeader(change, chain.commits[0]?.subject ?? '', ctx.now());
@@ -97,7 +105,7 @@ const pageChangeReview = (
       bold(title),
       ...rest,
       baseLine(move, change.fields.path, store.kind),
-      ...contractLines(change, checksNoteOf(chain.commits.map((k) => k.message))),
+      ...contractLines(change, checksNoteOf(messages), instructionsIn(messages)),
       '',
       'Files changed (1):',
       `  ${shownFile(change.fields)}  ${countsText(change)}`,
@@ -172,6 +180,8 @@ const reviewChangeset = async (
   // A contract's changes all record the same contract and checks: one member's chain says it for the set.
   const byContract = set.members.find((c) => c.fields.contract);
   const note = byContract ? checksNoteOf((await chainOf(store, byContract.tip)).commits.map((k) => k.message)) : null;
+  // Instructions are per file: each member's own chain says them.
+  const said = byContract ? await memberInstructions(store, set.members) : [];
   if (pushing(o)) return pushChangesetReview(edge, ctx, store, view, o);
   if (o.json) {
     const { base, tree, files, diff, foreign: notInBase } = view;
@@ -205,7 +215,7 @@ const reviewChangeset = async (
     ...[...new Set(view.members.map((c) => c.fields.command).filter((c) => c !== undefined))].map(
       (c) => `Command: ${c}`,
     ),
-    ...(byContract ? contractLines(byContract, note) : []),
+    ...(byContract ? contractLines(byContract, note, said) : []),
     ...filesAndDiff(view, view.base),
   ];
   if (open.some((c) => c.state === 'pending')) lines.push(`To apply it:  ${invoke} confirm ${id}`);

@@ -10,11 +10,25 @@ import { compileGlob, matchesGlob, type Glob } from './glob';
 import { validate, type Schema } from './json-schema';
 import { jsonError } from './json-text';
 
-export type ContractEdit =
-  | { op: 'replace'; file: string; anchor: string; with: string }
-  | { op: 'insert-before' | 'insert-after'; file: string; anchor: string; text: string }
-  | { op: 'create'; file: string; text: string }
-  | { op: 'delete'; file: string };
+/** What an edit is for and how to check it, for the reviewer and the executor: recorded, shown, never run. */
+interface Instructed {
+  instructions?: string | undefined;
+}
+
+export type ContractEdit = Instructed &
+  (
+    | { op: 'replace'; file: string; anchor: string; with: string }
+    | { op: 'insert-before' | 'insert-after'; file: string; anchor: string; text: string }
+    | { op: 'create'; file: string; text: string }
+    | { op: 'delete'; file: string }
+  );
+
+/**
+ * What `fettle apply` does when the contract's context proves insufficient (an anchor matching nothing or several
+ * times, a file missing or in the way): `refuse`, with a message for a person, or `report` each failed edit as data
+ * for the planner that wrote the contract to expand it. Either way nothing is staged.
+ */
+export type Fallback = 'refuse' | 'report';
 
 export interface Contract {
   version: 1;
@@ -24,6 +38,8 @@ export interface Contract {
   edits: ContractEdit[];
   /** argument lists `fettle apply --test` runs in the test tree */
   checks: string[][];
+  /** not part of the hash: it changes what a failed apply answers, not what a staged one holds */
+  fallback?: Fallback | undefined;
 }
 
 /** Where a contract came from, as messages name it (the path given on the command line). */
@@ -76,21 +92,24 @@ export const contractFrom = (
     scope: [...raw.scope],
     edits: raw.edits.map(normalEdit),
     checks: (raw.checks ?? []).map((c) => [...c]),
+    ...(raw.fallback === undefined ? {} : { fallback: raw.fallback }),
   };
 };
 
 /** The fields of an edit in a fixed order: the canonical form does not depend on the order they were written in. */
 const normalEdit = (e: ContractEdit): ContractEdit => {
+  // Only when given, so a contract without instructions hashes as it did before they existed.
+  const said = e.instructions === undefined ? {} : { instructions: e.instructions };
   switch (e.op) {
     case 'replace':
-      return { op: e.op, file: e.file, anchor: e.anchor, with: e.with };
+      return { op: e.op, file: e.file, anchor: e.anchor, with: e.with, ...said };
     case 'insert-before':
     case 'insert-after':
-      return { op: e.op, file: e.file, anchor: e.anchor, text: e.text };
+      return { op: e.op, file: e.file, anchor: e.anchor, text: e.text, ...said };
     case 'create':
-      return { op: e.op, file: e.file, text: e.text };
+      return { op: e.op, file: e.file, text: e.text, ...said };
     case 'delete':
-      return { op: e.op, file: e.file };
+      return { op: e.op, file: e.file, ...said };
   }
 };
 
@@ -105,7 +124,10 @@ export const parseContractJson = (text: string, source: string): Contract => {
   return contractFrom(doc, source);
 };
 
-/** What the hash covers: the scope, the edits and the checks, in a fixed order (the title is for people). */
+/**
+ * What the hash covers: the scope, the edits (their instructions included) and the checks, in a fixed order; the
+ * title is for people and the fallback for a failed apply.
+ */
 export const canonicalContract = (c: Contract): string =>
   JSON.stringify({ version: c.version, scope: c.scope, edits: c.edits.map(normalEdit), checks: c.checks });
 
@@ -123,3 +145,12 @@ export const outOfScope = (c: Contract): [number, string][] => {
 
 /** The files a contract touches, each once, in the order first named. */
 export const contractFiles = (c: Contract): string[] => [...new Set(c.edits.map((e) => e.file))];
+
+/** The paragraph a staged change of `file` carries with its edits' instructions; shown in review, never run. */
+export const INSTRUCTIONS_HEAD = 'Instructions for the edits of ';
+export const instructionsText = (c: Contract, file: string): string | undefined => {
+  const said = c.edits.flatMap((e, n) =>
+    e.file === file && e.instructions?.trim() ? [`- edit ${n + 1} (${e.op}): ${e.instructions.trim()}`] : [],
+  );
+  return said.length === 0 ? undefined : [`${INSTRUCTIONS_HEAD}${file} (for review; never run):`, ...said].join('\n');
+};

@@ -4,6 +4,7 @@
 import { stat } from '../core/record-message';
 import { invocationFor, selfCommand, shellQuote } from '../io/self';
 import { type AppliedFile, applyContract } from '../protocol/contract/apply-contract';
+import { insufficientJson } from '../render/contract-report';
 import { type Args, contextFor, dirOf, type McpEdge, text, type ToolResult } from './edge';
 
 const countsOf = (f: AppliedFile): string =>
@@ -23,6 +24,11 @@ export const applyTool = async (edge: McpEdge, args: Args): Promise<ToolResult> 
   const dryRun = args.dry_run === true;
   const origin = { tool: 'fettle_apply', agent: edge.agent() };
   const a = await applyContract(ctx, contract, { dryRun, origin });
+  // The contract asked for a report: the model that planned it gets the data to expand it.
+  if (a.kind === 'insufficient')
+    return text(
+      `fettle: the contract ${contract} cannot be applied as written; nothing was staged. The report, as JSON:\n${JSON.stringify(insufficientJson(a), null, 2)}`,
+    );
   const rows = a.files.map((f) => `  ${f.id ? `${f.id}  ` : ''}${f.path}  ${countsOf(f)}`);
   if (a.kind === 'noop')
     return text(`fettle: the contract ${contract} changes nothing: every file it edits already reads as it would.`);

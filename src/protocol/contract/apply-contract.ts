@@ -11,8 +11,10 @@
 // or 2+ times fail the whole contract before any object is written. With `test`, the changeset's objects are
 // written, its checks run in the test tree (test-tree.ts) against them, and only then are its refs created, with
 // the outcome in every change (Fettle-Checks and a note): no window where it is pending without it.
-import { join } from 'node:path';
-import { failureText, planContract, type FileResult } from '../../core/anchors';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { type EditFailure, failureText, planContract, type FileResult } from '../../core/anchors';
+import { missingContext, type MissingContext } from '../../core/contract-report';
+import { plural } from '../../core/plural';
 import { contractFiles, outOfScope } from '../../core/contract';
 import { countChanges } from '../../core/diff';
 import { fileDiff } from '../../core/file-diff';
@@ -31,6 +33,7 @@ import { newId } from '../ids';
 import { fileLockPath } from '../paths';
 import { policyFor } from '../decide/policy';
 import { recordMany } from '../record/record-many';
+import { recordFailure, recordingFailure } from '../record/failed';
 import { itemsOf, type PlannedFile, unpublished } from './contract-records';
 import { runChecks, type CheckRun } from './contract-checks';
 import type { LinkRequest } from '../review/test-links';
@@ -47,7 +50,8 @@ export interface AppliedFile {
 }
 
 export interface Applied {
-  kind: 'staged' | 'dry-run' | 'noop';
+  /** `insufficient`: the contract asked for a report (`"fallback": "report"`) and some edit cannot be placed */
+  kind: 'staged' | 'dry-run' | 'noop' | 'insufficient';
   store: Store;
   contract: ContractFile;
   changeset?: string | undefined;
@@ -55,6 +59,11 @@ export interface Applied {
   /** the diff of every file, as `git diff` prints it */
   diff: string;
   checks?: CheckRun | undefined;
+  /** `insufficient`: what each failed edit lacked, and what became of the failure's record */
+  missing?: MissingContext[] | undefined;
+  /** the same, in the words of the refusal a person gets */
+  reasons?: string[] | undefined;
+  recorded?: string | undefined;
 }
 
 /**
@@ -130,8 +139,11 @@ const refuseEarly = async (ctx: Context, store: Store, c: ContractFile, targets:
 const opOf = (r: FileResult): AppliedFile['op'] =>
   r.before === null ? 'create' : r.after === null ? 'delete' : 'modify';
 
-/** The contract's edits applied, in memory, to each file as it is on disk now; one edit that fails fails them all. */
-const planEdits = async (c: ContractFile, targets: Target[]): Promise<PlannedFile[]> => {
+/**
+ * The contract's edits applied, in memory, to each file as it is on disk now; one edit that fails fails them all:
+ * thrown, or with `"fallback": "report"` given back as data (core/contract-report.ts).
+ */
+const planEdits = async (c: ContractFile, targets: Target[]): Promise<PlannedFile[] | { failures: EditFailure[] }> => {
   const disks = new Map<string, DiskFile | null>();
   for (const t of targets) {
     const disk = await readDisk(t.realPath).catch((error: unknown) => {
@@ -143,6 +155,7 @@ const planEdits = async (c: ContractFile, targets: Target[]): Promise<PlannedFil
   }
   const plan = planContract(c.contract, new Map([...disks].map(([p, d]) => [p, d?.bytes ?? null])));
   const n = plan.failures.length;
+  if (n > 0 && c.contract.fallback === 'report') return { failures: plan.failures };
   if (n > 0)
     throw fail(
       c,
@@ -168,14 +181,30 @@ export const applyContract = async (ctx: Context, given: string, o: ApplyOptions
     throw new FettleError('E_USAGE', `The contract ${c.source} has no "checks" for --test to run.`, {
       hint: 'Add "checks": [["npm", "test"]] (each a command as a list of its arguments), or leave out --test.',
     });
+  // A dry run tries nothing: its failure is the answer asked for, not an attempt that failed.
+  const inTree = relative(store.workTree, c.path);
+  const treePath = inTree.startsWith('..') || isAbsolute(inTree) ? undefined : inTree.split(sep).join('/');
+  const attempt = o.dryRun
+    ? undefined
+    : { attempt: 'apply' as const, contract: { path: c.path, treePath, hash: c.hash } };
+  const applied = await recordingFailure(ctx, store, attempt, () => applyOpen(ctx, store, c, o));
+  // A report is an answer, not an error, and still an attempt that failed: recorded as one.
+  if (applied.kind !== 'insufficient' || !attempt) return applied;
+  const reasons = applied.reasons ?? [];
+  const reason = fail(c, `${plural(reasons.length, 'edit')} cannot be placed (a report was asked for)`, reasons);
+  return { ...applied, recorded: await recordFailure(ctx, store, attempt, reason) };
+};
+
+const applyOpen = async (ctx: Context, store: Store, c: ContractFile, o: ApplyOptions): Promise<Applied> => {
   const targets = await targetsOf(ctx, store, c);
   await refuseEarly(ctx, store, c, targets);
   const changeset = newId();
   const ids = contractFiles(c.contract).map(() => newId());
-  const { planned, records } = await withLocks(
+  const { planned, records, failures } = await withLocks(
     targets.map((t) => fileLockPath(store, t.treePath)),
     async () => {
       const changed = await planEdits(c, targets);
+      if ('failures' in changed) return { planned: [], records: undefined, failures: changed.failures };
       // Staged under the locks, over the bytes just read; with checks to run, only once they have run (below).
       if (o.dryRun || o.test || changed.length === 0) return { planned: changed, records: undefined };
       return {
@@ -191,6 +220,18 @@ export const applyContract = async (ctx: Context, given: string, o: ApplyOptions
     ...countChanges(result.before, result.after),
   }));
   const diff = planned.map((p) => fileDiff(p.target.treePath, p.result.before, p.result.after)).join('\n');
+  if (failures) {
+    const reasons = failures.map((f) => failureText(f, c.contract));
+    return {
+      kind: 'insufficient',
+      store,
+      contract: c,
+      files,
+      diff,
+      missing: missingContext(c.contract, failures),
+      reasons,
+    };
+  }
   if (planned.length === 0) return { kind: 'noop', store, contract: c, files, diff };
   if (o.dryRun && !o.test) return { kind: 'dry-run', store, contract: c, files, diff };
   let checks: CheckRun | undefined;

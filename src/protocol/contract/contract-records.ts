@@ -9,6 +9,7 @@ import type { Target } from '../../store/store';
 import type { Change } from '../changes';
 import type { Context } from '../context';
 import type { ContractFile } from '../contract-file';
+import { instructionsText } from '../../core/contract';
 import type { Recorded } from '../record/record-many';
 import { currentTurn } from '../turns';
 
@@ -39,6 +40,7 @@ export const itemsOf = async (ctx: Context, c: ContractFile, changed: PlannedFil
       contractPath: c.path,
       ...countChanges(result.before, result.after),
       ...extra,
+      note: [instructionsText(c.contract, target.treePath), extra.note].filter(Boolean).join('\n\n') || undefined,
     },
   }));
 };
