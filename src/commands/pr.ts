@@ -30,7 +30,7 @@ const byHand = (o: { repo: string | null; branch: string; remote: string; title:
         'Open it at:',
         `  https://github.com/${o.repo}/compare/${o.branch}?expand=1`,
         'or with the GitHub CLI (the description below in a file):',
-        `  gh ${ghArgs(o.repo, o.branch, o.title).map(shellQuote).join(' ').replace(/'-'$/, '<file>')}`,
+        `  gh ${[...ghArgs(o.repo, o.branch, o.title).slice(0, -1).map(shellQuote), '<file>'].join(' ')}`,
       ]
     : [`Open a pull request from branch ${o.branch} of ${o.remote} on its host.`];
   return [...where, '', `Title: ${o.title}`, 'Description:', '', o.body.trimEnd()];
