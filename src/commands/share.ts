@@ -2,7 +2,7 @@
 // a remote under the person's own name, for teammates to `fettle fetch` and review.
 import { FettleError } from '../errors';
 import { plural } from '../core/plural';
-import { shareSessions, sharerOf, type SharedSession } from '../protocol/review/share';
+import { shareSessions, type SharedSession } from '../protocol/review/share';
 import { currentSession } from '../protocol/select/names';
 import { openStore, settledChanges } from '../protocol/select/open';
 import { contextFor, invokeFor, type Edge } from './edge';
@@ -34,11 +34,10 @@ export const shareCommand = async (
     throw new FettleError('E_USAGE', 'Name what to share: --session <id> or --all.', {
       hint: '`fettle log` lists the sessions of recorded changes.',
     });
-  const who = await sharerOf(ctx, store, o.as);
   const sessions = o.all ? ('all' as const) : [named as string];
   const shared = await shareSessions(ctx, store, {
     remote: remote ?? 'origin',
-    who,
+    who: o.as,
     sessions,
     withPrompts: !!o.withPrompts,
   });
@@ -53,9 +52,9 @@ export const shareCommand = async (
   );
   const one = shared.sessions.length === 1 ? shared.sessions[0]?.ref.split('/').slice(-2, -1)[0] : undefined;
   if (shared.sessions.some((s) => s.sent))
-    lines.push(`Only refs under refs/fettle/shared/${who}/ of ${shared.remote} were written; no branch moved.`);
+    lines.push(`Only refs under refs/fettle/shared/${shared.who}/ of ${shared.remote} were written; no branch moved.`);
   lines.push(
-    `Teammates: ${invoke} fetch ${shared.remote}, then ${invoke} review --session ${shared.remote}/${who}/${one ?? '<session>'}`,
+    `Teammates: ${invoke} fetch ${shared.remote}, then ${invoke} review --session ${shared.remote}/${shared.who}/${one ?? '<session>'}`,
   );
   edge.io.out(lines.join('\n'));
 };

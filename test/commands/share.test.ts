@@ -4,11 +4,13 @@
 // only what is new, and keep prompts local unless asked (then redacted); nothing fetched is a change here.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { startPage } from '../helpers/browser';
 import { CLI, runHook, type Run } from '../helpers/cli';
 import { baseEnv, lines, makeRepo, repoAt, tempDir, type Repo } from '../helpers/repo';
-import { directWrite, fettle, ok, stageWrite } from '../helpers/stage';
+import { directWrite, fettle, ok, stageWrite, T0 } from '../helpers/stage';
 
 const SECRET = `AKIA${'Q'.repeat(16)}`;
 
@@ -197,4 +199,44 @@ test('share refuses a session that landed nothing here, and a name that is no re
   turn(alice, 's1', 'x', 'a.txt', 'a\n');
   const bad = fettle(alice, ['share', '--session', 's1', '--as', 'a b']);
   assert.equal(bad.code, 2);
+});
+
+/** The review page's data, as the page reads it (GET /api/review with its cookie). */
+const pageData = async (repo: Repo, session: string): Promise<{ sessions: unknown[]; pending: unknown[] }> => {
+  const server = await startPage(repo.dir, { ...repo.env, FETTLE_NOW: String(T0) }, ['--session', session]);
+  try {
+    const body = await new Promise<string>((resolve, reject) => {
+      const headers = { Host: `127.0.0.1:${server.port}`, Cookie: `fettle_review=${server.token}` };
+      const req = request({ host: '127.0.0.1', port: server.port, path: '/api/review', headers }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+        res.on('end', () => resolve(text));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    return (JSON.parse(body) as { review: { sessions: unknown[]; pending: unknown[] } }).review;
+  } finally {
+    await server.stop();
+  }
+};
+
+test("the review page shows a fetched session's turns, with the prompts shared, as its author's page does", async () => {
+  const { alice, bob } = team();
+  turn(alice, 's1', 'say hello', 'f.txt', lines(20).replace('line 3\n', 'hello\n'));
+  turn(alice, 's1', 'add g', 'g.txt', 'g\n');
+  ok(fettle(alice, ['share', '--session', 's1', '--with-prompts']));
+  ok(fettle(bob, ['fetch']));
+  const theirs = await pageData(bob, 'origin/user@example.com/s1');
+  assert.deepEqual(theirs.pending, []);
+  assert.deepEqual(theirs.sessions, (await pageData(alice, 's1')).sessions);
+  const [session] = theirs.sessions as { turns: { turn: number; prompt?: string }[] }[];
+  assert.deepEqual(
+    // Both writes were made at the same pinned second: the order of their turns is the ids'.
+    session?.turns.map((t) => [t.turn, t.prompt]).sort(),
+    [
+      [1, 'say hello'],
+      [2, 'add g'],
+    ],
+  );
 });

@@ -8,9 +8,8 @@ import { parseSessionCommit, sessionName } from '../../core/session';
 import { refComponent, sessionRefs, sharedRoot } from '../../core/shared-refs';
 import { FettleError } from '../../errors';
 import { GitError } from '../../store/git';
-import { readObjects } from '../../store/object-read';
 import { writeBlobs, writeCommit } from '../../store/objects';
-import { listRefTips, REF_PREFIX, SESSIONS_PREFIX } from '../../store/refs';
+import { listRefs, listRefTips, REF_PREFIX, type RefRecord, SESSIONS_PREFIX } from '../../store/refs';
 import type { Store } from '../../store/store';
 import { writeEditedTree } from '../../store/tree-write';
 import type { Context } from '../context';
@@ -65,9 +64,8 @@ interface Local {
 }
 
 const localSessions = async (store: Store, wanted: string[] | 'all'): Promise<Local[]> => {
-  const tips = new Map(
-    (await listRefTips(store, [SESSIONS_PREFIX])).map((t) => [t.ref.slice(SESSIONS_PREFIX.length), t.oid]),
-  );
+  // The tips with their messages in one for-each-ref: each names the raw session id and its base.
+  const tips = new Map((await listRefs(store, [SESSIONS_PREFIX])).map((t) => [t.ref.slice(SESSIONS_PREFIX.length), t]));
   const names = wanted === 'all' ? [...tips.keys()] : wanted.map(sessionName);
   const missing = wanted === 'all' ? [] : wanted.filter((s) => !tips.has(sessionName(s)));
   if (missing.length > 0 || names.length === 0)
@@ -78,14 +76,10 @@ const localSessions = async (store: Store, wanted: string[] | 'all'): Promise<Lo
         : 'No agent session has landed a change in this repository: there is nothing to share.',
       { hint: 'Run `fettle log` to see the sessions of recorded changes.' },
     );
-  const objects = await readObjects(
-    store,
-    names.map((n) => tips.get(n) as string),
-  );
-  return names.map((name, n) => {
-    const body = objects[n]?.body.toString('utf8') ?? '';
-    const fields = parseSessionCommit(body.slice(body.indexOf('\n\n') + 2));
-    return { name, tip: tips.get(name) as string, session: fields?.session ?? name, base: fields?.base ?? null };
+  return names.map((name) => {
+    const tip = tips.get(name) as RefRecord;
+    const fields = parseSessionCommit(tip.message);
+    return { name, tip: tip.oid, session: fields?.session ?? name, base: fields?.base ?? null };
   });
 };
 
@@ -141,20 +135,24 @@ const sessionUpdates = async (
 export const shareSessions = async (
   ctx: Context,
   store: Store,
-  o: { remote: string; who: string; sessions: string[] | 'all'; withPrompts: boolean },
+  o: { remote: string; who?: string | undefined; sessions: string[] | 'all'; withPrompts: boolean },
 ): Promise<Shared> => {
-  const url = await remoteTarget(store, o.remote);
-  const root = sharedRoot(o.who);
-  const [locals, changeTips, held] = await Promise.all([
+  // Everything read at once: each is a process of its own, and a share is mostly their start-up.
+  const [who, url, locals, changeTips] = await Promise.all([
+    sharerOf(ctx, store, o.who),
+    remoteTarget(store, o.remote),
     localSessions(store, o.sessions),
     listRefTips(store, [REF_PREFIX]).then((tips) => new Map(tips.map((t) => [t.ref, t.oid]))),
+  ]);
+  const root = sharedRoot(who);
+  const [held, planned] = await Promise.all([
     remoteRefs(store, url, root),
+    Promise.all(locals.map((local) => sessionUpdates(ctx, store, { ...local, root, changeTips, ...o }))),
   ]);
   const sessions: SharedSession[] = [];
   const args: string[] = [];
   const specs: string[] = [];
-  for (const local of locals) {
-    const { updates, shared } = await sessionUpdates(ctx, store, { ...local, root, changeTips, ...o });
+  for (const { updates, shared } of planned) {
     const fresh = updates.filter((u) => held.get(u.ref) !== u.oid);
     for (const u of fresh) {
       // A session's and its changes' refs only grow: a push that is no fast-forward would replace another history
@@ -166,7 +164,7 @@ export const shareSessions = async (
     sessions.push({ ...shared, sent: fresh.length > 0 });
   }
   if (specs.length > 0) await push(store, o.remote, [...args, '--', url, ...specs]);
-  return { remote: o.remote, url, who: o.who, sessions };
+  return { remote: o.remote, url, who, sessions };
 };
 
 /** One atomic push; a ref the remote moved since it was read refuses all of it. */
