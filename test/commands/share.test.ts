@@ -151,7 +151,7 @@ test('two people sharing at once never overwrite each other, and each fetches th
   turn(alice, 'sa', 'alice asks', 'a.txt', 'a\n');
   turn(bob, 'sb', 'bob asks', 'b.txt', 'b\n');
   const [a, b] = await Promise.all([
-    runAsync(alice, ['share', '--session', 'sa'], { GIT_AUTHOR_EMAIL: 'alice@example.com' }),
+    runAsync(alice, ['share', '--all'], { GIT_AUTHOR_EMAIL: 'alice@example.com' }),
     runAsync(bob, ['share', '--session', 'sb'], { GIT_AUTHOR_EMAIL: 'bob@example.com' }),
   ]);
   assert.deepEqual([a.code, b.code], [0, 0], `${a.stderr}${b.stderr}`);
@@ -178,7 +178,8 @@ test('a share that would replace another history under the same name is refused 
 test('prompts stay local unless shared, and leave the machine with secrets redacted', () => {
   const { remote, alice, bob } = team();
   turn(alice, 's1', `deploy with ${SECRET} please`, 'a.txt', 'a\n');
-  ok(fettle(alice, ['share', '--session', 's1']));
+  // Without --session: the current session, the newest change's.
+  ok(fettle(alice, ['share']));
   assert.equal(refsOf(remoteGit(remote), 'refs/fettle/shared/*/*/prompts'), '');
   const shared = ok(fettle(alice, ['share', '--session', 's1', '--with-prompts']));
   assert.match(shared.stdout, /1 prompt \(1 secret redacted\)/);
