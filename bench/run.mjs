@@ -13,9 +13,10 @@
 // --quick   tiny fixtures and 2 runs: proves the harness works (CI), verdicts are not meaningful
 // --json    print the results as JSON on stdout (progress, and then the table, go to stderr)
 // --runs N  timed runs per side for the process cases (default 15)
-// --cases   run only these cases (1-11, bash, page, resident, storage; 0 = start-up decomposition and git spawn
+// --cases   run only these cases (1-11, bash, page, resident, share, storage; 0 = start-up decomposition and git spawn
 //           counts; 10 = fettle test's tree; 11 = a policy; page = the review page in chromium; resident = the
-//           resident server; storage = storage growth of 1,000 writes)
+//           resident server; share = `fettle share` of 100 turns to a bare remote; storage = storage growth of
+//           1,000 writes)
 // --baseline-dist DIR  also time case 1 with the build in DIR (another commit's dist/), alternating
 // --keep    keep the temp dir (and every fixture repo in it) and print its path
 // --keep-ca-certs  leave NODE_EXTRA_CA_CERTS in the environment (removed by default: it makes every node
@@ -32,6 +33,7 @@ import { measurePage } from './run/cases/page.mjs';
 import { measurePolicy } from './run/cases/policy.mjs';
 import { measureRollback } from './run/cases/rollback.mjs';
 import { measureShadowSnapshot } from './run/cases/shadow.mjs';
+import { measureShare } from './run/cases/share.mjs';
 import { measureStartup } from './run/cases/startup.mjs';
 import { measureStatus } from './run/cases/status.mjs';
 import { measureTestTree } from './run/cases/test-tree.mjs';
@@ -78,6 +80,7 @@ const main = () => {
   if (want(11)) measurePolicy();
   if (want('bash')) measureBash();
   if (want('page')) measurePage();
+  if (want('share')) measureShare();
 };
 
 let exitCode = 0;

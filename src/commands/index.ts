@@ -7,6 +7,7 @@ import { selfCommand, spellCommands } from '../io/self';
 import { processCaller, type Edge, type Io } from './edge';
 import { defaultIo, reportFailure, startCommand } from './process-io';
 import { registerChangeCommands } from './register-changes';
+import { registerShareCommands } from './register-share';
 import { registerUpkeepCommands } from './register-upkeep';
 
 const VERSION = '0.1.0';
@@ -67,6 +68,7 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
       });
     });
   registerChangeCommands(program, edge, dir, setExit, argv);
+  registerShareCommands(program, edge, dir, setExit);
   registerUpkeepCommands(program, edge, dir, setExit);
   return program;
 };

@@ -1,9 +1,33 @@
 // `fettle log [path] [--session <id>] [--agent <name>] [--json]`: every change fettle keeps, newest first.
 import { settledChanges, openTarget, openStore } from '../protocol/select/open';
 import type { Change } from '../protocol/changes';
+import { fetchedChangesOf } from '../protocol/review/fetched';
 import { ago, changeJson, countsText, deciderText, stateText, storeJson, storeNote, table } from './change-view';
 import { contextFor, type Edge } from './edge';
 import { shownFile } from '../core/shown-path';
+import type { Context } from '../protocol/context';
+import type { Store } from '../store/store';
+
+/**
+ * The changes listed: this repository's, by the filters given; for a session none of them belongs to, a
+ * teammate's, fetched (`fettle fetch`), if any.
+ */
+const listed = async (
+  edge: Edge,
+  ctx: Context,
+  store: Store,
+  o: { session?: string; agent?: string; path?: string | undefined },
+): Promise<Change[]> => {
+  const agent = (c: Change) => o.agent === undefined || c.fields.agent === o.agent;
+  const own = (await settledChanges(ctx, store, edge.io.err)).filter(
+    (c) =>
+      (o.path === undefined || c.fields.path === o.path) &&
+      (o.session === undefined || c.fields.session === o.session) &&
+      agent(c),
+  );
+  if (own.length > 0 || o.session === undefined || o.path !== undefined) return own;
+  return (await fetchedChangesOf(ctx, store, o.session)).filter(agent);
+};
 
 export const logCommand = async (
   edge: Edge,
@@ -15,12 +39,7 @@ export const logCommand = async (
   const target = path === undefined ? undefined : await openTarget(ctx, path);
   const store = target?.store ?? (await openStore(ctx, { lists: true }));
   const now = ctx.now();
-  const changes = (await settledChanges(ctx, store, edge.io.err)).filter(
-    (c) =>
-      (!target || c.fields.path === target.treePath) &&
-      (o.session === undefined || c.fields.session === o.session) &&
-      (o.agent === undefined || c.fields.agent === o.agent),
-  );
+  const changes = await listed(edge, ctx, store, { ...o, path: target?.treePath });
   if (o.json) {
     edge.io.out(JSON.stringify({ store: storeJson(store), changes: changes.map(changeJson) }, null, 2));
     return;

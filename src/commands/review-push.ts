@@ -1,4 +1,4 @@
-// What `review --push` does alike for a change, a changeset and a session: how to push changes made on bytes
+// What `review --push` does alike for a change, a changeset and a session (and `pr` for a session): how to push changes made on bytes
 // their base does not hold (a person's uncommitted edits, another session's), which a push would publish: said,
 // then asked at a terminal, and without a terminal refused unless `--base` chose; and the sentence a push ends with.
 import { FettleError } from '../errors';

@@ -5,6 +5,7 @@ import { plural } from '../core/plural';
 import { pushTarget } from '../protocol/review/review';
 import { readSessionView, pushSession } from '../protocol/review/session-review';
 import { openStore } from '../protocol/select/open';
+import { sessionRefFor } from '../protocol/review/fetched';
 import { contextFor, invokeFor, useColor, type Edge } from './edge';
 import { checkPushFlags, choosePushBase, filesAndDiff, printPushed, pushing, type PushFlags } from './review-push';
 
@@ -20,7 +21,7 @@ export const reviewSessionCommand = async (
   const { session } = o;
   const store = await openStore(ctx);
   const color = useColor(edge, o.json || pushing(o));
-  const view = await readSessionView(store, session, color);
+  const view = await readSessionView(store, session, color, await sessionRefFor(store, session));
   if (pushing(o)) {
     const remote = typeof o.push === 'string' ? o.push : 'origin';
     const branch = o.branch ?? `fettle/${view.ref.slice('refs/fettle/'.length)}`;

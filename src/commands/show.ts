@@ -4,6 +4,7 @@ import { chainOf, changeDiff, type Chain } from '../protocol/chains';
 import { openStore } from '../protocol/select/open';
 import { readChangesetView } from '../protocol/review/changeset-review';
 import { resolveShown } from '../protocol/review/changesets';
+import { fetchedChange } from '../protocol/review/fetched';
 import type { Context } from '../protocol/context';
 import type { Store } from '../store/store';
 import { ago, changeJson, countsText, DECIDER_TEXT, expiryText, stateText } from './change-view';
@@ -109,7 +110,12 @@ export const showCommand = async (
 ): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const store = await openStore(ctx);
-  const found = await resolveShown(ctx, store, arg, edge.io.err);
+  // An id none of this repository's changes has: a teammate's change, fetched with their session, if any.
+  const found = await resolveShown(ctx, store, arg, edge.io.err).catch(async (error: unknown) => {
+    const fetched = await fetchedChange(ctx, store, arg);
+    if (!fetched) throw error;
+    return { change: fetched, changeset: undefined };
+  });
   if (found.changeset) return showChangeset(edge, ctx, store, found.changeset, o.json ?? false);
   const change = found.change as Change;
   const chain = await chainOf(store, change.tip);

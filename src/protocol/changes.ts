@@ -17,6 +17,7 @@ import { isId } from './ids';
 import { minutesText } from '../core/time';
 import type { Context } from './context';
 import { nearest } from '../core/nearest';
+import { FETCHED_PREFIX, parseFetchedRef } from '../core/shared-refs';
 
 export type ChangeState = 'pending' | 'expired' | 'applied' | 'discarded' | 'incomplete' | 'failed';
 
@@ -35,14 +36,21 @@ export interface Change {
   revertedBy?: string;
 }
 
-/** A ref's tip as a change: its record's fields, parsed, and where it stands; null for a ref that is not one. */
+/**
+ * A ref's tip as a change: its record's fields, parsed, and where it stands; null for a ref that is not one. A
+ * change lives at refs/fettle/<id> (or refs/fettle-discarded/<id>) alone: a record anywhere deeper (a teammate's
+ * shared session, fetched under refs/fettle/remotes/) is never one of this repository's changes, so nothing
+ * fetched can be confirmed, rolled back or pruned as one. `fetched`: such a record, read as what it says.
+ */
 const toChange = (
   r: { ref: string; oid: string; time: number; parents: string[]; fields: RecordFields | null },
   ttlSeconds: number,
   now: Date,
+  fetched = false,
 ): Change | null => {
   const { fields } = r;
   if (!fields) return null;
+  if (!fetched && r.ref !== changeRef(fields.id) && r.ref !== discardedRef(fields.id)) return null;
   // The record's own time when it has one (milliseconds), else the commit's (seconds), for records written
   // before it existed. It must agree with the commit's second, or it is not to be believed.
   const at = new Date(
@@ -141,6 +149,21 @@ export const listChanges = async (ctx: Context, store: Store, via: 'cache' | 'gi
   return markReverted(
     tips
       .map((r) => toChange(r, ttlSeconds, now))
+      .filter((c): c is Change => c !== null)
+      .sort(newestFirst),
+  );
+};
+
+/**
+ * The changes of teammates' sessions fetched from remotes (`fettle fetch`), newest first: read-only copies, never
+ * listed with this repository's own (see toChange).
+ */
+export const listFetchedChanges = async (ctx: Context, store: Store): Promise<Change[]> => {
+  const now = ctx.now();
+  return markReverted(
+    (await listRefs(store, [FETCHED_PREFIX]))
+      .filter((r) => parseFetchedRef(r.ref)?.kind === 'change')
+      .map((r) => toChange(parsed(r), ctx.config.ttlSeconds, now, true))
       .filter((c): c is Change => c !== null)
       .sort(newestFirst),
   );

@@ -12,8 +12,10 @@ import { serve } from '@hono/node-server';
 import type { Context } from '../protocol/context';
 import { listChanges } from '../protocol/changes';
 import { decideSet } from '../protocol/review/decide-set';
-import { pendingIds, reviewChange, reviewData, type ReviewScope } from '../protocol/review/review-data';
-import { openStore, settledChanges } from '../protocol/select/open';
+import { fetchedChange } from '../protocol/review/fetched';
+import { reviewOfScope } from '../protocol/review/fetched-review';
+import { pendingIds, reviewChange, type ReviewScope } from '../protocol/review/review-data';
+import { openStore } from '../protocol/select/open';
 import { notFound } from '../protocol/changes';
 import { createPageApp } from './app';
 
@@ -82,7 +84,7 @@ export const runPage = async (o: PageOptions): Promise<void> => {
     }, o.quietMs);
     timer.unref();
   };
-  const review = firstThenFresh(async () => reviewData(ctx, store, await settledChanges(ctx, store), scope));
+  const review = firstThenFresh(async () => reviewOfScope(ctx, store, scope));
   const app = createPageApp(
     {
       port: () => port,
@@ -92,7 +94,8 @@ export const runPage = async (o: PageOptions): Promise<void> => {
       // listed, not settled: a glance that writes nothing
       pulse: async () => pendingIds(await listChanges(ctx, store), scope),
       change: async (id) => {
-        const change = (await listChanges(ctx, store)).find((c) => c.id === id);
+        const change =
+          (await listChanges(ctx, store)).find((c) => c.id === id) ?? (await fetchedChange(ctx, store, id));
         if (!change) throw notFound(id);
         return reviewChange(ctx, store, change, true);
       },

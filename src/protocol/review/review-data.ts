@@ -165,6 +165,8 @@ export const reviewData = async (
   store: Store,
   all: Change[],
   scope: ReviewScope,
+  promptsFor: (session: string) => Promise<Map<number, { prompt: string; at: number }>> = (session) =>
+    promptsOf(ctx.config.dataDir, session),
 ): Promise<ReviewData> => {
   const chosen = all.filter((c) => inScope(c, scope));
   const pendingChanges = chosen.filter(waiting);
@@ -177,7 +179,7 @@ export const reviewData = async (
       .filter((c) => c.fields.session === session)
       .sort(newestFirst)
       .reverse();
-    const prompts = await promptsOf(ctx.config.dataDir, session);
+    const prompts = await promptsFor(session);
     const turns = new Map<number | null, ReviewChange[]>();
     for (const c of mine) {
       const turn = c.fields.turn ?? null;

@@ -152,6 +152,11 @@ const EMPTY_TREE = {
 export const pushTarget = async (store: Store, { remote, branch }: { remote: string; branch: string }) => {
   const { code } = await store.git.run({ args: ['check-ref-format', `refs/heads/${branch}`], okCodes: [1] });
   if (code !== 0 || branch.startsWith('-')) throw new FettleError('E_USAGE', `'${branch}' is not a valid branch name.`);
+  return remoteTarget(store, remote);
+};
+
+/** The push URL of `remote` (a remote's name, a URL or a path), refused when git would read either as an option. */
+export const remoteTarget = async (store: Store, remote: string): Promise<string> => {
   if (remote.startsWith('-')) throw new FettleError('E_USAGE', `'${remote}' is not a remote.`);
   const url = await remoteUrl(store, remote);
   // A remote's URL is configuration anyone with the repository may have set: one that starts with '-' would be

@@ -36,7 +36,7 @@ export interface SessionView {
 const MAX_COMMITS = 100_000;
 
 /** The session's commits, oldest first: each one's id and fields (another commit ends the walk). */
-const sessionCommits = async (store: Store, tip: string, base: string | null) => {
+export const sessionCommits = async (store: Store, tip: string, base: string | null) => {
   const { stdout } = await store.git.run({
     args: [
       'log',
@@ -95,9 +95,16 @@ const runsOf = async (store: Store, commits: { oid: string; fields: SessionCommi
   return marks.map((m): Run => ({ path: m.path, from: leaf(m.from, m.path), to: leaf(m.to, m.path) }));
 };
 
-/** The session's ref read back: its base, its changes and turns, its runs, the files it changed, the diff. */
-export const readSessionView = async (store: Store, session: string, color = false): Promise<SessionView> => {
-  const ref = sessionRef(session);
+/**
+ * The session's ref read back: its base, its changes and turns, its runs, the files it changed, the diff. `ref`: a
+ * fetched copy of it (fetched.ts) instead of this repository's own.
+ */
+export const readSessionView = async (
+  store: Store,
+  session: string,
+  color = false,
+  ref = sessionRef(session),
+): Promise<SessionView> => {
   const [tipObject] = await readObjects(store, [ref]);
   if (tipObject?.type !== 'commit')
     throw new FettleError('E_NOT_FOUND', `No change of session '${session}' landed in this repository.`, {
