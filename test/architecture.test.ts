@@ -88,6 +88,7 @@ const PROGRAM_FILES = new Set([
   'commands/index',
   'commands/glance',
   'commands/register-changes',
+  'commands/register-attribution',
   'commands/register-upkeep',
 ]);
 
