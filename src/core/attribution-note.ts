@@ -127,6 +127,7 @@ export const decodeNote = (text: string): Attribution => {
     if (!file || !numbers || !origin) continue;
     for (const n of numbers) file.set(n, origin);
   }
+  for (const [path, lines] of out) if (lines.size === 0) out.delete(path);
   return out;
 };
 
