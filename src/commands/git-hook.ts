@@ -65,5 +65,5 @@ export const gitHookCommand = async (edge: Edge, dir: string | undefined, name: 
       ? new Map<string, string[]>(store.head ? [[store.head, []]] : [])
       : parseRewrites((await edge.io.stdin()).toString('utf8'));
   if (rewrites.size === 0) return;
-  await noteCommits(store, await listChanges(ctx, store), rewrites);
+  await noteCommits(store, listChanges(ctx, store), rewrites);
 };

@@ -7,15 +7,13 @@ import type { Attribution } from '../core/attribution-note';
 import { readObjects } from '../store/object-read';
 import type { Store } from '../store/store';
 import { recordedOrigins, recordedSteps, type PathSteps } from './attribution';
-import { readCommits } from './chains';
 import type { Change } from './changes';
 import { readNotes, writeNote } from './notes';
 
-/** The paths `commit` changed against `parent` (every path of a root commit). */
-const changedPaths = async (store: Store, commit: string, parent: string | undefined): Promise<string[]> => {
-  const range = parent ? [parent, commit] : ['--root', commit];
+/** The paths `commit` changed against its first parent (every path of a root commit; none of a merge). */
+const changedPaths = async (store: Store, commit: string): Promise<string[]> => {
   const { stdout } = await store.git.run({
-    args: ['diff-tree', '-r', '-z', '--no-commit-id', '--no-renames', '--name-only', ...range],
+    args: ['diff-tree', '-r', '-z', '--root', '--no-commit-id', '--no-renames', '--name-only', commit],
   });
   return stdout.toString('utf8').split('\0').filter(Boolean);
 };
@@ -28,7 +26,6 @@ const noteOrigins = (note: Attribution, path: string, count: number): (AgentOrig
 
 interface Rewritten {
   commit: string;
-  parent: string | undefined;
   /** the paths it changed */
   paths: string[];
   /** the commits it replaced, newest first, with their notes */
@@ -40,16 +37,17 @@ const attributionOf = async (store: Store, steps: PathSteps, r: Rewritten): Prom
   const known = (p: string) => steps.has(p) || r.olds.some((o) => o.note.has(p));
   const paths = r.paths.filter(known);
   if (paths.length === 0) return out;
+  // A root commit's `^1` names nothing: every line of it is added.
   const specs = paths.flatMap((p) => [
-    ...(r.parent ? [`${r.parent}:${p}`] : []),
+    `${r.commit}^1:${p}`,
     `${r.commit}:${p}`,
     ...r.olds.map((o) => `${o.commit}:${p}`),
   ]);
   const blobs = (await readObjects(store, specs)).map((b) => (b?.type === 'blob' ? b.body : null));
-  const per = (r.parent ? 2 : 1) + r.olds.length;
+  const per = 2 + r.olds.length;
   paths.forEach((path, k) => {
     const at = blobs.slice(k * per, (k + 1) * per);
-    const parentLines = r.parent ? linesOf(at.shift() ?? null) : [];
+    const parentLines = linesOf(at.shift() ?? null);
     const content = at.shift() ?? null;
     const lines = linesOf(content);
     const recorded = recordedOrigins(steps, path, content);
@@ -69,17 +67,21 @@ const attributionOf = async (store: Store, steps: PathSteps, r: Rewritten): Prom
 
 /**
  * The attribution of each commit of `rewrites` (new commit -> the commits it replaced, oldest first; none for a
- * plain commit), by fettle's records and the replaced commits' notes. The records' paths are read once for all.
+ * plain commit), by fettle's records (`listed`, already asked for) and the replaced commits' notes. The records'
+ * paths are read once for all.
  */
 export const attributeCommits = async (
   store: Store,
-  changes: readonly Change[],
+  listed: Promise<readonly Change[]>,
   rewrites: ReadonlyMap<string, readonly string[]>,
 ): Promise<Map<string, Attribution>> => {
   const news = [...rewrites.keys()];
-  const commits = await readCommits(store, news);
   const touched: string[][] = [];
-  for (const [i, commit] of news.entries()) touched.push(await changedPaths(store, commit, commits[i]?.parents[0]));
+  // The listing of fettle's changes runs while git says what each commit changed; its failure is reported when
+  // it is awaited, not as a rejection nobody handled meanwhile.
+  listed.catch(() => undefined);
+  for (const commit of news) touched.push(await changedPaths(store, commit));
+  const changes = await listed;
   const all = new Set(touched.flat());
   const applied = changes.filter((c) => c.state === 'applied' && all.has(c.fields.path));
   const recorded = new Set(applied.map((c) => c.fields.path));
@@ -92,7 +94,7 @@ export const attributeCommits = async (
       const note = oldNotes.get(c);
       return note ? [{ commit: c, note }] : [];
     });
-    const r = { commit, parent: commits[i]?.parents[0], paths: touched[i] ?? [], olds };
+    const r = { commit, paths: touched[i] ?? [], olds };
     out.set(commit, await attributionOf(store, steps, r));
   }
   return out;
@@ -101,11 +103,11 @@ export const attributeCommits = async (
 /** Notes for `rewrites` (as attributeCommits takes them); how many commits got one, and how many lines they name. */
 export const noteCommits = async (
   store: Store,
-  changes: readonly Change[],
+  listed: Promise<readonly Change[]>,
   rewrites: ReadonlyMap<string, readonly string[]>,
 ): Promise<{ commits: number; lines: number }> => {
   const done = { commits: 0, lines: 0 };
-  for (const [commit, attribution] of await attributeCommits(store, changes, rewrites))
+  for (const [commit, attribution] of await attributeCommits(store, listed, rewrites))
     if (await writeNote(store, commit, attribution)) {
       done.commits++;
       for (const f of attribution.values()) done.lines += f.size;

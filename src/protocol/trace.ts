@@ -43,7 +43,7 @@ export const exportTrace = async (ctx: Context, store: Store, revision: string):
   const computed =
     missing.length === 0
       ? new Map<string, Attribution>()
-      : await attributeCommits(store, await listChanges(ctx, store), new Map(missing.map((c) => [c, []])));
+      : await attributeCommits(store, listChanges(ctx, store), new Map(missing.map((c) => [c, []])));
   const info = await readCommits(store, commits);
   return commits.map((commit, i) =>
     traceRecord({
