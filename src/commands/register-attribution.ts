@@ -10,7 +10,7 @@ export const registerAttributionCommands = (program: Command, edge: Edge, dir: (
   program
     .command('blame')
     .description('who wrote each line of a file: an agent (session, turn, tool, change), a person, or a commit')
-    .argument('<file>')
+    .argument('<file>', 'a file of the work tree')
     .addOption(new Option('--json', 'print JSON for scripts'))
     .action(async (file: string, o: { json?: boolean }) => blame(edge, dir(), file, o));
   const trace = program.command('trace').description('attribution in the Agent Trace format (agent-trace.dev)');
