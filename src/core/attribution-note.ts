@@ -85,7 +85,8 @@ const parseRanges = (text: string): number[] | null => {
     if (!m) return null;
     const a = Number(m[1]);
     const b = m[2] === undefined ? a : Number(m[2]);
-    if (a < 1 || b < a || b - a > 10_000_000) return null;
+    // A note may come from another clone: a range longer than any file is not one fettle wrote.
+    if (a < 1 || b < a || b - a > 1_000_000) return null;
     for (let n = a; n <= b; n++) out.push(n);
   }
   return out;
