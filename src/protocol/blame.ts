@@ -56,10 +56,13 @@ const authorOf = (
 
 export const blameFile = async (ctx: Context, target: Target, content: Buffer): Promise<BlameLine[]> => {
   const { store, treePath } = target;
+  // git blame, the long part on a long history, runs while fettle's records of the file are read and walked.
+  const blaming = gitBlame(store, treePath, content);
+  blaming.catch(() => undefined);
   const changes = await listChanges(ctx, store);
   const steps = await recordedSteps(store, changes, [treePath]);
   const recorded = recordedOrigins(steps, treePath, content);
-  const blamed = await gitBlame(store, treePath, content);
+  const blamed = await blaming;
   const commits = new Set((blamed ?? []).flatMap((b) => (b?.commit ? [b.commit] : [])));
   const notes = await readNotes(store, commits);
   return linesOf(content).map((bytes, i) => {
