@@ -13,7 +13,7 @@
 // --quick   tiny fixtures and 2 runs: proves the harness works (CI), verdicts are not meaningful
 // --json    print the results as JSON on stdout (progress, and then the table, go to stderr)
 // --runs N  timed runs per side for the process cases (default 15)
-// --cases   run only these cases (1-11, bash, page, resident, share, storage; 0 = start-up decomposition and git spawn
+// --cases   run only these cases (1-11, bash, commit, page, resident, share, storage; 0 = start-up decomposition and git spawn
 //           counts; 10 = fettle test's tree; 11 = a policy; page = the review page in chromium; resident = the
 //           resident server; share = `fettle share` of 100 turns to a bare remote; storage = storage growth of
 //           1,000 writes)
@@ -25,6 +25,7 @@
 // Plain ESM, Node >= 20, no dependencies but playwright-core and Debian's chromium for case `page`. See docs/PERFORMANCE.md for what each case measures.
 import { measureBash } from './run/cases/bash.mjs';
 import { measureBigFile } from './run/cases/big-file.mjs';
+import { measureCommitHook } from './run/cases/commit-hook.mjs';
 import { measureResident } from './run/cases/resident.mjs';
 import { measureStorage } from './run/cases/storage.mjs';
 import { measureDirectWrite, measureRepoSize, measureStagedWrite } from './run/cases/hook-writes.mjs';
@@ -81,6 +82,7 @@ const main = () => {
   if (want('bash')) measureBash();
   if (want('page')) measurePage();
   if (want('share')) measureShare();
+  if (want('commit')) measureCommitHook();
 };
 
 let exitCode = 0;

@@ -1,9 +1,9 @@
 // Entry point. Seven bundles sit beside this file: `hook.js`, all that `fettle hook` (run on every Claude Code
 // write) needs; `agents.js`, the same with the other agents' adapters, for `fettle hook --agent <name>`;
 // `serve.js`, the resident hook server (`fettle serve` in the foreground); `mcp.js`, the MCP server and its SDK;
-// `glance.js`, `fettle status` and `fettle log` alone; `commands.js`, commander and every command; and `web.js`,
-// the review page's server, which the commands load only for `fettle review --web` (the entry hands them the
-// loader). Each is loaded with V8's code cache.
+// `glance.js`, `fettle status`, `fettle log` and the git hooks' `fettle git-hook` alone; `commands.js`, commander
+// and every command; and `web.js`, the review page's server, which the commands load only for `fettle review --web`
+// (the entry hands them the loader). Each is loaded with V8's code cache.
 import { join } from 'node:path';
 import { loadBundle } from './code-cache';
 
@@ -39,7 +39,7 @@ if (isHook) {
   const page = () => (loadBundle(join(__dirname, 'web.js'), process.env) as typeof import('./web/server')).runPage;
   const commands = () => loadBundle(join(__dirname, 'commands.js'), process.env) as typeof import('./commands/index');
   const full = () => (argv: string[]) => commands().main(argv, undefined, { page });
-  if (own[0] === 'status' || own[0] === 'log') {
+  if (own[0] === 'status' || own[0] === 'log' || own[0] === 'git-hook') {
     const glance = loadBundle(join(__dirname, 'glance.js'), process.env) as typeof import('./commands/glance');
     void glance.main(args, full);
   } else void full()(args);

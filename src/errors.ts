@@ -23,7 +23,8 @@ export const ERROR_CODES = {
   E_UNTRUSTED: "a record whose fields disagree or point outside the repository's work trees (a planted ref)",
   E_TOO_LARGE: 'a file larger than fettle can hold in memory to record (2 GiB)',
   E_NOT_TEXT: 'content fettle handles only as text (fettle read of a binary file)',
-  E_SETTINGS: 'a Claude Code settings file cannot be read or written safely; it was left as it was',
+  E_SETTINGS:
+    "an agent's settings file, opencode's plugin or a git hook cannot be read or written safely (or is not fettle's); it was left as it was",
   E_SERVE: 'the resident hook server (fettle serve) is not set up, cannot start, or refused the request',
   E_POLICY:
     'a policy file (.fettle/policy.json, or your own under the XDG config dir) is invalid; the message names the file, the rule and the fix',

@@ -89,6 +89,7 @@ const PROGRAM_FILES = new Set([
   'commands/glance',
   'commands/register-changes',
   'commands/register-share',
+  'commands/register-attribution',
   'commands/register-upkeep',
 ]);
 

@@ -19,12 +19,13 @@ test('each bundle holds the libraries of its own part only: the MCP SDK in dist/
   assert.deepEqual(packagesIn('hook.js'), ['diff', 'nanoid']);
   assert.deepEqual(packagesIn('agents.js'), ['diff', 'nanoid']);
   assert.deepEqual(packagesIn('commands.js'), ['commander', 'diff', 'jsonc-parser', 'nanoid', 'smol-toml']);
-  // `status` and `log` parse no command-line parser and no other command (commands/glance.ts).
+  // `status`, `log` and `git-hook` parse no command-line parser and no other command (commands/glance.ts).
   assert.deepEqual(packagesIn('glance.js'), ['diff', 'nanoid']);
   const commands = [...modulesIn('glance.js')].filter((m) => m.startsWith('src/commands/'));
   assert.deepEqual(commands.sort(), [
     'src/commands/change-view.ts',
     'src/commands/edge.ts',
+    'src/commands/git-hook.ts',
     'src/commands/glance.ts',
     'src/commands/log.ts',
     'src/commands/pager.ts',

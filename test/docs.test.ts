@@ -68,6 +68,7 @@ const PAGES = {
   'GUARANTEES.md': 3,
   'RESIDENT.md': 3,
   'CONFIGURATION.md': 1,
+  'ATTRIBUTION.md': 3,
 };
 for (const [name, text, least] of [
   ['README.md', README, 10],

@@ -1,14 +1,17 @@
 // `fettle status` and `fettle log`, which a person runs all day, in a bundle of their own: no commander, no other
-// command, so a glance parses a sixth of what the full program does (docs/PERFORMANCE.md, case 7). What it does not
+// command, so a glance parses a sixth of what the full program does (docs/PERFORMANCE.md, case 7); and
+// `fettle git-hook`, which the git hooks of `install --git-hooks` run on every commit (case `commit`). What it does not
 // read plainly (help, an option it does not know, `--session=<id>`) goes to the full program, which says it as
 // for any command.
 import { processCaller } from './edge';
+import { gitHookCommand } from './git-hook';
 import { logCommand } from './log';
 import { defaultIo, reportFailure, startCommand } from './process-io';
 import { status } from './status';
 
 type Glance =
   | { command: 'status'; json: boolean }
+  | { command: 'git-hook'; name: string }
   | {
       command: 'log';
       json: boolean;
@@ -20,6 +23,8 @@ type Glance =
 /** The glance the arguments (after `-C <dir>`) ask for, or null when the full program is to read them. */
 export const glanceOf = (own: readonly string[]): Glance | null => {
   const [command, ...rest] = own;
+  // git's own arguments to the hook follow its name (post-rewrite: amend or rebase)
+  if (command === 'git-hook' && rest[0] !== undefined && !rest[0].startsWith('-')) return { command, name: rest[0] };
   if (command === 'status') return rest.every((a) => a === '--json') ? { command, json: rest.length > 0 } : null;
   if (command !== 'log') return null;
   const log: Glance = { command, json: false };
@@ -48,6 +53,7 @@ export const main = async (argv: string[], full: () => (argv: string[]) => Promi
   try {
     startCommand(edge);
     if (glance.command === 'status') await status(edge, dir, glance);
+    else if (glance.command === 'git-hook') await gitHookCommand(edge, dir, glance.name);
     else await logCommand(edge, dir, glance.path, glance);
   } catch (error) {
     code = reportFailure(edge, argv, dir, error);

@@ -2,15 +2,15 @@
 // once: the message, the next command to run, and a stack only with FETTLE_DEBUG.
 import { createInterface } from 'node:readline/promises';
 import { Command, CommanderError } from 'commander';
+import { VERSION } from '../core/version';
 import { EXIT, FettleError } from '../errors';
 import { selfCommand, spellCommands } from '../io/self';
 import { processCaller, type Edge, type Io } from './edge';
 import { defaultIo, reportFailure, startCommand } from './process-io';
+import { registerAttributionCommands } from './register-attribution';
 import { registerChangeCommands } from './register-changes';
 import { registerShareCommands } from './register-share';
 import { registerUpkeepCommands } from './register-upkeep';
-
-const VERSION = '0.1.0';
 
 /** The process's io, and a question a person answers at the terminal (review --push). */
 const processIo = (): Io => ({
@@ -69,6 +69,7 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     });
   registerChangeCommands(program, edge, dir, setExit, argv);
   registerShareCommands(program, edge, dir, setExit);
+  registerAttributionCommands(program, edge, dir);
   registerUpkeepCommands(program, edge, dir, setExit);
   return program;
 };

@@ -7,6 +7,7 @@ import { doctor } from './doctor';
 import type { Edge } from './edge';
 import { gcCommand } from './gc';
 import { info } from './info';
+import { installGitHooksCommand, uninstallGitHooksCommand } from './git-hook';
 import { INSTALL_AGENTS, type InstallAgent, install, installResidentCommand, uninstall } from './install';
 import { policyCheck } from './policy';
 import { read } from './read';
@@ -73,6 +74,10 @@ export const registerUpkeepCommands = (
   )
     .choices(['user', 'project', 'local'])
     .default('user');
+  const gitHooks = new Option(
+    '--git-hooks',
+    "this repository's post-commit and post-rewrite git hooks, which note on refs/notes/fettle which lines of each commit an agent wrote",
+  );
   const agent = new Option('--agent <name>', 'the coding agent').choices([...INSTALL_AGENTS]).default('claude');
   program
     .command('install')
@@ -82,6 +87,7 @@ export const registerUpkeepCommands = (
     .option('--read', 'also serve large text Reads (Claude Code; a hook on every Read; off by default)')
     .option('--no-bash', 'do not record what Bash commands change (Claude Code; recorded by default)')
     .option('--resident', 'hooks answered by a resident server (`fettle serve`; Claude Code): no Node start per write')
+    .addOption(gitHooks)
     .addOption(json)
     .action(
       async (o: {
@@ -91,16 +97,24 @@ export const registerUpkeepCommands = (
         json?: boolean;
         agent: InstallAgent;
         resident?: boolean;
-      }) => (o.resident ? installResidentCommand(edge, dir(), o.scope, o) : install(edge, dir(), o.scope, o)),
+        gitHooks?: boolean;
+      }) =>
+        o.gitHooks
+          ? installGitHooksCommand(edge, dir(), o)
+          : o.resident
+            ? installResidentCommand(edge, dir(), o.scope, o)
+            : install(edge, dir(), o.scope, o),
     );
   program
     .command('uninstall')
     .description("remove fettle's hooks from a coding agent's settings (Claude Code's unless --agent)")
     .addOption(agent)
     .addOption(scope)
+    .addOption(gitHooks)
     .addOption(json)
-    .action(async (o: { scope: 'user' | 'project' | 'local'; json?: boolean; agent: InstallAgent }) =>
-      uninstall(edge, dir(), o.scope, o),
+    .action(
+      async (o: { scope: 'user' | 'project' | 'local'; json?: boolean; agent: InstallAgent; gitHooks?: boolean }) =>
+        o.gitHooks ? uninstallGitHooksCommand(edge, dir(), o) : uninstall(edge, dir(), o.scope, o),
     );
   program
     .command('serve')

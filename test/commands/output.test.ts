@@ -113,8 +113,8 @@ test("every subcommand's --help shows -C <dir>; every command that prints data t
     if (!/^ {2}--json\b/m.test(r.stdout)) withoutJson.push(command);
   }
   // hook answers Claude Code in its own JSON; mcp speaks JSON-RPC; test prints its command's output; demo is a
-  // narration; policy is a group, whose `check` takes --json.
-  assert.deepEqual(withoutJson.sort(), ['demo', 'hook', 'mcp', 'policy', 'test']);
+  // narration; policy is a group, whose `check` takes --json; trace is a group, whose `export` prints only JSON.
+  assert.deepEqual(withoutJson.sort(), ['demo', 'hook', 'mcp', 'policy', 'test', 'trace']);
   assert.match(runCli(['policy', 'check', '--help'], { cwd: tempDir(), env: {} }).stdout, /^ {2}--json\b/m);
 });
 

@@ -1,0 +1,50 @@
+// Case `commit`: what fettle's git hooks (`fettle install --git-hooks`) add to a person's `git commit`. Two twin
+// repositories get the same agent Write before each commit; one has the hooks, whose post-commit notes the agent's
+// lines on refs/notes/fettle. The cost is the difference of the medians of `git commit` (goal: at most 50 ms).
+import { baseEnv, CLI, git } from '../env.mjs';
+import { buildRepo, removeRepo } from '../fixtures.mjs';
+import { directWrite, fail } from '../hook-calls.mjs';
+import { RUNS, SIZES } from '../options.mjs';
+import { log } from '../progress.mjs';
+import { addCase } from '../results.mjs';
+import { directText } from '../texts.mjs';
+import { alternate, stats, timed } from '../timing.mjs';
+
+/** The person committing: who they are is their own config's, here the environment's. */
+const person = {
+  ...baseEnv,
+  GIT_AUTHOR_NAME: 'Bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'Bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+};
+
+const commitAfterWrite = (r, i) => {
+  directWrite(r.repo, r.direct, directText(`commit-${i}`));
+  const c = timed('git', ['commit', '-q', '-a', '-m', `bench ${i}`], { cwd: r.repo, env: person });
+  if (c.code !== 0) fail('git commit', c);
+  return c.ms;
+};
+
+export const measureCommitHook = () => {
+  const hooked = buildRepo('repo-commit-hooks', SIZES.files);
+  const plain = buildRepo('repo-commit-plain', SIZES.files);
+  const installed = timed(process.execPath, [CLI, 'install', '--git-hooks'], { cwd: hooked.repo });
+  if (installed.code !== 0) fail('fettle install --git-hooks', installed);
+  log(`case commit: git commit after an agent Write, with fettle's git hooks vs without (${SIZES.files} files)`);
+  const [withHooks, without] = alternate(RUNS, [(i) => commitAfterWrite(hooked, i), (i) => commitAfterWrite(plain, i)]);
+  const notes = git(hooked.repo, ['notes', '--ref=fettle', 'list']).split('\n').filter(Boolean).length;
+  if (notes < RUNS) fail(`the hooks noted ${notes} of ${RUNS} commits`, { code: 0, stdout: '', stderr: '' });
+  const f = stats(withHooks);
+  const b = stats(without);
+  addCase({
+    id: 'commit',
+    name: 'git commit after an agent Write: ms the git hooks add (median with − median without)',
+    fettle: f,
+    baseline: b,
+    ratio: f.median - b.median,
+    target: { op: '<=', value: 50 },
+  });
+  removeRepo(hooked);
+  removeRepo(plain);
+};
