@@ -1,4 +1,3 @@
-// Tier: slow, real Claude Code sessions against the fake API (scripts/test-tiers.mjs).
 // `fettle rewind` with the real client: three turns change files through a file tool and the shell (an edit,
 // `sed -i`, `rm`, a new file); rewinding to the start of a turn puts the tree back byte for byte, the command it
 // prints continues a fork of the conversation whose next request holds what came before the turn and nothing

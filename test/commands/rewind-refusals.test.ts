@@ -1,0 +1,46 @@
+// `fettle rewind`'s refusals: a transcript fettle does not recognise rewinds the files only and says why, and
+// --conversation alone then changes nothing; an agent without a command that forks at a turn (Codex) gets its files
+// rewound and is told what the person can do.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { runCli } from '../helpers/cli';
+import { makeRepo } from '../helpers/repo';
+import { A0, A1, files, LATER, rewind, twoTurns } from '../helpers/rewind';
+
+test('a transcript fettle does not recognise: --conversation refuses, changing nothing; by default, the files only', () => {
+  const repo = twoTurns('9.9.9');
+  const refused = rewind(repo, '--turn', '2', '--conversation');
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /The conversation of session 'sess-rewind-1' cannot be rewound: .*Claude Code 9\.9\.9/);
+  assert.deepEqual(files(repo), LATER);
+  const r = rewind(repo, '--turn', '2');
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(files(repo), [A1, '']);
+  assert.match(r.stdout, /Conversation: not rewound: of its transcript \(.*\): it was written by Claude Code 9\.9\.9;/);
+  assert.match(r.stdout, /`claude --resume sess-rewind-1` and then `\/rewind`/);
+});
+
+test("a Codex session: the files rewound, and Codex's own way back named", () => {
+  const repo = makeRepo({ 'a.txt': A0 });
+  const codex = (input: Record<string, unknown>) =>
+    runCli(['hook', '--agent', 'codex'], {
+      cwd: repo.dir,
+      env: repo.env,
+      input: JSON.stringify({ session_id: 'codex-1', turn_id: 't', transcript_path: null, cwd: repo.dir, ...input }),
+    });
+  codex({ hook_event_name: 'UserPromptSubmit', prompt: 'make n' });
+  const call = {
+    tool_name: 'apply_patch',
+    tool_use_id: 'c1',
+    tool_input: { command: '*** Begin Patch\n*** Add File: n.txt\n+n\n*** End Patch\n' },
+  };
+  codex({ hook_event_name: 'PreToolUse', ...call });
+  writeFileSync(repo.path('n.txt'), 'n\n');
+  codex({ hook_event_name: 'PostToolUse', ...call, tool_response: 'Exit code: 0\nOutput:\nSuccess.' });
+  const out = JSON.parse(rewind(repo, '--turn', '1', '--session', 'codex-1', '--json').stdout);
+  assert.equal(out.files.changes.length, 1);
+  assert.deepEqual([out.conversation.rewound, out.conversation.agent], [false, 'codex']);
+  assert.match(out.conversation.why, /Codex CLI offers no command that forks its conversation at a turn/);
+  assert.match(out.conversation.advice, /`codex fork codex-1`/);
+});
