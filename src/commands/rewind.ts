@@ -5,10 +5,9 @@ import { realpathSync } from 'node:fs';
 import { EXIT, exitCodeFor, FettleError } from '../errors';
 import { invocationFor, selfCommand, shellQuote, spellCommands } from '../io/self';
 import { refuseAll } from '../protocol/history/rollback-plan';
-import type { ConversationPlan } from '../protocol/rewind/conversation';
 import { rewind } from '../protocol/rewind/rewind';
 import { shellDialect } from '../render/dialect';
-import { rewindDryRunText, rewoundJson, rewoundText } from '../render/rewound';
+import { clientCommand, rewindDryRunText, rewoundJson, rewoundText } from '../render/rewound';
 import { contextFor, type Edge } from './edge';
 
 export interface RewindOptions {
@@ -49,19 +48,12 @@ const real = (path: string): string => {
   }
 };
 
-/** The client's command as a shell in `cwd` runs it: from the session's directory, which its resume looks up by. */
-export const clientCommand = (plan: ConversationPlan | null, cwd: string): string => {
-  if (!plan?.rewound) return '';
-  const line = plan.args.map(shellQuote).join(' ');
-  return real(cwd) === real(plan.cwd) ? line : `cd ${shellQuote(plan.cwd)} && ${line}`;
-};
-
 export const rewindCommand = async (edge: Edge, dir: string | undefined, o: RewindOptions): Promise<number> => {
   const turn = turnOf(o.turn);
   const ctx = contextFor(edge, dir);
   const scope = scopeOf(o);
   const outcome = await rewind(ctx, { turn, session: o.session, ...scope, dryRun: o.dryRun, force: o.force });
-  const command = clientCommand(outcome.conversation, edge.cwd);
+  const command = clientCommand(outcome.conversation, real(edge.cwd), shellQuote);
   const store = outcome.files?.store;
   const invoke = store
     ? invocationFor(

@@ -6,6 +6,16 @@ import type { RewindOutcome } from '../protocol/rewind/rewind';
 import type { Dialect } from './dialect';
 import { dryRunText, fileRows, notKeptRows, rolledBackText, skippedRows, undoOf } from './rolled-back';
 
+/**
+ * The client's command as a shell in `here` runs it (`quote`: the edge's quoting for that shell): from the session's
+ * directory, where the client's resume looks the session up.
+ */
+export const clientCommand = (plan: ConversationPlan | null, here: string, quote: (word: string) => string): string => {
+  if (!plan?.rewound) return '';
+  const line = plan.args.map(quote).join(' ');
+  return here === plan.cwd ? line : `cd ${quote(plan.cwd)} && ${line}`;
+};
+
 const since = (o: RewindOutcome): string => `since turn ${o.turn} began`;
 
 const nothingLeft = (o: RewindOutcome): string =>
@@ -13,12 +23,12 @@ const nothingLeft = (o: RewindOutcome): string =>
 
 const conversationLines = (plan: ConversationPlan, turn: number, command: string, dryRun: boolean): string[] => {
   if (!plan.rewound) return [`Conversation: not rewound: ${plan.why}.`, plan.advice];
-  const where =
+  const keeps =
     plan.resumeAt === null
-      ? `turn ${turn} began the conversation, so the new session starts with nothing before it`
-      : `the new session keeps everything before turn ${turn} (up to message ${plan.resumeAt})`;
+      ? `nothing, as turn ${turn} began the conversation`
+      : `everything before turn ${turn} (up to message ${plan.resumeAt})`;
   return [
-    `Conversation: ${dryRun ? 'would be continued' : 'continue it'} from where turn ${turn} began, as a new session ${plan.fork} (the original stays as it was; ${where}):`,
+    `Conversation: ${dryRun ? 'this command would continue it' : 'continue it with this command'} from where turn ${turn} began, in a new session ${plan.fork} that keeps ${keeps}; the original session stays as it was:`,
     `  ${command}`,
     `It sends turn ${turn}'s prompt again: edit the text after -p to ask differently. Then \`claude --resume ${plan.fork}\` goes on in the terminal.`,
   ];
@@ -36,7 +46,8 @@ export const rewoundText = (o: RewindOutcome, command: string, dialect: Dialect)
 
 export const rewindDryRunText = (o: RewindOutcome, command: string): string => {
   const lines = [`Dry run: rewinding session ${o.session} to where turn ${o.turn} began; nothing was changed.`];
-  if (o.files) lines.push(`Files: ${dryRunText(o.files.outcome).replace(/^Dry run: /, '')}`);
+  if (o.files)
+    lines.push(`Files: ${dryRunText(o.files.outcome).replace(/^Dry run: (.*?)(; n|\. N)othing was changed\./, '$1.')}`);
   else if (o.conversation?.rewound) lines.push(nothingLeft(o));
   if (o.conversation) lines.push(...conversationLines(o.conversation, o.turn, command, true));
   return lines.join('\n');

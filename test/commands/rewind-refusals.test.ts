@@ -17,7 +17,10 @@ test('a transcript fettle does not recognise: --conversation refuses, changing n
   const r = rewind(repo, '--turn', '2');
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(files(repo), [A1, '']);
-  assert.match(r.stdout, /Conversation: not rewound: of its transcript \(.*\): it was written by Claude Code 9\.9\.9;/);
+  assert.match(
+    r.stdout,
+    /Conversation: not rewound: fettle cannot find where turn 2 began in its transcript \(.*\): it was written by Claude Code 9\.9\.9;/,
+  );
   assert.match(r.stdout, /`claude --resume sess-rewind-1` and then `\/rewind`/);
 });
 

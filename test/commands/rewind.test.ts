@@ -22,7 +22,7 @@ test('one session: --dry-run (JSON and text) and --conversation change nothing; 
   const text = rewind(repo, '--turn', '1', '--dry-run').stdout;
   assert.match(text, /^Dry run: rewinding session sess-rewind-1 to where turn 1 began; nothing was changed\./);
   assert.match(text, /rolling back would change 2 files/);
-  assert.match(text, /turn 1 began the conversation/);
+  assert.match(text, /keeps nothing, as turn 1 began the conversation/);
   assert.match(text, /\n {2}claude --session-id [0-9a-f-]{36} -p one\n/);
 
   const only = JSON.parse(rewind(repo, '--turn', '2', '--conversation', '--json').stdout);

@@ -62,7 +62,13 @@ const claudePlan = async (kept: Map<number, KeptPrompt>, session: string, turn: 
   if (typeof text !== 'string') return refused('claude', session, turn, text.why);
   const prompts = new Map([...kept.entries()].map(([k, p]) => [k, p.prompt]));
   const point = claudeForkPoint(text, session, turn, prompts);
-  if (!point.ok) return refused('claude', session, turn, `of its transcript (${path}): ${point.why}`);
+  if (!point.ok)
+    return refused(
+      'claude',
+      session,
+      turn,
+      `fettle cannot find where turn ${turn} began in its transcript (${path}): ${point.why}`,
+    );
   const fork = randomUUID();
   const args = claudeForkArgs(session, fork, point);
   return { rewound: true, agent: 'claude', fork, ...point, args };
