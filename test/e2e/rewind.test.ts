@@ -74,6 +74,7 @@ interface Rewound {
   files: { undo: string[] } | null;
   conversation: {
     rewound: boolean;
+    fork: string;
     args: string[];
     resumeAt: string | null;
     prompt: string;
@@ -120,6 +121,13 @@ test('rewind --turn puts files and conversation back where a turn began, and rol
   assert.equal(said(forked.at(-1) as Msg).includes(PROMPTS[1] as string), true, 'it ends with turn 2 asked again');
   assert.ok(!/done with T[23]|turn three/.test(seen), `nothing after turn 2 began: ${seen.slice(-2000)}`);
   assert.equal(forked.filter((m) => m.role === 'assistant').length, 3, "turn 1's three answers, then turn 2 asked");
+
+  // The fork is a session of its own, whose first turn is the prompt it was asked again: it rewinds in turn.
+  const fork = JSON.parse(
+    fettle(repo, 'rewind', '--turn', '1', '--session', two.conversation.fork, '--conversation', '--dry-run', '--json'),
+  );
+  assert.deepEqual([fork.conversation.rewound, fork.conversation.prompt], [true, PROMPTS[1]]);
+  assert.notEqual(fork.conversation.resumeAt, null, 'the fork keeps turn 1 of the session it came from');
 
   fettle(repo, 'rollback', ...(two.files?.undo ?? []));
   assert.deepEqual(tree(repo), after, 'rolling the rewind back restores the later tree');
