@@ -2,11 +2,15 @@
 // --conversation alone then changes nothing; an agent without a command that forks at a turn (Codex) gets its files
 // rewound and is told what the person can do.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli } from '../helpers/cli';
 import { makeRepo } from '../helpers/repo';
 import { A0, A1, files, LATER, rewind, twoTurns } from '../helpers/rewind';
+
+const mkfifo = (path: string) => execFileSync('mkfifo', [path]);
 
 test('a transcript fettle does not recognise: --conversation refuses, changing nothing; by default, the files only', () => {
   const repo = twoTurns('9.9.9');
@@ -22,6 +26,15 @@ test('a transcript fettle does not recognise: --conversation refuses, changing n
     /Conversation: not rewound: fettle cannot find where turn 2 began in its transcript \(.*\): it was written by Claude Code 9\.9\.9;/,
   );
   assert.match(r.stdout, /`claude --resume sess-rewind-1` and then `\/rewind`/);
+  // A transcript gone, or a path that is no regular file: said, never waited on.
+  const transcript = join(repo.home, 'transcript.jsonl');
+  rmSync(transcript);
+  mkfifo(transcript);
+  const fifo = JSON.parse(rewind(repo, '--turn', '1', '--dry-run', '--json').stdout).conversation.why;
+  assert.match(fifo, /its transcript cannot be read: .*transcript\.jsonl is not a regular file \(a named pipe\)$/);
+  rmSync(transcript);
+  const gone = JSON.parse(rewind(repo, '--turn', '1', '--dry-run', '--json').stdout).conversation.why;
+  assert.match(gone, /its transcript \(.*\) cannot be read \(ENOENT\)/);
 });
 
 test("a Codex session: the files rewound, and Codex's own way back named", () => {

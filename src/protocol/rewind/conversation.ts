@@ -3,9 +3,10 @@
 // --resume-session-at); its transcript is read, never written, and a fork is what the person runs, never fettle.
 // For every other agent, and whatever fettle does not recognise, the answer says why not and what the person can do.
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { claudeForkArgs, claudeForkPoint } from '../../core/claude-transcript';
 import { rewindAdvice } from '../../core/rewind-advice';
+import { FettleError } from '../../errors';
+import { openRegular } from '../../io/regular-file';
 import type { Context } from '../context';
 import { type KeptPrompt, promptsOf } from '../turns';
 
@@ -45,12 +46,23 @@ const refused = (agent: string | undefined, session: string, turn: number, why: 
 const transcriptOf = (kept: Map<number, KeptPrompt>): string | undefined =>
   [...kept.entries()].sort(([a], [b]) => b - a).find(([, p]) => p.transcript !== undefined)?.[1].transcript;
 
+/** The transcript, whole: a regular file only (the path came with a hook's payload), at most TRANSCRIPT_BYTES. */
+const TRANSCRIPT_BYTES = 512 * 1024 * 1024;
+
 const readTranscript = async (path: string): Promise<string | { why: string }> => {
   try {
-    return await readFile(path, 'utf8');
+    const { handle, info } = await openRegular(path);
+    try {
+      if (info.size > TRANSCRIPT_BYTES) return { why: `its transcript (${path}) is larger than fettle reads` };
+      return (await handle.readFile()).toString('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'an error';
-    return { why: `its transcript (${path}) cannot be read (${code})` };
+    if (error instanceof FettleError)
+      return { why: `its transcript cannot be read: ${error.message.replace(/\.$/, '')}` };
+    const e = error as NodeJS.ErrnoException;
+    return { why: `its transcript (${path}) cannot be read (${e.code ?? e.message})` };
   }
 };
 
