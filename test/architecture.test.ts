@@ -174,6 +174,7 @@ export const ROOMS: Record<string, string[]> = {
   contract: ['decide', 'record', 'review', 'select', 'write'],
   history: ['bash', 'decide', 'journal', 'record', 'select'],
   upkeep: ['bash', 'record', 'retention', 'review'],
+  rewind: ['history', 'select'],
 };
 
 /** The room of a protocol module: its sub-folder, or `.` for the top level. */

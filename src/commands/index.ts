@@ -59,7 +59,7 @@ export const buildProgram = (edge: Edge, setExit: (code: number) => void, argv: 
     .description('run an MCP server on stdin and stdout: tools to write files through fettle and to decide on them')
     .addHelpText(
       'after',
-      "\nTools: fettle_write, fettle_write_files, fettle_confirm, fettle_discard, fettle_rollback, fettle_status,\nfettle_log, fettle_show, fettle_read, fettle_apply, fettle_feedback. An MCP client starts it; docs/AGENTS.md shows each agent's configuration.",
+      "\nTools: fettle_write, fettle_write_files, fettle_confirm, fettle_discard, fettle_rollback, fettle_status,\nfettle_log, fettle_show, fettle_read, fettle_apply, fettle_feedback, fettle_rewind. An MCP client starts it; docs/AGENTS.md shows each agent's configuration.",
     )
     .action(() => {
       // The entry (cli.ts) runs `fettle [-C <dir>] mcp` in the MCP bundle; only odd spellings arrive here.

@@ -11,6 +11,7 @@ import { reviewInteractive } from './review-interactive';
 import { reviewSessionCommand } from './review-session';
 import type { RoomOptions } from './review-scope';
 import { reviewWeb } from './review-web';
+import { rewindCommand, type RewindOptions } from './rewind';
 import { rollbackCommand, type RollbackOptions } from './rollback';
 import { showCommand } from './show';
 import { testCommand, type TestOptions } from './test';
@@ -96,6 +97,18 @@ export const registerChangeCommands = (
     .option('--hunks <list>', 'of one change, undo only these hunks (1,3 or 1-3,5), merged with the file as it is')
     .addOption(json)
     .action(async (targets: string[], o: RollbackOptions) => setExit(await rollbackCommand(edge, dir(), targets, o)));
+  program
+    .command('rewind')
+    .description("an agent session's files and conversation back to where a turn began (the conversation as a fork)")
+    .option('--turn <n>', 'the turn to go back to the start of (1 for the first prompt)')
+    .option('--session <id>', 'the agent session (default: the current one)')
+    .option('--files', 'only the files: what the session changed since the turn began, as one rollback')
+    .option('--conversation', "only the conversation: print the agent's own command that forks it there")
+    .option('--both', 'the files, and the conversation where the agent allows it (the default)')
+    .option('--dry-run', 'list the files that would change and where the conversation would resume, changing nothing')
+    .option('--force', 'overwrite edits made after fettle wrote a file (they are snapshotted first)')
+    .addOption(json)
+    .action(async (o: RewindOptions) => setExit(await rewindCommand(edge, dir(), o)));
   program
     .command('log')
     .description('every change fettle keeps, newest first')

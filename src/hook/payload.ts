@@ -53,6 +53,8 @@ export interface TurnPayload {
   session: string | undefined;
   /** what the person typed (kept locally, for the review page's timeline) */
   prompt?: string | undefined;
+  /** the client's transcript of the session (Claude Code's transcript_path), for `fettle rewind` */
+  transcript?: string | undefined;
 }
 
 export type Parsed =
@@ -150,7 +152,10 @@ export const parseData = (data: Obj): Parsed => {
     return { kind: 'end', end: { event: event as EndPayload['event'], ...end } };
   }
   if (TURN_EVENTS.some((e) => e === event))
-    return { kind: 'turn', turn: { session: str(data.session_id), prompt: str(data.prompt) } };
+    return {
+      kind: 'turn',
+      turn: { session: str(data.session_id), prompt: str(data.prompt), transcript: str(data.transcript_path) },
+    };
   // Names are strings; anything else is malformed input (and may not even print: {"toString": 1}).
   if (event !== undefined && typeof event !== 'string')
     return { kind: 'invalid', why: `hook_event_name is ${kindOf(event)}, not a string` };

@@ -11,7 +11,10 @@ import type { TurnPayload } from './payload';
 export const countTurn = async (turn: TurnPayload, edge: HookEdge): Promise<HookOutcome> => {
   if (!turn.session) return pass();
   try {
-    const said = turn.prompt === undefined ? undefined : { prompt: turn.prompt, at: clockFrom(edge.env)() };
+    const said =
+      turn.prompt === undefined
+        ? undefined
+        : { prompt: turn.prompt, at: clockFrom(edge.env)(), transcript: turn.transcript };
     await startTurn(loadConfig(edge.env).dataDir, turn.session, said);
     return pass();
   } catch (error) {

@@ -16,6 +16,7 @@ import { confirmTool, discardTool, rollbackTool } from './decide-tools';
 import { agentOfClient } from '../core/mcp-clients';
 import { type Args, dirOf, type McpEdge, text, toolError, type ToolResult } from './edge';
 import { logTool, readTool, showTool, statusTool } from './history-tools';
+import { rewindTool } from './rewind-tool';
 import { TOOLS } from './tool-list';
 import { writeFile, writeFiles } from './write-tools';
 import { LineTransport } from './stdio';
@@ -36,6 +37,7 @@ const HANDLERS: Record<string, (edge: McpEdge, args: Args) => Promise<ToolResult
   fettle_read: readTool,
   fettle_apply: applyTool,
   fettle_feedback: feedbackTool,
+  fettle_rewind: rewindTool,
 };
 
 const INSTRUCTIONS =

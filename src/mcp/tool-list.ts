@@ -189,4 +189,33 @@ export const TOOLS: ToolSpec[] = [
     inputSchema: object({}),
     annotations: reads,
   },
+  {
+    name: 'fettle_rewind',
+    title: "Rewind a session's files and conversation to where a turn began",
+    description:
+      "Put an agent session back where one of its turns (user prompts, 1 for the first) began: its files, as one rollback of every write and shell change since (the result names the id that undoes it), and its conversation, as the agent's own command that continues a fork from there (Claude Code only; printed, never run, and the original session is left as it is). For another agent, or a transcript fettle does not recognise, only the files are rewound and the result says why and what a person can do. Returns JSON. With dry_run, only say what would change.",
+    inputSchema: object(
+      {
+        turn: {
+          type: 'integer',
+          minimum: 1,
+          description: 'The turn to go back to the start of (1: the first prompt).',
+        },
+        session: {
+          type: 'string',
+          minLength: 1,
+          description: "The agent session (`fettle_log` shows each change's); default: the one that wrote last.",
+        },
+        scope: {
+          type: 'string',
+          minLength: 1,
+          description: 'What to rewind: "both" (the default), "files" or "conversation".',
+        },
+        dry_run: { type: 'boolean', description: 'Say what would change, and change nothing.' },
+        directory,
+      },
+      ['turn'],
+    ),
+    annotations: writes,
+  },
 ];

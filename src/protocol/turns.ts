@@ -41,7 +41,7 @@ const PROMPT_CHARS = 4000;
 export const startTurn = async (
   dataDir: string,
   session: string,
-  said?: { prompt: string; at: Date },
+  said?: { prompt: string; at: Date; transcript?: string | undefined },
 ): Promise<number> => {
   const next = ((await currentTurn(dataDir, session)) ?? 0) + 1;
   const path = turnFile(dataDir, session);
@@ -50,25 +50,32 @@ export const startTurn = async (
   if (said !== undefined) {
     const { prompt } = said;
     const text = prompt.length > PROMPT_CHARS ? `${prompt.slice(0, PROMPT_CHARS)}…` : prompt;
-    const line = `${JSON.stringify({ turn: next, at: said.at.getTime(), prompt: text })}\n`;
+    // The client's transcript, where it sends its path: `fettle rewind` finds there where the turn began.
+    const where = said.transcript === undefined ? {} : { transcript: said.transcript };
+    const line = `${JSON.stringify({ turn: next, at: said.at.getTime(), prompt: text, ...where })}\n`;
     // A lost prompt costs the timeline a line, never the turn: its count is written first.
     await appendFile(promptFile(dataDir, session), line, { mode: 0o600 }).catch(() => undefined);
   }
   return next;
 };
 
+export interface KeptPrompt {
+  prompt: string;
+  at: number;
+  /** the client's transcript of the session, where the client sent its path */
+  transcript?: string;
+}
+
 /** The session's kept prompts by turn (the last one kept for a turn counted twice). */
-export const promptsOf = async (
-  dataDir: string,
-  session: string,
-): Promise<Map<number, { prompt: string; at: number }>> => {
+export const promptsOf = async (dataDir: string, session: string): Promise<Map<number, KeptPrompt>> => {
   const text = await readFile(promptFile(dataDir, session), 'utf8').catch(() => '');
-  const prompts = new Map<number, { prompt: string; at: number }>();
+  const prompts = new Map<number, KeptPrompt>();
   for (const line of text.split('\n')) {
     try {
-      const p = JSON.parse(line) as { turn?: unknown; prompt?: unknown; at?: unknown };
+      const p = JSON.parse(line) as { turn?: unknown; prompt?: unknown; at?: unknown; transcript?: unknown };
+      const transcript = typeof p.transcript === 'string' ? { transcript: p.transcript } : {};
       if (typeof p.turn === 'number' && typeof p.prompt === 'string')
-        prompts.set(p.turn, { prompt: p.prompt, at: typeof p.at === 'number' ? p.at : 0 });
+        prompts.set(p.turn, { prompt: p.prompt, at: typeof p.at === 'number' ? p.at : 0, ...transcript });
     } catch {
       // a torn last line, or none
     }

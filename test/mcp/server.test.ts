@@ -61,6 +61,7 @@ test('initialize names the server and its tools capability; tools/list gives eac
       'fettle_read',
       'fettle_apply',
       'fettle_feedback',
+      'fettle_rewind',
     ],
   );
   for (const t of list.tools) {
