@@ -8,7 +8,7 @@ import type { Edge } from './edge';
 import { gcCommand } from './gc';
 import { info } from './info';
 import { INSTALL_AGENTS, type InstallAgent, install, installResidentCommand, uninstall } from './install';
-import { policyCheck } from './policy';
+import { type CheckOptions, policyCheck } from './policy';
 import { read } from './read';
 import { serveCommand, type ServeOptions } from './serve';
 import { status } from './status';
@@ -22,13 +22,17 @@ export const registerUpkeepCommands = (
   const json = new Option('--json', 'print JSON for scripts');
   const policy = program
     .command('policy')
-    .description('path rules from .fettle/policy.json and your own policy file: which decides a path, and why');
+    .description('rules from .fettle/policy.json and your own policy file: which match a call, and why');
   policy
     .command('check')
-    .description('every rule considered for <path>, which matched, and the one that decides')
+    .description('every rule considered for a call on <path>, which matched and why, and the one that decides')
     .argument('<path>', 'a file path (it need not exist)')
+    .option('--tool <name>', 'the tool the agent calls (Write, Edit, Bash, apply_patch, ...)')
+    .option('--content-file <file>', 'the content the write would leave (its added lines: against <path> on disk)')
+    .option('--command <line>', 'a Bash command line (the tool is Bash unless --tool says otherwise)')
+    .option('--session <id>', "check state conditions against this agent session's log")
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (path: string, o: { json?: boolean }) => policyCheck(edge, dir(), path, o));
+    .action(async (path: string, o: CheckOptions) => policyCheck(edge, dir(), path, o));
   program
     .command('gc')
     .description(

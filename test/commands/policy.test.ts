@@ -31,16 +31,22 @@ test('policy check lists every rule considered, which matched, and the one that 
   const out = ok(fettle(repo, ['policy', 'check', 'migrations/002.sql'])).stdout;
   const user = join(repo.home, '.config', 'fettle', 'policy.json');
   assert.deepEqual(out.trimEnd().split('\n'), [
-    "Policy files (the user's, then the repository's; the last rule that matches decides):",
-    `  user     ${user}  1 rule`,
+    "Policy files (the repository's, then yours; in a version 2 file every match speaks and the first decides, in a version 1 file the last match decides):",
     '  project  .fettle/policy.json  3 rules',
+    `  user     ${user}  1 rule`,
     '',
     'Rules for migrations/002.sql, in the order considered:',
-    '  RULE        ACTION      PATH             MATCH',
-    '  user#1      ignore      "migrations/**"  matches, overridden by a later rule',
+    '  RULE        ACTION      WHEN             MATCH',
     '  migrations  stage       "migrations/**"  matches: decides',
     '  no-env      block       ".env*"          no match',
     '  project#3   thresholds  "gen/**"         no match',
+    '  user#1      ignore      "migrations/**"  matches; migrations decides',
+    '',
+    'Why:',
+    '  migrations: path: migrations/002.sql matches migrations/**',
+    '  no-env: path: migrations/002.sql does not match .env*',
+    '  project#3: path: migrations/002.sql does not match gen/**',
+    '  user#1: path: migrations/002.sql matches migrations/**',
     '',
     'migrations/002.sql: decided by policy rule migrations ("migrations/**" in .fettle/policy.json): every change is staged for review, whatever its size.',
   ]);
@@ -70,10 +76,10 @@ test('policy check: no rule matching, a block, a thresholds rule, and --json', (
   assert.deepEqual(
     json.considered.map((c) => [c.rule, c.matched]),
     [
-      ['user#1', false],
       ['migrations', false],
       ['no-env', false],
       ['project#3', true],
+      ['user#1', false],
     ],
   );
   assert.equal(json.decidedBy?.rule, 'project#3');

@@ -16,18 +16,20 @@ import {
   layerFromJson,
   layerToJson,
   parsePolicy,
-  resolvePolicy,
-  winnerOf,
   type PolicyEffect,
   type PolicyLayer,
   type PolicyLayerName,
   type PolicyRule,
-  type Resolution,
 } from '../../core/policy';
+import { evaluatePolicy, type Evaluation } from '../../core/policy-engine';
+import type { PolicyFacts } from '../../core/policy-when';
+import { addedLines } from '../../core/session-log';
 import { FettleError, toFettleError } from '../../errors';
 import { createGit } from '../../store/git';
 import type { Store, Target } from '../../store/store';
+import { repoNear } from '../../store/locate';
 import { fettleDir } from '../../store/worktrees';
+import { sessionHistory } from '../session-state';
 import type { Context } from '../context';
 
 /** Where a repository keeps its policy, from its top directory. */
@@ -43,7 +45,7 @@ const unreadable = (display: string, error: unknown): FettleError =>
   });
 
 /** Bump it whenever parsePolicy's output changes shape or meaning: a cache of another version is parsed again. */
-const CACHE_VERSION = 'policy-cache 1';
+const CACHE_VERSION = 'policy-cache 2';
 
 interface CacheFile {
   version: string;
@@ -140,39 +142,67 @@ export interface PathPolicy {
   /** the rule that decides (null: none matches) */
   winner: PolicyRule | null;
   effect: PolicyEffect;
+  /** what every matching rule says to the agent, the decider's first */
+  feedback: Evaluation['feedback'];
   /** the thresholds that decide the write: a `thresholds` rule's, else the configuration's */
   thresholds: Thresholds;
   files: Record<PolicyLayerName, string>;
 }
 
-/** The rule that decides a file's writes and what it does; E_POLICY when a policy file is invalid. */
-export const policyFor = (ctx: Context, target: Target): PathPolicy => {
-  const layers = policyLayers(ctx, target.store);
+/** What decides with the layers already read: the evaluation, its effect and the thresholds in force. */
+export const decidePolicy = (
+  ctx: Context,
+  layers: readonly PolicyLayer[],
+  facts: PolicyFacts,
+  explain = false,
+): PathPolicy & { evaluation: Evaluation } => {
   const files = { user: ctx.config.userPolicy, project: PROJECT_POLICY };
-  const winner = winnerOf(layers, target.treePath);
+  const evaluation = evaluatePolicy(layers, facts, explain);
+  const winner = evaluation.decider;
   const effect = effectOf(winner, ctx.config, files);
   const thresholds = effect.kind === 'thresholds' ? effect.thresholds : ctx.config;
-  return { winner, effect, thresholds, files };
+  return { winner, effect, thresholds, files, feedback: evaluation.feedback, evaluation };
 };
+
+/**
+ * The rule that decides a file's writes and what it does, given what else the call offers (the tool, the content
+ * it would leave, the session's history); E_POLICY when a policy file is invalid.
+ */
+export const policyFor = (ctx: Context, target: Target, facts: PolicyFacts = {}): PathPolicy =>
+  decidePolicy(ctx, policyLayers(ctx, target.store), { ...facts, path: target.treePath });
+
+/** The content a write would leave and the lines it adds, for `content` and `added` conditions: text only. */
+export const contentFacts = (old: { bytes: Buffer } | null, next: Buffer): { content?: string; added?: string } => {
+  if (next.length > CONTENT_BYTES || !isUtf8(next)) return {};
+  const content = next.toString('utf8');
+  const before = old && old.bytes.length <= CONTENT_BYTES && isUtf8(old.bytes) ? old.bytes.toString('utf8') : '';
+  return { content, added: addedLines(before, content) };
+};
+/** Past this a write's content is not matched (as it is not diffed). */
+const CONTENT_BYTES = 5 * 1024 * 1024;
+
+/** Whether a rule of the layers looks at what a write would leave (so the policy is asked once that is known). */
+export const needsContent = (layers: readonly PolicyLayer[]): boolean =>
+  layers.some((l) => l.rules.some((r) => r.when?.content !== undefined || r.when?.added !== undefined));
 
 export interface Explained extends PathPolicy {
   target: Target;
-  /** every rule, in the order considered, and whether it matches */
-  resolution: Resolution;
+  /** every rule, project's then user's, each with whether it matches and why */
+  evaluation: Evaluation;
   /** the policy files looked for: where, and how many rules each has (null: there is none) */
   sources: { layer: PolicyLayerName; path: string; display: string; rules: number | null }[];
 }
 
-/** `fettle policy check <path>`: every rule considered for the path, which matched, which decides, and what it does. */
-export const explainPolicy = (ctx: Context, target: Target): Explained => {
+/**
+ * `fettle policy check <path>`: every rule considered for a call on the path (with what else `facts` says of it),
+ * which matched and why, what they say, which decides, and what it does.
+ */
+export const explainPolicy = (ctx: Context, target: Target, facts: PolicyFacts = {}): Explained => {
   const files = policyFiles(ctx, target.store);
   const layers = files.map((f) => readLayer(f.path, f.layer, f.display));
   const sources = files.map((f, n) => ({ ...f, rules: layers[n]?.rules.length ?? null }));
-  const resolution = resolvePolicy(
-    layers.flatMap((l) => l ?? []),
-    target.treePath,
-  );
-  return { ...policyFor(ctx, target), target, sources, resolution };
+  const found = layers.flatMap((l) => l ?? []);
+  return { ...decidePolicy(ctx, found, { ...facts, path: target.treePath }, true), target, sources };
 };
 
 /** The work tree around `cwd`, if any (no store is opened: `fettle info` outside a repository makes none). */
@@ -205,4 +235,24 @@ export const policyInForce = async (
   } catch (error) {
     return { files: shown, layers: [], error: toFettleError(error) };
   }
+};
+
+/**
+ * What the policy makes of a Bash command line about to run in `ctx.cwd`: the rules with no path (a command has
+ * none) that hold for the tool `Bash` and the command; null when no policy file exists. The repository is found
+ * from the files alone (no git process), and its parse comes from the cache the writes use.
+ */
+export const commandPolicy = async (ctx: Context, command: string, session?: string): Promise<PathPolicy | null> => {
+  const repo = await repoNear(ctx.cwd);
+  const files = [
+    { layer: 'user' as const, path: ctx.config.userPolicy, display: ctx.config.userPolicy },
+    ...(repo
+      ? [{ layer: 'project' as const, path: join(repo.workTree, PROJECT_POLICY), display: PROJECT_POLICY }]
+      : []),
+  ];
+  const cache = (layer: PolicyLayerName) => repo && join(repo.commonDir, 'fettle', 'cache', `policy-${layer}.json`);
+  const layers = files.flatMap((f) => readLayer(f.path, f.layer, f.display, cache(f.layer) ?? undefined) ?? []);
+  if (layers.length === 0) return null;
+  const history = repo ? sessionHistory(repo, session) : undefined;
+  return decidePolicy(ctx, layers, { tool: 'Bash', command, history });
 };
