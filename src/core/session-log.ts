@@ -22,14 +22,26 @@ export const COMMAND_CHARS = 2000;
 export const entryLine = (e: SessionEntry): string =>
   JSON.stringify({ ...e, ...(e.c !== undefined ? { c: e.c.slice(0, COMMAND_CHARS) } : {}) });
 
-/** A log's text as entries; a torn or foreign line (a crash mid-append) is skipped. */
+const isEntry = (e: unknown): e is SessionEntry => typeof (e as SessionEntry | null)?.t === 'string';
+
+/**
+ * A log's text as entries; a torn or foreign line (a crash mid-append) is skipped. One JSON.parse of the whole log
+ * as an array, a third of the cost of one per line; line by line only when a line is torn.
+ */
 export const parseEntries = (text: string): SessionEntry[] => {
+  const body = text.trimEnd();
+  if (body === '') return [];
+  try {
+    const all = JSON.parse(`[${body.replaceAll('\n', ',')}]`) as unknown[];
+    if (all.every(isEntry)) return all;
+  } catch {
+    // a torn or foreign line: read line by line below
+  }
   const out: SessionEntry[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
+  for (const line of body.split('\n')) {
     try {
-      const e = JSON.parse(line) as SessionEntry;
-      if (e && typeof e.t === 'string') out.push(e);
+      const e = JSON.parse(line) as unknown;
+      if (isEntry(e)) out.push(e);
     } catch {
       // torn line
     }
