@@ -7,7 +7,8 @@ import { ruleShape, type PolicyEffect, type PolicyRule } from '../core/policy';
 import type { PolicyFacts } from '../core/policy-when';
 import { addedLines } from '../core/session-log';
 import { FettleError } from '../errors';
-import { openTarget } from '../protocol/select/open';
+import type { Context } from '../protocol/context';
+import { openStore, openTarget } from '../protocol/select/open';
 import { explainPolicy } from '../protocol/decide/policy';
 import { readUserFile } from '../protocol/read';
 import { sessionHistory } from '../protocol/session-state';
@@ -28,7 +29,7 @@ export const effectText = (effect: PolicyEffect): string => {
     case 'ignore':
       return 'fettle does nothing: writes go through, unrecorded';
     case 'block':
-      return `every write is denied, with the rule's message: ${effect.message}`;
+      return `the call is denied, with the rule's message: ${effect.message}`;
     case 'ask':
       return `a person decides at the agent's prompt, told: ${effect.message}`;
     case 'thresholds': {
@@ -60,7 +61,7 @@ export interface CheckOptions {
 }
 
 /** What the options say of the call: its tool, the content it would leave (and so the lines it adds), a command. */
-const factsOf = async (edge: Edge, o: CheckOptions, current: string): Promise<PolicyFacts> => {
+const factsOf = async (edge: Edge, o: CheckOptions, current: string | undefined): Promise<PolicyFacts> => {
   const facts: PolicyFacts = { tool: o.tool, command: o.command };
   if (o.command !== undefined && o.tool === undefined) facts.tool = 'Bash';
   if (o.contentFile !== undefined) {
@@ -70,7 +71,7 @@ const factsOf = async (edge: Edge, o: CheckOptions, current: string): Promise<Po
         hint: 'Name a file holding the content the write would leave.',
       });
     facts.content = bytes.toString('utf8');
-    const old = (await readUserFile(current).catch(() => null))?.toString('utf8') ?? '';
+    const old = current === undefined ? '' : ((await readUserFile(current).catch(() => null))?.toString('utf8') ?? '');
     facts.added = addedLines(old, facts.content);
   }
   return facts;
@@ -107,20 +108,35 @@ const textOf = (x: ReturnType<typeof explainPolicy>, what: string): string[] => 
   return lines;
 };
 
-export const policyCheck = async (edge: Edge, dir: string | undefined, path: string, o: CheckOptions) => {
+/** The store and the path the call is on: <path>'s, or the repository's around the command for a Bash command. */
+const callOn = async (ctx: Context, path: string | undefined, o: CheckOptions) => {
+  if (path !== undefined) {
+    const target = await openTarget(ctx, path);
+    return { store: target.store, treePath: target.treePath as string | undefined, file: target.realPath };
+  }
+  if (o.command === undefined)
+    throw new FettleError('E_USAGE', 'fettle policy check needs a <path>, or --command for a Bash command.', {
+      hint: 'Name the file a write would change, or give the command line with --command.',
+    });
+  return { store: await openStore(ctx), treePath: undefined, file: undefined };
+};
+
+export const policyCheck = async (edge: Edge, dir: string | undefined, path: string | undefined, o: CheckOptions) => {
   const ctx = contextFor(edge, dir);
-  const target = await openTarget(ctx, path);
-  const facts = await factsOf(edge, o, target.realPath);
-  if (o.session !== undefined) facts.history = sessionHistory(target.store, o.session);
-  const x = explainPolicy(ctx, target, facts);
+  const { store, treePath, file } = await callOn(ctx, path, o);
+  const facts = await factsOf(edge, o, file);
+  if (o.session !== undefined) facts.history = sessionHistory(store, o.session);
+  const x = explainPolicy(ctx, store, treePath, facts);
   const winner = x.winner;
   if (!o.json) {
-    const what = facts.tool ? `${target.treePath} (${facts.tool})` : target.treePath;
+    const on = treePath ?? 'the command';
+    const what = facts.tool ? `${on} (${facts.tool})` : on;
     edge.io.out(spelled(edge, dir, textOf(x, what).join('\n')));
     return;
   }
   const out = {
-    path: target.treePath,
+    ...(treePath === undefined ? {} : { path: treePath }),
+    ...(o.command === undefined ? {} : { command: o.command }),
     ...(facts.tool === undefined ? {} : { tool: facts.tool }),
     files: x.sources.map((s) => ({ layer: s.layer, file: s.path, rules: s.rules })),
     considered: x.evaluation.considered.map((c) => ruleJson(c.rule, c.matched, c.why)),

@@ -25,14 +25,14 @@ export const registerUpkeepCommands = (
     .description('rules from .fettle/policy.json and your own policy file: which match a call, and why');
   policy
     .command('check')
-    .description('every rule considered for a call on <path>, which matched and why, and the one that decides')
-    .argument('<path>', 'a file path (it need not exist)')
+    .description('every rule considered for a call on [path], which matched and why, and the one that decides')
+    .argument('[path]', 'a file path (it need not exist); none with --command: a Bash command')
     .option('--tool <name>', 'the tool the agent calls (Write, Edit, Bash, apply_patch, ...)')
     .option('--content-file <file>', 'the content the write would leave (its added lines: against <path> on disk)')
     .option('--command <line>', 'a Bash command line (the tool is Bash unless --tool says otherwise)')
     .option('--session <id>', "check state conditions against this agent session's log")
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (path: string, o: CheckOptions) => policyCheck(edge, dir(), path, o));
+    .action(async (path: string | undefined, o: CheckOptions) => policyCheck(edge, dir(), path, o));
   program
     .command('gc')
     .description(

@@ -64,7 +64,7 @@ test('policy check: no rule matching, a block, a thresholds rule, and --json', (
   );
   assert.match(
     ok(fettle(repo, ['policy', 'check', 'config/.env'])).stdout,
-    /: every write is denied, with the rule's message: Secrets are edited by hand\.$/m,
+    /: the call is denied, with the rule's message: Secrets are edited by hand\.$/m,
   );
   const json = JSON.parse(ok(fettle(repo, ['policy', 'check', 'gen/api.ts', '--json'])).stdout) as {
     path: string;
@@ -159,4 +159,53 @@ test('write --from under a policy: a block refuses the whole set, a stage stages
   assert.equal(repo.read('dist/x.js').toString(), 'y\n');
   assert.equal(repo.read('a.txt').toString(), lines(40), 'staged with the set, not written');
   assert.equal(fettleRefs(repo).length, 2, 'a.txt and the migration, one change each; dist/x.js none');
+});
+
+test('policy check of a format 2 call: --tool, --content-file, --command and --session say why each rule held', () => {
+  const repo = setup();
+  repo.write(
+    '.fettle/policy.json',
+    JSON.stringify({
+      version: 2,
+      rules: [
+        { name: 'no-console', path: 'src/**', added: 'console\\.log', action: 'block', message: 'Use the logger.' },
+        { name: 'todo', content: 'TODO', action: 'note', message: 'File an issue.' },
+        { name: 'no-force', tool: 'Bash', command: '--force', action: 'block', message: 'Never force-push.' },
+        { name: 'doc-first', path: 'src/**', notRead: 'docs/a.md', action: 'ask', message: 'Read docs/a.md.' },
+      ],
+    }),
+  );
+  repo.write('src/app.ts', 'a\n');
+  const content = join(repo.home, 'next.ts');
+  writeFileSync(content, 'a\nconsole.log(1) // TODO\n');
+  const out = ok(fettle(repo, ['policy', 'check', 'src/app.ts', '--tool', 'Edit', '--content-file', content])).stdout;
+  assert.match(out, /^Rules for src\/app\.ts \(Edit\), in the order considered:$/m);
+  assert.match(out, /^ {2}no-console: path: src\/app\.ts matches src\/\*\*; added: \/console\\\.log\/ matches$/m);
+  assert.match(out, /^ {2}no-force: tool: Edit is not one of Bash; command: no command to check$/m);
+  assert.match(
+    out,
+    /^ {2}doc-first: path: src\/app\.ts matches src\/\*\*; notRead: the session has not read docs\/a\.md$/m,
+  );
+  assert.match(
+    out,
+    /^The agent is told:\n {2}no-console: Use the logger\.\n {2}todo: File an issue\.\n {2}doc-first: Read/m,
+  );
+  assert.match(out, /^src\/app\.ts \(Edit\): decided by policy rule no-console /m);
+  const state = join(repo.dir, '.git', 'fettle', 'state');
+  mkdirSync(state, { recursive: true });
+  writeFileSync(join(state, 's1.jsonl'), `${JSON.stringify({ t: 'Read', p: 'docs/a.md' })}\n`);
+  const json = JSON.parse(
+    ok(fettle(repo, ['policy', 'check', 'src/app.ts', '--tool', 'Write', '--session', 's1', '--json'])).stdout,
+  ) as { decidedBy: unknown; considered: { rule: string; why: string[] }[] };
+  assert.equal(json.decidedBy, null, 'docs/a.md was read in s1; no content given, so no content rule holds');
+  assert.deepEqual(
+    json.considered.find((c) => c.rule === 'doc-first')?.why.at(-1),
+    'notRead: the session has read docs/a.md',
+  );
+  const push = ok(fettle(repo, ['policy', 'check', '--command', 'git push --force'])).stdout;
+  assert.match(push, /^Rules for the command \(Bash\), in the order considered:$/m);
+  assert.match(
+    push,
+    /: decided by policy rule no-force \(tool="Bash" command="--force" in \.fettle\/policy\.json\): the call is denied/m,
+  );
 });

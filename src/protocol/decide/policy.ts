@@ -186,7 +186,6 @@ export const needsContent = (layers: readonly PolicyLayer[]): boolean =>
   layers.some((l) => l.rules.some((r) => r.when?.content !== undefined || r.when?.added !== undefined));
 
 export interface Explained extends PathPolicy {
-  target: Target;
   /** every rule, project's then user's, each with whether it matches and why */
   evaluation: Evaluation;
   /** the policy files looked for: where, and how many rules each has (null: there is none) */
@@ -194,15 +193,15 @@ export interface Explained extends PathPolicy {
 }
 
 /**
- * `fettle policy check <path>`: every rule considered for a call on the path (with what else `facts` says of it),
- * which matched and why, what they say, which decides, and what it does.
+ * `fettle policy check`: every rule considered for a call on `path` in `store` (none: a Bash command), with what
+ * else `facts` says of it: which matched and why, what they say, which decides, and what it does.
  */
-export const explainPolicy = (ctx: Context, target: Target, facts: PolicyFacts = {}): Explained => {
-  const files = policyFiles(ctx, target.store);
+export const explainPolicy = (ctx: Context, store: Store, path: string | undefined, facts: PolicyFacts): Explained => {
+  const files = policyFiles(ctx, store);
   const layers = files.map((f) => readLayer(f.path, f.layer, f.display));
   const sources = files.map((f, n) => ({ ...f, rules: layers[n]?.rules.length ?? null }));
   const found = layers.flatMap((l) => l ?? []);
-  return { ...decidePolicy(ctx, found, { ...facts, path: target.treePath }, true), target, sources };
+  return { ...decidePolicy(ctx, found, { ...facts, path }, true), sources };
 };
 
 /** The work tree around `cwd`, if any (no store is opened: `fettle info` outside a repository makes none). */
