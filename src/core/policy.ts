@@ -8,7 +8,7 @@ import { FettleError } from '../errors';
 import type { Thresholds } from './decide';
 import { compileGlob, type Glob } from './glob';
 import { validate, type Schema } from './json-schema';
-import { jsonError } from './json-text';
+import { jsonError, lineOfPath } from './json-text';
 import { compileWhen, WHEN_KEYS, type CompiledWhen, type RawWhen } from './policy-when';
 
 export type PolicyAction = 'stage' | 'direct' | 'ignore' | 'block' | 'thresholds' | 'ask' | 'note';
@@ -74,20 +74,37 @@ const thresholdsOf = (r: RawRule): Partial<Thresholds> | undefined =>
     : undefined;
 
 /** One rule of a validated file, compiled; E_POLICY for what the schema cannot say. */
-const compileRule = (raw: RawRule[], n: number, f: { layer: PolicyLayerName; file: string; version: 1 | 2 }) => {
+interface FileOf {
+  layer: PolicyLayerName;
+  file: string;
+  version: 1 | 2;
+  /** ` (line N)` of a key's value, for a file of several lines */
+  line: (path: (string | number)[]) => string;
+}
+
+const compileRule = (raw: RawRule[], n: number, f: FileOf) => {
   const r = raw[n] as RawRule;
   const glob = r.path === undefined ? null : compileGlob(r.path);
   if (glob && 'error' in glob)
-    throw invalid(f.file, `${where(['rules', n, 'path'], raw)} is not a glob fettle reads: ${glob.error}`, f.version);
+    throw invalid(
+      f.file,
+      `${where(['rules', n, 'path'], raw)} is not a glob fettle reads: ${glob.error}${f.line(['rules', n, 'path'])}`,
+      f.version,
+    );
   const when =
     f.version === 2 ? Object.fromEntries(WHEN_KEYS.filter((k) => r[k] !== undefined).map((k) => [k, r[k]])) : {};
   const cond = compileWhen(when);
-  if ('error' in cond) throw invalid(f.file, `${where(['rules', n, cond.key], raw)} ${cond.error}`, f.version);
+  if ('error' in cond)
+    throw invalid(
+      f.file,
+      `${where(['rules', n, cond.key], raw)} ${cond.error}${f.line(['rules', n, cond.key])}`,
+      f.version,
+    );
   const thresholds = thresholdsOf(r);
   if (thresholds?.floor !== undefined && thresholds.ceil !== undefined && thresholds.ceil <= thresholds.floor)
     throw invalid(
       f.file,
-      `${where(['rules', n], raw)} has a "ceil" (${thresholds.ceil}) not above its "floor" (${thresholds.floor})`,
+      `${where(['rules', n], raw)} has a "ceil" (${thresholds.ceil}) not above its "floor" (${thresholds.floor})${f.line(['rules', n])}`,
       f.version,
     );
   const label = r.name ?? `${f.layer}#${n + 1}`;
@@ -116,15 +133,16 @@ export const parsePolicy = (text: string, layer: PolicyLayerName, file: string):
   const rulesOf = (doc as { rules?: unknown } | null)?.rules;
   const version = (doc as { version?: unknown } | null)?.version === 2 ? 2 : 1;
   const error = validate(doc, (version === 2 ? schemaV2 : schemaV1) as Schema);
-  if (error) throw invalid(file, `${where(error.path, rulesOf)} ${error.message}`, version);
+  const line = (path: (string | number)[]) => (text.trim().includes('\n') ? ` (line ${lineOfPath(text, path)})` : '');
+  if (error) throw invalid(file, `${where(error.path, rulesOf)} ${error.message}${line(error.path)}`, version);
   const raw = (doc as { rules: RawRule[] }).rules;
   const labels = new Set<string>();
   const rules = raw.map((_, n): PolicyRule => {
-    const rule = compileRule(raw, n, { layer, file, version });
+    const rule = compileRule(raw, n, { layer, file, version, line });
     if (labels.has(rule.label))
       throw invalid(
         file,
-        `${where(['rules', n, 'name'], raw)} repeats the name ${JSON.stringify(rule.label)}`,
+        `${where(['rules', n, 'name'], raw)} repeats the name ${JSON.stringify(rule.label)}${line(['rules', n, 'name'])}`,
         version,
       );
     labels.add(rule.label);

@@ -141,3 +141,29 @@ for (const [rule, why] of invalid) {
     );
   });
 }
+
+// [a file of several lines, the error after "is not a valid fettle policy: "]
+const located: [string, string][] = [
+  [
+    '{\n  "version": 2,\n  "rules": [\n    { "path": "a", "action": "stage" },\n    {\n      "path": "b",\n      "action": "deny"\n    }\n  ]\n}\n',
+    'rule 2 ("b"): "action" must be one of "block", "ask", "stage", "direct", "ignore", "thresholds", "note", not "deny" (line 7)',
+  ],
+  ['{\n  "version": 3,\n  "rules": []\n}', '"version" must be 1 or 2 (the versions of the policy format) (line 2)'],
+  [
+    '{"version": 2, "rules": [\n  {"added": "(x", "action": "stage"}\n]}',
+    'rule 1: "added" is not a regular expression: Invalid regular expression: /(x/m: Unterminated group (line 2)',
+  ],
+  [
+    '{"version": 1, "rules": [\n  {"name": "x", "path": "a", "action": "stage"},\n  {"name": "x", "path": "b", "action": "stage"}\n]}',
+    'rule 2 ("b"): "name" repeats the name "x" (line 3)',
+  ],
+];
+
+for (const [text, why] of located) {
+  test(`an error in a file of several lines names the line: ${why}`, () => {
+    assert.throws(
+      () => parsePolicy(text, 'project', '.fettle/policy.json'),
+      (e: Error) => e.message === `.fettle/policy.json is not a valid fettle policy: ${why}.`,
+    );
+  });
+}
