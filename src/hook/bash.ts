@@ -13,7 +13,7 @@ import type { HookEdge } from './edge';
 import { residentParts } from './maintenance';
 import { block, context, pass, warn, type HookOutcome } from './outcome';
 import type { BashPayload } from './payload';
-import { commandPolicy } from '../protocol/decide/policy';
+import { commandPolicy } from '../protocol/decide/call-policy';
 import { noteCall } from '../protocol/session-state';
 import { renderPolicyAsk } from '../core/messages';
 import { ask, deny } from './outcome';

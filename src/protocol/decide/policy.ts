@@ -23,13 +23,10 @@ import {
 } from '../../core/policy';
 import { evaluatePolicy, type Evaluation } from '../../core/policy-engine';
 import type { PolicyFacts } from '../../core/policy-when';
-import { addedLines } from '../../core/session-log';
 import { FettleError, toFettleError } from '../../errors';
 import { createGit } from '../../store/git';
 import type { Store, Target } from '../../store/store';
-import { repoNear } from '../../store/locate';
 import { fettleDir } from '../../store/worktrees';
-import { sessionHistory } from '../session-state';
 import type { Context } from '../context';
 
 /** Where a repository keeps its policy, from its top directory. */
@@ -80,7 +77,12 @@ const toDisk = (cache: string | undefined, file: string, key: string, layer: Pol
  * One policy file, parsed (from memory, or the disk cache `cache`, when its identity is unchanged); null when
  * there is none.
  */
-const readLayer = (file: string, layer: PolicyLayerName, display: string, cache?: string): PolicyLayer | null => {
+export const readLayer = (
+  file: string,
+  layer: PolicyLayerName,
+  display: string,
+  cache?: string,
+): PolicyLayer | null => {
   let info: BigIntStats;
   try {
     info = statSync(file, { bigint: true });
@@ -171,20 +173,6 @@ export const decidePolicy = (
 export const policyFor = (ctx: Context, target: Target, facts: PolicyFacts = {}): PathPolicy =>
   decidePolicy(ctx, policyLayers(ctx, target.store), { ...facts, path: target.treePath });
 
-/** The content a write would leave and the lines it adds, for `content` and `added` conditions: text only. */
-export const contentFacts = (old: { bytes: Buffer } | null, next: Buffer): { content?: string; added?: string } => {
-  if (next.length > CONTENT_BYTES || !isUtf8(next)) return {};
-  const content = next.toString('utf8');
-  const before = old && old.bytes.length <= CONTENT_BYTES && isUtf8(old.bytes) ? old.bytes.toString('utf8') : '';
-  return { content, added: addedLines(before, content) };
-};
-/** Past this a write's content is not matched (as it is not diffed). */
-const CONTENT_BYTES = 5 * 1024 * 1024;
-
-/** Whether a rule of the layers looks at what a write would leave (so the policy is asked once that is known). */
-export const needsContent = (layers: readonly PolicyLayer[]): boolean =>
-  layers.some((l) => l.rules.some((r) => r.when?.content !== undefined || r.when?.added !== undefined));
-
 export interface Explained extends PathPolicy {
   /** every rule, project's then user's, each with whether it matches and why */
   evaluation: Evaluation;
@@ -234,24 +222,4 @@ export const policyInForce = async (
   } catch (error) {
     return { files: shown, layers: [], error: toFettleError(error) };
   }
-};
-
-/**
- * What the policy makes of a Bash command line about to run in `ctx.cwd`: the rules with no path (a command has
- * none) that hold for the tool `Bash` and the command; null when no policy file exists. The repository is found
- * from the files alone (no git process), and its parse comes from the cache the writes use.
- */
-export const commandPolicy = async (ctx: Context, command: string, session?: string): Promise<PathPolicy | null> => {
-  const repo = await repoNear(ctx.cwd);
-  const files = [
-    { layer: 'user' as const, path: ctx.config.userPolicy, display: ctx.config.userPolicy },
-    ...(repo
-      ? [{ layer: 'project' as const, path: join(repo.workTree, PROJECT_POLICY), display: PROJECT_POLICY }]
-      : []),
-  ];
-  const cache = (layer: PolicyLayerName) => repo && join(repo.commonDir, 'fettle', 'cache', `policy-${layer}.json`);
-  const layers = files.flatMap((f) => readLayer(f.path, f.layer, f.display, cache(f.layer) ?? undefined) ?? []);
-  if (layers.length === 0) return null;
-  const history = repo ? sessionHistory(repo, session) : undefined;
-  return decidePolicy(ctx, layers, { tool: 'Bash', command, history });
 };

@@ -14,8 +14,8 @@ import { type DiskFile, isNotAFile, readDisk } from '../../io/atomic-write';
 import type { Target } from '../../store/store';
 import type { Context, Origin } from '../context';
 import { planWrite } from '../decide/plan';
-import { contentFacts, decidePolicy, needsContent, type PathPolicy, policyLayers } from '../decide/policy';
-import { sessionHistory } from '../session-state';
+import { contentFacts, writePolicy } from '../decide/call-policy';
+import type { PathPolicy } from '../decide/policy';
 import { predict, type Proposed } from '../decide/predict';
 import { type Beside, fieldsOf, recordBefore } from '../record/record';
 import { stage } from '../record/stage';
@@ -214,26 +214,9 @@ const stageWrite = async (
   };
 };
 
-/**
- * The write's policy: `early` before anything is read (as format 1 always was), unless a rule looks at the
- * content; then `later`, once the content is known. Either way the session's log is read only if a rule needs it.
- */
-const askPolicy = (ctx: Context, w: ToolWrite, target: Target) => {
-  const layers = policyLayers(ctx, target.store);
-  const facts = {
-    path: target.treePath,
-    tool: w.origin.tool ?? w.call.tool,
-    history: sessionHistory(target.store, w.origin.session),
-  };
-  const early = needsContent(layers) ? undefined : decidePolicy(ctx, layers, facts);
-  const later = (content: { content?: string; added?: string }): PathPolicy =>
-    early ?? decidePolicy(ctx, layers, { ...facts, ...content });
-  return { early, later };
-};
-
 const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise<Decided> => {
   const { call } = w;
-  const { early, later } = askPolicy(ctx, w, target);
+  const { early, later } = writePolicy(ctx, target, { tool: w.origin.tool ?? call.tool, session: w.origin.session });
   const earlyRuled = early && ruledOut(early, target);
   if (earlyRuled) return earlyRuled;
   const origin = await withTurn(ctx, w.origin);
