@@ -89,8 +89,13 @@ for (const [name, text, least] of [
       if (command.startsWith('-')) continue; // `fettle --help`, `fettle --version`
       assert.ok(commands.has(command), `${name}: \`${line}\` names no fettle command`);
       if (!helps.has(command)) helps.set(command, helpOf(command));
+      // A command with subcommands (`policy check`): the options are the subcommand's.
+      const sub = rest[1] ?? '';
+      const nested = new RegExp(`^Commands:[\\s\\S]*^ {2}${sub}\\b`, 'm').test(helps.get(command) ?? '');
+      const key = /^[a-z]+$/.test(sub) && nested ? `${command} ${sub}` : command;
+      if (!helps.has(key)) helps.set(key, helpOf(key));
       for (const option of rest.filter((w) => w.startsWith('--')).map((w) => w.split('=')[0] as string))
-        assert.match(helps.get(command) ?? '', new RegExp(`\\s${option}\\b`), `${name}: \`${line}\`: no ${option}`);
+        assert.match(helps.get(key) ?? '', new RegExp(`\\s${option}\\b`), `${name}: \`${line}\`: no ${option}`);
     }
   });
 }

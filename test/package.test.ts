@@ -14,7 +14,10 @@ import { baseEnv, makeRepo, PATH_WITHOUT_FETTLE, tempDir } from './helpers/repo'
 const ROOT = join(__dirname, '..');
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 
-/** What the package must hold, and nothing else: the program, the plugin's files, the manifest, README, LICENSE. */
+/**
+ * What the package must hold, and nothing else: the program, the plugin's files, the published schemas (policy
+ * and contract files name them), the manifest, README, LICENSE.
+ */
 const PACKED = [
   '.claude-plugin/plugin.json',
   'LICENSE',
@@ -38,6 +41,9 @@ const PACKED = [
   'hooks/hooks.json',
   'package.json',
   'plugins/opencode/fettle.mjs',
+  'schema/contract.v1.json',
+  'schema/policy.v1.json',
+  'schema/policy.v2.json',
 ];
 
 /** npm with every file it writes in `home` (cache, logs, global prefix), never the developer's; its stdout. */
@@ -72,7 +78,7 @@ const userShell = (home: string) => {
   return (line: string, cwd = home, input = '') => spawnSync('sh', ['-c', line], { cwd, env, input, encoding: 'utf8' });
 };
 
-test('npm pack holds exactly the program, the plugin files, README and LICENSE; its launchers are executable', () => {
+test('npm pack holds exactly the program, the plugin files, the schemas, README and LICENSE; its launchers are executable', () => {
   const home = tempDir();
   const [packed] = JSON.parse(npm(home, ['pack', '--dry-run', '--json', '--ignore-scripts'])) as {
     files: { path: string; mode: number }[];

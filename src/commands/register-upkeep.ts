@@ -9,7 +9,7 @@ import { gcCommand } from './gc';
 import { info } from './info';
 import { installGitHooksCommand, uninstallGitHooksCommand } from './git-hook';
 import { INSTALL_AGENTS, type InstallAgent, install, installResidentCommand, uninstall } from './install';
-import { policyCheck } from './policy';
+import { type CheckOptions, policyCheck } from './policy';
 import { read } from './read';
 import { serveCommand, type ServeOptions } from './serve';
 import { status } from './status';
@@ -23,13 +23,17 @@ export const registerUpkeepCommands = (
   const json = new Option('--json', 'print JSON for scripts');
   const policy = program
     .command('policy')
-    .description('path rules from .fettle/policy.json and your own policy file: which decides a path, and why');
+    .description('rules from .fettle/policy.json and your own policy file: which match a call, and why');
   policy
     .command('check')
-    .description('every rule considered for <path>, which matched, and the one that decides')
-    .argument('<path>', 'a file path (it need not exist)')
+    .description('every rule considered for a call on [path], which matched and why, and the one that decides')
+    .argument('[path]', 'a file path (it need not exist); none with --command: a Bash command')
+    .option('--tool <name>', 'the tool the agent calls (Write, Edit, Bash, apply_patch, ...)')
+    .option('--content-file <file>', 'the content the write would leave (its added lines: against <path> on disk)')
+    .option('--command <line>', 'a Bash command line (the tool is Bash unless --tool says otherwise)')
+    .option('--session <id>', "check state conditions against this agent session's log")
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (path: string, o: { json?: boolean }) => policyCheck(edge, dir(), path, o));
+    .action(async (path: string | undefined, o: CheckOptions) => policyCheck(edge, dir(), path, o));
   program
     .command('gc')
     .description(

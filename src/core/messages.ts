@@ -170,6 +170,10 @@ export const renderBlocked = (m: { path: string; rule: string; message: string; 
   `fettle blocked this write: nothing was written to ${m.path}. Policy rule ${m.rule} blocks it: ${m.message.trim()} ` +
   `Do not retry the ${m.tool}; tell the user if the change is needed.`;
 
+/** An `ask` rule's write, in the person's permission prompt: what the matching rules say, and who asks. */
+export const renderPolicyAsk = (m: { path: string; rule: string; message: string }): string =>
+  `fettle: policy rule ${m.rule} asks you to approve this write to ${m.path}: ${m.message.trim()}`;
+
 /** A `stage` rule's path, written by a tool call whose result fettle cannot compute: nothing to stage, so denied. */
 export const renderUnstageable = (m: { path: string; rule: string; why: string; tool: string }): string =>
   `fettle refused this write: nothing was written to ${m.path}. Policy rule ${m.rule} stages every change to it, ` +

@@ -13,6 +13,10 @@ import type { HookEdge } from './edge';
 import { residentParts } from './maintenance';
 import { block, context, pass, warn, type HookOutcome } from './outcome';
 import type { BashPayload } from './payload';
+import { commandPolicy } from '../protocol/decide/call-policy';
+import { noteCall } from '../protocol/session-state';
+import { renderPolicyAsk } from '../core/messages';
+import { ask, deny } from './outcome';
 
 const sentence = (text: string): string => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
@@ -59,8 +63,40 @@ const failedAnswer = (error: unknown, f: { before: boolean; edge: HookEdge; ctx:
   );
 };
 
+/**
+ * A policy rule about the command line (`"tool": "Bash"`, `"command": <regex>`) that blocks it, or asks a person
+ * about it, with what every matching rule says; null when none does.
+ */
+const ruledCommand = async (p: BashPayload, edge: HookEdge): Promise<HookOutcome | null> => {
+  const ctx = { cwd: p.cwd ?? edge.cwd, env: edge.env, now: clockFrom(edge.env), config: loadConfig(edge.env) };
+  let policy: Awaited<ReturnType<typeof commandPolicy>>;
+  try {
+    policy = await commandPolicy(ctx, p.command, p.sessionId);
+  } catch {
+    return null; // an invalid policy is reported after the command, with what it changed (bash-policy.ts)
+  }
+  const effect = policy?.effect;
+  if (!policy || (effect?.kind !== 'block' && effect?.kind !== 'ask')) return null;
+  const said = policy.feedback.map((f) => f.message.trim()).join(' ');
+  const rule = `${effect.rule.label} (${policy.files[effect.rule.layer]})`;
+  if (effect.kind === 'ask') return ask(renderPolicyAsk({ path: 'a command', rule, message: said }));
+  return deny(
+    `fettle blocked this command; nothing ran. Policy rule ${rule} blocks it: ${said} Do not retry it; tell the user if it is needed.`,
+  );
+};
+
 export const runBash = async (p: BashPayload, edge: HookEdge): Promise<HookOutcome> => {
   const before = p.event === 'PreToolUse';
+  if (before) {
+    const ruled = await ruledCommand(p, edge).catch(() => null);
+    if (ruled) return ruled;
+  } else
+    await noteCall(
+      p.cwd ?? edge.cwd,
+      p.sessionId,
+      { tool: 'Bash', command: p.command },
+      clockFrom(edge.env)().getTime(),
+    );
   let ctx: Context;
   try {
     if (bashFrom(edge.env) === 'off') return pass();

@@ -20,8 +20,10 @@ import { ask, context, deny, pass, replayed, warn, type HookOutcome } from './ou
 import { runBash } from './bash';
 import { parseData, readJson, type Payload } from './payload';
 import { serveRead } from './read';
-import { ruledText } from './ruled';
+import { askedText, ruledText } from './ruled';
 import { shownTarget } from '../core/shown-path';
+import { clockFrom } from '../config';
+import { noteCall } from '../protocol/session-state';
 
 type WritePayload = Payload & { call: WriteCall };
 
@@ -62,7 +64,15 @@ const answerHook = async (input: ReturnType<typeof readJson>, edge: HookEdge): P
   if (parsed.kind === 'bash') return runBash(parsed.bash, edge);
   const payload = parsed.payload;
   if (payload.call.tool === 'Read') {
-    return payload.event === 'PreToolUse' ? serveRead(payload.call, payload.cwd ?? edge.cwd, edge) : pass();
+    if (payload.event !== 'PreToolUse') return pass();
+    const cwd = payload.cwd ?? edge.cwd;
+    await noteCall(
+      cwd,
+      payload.sessionId,
+      { tool: 'Read', file: payload.call.filePath },
+      clockFrom(edge.env)().getTime(),
+    );
+    return serveRead(payload.call, cwd, edge);
   }
   // PreToolUse runs before Claude Code's permission check, in plan mode too: do nothing there.
   if (payload.event === 'PreToolUse' && payload.permissionMode === 'plan') return pass();
@@ -113,6 +123,11 @@ const beforeWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promi
   if (before.kind === 'duplicate') return pass();
   const outcome = answer(ctx, p, edge, before);
   await before.remember?.(JSON.stringify(outcome)).catch(() => undefined);
+  // The session's log sees the write the tool now makes (state conditions: "since its last write").
+  if (before.kind === 'pass' || before.kind === 'ignored') {
+    const write = { tool: p.call.tool, file: p.call.filePath, write: true };
+    await noteCall(ctx.cwd, p.sessionId, write, ctx.now().getTime());
+  }
   return outcome;
 };
 
@@ -135,6 +150,7 @@ const answer = (ctx: Context, p: WritePayload, edge: HookEdge, before: writeBefo
     case 'ignored':
       return pass(); // a policy rule leaves this path to the tool: nothing recorded
     case 'blocked':
+      return before.ask ? ask(askedText(before)) : deny(ruledText(before, p.call.tool));
     case 'unstageable':
       return deny(ruledText(before, p.call.tool));
   }

@@ -223,18 +223,22 @@ const finishStore = (found: Omit<Store, 'objectFormat' | 'zeroOid'> & { format: 
  * `gitdir:` file and its `commondir`), without starting git: for a cheap look at fettle's files before deciding
  * whether git is needed at all. Null when there is none; git remains the authority on anything written.
  */
-export const commonDirNear = async (dir: string): Promise<string | null> => {
+export const commonDirNear = async (dir: string): Promise<string | null> => (await repoNear(dir))?.commonDir ?? null;
+
+/** `commonDirNear`, with the work tree it was found from (the directory holding `.git`). */
+export const repoNear = async (dir: string): Promise<{ workTree: string; commonDir: string } | null> => {
   for (let current = resolve(dir); ; current = dirname(current)) {
     const dotGit = join(current, '.git');
     const info = await stat(dotGit).catch(() => null);
-    if (info?.isDirectory()) return realpath(dotGit);
+    if (info?.isDirectory()) return { workTree: current, commonDir: await realpath(dotGit) };
     if (info?.isFile()) {
       const text = await readFile(dotGit, 'utf8').catch(() => '');
       const gitdir = /^gitdir: (.+)$/m.exec(text)?.[1]?.trim();
       if (!gitdir) return null;
       const at = resolve(current, gitdir);
       const common = (await readFile(join(at, 'commondir'), 'utf8').catch(() => null))?.trim();
-      return realpath(common ? resolve(at, common) : at).catch(() => null);
+      const commonDir = await realpath(common ? resolve(at, common) : at).catch(() => null);
+      return commonDir ? { workTree: current, commonDir } : null;
     }
     if (dirname(current) === current) return null;
   }

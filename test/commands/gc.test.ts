@@ -3,7 +3,7 @@
 // The clock is injected with FETTLE_NOW; nothing sleeps.
 // Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
-import { existsSync, lstatSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { agentWrite, runCli, runHook, writePayload } from '../helpers/cli';
@@ -234,4 +234,17 @@ test('invalid FETTLE_HISTORY_MAX_AGE / _MAX_COUNT: an error naming the variable,
     assert.match(hook.stderr, new RegExp(name));
   }
   assert.ok(!existsSync(join(repo.dir, '.git', 'fettle')), 'nothing was recorded');
+});
+
+test('gc removes the state log of a session idle longer than the history kept, and keeps a recent one', () => {
+  const repo = makeRepo({ 'a.txt': BASE });
+  const dir = join(repo.dir, '.git', 'fettle', 'state');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'old.jsonl'), '{"t":"Read","p":"a.txt"}\n');
+  writeFileSync(join(dir, 'new.jsonl'), '{"t":"Read","p":"a.txt"}\n');
+  const now = Math.floor(Date.now() / 1000);
+  utimesSync(join(dir, 'old.jsonl'), now - 31 * DAY, now - 31 * DAY);
+  const r = ok(fettle(repo, ['gc'], { now, env: { FETTLE_HISTORY_MAX_AGE: String(30 * DAY) } }));
+  assert.match(r.stdout, /^Removed 1 stale bookkeeping file /m);
+  assert.deepEqual(readdirSync(dir), ['new.jsonl']);
 });

@@ -31,16 +31,22 @@ test('policy check lists every rule considered, which matched, and the one that 
   const out = ok(fettle(repo, ['policy', 'check', 'migrations/002.sql'])).stdout;
   const user = join(repo.home, '.config', 'fettle', 'policy.json');
   assert.deepEqual(out.trimEnd().split('\n'), [
-    "Policy files (the user's, then the repository's; the last rule that matches decides):",
-    `  user     ${user}  1 rule`,
+    "Policy files (the repository's, then yours; in a version 2 file every match speaks and the first decides, in a version 1 file the last match decides):",
     '  project  .fettle/policy.json  3 rules',
+    `  user     ${user}  1 rule`,
     '',
     'Rules for migrations/002.sql, in the order considered:',
-    '  RULE        ACTION      PATH             MATCH',
-    '  user#1      ignore      "migrations/**"  matches, overridden by a later rule',
+    '  RULE        ACTION      WHEN             MATCH',
     '  migrations  stage       "migrations/**"  matches: decides',
     '  no-env      block       ".env*"          no match',
     '  project#3   thresholds  "gen/**"         no match',
+    '  user#1      ignore      "migrations/**"  matches; migrations decides',
+    '',
+    'Why:',
+    '  migrations: path: migrations/002.sql matches migrations/**',
+    '  no-env: path: migrations/002.sql does not match .env*',
+    '  project#3: path: migrations/002.sql does not match gen/**',
+    '  user#1: path: migrations/002.sql matches migrations/**',
     '',
     'migrations/002.sql: decided by policy rule migrations ("migrations/**" in .fettle/policy.json): every change is staged for review, whatever its size.',
   ]);
@@ -58,7 +64,7 @@ test('policy check: no rule matching, a block, a thresholds rule, and --json', (
   );
   assert.match(
     ok(fettle(repo, ['policy', 'check', 'config/.env'])).stdout,
-    /: every write is denied, with the rule's message: Secrets are edited by hand\.$/m,
+    /: the call is denied, with the rule's message: Secrets are edited by hand\.$/m,
   );
   const json = JSON.parse(ok(fettle(repo, ['policy', 'check', 'gen/api.ts', '--json'])).stdout) as {
     path: string;
@@ -70,10 +76,10 @@ test('policy check: no rule matching, a block, a thresholds rule, and --json', (
   assert.deepEqual(
     json.considered.map((c) => [c.rule, c.matched]),
     [
-      ['user#1', false],
       ['migrations', false],
       ['no-env', false],
       ['project#3', true],
+      ['user#1', false],
     ],
   );
   assert.equal(json.decidedBy?.rule, 'project#3');
@@ -153,4 +159,53 @@ test('write --from under a policy: a block refuses the whole set, a stage stages
   assert.equal(repo.read('dist/x.js').toString(), 'y\n');
   assert.equal(repo.read('a.txt').toString(), lines(40), 'staged with the set, not written');
   assert.equal(fettleRefs(repo).length, 2, 'a.txt and the migration, one change each; dist/x.js none');
+});
+
+test('policy check of a format 2 call: --tool, --content-file, --command and --session say why each rule held', () => {
+  const repo = setup();
+  repo.write(
+    '.fettle/policy.json',
+    JSON.stringify({
+      version: 2,
+      rules: [
+        { name: 'no-console', path: 'src/**', added: 'console\\.log', action: 'block', message: 'Use the logger.' },
+        { name: 'todo', content: 'TODO', action: 'note', message: 'File an issue.' },
+        { name: 'no-force', tool: 'Bash', command: '--force', action: 'block', message: 'Never force-push.' },
+        { name: 'doc-first', path: 'src/**', notRead: 'docs/a.md', action: 'ask', message: 'Read docs/a.md.' },
+      ],
+    }),
+  );
+  repo.write('src/app.ts', 'a\n');
+  const content = join(repo.home, 'next.ts');
+  writeFileSync(content, 'a\nconsole.log(1) // TODO\n');
+  const out = ok(fettle(repo, ['policy', 'check', 'src/app.ts', '--tool', 'Edit', '--content-file', content])).stdout;
+  assert.match(out, /^Rules for src\/app\.ts \(Edit\), in the order considered:$/m);
+  assert.match(out, /^ {2}no-console: path: src\/app\.ts matches src\/\*\*; added: \/console\\\.log\/ matches$/m);
+  assert.match(out, /^ {2}no-force: tool: Edit is not one of Bash; command: no command to check$/m);
+  assert.match(
+    out,
+    /^ {2}doc-first: path: src\/app\.ts matches src\/\*\*; notRead: the session has not read docs\/a\.md$/m,
+  );
+  assert.match(
+    out,
+    /^The agent is told:\n {2}no-console: Use the logger\.\n {2}todo: File an issue\.\n {2}doc-first: Read/m,
+  );
+  assert.match(out, /^src\/app\.ts \(Edit\): decided by policy rule no-console /m);
+  const state = join(repo.dir, '.git', 'fettle', 'state');
+  mkdirSync(state, { recursive: true });
+  writeFileSync(join(state, 's1.jsonl'), `${JSON.stringify({ t: 'Read', p: 'docs/a.md' })}\n`);
+  const json = JSON.parse(
+    ok(fettle(repo, ['policy', 'check', 'src/app.ts', '--tool', 'Write', '--session', 's1', '--json'])).stdout,
+  ) as { decidedBy: unknown; considered: { rule: string; why: string[] }[] };
+  assert.equal(json.decidedBy, null, 'docs/a.md was read in s1; no content given, so no content rule holds');
+  assert.deepEqual(
+    json.considered.find((c) => c.rule === 'doc-first')?.why.at(-1),
+    'notRead: the session has read docs/a.md',
+  );
+  const push = ok(fettle(repo, ['policy', 'check', '--command', 'git push --force'])).stdout;
+  assert.match(push, /^Rules for the command \(Bash\), in the order considered:$/m);
+  assert.match(
+    push,
+    /: decided by policy rule no-force \(tool="Bash" command="--force" in \.fettle\/policy\.json\): the call is denied/m,
+  );
 });

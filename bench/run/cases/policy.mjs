@@ -6,6 +6,9 @@
 // process's own CPU time (user + system, read at its exit by a preloaded module: a policy costs CPU in the hook
 // and starts no process, and CPU time is far steadier than wall time on a loaded machine), the two repos' calls
 // alternating. Wall-clock medians are reported beside it.
+// Case 11c: the same for a 100-rule format 2 policy (issue 30): conditions over the path, the tool, the content
+// and the added lines, Bash command lines, and state conditions that hold up to the session's log (about 1,000
+// entries, read once per call), so the hook evaluates every kind of condition on each write; within 1 ms too.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { directWrite, stagedOk } from '../hook-calls.mjs';
@@ -36,6 +39,62 @@ export const policyRules = () => {
   return rules;
 };
 
+/**
+ * 100 format 2 rules: 96 that miss a Write of src/app/*.txt (path globs, other tools, content and added-line
+ * regexes that do not match, command rules), three whose path holds and whose state conditions are read and fail
+ * (so the session's log is read), and a last that matches with the default thresholds.
+ */
+export const policyRulesV2 = () => {
+  const rules = [];
+  const shapes = [
+    (i) => ({ path: `migrations/${i}/**`, action: 'stage' }),
+    (i) => ({ path: 'src/**', added: `FORBIDDEN_${i}\\b`, action: 'block', message: `No FORBIDDEN_${i}.` }),
+    (i) => ({ content: `^// generated-${i}$`, action: 'ignore' }),
+    (i) => ({ tool: 'Bash', command: `\\bdeploy-${i}\\b`, action: 'block', message: `No deploy ${i}.` }),
+    (i) => ({
+      path: 'src/**',
+      tool: ['Edit', 'MultiEdit'],
+      added: `console\\.log\\(${i}\\)`,
+      action: 'note',
+      message: 'x',
+    }),
+    (i) => ({ path: `*.lock${i}`, action: 'direct' }),
+  ];
+  for (let i = 0; rules.length < 96; i++) rules.push({ name: `rule-${i}`, ...shapes[i % shapes.length](i) });
+  rules.push({
+    name: 'spec-first',
+    path: 'src/app/*.txt',
+    notRead: 'docs/spec.md',
+    action: 'block',
+    message: 'Read it.',
+  });
+  rules.push({ name: 'tested', path: 'src/app/*.txt', ranSinceWrite: 'npm test', action: 'stage' });
+  rules.push({
+    name: 'linted',
+    path: 'src/app/*.txt',
+    notRanSinceWrite: 'npm run lint',
+    action: 'ask',
+    message: 'Lint.',
+  });
+  rules.push({ name: 'app', path: 'src/app/*.txt', action: 'thresholds', floor: 10, ceil: 80, ratio: 0.4 });
+  return rules;
+};
+
+/** The bench session's state log: ~1,000 entries, docs/spec.md read early, `npm run lint` run after the last write. */
+const stateLog = () => {
+  const entries = [{ t: 'Read', p: 'docs/spec.md', at: 0 }];
+  for (let i = 1; i < 999; i++)
+    entries.push(
+      i % 3 === 0
+        ? { t: 'Bash', c: `grep -rn thing${i} src`, at: i }
+        : i % 3 === 1
+          ? { t: 'Read', p: `src/app/f${i}.txt`, at: i }
+          : { t: 'Edit', p: `src/app/f${i}.txt`, w: 1, at: i },
+    );
+  entries.push({ t: 'Bash', c: 'npm run lint', at: 999 });
+  return `${entries.map((e) => JSON.stringify(e)).join('\n')}\n`;
+};
+
 const paired = (a, b) => stats(a.map((x, i) => x - b[i]));
 
 /** An environment whose node processes write their own CPU time (ms) to a file as they exit. */
@@ -58,17 +117,35 @@ export const measurePolicy = () => {
     join(withPolicy.repo, '.fettle', 'policy.json'),
     JSON.stringify({ version: 1, rules: policyRules() }, null, 2),
   );
+  const v2 = buildRepo('repo-policy-v2', SIZES.small);
+  mkdirSync(join(v2.repo, '.fettle'));
+  writeFileSync(
+    join(v2.repo, '.fettle', 'policy.json'),
+    JSON.stringify({ version: 2, rules: policyRulesV2() }, null, 2),
+  );
   const { env, cpu } = cpuEnv();
+  // Each direct write is logged, so the log is written again before each call: the same ~1,000 entries each time.
+  const v2Write = (r, i) => {
+    mkdirSync(join(r.repo, '.git', 'fettle', 'state'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(r.repo, '.git', 'fettle', 'state', 'bench-session.jsonl'), stateLog(), { mode: 0o600 });
+    return directWrite(r.repo, r.direct, directText(`c11c-${i}`), env).pre;
+  };
   const cases = [
-    ['11a', 'direct Write (Pre)', (r, i) => directWrite(r.repo, r.direct, directText(`c11-${i}`), env).pre],
-    ['11b', 'staged Write (Pre, denies)', (r, i) => stagedOk(r.repo, r.staged, stagedText(`c11-${i}`), env)],
+    ['11a', 'direct Write (Pre)', (r, i) => directWrite(r.repo, r.direct, directText(`c11-${i}`), env).pre, withPolicy],
+    [
+      '11b',
+      'staged Write (Pre, denies)',
+      (r, i) => stagedOk(r.repo, r.staged, stagedText(`c11-${i}`), env),
+      withPolicy,
+    ],
+    ['11c', 'direct Write (Pre), state log read', v2Write, v2, '100-rule format 2 policy'],
   ];
-  for (const [id, what, call] of cases) {
-    log(`case ${id}: ${what}, 50-rule policy vs none`);
+  for (const [id, what, call, policyRepo, policy = '50-rule policy'] of cases) {
+    log(`case ${id}: ${what}, ${policy} vs none`);
     const wall = [[], []];
     const [a, b] = alternate(RUNS, [
       (i) => {
-        wall[0].push(call(withPolicy, i));
+        wall[0].push(call(policyRepo, i));
         return cpu();
       },
       (i) => {
@@ -79,7 +156,7 @@ export const measurePolicy = () => {
     const diff = paired(a, b);
     results.push({
       id,
-      name: `${what}, hook CPU time: 50-rule policy vs none; target on the median paired difference`,
+      name: `${what}, hook CPU time: ${policy} vs none; target on the median paired difference`,
       fettle: stats(a),
       baseline: stats(b),
       ratio: stats(a).median / stats(b).median,
@@ -94,4 +171,5 @@ export const measurePolicy = () => {
   }
   removeRepo(withPolicy);
   removeRepo(without);
+  removeRepo(v2);
 };

@@ -5,7 +5,8 @@
 // matched, else what a file tool's direct write says. Read only once a command changed files, so a command that
 // changed nothing pays nothing here; the parse comes from the cache policy.ts keeps.
 import type { PathChange } from '../../core/bash-changes';
-import { ruleDecider, ruleText, winnerOf } from '../../core/policy';
+import { ruleDecider, ruleText } from '../../core/policy';
+import { winnerOf } from '../../core/policy-engine';
 import { toFettleError } from '../../errors';
 import type { Store } from '../../store/store';
 import type { Context } from '../context';

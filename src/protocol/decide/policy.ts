@@ -16,14 +16,13 @@ import {
   layerFromJson,
   layerToJson,
   parsePolicy,
-  resolvePolicy,
-  winnerOf,
   type PolicyEffect,
   type PolicyLayer,
   type PolicyLayerName,
   type PolicyRule,
-  type Resolution,
 } from '../../core/policy';
+import { evaluatePolicy, type Evaluation } from '../../core/policy-engine';
+import type { PolicyFacts } from '../../core/policy-when';
 import { FettleError, toFettleError } from '../../errors';
 import { createGit } from '../../store/git';
 import type { Store, Target } from '../../store/store';
@@ -43,7 +42,7 @@ const unreadable = (display: string, error: unknown): FettleError =>
   });
 
 /** Bump it whenever parsePolicy's output changes shape or meaning: a cache of another version is parsed again. */
-const CACHE_VERSION = 'policy-cache 1';
+const CACHE_VERSION = 'policy-cache 2';
 
 interface CacheFile {
   version: string;
@@ -78,7 +77,12 @@ const toDisk = (cache: string | undefined, file: string, key: string, layer: Pol
  * One policy file, parsed (from memory, or the disk cache `cache`, when its identity is unchanged); null when
  * there is none.
  */
-const readLayer = (file: string, layer: PolicyLayerName, display: string, cache?: string): PolicyLayer | null => {
+export const readLayer = (
+  file: string,
+  layer: PolicyLayerName,
+  display: string,
+  cache?: string,
+): PolicyLayer | null => {
   let info: BigIntStats;
   try {
     info = statSync(file, { bigint: true });
@@ -140,39 +144,52 @@ export interface PathPolicy {
   /** the rule that decides (null: none matches) */
   winner: PolicyRule | null;
   effect: PolicyEffect;
+  /** what every matching rule says to the agent, the decider's first */
+  feedback: Evaluation['feedback'];
   /** the thresholds that decide the write: a `thresholds` rule's, else the configuration's */
   thresholds: Thresholds;
   files: Record<PolicyLayerName, string>;
 }
 
-/** The rule that decides a file's writes and what it does; E_POLICY when a policy file is invalid. */
-export const policyFor = (ctx: Context, target: Target): PathPolicy => {
-  const layers = policyLayers(ctx, target.store);
+/** What decides with the layers already read: the evaluation, its effect and the thresholds in force. */
+export const decidePolicy = (
+  ctx: Context,
+  layers: readonly PolicyLayer[],
+  facts: PolicyFacts,
+  explain = false,
+): PathPolicy & { evaluation: Evaluation } => {
   const files = { user: ctx.config.userPolicy, project: PROJECT_POLICY };
-  const winner = winnerOf(layers, target.treePath);
+  const evaluation = evaluatePolicy(layers, facts, explain);
+  const winner = evaluation.decider;
   const effect = effectOf(winner, ctx.config, files);
   const thresholds = effect.kind === 'thresholds' ? effect.thresholds : ctx.config;
-  return { winner, effect, thresholds, files };
+  return { winner, effect, thresholds, files, feedback: evaluation.feedback, evaluation };
 };
 
+/**
+ * The rule that decides a file's writes and what it does, given what else the call offers (the tool, the content
+ * it would leave, the session's history); E_POLICY when a policy file is invalid.
+ */
+export const policyFor = (ctx: Context, target: Target, facts: PolicyFacts = {}): PathPolicy =>
+  decidePolicy(ctx, policyLayers(ctx, target.store), { ...facts, path: target.treePath });
+
 export interface Explained extends PathPolicy {
-  target: Target;
-  /** every rule, in the order considered, and whether it matches */
-  resolution: Resolution;
+  /** every rule, project's then user's, each with whether it matches and why */
+  evaluation: Evaluation;
   /** the policy files looked for: where, and how many rules each has (null: there is none) */
   sources: { layer: PolicyLayerName; path: string; display: string; rules: number | null }[];
 }
 
-/** `fettle policy check <path>`: every rule considered for the path, which matched, which decides, and what it does. */
-export const explainPolicy = (ctx: Context, target: Target): Explained => {
-  const files = policyFiles(ctx, target.store);
+/**
+ * `fettle policy check`: every rule considered for a call on `path` in `store` (none: a Bash command), with what
+ * else `facts` says of it: which matched and why, what they say, which decides, and what it does.
+ */
+export const explainPolicy = (ctx: Context, store: Store, path: string | undefined, facts: PolicyFacts): Explained => {
+  const files = policyFiles(ctx, store);
   const layers = files.map((f) => readLayer(f.path, f.layer, f.display));
   const sources = files.map((f, n) => ({ ...f, rules: layers[n]?.rules.length ?? null }));
-  const resolution = resolvePolicy(
-    layers.flatMap((l) => l ?? []),
-    target.treePath,
-  );
-  return { ...policyFor(ctx, target), target, sources, resolution };
+  const found = layers.flatMap((l) => l ?? []);
+  return { ...decidePolicy(ctx, found, { ...facts, path }, true), sources };
 };
 
 /** The work tree around `cwd`, if any (no store is opened: `fettle info` outside a repository makes none). */

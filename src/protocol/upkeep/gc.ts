@@ -20,6 +20,7 @@ import { staleSnapshots } from '../bash/bash-state';
 import { staleCalls } from '../record/call-answers';
 import { listChanges, type Change } from '../changes';
 import type { Context } from '../context';
+import { staleStates } from '../session-state';
 import { deleteRefs, openChangeIds, planRetention, type Removal } from '../retention/retention';
 import { staleStaged } from '../record/supersede';
 import { isTestTreeName, readUse, testLockPath, testTreeName } from '../review/test-tree';
@@ -182,6 +183,12 @@ export const collectGarbage = async (
   const bookkeeping = [
     ...(await staleCalls(store.commonDir, { maxAgeMs: CALL_ANSWER_MS, dryRun, nowMs: ctx.now().getTime() })),
     ...(await staleStaged(store, open, dryRun)),
+    // The state logs of sessions idle longer than the history kept.
+    ...(await staleStates(store.commonDir, {
+      maxAgeMs: ctx.config.historyMaxAgeSeconds * 1000,
+      dryRun,
+      nowMs: ctx.now().getTime(),
+    })),
     // Snapshots of Bash commands whose result was never recorded, older than the history kept.
     ...(await staleSnapshots(ctx.config.dataDir, {
       maxAgeMs: ctx.config.historyMaxAgeSeconds * 1000,

@@ -14,7 +14,8 @@ import { type DiskFile, isNotAFile, readDisk } from '../../io/atomic-write';
 import type { Target } from '../../store/store';
 import type { Context, Origin } from '../context';
 import { planWrite } from '../decide/plan';
-import { policyFor, type PathPolicy } from '../decide/policy';
+import { contentFacts, writePolicy } from '../decide/call-policy';
+import type { PathPolicy } from '../decide/policy';
 import { predict, type Proposed } from '../decide/predict';
 import { type Beside, fieldsOf, recordBefore } from '../record/record';
 import { stage } from '../record/stage';
@@ -66,6 +67,10 @@ interface RuledOutBy<Kind extends 'blocked' | 'ignored'> {
   rule: PolicyRule;
   /** ruleText(): how messages name the rule */
   ruleText: string;
+  /** blocked: what every matching rule says, the deciding rule's first */
+  feedback?: string[] | undefined;
+  /** blocked by an `ask` rule: a person decides at the agent's prompt where it has one, else it is denied */
+  ask?: boolean | undefined;
 }
 /** One member per kind, so a check of `kind` narrows (an interface whose kind is a union would not). */
 export type RuledOut = RuledOutBy<'blocked'> | RuledOutBy<'ignored'>;
@@ -115,8 +120,28 @@ export const beforeWrite = async (ctx: Context, w: ToolWrite): Promise<Before> =
 export const ruledOut = (policy: PathPolicy, target: Target): RuledOut | null => {
   const { effect } = policy;
   if (effect.kind !== 'block' && effect.kind !== 'ignore') return null;
-  const kind = effect.kind === 'block' ? 'blocked' : 'ignored';
-  return { kind, target, rule: effect.rule, ruleText: ruleText(effect.rule, policy.files[effect.rule.layer]) };
+  const text = ruleText(effect.rule, policy.files[effect.rule.layer]);
+  if (effect.kind === 'ignore') return { kind: 'ignored', target, rule: effect.rule, ruleText: text };
+  return {
+    kind: 'blocked',
+    target,
+    rule: effect.rule,
+    ruleText: text,
+    feedback: policy.feedback.map((f) => f.message),
+  };
+};
+
+/**
+ * A write that goes on (its previous bytes recorded as `id`), unless an `ask` rule decided it: then it is held for
+ * a person, `blocked` with `ask` (an agent with no prompt denies it; the record is settled as a call that never
+ * ran, or completed by the after step when the person allows it).
+ */
+const passOrAsk = (policy: PathPolicy, target: Target, id?: string): Decided => {
+  const { effect } = policy;
+  if (effect.kind !== 'ask') return id === undefined ? { kind: 'pass' } : { kind: 'pass', target, id };
+  const text = ruleText(effect.rule, policy.files[effect.rule.layer]);
+  const feedback = policy.feedback.map((f) => f.message);
+  return { kind: 'blocked', target, rule: effect.rule, ruleText: text, feedback, ask: true };
 };
 
 /** Who decided a planned write's tier: the policy rule that did, else the thresholds. */
@@ -147,11 +172,11 @@ const unpredicted = async (
     const rule = policy.effect.rule;
     return { kind: 'unstageable', target, rule, ruleText: ruleText(rule, policy.files[rule.layer]), why };
   }
-  if (!old) return { kind: 'pass' };
+  if (!old) return passOrAsk(policy, target);
   const note = `fettle could not predict the result: ${why}.`;
   const fields = { tier: 'direct' as const, path: target.treePath, file: target.realPath, reason: 'unsure', note };
   const recorded = await recordBefore(ctx, target, old, { ...fields, ...origin }, { beside: link });
-  return { kind: 'pass', target, id: recorded.id };
+  return passOrAsk(policy, target, recorded.id);
 };
 
 /** A planned write the thresholds or a rule stage: refused where the agent cannot hold it, else staged for review. */
@@ -191,9 +216,9 @@ const stageWrite = async (
 
 const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise<Decided> => {
   const { call } = w;
-  const policy = policyFor(ctx, target);
-  const ruled = ruledOut(policy, target);
-  if (ruled) return ruled;
+  const { early, later } = writePolicy(ctx, target, { tool: w.origin.tool ?? call.tool, session: w.origin.session });
+  const earlyRuled = early && ruledOut(early, target);
+  if (earlyRuled) return earlyRuled;
   const origin = await withTurn(ctx, w.origin);
   // Not a file (a directory, a device, below a file): the tool will fail on its own and say why. One open and
   // fstat decides it and reads the bytes.
@@ -216,6 +241,9 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
   const { toolUse } = origin;
   const link = (modified?: number) =>
     toolUse ? { write: remember(modified), undo: () => forgetWrite(target.store, toolUse) } : undefined;
+  const policy = later(proposed.exact ? contentFacts(old, proposed.next) : {});
+  const ruled = early ? null : ruledOut(policy, target);
+  if (ruled) return ruled;
   if (!proposed.exact) return unpredicted(ctx, target, { policy, old, origin, link: link(), why: proposed.why });
   const plan = await planWrite(ctx, target, old, proposed.next, { source: proposed.counts, policy });
   const decision = plan.decision;
@@ -231,7 +259,7 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
       { ...fieldsOf(plan, origin), decidedBy },
       { stored: plan.stored?.old, beside: link(decision.modified) },
     );
-    return { kind: 'pass', target, id: recorded.id }; // the tool now writes through the agent's own permission flow
+    return passOrAsk(policy, target, recorded.id); // the tool now writes through the agent's own permission flow
   }
   return stageWrite(ctx, w, plan, {
     decision,
