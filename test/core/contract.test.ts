@@ -91,7 +91,7 @@ const invalidJson: [string, string][] = [
   ],
   [
     bad({ edits: [{ op: 'delete', file: 'a', anchor: 'x' }] }),
-    'edit 1 (delete a) has "anchor", which is not one of "op", "file"',
+    'edit 1 (delete a) has "anchor", which is not one of "op", "file", "instructions"',
   ],
   [
     bad({ edits: [{ op: 'delete', file: '/etc/passwd' }] }),
@@ -108,7 +108,7 @@ const invalidJson: [string, string][] = [
   [bad({ checks: ['npm test'] }), 'check 1 must be a command as a list of its arguments, e.g. ["npm", "test"]'],
   [
     bad({ extra: true }),
-    'the contract has "extra", which is not one of "$schema", "version", "title", "scope", "edits", "checks"',
+    'the contract has "extra", which is not one of "$schema", "version", "title", "scope", "edits", "fallback", "checks"',
   ],
 ];
 
