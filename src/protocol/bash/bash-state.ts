@@ -6,7 +6,6 @@
 //   - a stat cache per work tree (bash-cache.ts).
 // The snapshot's blobs are written (and fsynced) before it is; losing any of these files costs a record, never
 // bytes in the user's tree, which fettle does not touch here.
-import { createHash } from 'node:crypto';
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PreEntry } from '../../core/bash-changes';
@@ -16,7 +15,6 @@ import { swapFile } from '../../io/swap-file';
 import { isAlive } from '../../io/pid';
 import { callFileName, claimFile, markCall, openFiles, sessionTag, type ClaimedFile } from '../record/call-files';
 
-const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex');
 
 export const snapshotsDir = (dataDir: string): string => join(dataDir, 'bash');
 
@@ -33,6 +31,8 @@ export interface Snapshot {
   toolUse: string;
   /** the coding agent whose shell ran the command (Fettle-Agent) */
   agent?: string | undefined;
+  /** the agent's name for its shell tool (Fettle-Tool); Bash when absent */
+  tool?: string | undefined;
   /** the command line, as the record will carry it */
   command: string;
   /** the session's turn when the command began */
