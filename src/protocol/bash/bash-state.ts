@@ -15,7 +15,6 @@ import { swapFile } from '../../io/swap-file';
 import { isAlive } from '../../io/pid';
 import { callFileName, claimFile, markCall, openFiles, sessionTag, type ClaimedFile } from '../record/call-files';
 
-
 export const snapshotsDir = (dataDir: string): string => join(dataDir, 'bash');
 
 /** The snapshot's name: the session's tag (so the end of a turn finds its own), then the call's. */
