@@ -243,7 +243,7 @@ export const agentChecks = async (env: Env, root: string): Promise<Check[]> => {
       checks.push({
         name: agent,
         status: 'ok',
-        detail: `installed in ${where}${agent === 'cursor' ? '; Cursor edits are recorded after they land, never staged' : ''}`,
+        detail: `installed in ${where}${agent === 'cursor' ? '; Cursor edits are recorded after they land, never staged, and its shell commands are not recorded' : ''}`,
       });
   }
   return checks;

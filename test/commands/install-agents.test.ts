@@ -187,7 +187,10 @@ test('doctor, Gemini and Cursor: ok when installed; Gemini hooks turned off in i
   assert.equal(cli(repo, ['install', '--agent', 'gemini']).code, 0);
   assert.equal(cli(repo, ['install', '--agent', 'cursor']).code, 0);
   assert.equal(doctorOf(repo, 'gemini')[0]?.status, 'ok');
-  assert.match(doctorOf(repo, 'cursor')[0]?.detail ?? '', /recorded after they land, never staged/);
+  assert.match(
+    doctorOf(repo, 'cursor')[0]?.detail ?? '',
+    /recorded after they land, never staged, and its shell commands are not recorded$/,
+  );
   const settings = fileOf(repo, 'gemini');
   const value = JSON.parse(readFileSync(settings, 'utf8'));
   writeFileSync(settings, JSON.stringify({ ...value, hooksConfig: { enabled: false } }));
