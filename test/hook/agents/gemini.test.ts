@@ -233,3 +233,19 @@ test("Gemini CLI's run_shell_command: one changeset per command (dir_path its di
   assert.equal(back.code, 0, show(back));
   assert.deepEqual(treeOf(repo), start);
 });
+
+test('run_shell_command whose AfterTool carries an error: what it changed is recorded, and the record says it failed', () => {
+  const repo = shellRepo();
+  const input = { command: "printf 'half\\n' > c.txt; exit 3", description: 'fails' };
+  assert.equal(hook(repo, tool(repo, 'BeforeTool', 'run_shell_command', input)).code, 0);
+  execFileSync('/bin/sh', ['-c', `(${input.command}) || true`], { cwd: repo.dir, env: repo.env });
+  const response = { llmContent: '', returnDisplay: '', error: { message: 'Command exited with code 3' } };
+  const after = hook(repo, tool(repo, 'AfterTool', 'run_shell_command', input, response));
+  assert.equal(after.code, 0, show(after));
+  const [row] = log(repo);
+  assert.deepEqual([row.path, row.reason, row.tool], ['c.txt', 'created', 'run_shell_command']);
+  assert.match(
+    repo.git('log', '-1', '--format=%B', `refs/fettle/${row.id}`),
+    /The command failed: Command exited with code 3\./,
+  );
+});
