@@ -2,7 +2,9 @@
 // fettle's hook, as Claude Code's do. Before the tool runs, fettle records the file's previous bytes in git, or,
 // for a large rewrite, stages it and stops the tool (thrown from tool.execute.before: opencode shows the model the
 // text as the tool's error); after it ran, fettle records what landed and the model is told the change id. At the
-// end of each turn, records whose tool never wrote are settled. The logic is fettle's own (`fettle hook`): this
+// end of each turn, records whose tool never wrote are settled. Its `bash` tool is recorded as Claude Code's Bash
+// is: a snapshot of what git lists before the command, what changed after it, as one changeset. Each user message
+// starts a turn (`fettle rollback --turn`). The logic is fettle's own (`fettle hook`): this
 // file only carries opencode's events there (`fettle hook --agent opencode`) and fettle's answers back.
 //
 // `fettle install --agent opencode` copies this file into opencode's plugin directory with FETTLE_COMMAND set to
@@ -11,7 +13,7 @@ import { spawn } from 'node:child_process';
 
 const FETTLE_COMMAND = ['fettle'];
 
-const TOOLS = new Set(['write', 'edit', 'apply_patch']);
+const TOOLS = new Set(['write', 'edit', 'apply_patch', 'bash']);
 
 /** opencode's `permission.edit`: a rule for every path, or the careful answer (opencode asks, the person decides). */
 const editPermission = (config) => {
@@ -95,6 +97,14 @@ export const FettlePlugin = async ({ directory, client }) => {
       const answer = await ask(eventOf('after', input, input.args));
       if (typeof answer.note === 'string' && output && typeof output.output === 'string')
         output.output = `${output.output}\n\n${answer.note}`;
+    },
+    'chat.message': async (input, output) => {
+      if (output?.message?.role !== 'user' || !input?.sessionID) return;
+      const prompt = (output.parts ?? [])
+        .filter((p) => p?.type === 'text' && typeof p.text === 'string')
+        .map((p) => p.text)
+        .join('\n');
+      await ask({ event: 'prompt', tool: '', session: input.sessionID, call: '', args: {}, prompt });
     },
     event: async ({ event }) => {
       if (event?.type !== 'session.idle' || !event.properties?.sessionID) return;

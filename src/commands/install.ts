@@ -67,9 +67,9 @@ export interface InstallOptions {
 /** What each agent's hooks do there, said once installed. */
 const AFTER_INSTALL: Record<Exclude<AgentName, 'claude'>, string> = {
   codex:
-    "fettle's PreToolUse and PostToolUse hooks on apply_patch, and its UserPromptSubmit and Stop hooks. Codex runs a new or changed hook only once you trust it: start `codex`, run /hooks and trust fettle's four hooks (`fettle doctor` says whether they are).",
+    "fettle's PreToolUse and PostToolUse hooks on apply_patch and on Bash (its shell commands), and its UserPromptSubmit and Stop hooks. Codex runs a new or changed hook only once you trust it: start `codex`, run /hooks and trust fettle's six hooks (`fettle doctor` says whether they are).",
   gemini:
-    "fettle's BeforeTool and AfterTool hooks on write_file and replace, and its BeforeAgent and AfterAgent hooks.",
+    "fettle's BeforeTool and AfterTool hooks on write_file, replace and run_shell_command, and its BeforeAgent and AfterAgent hooks.",
   cursor:
     "fettle's afterFileEdit and beforeSubmitPrompt hooks. Cursor runs no hook before an edit, so fettle records each edit after it lands (when it can tell what the file held) and can stage nothing.",
 };

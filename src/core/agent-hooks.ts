@@ -5,22 +5,28 @@ import type { AgentName } from './agents';
 import { isFettleHandler, STATUS_MESSAGE, type HooksSpec } from './settings';
 import { isObj, type JsonObject, type Json } from './json';
 
-/** Codex CLI: apply_patch before and after, turns, the end of a turn. Timeouts in seconds. */
+/**
+ * Codex CLI: apply_patch and the shell (`Bash`, every shell tool's hook name) before and after, turns, the end of
+ * a turn. Timeouts in seconds. The shell's are groups of their own after apply_patch's: Codex trusts a hook by a
+ * hash of its event, matcher and handler, so an install from before them keeps its trusted apply_patch hooks.
+ */
 export const CODEX_HOOKS: HooksSpec = {
   events: [
     { event: 'PreToolUse', matcher: '^apply_patch$' },
+    { event: 'PreToolUse', matcher: '^Bash$' },
     { event: 'PostToolUse', matcher: '^apply_patch$' },
+    { event: 'PostToolUse', matcher: '^Bash$' },
     { event: 'UserPromptSubmit' },
     { event: 'Stop' },
   ],
   handler: (command) => ({ type: 'command', command, timeout: 60, statusMessage: STATUS_MESSAGE }),
 };
 
-/** Gemini CLI: write_file and replace before and after, turns, the end of a turn. Timeouts in milliseconds. */
+/** Gemini CLI: write_file, replace and its shell before and after, turns, the end of a turn. Timeouts in ms. */
 export const GEMINI_HOOKS: HooksSpec = {
   events: [
-    { event: 'BeforeTool', matcher: '^(write_file|replace)$' },
-    { event: 'AfterTool', matcher: '^(write_file|replace)$' },
+    { event: 'BeforeTool', matcher: '^(write_file|replace|run_shell_command)$' },
+    { event: 'AfterTool', matcher: '^(write_file|replace|run_shell_command)$' },
     { event: 'BeforeAgent' },
     { event: 'AfterAgent' },
   ],

@@ -155,16 +155,19 @@ export const addFettleHooks = (
     if (options.read && event === 'PreToolUse') groups.push({ matcher: READ_MATCHER, hooks: [handler()] });
     return groups;
   };
-  const events = options.custom?.events ?? (spec ? spec.events.map((e) => e.event) : INSTALLED_EVENTS);
+  const events = options.custom?.events ?? (spec ? [...new Set(spec.events.map((e) => e.event))] : INSTALLED_EVENTS);
   for (const event of events) {
     const before = current[event];
     if (before !== undefined && !Array.isArray(before))
       throw new SettingsShapeError(`"hooks.${event}" is not an array`);
-    const theirs = spec?.events.find((e) => e.event === event);
+    const theirs = spec?.events.filter((e) => e.event === event) ?? [];
     const ours: Json[] = options.custom
       ? options.custom.groups(event)
-      : spec && theirs
-        ? [{ ...(theirs.matcher === undefined ? {} : { matcher: theirs.matcher }), hooks: [spec.handler(command)] }]
+      : spec
+        ? theirs.map((t) => ({
+            ...(t.matcher === undefined ? {} : { matcher: t.matcher }),
+            hooks: [spec.handler(command)],
+          }))
         : claude(event);
     // Re-installing keeps fettle's groups where they were, so an unchanged install leaves the file unchanged.
     // Every group before the first one holding a fettle handler is foreign and kept, so `at` is still valid.

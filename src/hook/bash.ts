@@ -1,7 +1,8 @@
-// The Bash tool, in Claude Code's dialect: before the command, a snapshot of what it could change; after it, what
-// it changed, recorded as one changeset, and one line for the model when files changed (protocol/bash/bash.ts). An
-// obviously read-only command (core/bash-command.ts) costs the parse and nothing else: no git process, no file.
-// fettle never answers for the command itself: the user's permission rules decide whether it runs.
+// Every agent's shell tool: before the command, a snapshot of what it could change; after it, what it changed,
+// recorded as one changeset, and one line for the model when files changed (protocol/bash/bash.ts). An obviously
+// read-only command (core/bash-command.ts) costs the parse and nothing else: no git process, no file. fettle never
+// answers for the command itself: the user's permission rules decide whether it runs. runShell is the same for
+// every agent; an adapter brings its call and how its dialect hands the model a line (Claude Code's is runBash).
 import { bashFrom, clockFrom, loadConfig } from '../config';
 import { classifyCommand } from '../core/bash-command';
 import { blockedLine, renderBashRecorded } from '../core/bash-messages';
@@ -20,14 +21,25 @@ import { ask, deny } from './outcome';
 
 const sentence = (text: string): string => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
+/** How an agent's dialect hands the model a line after its command, and the person one (`user`) when given. */
+export type SayAfter = (line: string, user: string | undefined) => HookOutcome;
+
+/** A shell command as an agent's adapter describes it: before it runs, after, or after it failed. */
+export interface ShellEvent {
+  phase: 'before' | 'after' | 'failed';
+  call: BashCall;
+  /** a failed command's error, as the client gave it */
+  error?: string | undefined;
+}
+
 /** What a command that changed files tells the model, and the person too when it changed a blocked path. */
 const recordedAnswer = (
-  p: BashPayload,
   edge: HookEdge,
   ctx: Context,
   after: Extract<After, { kind: 'recorded' }>,
+  say: SayAfter,
 ): HookOutcome => {
-  const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, after.store, after.workTree);
+  const invoke = invocationFor(selfCommand(ctx.env, edge.script), ctx.cwd, after.store, after.workTree);
   const line = renderBashRecorded({
     changeset: after.changeset,
     changes: after.changes,
@@ -40,7 +52,7 @@ const recordedAnswer = (
   // A blocked path changed: the person is told directly too (Claude Code shows systemMessage to the user).
   const user =
     after.blocked.length > 0 ? `fettle: ${blockedLine(after.blocked).replace(/ Tell the user; $/, '')}` : undefined;
-  return context(p.event === 'PostToolUseFailure' ? 'PostToolUseFailure' : 'PostToolUse', line, user);
+  return say(line, user);
 };
 
 /**
@@ -65,13 +77,14 @@ const failedAnswer = (error: unknown, f: { before: boolean; edge: HookEdge; ctx:
 
 /**
  * A policy rule about the command line (`"tool": "Bash"`, `"command": <regex>`) that blocks it, or asks a person
- * about it, with what every matching rule says; null when none does.
+ * about it, with what every matching rule says; null when none does. Only Claude Code can ask a person before a
+ * command; for any other agent's shell an `ask` rule blocks it, saying so.
  */
-const ruledCommand = async (p: BashPayload, edge: HookEdge): Promise<HookOutcome | null> => {
-  const ctx = { cwd: p.cwd ?? edge.cwd, env: edge.env, now: clockFrom(edge.env), config: loadConfig(edge.env) };
+const ruledCommand = async (call: BashCall, edge: HookEdge): Promise<HookOutcome | null> => {
+  const ctx = { cwd: call.cwd, env: edge.env, now: clockFrom(edge.env), config: loadConfig(edge.env) };
   let policy: Awaited<ReturnType<typeof commandPolicy>>;
   try {
-    policy = await commandPolicy(ctx, p.command, p.sessionId);
+    policy = await commandPolicy(ctx, call.command, call.session);
   } catch {
     return null; // an invalid policy is reported after the command, with what it changed (bash-policy.ts)
   }
@@ -79,58 +92,69 @@ const ruledCommand = async (p: BashPayload, edge: HookEdge): Promise<HookOutcome
   if (!policy || (effect?.kind !== 'block' && effect?.kind !== 'ask')) return null;
   const said = policy.feedback.map((f) => f.message.trim()).join(' ');
   const rule = `${effect.rule.label} (${policy.files[effect.rule.layer]})`;
-  if (effect.kind === 'ask') return ask(renderPolicyAsk({ path: 'a command', rule, message: said }));
+  if (effect.kind === 'ask' && call.agent === 'claude')
+    return ask(renderPolicyAsk({ path: 'a command', rule, message: said }));
+  const verb = effect.kind === 'ask' ? 'asks a person about it, which this agent cannot do' : 'blocks it';
   return deny(
-    `fettle blocked this command; nothing ran. Policy rule ${rule} blocks it: ${said} Do not retry it; tell the user if it is needed.`,
+    `fettle blocked this command; nothing ran. Policy rule ${rule} ${verb}: ${said} Do not retry it; tell the user if it is needed.`,
   );
 };
 
-export const runBash = async (p: BashPayload, edge: HookEdge): Promise<HookOutcome> => {
-  const before = p.event === 'PreToolUse';
+/** One event of any agent's shell tool (see the file comment). */
+export const runShell = async (e: ShellEvent, edge: HookEdge, say: SayAfter): Promise<HookOutcome> => {
+  const before = e.phase === 'before';
   if (before) {
-    const ruled = await ruledCommand(p, edge).catch(() => null);
+    const ruled = await ruledCommand(e.call, edge).catch(() => null);
     if (ruled) return ruled;
   } else
     await noteCall(
-      p.cwd ?? edge.cwd,
-      p.sessionId,
-      { tool: 'Bash', command: p.command },
+      e.call.cwd,
+      e.call.session,
+      { tool: e.call.tool ?? 'Bash', command: e.call.command },
       clockFrom(edge.env)().getTime(),
     );
   let ctx: Context;
   try {
     if (bashFrom(edge.env) === 'off') return pass();
     // Decided from the text alone: a reader costs nothing more than this.
-    if (classifyCommand(p.command) !== 'scan') return pass();
+    if (classifyCommand(e.call.command) !== 'scan') return pass();
     ctx = {
-      cwd: p.cwd ?? edge.cwd,
+      cwd: e.call.cwd,
       env: edge.env,
       now: clockFrom(edge.env),
       config: loadConfig(edge.env),
       ...residentParts(edge),
     };
   } catch (error) {
-    const e = toFettleError(error);
-    const detail = `${e.message}${e.hint ? ` ${e.hint}` : ''}`;
+    const err = toFettleError(error);
+    const detail = `${err.message}${err.hint ? ` ${err.hint}` : ''}`;
     if (!before) return warn(`fettle: ${detail}`);
     return block(`fettle blocked this command because its configuration is invalid; nothing ran. ${detail}`);
   }
+  try {
+    if (before) {
+      await beforeBash(ctx, e.call);
+      return pass(); // the command runs through the client's own permission flow
+    }
+    const after = await afterBash(ctx, e.call, e.phase === 'failed' ? { error: e.error } : undefined);
+    if (after.kind === 'none') return pass();
+    return recordedAnswer(edge, ctx, after, say);
+  } catch (error) {
+    return failedAnswer(error, { before, edge, ctx });
+  }
+};
+
+/** Claude Code's Bash tool. */
+export const runBash = (p: BashPayload, edge: HookEdge): Promise<HookOutcome> => {
+  const failed = p.event === 'PostToolUseFailure';
+  const phase = p.event === 'PreToolUse' ? 'before' : failed ? 'failed' : 'after';
   const call: BashCall = {
     command: p.command,
-    cwd: ctx.cwd,
+    cwd: p.cwd ?? edge.cwd,
     session: p.sessionId,
     toolUse: p.toolUseId,
     agent: 'claude',
   };
-  try {
-    if (before) {
-      await beforeBash(ctx, call);
-      return pass(); // the command runs through the client's own permission flow
-    }
-    const after = await afterBash(ctx, call, p.event === 'PostToolUseFailure' ? { error: p.error } : undefined);
-    if (after.kind === 'none') return pass();
-    return recordedAnswer(p, edge, ctx, after);
-  } catch (error) {
-    return failedAnswer(error, { before, edge, ctx });
-  }
+  const say: SayAfter = (line, user) => context(failed ? 'PostToolUseFailure' : 'PostToolUse', line, user);
+  return runShell({ phase, call, error: p.error }, edge, say);
 };

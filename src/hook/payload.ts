@@ -185,18 +185,21 @@ export const parseData = (data: Obj): Parsed => {
 /** A lone surrogate: what JSON's \\uD800 escapes and bytes that are not UTF-8 leave in a string. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** Why a shell command cannot be recorded (every agent's shell), or undefined when it can. */
+export const commandProblem = (command: unknown, tool = 'Bash'): string | undefined => {
+  if (typeof command !== 'string') return `${tool} command is missing or not a string`;
+  if (command.length > MAX_COMMAND_CHARS)
+    return `the ${tool} command is ${command.length} characters long, more than fettle records (${MAX_COMMAND_CHARS})`;
+  // The clients send UTF-8; U+FFFD is what the input's bytes that were not UTF-8 became when read.
+  if (LONE_SURROGATE.test(command) || command.includes('\ufffd')) return `the ${tool} command is not valid UTF-8`;
+  return undefined;
+};
+
 const parseBash = (data: Obj, event: HookEvent): Parsed => {
   if (!isObj(data.tool_input)) return { kind: 'invalid', why: 'Bash hook input has no tool_input object' };
   const command = data.tool_input.command;
-  if (typeof command !== 'string') return { kind: 'invalid', why: 'Bash command is missing or not a string' };
-  if (command.length > MAX_COMMAND_CHARS)
-    return {
-      kind: 'invalid',
-      why: `the Bash command is ${command.length} characters long, more than fettle records (${MAX_COMMAND_CHARS})`,
-    };
-  // Claude Code sends UTF-8; U+FFFD is what the input's bytes that were not UTF-8 became when read.
-  if (LONE_SURROGATE.test(command) || command.includes('\ufffd'))
-    return { kind: 'invalid', why: 'the Bash command is not valid UTF-8' };
+  const problem = commandProblem(command);
+  if (problem !== undefined || typeof command !== 'string') return { kind: 'invalid', why: problem ?? '' };
   return {
     kind: 'bash',
     bash: {

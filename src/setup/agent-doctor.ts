@@ -126,9 +126,11 @@ const missingEvents = (agent: AgentName, value: JsonObject): string[] => {
     const have = new Set(cursorHandlers(value).map((h) => h.event));
     return CURSOR_EVENTS.filter((e) => !have.has(e));
   }
+  // An install from before fettle recorded the agent's shell has every event, but not the shell's matcher.
   const spec = agent === 'codex' ? CODEX_HOOKS : GEMINI_HOOKS;
-  const have = new Set(fettleHandlers(value).map((h: FettleHandler) => h.event));
-  return spec.events.map((e) => e.event).filter((e) => !have.has(e));
+  const key = (event: string, matcher: string | undefined) => `${event} ${matcher ?? ''}`.trim();
+  const have = new Set(fettleHandlers(value).map((h: FettleHandler) => key(h.event, h.matcher)));
+  return spec.events.map((e) => key(e.event, e.matcher)).filter((e) => !have.has(e));
 };
 
 /** Why Codex would not run fettle's hooks of this install, or null when it would. */
@@ -241,7 +243,7 @@ export const agentChecks = async (env: Env, root: string): Promise<Check[]> => {
       checks.push({
         name: agent,
         status: 'ok',
-        detail: `installed in ${where}${agent === 'cursor' ? '; Cursor edits are recorded after they land, never staged' : ''}`,
+        detail: `installed in ${where}${agent === 'cursor' ? '; Cursor edits are recorded after they land, never staged, and its shell commands are not recorded' : ''}`,
       });
   }
   return checks;

@@ -112,7 +112,7 @@ test("doctor, Codex: fail while Codex would skip fettle's untrusted hooks, ok on
   assert.equal(cli(repo, ['install', '--agent', 'codex']).code, 0);
   const [untrusted] = doctorOf(repo, 'codex');
   assert.equal(untrusted.status, 'fail');
-  assert.match(untrusted.detail, /4 of fettle's 4 hooks in .* are not trusted/);
+  assert.match(untrusted.detail, /6 of fettle's 6 hooks in .* are not trusted/);
   assert.match(untrusted.fix, /run \/hooks and trust fettle's hooks/);
   const hooks = fileOf(repo, 'codex');
   const keys = codexHookKeys(hooks, JSON.parse(readFileSync(hooks, 'utf8')));
@@ -127,12 +127,70 @@ test("doctor, Codex: fail while Codex would skip fettle's untrusted hooks, ok on
   assert.deepEqual([off.status, /\[features\] hooks = false/.test(off.detail)], ['fail', true]);
 });
 
+// [agent, the tool hooks fettle registers: event and matcher]
+const TOOL_HOOKS: [string, string[]][] = [
+  ['codex', ['PreToolUse ^apply_patch$', 'PreToolUse ^Bash$', 'PostToolUse ^apply_patch$', 'PostToolUse ^Bash$']],
+  [
+    'gemini',
+    ['BeforeTool ^(write_file|replace|run_shell_command)$', 'AfterTool ^(write_file|replace|run_shell_command)$'],
+  ],
+];
+for (const [agent, hooks] of TOOL_HOOKS)
+  test(`--agent ${agent}: the file tools and the shell have fettle's hooks before and after`, () => {
+    const repo = makeRepo({ 'a.txt': 'a\n' });
+    assert.equal(cli(repo, ['install', '--agent', agent]).code, 0);
+    const value = JSON.parse(readFileSync(fileOf(repo, agent), 'utf8'));
+    const groups = Object.entries(value.hooks as Record<string, { matcher?: string }[]>).flatMap(([event, list]) =>
+      list.filter((g) => g.matcher !== undefined).map((g) => `${event} ${g.matcher}`),
+    );
+    assert.deepEqual(groups, hooks);
+  });
+
+/** hooks.json as `fettle install --agent codex` wrote it before Codex's shell was recorded. */
+const olderCodexInstall = (command: string) => {
+  const group = (matcher?: string) => ({
+    ...(matcher ? { matcher } : {}),
+    hooks: [{ type: 'command', command, timeout: 60, statusMessage: 'fettle: keeping the previous version' }],
+  });
+  return {
+    hooks: {
+      PreToolUse: [group('^apply_patch$')],
+      PostToolUse: [group('^apply_patch$')],
+      UserPromptSubmit: [group()],
+      Stop: [group()],
+    },
+  };
+};
+
+test("doctor, Codex: an install from before the shell's hooks is a warning; installing again adds them and keeps the trusted apply_patch hooks as they were", () => {
+  const repo = makeRepo({ 'a.txt': 'a\n' });
+  const hooks = fileOf(repo, 'codex');
+  mkdirSync(dirname(hooks), { recursive: true });
+  writeFileSync(hooks, `${JSON.stringify(olderCodexInstall(`${SELF} hook --agent codex`), null, 2)}\n`);
+  const [older] = doctorOf(repo, 'codex');
+  assert.deepEqual(
+    [older.status, older.detail],
+    ['warn', `${hooks}: no fettle hook on PreToolUse ^Bash$, PostToolUse ^Bash$`],
+  );
+  assert.match(older.fix, /^Run `.*install --agent codex --scope user` again\.$/);
+  const trusted = codexHookKeys(hooks, JSON.parse(readFileSync(hooks, 'utf8')));
+  const config = join(repo.home, '.codex', 'config.toml');
+  writeFileSync(config, trusted.map((k) => `[hooks.state."${k.key}"]\ntrusted_hash = "${k.hash}"\n`).join('\n'));
+  assert.equal(cli(repo, ['install', '--agent', 'codex']).code, 0);
+  assert.equal(codexHookKeys(hooks, JSON.parse(readFileSync(hooks, 'utf8'))).length, 6);
+  const [fresh] = doctorOf(repo, 'codex');
+  assert.match(fresh.detail, /, and 2 of fettle's 6 hooks in .* are not trusted/);
+});
+
 test('doctor, Gemini and Cursor: ok when installed; Gemini hooks turned off in its settings is a failure', () => {
   const repo = makeRepo({ 'a.txt': 'a\n' });
   assert.equal(cli(repo, ['install', '--agent', 'gemini']).code, 0);
   assert.equal(cli(repo, ['install', '--agent', 'cursor']).code, 0);
   assert.equal(doctorOf(repo, 'gemini')[0]?.status, 'ok');
-  assert.match(doctorOf(repo, 'cursor')[0]?.detail ?? '', /recorded after they land, never staged/);
+  assert.match(
+    doctorOf(repo, 'cursor')[0]?.detail ?? '',
+    /recorded after they land, never staged, and its shell commands are not recorded$/,
+  );
   const settings = fileOf(repo, 'gemini');
   const value = JSON.parse(readFileSync(settings, 'utf8'));
   writeFileSync(settings, JSON.stringify({ ...value, hooksConfig: { enabled: false } }));

@@ -36,7 +36,7 @@ const setUp = (repo: Repo, api: string): string => {
   assert.equal(r.code, 0, r.stderr);
   const hooksFile = join(home, 'hooks.json');
   const keys = codexHookKeys(hooksFile, JSON.parse(readFileSync(hooksFile, 'utf8')));
-  assert.equal(keys.length, 4);
+  assert.equal(keys.length, 6);
   const trust = keys.map((k) => `[hooks.state."${k.key}"]\ntrusted_hash = "${k.hash}"\n`).join('\n');
   codexHome(repo.home, api, trust);
   return home;

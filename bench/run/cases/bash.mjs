@@ -2,7 +2,8 @@
 // payload it ignores; a command that changes nothing (PreToolUse: one `git status` and the snapshot; PostToolUse:
 // a second status and the comparison) in 100-, 10,000- and 100,000-file repositories, each against one
 // `git status --porcelain` of the same work tree, alternating; and, at the largest size, a peer's whole-tree
-// shadow snapshot (`git add -A && git commit` into a separate git dir) against the same call.
+// shadow snapshot (`git add -A && git commit` into a separate git dir) against the same call. At each size, the
+// same call through every other agent's shell (agent-shells.mjs: bash-codex-<size>, bash-gemini-, bash-opencode-).
 // Each repository has 5 tracked files modified and 5 untracked ones, as a work tree in use does. The 100,000-file
 // repository (and so the shadow comparison at that size) is built only in the full run: --quick uses 20, 100 and
 // 300 files.
@@ -16,6 +17,7 @@ import { log } from '../progress.mjs';
 import { addCase, info } from '../results.mjs';
 import { alternate, stats, timed } from '../timing.mjs';
 import { client, startResident } from './resident.mjs';
+import { measureAgentShells } from './agent-shells.mjs';
 
 const bashPayload = (cwd, event, command, toolUseId) =>
   JSON.stringify({
@@ -136,6 +138,7 @@ const measureSize = (files, server) => {
   info.push({ id: `${label}-pre`, name: `case ${label}: PreToolUse alone (the blocking part)`, ...stats(pre) });
   info.push({ id: `${label}-post`, name: `case ${label}: PostToolUse alone (background)`, ...stats(post) });
   measureResidentSize(server, r, label);
+  measureAgentShells(r, short(r.files));
   return { r, call: f, label };
 };
 

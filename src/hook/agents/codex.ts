@@ -3,7 +3,11 @@
 // the files' bytes exactly as Codex does (core/codex-patch.ts) and decided as a whole (protocol/write/write-set.ts).
 // Codex renders a deny as "Command blocked by PreToolUse hook: <reason>. Command: <the patch>"; a PostToolUse's
 // additionalContext reaches the model. UserPromptSubmit counts turns; Stop ends a turn whose tool calls are all
-// over, so every open record of the session is settled there.
+// over, so every open record of the session is settled there. Its shell tools (exec_command, and shell or
+// shell_command for other models) reach the hooks as `Bash` with the command line in `tool_input.command` and the
+// command's directory as `cwd`, as Claude Code's Bash does: recorded by the same snapshot and comparison
+// (hook/bash.ts). Codex says nothing of a command's exit in PostToolUse; a command still running when the call
+// returns (a long one Codex keeps in the background) is recorded at Stop.
 import { applyPatch, touchedPaths } from '../../core/codex-patch';
 import { type Hunk, parsePatch } from '../../core/codex-patch-parse';
 import { renderHeldPatch } from '../../core/agent-messages';
@@ -18,14 +22,33 @@ import type { HookEdge } from '../edge';
 import { settleSession } from '../end';
 import { isOutcome, writeContext, writeFailure } from '../failure';
 import { context, deny, pass, replayed, warn, type HookOutcome } from '../outcome';
-import { str, type Obj } from '../payload';
+import { commandProblem, str, type Obj } from '../payload';
 import { isObj } from '../../core/json';
 import { countTurn } from '../turn';
+import { runShell } from '../bash';
 import { diffOfSet } from './set-diff';
 import { shownTarget } from '../../core/shown-path';
 
 /** The tool that writes files in Codex, and the events fettle registers for it. */
 export const CODEX_WRITE_TOOL = 'apply_patch';
+/** The name Codex gives its hooks for every shell tool. */
+export const CODEX_SHELL_TOOL = 'Bash';
+
+const runCodexShell = (data: Obj, edge: HookEdge): Promise<HookOutcome> => {
+  const command = isObj(data.tool_input) ? data.tool_input.command : undefined;
+  const problem = commandProblem(command);
+  if (problem !== undefined || typeof command !== 'string')
+    return Promise.resolve(warn(`fettle: ${problem}; this command was not protected by fettle.`));
+  const call = {
+    command,
+    cwd: str(data.cwd) ?? edge.cwd,
+    session: str(data.session_id),
+    toolUse: str(data.tool_use_id),
+    agent: 'codex',
+  };
+  const phase = data.hook_event_name === 'PreToolUse' ? ('before' as const) : ('after' as const);
+  return runShell({ phase, call }, edge, (line, user) => context('PostToolUse', line, user));
+};
 
 export const runCodex = async (data: Obj, edge: HookEdge): Promise<HookOutcome> => {
   const event = data.hook_event_name;
@@ -35,7 +58,9 @@ export const runCodex = async (data: Obj, edge: HookEdge): Promise<HookOutcome> 
     const end = { event: 'Stop' as const, session, cwd: str(data.cwd), transcript: undefined, callsOver: true };
     return settleSession(end, edge);
   }
-  if ((event !== 'PreToolUse' && event !== 'PostToolUse') || data.tool_name !== CODEX_WRITE_TOOL) return pass();
+  if (event !== 'PreToolUse' && event !== 'PostToolUse') return pass();
+  if (data.tool_name === CODEX_SHELL_TOOL) return runCodexShell(data, edge);
+  if (data.tool_name !== CODEX_WRITE_TOOL) return pass();
   // Plan mode writes nothing.
   if (event === 'PreToolUse' && data.permission_mode === 'plan') return pass();
   const input = isObj(data.tool_input) ? data.tool_input : {};

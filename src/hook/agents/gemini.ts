@@ -3,7 +3,9 @@
 // after it (with `tool_response.error` when it failed). Gemini's input has no tool-call id: a call is named by
 // its session, tool and input, which BeforeTool and AfterTool share. A deny is `{"decision":"deny","reason"}`,
 // which the model reads as "Tool execution blocked: <reason>"; AfterTool's additionalContext is appended to the
-// tool's result. BeforeAgent counts turns; AfterAgent ends a turn, SessionEnd the session.
+// tool's result. BeforeAgent counts turns; AfterAgent ends a turn, SessionEnd the session. Its shell tool,
+// `run_shell_command` (`command`, and `dir_path` for another directory than the session's), is recorded by the
+// same snapshot and comparison as Claude Code's Bash (hook/bash.ts), the call named by its input as a write is.
 import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { renderHeldForPerson } from '../../core/agent-messages';
@@ -20,12 +22,41 @@ import type { HookEdge } from '../edge';
 import { settleSession } from '../end';
 import { isOutcome, writeContext, writeFailure } from '../failure';
 import { pass, replayed, warn, type HookOutcome } from '../outcome';
-import { str, usablePath, type Obj } from '../payload';
+import { commandProblem, str, usablePath, type Obj } from '../payload';
+import { runShell } from '../bash';
 import { isObj } from '../../core/json';
 import { countTurn } from '../turn';
 import { shownTarget } from '../../core/shown-path';
 
 export const GEMINI_WRITE_TOOLS = ['write_file', 'replace'] as const;
+export const GEMINI_SHELL_TOOL = 'run_shell_command';
+
+/** A call's name: Gemini CLI gives none, so its tool and input, which BeforeTool and AfterTool share. */
+const callName = (tool: string, input: Obj): string =>
+  `gemini-${createHash('sha1')
+    .update(`${tool}\0${JSON.stringify(input)}`)
+    .digest('hex')
+    .slice(0, 24)}`;
+
+const runGeminiShell = (data: Obj, edge: HookEdge): Promise<HookOutcome> => {
+  const input = isObj(data.tool_input) ? data.tool_input : {};
+  const problem = commandProblem(input.command, GEMINI_SHELL_TOOL);
+  if (problem !== undefined || typeof input.command !== 'string')
+    return Promise.resolve(warn(`fettle: ${problem}; this command was not protected by fettle.`));
+  const cwd = str(data.cwd) ?? edge.cwd;
+  const dir = input.dir_path;
+  const call = {
+    command: input.command,
+    cwd: usablePath(dir) ? resolve(cwd, dir) : cwd,
+    session: str(data.session_id),
+    toolUse: callName(GEMINI_SHELL_TOOL, input),
+    agent: 'gemini',
+    tool: GEMINI_SHELL_TOOL,
+  };
+  const error = isObj(data.tool_response) && isObj(data.tool_response.error) ? data.tool_response.error : undefined;
+  const phase = data.hook_event_name === 'BeforeTool' ? 'before' : error ? 'failed' : 'after';
+  return runShell({ phase, call, error: error && str(error.message) }, edge, geminiContext);
+};
 
 /** Gemini CLI's answers: a decision with its reason, or context for the model. */
 const geminiDeny = (reason: string): HookOutcome => ({
@@ -33,9 +64,12 @@ const geminiDeny = (reason: string): HookOutcome => ({
   stops: true,
   stdout: JSON.stringify({ decision: 'deny', reason }),
 });
-const geminiContext = (text: string): HookOutcome => ({
+const geminiContext = (text: string, user?: string): HookOutcome => ({
   exitCode: 0,
-  stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'AfterTool', additionalContext: text } }),
+  stdout: JSON.stringify({
+    ...(user ? { systemMessage: user } : {}),
+    hookSpecificOutput: { hookEventName: 'AfterTool', additionalContext: text },
+  }),
 });
 
 /**
@@ -69,17 +103,15 @@ export const runGemini = async (data: Obj, edge: HookEdge): Promise<HookOutcome>
     return settleSession({ event: kind, session, cwd, transcript: undefined, callsOver: true }, edge);
   }
   const tool = data.tool_name;
-  if ((event !== 'BeforeTool' && event !== 'AfterTool') || !GEMINI_WRITE_TOOLS.some((t) => t === tool)) return pass();
+  if (event !== 'BeforeTool' && event !== 'AfterTool') return pass();
+  if (tool === GEMINI_SHELL_TOOL) return runGeminiShell(data, edge);
+  if (!GEMINI_WRITE_TOOLS.some((t) => t === tool)) return pass();
   const input = isObj(data.tool_input) ? data.tool_input : {};
   const call = callOf(tool as string, input, cwd ?? edge.cwd);
   if (typeof call === 'string') return warn(`fettle: ${call}; this tool call was not protected by fettle.`);
   const ctx = writeContext(edge, cwd, event === 'BeforeTool');
   if (isOutcome(ctx)) return ctx;
-  const id = createHash('sha1')
-    .update(`${tool}\0${JSON.stringify(input)}`)
-    .digest('hex')
-    .slice(0, 24);
-  const origin: Origin = { session, toolUse: `gemini-${id}`, tool: tool as string, agent: 'gemini' };
+  const origin: Origin = { session, toolUse: callName(tool as string, input), tool: tool as string, agent: 'gemini' };
   const failed = isObj(data.tool_response) && data.tool_response.error != null;
   try {
     if (event === 'BeforeTool') return await before(ctx, edge, call, origin);

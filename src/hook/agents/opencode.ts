@@ -4,6 +4,7 @@
 // the previous bytes recorded before the tool writes, a large change staged and the tool stopped, what landed
 // recorded after. Its answers, on stdout: `{"block": text}` (the plugin throws it: opencode shows the model the
 // text as the tool's error, and the tool does not run), `{"note": text}` (added to the tool's output), or nothing.
+// Its `bash` tool and the turns of a session: opencode-shell.ts.
 import { resolve } from 'node:path';
 import { clockFrom, loadConfig } from '../../config';
 import { renderDirect } from '../../core/direct-note';
@@ -22,6 +23,7 @@ import type { HookEdge } from '../edge';
 import { block, pass, replayed, warn, type HookOutcome } from '../outcome';
 import { takeNote } from '../feedback';
 import { shownTarget } from '../../core/shown-path';
+import { countOpencodeTurn, OPENCODE_SHELL_TOOL, runOpencodeShell } from './opencode-shell';
 
 type Obj = Record<string, unknown>;
 
@@ -171,8 +173,15 @@ const after = async (ctx: Context, e: Event, f: FileCall, edge: HookEdge): Promi
 };
 
 export const runOpencode = async (data: Obj, edge: HookEdge): Promise<HookOutcome> => {
+  if (data.event === 'prompt') return countOpencodeTurn(data, edge);
   const e = parse(data);
   if (typeof e === 'string') return warn(`fettle: ${e}. This tool call was not protected by fettle.`);
+  if (e.tool === OPENCODE_SHELL_TOOL && e.event !== 'idle') return runOpencodeShell({ ...e, event: e.event }, edge);
+  return runFileTool(e, edge);
+};
+
+/** A file tool's event, or the end of a turn. */
+const runFileTool = async (e: Event, edge: HookEdge): Promise<HookOutcome> => {
   let ctx: Context;
   try {
     ctx = { cwd: e.directory, env: edge.env, now: clockFrom(edge.env), config: loadConfig(edge.env) };

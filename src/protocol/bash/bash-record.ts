@@ -148,7 +148,7 @@ export const recordBash = async (
     path: c.path,
     file: join(snapshot.workTree, ...c.path.split('/')),
     reason: c.kept ? c.action : 'not-kept',
-    tool: 'Bash',
+    tool: snapshot.tool ?? 'Bash',
     ...(snapshot.agent === undefined ? {} : { agent: snapshot.agent }),
     session: snapshot.session,
     toolUse: snapshot.toolUse,

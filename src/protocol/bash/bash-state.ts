@@ -30,6 +30,8 @@ export interface Snapshot {
   toolUse: string;
   /** the coding agent whose shell ran the command (Fettle-Agent) */
   agent?: string | undefined;
+  /** the agent's name for its shell tool (Fettle-Tool); Bash when absent */
+  tool?: string | undefined;
   /** the command line, as the record will carry it */
   command: string;
   /** the session's turn when the command began */

@@ -28,6 +28,8 @@ export interface BashCall {
   toolUse?: string | undefined;
   /** the coding agent whose shell runs it (Fettle-Agent) */
   agent?: string | undefined;
+  /** the agent's name for its shell tool (Fettle-Tool), when not Bash */
+  tool?: string | undefined;
 }
 
 export type Before =
@@ -61,6 +63,7 @@ export const beforeBash = async (ctx: Context, call: BashCall): Promise<Before> 
       session: call.session,
       toolUse: call.toolUse,
       ...(call.agent === undefined ? {} : { agent: call.agent }),
+      ...(call.tool === undefined ? {} : { tool: call.tool }),
       command: call.command,
       turn: await currentTurn(ctx.config.dataDir, call.session),
       workTree: store.workTree,

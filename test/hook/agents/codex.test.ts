@@ -3,11 +3,13 @@
 // Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { applyPatch } from '../../../src/core/codex-patch';
 import { parsePatch } from '../../../src/core/codex-patch-parse';
 import { literal, runCli, type HookRun } from '../../helpers/cli';
 import { lines, makeRepo, type Repo } from '../../helpers/repo';
+import { FIRST, SECOND, shellRepo, shellRows, treeOf } from '../../helpers/agent-shell';
 
 const payload = (
   repo: Repo,
@@ -284,4 +286,59 @@ test('policy applies to a patch as a whole: a block rule on one file denies it a
     ['a.txt pending', 'b.txt pending'],
   );
   assert.equal(repo.read('a.txt').toString(), lines(30), 'nothing written while held');
+});
+
+/** Codex 0.169's payloads for its shell tools (exec_command here): tool_name Bash, the command's directory as cwd. */
+const shellPayload = (cwd: string, event: 'PreToolUse' | 'PostToolUse', command: string, call: string) => ({
+  ...payload({ dir: cwd } as Repo, event, ''),
+  tool_name: 'Bash',
+  tool_input: { command },
+  tool_use_id: call,
+  ...(event === 'PostToolUse' ? { tool_response: '' } : {}),
+});
+const prompt = (repo: Repo, turn: number) => ({
+  session_id: 'codex-session-1',
+  turn_id: `turn-${turn}`,
+  transcript_path: null,
+  cwd: repo.dir,
+  hook_event_name: 'UserPromptSubmit',
+  model: 'gpt-5.5',
+  permission_mode: 'bypassPermissions',
+  prompt: 'Do the task.',
+});
+
+/** One command as Codex runs it: PreToolUse, the command in `cwd`, PostToolUse; the line the model got. */
+const codexShell = (repo: Repo, command: string, call: string, cwd = repo.dir): string | undefined => {
+  const pre = hook(repo, shellPayload(cwd, 'PreToolUse', command, call));
+  assert.deepEqual([pre.code, pre.stdout], [0, ''], show(pre));
+  execFileSync('/bin/sh', ['-c', command], { cwd, env: repo.env });
+  const post = hook(repo, shellPayload(cwd, 'PostToolUse', command, call));
+  assert.equal(post.code, 0, show(post));
+  return post.json?.hookSpecificOutput?.additionalContext;
+};
+
+test("Codex's shell (tool_name Bash): one changeset per command, the model told; rollback --turn 1 restores the tree byte for byte", () => {
+  const repo = shellRepo();
+  const start = treeOf(repo);
+  assert.equal(hook(repo, prompt(repo, 1)).code, 0);
+  const line = codexShell(repo, FIRST, 'call_sh1');
+  assert.match(
+    line ?? '',
+    /^fettle recorded 3 files changed by this command: 1 modified, 1 created, 1 deleted; undo with: .+ rollback [0-9a-z]{8}$/,
+  );
+  assert.equal(hook(repo, prompt(repo, 2)).code, 0);
+  assert.match(
+    codexShell(repo, SECOND, 'call_sh2', repo.path('sub')) ?? '',
+    /^fettle recorded 1 file changed by this command: created sub\/here\.txt;/,
+  );
+  assert.equal(codexShell(repo, 'ls -la && git status --short', 'call_sh3'), undefined, 'a reader records nothing');
+  assert.deepEqual(shellRows(repo), [
+    'a.txt modified Bash codex codex-session-1 1',
+    'b.txt deleted Bash codex codex-session-1 1',
+    'c.txt created Bash codex codex-session-1 1',
+    'sub/here.txt created Bash codex codex-session-1 2',
+  ]);
+  const back = runCli(['rollback', '--turn', '1'], { cwd: repo.dir, env: repo.env });
+  assert.equal(back.code, 0, show(back));
+  assert.deepEqual(treeOf(repo), start);
 });

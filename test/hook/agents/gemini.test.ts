@@ -2,10 +2,12 @@
 // Gemini CLI 0.61 sends for write_file and replace (captured from the real client: test/e2e/gemini.test.ts).
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { runCli, type Run } from '../../helpers/cli';
 import { lines, makeRepo, type Repo } from '../../helpers/repo';
 import { landedText } from '../../helpers/tools';
+import { FIRST, SECOND, shellRepo, shellRows, treeOf } from '../../helpers/agent-shell';
 
 const base = (repo: Repo, event: string) => ({
   session_id: 'gemini-session-1',
@@ -192,4 +194,58 @@ test('policy on Gemini CLI writes: a block rule denies with its message, an igno
   );
   assert.deepEqual([ignored.code, ignored.stdout], [0, ''], show(ignored));
   assert.deepEqual(log(repo), []);
+});
+
+/** One run_shell_command as Gemini CLI 0.61 runs it: BeforeTool, the command, AfterTool; the line the model got. */
+const geminiShell = (repo: Repo, input: Record<string, unknown>): string | undefined => {
+  const before = hook(repo, tool(repo, 'BeforeTool', 'run_shell_command', input));
+  assert.deepEqual([before.code, before.stdout], [0, ''], show(before));
+  const cwd = typeof input.dir_path === 'string' ? repo.path(input.dir_path) : repo.dir;
+  execFileSync('/bin/sh', ['-c', String(input.command)], { cwd, env: repo.env });
+  const response = { llmContent: '<untrusted_context>\nOutput: (empty)\n</untrusted_context>', returnDisplay: '' };
+  const after = hook(repo, tool(repo, 'AfterTool', 'run_shell_command', input, response));
+  assert.equal(after.code, 0, show(after));
+  const out = after.json?.hookSpecificOutput as { additionalContext?: string } | undefined;
+  return out?.additionalContext;
+};
+
+test("Gemini CLI's run_shell_command: one changeset per command (dir_path its directory), the model told; rollback --turn 1 restores the tree byte for byte", () => {
+  const repo = shellRepo();
+  const start = treeOf(repo);
+  assert.equal(hook(repo, { ...base(repo, 'BeforeAgent'), prompt: 'one' }).code, 0);
+  assert.match(
+    geminiShell(repo, { command: FIRST, description: 'edit' }) ?? '',
+    /^fettle recorded 3 files changed by this command: 1 modified, 1 created, 1 deleted; undo with: .+ rollback [0-9a-z]{8}$/,
+  );
+  assert.equal(hook(repo, { ...base(repo, 'BeforeAgent'), prompt: 'two' }).code, 0);
+  assert.match(
+    geminiShell(repo, { command: SECOND, dir_path: 'sub', description: 'sub' }) ?? '',
+    /^fettle recorded 1 file changed by this command: created sub\/here\.txt;/,
+  );
+  assert.equal(geminiShell(repo, { command: 'ls -la', description: 'look' }), undefined, 'a reader records nothing');
+  assert.deepEqual(shellRows(repo), [
+    'a.txt modified run_shell_command gemini gemini-session-1 1',
+    'b.txt deleted run_shell_command gemini gemini-session-1 1',
+    'c.txt created run_shell_command gemini gemini-session-1 1',
+    'sub/here.txt created run_shell_command gemini gemini-session-1 2',
+  ]);
+  const back = runCli(['rollback', '--turn', '1'], { cwd: repo.dir, env: repo.env });
+  assert.equal(back.code, 0, show(back));
+  assert.deepEqual(treeOf(repo), start);
+});
+
+test('run_shell_command whose AfterTool carries an error: what it changed is recorded, and the record says it failed', () => {
+  const repo = shellRepo();
+  const input = { command: "printf 'half\\n' > c.txt; exit 3", description: 'fails' };
+  assert.equal(hook(repo, tool(repo, 'BeforeTool', 'run_shell_command', input)).code, 0);
+  execFileSync('/bin/sh', ['-c', `(${input.command}) || true`], { cwd: repo.dir, env: repo.env });
+  const response = { llmContent: '', returnDisplay: '', error: { message: 'Command exited with code 3' } };
+  const after = hook(repo, tool(repo, 'AfterTool', 'run_shell_command', input, response));
+  assert.equal(after.code, 0, show(after));
+  const [row] = log(repo);
+  assert.deepEqual([row.path, row.reason, row.tool], ['c.txt', 'created', 'run_shell_command']);
+  assert.match(
+    repo.git('log', '-1', '--format=%B', `refs/fettle/${row.id}`),
+    /The command failed: Command exited with code 3\./,
+  );
 });

@@ -10,10 +10,12 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { runCli, SELF, literal } from '../../helpers/cli';
 import { lines, makeRepo, type Repo } from '../../helpers/repo';
 import { landedText } from '../../helpers/tools';
+import { FIRST, SECOND, shellRepo, shellRows, treeOf } from '../../helpers/agent-shell';
 
 type Hook = (input: Record<string, unknown>, output: Record<string, unknown>) => Promise<void>;
 type Hooks = Record<string, Hook> & { config?: (c: unknown) => Promise<void>; event?: (e: unknown) => Promise<void> };
@@ -285,4 +287,34 @@ test('a policy rule decides for opencode as for Claude Code: block stops the too
   assert.equal(ignored.error, undefined);
   assert.equal(repo.read('gen/out.txt').toString(), lines(30, 'new'));
   assert.deepEqual(refs(repo), [], 'nothing recorded for either');
+});
+
+test("opencode's bash: each user message a turn, one changeset per command (workdir its directory), the model told; rollback --turn 1 restores the tree byte for byte", async () => {
+  const repo = shellRepo();
+  const start = treeOf(repo);
+  const { tool, hooks } = await loadPlugin(repo);
+  const say = (text: string) =>
+    hooks['chat.message']?.({ sessionID: 'ses_test' }, { message: { role: 'user' }, parts: [{ type: 'text', text }] });
+  const bash = (command: string, cwd = repo.dir) =>
+    tool('bash', { command, description: 'x', ...(cwd === repo.dir ? {} : { workdir: cwd }) }, () =>
+      execFileSync('/bin/sh', ['-c', command], { cwd, env: repo.env }),
+    );
+  await say('one');
+  const first = await bash(FIRST);
+  assert.match(
+    first.output ?? '',
+    /\n\nfettle recorded 3 files changed by this command: 1 modified, 1 created, 1 deleted; undo with: .+ rollback [0-9a-z]{8}$/,
+  );
+  await say('two');
+  assert.match((await bash(SECOND, repo.path('sub'))).output ?? '', /created sub\/here\.txt; undo with/);
+  assert.equal((await bash('ls -la')).output, 'Edit applied successfully.', 'a reader records nothing');
+  assert.deepEqual(shellRows(repo), [
+    'a.txt modified bash opencode ses_test 1',
+    'b.txt deleted bash opencode ses_test 1',
+    'c.txt created bash opencode ses_test 1',
+    'sub/here.txt created bash opencode ses_test 2',
+  ]);
+  const back = runCli(['rollback', '--turn', '1'], { cwd: repo.dir, env: repo.env });
+  assert.equal(back.code, 0, back.stderr);
+  assert.deepEqual(treeOf(repo), start);
 });
