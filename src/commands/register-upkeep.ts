@@ -55,8 +55,9 @@ export const registerUpkeepCommands = (
   program
     .command('status')
     .description('pending staged changes and recent writes')
+    .option('--session <id>', 'the agent session to show (default: the one prompted last)')
     .addOption(json)
-    .action(async (o: { json?: boolean }) => status(edge, dir(), o));
+    .action(async (o: { json?: boolean; session?: string }) => status(edge, dir(), o));
   program
     .command('doctor')
     .description('check that fettle can protect writes here, and say how to fix what is not')

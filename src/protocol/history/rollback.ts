@@ -126,9 +126,10 @@ const undoFields = (
   tool: 'fettle rollback',
   decidedBy: o.decidedBy,
   reverts: step.covers.map((c) => c.id).join(' '),
-  // A rollback of a session's change lands in that session: its ref shows the undo.
-  session: step.change.fields.session,
-  ...(o.turn === undefined ? {} : { turn: o.turn }),
+  // The agent's own rollback (its shell, its MCP tool) lands in the session it undoes, in the turn it is in; a
+  // person's or a script's is theirs, in no session: it neither counts among the session's changes nor moves its ref.
+  ...(o.decidedBy === 'model' ? { session: step.change.fields.session } : {}),
+  ...(o.turn === undefined || o.decidedBy !== 'model' ? {} : { turn: o.turn }),
   ...(o.changeset === undefined ? {} : { changeset: o.changeset }),
   // A mode restored alone changes no line.
   ...(step.from && step.to && sameBytes(step.from.bytes, step.to.bytes)

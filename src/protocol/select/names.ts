@@ -6,6 +6,7 @@ import { notFound, type Change } from '../changes';
 import { readCommits, type ChainCommit } from '../chains';
 import type { Context } from '../context';
 import { isId } from '../ids';
+import { lastPrompted } from '../turns';
 import { openStore, settledChanges } from './open';
 
 const commitNamed = async (store: Store, arg: string): Promise<ChainCommit | null> => {
@@ -73,8 +74,12 @@ export const resolveChange = async (
 };
 
 /**
- * The agent session a command means when none is named: FETTLE_SESSION when set, else the session of the newest
- * change recorded here (the agent's shell has no session id of its own to pass).
+ * The agent session a command means when none is named (the agent's shell has no session id of its own to pass):
+ * FETTLE_SESSION when set; else, of the sessions with changes recorded here, the one a person prompted last, so one
+ * MCP call or one hand-fed payload does not take its place; else the session of the newest change.
  */
-export const currentSession = (ctx: Context, changes: Change[]): string | undefined =>
-  ctx.env.FETTLE_SESSION || changes.find((c) => c.fields.session !== undefined)?.fields.session;
+export const currentSession = async (ctx: Context, changes: Change[]): Promise<string | undefined> => {
+  if (ctx.env.FETTLE_SESSION) return ctx.env.FETTLE_SESSION;
+  const sessions = changes.flatMap((c) => (c.fields.session === undefined ? [] : [c.fields.session]));
+  return (await lastPrompted(ctx.config.dataDir, sessions)) ?? sessions[0];
+};

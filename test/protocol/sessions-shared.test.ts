@@ -1,0 +1,79 @@
+// Several agent sessions on one tree, and a person beside them: a person's own rollback is the person's, not a change
+// of the agent's session; the session a command means is the one the person prompts, not whichever wrote last; and a
+// rollback of one session never overwrites what another session (or a person) wrote after it: it merges or refuses,
+// naming who and which file (Claude Code #28078: one session's rewind destroyed the other's uncommitted work).
+// Tier: slow, end-to-end scenarios of several sessions through the built CLI, some in a terminal (scripts/test-tiers.mjs).
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { agentWrite, literal, runHook, SELF } from '../helpers/cli';
+import { lines, makeRepo, type Repo } from '../helpers/repo';
+import { errorLine, fettle, keepsUserState, ok } from '../helpers/stage';
+
+const BASE = lines(40);
+const edit = (text: string, n: number, word: string) => text.replace(`line ${n}\n`, `${word} ${n}\n`);
+
+const prompt = (repo: Repo, session: string) => {
+  const payload = { hook_event_name: 'UserPromptSubmit', session_id: session, cwd: repo.dir, prompt: 'go on' };
+  const r = runHook({ ...payload, transcript_path: '/dev/null' }, { cwd: repo.dir, env: repo.env });
+  assert.deepEqual([r.code, r.stderr], [0, ''], 'a prompt is counted');
+};
+
+let tool = 0;
+const write = (repo: Repo, session: string, file: string, content: string) => {
+  const call = { file: repo.path(file), content, cwd: repo.dir, session, toolUseId: `toolu_${++tool}` };
+  const r = agentWrite(call, repo.env, (p, c) => writeFileSync(p, c));
+  assert.deepEqual([r.pre.code, r.post?.code], [0, 0], `${r.pre.stderr}${r.post?.stderr}`);
+};
+
+const trailer = (repo: Repo, ref: string, key: string) =>
+  repo.git('log', '-1', `--format=%(trailers:key=${key},valueonly)`, ref).trim();
+
+/** Two turns of session S: a.txt in turn 1, b.txt and a.txt in turn 2. */
+const twoTurns = () => {
+  const repo = makeRepo({ 'a.txt': BASE, 'b.txt': BASE });
+  prompt(repo, 'S');
+  write(repo, 'S', 'a.txt', edit(BASE, 1, 'turn1'));
+  prompt(repo, 'S');
+  write(repo, 'S', 'b.txt', edit(BASE, 20, 'turn2'));
+  write(repo, 'S', 'a.txt', edit(edit(BASE, 1, 'turn1'), 10, 'turn2'));
+  return repo;
+};
+
+const statusSession = (repo: Repo) => ok(fettle(repo, ['status'])).stdout.split('\n')[0] ?? '';
+
+test("a person's rollback --turn is the person's: not on the session's ref, not offered again by status", () => {
+  const repo = twoTurns();
+  const r = keepsUserState(repo, () => ok(fettle(repo, ['rollback', '--turn', '2', '--json'], { terminal: true })));
+  const undo = (JSON.parse(r.stdout) as { undo: string[] }).undo[0] ?? assert.fail(r.stdout);
+  assert.deepEqual(
+    ['Fettle-Decided-By', 'Fettle-Session', 'Fettle-Turn'].map((k) => trailer(repo, `fettle/${undo}`, k)),
+    ['person', '', ''],
+  );
+  assert.equal(trailer(repo, 'fettle/sessions/S', 'Fettle-Event'), 'write', "the session's ref ends at its own write");
+  const review = JSON.parse(ok(fettle(repo, ['review', '--session', 'S', '--json'])).stdout) as { changes: number };
+  assert.equal(review.changes, 3, "the session's own three changes, not the person's rollbacks");
+  assert.equal(statusSession(repo), 'Session S, turn 2 (its 2 changes are rolled back).');
+  assert.doesNotMatch(ok(fettle(repo, ['status'])).stdout, /rollback --turn/);
+});
+
+test("an agent's own rollback (in its shell) stays a change of its session", () => {
+  const repo = twoTurns();
+  ok(fettle(repo, ['rollback', '--turn', '2'], { env: { CLAUDECODE: '1' } }));
+  assert.equal(trailer(repo, 'fettle/sessions/S', 'Fettle-Event'), 'rollback');
+});
+
+test('status and rollback --turn mean the session the person prompts, not one hand-fed write; --session picks', () => {
+  const repo = twoTurns();
+  write(repo, 'stray', 'c.txt', 'a hand-fed payload\n');
+  assert.match(
+    statusSession(repo),
+    new RegExp(`^Session S, turn 2 \\(2 changes so far; undo them with \`${literal(SELF)} rollback --turn 2\`\\)\\.$`),
+  );
+  const json = JSON.parse(ok(fettle(repo, ['status', '--json'])).stdout) as { session: unknown };
+  assert.deepEqual(json.session, { id: 'S', turn: 2 });
+  assert.match(ok(fettle(repo, ['status', '--session', 'stray'])).stdout, /^Session stray \(turns not counted\)\./);
+  const r = ok(fettle(repo, ['rollback', '--turn', '2']));
+  assert.match(r.stdout, /^Rolled back 2 changes of session S since turn 2 began/);
+  assert.equal(repo.read('c.txt').toString(), 'a hand-fed payload\n', "the other session's file is left alone");
+});
