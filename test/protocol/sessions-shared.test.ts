@@ -77,3 +77,77 @@ test('status and rollback --turn mean the session the person prompts, not one ha
   assert.match(r.stdout, /^Rolled back 2 changes of session S since turn 2 began/);
   assert.equal(repo.read('c.txt').toString(), 'a hand-fed payload\n', "the other session's file is left alone");
 });
+
+const FILES = ['f.txt', 'g.txt', 'new.txt'];
+const tree = (repo: Repo) => Object.fromEntries(FILES.map((p) => [p, repo.read(p).toString()]));
+const idOf = (repo: Repo, session: string, path: string) => {
+  const log = JSON.parse(ok(fettle(repo, ['log', '--session', session, '--json'])).stdout) as {
+    changes: { id: string; path: string }[];
+  };
+  return log.changes.find((c) => c.path === path)?.id ?? assert.fail(`no change of ${session} to ${path}`);
+};
+
+/**
+ * Claude Code #28078: sessions B and A in one tree. B edits f.txt and creates new.txt in its turn 1; A, later, edits
+ * f.txt elsewhere, adds to B's new.txt and writes g.txt; a person edits f.txt by hand. None of it is committed.
+ */
+const twoSessions = () => {
+  const repo = makeRepo({ 'f.txt': BASE, 'g.txt': BASE });
+  prompt(repo, 'B');
+  write(repo, 'B', 'f.txt', edit(BASE, 5, 'B'));
+  write(repo, 'B', 'new.txt', 'by B\n');
+  prompt(repo, 'A');
+  write(repo, 'A', 'f.txt', edit(edit(BASE, 5, 'B'), 30, 'A'));
+  write(repo, 'A', 'new.txt', 'by B\nand A\n');
+  write(repo, 'A', 'g.txt', edit(BASE, 1, 'A'));
+  repo.write('f.txt', edit(edit(edit(BASE, 5, 'B'), 30, 'A'), 38, 'person'));
+  return repo;
+};
+
+test("#28078: B's rollback --turn refuses over A's later work, naming session A and the file; 0 bytes lost", () => {
+  const repo = twoSessions();
+  const before = tree(repo);
+  const r = keepsUserState(repo, () => fettle(repo, ['rollback', '--turn', '1', '--session', 'B']));
+  assert.equal(r.code, 5, r.stdout); // refused: E_CONFLICT
+  assert.match(
+    errorLine(r),
+    /new\.txt changed after fettle wrote it \(change \w{8}\), by session A \(change \w{8}\), and the file was created or deleted since\. Nothing was changed\.$/,
+  );
+  assert.deepEqual(tree(repo), before, 'nothing was changed');
+  const dry = ok(fettle(repo, ['rollback', '--turn', '1', '--session', 'B', '--dry-run']), 5).stdout;
+  assert.match(
+    dry,
+    /f\.txt {2}\+1 -1 {2}undo the changes, keeping the edits made since by session A \(change \w{8}\) and a person or a program fettle did not record/,
+  );
+  assert.match(dry, /refused: .*new\.txt changed after fettle wrote it .*, by session A/);
+});
+
+test("#28078: B's change undone by id merges around A's and a person's edits, naming both; theirs stay byte for byte", () => {
+  const repo = twoSessions();
+  const before = tree(repo);
+  const id = idOf(repo, 'B', 'f.txt');
+  const r = ok(fettle(repo, ['rollback', id]));
+  assert.match(
+    r.stdout,
+    new RegExp(
+      `^Rolled back ${id}: f\\.txt: undid the change, keeping the edits made since by session A \\(change \\w{8}\\) and a person or a program fettle did not record\\.`,
+    ),
+  );
+  assert.equal(repo.read('f.txt').toString(), edit(edit(BASE, 30, 'A'), 38, 'person'), "only B's line undone");
+  assert.deepEqual({ ...tree(repo), 'f.txt': '' }, { ...before, 'f.txt': '' }, "A's other files untouched");
+  const json = JSON.parse(ok(fettle(repo, ['rollback', idOf(repo, 'A', 'g.txt'), '--json'])).stdout) as object;
+  assert.equal('by' in json, false, 'a file nobody wrote since names nobody');
+});
+
+test('#28078: an undo over the lines another session changed refuses, naming that session and the file', () => {
+  const repo = twoSessions();
+  write(repo, 'A', 'f.txt', edit(BASE, 5, 'A took over'));
+  const before = tree(repo);
+  const r = fettle(repo, ['rollback', idOf(repo, 'B', 'f.txt')]);
+  assert.equal(r.code, 5, r.stdout);
+  assert.match(
+    errorLine(r),
+    /f\.txt changed after fettle wrote it \(change \w{8}\), by session A \(changes \w{8}, \w{8}\), and undoing it conflicts/,
+  );
+  assert.deepEqual(tree(repo), before, 'nothing was changed');
+});

@@ -21,7 +21,9 @@ import { fileLockPath } from '../paths';
 import type { Fields } from '../record/record';
 import { recordAfters, recordBefores } from '../record/record-many';
 import { currentTurn } from '../turns';
-import { planRollback, refuseAll, type FilePlan, type RollbackPlan } from './rollback-plan';
+import { planRollback, refuseAll, type FilePlan, type RollbackPlan, type WhoWroteOf } from './rollback-plan';
+import { laterWriters } from './later-writers';
+import { listChanges } from '../changes';
 import type { How, Step } from './rollback-step';
 import { changeHunks, hunksTrailer, pickHunks, withHunks } from '../hunks';
 import type { FileEntry } from '../../store/object-read';
@@ -35,6 +37,8 @@ export interface RolledBack {
   how: How;
   /** `--hunks`: which hunks of it were undone, as `hunks 2, 3 (of 3)` */
   hunks?: string | undefined;
+  /** merged or forced: who wrote the file since (another session, a person, someone fettle did not record) */
+  by?: string | undefined;
 }
 
 export interface RollbackOutcome {
@@ -96,8 +100,12 @@ const requireWritten = (change: Change): void => {
   }
 };
 
-const planChecked = async (store: Store, changes: Change[], force: boolean, part?: Part): Promise<RollbackPlan> => {
-  const planned = await planRollback(store, changes, { force, instead: part?.instead });
+const planChecked = async (
+  store: Store,
+  changes: Change[],
+  o: { force: boolean; part?: Part | undefined; who: WhoWroteOf },
+): Promise<RollbackPlan> => {
+  const planned = await planRollback(store, changes, { force: o.force, instead: o.part?.instead, who: o.who });
   const only = changes.length === 1 ? planned.plans[0] : undefined;
   if (only && only.steps.length === 0) {
     const change = changes[0] as Change;
@@ -196,11 +204,14 @@ const rollbackKept = async (
   const force = options.force ?? false;
   const notKept = options.unkept;
   const part = options.hunks ? await partOf(store, changes, options.hunks) : undefined;
-  if (options.dryRun) return { ...(await planChecked(store, changes, force, part)), done: [], notKept };
+  // Other sessions share the tree: a merge or a refusal names whoever wrote a file since.
+  const all = await listChanges(ctx, store);
+  const plan = { force, part, who: (path: string) => laterWriters(store, all, changes, path) };
+  if (options.dryRun) return { ...(await planChecked(store, changes, plan)), done: [], notKept };
   return withLocks(
     changes.map((c) => fileLockPath(store, c.fields.path)),
     async () => {
-      const { plans, refusals } = await planChecked(store, changes, force, part);
+      const { plans, refusals } = await planChecked(store, changes, plan);
       if (refusals.length > 0) throw refuseAll(refusals);
       const steps = plans.flatMap((plan) => plan.steps.map((step) => ({ plan, step })));
       // Each rollback lands in the current turn of the session it undoes changes of.
@@ -236,7 +247,13 @@ const rollbackKept = async (
         undoChangeset,
         notKept,
         done: steps.flatMap(({ step }, n) =>
-          step.covers.map((change) => ({ change, undoId: (undos[n] as Undo).id, how: step.how, hunks: part?.said })),
+          step.covers.map((change) => ({
+            change,
+            undoId: (undos[n] as Undo).id,
+            how: step.how,
+            hunks: part?.said,
+            by: step.by,
+          })),
         ),
       };
     },
