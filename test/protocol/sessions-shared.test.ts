@@ -151,3 +151,28 @@ test('#28078: an undo over the lines another session changed refuses, naming tha
   );
   assert.deepEqual(tree(repo), before, 'nothing was changed');
 });
+
+const noteOf = (repo: Repo, session: string, file: string, content: string) => {
+  const call = { file: repo.path(file), content, cwd: repo.dir, session, toolUseId: `toolu_${++tool}` };
+  const r = agentWrite(call, repo.env, (p, c) => writeFileSync(p, c));
+  assert.equal(r.post?.code, 0, r.post?.stderr);
+  return r.post?.json?.hookSpecificOutput?.additionalContext ?? '';
+};
+
+test("a session writing over another session's change since it last wrote the file is told which session and when", () => {
+  const repo = makeRepo({ 'f.txt': BASE });
+  assert.doesNotMatch(noteOf(repo, 'B', 'f.txt', edit(BASE, 5, 'B')), /Note:/);
+  const theirs = noteOf(repo, 'A', 'f.txt', edit(edit(BASE, 5, 'B'), 30, 'A'));
+  assert.match(theirs, /Note: another agent session \(B\) changed f\.txt at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(change \w{8}\)/);
+  const note = noteOf(repo, 'B', 'f.txt', edit(edit(BASE, 5, 'B2'), 30, 'A'));
+  const id = idOf(repo, 'A', 'f.txt');
+  assert.match(
+    note,
+    new RegExp(
+      `; undo with: .* rollback \\w{8}\\. Note: another agent session \\(A\\) changed f\\.txt at \\S+Z \\(change ${id}\\) since this session last wrote it; make sure this write kept its work\\.$`,
+    ),
+  );
+  assert.doesNotMatch(noteOf(repo, 'B', 'f.txt', edit(BASE, 5, 'B3')), /Note:/, 'its own bytes: nothing to tell');
+  repo.write('f.txt', edit(BASE, 7, 'person'));
+  assert.doesNotMatch(noteOf(repo, 'B', 'f.txt', edit(BASE, 7, 'B4')), /Note:/, "a person's edit is no session's");
+});
