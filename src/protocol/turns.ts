@@ -76,17 +76,21 @@ export const promptsOf = async (
   return prompts;
 };
 
+/** When the session's last prompt was counted (its count file was replaced then); undefined: none was. */
+export const lastPromptAt = async (dataDir: string, session: string): Promise<Date | undefined> =>
+  stat(turnFile(dataDir, session)).then(
+    (s) => s.mtime,
+    () => undefined,
+  );
+
 /**
- * Of `sessions`, the one whose last prompt is newest (its count file was replaced last): the session a person is
- * working with. Undefined when none of them had a prompt counted (an MCP server's session, a hand-fed payload).
+ * Of `sessions`, the one whose last prompt is newest: the session a person is working with. Undefined when none
+ * of them had a prompt counted (an MCP server's session, a hand-fed payload).
  */
 export const lastPrompted = async (dataDir: string, sessions: Iterable<string>): Promise<string | undefined> => {
   let best: { session: string; at: number } | undefined;
   for (const session of new Set(sessions)) {
-    const at = await stat(turnFile(dataDir, session)).then(
-      (s) => s.mtimeMs,
-      () => undefined,
-    );
+    const at = (await lastPromptAt(dataDir, session))?.getTime();
     if (at !== undefined && (best === undefined || at > best.at)) best = { session, at };
   }
   return best?.session;

@@ -163,7 +163,10 @@ test("a session writing over another session's change since it last wrote the fi
   const repo = makeRepo({ 'f.txt': BASE });
   assert.doesNotMatch(noteOf(repo, 'B', 'f.txt', edit(BASE, 5, 'B')), /Note:/);
   const theirs = noteOf(repo, 'A', 'f.txt', edit(edit(BASE, 5, 'B'), 30, 'A'));
-  assert.match(theirs, /Note: another agent session \(B\) changed f\.txt at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(change \w{8}\)/);
+  assert.match(
+    theirs,
+    /Note: another agent session \(B\) changed f\.txt at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(change \w{8}\)/,
+  );
   const note = noteOf(repo, 'B', 'f.txt', edit(edit(BASE, 5, 'B2'), 30, 'A'));
   const id = idOf(repo, 'A', 'f.txt');
   assert.match(
@@ -175,4 +178,55 @@ test("a session writing over another session's change since it last wrote the fi
   assert.doesNotMatch(noteOf(repo, 'B', 'f.txt', edit(BASE, 5, 'B3')), /Note:/, 'its own bytes: nothing to tell');
   repo.write('f.txt', edit(BASE, 7, 'person'));
   assert.doesNotMatch(noteOf(repo, 'B', 'f.txt', edit(BASE, 7, 'B4')), /Note:/, "a person's edit is no session's");
+});
+
+test('sessions lists each session with its agent, turn, changes, pending work and the files it shares', () => {
+  const repo = twoSessions();
+  const json = JSON.parse(ok(fettle(repo, ['sessions', '--json'])).stdout) as {
+    current: string;
+    sessions: Record<string, unknown>[];
+  };
+  assert.equal(json.current, 'A', 'the session prompted last');
+  const rows = json.sessions.map(({ session, agent, turn, changes, inEffect, pending, shared, current }) => ({
+    session,
+    agent,
+    turn,
+    changes,
+    inEffect,
+    pending,
+    shared,
+    current,
+  }));
+  assert.deepEqual(rows, [
+    {
+      session: 'A',
+      agent: 'claude',
+      turn: 1,
+      changes: 3,
+      inEffect: 3,
+      pending: 0,
+      current: true,
+      shared: [
+        { path: 'f.txt', with: ['B'] },
+        { path: 'new.txt', with: ['B'] },
+      ],
+    },
+    {
+      session: 'B',
+      agent: 'claude',
+      turn: 1,
+      changes: 2,
+      inEffect: 2,
+      pending: 0,
+      current: false,
+      shared: [
+        { path: 'f.txt', with: ['A'] },
+        { path: 'new.txt', with: ['A'] },
+      ],
+    },
+  ]);
+  const text = ok(fettle(repo, ['sessions'])).stdout;
+  assert.match(text, /^2 agent sessions changed files here; \* marks the one commands act on without --session\.$/m);
+  assert.match(text, /^\* A {2}turn 1, 3 changes \(3 in effect\); live, last active .*$/m);
+  assert.match(text, /^ {6}shares f\.txt with session B$/m);
 });

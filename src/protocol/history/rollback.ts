@@ -195,6 +195,16 @@ export const rollbackChanges = async (
   );
 };
 
+/** The agent's own rollback lands in the current turn of each session it undoes changes of. */
+const turnsOf = async (ctx: Context, steps: Step[]): Promise<Map<string | undefined, number | undefined>> => {
+  const turns = new Map<string | undefined, number | undefined>();
+  for (const step of steps) {
+    const session = step.change.fields.session;
+    if (!turns.has(session)) turns.set(session, await currentTurn(ctx.config.dataDir, session));
+  }
+  return turns;
+};
+
 const rollbackKept = async (
   ctx: Context,
   store: Store,
@@ -214,12 +224,10 @@ const rollbackKept = async (
       const { plans, refusals } = await planChecked(store, changes, plan);
       if (refusals.length > 0) throw refuseAll(refusals);
       const steps = plans.flatMap((plan) => plan.steps.map((step) => ({ plan, step })));
-      // Each rollback lands in the current turn of the session it undoes changes of.
-      const turns = new Map<string | undefined, number | undefined>();
-      for (const { step } of steps) {
-        const session = step.change.fields.session;
-        if (!turns.has(session)) turns.set(session, await currentTurn(ctx.config.dataDir, session));
-      }
+      const turns = await turnsOf(
+        ctx,
+        steps.map(({ step }) => step),
+      );
       // Several undo records are one changeset: one id names the whole rollback, to undo it again.
       const undoChangeset = steps.length > 1 ? newId() : undefined;
       const undos = await recordBefores(
