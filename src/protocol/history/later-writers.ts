@@ -23,14 +23,19 @@ const writerOf = (c: Change): string => {
  * none of `undoing`), and whether the disk holds what the newest of them wrote; when it does not, someone fettle did
  * not record wrote it last.
  */
-export const laterWriters = (store: Store, all: Change[], undoing: Change[], path: string): WhoWrote => {
+export const laterWriters = (
+  store: Store,
+  listed: () => Promise<Change[]>,
+  undoing: Change[],
+  path: string,
+): WhoWrote => {
   const own = new Set(undoing.map((c) => c.id));
   const since = Math.min(...undoing.filter((c) => c.fields.path === path).map((c) => c.at.getTime()));
-  const later = all.filter(
-    (c) =>
-      c.fields.path === path && !own.has(c.id) && c.state === 'applied' && !c.revertedBy && c.at.getTime() >= since,
-  );
   return async (current) => {
+    const later = (await listed()).filter(
+      (c) =>
+        c.fields.path === path && !own.has(c.id) && c.state === 'applied' && !c.revertedBy && c.at.getTime() >= since,
+    );
     const ids = new Map<string, string[]>();
     for (const c of later) ids.set(writerOf(c), [...(ids.get(writerOf(c)) ?? []), c.id]);
     const named = [...ids].map(([who, of]) => `${who} (${of.length === 1 ? 'change' : 'changes'} ${of.join(', ')})`);

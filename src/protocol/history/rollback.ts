@@ -214,9 +214,10 @@ const rollbackKept = async (
   const force = options.force ?? false;
   const notKept = options.unkept;
   const part = options.hunks ? await partOf(store, changes, options.hunks) : undefined;
-  // Other sessions share the tree: a merge or a refusal names whoever wrote a file since.
-  const all = await listChanges(ctx, store);
-  const plan = { force, part, who: (path: string) => laterWriters(store, all, changes, path) };
+  // Other sessions share the tree: a merge or a refusal names whoever wrote a file since (listed only then).
+  let all: Promise<Change[]> | undefined;
+  const listed = () => (all ??= listChanges(ctx, store));
+  const plan = { force, part, who: (path: string) => laterWriters(store, listed, changes, path) };
   if (options.dryRun) return { ...(await planChecked(store, changes, plan)), done: [], notKept };
   return withLocks(
     changes.map((c) => fileLockPath(store, c.fields.path)),
