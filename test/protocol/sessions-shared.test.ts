@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { bashHook, shell } from '../helpers/bash';
 import { agentWrite, literal, runHook, SELF } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { errorLine, fettle, keepsUserState, ok } from '../helpers/stage';
@@ -229,4 +230,23 @@ test('sessions lists each session with its agent, turn, changes, pending work an
   assert.match(text, /^2 agent sessions changed files here; \* marks the one commands act on without --session\.$/m);
   assert.match(text, /^\* A {2}turn 1, 3 changes \(3 in effect\); live, last active .*$/m);
   assert.match(text, /^ {6}shares f\.txt with session B$/m);
+});
+
+test("#28078: a file session A wrote while B's shell command ran is A's: undoing B's command refuses over it", () => {
+  const repo = makeRepo({ 'f.txt': BASE, 'g.txt': BASE });
+  prompt(repo, 'B');
+  const call = { command: "printf 'by B\\n' > g.txt", cwd: repo.dir, session: 'B', toolUseId: 'toolu_bash_b' };
+  assert.equal(bashHook({ ...call, event: 'PreToolUse' }, repo.env).code, 0);
+  write(repo, 'A', 'f.txt', edit(BASE, 3, 'A'));
+  assert.equal(shell(call.command, repo.dir, repo.env).status, 0);
+  assert.equal(bashHook({ ...call, event: 'PostToolUse' }, repo.env).code, 0);
+  const before = { f: repo.read('f.txt').toString(), g: repo.read('g.txt').toString() };
+  assert.deepEqual(before, { f: edit(BASE, 3, 'A'), g: 'by B\n' }, 'both landed');
+  const r = keepsUserState(repo, () => fettle(repo, ['rollback', '--turn', '1', '--session', 'B']));
+  assert.equal(r.code, 5, r.stdout);
+  assert.match(
+    errorLine(r),
+    /f\.txt holds what session A \(change \w{8}\) wrote while the command of change \w{8} ran/,
+  );
+  assert.deepEqual({ f: repo.read('f.txt').toString(), g: repo.read('g.txt').toString() }, before, 'nothing changed');
 });

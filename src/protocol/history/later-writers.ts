@@ -49,3 +49,32 @@ export const laterWriters = (
     return [...named, ...(unrecorded ? [UNRECORDED] : [])].join(' and ');
   };
 };
+
+/**
+ * Whether another session's change wrote the bytes a shell command's change left (`current`, which the disk still
+ * holds): a file another session wrote while the command ran is recorded with the command too (git status sees
+ * both), and undoing the command would take the other session's work. Names that session and change; null if none.
+ */
+export const claimedFrom = (
+  store: Store,
+  listed: () => Promise<Change[]>,
+  change: Change,
+): ((current: DiskFile | null) => Promise<string | null>) => {
+  return async (current) => {
+    const { path, session } = change.fields;
+    const theirs = (await listed()).filter(
+      (c) =>
+        c.fields.path === path &&
+        c.fields.session !== undefined &&
+        c.fields.session !== session &&
+        c.state === 'applied' &&
+        !c.revertedBy,
+    );
+    if (theirs.length === 0 || path.includes('\n')) return null;
+    const wrote = await idsOf(store, theirs);
+    const disk = current ? hashObject('blob', current.bytes, store.objectFormat) : null;
+    const n = wrote.findIndex((w) => w.writtenOid === disk);
+    const c = theirs[n];
+    return c ? `session ${c.fields.session} (change ${c.id})` : null;
+  };
+};

@@ -48,6 +48,18 @@ const refusal = (path: string, id: string, why: string, by?: string): FettleErro
     },
   );
 
+/** Of a shell command's change: whose change wrote the bytes it left (later-writers.ts), or null. */
+export type Claimed = (change: Change) => (current: DiskFile | null) => Promise<string | null>;
+
+const claimedRefusal = (path: string, change: Change, theirs: string): FettleError =>
+  new FettleError(
+    'E_CONFLICT',
+    `${path} holds what ${theirs} wrote while the command of change ${change.id} ran, so undoing the command would take that session's work. Nothing was changed.`,
+    {
+      hint: `Leave this file out (roll back the command's other files by their ids), or overwrite it anyway with \`fettle rollback ${change.id} --force\` (the current bytes are recorded first).`,
+    },
+  );
+
 const mergeUndo = async (
   store: Store,
   path: string,
@@ -71,7 +83,7 @@ export const planStep = async (
   store: Store,
   path: string,
   change: Change,
-  over: { current: DiskFile | null; v: Versions; who?: WhoWrote | undefined },
+  over: { current: DiskFile | null; v: Versions; who?: WhoWrote | undefined; claimed?: Claimed | undefined },
   force: boolean,
 ): Promise<Step | null> => {
   const { current, v } = over;
@@ -88,7 +100,11 @@ export const planStep = async (
     to: previous ? { bytes: previous.bytes, mode: modeAfter(current, written, previous) } : null,
     how,
   });
-  if (untouched) return restore(previous ? 'restored' : 'removed');
+  if (untouched) {
+    const theirs = change.fields.command !== undefined && !force ? await over.claimed?.(change)(current) : null;
+    if (theirs) throw claimedRefusal(path, change, theirs);
+    return restore(previous ? 'restored' : 'removed');
+  }
   // The file is gone (removed or moved away since): there are no bytes to lose, so it is put back.
   if (current === null && written !== undefined) return restore('restored');
   const by = await over.who?.(current);

@@ -22,9 +22,9 @@ import type { Fields } from '../record/record';
 import { recordAfters, recordBefores } from '../record/record-many';
 import { currentTurn } from '../turns';
 import { planRollback, refuseAll, type FilePlan, type RollbackPlan, type WhoWroteOf } from './rollback-plan';
-import { laterWriters } from './later-writers';
+import { claimedFrom, laterWriters } from './later-writers';
 import { listChanges } from '../changes';
-import type { How, Step } from './rollback-step';
+import type { Claimed, How, Step } from './rollback-step';
 import { changeHunks, hunksTrailer, pickHunks, withHunks } from '../hunks';
 import type { FileEntry } from '../../store/object-read';
 import { hashObject } from '../../store/tree-codec';
@@ -103,9 +103,10 @@ const requireWritten = (change: Change): void => {
 const planChecked = async (
   store: Store,
   changes: Change[],
-  o: { force: boolean; part?: Part | undefined; who: WhoWroteOf },
+  o: { force: boolean; part?: Part | undefined; who: WhoWroteOf; claimed: Claimed },
 ): Promise<RollbackPlan> => {
-  const planned = await planRollback(store, changes, { force: o.force, instead: o.part?.instead, who: o.who });
+  const { force, who, claimed } = o;
+  const planned = await planRollback(store, changes, { force, instead: o.part?.instead, who, claimed });
   const only = changes.length === 1 ? planned.plans[0] : undefined;
   if (only && only.steps.length === 0) {
     const change = changes[0] as Change;
@@ -217,7 +218,12 @@ const rollbackKept = async (
   // Other sessions share the tree: a merge or a refusal names whoever wrote a file since (listed only then).
   let all: Promise<Change[]> | undefined;
   const listed = () => (all ??= listChanges(ctx, store));
-  const plan = { force, part, who: (path: string) => laterWriters(store, listed, changes, path) };
+  const plan = {
+    force,
+    part,
+    who: (path: string) => laterWriters(store, listed, changes, path),
+    claimed: (change: Change) => claimedFrom(store, listed, change),
+  };
   if (options.dryRun) return { ...(await planChecked(store, changes, plan)), done: [], notKept };
   return withLocks(
     changes.map((c) => fileLockPath(store, c.fields.path)),
