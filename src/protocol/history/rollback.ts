@@ -206,6 +206,19 @@ const turnsOf = async (ctx: Context, steps: Step[]): Promise<Map<string | undefi
   return turns;
 };
 
+/**
+ * Other sessions share the tree: who wrote a file since, for a merge or a refusal to name, and whose bytes a shell
+ * command's file holds (later-writers.ts). The changes are listed once, and only when one of them asks.
+ */
+const othersOf = (ctx: Context, store: Store, changes: Change[]) => {
+  let all: Promise<Change[]> | undefined;
+  const listed = () => (all ??= listChanges(ctx, store));
+  return {
+    who: (path: string) => laterWriters(store, listed, changes, path),
+    claimed: (change: Change) => claimedFrom(store, listed, change),
+  };
+};
+
 const rollbackKept = async (
   ctx: Context,
   store: Store,
@@ -215,15 +228,7 @@ const rollbackKept = async (
   const force = options.force ?? false;
   const notKept = options.unkept;
   const part = options.hunks ? await partOf(store, changes, options.hunks) : undefined;
-  // Other sessions share the tree: a merge or a refusal names whoever wrote a file since (listed only then).
-  let all: Promise<Change[]> | undefined;
-  const listed = () => (all ??= listChanges(ctx, store));
-  const plan = {
-    force,
-    part,
-    who: (path: string) => laterWriters(store, listed, changes, path),
-    claimed: (change: Change) => claimedFrom(store, listed, change),
-  };
+  const plan = { force, part, ...othersOf(ctx, store, changes) };
   if (options.dryRun) return { ...(await planChecked(store, changes, plan)), done: [], notKept };
   return withLocks(
     changes.map((c) => fileLockPath(store, c.fields.path)),
