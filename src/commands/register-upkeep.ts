@@ -1,5 +1,5 @@
-// The commands that set fettle up and look after a repository (policy, gc, read, status, doctor, info, install,
-// uninstall, serve, demo), registered on the program in the order `fettle --help` lists them, after
+// The commands that set fettle up and look after a repository (policy, gc, read, status, sessions, doctor, info,
+// install, uninstall, serve, demo), registered on the program in the order `fettle --help` lists them, after
 // register-changes.ts.
 import { type Command, Option } from 'commander';
 import { demo } from './demo';
@@ -12,6 +12,7 @@ import { INSTALL_AGENTS, type InstallAgent, install, installResidentCommand, uni
 import { type CheckOptions, policyCheck } from './policy';
 import { read } from './read';
 import { serveCommand, type ServeOptions } from './serve';
+import { sessionsCommand } from './sessions';
 import { status } from './status';
 
 export const registerUpkeepCommands = (
@@ -60,8 +61,14 @@ export const registerUpkeepCommands = (
   program
     .command('status')
     .description('pending staged changes and recent writes')
+    .option('--session <id>', 'the agent session to show (default: the one prompted last)')
     .addOption(json)
-    .action(async (o: { json?: boolean }) => status(edge, dir(), o));
+    .action(async (o: { json?: boolean; session?: string }) => status(edge, dir(), o));
+  program
+    .command('sessions')
+    .description('the agent sessions that changed files here: turn, changes, pending work, files shared with another')
+    .addOption(json)
+    .action(async (o: { json?: boolean }) => sessionsCommand(edge, dir(), o));
   program
     .command('doctor')
     .description('check that fettle can protect writes here, and say how to fix what is not')

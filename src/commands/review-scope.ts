@@ -45,7 +45,7 @@ export const scopeOf = async (edge: Edge, dir: string | undefined, change: strin
   let session = o.session;
   if (session === undefined) {
     const store = await openStore(ctx);
-    session = currentSession(ctx, await settledChanges(ctx, store));
+    session = await currentSession(ctx, await settledChanges(ctx, store));
   }
   if (session === undefined)
     throw new FettleError('E_USAGE', 'Name what to review: a change id, --session <id> or --all.', {

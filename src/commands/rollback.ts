@@ -70,7 +70,14 @@ const printDone = (
   session: string | undefined,
   invoke: string,
 ): void => {
-  const rows = outcome.done.map((d) => ({ id: d.change.id, path: d.change.fields.path, how: d.how, undoId: d.undoId }));
+  const rows = outcome.done.map((d) => ({
+    id: d.change.id,
+    path: d.change.fields.path,
+    how: d.how,
+    undoId: d.undoId,
+    // a merge (or --force) over edits made since: whose they are
+    ...(d.by ? { by: d.by } : {}),
+  }));
   const [only] = rows;
   const one = session === undefined;
   if (!json) {

@@ -29,7 +29,7 @@ export const shareCommand = async (
   if (o.session !== undefined && o.all) throw new FettleError('E_USAGE', 'Share one --session or --all, not both.');
   const ctx = contextFor(edge, dir);
   const store = await openStore(ctx);
-  const named = o.all ? undefined : (o.session ?? currentSession(ctx, await settledChanges(ctx, store)));
+  const named = o.all ? undefined : (o.session ?? (await currentSession(ctx, await settledChanges(ctx, store))));
   if (!o.all && named === undefined)
     throw new FettleError('E_USAGE', 'Name what to share: --session <id> or --all.', {
       hint: '`fettle log` lists the sessions of recorded changes.',

@@ -1,5 +1,5 @@
 // `fettle status`: what is waiting for a decision, and what happened lately.
-import type { Change } from '../protocol/changes';
+import { inEffect, type Change } from '../protocol/changes';
 import type { Context } from '../protocol/context';
 import { settledChanges, openStore } from '../protocol/select/open';
 import { currentSession } from '../protocol/select/names';
@@ -46,13 +46,17 @@ const sessionLines = (
   invoke: string,
 ): string[] => {
   if (session === undefined) return [];
-  const inTurn =
-    turn === undefined ? [] : changes.filter((c) => c.fields.session === session && c.fields.turn === turn);
-  const made = `${plural(inTurn.length, 'change')} so far`;
-  return [
-    `Session ${session}${turn === undefined ? ' (turns not counted)' : `, turn ${turn} (${made}; undo them with \`${invoke} rollback --turn ${turn}\`)`}.`,
-    '',
-  ];
+  if (turn === undefined) return [`Session ${session} (turns not counted).`, ''];
+  const inTurn = changes.filter((c) => c.fields.session === session && c.fields.turn === turn && !c.fields.reverts);
+  const live = inTurn.filter(inEffect);
+  // Only what is still in effect is offered: a turn rolled back already has nothing left to undo.
+  const said =
+    live.length > 0
+      ? `${plural(live.length, 'change')} so far; undo them with \`${invoke} rollback --turn ${turn}\``
+      : inTurn.some((c) => c.revertedBy)
+        ? `its ${plural(inTurn.length, 'change')} ${inTurn.length === 1 ? 'is' : 'are'} rolled back`
+        : 'no changes so far';
+  return [`Session ${session}, turn ${turn} (${said}).`, ''];
 };
 
 /** What waits for a decision, a changeset's members together, each marked if expired or a person's to confirm. */
@@ -122,7 +126,11 @@ const openLines = (open: Change[], invoke: string): string[] => {
   ];
 };
 
-export const status = async (edge: Edge, dir: string | undefined, o: { json?: boolean }): Promise<void> => {
+export const status = async (
+  edge: Edge,
+  dir: string | undefined,
+  o: { json?: boolean; session?: string },
+): Promise<void> => {
   const ctx = contextFor(edge, dir);
   const now = ctx.now();
   const store = await openStore(ctx, { lists: true });
@@ -131,7 +139,7 @@ export const status = async (edge: Edge, dir: string | undefined, o: { json?: bo
   const recent = changes.filter((c) => !pending.includes(c)).slice(0, RECENT);
   const open = changes.filter((c) => c.state === 'incomplete');
   const failed = unresolved(changes);
-  const session = currentSession(ctx, changes);
+  const session = o.session ?? (await currentSession(ctx, changes));
   const turn = await currentTurn(ctx.config.dataDir, session);
   if (o.json) {
     const current = session === undefined ? null : { id: session, turn: turn ?? null };

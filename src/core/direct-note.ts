@@ -41,7 +41,17 @@ export interface DirectNote {
   shape: WriteShape;
   /** how to invoke fettle so the command runs as printed */
   invoke: string;
+  /** another agent session changed the file since this one last wrote it: which, with its change, and when */
+  since?: { session: string; change: string; at: Date } | undefined;
 }
+
+/** ` Note: another agent session (B) changed a.txt at 2026-…Z (change …) since this session last wrote it; …` */
+const sinceNote = (m: DirectNote): string => {
+  if (!m.since) return '';
+  const { session, change, at } = m.since;
+  const when = at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return ` Note: another agent session (${session}) changed ${m.path} at ${when} (change ${change}) since this session last wrote it; make sure this write kept its work.`;
+};
 
 /** `1.2 KB, 40 lines, +1 -1 ~1`; `11 B, 1 line, new file`; `deleted, +0 -2 ~0`. */
 const summary = ({ fields, shape }: Pick<DirectNote, 'fields' | 'shape'>): string => {
@@ -54,4 +64,4 @@ const summary = ({ fields, shape }: Pick<DirectNote, 'fields' | 'shape'>): strin
 
 /** One line after a direct write: what changed and how to undo it. */
 export const renderDirect = (m: DirectNote): string =>
-  `fettle recorded ${m.path} (${summary(m)}) as ${m.id}; undo with: ${m.invoke} rollback ${m.id}`;
+  `fettle recorded ${m.path} (${summary(m)}) as ${m.id}; undo with: ${m.invoke} rollback ${m.id}${m.since ? '.' : ''}${sinceNote(m)}`;

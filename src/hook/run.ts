@@ -172,7 +172,7 @@ const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promis
   const after = await writeAfter.afterWrite(ctx, p.call, originOf(p));
   noteAfter(edge, after);
   if (after.kind === 'none') return pass();
-  const { target, id, fields, shape } = after;
+  const { target, id, fields, shape, since } = after;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);
-  return context('PostToolUse', renderDirect({ id, path: shownTarget(target), fields, shape, invoke }));
+  return context('PostToolUse', renderDirect({ id, path: shownTarget(target), fields, shape, invoke, since }));
 };

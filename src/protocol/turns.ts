@@ -4,7 +4,7 @@
 // `fettle rollback --turn <n>` undoes what the session did since turn n began. Counting a turn is a read and a
 // rename: no git process, whatever the session did.
 import { readFileSync } from 'node:fs';
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sessionName } from '../core/session';
 import { makeOwnDir } from '../io/fettle-dir';
@@ -81,4 +81,24 @@ export const promptsOf = async (dataDir: string, session: string): Promise<Map<n
     }
   }
   return prompts;
+};
+
+/** When the session's last prompt was counted (its count file was replaced then); undefined: none was. */
+export const lastPromptAt = async (dataDir: string, session: string): Promise<Date | undefined> =>
+  stat(turnFile(dataDir, session)).then(
+    (s) => s.mtime,
+    () => undefined,
+  );
+
+/**
+ * Of `sessions`, the one whose last prompt is newest: the session a person is working with. Undefined when none
+ * of them had a prompt counted (an MCP server's session, a hand-fed payload).
+ */
+export const lastPrompted = async (dataDir: string, sessions: Iterable<string>): Promise<string | undefined> => {
+  let best: { session: string; at: number } | undefined;
+  for (const session of new Set(sessions)) {
+    const at = (await lastPromptAt(dataDir, session))?.getTime();
+    if (at !== undefined && (best === undefined || at > best.at)) best = { session, at };
+  }
+  return best?.session;
 };

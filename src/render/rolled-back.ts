@@ -14,7 +14,7 @@ const HOW = {
   removed: 'removed it (the change had created it)',
   merged: 'undid the change, keeping the edits made since',
   forced: 'overwrote it with the previous bytes (--force)',
-};
+} as const;
 
 /** Some hunks undone: the rest of the change stays as it wrote it. */
 const PART_HOW = {
@@ -24,13 +24,23 @@ const PART_HOW = {
   forced: 'put back the lines replaced there, overwriting the edits made since (--force)',
 };
 
+/** Whose edits a merge kept or --force overwrote, as the end of a sentence: ` by session A (change …)`. */
+const byOf = (by: string | undefined): string => (by ? ` by ${by}` : '');
+
+/** What one undone change did to its file; a merge or --force names who wrote it since. */
+const howOf = (d: { how: keyof typeof HOW; by?: string | undefined }): string => {
+  if (d.how === 'merged') return `${HOW.merged}${byOf(d.by)}`;
+  return d.how === 'forced' && d.by ? `${HOW.forced}, over the edits made since${byOf(d.by)}` : HOW[d.how];
+};
+
 /** What the rollback does to one file, for a dry run. */
 const action = (plan: FilePlan): string => {
   const hows = new Set(plan.steps.map((s) => s.how));
+  const by = byOf(plan.steps.find((s) => s.by)?.by);
   if (plan.final === null) return 'remove it';
   if (plan.original === null) return 'recreate it with its previous bytes';
-  if (hows.has('forced')) return 'overwrite it with its previous bytes (--force)';
-  if (hows.has('merged')) return 'undo the changes, keeping the edits made since';
+  if (hows.has('forced')) return `overwrite it with its previous bytes (--force), over the edits made since${by}`;
+  if (hows.has('merged')) return `undo the changes, keeping the edits made since${by}`;
   return 'restore its previous bytes';
 };
 
@@ -108,11 +118,11 @@ export const rolledBackText = (
   const [only] = outcome.done;
   if (only && outcome.done.length === 1 && asked.one && outcome.notKept.length === 0) {
     const what = asked.hunks ? `${asked.hunks} of ${only.change.id}` : only.change.id;
-    const how = asked.hunks ? PART_HOW[only.how] : HOW[only.how];
+    const how = asked.hunks ? PART_HOW[only.how] : howOf(only);
     return `Rolled back ${what}: ${shownFile(only.change.fields)}: ${how}. Undo this with ${dialect.rollback([only.undoId])}.`;
   }
   const lines = [`Rolled back ${plural(outcome.done.length, 'change')}${asked.label}:`];
-  for (const d of outcome.done) lines.push(`  ${d.change.id}  ${shownFile(d.change.fields)}: ${HOW[d.how]}`);
+  for (const d of outcome.done) lines.push(`  ${d.change.id}  ${shownFile(d.change.fields)}: ${howOf(d)}`);
   for (const s of skippedRows(outcome.plans))
     lines.push(`  ${s.id}  ${s.path}: already held its previous bytes; nothing to do`);
   lines.push(...notKeptLines(outcome));

@@ -144,7 +144,7 @@ test("a session rollback refuses if one file was edited over fettle's write, nam
   assert.match(
     errorLine(r),
     new RegExp(
-      `^${repo.path('a.txt')} changed after fettle wrote it \\(change \\w{8}\\), and undoing it conflicts with those edits \\(1 conflict\\)\\. Nothing was changed\\.$`,
+      `^${repo.path('a.txt')} changed after fettle wrote it \\(change \\w{8}\\), by a person or a program fettle did not record, and undoing it conflicts with those edits \\(1 conflict\\)\\. Nothing was changed\\.$`,
     ),
   );
   assert.equal(fettleRefs(repo), refs);

@@ -94,7 +94,7 @@ test('rollback refuses when the file was edited after fettle wrote it and the ed
   assert.match(
     errorLine(r),
     new RegExp(
-      `^${repo.path('a.txt')} changed after fettle wrote it \\(change ${id}\\), and .*conflict.*Nothing was changed\\.$`,
+      `^${repo.path('a.txt')} changed after fettle wrote it \\(change ${id}\\), by a person or a program fettle did not record, and .*conflict.*Nothing was changed\\.$`,
     ),
   );
   assert.match(r.stderr, new RegExp(`${literal(SELF)} rollback ${id} --force`));

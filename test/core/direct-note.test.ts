@@ -69,3 +69,16 @@ for (const [label, reason, added, removed, s, counts] of notes) {
       `fettle recorded src/a.ts ${counts} as abcd1234; undo with: fettle rollback abcd1234`,
     ));
 }
+
+test('renderDirect: another session changed the file since this one last wrote it -> which, when, its change', () =>
+  assert.equal(
+    renderDirect({
+      id: 'abcd1234',
+      path: 'src/a.ts',
+      fields: { reason: 'small', added: 1, removed: 1 },
+      shape: shape(20, 2, 1),
+      invoke: 'fettle',
+      since: { session: 'S2', change: 'efgh5678', at: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678)) },
+    }),
+    'fettle recorded src/a.ts (20 B, 2 lines, +1 -1 ~1) as abcd1234; undo with: fettle rollback abcd1234. Note: another agent session (S2) changed src/a.ts at 2026-01-02T03:04:05Z (change efgh5678) since this session last wrote it; make sure this write kept its work.',
+  ));

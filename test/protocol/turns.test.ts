@@ -63,10 +63,11 @@ const threeTurns = () => {
 
 test('rollback --turn 2 puts the tree back as it was at the end of turn 1, byte for byte; its undo redoes it', () => {
   const { repo, ends } = threeTurns();
-  const r = keepsUserState(repo, () => ok(fettle(repo, ['rollback', '--turn', '2'])));
+  // Run by the agent itself (in its shell): a person's rollback is the person's, in no session (sessions-shared.test.ts).
+  const r = keepsUserState(repo, () => ok(fettle(repo, ['rollback', '--turn', '2'], { env: { CLAUDECODE: '1' } })));
   assert.match(r.stdout, /^Rolled back 6 changes of session S since turn 2 began:/);
   assert.deepEqual(snapshot(repo), ends[0]);
-  // The session's ref shows it: its view is the end of turn 1 again.
+  // The agent's session ref shows it: its view is the end of turn 1 again.
   assert.equal(repo.git('diff', '--stat', 'HEAD', 'fettle/sessions/S', '--', 'b.txt', 'c.txt', 'new2.txt'), '');
   const undo =
     new RegExp(`Undo this with \`${literal(SELF)} rollback ([^\`]+)\``).exec(r.stdout)?.[1] ?? assert.fail(r.stdout);

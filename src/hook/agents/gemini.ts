@@ -160,7 +160,7 @@ const answer = (ctx: Context, edge: HookEdge, d: Decided, tool: string): HookOut
 const after = async (ctx: Context, edge: HookEdge, call: WriteCall, origin: Origin): Promise<HookOutcome> => {
   const done = await afterWrite(ctx, call, origin);
   if (done.kind === 'none') return pass();
-  const { target, id, fields, shape } = done;
+  const { target, id, fields, shape, since } = done;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), ctx.cwd, target.store, target.realPath);
-  return geminiContext(renderDirect({ id, path: shownTarget(target), fields, shape, invoke }));
+  return geminiContext(renderDirect({ id, path: shownTarget(target), fields, shape, invoke, since }));
 };

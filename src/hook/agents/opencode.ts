@@ -169,7 +169,8 @@ const after = async (ctx: Context, e: Event, f: FileCall, edge: HookEdge): Promi
   const done = await afterWrite(ctx, f.call, origin);
   if (done.kind === 'none') return undefined;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), e.directory, done.target.store, done.target.realPath);
-  return renderDirect({ id: done.id, path: shownTarget(done.target), fields: done.fields, shape: done.shape, invoke });
+  const { id, fields, shape, since } = done;
+  return renderDirect({ id, path: shownTarget(done.target), fields, shape, invoke, since });
 };
 
 export const runOpencode = async (data: Obj, edge: HookEdge): Promise<HookOutcome> => {

@@ -14,7 +14,11 @@ import { newestFirst, type Change } from '../changes';
 import { versionsOf, type Versions } from '../chains';
 import { diskPathOf } from '../paths';
 import { asRun, consecutive, type Ids, idsOf, type Member } from './rollback-runs';
-import { planStep, readForPlan, type Step } from './rollback-step';
+import { type Claimed, planStep, readForPlan, type Step } from './rollback-step';
+import type { WhoWrote } from './later-writers';
+
+/** Who wrote a file since the changes undone, for its merges and refusals (later-writers.ts). */
+export type WhoWroteOf = (path: string) => WhoWrote;
 
 export interface FilePlan {
   target: Target;
@@ -47,7 +51,7 @@ const planFile = async (
   store: Store,
   changes: Change[],
   versions: Map<string, Versions>,
-  force: boolean,
+  o: { force: boolean; who?: WhoWrote | undefined; claimed?: Claimed | undefined },
 ): Promise<FilePlan> => {
   const first = changes[0] as Change;
   const target: Target = { store, realPath: await diskPathOf(store, first.fields), treePath: first.fields.path };
@@ -57,8 +61,8 @@ const planFile = async (
   while (remaining.length > 0) {
     const current = plan.final;
     const [change] = remaining.splice(pickNext(remaining, current, versions), 1) as [Change];
-    const over = { current, v: versions.get(change.id) as Versions };
-    const step = await planStep(store, target.realPath, change, over, force);
+    const over = { current, v: versions.get(change.id) as Versions, who: o.who, claimed: o.claimed };
+    const step = await planStep(store, target.realPath, change, over, o.force);
     if (!step) plan.skipped.push(change);
     else {
       plan.steps.push(step);
@@ -92,13 +96,19 @@ const planEnds = async (
   store: Store,
   newestFirst: Change[],
   ends: { previous: FileEntry | null; written: FileEntry | null },
-  force: boolean,
+  o: { force: boolean; who?: WhoWrote | undefined; claimed?: Claimed | undefined },
 ): Promise<FilePlan> => {
   const newest = newestFirst[0] as Change;
   const { target, original } = await readTarget(store, newest);
   const plan: FilePlan = { target, original, final: original, steps: [], skipped: [] };
   const v: Versions = { chain: { commits: [], base: null }, previous: ends.previous, written: ends.written };
-  const step = await planStep(store, target.realPath, newest, { current: original, v }, force);
+  const step = await planStep(
+    store,
+    target.realPath,
+    newest,
+    { current: original, v, who: o.who, claimed: o.claimed },
+    o.force,
+  );
   if (!step) plan.skipped.push(...newestFirst);
   else {
     plan.steps.push({ ...step, covers: newestFirst });
@@ -146,6 +156,8 @@ export const planRollback = async (
     force?: boolean;
     /** by change id: what to put back instead of the bytes it replaced (its other hunks kept: `--hunks`) */
     instead?: ReadonlyMap<string, FileEntry>;
+    who?: WhoWroteOf;
+    claimed?: Claimed;
   } = {},
 ): Promise<RollbackPlan> => {
   const force = options.force ?? false;
@@ -171,9 +183,10 @@ export const planRollback = async (
   const refusals: FettleError[] = [];
   for (const group of groups) {
     const newestFirstChanges = group.map((x) => x.change).reverse();
+    const o = { force, who: options.who?.((group[0] as Member).change.fields.path), claimed: options.claimed };
     try {
       const known = endsOf.get(group);
-      if (known) plans.push(await planEnds(store, newestFirstChanges, known, force));
+      if (known) plans.push(await planEnds(store, newestFirstChanges, known, o));
       else {
         const all = await versionsOf(store, newestFirstChanges);
         const versions = new Map(
@@ -182,7 +195,7 @@ export const planRollback = async (
             return [c.id, { ...v, previous: instead(c, v.previous) }];
           }),
         );
-        plans.push(await planFile(store, newestFirstChanges, versions, force));
+        plans.push(await planFile(store, newestFirstChanges, versions, o));
       }
     } catch (error) {
       if (!(error instanceof FettleError)) throw error;

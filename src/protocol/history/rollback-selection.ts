@@ -109,7 +109,7 @@ export const selectTargets = async (ctx: Context, args: string[]): Promise<Selec
 export const selectTurn = async (ctx: Context, session: string | undefined, turn: number): Promise<Selection> => {
   const store = await openStore(ctx);
   const all = await settledChanges(ctx, store);
-  const named = session ?? currentSession(ctx, all);
+  const named = session ?? (await currentSession(ctx, all));
   if (named === undefined)
     throw new FettleError('E_NOT_FOUND', 'No agent session has changes recorded here.', {
       hint: "Name one with `--session <id>` (`fettle log` shows each change's session).",

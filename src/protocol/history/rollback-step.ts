@@ -10,6 +10,7 @@ import type { Store } from '../../store/store';
 import type { Change } from '../changes';
 import type { Versions } from '../chains';
 import { plural } from '../../core/plural';
+import type { WhoWrote } from './later-writers';
 
 export type How = 'restored' | 'removed' | 'merged' | 'forced';
 
@@ -23,6 +24,8 @@ export interface Step {
   /** the file after it: null removes it */
   to: DiskFile | null;
   how: How;
+  /** merged or forced: who wrote the file since (later-writers.ts) */
+  by?: string | undefined;
 }
 
 /**
@@ -36,12 +39,24 @@ const modeAfter = (current: DiskFile | null, written: FileEntry | null | undefin
   return previous.mode === '100755' ? current.mode | ((current.mode & 0o444) >> 2) : current.mode & ~0o111;
 };
 
-const refusal = (path: string, id: string, why: string): FettleError =>
+const refusal = (path: string, id: string, why: string, by?: string): FettleError =>
   new FettleError(
     'E_CONFLICT',
-    `${path} changed after fettle wrote it (change ${id}), and ${why}. Nothing was changed.`,
+    `${path} changed after fettle wrote it (change ${id})${by ? `, by ${by}` : ''}, and ${why}. Nothing was changed.`,
     {
       hint: `Look at \`git show fettle/${id}\`; to overwrite anyway run \`fettle rollback ${id} --force\` (the current bytes are recorded first).`,
+    },
+  );
+
+/** Of a shell command's change: whose change wrote the bytes it left (later-writers.ts), or null. */
+export type Claimed = (change: Change) => (current: DiskFile | null) => Promise<string | null>;
+
+const claimedRefusal = (path: string, change: Change, theirs: string): FettleError =>
+  new FettleError(
+    'E_CONFLICT',
+    `${path} holds what ${theirs} wrote while the command of change ${change.id} ran, so undoing the command would take that session's work. Nothing was changed.`,
+    {
+      hint: `Leave this file out (roll back the command's other files by their ids), or overwrite it anyway with \`fettle rollback ${change.id} --force\` (the current bytes are recorded first).`,
     },
   );
 
@@ -50,16 +65,16 @@ const mergeUndo = async (
   path: string,
   id: string,
   current: DiskFile | null,
-  v: Versions,
+  v: Versions & { by?: string | undefined },
 ): Promise<Buffer> => {
-  const { written, previous } = v;
-  if (written === undefined) throw refusal(path, id, 'fettle has no record of what the write left on disk');
-  if (!current || !written || !previous) throw refusal(path, id, 'the file was created or deleted since');
+  const { written, previous, by } = v;
+  if (written === undefined) throw refusal(path, id, 'fettle has no record of what the write left on disk', by);
+  if (!current || !written || !previous) throw refusal(path, id, 'the file was created or deleted since', by);
   if ([current.bytes, written.bytes, previous.bytes].some((b) => classifyContent(b) !== 'text'))
-    throw refusal(path, id, 'binary content cannot be merged');
+    throw refusal(path, id, 'binary content cannot be merged', by);
   const merged = await mergeFile(store, current.bytes, written.bytes, previous.bytes);
   if (!merged.clean)
-    throw refusal(path, id, `undoing it conflicts with those edits (${plural(merged.conflicts, 'conflict')})`);
+    throw refusal(path, id, `undoing it conflicts with those edits (${plural(merged.conflicts, 'conflict')})`, by);
   return merged.bytes;
 };
 
@@ -68,7 +83,7 @@ export const planStep = async (
   store: Store,
   path: string,
   change: Change,
-  over: { current: DiskFile | null; v: Versions },
+  over: { current: DiskFile | null; v: Versions; who?: WhoWrote | undefined; claimed?: Claimed | undefined },
   force: boolean,
 ): Promise<Step | null> => {
   const { current, v } = over;
@@ -85,12 +100,17 @@ export const planStep = async (
     to: previous ? { bytes: previous.bytes, mode: modeAfter(current, written, previous) } : null,
     how,
   });
-  if (untouched) return restore(previous ? 'restored' : 'removed');
+  if (untouched) {
+    const theirs = change.fields.command !== undefined && !force ? await over.claimed?.(change)(current) : null;
+    if (theirs) throw claimedRefusal(path, change, theirs);
+    return restore(previous ? 'restored' : 'removed');
+  }
   // The file is gone (removed or moved away since): there are no bytes to lose, so it is put back.
   if (current === null && written !== undefined) return restore('restored');
-  if (force) return restore('forced');
-  const bytes = await mergeUndo(store, path, change.id, current, v);
-  return { change, covers: [change], from: current, to: { bytes, mode: current?.mode ?? 0o644 }, how: 'merged' };
+  const by = await over.who?.(current);
+  if (force) return { ...restore('forced'), by };
+  const bytes = await mergeUndo(store, path, change.id, current, { ...v, by });
+  return { change, covers: [change], from: current, to: { bytes, mode: current?.mode ?? 0o644 }, how: 'merged', by };
 };
 
 /** A path fettle cannot read as a file (a directory now, a parent replaced by a file) is a refusal, not a crash. */

@@ -21,8 +21,10 @@ import { fileLockPath } from '../paths';
 import type { Fields } from '../record/record';
 import { recordAfters, recordBefores } from '../record/record-many';
 import { currentTurn } from '../turns';
-import { planRollback, refuseAll, type FilePlan, type RollbackPlan } from './rollback-plan';
-import type { How, Step } from './rollback-step';
+import { planRollback, refuseAll, type FilePlan, type RollbackPlan, type WhoWroteOf } from './rollback-plan';
+import { claimedFrom, laterWriters } from './later-writers';
+import { listChanges } from '../changes';
+import type { Claimed, How, Step } from './rollback-step';
 import { changeHunks, hunksTrailer, pickHunks, withHunks } from '../hunks';
 import type { FileEntry } from '../../store/object-read';
 import { hashObject } from '../../store/tree-codec';
@@ -35,6 +37,8 @@ export interface RolledBack {
   how: How;
   /** `--hunks`: which hunks of it were undone, as `hunks 2, 3 (of 3)` */
   hunks?: string | undefined;
+  /** merged or forced: who wrote the file since (another session, a person, someone fettle did not record) */
+  by?: string | undefined;
 }
 
 export interface RollbackOutcome {
@@ -96,8 +100,13 @@ const requireWritten = (change: Change): void => {
   }
 };
 
-const planChecked = async (store: Store, changes: Change[], force: boolean, part?: Part): Promise<RollbackPlan> => {
-  const planned = await planRollback(store, changes, { force, instead: part?.instead });
+const planChecked = async (
+  store: Store,
+  changes: Change[],
+  o: { force: boolean; part?: Part | undefined; who: WhoWroteOf; claimed: Claimed },
+): Promise<RollbackPlan> => {
+  const { force, who, claimed } = o;
+  const planned = await planRollback(store, changes, { force, instead: o.part?.instead, who, claimed });
   const only = changes.length === 1 ? planned.plans[0] : undefined;
   if (only && only.steps.length === 0) {
     const change = changes[0] as Change;
@@ -126,9 +135,10 @@ const undoFields = (
   tool: 'fettle rollback',
   decidedBy: o.decidedBy,
   reverts: step.covers.map((c) => c.id).join(' '),
-  // A rollback of a session's change lands in that session: its ref shows the undo.
-  session: step.change.fields.session,
-  ...(o.turn === undefined ? {} : { turn: o.turn }),
+  // The agent's own rollback (its shell, its MCP tool) lands in the session it undoes, in the turn it is in; a
+  // person's or a script's is theirs, in no session: it neither counts among the session's changes nor moves its ref.
+  ...(o.decidedBy === 'model' ? { session: step.change.fields.session } : {}),
+  ...(o.turn === undefined || o.decidedBy !== 'model' ? {} : { turn: o.turn }),
   ...(o.changeset === undefined ? {} : { changeset: o.changeset }),
   // A mode restored alone changes no line.
   ...(step.from && step.to && sameBytes(step.from.bytes, step.to.bytes)
@@ -186,6 +196,29 @@ export const rollbackChanges = async (
   );
 };
 
+/** The agent's own rollback lands in the current turn of each session it undoes changes of. */
+const turnsOf = async (ctx: Context, steps: Step[]): Promise<Map<string | undefined, number | undefined>> => {
+  const turns = new Map<string | undefined, number | undefined>();
+  for (const step of steps) {
+    const session = step.change.fields.session;
+    if (!turns.has(session)) turns.set(session, await currentTurn(ctx.config.dataDir, session));
+  }
+  return turns;
+};
+
+/**
+ * Other sessions share the tree: who wrote a file since, for a merge or a refusal to name, and whose bytes a shell
+ * command's file holds (later-writers.ts). The changes are listed once, and only when one of them asks.
+ */
+const othersOf = (ctx: Context, store: Store, changes: Change[]) => {
+  let all: Promise<Change[]> | undefined;
+  const listed = () => (all ??= listChanges(ctx, store));
+  return {
+    who: (path: string) => laterWriters(store, listed, changes, path),
+    claimed: (change: Change) => claimedFrom(store, listed, change),
+  };
+};
+
 const rollbackKept = async (
   ctx: Context,
   store: Store,
@@ -195,19 +228,18 @@ const rollbackKept = async (
   const force = options.force ?? false;
   const notKept = options.unkept;
   const part = options.hunks ? await partOf(store, changes, options.hunks) : undefined;
-  if (options.dryRun) return { ...(await planChecked(store, changes, force, part)), done: [], notKept };
+  const plan = { force, part, ...othersOf(ctx, store, changes) };
+  if (options.dryRun) return { ...(await planChecked(store, changes, plan)), done: [], notKept };
   return withLocks(
     changes.map((c) => fileLockPath(store, c.fields.path)),
     async () => {
-      const { plans, refusals } = await planChecked(store, changes, force, part);
+      const { plans, refusals } = await planChecked(store, changes, plan);
       if (refusals.length > 0) throw refuseAll(refusals);
       const steps = plans.flatMap((plan) => plan.steps.map((step) => ({ plan, step })));
-      // Each rollback lands in the current turn of the session it undoes changes of.
-      const turns = new Map<string | undefined, number | undefined>();
-      for (const { step } of steps) {
-        const session = step.change.fields.session;
-        if (!turns.has(session)) turns.set(session, await currentTurn(ctx.config.dataDir, session));
-      }
+      const turns = await turnsOf(
+        ctx,
+        steps.map(({ step }) => step),
+      );
       // Several undo records are one changeset: one id names the whole rollback, to undo it again.
       const undoChangeset = steps.length > 1 ? newId() : undefined;
       const undos = await recordBefores(
@@ -235,7 +267,13 @@ const rollbackKept = async (
         undoChangeset,
         notKept,
         done: steps.flatMap(({ step }, n) =>
-          step.covers.map((change) => ({ change, undoId: (undos[n] as Undo).id, how: step.how, hunks: part?.said })),
+          step.covers.map((change) => ({
+            change,
+            undoId: (undos[n] as Undo).id,
+            how: step.how,
+            hunks: part?.said,
+            by: step.by,
+          })),
         ),
       };
     },

@@ -9,7 +9,16 @@ import { blobId, commitId, rootOf, writeRecord, type CommitSpec } from '../../st
 import { type BatchObject, readObjects } from '../../store/object-read';
 import { newRef, publish } from '../../store/publish';
 import { changeRef, lostRace, warmRefUpdate, type RefUpdate } from '../../store/refs';
-import { dirSpecs, dirsAlong, editOverlay, leafAt, overlayOf, parentOf } from '../../store/tree-overlay';
+import {
+  dirSpecs,
+  dirsAlong,
+  editOverlay,
+  type Leaf,
+  leafAt,
+  overlayOf,
+  parentOf,
+  sameLeaf,
+} from '../../store/tree-overlay';
 import type { NewTree } from '../../store/tree-codec';
 import { backoff, isRace, planSession, SESSION_ATTEMPTS, sessionRead } from './session-ref';
 import type { Context, Origin } from '../context';
@@ -130,7 +139,7 @@ const afterWrites = (
   store: Store,
   s: AfterSpec,
   objects: (BatchObject | null)[],
-): { trees: NewTree[]; commits: CommitSpec[]; updates: RefUpdate[] } => {
+): { trees: NewTree[]; commits: CommitSpec[]; updates: RefUpdate[]; found?: Leaf | null } => {
   const { id, tip, fields } = s.previous;
   const { path } = fields;
   const { mode, when } = s;
@@ -158,8 +167,11 @@ const afterWrites = (
   trees.push(...mainTrees);
   commits.push({ tree: rootOf(mainTrees), parents: [tip, ...otherParents], message: s.message, when });
   const updates: RefUpdate[] = [];
+  let found: Leaf | null | undefined;
   if (s.session) {
     const state = s.session.from(objects.slice(s.own, s.own + s.session.specs.length));
+    if (replacedLeaf !== undefined && !sameLeaf(replacedLeaf, leafAt(state.overlay, path, store.objectFormat)))
+      found = replacedLeaf;
     const landing = {
       path,
       leaf: landedLeaf,
@@ -176,7 +188,7 @@ const afterWrites = (
     commits.push(...plan.commits);
     updates.push(plan.update);
   }
-  return { trees, commits, updates };
+  return { trees, commits, updates, found };
 };
 
 /**
@@ -192,8 +204,21 @@ export const recordAfter = async (
   store: Store,
   previous: { id: string; tip: string; fields: RecordFields },
   landed: DiskFile | null,
+  o: { kind?: 'after' | 'applied'; replaced?: Replaced | undefined } = {},
+): Promise<string> => (await recordLanding(ctx, store, previous, landed, o)).commit;
+
+/**
+ * recordAfter, saying also what its session did not hold (`found`): the bytes the change replaced, where the
+ * session's tree held others at the path (another session or a person changed the file since the session last
+ * wrote it); undefined when the session held them, or the change has no session.
+ */
+export const recordLanding = async (
+  ctx: Context,
+  store: Store,
+  previous: { id: string; tip: string; fields: RecordFields },
+  landed: DiskFile | null,
   { kind = 'after', replaced }: { kind?: 'after' | 'applied'; replaced?: Replaced | undefined } = {},
-): Promise<string> => {
+): Promise<{ commit: string; found?: Leaf | null | undefined }> => {
   const { id, fields } = previous;
   const { path } = fields;
   const when = ctx.now();
@@ -227,7 +252,7 @@ export const recordAfter = async (
     const { beforeDir } = spec;
     const objects = await readObjects(store, [...own, ...(session?.specs ?? []), ...(beforeDir ? [beforeDir] : [])]);
     if (objects[0]?.oid !== previous.tip) throw lostRace(changeRef(id));
-    const { trees, commits, updates } = afterWrites(store, spec, objects);
+    const { trees, commits, updates, found } = afterWrites(store, spec, objects);
     const write = () => writeRecord(store, { blobs: blobObjects, trees, commits });
     const ids = await write();
     const commit = ids[replaced ? 1 : 0] as string;
@@ -244,6 +269,6 @@ export const recordAfter = async (
       continue;
     }
     await failpoint('after.ref-written');
-    return commit;
+    return { commit, found };
   }
 };

@@ -129,9 +129,12 @@ const ids = (plans: { change: Change }[]): string => plans.map((p) => p.change.i
  */
 const prepareAll = async (ctx: Context, store: Store, plans: FilePlan[], beside: Beside) => {
   const applied = [];
+  const decidedBy = commandDecider(ctx);
   for (const p of plans) {
-    // An applied change lands in the turn its session is in now, which may be later than the one it was staged in.
-    const turn = (await currentTurn(ctx.config.dataDir, p.change.fields.session)) ?? p.change.fields.turn;
+    // Applied by the agent, a change lands in the turn its session is in now; by a person (or a script), in the
+    // turn the agent staged it in: the person's decision is no step of the agent's current turn.
+    const now = decidedBy === 'model' ? await currentTurn(ctx.config.dataDir, p.change.fields.session) : undefined;
+    const turn = now ?? p.change.fields.turn;
     const merge =
       p.how === 'merged'
         ? 'Merged with edits made on disk after it was staged.'

@@ -37,7 +37,7 @@ export interface RewindOutcome {
 
 const sessionAndAgent = async (ctx: Context, named: string | undefined) => {
   const all = await settledChanges(ctx, await openStore(ctx));
-  const session = named ?? currentSession(ctx, all);
+  const session = named ?? (await currentSession(ctx, all));
   if (session === undefined)
     throw new FettleError('E_NOT_FOUND', 'No agent session has changes recorded here.', {
       hint: "Name one with `--session <id>` (`fettle log` shows each change's session).",

@@ -7,6 +7,7 @@ import { readCommits, type ChainCommit } from '../chains';
 import type { Context } from '../context';
 import { isLadderSession } from '../../core/session-ladder';
 import { isId } from '../ids';
+import { lastPrompted } from '../turns';
 import { openStore, settledChanges } from './open';
 
 const commitNamed = async (store: Store, arg: string): Promise<ChainCommit | null> => {
@@ -74,10 +75,15 @@ export const resolveChange = async (
 };
 
 /**
- * The agent session a command means when none is named: FETTLE_SESSION when set, else the session of the newest
- * change an agent session recorded here (the agent's shell has no session id of its own to pass); the sessions the
- * ladder gives commands outside any agent (core/session-ladder.ts) are nobody's agent session.
+ * The agent session a command means when none is named (the agent's shell has no session id of its own to pass):
+ * FETTLE_SESSION when set; else, of the sessions with changes recorded here, the one a person prompted last, so one
+ * MCP call or one hand-fed payload does not take its place; else the session of the newest change. The sessions
+ * the ladder gives an MCP server or a command outside any agent (core/session-ladder.ts) are not an agent's.
  */
-export const currentSession = (ctx: Context, changes: Change[]): string | undefined =>
-  ctx.env.FETTLE_SESSION ||
-  changes.find((c) => c.fields.session !== undefined && !isLadderSession(c.fields.session))?.fields.session;
+export const currentSession = async (ctx: Context, changes: Change[]): Promise<string | undefined> => {
+  if (ctx.env.FETTLE_SESSION) return ctx.env.FETTLE_SESSION;
+  const sessions = changes.flatMap((c) =>
+    c.fields.session === undefined || isLadderSession(c.fields.session) ? [] : [c.fields.session],
+  );
+  return (await lastPrompted(ctx.config.dataDir, sessions)) ?? sessions[0];
+};

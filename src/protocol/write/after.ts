@@ -18,11 +18,20 @@ import { locateWritten } from './target';
 import type { Context, Origin } from '../context';
 import { settleFailedWrite } from './failed-write';
 import { housekeep } from '../retention/housekeeping';
-import { recordAfter } from '../record/record';
+import { recordLanding } from '../record/record';
+import { type OtherSession, otherSessionWrote } from '../other-session';
 
 export type After =
   | { kind: 'none' }
-  | { kind: 'recorded'; target: Target; id: string; fields: RecordFields; shape: WriteShape };
+  | {
+      kind: 'recorded';
+      target: Target;
+      id: string;
+      fields: RecordFields;
+      shape: WriteShape;
+      /** another agent session changed the file since this session last wrote it (other-session.ts) */
+      since?: OtherSession | undefined;
+    };
 
 const WRITTEN_THEN_REPLACED =
   'The bytes this Write wrote; another writer replaced them before fettle recorded the write.';
@@ -111,9 +120,15 @@ const recordLanded = async (ctx: Context, call: WriteCall, started: Started): Pr
       : undefined;
   const recorded = replaced ? { ...fields, note: REPLACED_BY_ANOTHER } : fields;
   const previous = { id: pending.id, tip: change.tip, fields: recorded };
-  await recordAfter(ctx, target.store, previous, landed, { kind, replaced });
+  const { found } = await recordLanding(ctx, target.store, previous, landed, { kind, replaced });
+  // Only where the session's tree did not hold the bytes replaced: a write over its own costs no lookup.
+  const { session } = fields;
+  const since =
+    found === undefined || session === undefined
+      ? undefined
+      : await otherSessionWrote(ctx, target.store, { session, path: fields.path, oid: found?.oid ?? null });
   await housekeep(ctx, target.store);
-  return { kind: 'recorded', target, id: pending.id, fields, shape };
+  return { kind: 'recorded', target, id: pending.id, fields, shape, ...(since ? { since } : {}) };
 };
 
 /** After the tool failed: the record the before step started is settled (see failed-write.ts). */

@@ -86,7 +86,8 @@ test("a file's thirty consecutive changes are undone by one record, byte-exact, 
     text = edit(text, n, 'agent');
     directWrite(repo, 'a.txt', text, { ...S, now: T0 + n });
   }
-  const r = ok(fettle(repo, ['rollback', '--session', 'S'], { now: T0 + 100 }));
+  // Run by the agent itself (in its shell): a person's or a script's rollback lands in no session.
+  const r = ok(fettle(repo, ['rollback', '--session', 'S'], { now: T0 + 100, env: { CLAUDECODE: '1' } }));
   const undo =
     new RegExp(`Undo this with \`${literal(SELF)} rollback ([0-9a-z]{8})\`\\.$`, 'm').exec(r.stdout)?.[1] ??
     assert.fail(r.stdout);
@@ -95,7 +96,7 @@ test("a file's thirty consecutive changes are undone by one record, byte-exact, 
     repo.git('log', '-1', '--format=%s', `refs/fettle/${undo}`),
     'fettle: roll back 30 changes in a.txt (+30 -30)',
   );
-  // The session's ref records the rollback too: its view is the user's commit again.
+  // The session's ref records the agent's rollback too: its view is the user's commit again.
   assert.equal(repo.git('diff', 'HEAD', 'fettle/sessions/S'), '');
   assert.equal(
     repo.git('log', '-1', '--format=%(trailers:key=Fettle-Event,valueonly)', 'fettle/sessions/S'),
