@@ -15,7 +15,7 @@
 // --runs N  timed runs per side for the process cases (default 15)
 // --cases   run only these cases (1-11, bash, page, resident, storage; 0 = start-up decomposition and git spawn
 //           counts; 10 = fettle test's tree; 11 = a policy; page = the review page in chromium; resident = the
-//           resident server; storage = storage growth of 1,000 writes)
+//           resident server; storage = storage growth of 1,000 writes; reads = re-reads through fettle_read)
 // --baseline-dist DIR  also time case 1 with the build in DIR (another commit's dist/), alternating
 // --keep    keep the temp dir (and every fixture repo in it) and print its path
 // --keep-ca-certs  leave NODE_EXTRA_CA_CERTS in the environment (removed by default: it makes every node
@@ -24,6 +24,7 @@
 // Plain ESM, Node >= 20, no dependencies but playwright-core and Debian's chromium for case `page`. See docs/PERFORMANCE.md for what each case measures.
 import { measureBash } from './run/cases/bash.mjs';
 import { measureBigFile } from './run/cases/big-file.mjs';
+import { measureReads } from './run/cases/reads.mjs';
 import { measureResident } from './run/cases/resident.mjs';
 import { measureStorage } from './run/cases/storage.mjs';
 import { measureDirectWrite, measureRepoSize, measureStagedWrite } from './run/cases/hook-writes.mjs';
@@ -55,7 +56,7 @@ log(
   `hook events (from ${hookPlan.source}): PreToolUse ${hookPlan.PreToolUse.blocking ? 'blocking' : 'async'}, PostToolUse ${hookPlan.PostToolUse.registered ? (hookPlan.PostToolUse.blocking ? 'blocking' : 'async') : 'not registered'}`,
 );
 
-const main = () => {
+const main = async () => {
   let mid; // the 1,000-file repo, shared by cases 0, 1, 2, 5/6 and 9
 
   if (want(0) || want(1) || want(2) || want(5) || want(6) || want(9) || want('resident'))
@@ -78,11 +79,12 @@ const main = () => {
   if (want(11)) measurePolicy();
   if (want('bash')) measureBash();
   if (want('page')) measurePage();
+  if (want('reads')) await measureReads();
 };
 
 let exitCode = 0;
 try {
-  main();
+  await main();
 } catch (error) {
   exitCode = 1;
   process.stderr.write(`[bench] FAILED: ${error?.stack ?? error}\n`);
