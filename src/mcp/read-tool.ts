@@ -8,7 +8,7 @@ import { plural } from '../core/plural';
 import { numberedLines, type ReadView } from '../core/read-view';
 import { decideReread, type LineWindow, type Reread } from '../core/reread';
 import { FettleError } from '../errors';
-import { readUserFile } from '../protocol/read';
+import { readUserDisk } from '../protocol/read';
 import { baselineOf, loadReads, moveBaseline, saveReads } from '../protocol/read-baselines';
 import { openTarget } from '../protocol/select/open';
 import type { Target } from '../store/store';
@@ -47,10 +47,11 @@ const targetOf = (edge: McpEdge, path: string): Promise<Target | null> =>
 
 export const readTool = async (edge: McpEdge, args: Args): Promise<ToolResult> => {
   const path = resolve(edge.cwd, args.path as string);
-  const bytes = await readUserFile(path).catch((error: NodeJS.ErrnoException) => {
+  const disk = await readUserDisk(path).catch((error: NodeJS.ErrnoException) => {
     throw Object.assign(error, { path: error.path ?? path });
   });
-  if (!bytes) throw new FettleError('E_IO', `no such file or directory (${path})`);
+  const bytes = disk?.bytes;
+  if (!disk || !bytes) throw new FettleError('E_IO', `no such file or directory (${path})`);
   if (classifyContent(bytes) === 'binary')
     throw new FettleError('E_NOT_TEXT', `${path} is not UTF-8 text; fettle_read reads text files only.`);
   const view = numberedLines(
@@ -65,13 +66,13 @@ export const readTool = async (edge: McpEdge, args: Args): Promise<ToolResult> =
   if (!target) return text(page);
   const whole = view.first === 1 && view.last === view.total;
   const window: LineWindow | undefined = whole ? undefined : { offset: view.first, limit: view.last - view.first + 1 };
-  return text(await answer(edge, target, { bytes, page, window, full: args.full === true }));
+  return text(await answer(edge, target, { bytes, mode: disk.mode, page, window, full: args.full === true }));
 };
 
 const answer = async (
   edge: McpEdge,
   target: Target,
-  read: { bytes: Buffer; page: string; window: LineWindow | undefined; full: boolean },
+  read: { bytes: Buffer; mode: number; page: string; window: LineWindow | undefined; full: boolean },
 ): Promise<string> => {
   const ctx = contextFor(edge, {});
   const { dataDir } = ctx.config;
@@ -89,7 +90,12 @@ const answer = async (
   const sent = sentFor(decided, read.page);
   // The session now holds the whole file (sent whole, or as a diff against what it held): it is the baseline.
   if (!read.window && decided.kind !== 'unchanged')
-    await moveBaseline(target.store, index, { realPath: target.realPath, bytes: read.bytes }, ctx.now().getTime());
+    await moveBaseline(
+      target.store,
+      index,
+      { realPath: target.realPath, bytes: read.bytes, mode: read.mode },
+      ctx.now().getTime(),
+    );
   const m = index.meter;
   m.reads++;
   if (decided.kind === 'unchanged' || decided.kind === 'diff') m.saved++;

@@ -11,7 +11,7 @@ import { sessionName } from '../core/session';
 import { makeOwnDir } from '../io/fettle-dir';
 import { swapFile } from '../io/swap-file';
 import { readObjects } from '../store/object-read';
-import { writeBlobs } from '../store/objects';
+import { writeFileBlobs } from '../store/objects';
 import type { Store } from '../store/store';
 
 export interface ReadMeter {
@@ -73,14 +73,17 @@ export const baselineOf = async (
   return object?.type === 'blob' ? { bytes: object.body, at: entry.at } : null;
 };
 
-/** These bytes are now what the session has seen of the file: its blob is written, the index points at it. */
+/**
+ * These bytes are now what the session has seen of the file: its blob is written (no more readable than the file,
+ * `mode`), the index points at it.
+ */
 export const moveBaseline = async (
   store: Store,
   index: ReadIndex,
-  file: { realPath: string; bytes: Buffer },
+  file: { realPath: string; bytes: Buffer; mode?: number },
   at: number,
 ): Promise<void> => {
-  const [blob] = await writeBlobs(store, [file.bytes]);
+  const [blob] = await writeFileBlobs(store, [{ bytes: file.bytes, fileMode: file.mode }]);
   if (blob) index.files[file.realPath] = { blob, at };
 };
 

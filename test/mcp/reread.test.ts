@@ -3,7 +3,7 @@
 // move what it read; another session is never diffed against what only the first one saw.
 // Tier: slow, real MCP server sessions (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { runCli } from '../helpers/cli';
@@ -78,4 +78,15 @@ test('a partial read never moves the baseline, and a changed window is sent agai
     /^\[fettle: sent in full, not as a diff: changed/,
   );
   assert.match(await read(c, { path: 'src.ts' }), /-line 5\n\+line five\n/, 'still diffed against the whole read');
+});
+
+test('what a session read of a private file is kept as private as the file', async () => {
+  const repo = makeRepo({ 'secret.env': 'TOKEN=1\n' });
+  chmodSync(join(repo.dir, 'secret.env'), 0o600);
+  const c = await serve(repo);
+  assert.match(await read(c, { path: 'secret.env' }), /^Lines 1-1 of 1 /);
+  const packs = join(repo.dir, '.git', 'objects', 'pack');
+  const written = readdirSync(packs).filter((f) => f.endsWith('.pack'));
+  assert.ok(written.length > 0, 'the baseline is a blob in a pack');
+  for (const f of written) assert.equal(statSync(join(packs, f)).mode & 0o044, 0, `${f} is readable by others`);
 });
