@@ -16,7 +16,7 @@
 // --cases   run only these cases (1-11, bash, commit, page, resident, share, storage; 0 = start-up decomposition and git spawn
 //           counts; 10 = fettle test's tree; 11 = a policy; page = the review page in chromium; resident = the
 //           resident server; share = `fettle share` of 100 turns to a bare remote; storage = storage growth of
-//           1,000 writes)
+//           1,000 writes; reads = re-reads through fettle_read)
 // --baseline-dist DIR  also time case 1 with the build in DIR (another commit's dist/), alternating
 // --keep    keep the temp dir (and every fixture repo in it) and print its path
 // --keep-ca-certs  leave NODE_EXTRA_CA_CERTS in the environment (removed by default: it makes every node
@@ -26,6 +26,7 @@
 import { measureBash } from './run/cases/bash.mjs';
 import { measureBigFile } from './run/cases/big-file.mjs';
 import { measureCommitHook } from './run/cases/commit-hook.mjs';
+import { measureReads } from './run/cases/reads.mjs';
 import { measureResident } from './run/cases/resident.mjs';
 import { measureStorage } from './run/cases/storage.mjs';
 import { measureDirectWrite, measureRepoSize, measureStagedWrite } from './run/cases/hook-writes.mjs';
@@ -58,7 +59,7 @@ log(
   `hook events (from ${hookPlan.source}): PreToolUse ${hookPlan.PreToolUse.blocking ? 'blocking' : 'async'}, PostToolUse ${hookPlan.PostToolUse.registered ? (hookPlan.PostToolUse.blocking ? 'blocking' : 'async') : 'not registered'}`,
 );
 
-const main = () => {
+const main = async () => {
   let mid; // the 1,000-file repo, shared by cases 0, 1, 2, 5/6 and 9
 
   if (want(0) || want(1) || want(2) || want(5) || want(6) || want(9) || want('resident'))
@@ -83,11 +84,12 @@ const main = () => {
   if (want('page')) measurePage();
   if (want('share')) measureShare();
   if (want('commit')) measureCommitHook();
+  if (want('reads')) await measureReads();
 };
 
 let exitCode = 0;
 try {
-  main();
+  await main();
 } catch (error) {
   exitCode = 1;
   process.stderr.write(`[bench] FAILED: ${error?.stack ?? error}\n`);

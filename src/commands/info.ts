@@ -9,6 +9,7 @@ import {
 } from '../config';
 import type { PolicyLayer } from '../core/policy';
 import { policyInForce } from '../protocol/decide/policy';
+import { type ReadSavings, readSavings } from '../protocol/read-baselines';
 import { table } from './change-view';
 import { contextFor, spelled, type Edge } from './edge';
 
@@ -78,6 +79,17 @@ const infoJson = (c: Config, { links, readThreshold }: Apart, policy: PolicyInFo
   },
   defaults: DEFAULTS,
 });
+
+/** What fettle_read's re-reads saved, summed over the sessions that read through it. */
+const savingsLines = (r: ReadSavings): string[] => {
+  if (r.reads === 0) return [];
+  const share = r.plainBytes > 0 ? Math.round((100 * (r.plainBytes - r.sentBytes)) / r.plainBytes) : 0;
+  return [
+    '',
+    `Reads through fettle_read: ${r.reads} in ${r.sessions} session${r.sessions === 1 ? '' : 's'}, ${r.answeredShort} answered with a line or a diff;`,
+    `  ${r.sentBytes} bytes sent instead of ${r.plainBytes} (${share} % less), about ${r.estimatedTokensSaved} tokens saved (an estimate: bytes / 4).`,
+  ];
+};
 
 /** How fettle decides what happens to a Write, per tool, and who reviews a staged one. */
 const howWritesAreDecided = (c: Config, readThreshold: number): string[] => [
@@ -150,8 +162,9 @@ export const info = async (edge: Edge, dir: string | undefined, o: { json?: bool
   const c = loadConfig(edge.env);
   const apart = { links: testLinksFrom(edge.env), readThreshold: readThresholdFrom(edge.env) };
   const policy = await policyInForce(contextFor(edge, dir));
+  const reads = await readSavings(c.dataDir);
   if (o.json) {
-    edge.io.out(JSON.stringify(infoJson(c, apart, policy), null, 2));
+    edge.io.out(JSON.stringify({ ...infoJson(c, apart, policy), reads }, null, 2));
     return;
   }
   const text = [
@@ -160,6 +173,7 @@ export const info = async (edge: Edge, dir: string | undefined, o: { json?: bool
     ...settingsInForce(c, apart, edge.env),
     '',
     ...policyLines(policy),
+    ...savingsLines(reads),
   ].join('\n');
   edge.io.out(spelled(edge, undefined, text));
 };

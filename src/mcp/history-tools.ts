@@ -1,27 +1,18 @@
-// fettle_status, fettle_log, fettle_show and fettle_read: what fettle keeps, for the model. Lists come back as
-// JSON (a model reads it as well as a table, and a script better); a diff and a page of a file as text, capped so
+// fettle_status, fettle_log and fettle_show: what fettle keeps, for the model. Lists come back as
+// JSON (a model reads it as well as a table, and a script better); a diff as text, capped so
 // that one answer stays well inside a client's limit on tool output (Claude Code's is 25,000 tokens).
-import { resolve } from 'node:path';
-import { classifyContent } from '../core/content';
 import { capDiff } from '../core/messages';
-import { numberedLines } from '../core/read-view';
-import { FettleError } from '../errors';
 import { settledChanges, openStore, openTarget } from '../protocol/select/open';
 import type { Change } from '../protocol/changes';
 import { readChangesetView } from '../protocol/review/changeset-review';
 import { resolveShown } from '../protocol/review/changesets';
 import type { Context } from '../protocol/context';
 import { chainOf, changeDiff } from '../protocol/chains';
-import { readUserFile } from '../protocol/read';
 import type { Store } from '../store/store';
 import { type Args, contextFor, type McpEdge, text, type ToolResult } from './edge';
-import { plural } from '../core/plural';
 
 const RECENT = 10;
 const LOG_LIMIT = 50;
-/** Characters of a page of fettle_read: about 10,000 tokens. */
-const PAGE_CHARS = 40_000;
-const PAGE_LINES = 2000;
 
 /** A change as JSON: its state and times, then every field its record holds (what a new trailer adds comes too). */
 const row = (c: Change) => {
@@ -108,28 +99,4 @@ export const showTool = async (edge: McpEdge, args: Args): Promise<ToolResult> =
     2,
   );
   return text(`${head}\n\n${shownDiff(view.diff, `fettle show ${id}`)}`);
-};
-
-export const readTool = async (edge: McpEdge, args: Args): Promise<ToolResult> => {
-  const path = resolve(edge.cwd, args.path as string);
-  const bytes = await readUserFile(path).catch((error: NodeJS.ErrnoException) => {
-    throw Object.assign(error, { path: error.path ?? path });
-  });
-  if (!bytes) throw new FettleError('E_IO', `no such file or directory (${path})`);
-  if (classifyContent(bytes) === 'binary')
-    throw new FettleError('E_NOT_TEXT', `${path} is not UTF-8 text; fettle_read reads text files only.`);
-  const view = numberedLines(
-    bytes.toString('utf8'),
-    (args.offset as number | undefined) ?? 1,
-    (args.limit as number | undefined) ?? PAGE_LINES,
-    PAGE_CHARS,
-  );
-  if (view.total === 0) return text(`${path} is empty.`);
-  if (view.first > view.total)
-    return text(`${path} has ${plural(view.total, 'line')}; line ${view.first} is past the end.`);
-  const next =
-    view.last < view.total
-      ? `Lines ${view.last + 1}-${view.total} were not shown: read on with offset ${view.last + 1}.`
-      : 'That is the end of the file.';
-  return text(`Lines ${view.first}-${view.last} of ${view.total} of ${path}:\n${view.text}\n${next}`);
 };

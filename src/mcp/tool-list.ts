@@ -153,14 +153,18 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'fettle_read',
-    title: 'Read a large text file in pages',
+    title: 'Read a text file, in pages; a re-read costs only what changed',
     description:
-      'Read a text file with line numbers, a page at a time, however large it is: lines offset to offset+limit-1, cut to about 40,000 characters. The result says which lines were shown and the offset to read on from.',
+      'Read a text file with line numbers, a page at a time, however large it is: lines offset to offset+limit-1, cut to about 40,000 characters. The result says which lines were shown and the offset to read on from. Reading a file again in this session: if it is unchanged since you read it (or wrote it through fettle_write), the result is one line saying so; if it changed, a unified diff against what you read, unless the diff would not help (then the whole page, with a line saying why). full: true sends the page whatever you read before.',
     inputSchema: object(
       {
         path: path('The file to read'),
         offset: { type: 'integer', minimum: 1, description: 'The first line to show (1-based; default 1).' },
         limit: { type: 'integer', minimum: 1, description: 'How many lines to show at most (default 2000).' },
+        full: {
+          type: 'boolean',
+          description: 'Send the lines even if you read this file before and it is unchanged (default false).',
+        },
       },
       ['path'],
     ),

@@ -5,9 +5,12 @@ import { renderDirect } from '../core/direct-note';
 import { renderNoop, renderSetStaged, renderSetWritten, renderStaged, sizeText, stagedDiff } from '../core/messages';
 import { invocationFor, selfCommand } from '../io/self';
 import { recoverQuietly } from '../protocol/journal/recover';
+import { wroteFiles } from '../protocol/read-baselines';
 import type { StagedWrite } from '../protocol/write/before';
 import { writeBytes } from '../protocol/write/write-bytes';
 import { setFiles, writeMany } from '../protocol/write/write-many';
+import { resolve } from 'node:path';
+import type { Context } from '../protocol/context';
 import type { Store } from '../store/store';
 import { type Args, contextFor, type McpEdge, originOf, text, type ToolResult } from './edge';
 import { shownTarget } from '../core/shown-path';
@@ -46,12 +49,23 @@ const personStaged = (s: StagedWrite, invoke: string, edge: McpEdge): string => 
   ].join('\n');
 };
 
+/**
+ * What this session wrote is what it has seen of those files: fettle_read compares a later read with it, so a
+ * write then a read sends no stale diff. A file whose real path differs from the path given (a link) keeps its
+ * older baseline: its next read is diffed against bytes the session did see, never claimed unchanged.
+ */
+const seen = (edge: McpEdge, ctx: Context, store: Store, files: { realPath: string; bytes: Buffer }[]) =>
+  wroteFiles(ctx.config.dataDir, edge.session, store, { files, at: ctx.now().getTime() }).catch((error: unknown) =>
+    edge.log(`fettle: the read baseline was not moved: ${String(error)}`),
+  );
+
 export const writeFile = async (edge: McpEdge, args: Args): Promise<ToolResult> => {
   const ctx = contextFor(edge, {});
   const bytes = Buffer.from(args.content as string, 'utf8');
   const origin = originOf(edge, ctx, 'fettle_write');
   const result = await writeBytes(ctx, args.path as string, bytes, origin, (store) => recoverQuietly(ctx, store));
   const { target } = result;
+  if (result.kind !== 'staged') await seen(edge, ctx, target.store, [{ realPath: target.realPath, bytes }]);
   const invoke = invokeFor(edge, target.store, target.realPath);
   if (result.kind === 'noop') return text(renderNoop(shownTarget(target)));
   if (result.kind === 'ignored') return text(unrecorded(shownTarget(target), result.ruleText));
@@ -99,6 +113,12 @@ export const writeFiles = async (edge: McpEdge, args: Args): Promise<ToolResult>
   const invoke = invokeFor(edge, result.store, first?.target.realPath ?? edge.cwd);
   const message = { changeset: result.changeset, files: setFiles(result), invoke };
   if (result.kind === 'written') {
+    const given = new Map(files.map((f) => [resolve(edge.cwd, f.file), f.bytes]));
+    const wrote = result.files.flatMap(({ target: t }) => {
+      const bytes = given.get(t.realPath);
+      return bytes ? [{ realPath: t.realPath, bytes }] : [];
+    });
+    await seen(edge, ctx, result.store, wrote);
     const tools = viaTools(edge, result.store, [['fettle_rollback', result.changeset]]);
     return text([renderSetWritten(message), tools, ...ignored].join('\n'));
   }

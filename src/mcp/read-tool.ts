@@ -1,0 +1,108 @@
+// fettle_read: a page of a text file with line numbers, and a re-read answered from what this server's session
+// was last given of the file (core/reread.ts): one line when it is unchanged, a diff when it changed, the file
+// with a line saying why when the diff would not help. `full: true` sends the page whatever was read before.
+// A page that is not the whole file never moves the session's baseline; the whole file, or a diff, does.
+import { resolve } from 'node:path';
+import { classifyContent } from '../core/content';
+import { plural } from '../core/plural';
+import { numberedLines, type ReadView } from '../core/read-view';
+import { decideReread, type LineWindow, type Reread } from '../core/reread';
+import { FettleError } from '../errors';
+import { readUserDisk } from '../protocol/read';
+import { baselineOf, loadReads, moveBaseline, saveReads } from '../protocol/read-baselines';
+import { openTarget } from '../protocol/select/open';
+import type { Target } from '../store/store';
+import { type Args, contextFor, type McpEdge, text, type ToolResult } from './edge';
+
+/** Characters of a page of fettle_read: about 10,000 tokens. */
+const PAGE_CHARS = 40_000;
+const PAGE_LINES = 2000;
+
+/** The page as a plain read sends it. */
+const pageText = (path: string, view: ReadView): string => {
+  if (view.total === 0) return `${path} is empty.`;
+  if (view.first > view.total) return `${path} has ${plural(view.total, 'line')}; line ${view.first} is past the end.`;
+  const next =
+    view.last < view.total
+      ? `Lines ${view.last + 1}-${view.total} were not shown: read on with offset ${view.last + 1}.`
+      : 'That is the end of the file.';
+  return `Lines ${view.first}-${view.last} of ${view.total} of ${path}:\n${view.text}\n${next}`;
+};
+
+const seenAt = (at: number): string => `${new Date(at).toISOString().slice(11, 19)} UTC`;
+
+/** What is sent for a decision: the line, the diff, or the page (after the gate's reason). */
+const sentFor = (answer: Reread, page: string): string => {
+  if (answer.kind === 'unchanged' || answer.kind === 'diff') return answer.text;
+  if (answer.kind === 'full') return `[fettle: sent in full, not as a diff: ${answer.reason}.]\n${page}`;
+  return page;
+};
+
+const targetOf = (edge: McpEdge, path: string): Promise<Target | null> =>
+  openTarget(contextFor(edge, {}), path).catch((error: unknown) => {
+    // No store for this path (inside .git, a read-only place): the page is sent as a plain read sends it.
+    edge.log(`fettle_read: ${path} is read without a baseline: ${String((error as Error).message ?? error)}`);
+    return null;
+  });
+
+export const readTool = async (edge: McpEdge, args: Args): Promise<ToolResult> => {
+  const path = resolve(edge.cwd, args.path as string);
+  const disk = await readUserDisk(path).catch((error: NodeJS.ErrnoException) => {
+    throw Object.assign(error, { path: error.path ?? path });
+  });
+  const bytes = disk?.bytes;
+  if (!disk || !bytes) throw new FettleError('E_IO', `no such file or directory (${path})`);
+  if (classifyContent(bytes) === 'binary')
+    throw new FettleError('E_NOT_TEXT', `${path} is not UTF-8 text; fettle_read reads text files only.`);
+  const view = numberedLines(
+    bytes.toString('utf8'),
+    (args.offset as number | undefined) ?? 1,
+    (args.limit as number | undefined) ?? PAGE_LINES,
+    PAGE_CHARS,
+  );
+  const page = pageText(path, view);
+  if (view.total === 0 || view.first > view.total) return text(page);
+  const target = await targetOf(edge, path);
+  if (!target) return text(page);
+  const whole = view.first === 1 && view.last === view.total;
+  const window: LineWindow | undefined = whole ? undefined : { offset: view.first, limit: view.last - view.first + 1 };
+  return text(await answer(edge, target, { bytes, mode: disk.mode, page, window, full: args.full === true }));
+};
+
+const answer = async (
+  edge: McpEdge,
+  target: Target,
+  read: { bytes: Buffer; mode: number; page: string; window: LineWindow | undefined; full: boolean },
+): Promise<string> => {
+  const ctx = contextFor(edge, {});
+  const { dataDir } = ctx.config;
+  const index = loadReads(dataDir, edge.session);
+  const base = read.full ? null : await baselineOf(target.store, index, target.realPath);
+  const decided: Reread = base
+    ? decideReread({
+        path: target.realPath,
+        baseline: base.bytes,
+        now: read.bytes,
+        ...(read.window ? { window: read.window } : {}),
+        seenAt: seenAt(base.at),
+      })
+    : { kind: 'first' };
+  const sent = sentFor(decided, read.page);
+  // The session now holds the whole file (sent whole, or as a diff against what it held): it is the baseline.
+  if (!read.window && decided.kind !== 'unchanged')
+    await moveBaseline(
+      target.store,
+      index,
+      { realPath: target.realPath, bytes: read.bytes, mode: read.mode },
+      ctx.now().getTime(),
+    );
+  const m = index.meter;
+  m.reads++;
+  if (decided.kind === 'unchanged' || decided.kind === 'diff') m.saved++;
+  m.plainBytes += Buffer.byteLength(read.page);
+  m.sentBytes += Buffer.byteLength(sent);
+  // The index is bookkeeping: the answer stands without it (the next re-read is then sent whole, or diffed
+  // against the older baseline the session was also given).
+  await saveReads(dataDir, edge.session, index).catch((error: unknown) => edge.log(`fettle_read: ${String(error)}`));
+  return sent;
+};
