@@ -10,7 +10,10 @@ import { contractHash, parseContractJson } from '../../../src/core/contract';
 import { makeRepo, type Repo } from '../../helpers/repo';
 import { fettle, ok, statusJson } from '../../helpers/stage';
 
-const FILES = { 'src/a.ts': 'export const a = 1;\nexport const b = 1;\nexport const c = 2;\n' };
+const FILES = {
+  'src/a.ts': 'export const a = 1;\nexport const b = 1;\nexport const c = 2;\n',
+  'src/b.ts': 'export const x = 1;\nexport const y = 1;\n',
+};
 
 const apply = (repo: Repo, contract: object, args: string[] = []) => {
   writeFileSync(join(repo.dir, 'plan.json'), JSON.stringify({ version: 1, scope: ['src/**'], ...contract }));
@@ -21,7 +24,7 @@ test('report: an anchor that matches nothing and one that matches twice come bac
   const repo = makeRepo(FILES);
   const edits = [
     { op: 'replace', file: 'src/a.ts', anchor: 'export const d = 1;', with: 'x', instructions: 'rename d' },
-    { op: 'replace', file: 'src/a.ts', anchor: '= 1;', with: '= 3;' },
+    { op: 'replace', file: 'src/b.ts', anchor: '= 1;', with: '= 3;' },
   ];
   const r = apply(repo, { fallback: 'report', edits }, ['--json']);
   assert.equal(r.code, 1, r.stderr);
@@ -30,15 +33,18 @@ test('report: an anchor that matches nothing and one that matches twice come bac
   assert.equal(report.kind, 'insufficient');
   assert.equal(report.staged, false);
   assert.deepEqual(
-    report.missing.map((m: { edit: number; found: string; anchor: string; instructions: string | null }) => [
-      m.edit,
-      m.found,
-      m.anchor,
-      m.instructions,
-    ]),
+    report.missing.map(
+      (m: { edit: number; file: string; found: string; anchor: string; instructions: string | null }) => [
+        m.edit,
+        m.file,
+        m.found,
+        m.anchor,
+        m.instructions,
+      ],
+    ),
     [
-      [1, 'no-match', 'export const d = 1;', 'rename d'],
-      [2, 'several-matches', '= 1;', null],
+      [1, 'src/a.ts', 'no-match', 'export const d = 1;', 'rename d'],
+      [2, 'src/b.ts', 'several-matches', '= 1;', null],
     ],
   );
   assert.ok(report.missing[0].nearest.some((n: { line: number; text: string }) => n.text === 'export const b = 1;'));
