@@ -48,7 +48,7 @@ test('log lists every change newest first: id, when, tier, path, +N -M, session,
     `${pending}  1m ago   staged  a.txt  +30 -30  agent-1  pending                        threshold`,
     `${expired}  17m ago  staged  c.txt  +30 -30  -        expired                        threshold`,
     `${discarded}  18m ago  staged  c.txt  +30 -30  agent-1  discarded                      script`,
-    `${rollback}  19m ago  direct  b.txt  +1 -1    agent-1  applied (rolls back ${undone})  script`,
+    `${rollback}  19m ago  direct  b.txt  +1 -1    -        applied (rolls back ${undone})  script`,
     `${undone}  20m ago  direct  b.txt  +1 -1    agent-1  rolled back by ${rollback}        threshold`,
     `${applied}  21m ago  direct  a.txt  +1 -1    agent-1  applied                        threshold`,
     '',
@@ -64,8 +64,9 @@ test('log <path> and --session filter; --json has one row per change with its st
       .filter(Boolean)
       .map((l) => l.split(' ')[0]);
   assert.deepEqual(ids(['log', 'a.txt']), [pending, applied]);
-  // A rollback of a session's change lands in that session too.
-  assert.deepEqual(ids(['log', '--session', 'agent-1', 'b.txt']), [rollback, undone]);
+  // A script's rollback of a session's change is the script's, not the session's (only the agent's own lands there).
+  assert.deepEqual(ids(['log', '--session', 'agent-1', 'b.txt']), [undone]);
+  assert.deepEqual(ids(['log', 'b.txt']), [rollback, undone]);
   assert.equal(ok(fettle(repo, ['log', 'nothing.txt'])).stdout, 'fettle has no record of changes to nothing.txt.\n');
   const rows = (JSON.parse(ok(fettle(repo, ['log', '--json'], { now: T0 + 1260 })).stdout) as { changes: Row[] })
     .changes;
