@@ -15,6 +15,12 @@ export interface McpEdge {
   script: string | undefined;
   /** this server's session: every change it makes carries it (Fettle-Session) */
   session: string;
+  /**
+   * This server process's own conversation with its client, which fettle_read's baselines are kept under: the
+   * session outlives a restart (select/command-session.ts), but a restarted client has not seen what the last
+   * process sent it, so nothing it reads is answered from that.
+   */
+  conversation: string;
   /** the agent, from the client's name in `initialize` (Fettle-Agent) */
   agent: () => string | undefined;
   /** to stderr: stdout carries protocol messages only */

@@ -76,7 +76,7 @@ const answer = async (
 ): Promise<string> => {
   const ctx = contextFor(edge, {});
   const { dataDir } = ctx.config;
-  const index = loadReads(dataDir, edge.session);
+  const index = loadReads(dataDir, edge.conversation);
   const base = read.full ? null : await baselineOf(target.store, index, target.realPath);
   const decided: Reread = base
     ? decideReread({
@@ -103,6 +103,8 @@ const answer = async (
   m.sentBytes += Buffer.byteLength(sent);
   // The index is bookkeeping: the answer stands without it (the next re-read is then sent whole, or diffed
   // against the older baseline the session was also given).
-  await saveReads(dataDir, edge.session, index).catch((error: unknown) => edge.log(`fettle_read: ${String(error)}`));
+  await saveReads(dataDir, edge.conversation, index).catch((error: unknown) =>
+    edge.log(`fettle_read: ${String(error)}`),
+  );
   return sent;
 };

@@ -1,7 +1,8 @@
 // `fettle mcp`: an MCP server over stdio, for agents without hooks and for agents that should ask fettle
 // explicitly. Its own bundle (dist/mcp.js, loaded only by `fettle mcp`), so the MCP SDK never weighs on the hook
-// or on the other commands. One session per server process: every change it makes carries it, and the agent's
-// name from `initialize`. stdout carries protocol messages only; anything else goes to stderr.
+// or on the other commands. Every change it makes carries its session (a ladder's when the client names none) and
+// the agent's name from `initialize`. stdout carries protocol messages only; anything else goes to stderr.
+import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig } from '../config';
@@ -88,6 +89,7 @@ export const runMcpServer = async (): Promise<void> => {
         parent: () => processStart(process.ppid),
       })
     ).id,
+    conversation: `mcp-${randomUUID()}`,
     agent: () => agentOfClient(server.getClientVersion()?.name),
     log,
   };

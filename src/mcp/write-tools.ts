@@ -55,7 +55,7 @@ const personStaged = (s: StagedWrite, invoke: string, edge: McpEdge): string => 
  * older baseline: its next read is diffed against bytes the session did see, never claimed unchanged.
  */
 const seen = (edge: McpEdge, ctx: Context, store: Store, files: { realPath: string; bytes: Buffer }[]) =>
-  wroteFiles(ctx.config.dataDir, edge.session, store, { files, at: ctx.now().getTime() }).catch((error: unknown) =>
+  wroteFiles(ctx.config.dataDir, edge.conversation, store, { files, at: ctx.now().getTime() }).catch((error: unknown) =>
     edge.log(`fettle: the read baseline was not moved: ${String(error)}`),
   );
 
