@@ -145,7 +145,8 @@ const fettleCommits = (repo: Repo): Map<string, FettleCommit> => {
 /** A change's history, bottom first, as `kind` words: the only legal sequences (ARCHITECTURE "One change"). */
 // `proposal snapshot` is a merging confirm stopped after committing the user's bytes (it resumes on rerun);
 // a change can be discarded from there too.
-const LEGAL = /^before( after| proposal( snapshot)?( applied| discarded)?)?$/;
+// A change's chain; or the one commit of a failed confirm or apply (protocol/record/failed.ts).
+const LEGAL = /^(before( after| proposal( snapshot)?( applied| discarded)?)?|failed)$/;
 
 export const fettleRefs = (repo: Repo): { ref: string; oid: string; type: string }[] => {
   const refs = git(repo, [
@@ -216,6 +217,12 @@ const refProblems = (repo: Repo): string[] => {
     }
     if (ref.startsWith('refs/fettle/sessions/')) {
       problems.push(...sessionProblems(ref, oid, commits));
+      continue;
+    }
+    // What a session is told of its changes (record/feedback.ts): a chain of its own, no change's record.
+    if (ref.startsWith('refs/fettle/feedback/')) {
+      if (!/^fettle: feedback to session /.test(git(repo, ['log', '-1', '--format=%s', oid])))
+        problems.push(`${ref}: its tip is not a feedback commit`);
       continue;
     }
     const id = ref.slice(ref.lastIndexOf('/') + 1);

@@ -8,7 +8,6 @@ import { renderRecord, type RecordFields } from '../../core/record-message';
 import { FettleError, toFettleError } from '../../errors';
 import type { Store } from '../../store/store';
 import { writeBatch } from '../../store/objects';
-import { treeOf } from '../../store/object-read';
 import { changeRef, updateRefs } from '../../store/refs';
 import { hashObject } from '../../store/tree-codec';
 import type { Change } from '../changes';
@@ -51,16 +50,13 @@ const fieldsOf = (a: Attempt, e: FettleError, id: string, decidedBy: string): Re
   return { ...base, path: first.fields.path, file: first.fields.file, of, note, decidedBy };
 };
 
-/** The failure's commit: on the first change's tip with its tree (no file changes), or an empty root for a contract. */
-const commitOf = async (ctx: Context, store: Store, a: Attempt, fields: RecordFields): Promise<string> => {
+/**
+ * The failure's commit: a root with an empty tree. It changes no file, and a chain read from it never runs on into
+ * the change it names (Fettle-Of says which), whose own history stays its own.
+ */
+const commitOf = async (ctx: Context, store: Store, fields: RecordFields): Promise<string> => {
   const when = ctx.now();
   const message = renderRecord({ ...fields, ...stamp(when) });
-  if (a.attempt === 'confirm') {
-    const tip = (a.changes[0] as Change).tip;
-    return (
-      await writeBatch(store, [], [{ tree: await treeOf(store, tip), parents: [tip], message, when }])
-    )[0] as string;
-  }
   const body = Buffer.alloc(0);
   const empty = { oid: hashObject('tree', body, store.objectFormat), body, depth: 0 };
   return (await writeBatch(store, [empty], [{ tree: empty.oid, parents: [], message, when }]))[0] as string;
@@ -74,7 +70,7 @@ export const recordFailure = async (ctx: Context, store: Store, attempt: Attempt
   const id = newId();
   try {
     const fields = fieldsOf(attempt, e, id, commandDecider(ctx));
-    const commit = await commitOf(ctx, store, attempt, fields);
+    const commit = await commitOf(ctx, store, fields);
     await updateRefs(store, [{ op: 'create', ref: changeRef(id), oid: commit }], `fettle: ${attempt.attempt} failed`);
     return `fettle recorded this failure as ${id} (\`fettle show ${id}\`); \`fettle status\` lists it until it is resolved.`;
   } catch (why) {
