@@ -65,10 +65,13 @@ scenario(
       /Another Bash call ran in this repository at the same time \(session sess-B, tool use toolu_B\)/,
     );
     checkInvariants(repo, before, { owed: [start.a, start.b, start.u] });
-    for (const set of [setA, setB]) {
-      const r = fettleIn(repo, 'rollback', set);
-      assert.equal(r.code, 0, r.stderr);
-    }
+    // Each command's record holds what the other session wrote meanwhile: one alone would take the other's work.
+    const alone = fettleIn(repo, 'rollback', setA);
+    assert.equal(alone.code, 5, alone.stderr);
+    assert.match(alone.stderr, /holds what session sess-B \(change [0-9a-z]{8}\) wrote while the command/);
+    // Both at once take nobody else's.
+    const both = fettleIn(repo, 'rollback', setA, setB);
+    assert.equal(both.code, 0, both.stderr);
     assert.deepEqual(
       [readFileSync(repo.path('a.txt')), readFileSync(repo.path('b.txt')), readFileSync(repo.path('u.txt'))],
       [start.a, start.b, start.u],

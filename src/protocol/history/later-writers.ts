@@ -54,16 +54,20 @@ export const laterWriters = (
  * Whether another session's change wrote the bytes a shell command's change left (`current`, which the disk still
  * holds): a file another session wrote while the command ran is recorded with the command too (git status sees
  * both), and undoing the command would take the other session's work. Names that session and change; null if none.
+ * A change undone by the same rollback (`rolling`) takes nobody's work: two overlapping commands undone together.
  */
 export const claimedFrom = (
   store: Store,
   listed: () => Promise<Change[]>,
   change: Change,
+  rolling: readonly Change[] = [],
 ): ((current: DiskFile | null) => Promise<string | null>) => {
+  const together = new Set(rolling.map((c) => c.id));
   return async (current) => {
     const { path, session } = change.fields;
     const theirs = (await listed()).filter(
       (c) =>
+        !together.has(c.id) &&
         c.fields.path === path &&
         c.fields.session !== undefined &&
         c.fields.session !== session &&

@@ -215,7 +215,7 @@ const othersOf = (ctx: Context, store: Store, changes: Change[]) => {
   const listed = () => (all ??= listChanges(ctx, store));
   return {
     who: (path: string) => laterWriters(store, listed, changes, path),
-    claimed: (change: Change) => claimedFrom(store, listed, change),
+    claimed: (change: Change) => claimedFrom(store, listed, change, changes),
   };
 };
 
