@@ -32,6 +32,8 @@ export interface ConfirmFeedback {
   /** the feedback refs' updates and objects, for the confirm's one transaction */
   updates: RefUpdate[];
   written: Written;
+  /** the same, read afresh on each attempt of the transaction */
+  late?: (() => Promise<{ updates: RefUpdate[]; written: Written }>) | undefined;
   /** queues the texts once the confirm has landed */
   deliver: () => Promise<void>;
 }
@@ -65,17 +67,23 @@ export const confirmFeedback = async (
       return [session, { session, decisions, items: [] as FeedbackItem[], text: feedbackText(decisions, []) }] as const;
     }),
   );
-  const made: ({ session: string } & Awaited<ReturnType<typeof feedbackUpdate>>)[] = [];
-  for (const [session, record] of notes) made.push({ session, ...(await feedbackUpdate(store, record, ctx.now())) });
-  const written: Written = {
-    oids: made.flatMap((m) => m.written.oids),
-    rewrite: async () => {
-      for (const m of made) await m.written.rewrite();
-    },
+  // Read afresh on every attempt of the confirm's transaction: confirms of one session at once move its feedback
+  // ref as they move its session ref (confirm.ts retries both).
+  let made: ({ session: string } & Awaited<ReturnType<typeof feedbackUpdate>>)[] = [];
+  const late = async () => {
+    made = [];
+    for (const [session, record] of notes) made.push({ session, ...(await feedbackUpdate(store, record, ctx.now())) });
+    const written: Written = {
+      oids: made.flatMap((m) => m.written.oids),
+      rewrite: async () => {
+        for (const m of made) await m.written.rewrite();
+      },
+    };
+    return { updates: made.map((m) => m.update), written };
   };
   const deliver = async () => {
     for (const m of made)
       await queueFeedback(ctx.config.dataDir, m.session, m.commit, notes.get(m.session)?.text ?? '');
   };
-  return { updates: made.map((m) => m.update), written, deliver };
+  return { updates: [], written: none, late, deliver };
 };

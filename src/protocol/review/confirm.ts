@@ -56,6 +56,8 @@ export interface Beside {
   written: Written;
   /** by change id: a note for its applied commit (which hunks it took, and where the others went) */
   notes: Map<string, string>;
+  /** ref updates read afresh on every attempt (a session's feedback ref, which concurrent confirms move too) */
+  late?: (() => Promise<{ updates: RefUpdate[]; written: Written }>) | undefined;
 }
 
 /** A new commit on a change's tip, written; `written` rewrites it if a prune takes it before a ref names it. */
@@ -168,8 +170,9 @@ const prepareAll = async (ctx: Context, store: Store, plans: FilePlan[], beside:
   return retrySession(sessions.size > 0, async () => {
     const steps = [];
     for (const [session, landings] of sessions) steps.push(await sessionStep(store, session, landings, ctx.now()));
-    const written = joined([base, ...steps.map((s) => s.written)]);
-    const updates = [...own, ...beside.updates, ...steps.map((s) => s.update)];
+    const late = beside.late ? await beside.late() : { updates: [], written: joined([]) };
+    const written = joined([base, late.written, ...steps.map((s) => s.written)]);
+    const updates = [...own, ...beside.updates, ...late.updates, ...steps.map((s) => s.update)];
     return { refs: await retryMissing(() => prepareRefs(store, updates, reason), written), written, moves };
   });
 };

@@ -2,10 +2,11 @@
 // next hook call: a person's (or a script's) confirm is recorded on the session's feedback ref as news; the model's
 // own confirm leaves only a reminder that the file changed on disk since it read it.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { test } from 'node:test';
-import { runHook } from '../../helpers/cli';
+import { CLI, runHook } from '../../helpers/cli';
 import { lines, makeRepo, type Repo } from '../../helpers/repo';
-import { fettle, ok, refOid, stageWrite } from '../../helpers/stage';
+import { fettle, ok, refOid, stageWrite, T0 } from '../../helpers/stage';
 
 const SESSION = 's-confirm-news';
 const ENV = { FETTLE_WRITE_FLOOR: '1', FETTLE_WRITE_CEIL: '5', FETTLE_SESSION: SESSION };
@@ -49,4 +50,19 @@ test("the model's own confirm records nothing for it, and reminds it the file ch
   );
   assert.match(context, /changed since you last read them: read them again before editing them\.$/);
   assert.equal(nextPrompt(repo), '', 'delivered once');
+});
+
+test("four confirms of one session's changes at once all land, each told once on the session's feedback ref", async () => {
+  const repo = makeRepo({ 'f.txt': BASE, 'g.txt': BASE, 'h.txt': BASE, 'i.txt': BASE });
+  const ids = ['f.txt', 'g.txt', 'h.txt', 'i.txt'].map((p) => stageWrite(repo, p, PROPOSAL, { env: ENV }));
+  const confirmOf = (id: string) =>
+    new Promise<number | null>((done) =>
+      spawn(process.execPath, [CLI, 'confirm', id], {
+        cwd: repo.dir,
+        env: { ...repo.env, FETTLE_NOW: String(T0), ...ENV },
+      }).on('close', done),
+    );
+  assert.deepEqual(await Promise.all(ids.map(confirmOf)), [0, 0, 0, 0]);
+  const told = repo.git('log', '--format=%B', `refs/fettle/feedback/${SESSION}`);
+  for (const id of ids) assert.equal(told.split(`change ${id} was applied`).length - 1, 1, id);
 });
