@@ -8,7 +8,8 @@ import { renderRecord, type RecordFields } from '../../core/record-message';
 import { FettleError, toFettleError } from '../../errors';
 import type { Store } from '../../store/store';
 import { writeBatch } from '../../store/objects';
-import { changeRef, updateRefs } from '../../store/refs';
+import { changeRef } from '../../store/refs';
+import { publish, type Written } from '../../store/publish';
 import { hashObject } from '../../store/tree-codec';
 import type { Change } from '../changes';
 import type { Context } from '../context';
@@ -54,12 +55,16 @@ const fieldsOf = (a: Attempt, e: FettleError, id: string, decidedBy: string): Re
  * The failure's commit: a root with an empty tree. It changes no file, and a chain read from it never runs on into
  * the change it names (Fettle-Of says which), whose own history stays its own.
  */
-const commitOf = async (ctx: Context, store: Store, fields: RecordFields): Promise<string> => {
+const commitOf = async (ctx: Context, store: Store, fields: RecordFields): Promise<Written & { commit: string }> => {
   const when = ctx.now();
   const message = renderRecord({ ...fields, ...stamp(when) });
   const body = Buffer.alloc(0);
   const empty = { oid: hashObject('tree', body, store.objectFormat), body, depth: 0 };
-  return (await writeBatch(store, [empty], [{ tree: empty.oid, parents: [], message, when }]))[0] as string;
+  const write = async () =>
+    (await writeBatch(store, [empty], [{ tree: empty.oid, parents: [], message, when }]))[0] as string;
+  const commit = await write();
+  // A prune between this write and the ref's creation takes the commit: publish writes it again (store/publish.ts).
+  return { commit, oids: [empty.oid, commit], rewrite: async () => void (await write()) };
 };
 
 /**
@@ -70,8 +75,9 @@ export const recordFailure = async (ctx: Context, store: Store, attempt: Attempt
   const id = newId();
   try {
     const fields = fieldsOf(attempt, e, id, commandDecider(ctx));
-    const commit = await commitOf(ctx, store, fields);
-    await updateRefs(store, [{ op: 'create', ref: changeRef(id), oid: commit }], `fettle: ${attempt.attempt} failed`);
+    const written = await commitOf(ctx, store, fields);
+    const ref = { op: 'create' as const, ref: changeRef(id), oid: written.commit };
+    await publish(store, [ref], `fettle: ${attempt.attempt} failed`, written);
     return `fettle recorded this failure as ${id} (\`fettle show ${id}\`); \`fettle status\` lists it until it is resolved.`;
   } catch (why) {
     return `fettle could not record this failure: ${toFettleError(why).message}`;
