@@ -119,6 +119,12 @@ export const showCommand = async (
   if (found.changeset) return showChangeset(edge, ctx, store, found.changeset, o.json ?? false);
   const change = found.change as Change;
   const chain = await chainOf(store, change.tip);
+  // A failed confirm or apply (protocol/record/failed.ts) changed no file: its record says what and why.
+  if (change.state === 'failed') {
+    const message = chain.commits[0]?.message ?? '';
+    edge.io.out(o.json ? JSON.stringify({ ...changeJson(change), message }, null, 2) : message.trimEnd());
+    return;
+  }
   const color = useColor(edge, o.json);
   const [diff, feedback] = await Promise.all([changeDiff(store, chain, color), feedbackFor(store, change.id)]);
   if (o.json) {

@@ -1,14 +1,13 @@
 // What a confirm tells each agent session whose staged changes it applied, delivered once with the session's next
-// hook or MCP call (record/feedback-queue.ts). A person's or a script's confirm is news to the model: it is
-// recorded on the session's feedback ref as a decision on the review page is (decision-feedback.ts). The model's
-// own confirm (through its shell or MCP) is not news, but the files it last read changed on disk, so it is
-// reminded to read them again before editing them; that reminder is queued only, never recorded.
-import { type DecisionNote, type FeedbackItem, feedbackText } from '../../core/feedback';
+// hook or MCP call (record/feedback-queue.ts). A person's or a script's confirm is news to the model, in the words
+// a decision on the review page uses (core/feedback.ts). The model's own confirm (through its shell or MCP) is not
+// news, but the files it last read changed on disk, so it is reminded to read them again before editing them. Both
+// are queued only: a confirm adds no ref beyond its own, and its applied commits say who applied what.
+import { type DecisionNote, feedbackText } from '../../core/feedback';
 import { plural } from '../../core/plural';
 import type { Store } from '../../store/store';
 import type { Written } from '../../store/publish';
 import type { Context } from '../context';
-import { feedbackUpdate } from '../record/feedback';
 import { queueFeedback } from '../record/feedback-queue';
 import type { RefUpdate } from '../../store/refs';
 import type { FilePlan } from './confirm-plan';
@@ -58,32 +57,16 @@ export const confirmFeedback = async (
     };
     return { updates: [], written: none, deliver };
   }
-  // The model that confirmed knows it did (its reminder is above); anyone else's confirm is news to it.
-  const notes = new Map(
-    [...bySession].map(([session, own]) => {
+  // The model that confirmed knows it did (its reminder is above); anyone else's confirm is news to it, queued as
+  // the reminder is: no record of it is made (a confirm adds no ref beyond its own), the applied commit says it.
+  const deliver = async () => {
+    for (const [session, own] of bySession) {
       const decisions = own.map(
         (p): DecisionNote => ({ change: p.change.id, path: p.change.fields.path, verdict: 'confirmed' }),
       );
-      return [session, { session, decisions, items: [] as FeedbackItem[], text: feedbackText(decisions, []) }] as const;
-    }),
-  );
-  // Read afresh on every attempt of the confirm's transaction: confirms of one session at once move its feedback
-  // ref as they move its session ref (confirm.ts retries both).
-  let made: ({ session: string } & Awaited<ReturnType<typeof feedbackUpdate>>)[] = [];
-  const late = async () => {
-    made = [];
-    for (const [session, record] of notes) made.push({ session, ...(await feedbackUpdate(store, record, ctx.now())) });
-    const written: Written = {
-      oids: made.flatMap((m) => m.written.oids),
-      rewrite: async () => {
-        for (const m of made) await m.written.rewrite();
-      },
-    };
-    return { updates: made.map((m) => m.update), written };
+      const key = `${(own[0] as FilePlan).change.tip}-applied`;
+      await queueFeedback(ctx.config.dataDir, session, key, feedbackText(decisions, []));
+    }
   };
-  const deliver = async () => {
-    for (const m of made)
-      await queueFeedback(ctx.config.dataDir, m.session, m.commit, notes.get(m.session)?.text ?? '');
-  };
-  return { updates: [], written: none, late, deliver };
+  return { updates: [], written: none, deliver };
 };
