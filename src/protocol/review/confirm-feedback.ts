@@ -5,11 +5,8 @@
 // are queued only: a confirm adds no ref beyond its own, and its applied commits say who applied what.
 import { type DecisionNote, feedbackText } from '../../core/feedback';
 import { plural } from '../../core/plural';
-import type { Store } from '../../store/store';
-import type { Written } from '../../store/publish';
 import type { Context } from '../context';
 import { queueFeedback } from '../record/feedback-queue';
-import type { RefUpdate } from '../../store/refs';
 import type { FilePlan } from './confirm-plan';
 
 const how = (p: FilePlan): string =>
@@ -27,35 +24,23 @@ const reminder = (plans: FilePlan[]): string =>
     'These files changed since you last read them: read them again before editing them.',
   ].join('\n');
 
-export interface ConfirmFeedback {
-  /** the feedback refs' updates and objects, for the confirm's one transaction */
-  updates: RefUpdate[];
-  written: Written;
-  /** the same, read afresh on each attempt of the transaction */
-  late?: (() => Promise<{ updates: RefUpdate[]; written: Written }>) | undefined;
-  /** queues the texts once the confirm has landed */
-  deliver: () => Promise<void>;
-}
-
 export const confirmFeedback = async (
   ctx: Context,
-  store: Store,
   plans: FilePlan[],
   decidedBy: string,
-): Promise<ConfirmFeedback> => {
+): Promise<() => Promise<void>> => {
   const read = plans.filter((p) => p.change.fields.session !== undefined);
   const bySession = new Map<string, FilePlan[]>();
   for (const p of read) {
     const session = p.change.fields.session as string;
     bySession.set(session, [...(bySession.get(session) ?? []), p]);
   }
-  const none: Written = { oids: [], rewrite: async () => undefined };
   if (decidedBy === 'model') {
     const deliver = async () => {
       for (const [session, own] of bySession)
         await queueFeedback(ctx.config.dataDir, session, `${(own[0] as FilePlan).change.tip}-applied`, reminder(own));
     };
-    return { updates: [], written: none, deliver };
+    return deliver;
   }
   // The model that confirmed knows it did (its reminder is above); anyone else's confirm is news to it, queued as
   // the reminder is: no record of it is made (a confirm adds no ref beyond its own), the applied commit says it.
@@ -68,5 +53,5 @@ export const confirmFeedback = async (
       await queueFeedback(ctx.config.dataDir, session, key, feedbackText(decisions, []));
     }
   };
-  return { updates: [], written: none, deliver };
+  return deliver;
 };

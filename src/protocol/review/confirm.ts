@@ -56,8 +56,6 @@ export interface Beside {
   written: Written;
   /** by change id: a note for its applied commit (which hunks it took, and where the others went) */
   notes: Map<string, string>;
-  /** ref updates read afresh on every attempt (a session's feedback ref, which concurrent confirms move too) */
-  late?: (() => Promise<{ updates: RefUpdate[]; written: Written }>) | undefined;
 }
 
 /** A new commit on a change's tip, written; `written` rewrites it if a prune takes it before a ref names it. */
@@ -123,6 +121,8 @@ const snapshotUserBytes = async (ctx: Context, store: Store, plans: FilePlan[]):
   await failpoint('confirm.snapshot-written');
 };
 
+const NOTHING_BESIDE: Beside = { updates: [], written: { oids: [], rewrite: async () => undefined }, notes: new Map() };
+
 const ids = (plans: { change: Change }[]): string => plans.map((p) => p.change.id).join(' ');
 
 /**
@@ -170,9 +170,8 @@ const prepareAll = async (ctx: Context, store: Store, plans: FilePlan[], beside:
   return retrySession(sessions.size > 0, async () => {
     const steps = [];
     for (const [session, landings] of sessions) steps.push(await sessionStep(store, session, landings, ctx.now()));
-    const late = beside.late ? await beside.late() : { updates: [], written: joined([]) };
-    const written = joined([base, late.written, ...steps.map((s) => s.written)]);
-    const updates = [...own, ...beside.updates, ...late.updates, ...steps.map((s) => s.update)];
+    const written = joined([base, ...steps.map((s) => s.written)]);
+    const updates = [...own, ...beside.updates, ...steps.map((s) => s.update)];
     return { refs: await retryMissing(() => prepareRefs(store, updates, reason), written), written, moves };
   });
 };
@@ -201,10 +200,10 @@ const confirmLocked = (ctx: Context, store: Store, selection: Selection, involve
       const changes = chosen.changes;
       const { plans, refusals } = await planFiles(ctx, store, changes, selection.request);
       if (refusals.length > 0) throw refuseSet('confirm', refusals, changes.length);
-      const feedback = await confirmFeedback(ctx, store, plans, commandDecider(ctx));
-      await applyPlans(ctx, store, plans, { ...feedback, notes: new Map() });
+      const deliver = await confirmFeedback(ctx, plans, commandDecider(ctx));
+      await applyPlans(ctx, store, plans, NOTHING_BESIDE);
       // Landed: a note the agent does not get is not worth failing a confirm that wrote every file.
-      await feedback.deliver().catch(() => undefined);
+      await deliver().catch(() => undefined);
       const confirmed = plans.map((p) => ({ change: p.change, path: p.file, how: p.how, conflicts: p.conflicts }));
       return { confirmed, skipped: chosen.skipped, changeset: chosen.changeset };
     },
