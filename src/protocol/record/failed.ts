@@ -116,7 +116,6 @@ export const unresolved = (changes: readonly Change[]): Change[] => {
   const open: Change[] = [];
   // newest first, so the first failure or staged change seen for a contract is its latest word
   for (const c of changes) {
-    const key = c.fields.attempt === 'confirm' ? undefined : c.fields.contractPath;
     if (c.state !== 'failed') {
       if (c.fields.contractPath && c.fields.contract) seen.add(c.fields.contractPath);
       continue;
@@ -125,9 +124,9 @@ export const unresolved = (changes: readonly Change[]): Change[] => {
       const of = (c.fields.of ?? '').split(' ').filter(Boolean);
       if (of.some(waiting) && !of.some((id) => seen.has(id))) open.push(c);
       for (const id of of) seen.add(id);
-    } else if (key && !seen.has(key)) {
+    } else if (c.fields.contractPath && !seen.has(c.fields.contractPath)) {
       open.push(c);
-      seen.add(key);
+      seen.add(c.fields.contractPath);
     }
   }
   return open;

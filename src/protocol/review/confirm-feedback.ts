@@ -24,34 +24,25 @@ const reminder = (plans: FilePlan[]): string =>
     'These files changed since you last read them: read them again before editing them.',
   ].join('\n');
 
-export const confirmFeedback = async (
-  ctx: Context,
-  plans: FilePlan[],
-  decidedBy: string,
-): Promise<() => Promise<void>> => {
-  const read = plans.filter((p) => p.change.fields.session !== undefined);
+/**
+ * What to deliver once the confirm has landed: per session, the model's own reminder, or anyone else's news in the
+ * words a page decision uses. Keyed by the change's tip, so a retried delivery queues it once.
+ */
+export const confirmFeedback = (ctx: Context, plans: FilePlan[], decidedBy: string): (() => Promise<void>) => {
   const bySession = new Map<string, FilePlan[]>();
-  for (const p of read) {
-    const session = p.change.fields.session as string;
-    bySession.set(session, [...(bySession.get(session) ?? []), p]);
+  for (const p of plans) {
+    const { session } = p.change.fields;
+    if (session !== undefined) bySession.set(session, [...(bySession.get(session) ?? []), p]);
   }
-  if (decidedBy === 'model') {
-    const deliver = async () => {
-      for (const [session, own] of bySession)
-        await queueFeedback(ctx.config.dataDir, session, `${(own[0] as FilePlan).change.tip}-applied`, reminder(own));
-    };
-    return deliver;
-  }
-  // The model that confirmed knows it did (its reminder is above); anyone else's confirm is news to it, queued as
-  // the reminder is: no record of it is made (a confirm adds no ref beyond its own), the applied commit says it.
-  const deliver = async () => {
-    for (const [session, own] of bySession) {
-      const decisions = own.map(
-        (p): DecisionNote => ({ change: p.change.id, path: p.change.fields.path, verdict: 'confirmed' }),
-      );
-      const key = `${(own[0] as FilePlan).change.tip}-applied`;
-      await queueFeedback(ctx.config.dataDir, session, key, feedbackText(decisions, []));
-    }
+  const textOf = (own: FilePlan[]): string =>
+    decidedBy === 'model'
+      ? reminder(own)
+      : feedbackText(
+          own.map((p): DecisionNote => ({ change: p.change.id, path: p.change.fields.path, verdict: 'confirmed' })),
+          [],
+        );
+  return async () => {
+    for (const [session, own] of bySession)
+      await queueFeedback(ctx.config.dataDir, session, `${(own[0] as FilePlan).change.tip}-applied`, textOf(own));
   };
-  return deliver;
 };

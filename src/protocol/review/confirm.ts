@@ -200,7 +200,7 @@ const confirmLocked = (ctx: Context, store: Store, selection: Selection, involve
       const changes = chosen.changes;
       const { plans, refusals } = await planFiles(ctx, store, changes, selection.request);
       if (refusals.length > 0) throw refuseSet('confirm', refusals, changes.length);
-      const deliver = await confirmFeedback(ctx, plans, commandDecider(ctx));
+      const deliver = confirmFeedback(ctx, plans, commandDecider(ctx));
       await applyPlans(ctx, store, plans, NOTHING_BESIDE);
       // Landed: a note the agent does not get is not worth failing a confirm that wrote every file.
       await deliver().catch(() => undefined);
