@@ -1,5 +1,6 @@
 // What a command process gets from Node and how its failure is said, for both programs: the full one (index.ts,
 // commander and every command) and the glance (glance.ts, `status` and `log` without commander).
+import { isatty } from 'node:tty';
 import { exitCodeFor, toFettleError } from '../errors';
 import { cleanUpOnSignals } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
@@ -15,7 +16,8 @@ export const defaultIo = (): Io => ({
   stdin: readStdin,
   script: process.argv[1],
   isTTY: Boolean(process.stdout.isTTY),
-  terminal: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+  // isatty, not process.stdin.isTTY: building process.stdin turns a piped descriptor non-blocking (io/stdin.ts).
+  terminal: isatty(0) && Boolean(process.stdout.isTTY),
   page: (text) => (process.stdout.isTTY ? page(text, process.env, out) : out(text)),
   errWrite: (raw) => process.stderr.write(raw),
   errTTY: Boolean(process.stderr.isTTY),

@@ -2,9 +2,10 @@
 // staged (exit 3) and the file is left alone.
 // Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, statSync, symlinkSync } from 'node:fs';
 import { test } from 'node:test';
+import { CLI } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { directWrite, fails, fettle, T0, keepsUserState, kinds, ok, refOid, stageWrite } from '../helpers/stage';
 
@@ -255,4 +256,28 @@ test('GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE inherited for another repository
   assert.equal(fettleRefs(repo).length, 2);
   assert.deepEqual(fettleRefs(other), []);
   assert.ok(other.read('a.txt').equals(Buffer.from(lines(30))));
+});
+
+// Regression: content that arrived in two parts, a pause between them, was written as its second part alone: the
+// first was read, then dropped when the pipe had nothing more yet (io/stdin.ts).
+test('content piped in parts with pauses between them is written whole', async () => {
+  const repo = makeRepo({ 'a.txt': lines(40) });
+  const parts = [lines(20), '\nand the rest\n', lines(19)];
+  const child = spawn(process.execPath, [CLI, 'write', 'a.txt'], { cwd: repo.dir, env: repo.env });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  for (const part of parts) {
+    child.stdin.write(part);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+  }
+  child.stdin.end();
+  assert.ok([0, 3].includes((await exited) ?? -1));
+  const staged = repo
+    .git('for-each-ref', '--format=%(refname)', 'refs/fettle')
+    .split('\n')
+    .filter((r) => !r.includes('/sessions/'));
+  const written = existsSync(repo.path('a.txt')) && repo.read('a.txt').toString() === parts.join('');
+  assert.ok(
+    written || staged.some((ref) => blob(repo, `${ref}:a.txt`).toString() === parts.join('')),
+    'the whole content',
+  );
 });
