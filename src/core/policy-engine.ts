@@ -1,6 +1,7 @@
 // Which policy rules match a call and which decides, pure, in two passes over one walk: every matching rule that
 // speaks (a format 2 rule with a `message`) is collected, so the agent reads all of them in one answer; the first
-// matching rule with a deciding action decides (`note` only speaks). The project's rules come before the user's,
+// matching rule with a deciding action decides (`note` only speaks; `run` adds its command to those a write that
+// goes on must pass, whichever rule decides, and is run by the caller). The project's rules come before the user's,
 // so a project `block` is never overridden by a user's rule. A format 1 file keeps its meaning: its last match
 // decides (its rules are walked last first) and only the rule that decides speaks.
 import type { PolicyLayer, PolicyRule } from './policy';
@@ -19,6 +20,8 @@ export interface Evaluation {
   decider: PolicyRule | null;
   /** what the matching rules say, in the order considered (the decider's first when it speaks) */
   feedback: { rule: PolicyRule; message: string }[];
+  /** the matching `run` rules, in the order considered: their commands run, in turn, on a write that goes on */
+  runs: PolicyRule[];
   /** explain only: every rule, project's then user's, each file in its own order */
   considered: Considered[];
 }
@@ -54,13 +57,15 @@ export const evaluatePolicy = (layers: readonly PolicyLayer[], facts: PolicyFact
   const ordered = byLayer(layers);
   const matched = new Set<PolicyRule>();
   const feedback: Evaluation['feedback'] = [];
+  const runs: PolicyRule[] = [];
   let decider: PolicyRule | null = null;
   for (const layer of ordered) {
     for (const rule of walkOf(layer)) {
-      if (decider && !speaks(layer, rule) && !explain) continue;
+      if (decider && !speaks(layer, rule) && rule.action !== 'run' && !explain) continue;
       if (!checkRule(rule.glob, rule.cond, facts, { history, explain: false }).holds) continue;
       matched.add(rule);
       if (speaks(layer, rule)) feedback.push({ rule, message: rule.message as string });
+      if (rule.run) runs.push(rule);
       if (!decider && DECIDES.has(rule.action)) decider = rule;
     }
   }
@@ -77,7 +82,7 @@ export const evaluatePolicy = (layers: readonly PolicyLayer[], facts: PolicyFact
         }),
       )
     : [];
-  return { decider, feedback, considered };
+  return { decider, feedback, runs, considered };
 };
 
 /** The rule that decides a path alone (format 1's question): a shell command's changed files, `fettle info`. */

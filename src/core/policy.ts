@@ -11,7 +11,18 @@ import { validate, type Schema } from './json-schema';
 import { jsonError, lineOfPath } from './json-text';
 import { compileWhen, WHEN_KEYS, type CompiledWhen, type RawWhen } from './policy-when';
 
-export type PolicyAction = 'stage' | 'direct' | 'ignore' | 'block' | 'thresholds' | 'ask' | 'note';
+export type PolicyAction = 'stage' | 'direct' | 'ignore' | 'block' | 'thresholds' | 'ask' | 'note' | 'run';
+
+/** A `run` rule's command: run on the tree a write would produce; its failure blocks the write or stages it. */
+export interface RunSpec {
+  /** a command line (run by the shell) or an argv; `{file}` is the path written, from the top directory */
+  command: string | string[];
+  onFail: 'block' | 'stage';
+  timeoutSeconds: number;
+}
+
+/** What a `run` rule without `onFail` or `timeoutSeconds` gets. */
+export const RUN_DEFAULTS = { onFail: 'block', timeoutSeconds: 60 } as const;
 export type PolicyLayerName = 'user' | 'project';
 
 export interface PolicyRule {
@@ -31,6 +42,8 @@ export interface PolicyRule {
   message?: string | undefined;
   /** thresholds: those it sets (the rest are the configuration's) */
   thresholds?: Partial<Thresholds> | undefined;
+  /** run: the command, and what its failure does */
+  run?: RunSpec | undefined;
 }
 
 export interface PolicyLayer {
@@ -57,6 +70,9 @@ interface RawRule extends RawWhen {
   floor?: number;
   ceil?: number;
   ratio?: number;
+  run?: string | string[];
+  onFail?: RunSpec['onFail'];
+  timeoutSeconds?: number;
 }
 
 /** `rule 4 (".env*")`, or the document's own place for an error outside the rules. */
@@ -109,6 +125,7 @@ const compileRule = (raw: RawRule[], n: number, f: FileOf) => {
     );
   const label = r.name ?? `${f.layer}#${n + 1}`;
   const conditions = Object.keys(when).length > 0 ? { when, cond } : {};
+  const run = r.action === 'run' && r.run !== undefined ? { run: runOf(r, r.run) } : {};
   return {
     layer: f.layer,
     index: n + 1,
@@ -119,8 +136,15 @@ const compileRule = (raw: RawRule[], n: number, f: FileOf) => {
     action: r.action,
     message: r.message,
     thresholds,
+    ...run,
   };
 };
+
+const runOf = (r: RawRule, command: string | string[]): RunSpec => ({
+  command,
+  onFail: r.onFail ?? RUN_DEFAULTS.onFail,
+  timeoutSeconds: r.timeoutSeconds ?? RUN_DEFAULTS.timeoutSeconds,
+});
 
 /** One policy file's text, checked whole: E_POLICY names the file, the rule and what to fix. */
 export const parsePolicy = (text: string, layer: PolicyLayerName, file: string): PolicyLayer => {
@@ -162,7 +186,8 @@ export const effectOf = (winner: PolicyRule | null, config: Thresholds, files: R
   if (!winner) return { kind: 'none' } as PolicyEffect;
   if (winner.action === 'block' || winner.action === 'ask')
     return { kind: winner.action, rule: winner, message: winner.message ?? '' } as PolicyEffect;
-  if (winner.action === 'note') return { kind: 'none' } as PolicyEffect; // never a decider (policy-engine.ts)
+  // never deciders (policy-engine.ts)
+  if (winner.action === 'note' || winner.action === 'run') return { kind: 'none' } as PolicyEffect;
   if (winner.action !== 'thresholds') return { kind: winner.action, rule: winner } as PolicyEffect;
   const thresholds = { floor: config.floor, ceil: config.ceil, ratio: config.ratio, ...winner.thresholds };
   if (thresholds.ceil <= thresholds.floor) {

@@ -124,12 +124,23 @@ const invalid: [unknown, string][] = [
   ],
   [{ path: 'a', tool: [], action: 'stage' }, 'rule 1 ("a"): "tool" must be a name or a list of names'],
   [
-    { path: 'a', action: 'run' },
-    'rule 1 ("a"): "action" must be one of "block", "ask", "stage", "direct", "ignore", "thresholds", "note", not "run"',
+    { path: 'a', action: 'exec' },
+    'rule 1 ("a"): "action" must be one of "block", "ask", "stage", "direct", "ignore", "thresholds", "note", "run", not "exec"',
   ],
   [
     { path: 'a', action: 'stage', when: 1 },
-    'rule 1 ("a") has "when", which is not one of "name", "path", "tool", "content", "added", "command", "read", "notRead", "ranSinceWrite", "notRanSinceWrite", "action", "message", "floor", "ceil", "ratio"',
+    'rule 1 ("a") has "when", which is not one of "name", "path", "tool", "content", "added", "command", "read", "notRead", "ranSinceWrite", "notRanSinceWrite", "action", "message", "floor", "ceil", "ratio", "run", "onFail", "timeoutSeconds"',
+  ],
+  [{ path: 'a', action: 'run' }, 'rule 1 ("a") needs a "run": the command a "run" rule runs'],
+  [{ path: 'a', action: 'run', run: [] }, 'rule 1 ("a"): "run" must be a command line or a list of its words (argv)'],
+  [{ path: 'a', action: 'run', run: 'x', onFail: 'ask' }, 'rule 1 ("a"): "onFail" must be "block" or "stage"'],
+  [
+    { path: 'a', action: 'run', run: 'x', timeoutSeconds: 0 },
+    'rule 1 ("a"): "timeoutSeconds" must be a whole number of seconds from 1 to 300',
+  ],
+  [
+    { path: 'a', action: 'block', message: 'm', run: 'x' },
+    'rule 1 ("a") has "run", "onFail" or "timeoutSeconds", which go only with "action": "run"',
   ],
 ];
 
@@ -146,7 +157,7 @@ for (const [rule, why] of invalid) {
 const located: [string, string][] = [
   [
     '{\n  "version": 2,\n  "rules": [\n    { "path": "a", "action": "stage" },\n    {\n      "path": "b",\n      "action": "deny"\n    }\n  ]\n}\n',
-    'rule 2 ("b"): "action" must be one of "block", "ask", "stage", "direct", "ignore", "thresholds", "note", not "deny" (line 7)',
+    'rule 2 ("b"): "action" must be one of "block", "ask", "stage", "direct", "ignore", "thresholds", "note", "run", not "deny" (line 7)',
   ],
   ['{\n  "version": 3,\n  "rules": []\n}', '"version" must be 1 or 2 (the versions of the policy format) (line 2)'],
   [
@@ -156,6 +167,10 @@ const located: [string, string][] = [
   [
     '{"version": 1, "rules": [\n  {"name": "x", "path": "a", "action": "stage"},\n  {"name": "x", "path": "b", "action": "stage"}\n]}',
     'rule 2 ("b"): "name" repeats the name "x" (line 3)',
+  ],
+  [
+    '{"version": 2, "rules": [\n  {"path": "a", "action": "run",\n   "run": "npm test", "timeoutSeconds": 900}\n]}',
+    'rule 1 ("a"): "timeoutSeconds" must be a whole number of seconds from 1 to 300 (line 3)',
   ],
 ];
 
@@ -167,3 +182,25 @@ for (const [text, why] of located) {
     );
   });
 }
+
+test('run rules: every matching one is collected, whichever rule decides; one that does not match is not', () => {
+  const project = layer('project', [
+    { name: 'lib-direct', path: 'lib/**', action: 'direct' },
+    { name: 'types', path: '*.ts', action: 'run', run: 'tsc --noEmit' },
+    { name: 'lint', path: 'lib/**', tool: 'Edit', action: 'run', run: ['eslint', '{file}'], onFail: 'stage' },
+  ]);
+  const user = layer('user', [{ name: 'mine', action: 'run', run: 'make check', timeoutSeconds: 5 }]);
+  const runs = (facts: PolicyFacts) => evaluatePolicy([user, project], facts).runs.map((r) => r.label);
+  assert.deepEqual(runs({ path: 'lib/a.ts', tool: 'Edit' }), ['types', 'lint', 'mine']); // after the decider too
+  assert.deepEqual(runs({ path: 'lib/a.js', tool: 'Write' }), ['mine']);
+  const e = evaluatePolicy([user, project], { path: 'lib/a.ts', tool: 'Edit' });
+  assert.equal(e.decider?.label, 'lib-direct', 'a run rule decides nothing');
+  assert.deepEqual(
+    e.runs.map((r) => r.run),
+    [
+      { command: 'tsc --noEmit', onFail: 'block', timeoutSeconds: 60 },
+      { command: ['eslint', '{file}'], onFail: 'stage', timeoutSeconds: 60 },
+      { command: 'make check', onFail: 'block', timeoutSeconds: 5 },
+    ],
+  );
+});

@@ -41,7 +41,7 @@ export const policyRules = () => {
 
 /**
  * 100 format 2 rules: 96 that miss a Write of src/app/*.txt (path globs, other tools, content and added-line
- * regexes that do not match, command rules), three whose path holds and whose state conditions are read and fail
+ * regexes that do not match, command rules, `run` rules whose command would leave a file if it ran), three whose path holds and whose state conditions are read and fail
  * (so the session's log is read), and a last that matches with the default thresholds.
  */
 export const policyRulesV2 = () => {
@@ -59,6 +59,8 @@ export const policyRulesV2 = () => {
       message: 'x',
     }),
     (i) => ({ path: `*.lock${i}`, action: 'direct' }),
+    // `run` rules are checked after the decider too; one that does not match must cost no more than any rule
+    (i) => ({ path: i % 2 ? `tools/${i}/**` : 'src/**', tool: 'NotebookEdit', action: 'run', run: `touch ran-${i}` }),
   ];
   for (let i = 0; rules.length < 96; i++) rules.push({ name: `rule-${i}`, ...shapes[i % shapes.length](i) });
   rules.push({
