@@ -154,8 +154,9 @@ export const linkPathOf = (raw: string): string => raw.trim().replace(/\/+$/, ''
 
 /**
  * FETTLE_TEST_LINK: paths of the work tree `fettle test` links into its test tree when they exist (ignored
- * dependency directories such as node_modules), separated by ':' as in PATH. Read only by `fettle test` (and
- * checked by `info` and `doctor`), so a mistake in it never blocks the hook.
+ * dependency directories such as node_modules), separated by ':' as in PATH. Read only by `fettle test` and a
+ * policy `run` rule's check (and checked by `info` and `doctor`), so a mistake in it blocks only the writes such
+ * a rule checks.
  */
 export const testLinksFrom = (env: Env): string[] => {
   const raw = env.FETTLE_TEST_LINK;

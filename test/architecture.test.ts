@@ -168,9 +168,10 @@ export const ROOMS: Record<string, string[]> = {
   record: ['decide'],
   retention: ['record'],
   select: ['journal', 'record'],
-  write: ['decide', 'journal', 'record', 'retention'],
-  bash: ['decide', 'record', 'retention'],
   review: ['decide', 'journal', 'record', 'select'],
+  // a policy `run` rule's command runs in the test tree of review/
+  write: ['decide', 'journal', 'record', 'retention', 'review'],
+  bash: ['decide', 'record', 'retention'],
   contract: ['decide', 'record', 'review', 'select', 'write'],
   history: ['bash', 'decide', 'journal', 'record', 'select'],
   upkeep: ['bash', 'record', 'retention', 'review'],

@@ -20,6 +20,13 @@ export interface StagedMessage {
   supersedes?: string | undefined;
   /** the policy rule that staged it (reason `policy`), as ruleText() names it */
   rule?: string | undefined;
+  /** what the failed commands of `run` rules that stage said (core/policy-run.ts); `staged`: they alone staged it */
+  check?: RunCheck | undefined;
+}
+
+export interface RunCheck {
+  text: string;
+  staged: boolean;
 }
 
 /**
@@ -51,9 +58,11 @@ export const sizeText = (
 
 export const renderStaged = (m: StagedMessage): string => {
   const { counts, why } = sizeText(m.decision, m.thresholds, m.rule);
+  const because = m.check?.staged ? `the command of policy rule ${m.rule} failed` : why;
   const lines = [
     `fettle held this write for review: nothing was written to ${m.path}.`,
-    `Staged change ${m.id}: ${counts}; staged because ${why}.`,
+    `Staged change ${m.id}: ${counts}; staged because ${because}.`,
+    ...(m.check ? [m.check.text] : []),
     ...(m.supersedes ? [`It replaces staged change ${m.supersedes}, which is dropped: only ${m.id} is pending.`] : []),
     `To apply it, run: ${m.invoke} confirm ${m.id}`,
     `To drop it, run: ${m.invoke} discard ${m.id}`,
@@ -153,17 +162,21 @@ export const renderAsk = (m: Omit<StagedMessage, 'diff' | 'tool'>): string =>
   `fettle: this is ${m.decision.reason === 'policy' ? 'a change' : 'a large change'} to ${m.path} (${sizeOf(m)}), so a person must approve it. ` +
   `It is staged as ${m.id}: see exactly what it changes with \`${m.invoke} review ${m.id}\`. Allowing it writes the file; ` +
   `denying it leaves the file as it is. If nobody approved it, nothing was written, and fettle drops the change ` +
-  `when this turn ends: do not retry it; tell the user that this change to ${m.path} needs their approval at a prompt.`;
+  `when this turn ends: do not retry it; tell the user that this change to ${m.path} needs their approval at a prompt.` +
+  (m.check ? `\n\n${m.check.text}` : '');
 
 /** A large write in a mode where nobody can review it (dontAsk): denied, nothing staged. */
-export const renderRefused = (m: Pick<StagedMessage, 'path' | 'decision' | 'thresholds' | 'tool' | 'rule'>): string =>
-  m.decision.reason === 'policy'
+export const renderRefused = (
+  m: Pick<StagedMessage, 'path' | 'decision' | 'thresholds' | 'tool' | 'rule' | 'check'>,
+): string =>
+  (m.decision.reason === 'policy'
     ? `fettle refused this write: nothing was written to ${m.path} and nothing was staged. It is a change ` +
       `(${sizeOf(m)}), and in dontAsk mode nobody can review a staged change. Tell the user this change needs their review in ` +
       `another permission mode. Do not retry the ${m.tool} unchanged.`
     : `fettle refused this write: nothing was written to ${m.path} and nothing was staged. It is a large change ` +
       `(${sizeOf(m)}), and in dontAsk mode nobody can review a large change. Make it as smaller edits, each within ` +
-      `the limit, or tell the user it needs their review in another permission mode. Do not retry the ${m.tool} unchanged.`;
+      `the limit, or tell the user it needs their review in another permission mode. Do not retry the ${m.tool} unchanged.`) +
+  (m.check ? `\n${m.check.text}` : '');
 
 /** A write a policy `block` rule denies, in every permission mode but plan (where fettle does nothing). */
 export const renderBlocked = (m: { path: string; rule: string; message: string; tool: string }): string =>
@@ -174,11 +187,21 @@ export const renderBlocked = (m: { path: string; rule: string; message: string; 
 export const renderPolicyAsk = (m: { path: string; rule: string; message: string }): string =>
   `fettle: policy rule ${m.rule} asks you to approve this write to ${m.path}: ${m.message.trim()}`;
 
-/** A `stage` rule's path, written by a tool call whose result fettle cannot compute: nothing to stage, so denied. */
-export const renderUnstageable = (m: { path: string; rule: string; why: string; tool: string }): string =>
-  `fettle refused this write: nothing was written to ${m.path}. Policy rule ${m.rule} stages every change to it, ` +
-  `and fettle cannot compute this ${m.tool}'s result exactly (${m.why}), so there is nothing it could stage. ` +
+/**
+ * A `stage` rule's path, written by a tool call whose result fettle cannot compute: nothing to stage, so denied;
+ * so is a `run` rule's (`runs`), with nothing to run its command on.
+ */
+export const renderUnstageable = (m: { path: string; rule: string; why: string; tool: string; runs?: boolean }) =>
+  `fettle refused this write: nothing was written to ${m.path}. Policy rule ${m.rule} ` +
+  (m.runs ? 'runs a command on the files as each write would leave them' : 'stages every change to it') +
+  `, and fettle cannot compute this ${m.tool}'s result exactly (${m.why}), so there is nothing it could ${m.runs ? 'run it on' : 'stage'}. ` +
   `Write the whole file with the Write tool instead.`;
+
+/** A write a `run` rule's failed command blocks: what it said, what the matching rules say, and what to do. */
+export const renderRunBlocked = (m: { path: string; check: string; message: string }): string =>
+  `fettle blocked this write: nothing was written to ${m.path}. ${m.check.trim()}` +
+  (m.message.trim() === '' ? '' : `\n${m.message.trim()}`) +
+  `\nFix what it reports, then write again.`;
 
 const REASON_TEXT: Record<string, string> = {
   'new-file': 'new file',

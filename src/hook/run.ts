@@ -145,6 +145,7 @@ const answer = (ctx: Context, p: WritePayload, edge: HookEdge, before: writeBefo
           thresholds: before.thresholds,
           tool: p.call.tool,
           rule: before.rule,
+          check: before.check,
         }),
       );
     case 'ignored':
@@ -154,9 +155,9 @@ const answer = (ctx: Context, p: WritePayload, edge: HookEdge, before: writeBefo
     case 'unstageable':
       return deny(ruledText(before, p.call.tool));
   }
-  const { id, target, decision, supersedes, thresholds, rule } = before;
+  const { id, target, decision, supersedes, thresholds, rule, check } = before;
   const path = shownTarget(target);
-  const message = { id, path, decision, ttlSeconds: ctx.config.ttlSeconds, thresholds, rule };
+  const message = { id, path, decision, ttlSeconds: ctx.config.ttlSeconds, thresholds, rule, check };
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);
   if (before.review === 'person') return ask(renderAsk({ ...message, invoke }));
   return deny(renderStaged({ ...message, diff: before.diff, invoke, tool: p.call.tool, supersedes }));

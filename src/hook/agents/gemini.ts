@@ -154,7 +154,8 @@ const answer = (ctx: Context, edge: HookEdge, d: Decided, tool: string): HookOut
   if (d.review === 'person')
     return geminiDeny(renderHeldForPerson({ id: d.id, path, decision: d.decision, thresholds, invoke, tool }));
   const message = { id: d.id, path, decision: d.decision, ttlSeconds: ctx.config.ttlSeconds, thresholds, rule, invoke };
-  return geminiDeny(renderStaged({ ...message, diff: d.diff, tool, supersedes: d.supersedes }));
+  const check = d.check;
+  return geminiDeny(renderStaged({ ...message, diff: d.diff, tool, supersedes: d.supersedes, check }));
 };
 
 const after = async (ctx: Context, edge: HookEdge, call: WriteCall, origin: Origin): Promise<HookOutcome> => {

@@ -157,10 +157,11 @@ const beforeAnswer = (ctx: Context, e: Event, decided: Decided, edge: HookEdge):
   }
   // A person answers opencode's own prompt; if they allow it, the tool writes and the after step marks it applied.
   if (decided.review === 'person') return pass();
-  const { id, target, decision, diff, supersedes, thresholds, rule } = decided;
+  const { id, target, decision, diff, supersedes, thresholds, rule, check } = decided;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), e.directory, target.store, target.realPath);
   const ttlSeconds = ctx.config.ttlSeconds;
-  const message = { id, path: shownTarget(target), decision, diff, invoke, ttlSeconds, thresholds, rule, supersedes };
+  const path = shownTarget(target);
+  const message = { id, path, decision, diff, invoke, ttlSeconds, thresholds, rule, supersedes, check };
   return answer({ block: renderStaged({ ...message, tool: e.tool }) });
 };
 

@@ -28,6 +28,8 @@ export interface Plan {
   stored?: { old: string; next: string };
   /** the policy rule that decided it (stage, direct, thresholds), when one did */
   policy?: PathPolicy | undefined;
+  /** what its record says beyond its fields (a `run` rule's failed command) */
+  note?: string | undefined;
 }
 
 export interface PlanOptions {

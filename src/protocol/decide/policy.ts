@@ -42,7 +42,7 @@ const unreadable = (display: string, error: unknown): FettleError =>
   });
 
 /** Bump it whenever parsePolicy's output changes shape or meaning: a cache of another version is parsed again. */
-const CACHE_VERSION = 'policy-cache 2';
+const CACHE_VERSION = 'policy-cache 3';
 
 interface CacheFile {
   version: string;
@@ -146,6 +146,8 @@ export interface PathPolicy {
   effect: PolicyEffect;
   /** what every matching rule says to the agent, the decider's first */
   feedback: Evaluation['feedback'];
+  /** the matching `run` rules, whose commands a write that goes on must pass (write/run-rules.ts) */
+  runs: Evaluation['runs'];
   /** the thresholds that decide the write: a `thresholds` rule's, else the configuration's */
   thresholds: Thresholds;
   files: Record<PolicyLayerName, string>;
@@ -163,7 +165,8 @@ export const decidePolicy = (
   const winner = evaluation.decider;
   const effect = effectOf(winner, ctx.config, files);
   const thresholds = effect.kind === 'thresholds' ? effect.thresholds : ctx.config;
-  return { winner, effect, thresholds, files, feedback: evaluation.feedback, evaluation };
+  const { feedback, runs } = evaluation;
+  return { winner, effect, thresholds, files, feedback, runs, evaluation };
 };
 
 /**

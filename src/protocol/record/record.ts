@@ -41,6 +41,7 @@ export const fieldsOf = (plan: Plan, origin: Origin): Fields => {
     added: counted ? d.added : undefined,
     removed: counted ? d.removed : undefined,
     ...origin,
+    ...(plan.note === undefined ? {} : { note: plan.note }),
   };
 };
 

@@ -4,7 +4,8 @@
 // staged changes applied on top exactly as confirm would write them: the proposal where the file still holds the
 // bytes it was staged on, else the clean three-way merge, and confirm's own refusal otherwise. One worktree per
 // agent session (one shared by changes without a session), made on first use and kept: later runs move it to the
-// new tree in place, writing only the paths that differ (worktree-sync.ts). Nothing here runs on the hook path.
+// new tree in place, writing only the paths that differ (worktree-sync.ts). The hook comes here only for a policy
+// `run` rule that matches a write (proposed-tree.ts), which asks for it.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sessionName } from '../../core/session';
@@ -13,7 +14,7 @@ import { fileModeOf, gitModeOf, readDisk } from '../../io/atomic-write';
 import { exists } from '../../io/exists';
 import { withLock } from '../../io/lock';
 import type { Progress } from '../../io/progress';
-import { writeBlobs } from '../../store/objects';
+import { writeBlobs, writeCommit } from '../../store/objects';
 import type { Store } from '../../store/store';
 import { writeEditedTree, type Leaf } from '../../store/tree-write';
 import { readWorkTree, type WorkTreeState } from '../../store/work-tree-state';
@@ -145,8 +146,16 @@ const landingsOf = async (store: Store, changes: Change[], files: string[]) => {
   return { landings, leaves };
 };
 
-/** Runs `fn` holding the test tree's lock; a second `fettle test` of the same tree waits for the first. */
-const holdingTree = async <T>(store: Store, name: string, progress: Progress, fn: () => Promise<T>): Promise<T> => {
+/**
+ * Runs `fn` holding the test tree's lock; a second `fettle test` of the same tree waits for the first (an hour,
+ * or `waitMs`).
+ */
+export const holdingTree = async <T>(
+  store: Store,
+  name: string,
+  o: { progress: Progress; waitMs?: number },
+  fn: () => Promise<T>,
+): Promise<T> => {
   let started = false;
   const body = () => {
     started = true;
@@ -157,8 +166,8 @@ const holdingTree = async <T>(store: Store, name: string, progress: Progress, fn
   } catch (error) {
     if (started || !(error instanceof FettleError && error.code === 'E_LOCKED')) throw error;
   }
-  progress.step(`fettle: waiting for another fettle test to finish in the test tree ${name}`);
-  return withLock(testLockPath(store, name), body, { timeoutMs: 60 * 60 * 1000 });
+  o.progress.step(`fettle: waiting for another fettle test to finish in the test tree ${name}`);
+  return withLock(testLockPath(store, name), body, { timeoutMs: o.waitMs ?? 60 * 60 * 1000 });
 };
 
 const whoseTree = (session: string | undefined): string =>
@@ -180,6 +189,41 @@ const ensureWorktree = async (store: Store, name: string, commit: string, reason
   return { dir, admin: made, fresh: true };
 };
 
+/** A test tree as synced, before a command runs in it. */
+export type SyncedTree = Omit<TestTree, 'landings'>;
+
+/**
+ * Brings the test tree `name` to the user's work tree `source` with `leaves` set over it (the caller holds the
+ * tree's lock). `base` is the commit its HEAD names when the user's HEAD is unborn.
+ */
+export const syncTestTree = async (
+  ctx: Context,
+  store: Store,
+  t: { name: string; session: string | undefined; source: string; leaves: Map<string, Leaf>; base?: string },
+  o: { links: readonly LinkRequest[]; progress: Progress },
+): Promise<SyncedTree> => {
+  const { name, session, source } = t;
+  const { progress } = o;
+  const work = await readWorkTree(store, source, ctx.env, progress);
+  for (const [path, leaf] of t.leaves) work.edits.set(path, leaf);
+  const tree = await writeEditedTree(store, work.head, work.edits);
+  const commit = work.head ?? t.base ?? (await writeCommit(store, tree, [], 'fettle: a test tree', ctx.now()));
+  const links = await checkLinks(store, source, tree, o.links);
+  const reason = `fettle test tree of ${whoseTree(session)}`;
+  const { dir, admin, fresh } = await ensureWorktree(store, name, commit, reason, progress);
+  if (fresh)
+    progress.step(`fettle: creating the test tree of ${whoseTree(session)} (first use): checking out your files`);
+  else progress.step('fettle: updating the test tree', { delayMs: 1000 });
+  const synced = await syncWorktree(dir, admin, ctx.env, { tree, commit }, { keep: links.linked, fresh, progress });
+  const before = (await readUse(admin))?.links ?? [];
+  await makeLinks(source, dir, links.linked, before, progress);
+  progress.done();
+  const use: TreeUse = { session: session ?? null, usedAt: ctx.now().getTime(), links: links.linked };
+  await writeFile(join(admin, USE_FILE), `${JSON.stringify(use)}\n`);
+  const { read, gone, kept } = work;
+  return { name, dir, source, session, fresh, work: { read, gone, kept }, synced, links };
+};
+
 /**
  * Brings the test tree of the changes' session to the user's work tree with the changes applied, then runs `run`
  * in it, holding the tree's lock throughout (no other `fettle test` moves it while the command runs).
@@ -196,26 +240,10 @@ export const withTestTree = async <T>(
   const session = sessions.size === 1 ? [...sessions][0] : undefined;
   const name = testTreeName(session);
   const { source, files } = await sourceOf(store, changes);
-  const { progress } = o;
-  return holdingTree(store, name, progress, async () => {
+  return holdingTree(store, name, o, async () => {
     const { landings, leaves } = await landingsOf(store, changes, files);
-    const work = await readWorkTree(store, source, ctx.env, progress);
-    for (const [path, leaf] of leaves) work.edits.set(path, leaf);
-    const tree = await writeEditedTree(store, work.head, work.edits);
-    const commit = work.head ?? (changes[0] as Change).tip;
-    const links = await checkLinks(store, source, tree, o.links);
-    const reason = `fettle test tree of ${whoseTree(session)}`;
-    const { dir, admin, fresh } = await ensureWorktree(store, name, commit, reason, progress);
-    if (fresh)
-      progress.step(`fettle: creating the test tree of ${whoseTree(session)} (first use): checking out your files`);
-    else progress.step('fettle: updating the test tree', { delayMs: 1000 });
-    const synced = await syncWorktree(dir, admin, ctx.env, { tree, commit }, { keep: links.linked, fresh, progress });
-    const before = (await readUse(admin))?.links ?? [];
-    await makeLinks(source, dir, links.linked, before, progress);
-    progress.done();
-    const use: TreeUse = { session: session ?? null, usedAt: ctx.now().getTime(), links: links.linked };
-    await writeFile(join(admin, USE_FILE), `${JSON.stringify(use)}\n`);
-    const { read, gone, kept } = work;
-    return run({ name, dir, source, session, fresh, landings, work: { read, gone, kept }, synced, links });
+    const base = (changes[0] as Change).tip;
+    const tree = await syncTestTree(ctx, store, { name, session, source, leaves, base }, o);
+    return run({ ...tree, landings });
   });
 };

@@ -6,6 +6,7 @@
 import type { Decision } from '../../core/decide';
 import type { Plan } from '../decide/plan';
 import type { Thresholds } from '../../core/decide';
+import type { RunCheck } from '../../core/messages';
 import { routeStaged } from '../../core/permission';
 import { ruleDecider, ruleText, type PolicyRule } from '../../core/policy';
 import type { RecordFields } from '../../core/record-message';
@@ -16,12 +17,13 @@ import type { Context, Origin } from '../context';
 import { planWrite } from '../decide/plan';
 import { contentFacts, writePolicy } from '../decide/call-policy';
 import type { PathPolicy } from '../decide/policy';
-import { predict, type Proposed } from '../decide/predict';
+import { predict, type Proposed, type SourceCounts } from '../decide/predict';
 import { type Beside, fieldsOf, recordBefore } from '../record/record';
 import { stage } from '../record/stage';
 import { callName, claimCall } from '../record/call-answers';
 import { digest, forgetWrite, rememberWrite } from '../record/call-links';
 import { currentTurn } from '../turns';
+import { runRules, type RunVerdict } from './run-rules';
 import { locateWritten } from './target';
 
 /** A tool call about to write, as an edge describes it. */
@@ -58,6 +60,8 @@ export interface StagedWrite {
   /** the thresholds that decided it, and the policy rule that staged it (as ruleText() names it) */
   thresholds: Thresholds;
   rule?: string | undefined;
+  /** what the failed commands of `run` rules that stage said */
+  check?: RunCheck | undefined;
 }
 
 /** A write a policy rule decides alone: `block` denies it (with the rule's message), `ignore` leaves it to the tool. */
@@ -71,6 +75,8 @@ interface RuledOutBy<Kind extends 'blocked' | 'ignored'> {
   feedback?: string[] | undefined;
   /** blocked by an `ask` rule: a person decides at the agent's prompt where it has one, else it is denied */
   ask?: boolean | undefined;
+  /** blocked by a `run` rule: what its failed command (and any before it) said */
+  check?: string | undefined;
 }
 /** One member per kind, so a check of `kind` narrows (an interface whose kind is a union would not). */
 export type RuledOut = RuledOutBy<'blocked'> | RuledOutBy<'ignored'>;
@@ -78,9 +84,16 @@ export type RuledOut = RuledOutBy<'blocked'> | RuledOutBy<'ignored'>;
 export type Decided =
   | { kind: 'pass'; target?: Target | undefined; id?: string | undefined } // the tool goes on (recorded as `id`)
   | { kind: 'noop'; target: Target }
-  | { kind: 'refused'; target: Target; decision: Staged; thresholds: Thresholds; rule?: string | undefined }
+  | {
+      kind: 'refused';
+      target: Target;
+      decision: Staged;
+      thresholds: Thresholds;
+      rule?: string | undefined;
+      check?: RunCheck | undefined;
+    }
   | RuledOut
-  | { kind: 'unstageable'; target: Target; rule: PolicyRule; ruleText: string; why: string }
+  | { kind: 'unstageable'; target: Target; rule: PolicyRule; ruleText: string; why: string; runs?: boolean }
   | (StagedWrite & { review: 'model' | 'person' });
 
 /**
@@ -144,6 +157,14 @@ const passOrAsk = (policy: PathPolicy, target: Target, id?: string): Decided => 
   return { kind: 'blocked', target, rule: effect.rule, ruleText: text, feedback, ask: true };
 };
 
+/** A write a `run` rule's failed command blocks: the agent reads what it said, then what the rules say. */
+const blockedByRun = (policy: PathPolicy, target: Target, v: Extract<RunVerdict, { kind: 'block' }>): Decided => {
+  const { rule } = v.failure;
+  const text = ruleText(rule, policy.files[rule.layer]);
+  const feedback = policy.feedback.map((f) => f.message);
+  return { kind: 'blocked', target, rule, ruleText: text, feedback, check: v.text };
+};
+
 /** Who decided a planned write's tier: the policy rule that did, else the thresholds. */
 export const deciderOf = (plan: Plan): string =>
   plan.policy && plan.policy.effect.kind !== 'none' && 'rule' in plan.policy.effect
@@ -168,9 +189,11 @@ const unpredicted = async (
   u: { policy: PathPolicy; old: DiskFile | null; origin: Origin; link: Beside | undefined; why: string },
 ): Promise<Decided> => {
   const { policy, old, origin, link, why } = u;
-  if (policy.effect.kind === 'stage') {
-    const rule = policy.effect.rule;
-    return { kind: 'unstageable', target, rule, ruleText: ruleText(rule, policy.files[rule.layer]), why };
+  // A `run` rule's command needs the bytes the write leaves: unknown, so it is refused as a `stage` rule's is.
+  const rule = policy.effect.kind === 'stage' ? policy.effect.rule : policy.runs[0];
+  if (rule) {
+    const runs = policy.effect.kind !== 'stage';
+    return { kind: 'unstageable', target, rule, ruleText: ruleText(rule, policy.files[rule.layer]), why, runs };
   }
   if (!old) return passOrAsk(policy, target);
   const note = `fettle could not predict the result: ${why}.`;
@@ -190,13 +213,14 @@ const stageWrite = async (
     decidedBy: string;
     thresholds: Thresholds;
     rule: string | undefined;
-    remember: (record: { id: string; tip: string; fields: RecordFields }) => Promise<void>;
+    remember: Remember;
+    check: RunCheck | undefined;
   },
 ): Promise<Decided> => {
-  const { decision, origin, decidedBy, thresholds, rule, remember } = s;
+  const { decision, origin, decidedBy, thresholds, rule, remember, check } = s;
   const { target } = plan;
   const route = routeStaged({ mode: w.mode, review: ctx.config.review, inProject: w.inProject });
-  if (route === 'refuse') return { kind: 'refused', target, decision, thresholds, rule };
+  if (route === 'refuse') return { kind: 'refused', target, decision, thresholds, rule, check };
   const staging = { ...origin, decidedBy, ...(route === 'person' ? { review: 'person' as const } : {}) };
   const staged = await stage(ctx, plan, staging);
   // A person answers the agent's prompt; if they allow it, the tool writes and the after step marks it applied.
@@ -211,6 +235,7 @@ const stageWrite = async (
     supersedes: staged.supersedes,
     thresholds,
     rule,
+    check,
   };
 };
 
@@ -245,7 +270,35 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
   const ruled = early ? null : ruledOut(policy, target);
   if (ruled) return ruled;
   if (!proposed.exact) return unpredicted(ctx, target, { policy, old, origin, link: link(), why: proposed.why });
-  const plan = await planWrite(ctx, target, old, proposed.next, { source: proposed.counts, policy });
+  const { next, counts } = proposed;
+  return goOn(ctx, w, { target, old, next, counts, policy, origin, remember, link });
+};
+
+type Remember = (record: { id: string; tip: string; fields: RecordFields }) => Promise<void>;
+
+/** A write whose result is known, planned and checked by the `run` rules: recorded and let through, or staged. */
+const goOn = async (
+  ctx: Context,
+  w: ToolWrite,
+  p: {
+    target: Target;
+    old: DiskFile | null;
+    next: Buffer;
+    counts: SourceCounts | undefined;
+    policy: PathPolicy;
+    origin: Origin;
+    remember: (modified?: number) => Remember;
+    link: (modified?: number) => Beside | undefined;
+  },
+): Promise<Decided> => {
+  const { target, old, policy, origin, remember, link } = p;
+  const planned = await planWrite(ctx, target, old, p.next, { source: p.counts, policy });
+  const checked = await runRules(ctx, planned, policy, { session: origin.session, source: p.counts });
+  if (checked.kind === 'block') return blockedByRun(policy, target, checked);
+  const { plan } = checked;
+  // Staged by the run rule itself, or (by size, or a `stage` rule) anyway, with what its command said.
+  const staged = plan.policy?.effect.kind === 'stage' && plan.policy.effect.rule.action === 'run';
+  const check = checked.kind === 'stage' ? { text: checked.text, staged } : undefined;
   const decision = plan.decision;
   const { thresholds } = policy;
   const rule = stagingRule(plan);
@@ -261,12 +314,6 @@ const decideBefore = async (ctx: Context, w: ToolWrite, target: Target): Promise
     );
     return passOrAsk(policy, target, recorded.id); // the tool now writes through the agent's own permission flow
   }
-  return stageWrite(ctx, w, plan, {
-    decision,
-    origin,
-    decidedBy,
-    thresholds,
-    rule,
-    remember: remember(decision.modified),
-  });
+  const staging = { decision, origin, decidedBy, thresholds, rule, remember: remember(decision.modified), check };
+  return stageWrite(ctx, w, plan, staging);
 };
