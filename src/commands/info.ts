@@ -29,7 +29,7 @@ const policyLines = (p: PolicyInForce): string[] => {
       r.label,
       r.action,
       JSON.stringify(r.path),
-      r.message ?? (r.thresholds ? JSON.stringify(r.thresholds) : ''),
+      r.message ?? (r.thresholds ? JSON.stringify(r.thresholds) : r.run ? `runs ${JSON.stringify(r.run.command)}` : ''),
     ]),
   );
   if (rows.length === 0) return [...lines, '  no rules: the thresholds decide every path'];
@@ -74,6 +74,7 @@ const infoJson = (c: Config, { links, readThreshold }: Apart, policy: PolicyInFo
         action: r.action,
         message: r.message,
         thresholds: r.thresholds,
+        run: r.run,
       })),
     ),
   },

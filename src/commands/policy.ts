@@ -1,15 +1,19 @@
-// `fettle policy check <path> [--tool <name>] [--content-file <file>] [--command <line>] [--session <id>] [--json]`:
-// which policy rules match a call and why: every rule of the repository's `.fettle/policy.json` and the user's
-// file, in the order considered (the repository's first), each condition and whether it held, what the matching
-// rules tell the agent, and the rule that decides.
+// `fettle policy check <path> [--tool <name>] [--content-file <file>] [--command <line>] [--session <id>] [--run]
+// [--json]`: which policy rules match a call and why: every rule of the repository's `.fettle/policy.json` and the
+// user's file, in the order considered (the repository's first), each condition and whether it held, what the
+// matching rules tell the agent, the rule that decides, and the commands of the matching `run` rules (run with
+// --run, as a write would run them).
+import { invocationText, runInvocation } from '../core/policy-run';
 import type { Considered } from '../core/policy-engine';
 import { ruleShape, type PolicyEffect, type PolicyRule } from '../core/policy';
 import type { PolicyFacts } from '../core/policy-when';
 import { addedLines } from '../core/session-log';
-import { FettleError } from '../errors';
+import { EXIT, FettleError } from '../errors';
 import type { Context } from '../protocol/context';
 import { openStore, openTarget } from '../protocol/select/open';
-import { explainPolicy } from '../protocol/decide/policy';
+import { explainPolicy, type Explained } from '../protocol/decide/policy';
+import { runOnProposed, writeOf, type RunFailure } from '../protocol/review/proposed-tree';
+import type { Target } from '../store/store';
 import { readUserFile } from '../protocol/read';
 import { sessionHistory } from '../protocol/session-state';
 import { table } from './change-view';
@@ -50,6 +54,7 @@ const ruleJson = (r: PolicyRule, matched: boolean, why?: string[]) => ({
   ...(why === undefined ? {} : { why }),
   ...(r.message === undefined ? {} : { message: r.message }),
   ...(r.thresholds === undefined ? {} : { thresholds: r.thresholds }),
+  ...(r.run === undefined ? {} : { run: r.run }),
 });
 
 export interface CheckOptions {
@@ -58,6 +63,7 @@ export interface CheckOptions {
   contentFile?: string;
   command?: string;
   session?: string;
+  run?: boolean;
 }
 
 /** What the options say of the call: its tool, the content it would leave (and so the lines it adds), a command. */
@@ -81,10 +87,29 @@ const matchText = (c: Considered, winner: PolicyRule | null): string => {
   if (c.rule === winner) return 'matches: decides';
   if (!c.matched) return 'no match';
   if (c.rule.action === 'note') return 'matches: speaks';
+  if (c.rule.action === 'run') return 'matches: runs its command';
   return winner ? `matches; ${winner.label} decides` : 'matches';
 };
 
-const textOf = (x: ReturnType<typeof explainPolicy>, what: string): string[] => {
+/** The matching `run` rules' commands, as a write to `path` would run them (none for a shell command). */
+const runsOf = (x: Explained, path: string | undefined) =>
+  x.runs.map((r) => {
+    const spec = r.run as NonNullable<typeof r.run>;
+    const command = invocationText(runInvocation(spec, path ?? '{file}'));
+    return { rule: r.label, command, onFail: spec.onFail, timeoutSeconds: spec.timeoutSeconds, applies: !!path };
+  });
+
+const runLines = (x: Explained, path: string | undefined): string[] => {
+  const runs = runsOf(x, path);
+  if (runs.length === 0) return [];
+  const head = path
+    ? 'A write that goes on (direct, staged or asked about) first runs, on the files as it would leave them:'
+    : 'These run rules do not apply to a shell command: fettle cannot know what a command will write before it runs.';
+  const rows = runs.map((r) => `  ${r.rule}: \`${r.command}\` (failing: ${r.onFail}; timeout ${r.timeoutSeconds} s)`);
+  return ['', head, ...rows];
+};
+
+const textOf = (x: Explained, what: string, path: string | undefined): string[] => {
   const winner = x.winner;
   const lines = [
     "Policy files (the repository's, then yours; in a version 2 file every match speaks and the first decides, in a version 1 file the last match decides):",
@@ -100,10 +125,11 @@ const textOf = (x: ReturnType<typeof explainPolicy>, what: string): string[] => 
   }
   if (x.feedback.length > 0)
     lines.push('', 'The agent is told:', ...x.feedback.map((f) => `  ${f.rule.label}: ${f.message}`));
+  lines.push(...runLines(x, path));
   const file = winner ? x.files[winner.layer] : '';
   const outcome = winner
     ? `${what}: decided by policy rule ${winner.label} (${ruleShape(winner)} in ${file}): ${effectText(x.effect).replace(/([^.!?])$/, '$1.')}`
-    : `${what}: no rule ${x.feedback.length > 0 ? 'decides' : 'matches'}; the thresholds in force decide (floor ${x.thresholds.floor}, ceil ${x.thresholds.ceil}, ratio ${x.thresholds.ratio}; see \`fettle info\`).`;
+    : `${what}: no rule ${x.feedback.length > 0 || x.runs.length > 0 ? 'decides' : 'matches'}; the thresholds in force decide (floor ${x.thresholds.floor}, ceil ${x.thresholds.ceil}, ratio ${x.thresholds.ratio}; see \`fettle info\`).`;
   lines.push('', outcome);
   return lines;
 };
@@ -112,29 +138,70 @@ const textOf = (x: ReturnType<typeof explainPolicy>, what: string): string[] => 
 const callOn = async (ctx: Context, path: string | undefined, o: CheckOptions) => {
   if (path !== undefined) {
     const target = await openTarget(ctx, path);
-    return { store: target.store, treePath: target.treePath as string | undefined, file: target.realPath };
+    return { store: target.store, treePath: target.treePath as string | undefined, target };
   }
   if (o.command === undefined)
     throw new FettleError('E_USAGE', 'fettle policy check needs a <path>, or --command for a Bash command.', {
       hint: 'Name the file a write would change, or give the command line with --command.',
     });
-  return { store: await openStore(ctx), treePath: undefined, file: undefined };
+  return { store: await openStore(ctx), treePath: undefined, target: undefined };
 };
 
-export const policyCheck = async (edge: Edge, dir: string | undefined, path: string | undefined, o: CheckOptions) => {
+/**
+ * --run: the matching `run` rules' commands, run as a write of the --content-file (else of the file as it is) would
+ * run them, in the session's test tree (--session; else the one of changes without a session).
+ */
+const runNow = async (ctx: Context, edge: Edge, x: Explained, on: { target: Target; o: CheckOptions }) => {
+  const { target, o } = on;
+  const content = o.contentFile === undefined ? null : await readUserFile(resolve(edge.cwd, o.contentFile));
+  const write = await writeOf(target, content, o.session);
+  if (!write)
+    throw new FettleError('E_USAGE', `--run: ${target.treePath} does not exist, so there is nothing to run on.`, {
+      hint: 'Give the content a write would leave with --content-file.',
+    });
+  return (await runOnProposed(ctx, write, x.runs, x.files)) ?? [];
+};
+
+const ranLines = (failures: RunFailure[]): string[] =>
+  failures.length === 0
+    ? ['', 'Ran them: every command passed; the write would go on.']
+    : [
+        '',
+        'Ran them:',
+        ...failures.map((f) => `${f.text}\n(${f.onFail === 'block' ? 'blocks the write' : 'stages the write'})`),
+      ];
+
+export const policyCheck = async (
+  edge: Edge,
+  dir: string | undefined,
+  path: string | undefined,
+  o: CheckOptions,
+): Promise<number> => {
   const ctx = contextFor(edge, dir);
-  const { store, treePath, file } = await callOn(ctx, path, o);
-  const facts = await factsOf(edge, o, file);
+  const { store, treePath, target } = await callOn(ctx, path, o);
+  const facts = await factsOf(edge, o, target?.realPath);
   if (o.session !== undefined) facts.history = sessionHistory(store, o.session);
   const x = explainPolicy(ctx, store, treePath, facts);
-  const winner = x.winner;
+  const failures = o.run && target && x.runs.length > 0 ? await runNow(ctx, edge, x, { target, o }) : undefined;
+  const exit = failures && failures.length > 0 ? EXIT.failed : EXIT.ok;
   if (!o.json) {
     const on = treePath ?? 'the command';
     const what = facts.tool ? `${on} (${facts.tool})` : on;
-    edge.io.out(spelled(edge, dir, textOf(x, what).join('\n')));
-    return;
+    const ran = failures ? ranLines(failures) : [];
+    edge.io.out(spelled(edge, dir, [...textOf(x, what, treePath), ...ran].join('\n')));
+    return exit;
   }
-  const out = {
+  edge.io.out(JSON.stringify(checkJson(x, { treePath, facts, o, failures }), null, 2));
+  return exit;
+};
+
+const checkJson = (
+  x: Explained,
+  c: { treePath: string | undefined; facts: PolicyFacts; o: CheckOptions; failures: RunFailure[] | undefined },
+) => {
+  const { treePath, facts, o, failures } = c;
+  const winner = x.winner;
+  return {
     ...(treePath === undefined ? {} : { path: treePath }),
     ...(o.command === undefined ? {} : { command: o.command }),
     ...(facts.tool === undefined ? {} : { tool: facts.tool }),
@@ -147,6 +214,9 @@ export const policyCheck = async (edge: Edge, dir: string | undefined, path: str
       text: effectText(x.effect),
       thresholds: { floor: x.thresholds.floor, ceil: x.thresholds.ceil, ratio: x.thresholds.ratio },
     },
+    runs: runsOf(x, treePath),
+    ...(failures === undefined
+      ? {}
+      : { ran: { failures: failures.map((f) => ({ rule: f.rule.label, onFail: f.onFail, text: f.text })) } }),
   };
-  edge.io.out(JSON.stringify(out, null, 2));
 };

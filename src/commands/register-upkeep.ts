@@ -33,8 +33,9 @@ export const registerUpkeepCommands = (
     .option('--content-file <file>', 'the content the write would leave (its added lines: against <path> on disk)')
     .option('--command <line>', 'a Bash command line (the tool is Bash unless --tool says otherwise)')
     .option('--session <id>', "check state conditions against this agent session's log")
+    .option('--run', "run the matching run rules' commands on the tree the write would leave (exit 1 if one fails)")
     .addOption(new Option('--json', 'print JSON for scripts'))
-    .action(async (path: string | undefined, o: CheckOptions) => policyCheck(edge, dir(), path, o));
+    .action(async (path: string | undefined, o: CheckOptions) => setExit(await policyCheck(edge, dir(), path, o)));
   program
     .command('gc')
     .description(

@@ -2,7 +2,7 @@
 // policy: every rule considered is listed with whether it matched and which one decides; an invalid policy is
 // reported, never a stack trace.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { SELF } from '../helpers/cli';
@@ -207,5 +207,49 @@ test('policy check of a format 2 call: --tool, --content-file, --command and --s
   assert.match(
     push,
     /: decided by policy rule no-force \(tool="Bash" command="--force" in \.fettle\/policy\.json\): the call is denied/m,
+  );
+});
+
+test('policy check of a run rule: says the command a write would run; --run runs it; a shell command runs none', () => {
+  const repo = setup();
+  const marker = join(repo.home, 'ran');
+  const run = `touch '${marker}'; grep -q good {file}`;
+  repo.write(
+    '.fettle/policy.json',
+    JSON.stringify({ version: 2, rules: [{ name: 'check', action: 'run', run, onFail: 'stage', timeoutSeconds: 9 }] }),
+  );
+  const out = ok(fettle(repo, ['policy', 'check', 'a.txt'])).stdout;
+  assert.match(out, /^ {2}check +run +every call +matches: runs its command$/m);
+  assert.match(
+    out,
+    /^A write that goes on \(direct, staged or asked about\) first runs, on the files as it would leave them:\n {2}check: `touch '.*'; grep -q good a\.txt` \(failing: stage; timeout 9 s\)$/m,
+  );
+  assert.equal(existsSync(marker), false, 'without --run nothing runs');
+  const failed = fettle(repo, ['policy', 'check', 'a.txt', '--run']);
+  assert.equal(failed.code, 1, failed.stderr);
+  assert.match(
+    failed.stdout,
+    /^Ran them:\nPolicy rule check \(every call in \.fettle\/policy\.json\) ran .* failed \(exit 1\)\. It printed nothing\.\n\(stages the write\)$/m,
+  );
+  assert.equal(existsSync(marker), true);
+  const content = join(repo.home, 'next.txt');
+  writeFileSync(content, 'good\n');
+  const passed = ok(fettle(repo, ['policy', 'check', 'a.txt', '--run', '--content-file', content, '--json'])).stdout;
+  const json = JSON.parse(passed) as { runs: unknown[]; ran: { failures: unknown[] } };
+  assert.deepEqual(json.runs, [
+    {
+      rule: 'check',
+      command: `touch '${marker}'; grep -q good a.txt`,
+      onFail: 'stage',
+      timeoutSeconds: 9,
+      applies: true,
+    },
+  ]);
+  assert.deepEqual(json.ran, { failures: [] });
+  assert.equal(repo.read('a.txt').toString(), lines(40), 'the work tree is untouched');
+  const bash = ok(fettle(repo, ['policy', 'check', '--command', 'make'])).stdout;
+  assert.match(
+    bash,
+    /^These run rules do not apply to a shell command: fettle cannot know what a command will write before it runs\.$/m,
   );
 });
