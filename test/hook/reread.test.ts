@@ -3,6 +3,7 @@
 // the same bytes is denied with one line; a changed file goes to the tool with a line saying what changed beside it;
 // the session's own writes move what it has seen; a partial read, another session, a path the policy ignores and a
 // response that is not the file on disk never lead to "unchanged".
+// Tier: slow, a dozen scenarios of several hook processes each, every one in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { utimesSync } from 'node:fs';
 import { test } from 'node:test';
