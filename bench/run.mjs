@@ -16,7 +16,7 @@
 // --cases   run only these cases (1-11, bash, commit, page, resident, share, storage; 0 = start-up decomposition and git spawn
 //           counts; 10 = fettle test's tree; 11 = a policy; page = the review page in chromium; resident = the
 //           resident server; share = `fettle share` of 100 turns to a bare remote; storage = storage growth of
-//           1,000 writes; reads = re-reads through fettle_read)
+//           1,000 writes; reads = re-reads through fettle_read and Claude Code's Read hook)
 // --baseline-dist DIR  also time case 1 with the build in DIR (another commit's dist/), alternating
 // --keep    keep the temp dir (and every fixture repo in it) and print its path
 // --keep-ca-certs  leave NODE_EXTRA_CA_CERTS in the environment (removed by default: it makes every node

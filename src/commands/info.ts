@@ -87,7 +87,7 @@ const savingsLines = (r: ReadSavings): string[] => {
   const share = r.plainBytes > 0 ? Math.round((100 * (r.plainBytes - r.sentBytes)) / r.plainBytes) : 0;
   return [
     '',
-    `Reads through fettle_read: ${r.reads} in ${r.sessions} session${r.sessions === 1 ? '' : 's'}, ${r.answeredShort} answered with a line or a diff;`,
+    `Reads answered from what the session saw (fettle_read, Claude Code's Read with install --read): ${r.reads} in ${r.sessions} session${r.sessions === 1 ? '' : 's'}, ${r.answeredShort} answered with a line or a diff;`,
     `  ${r.sentBytes} bytes sent instead of ${r.plainBytes} (${share} % less), about ${r.estimatedTokensSaved} tokens saved (an estimate: bytes / 4).`,
   ];
 };
@@ -117,6 +117,7 @@ const howWritesAreDecided = (c: Config, readThreshold: number): string[] => [
   '                several matches), it records the previous bytes and lets the tool run and report.',
   '  NotebookEdit  changed lines of cell source count; the record keeps the whole .ipynb',
   `  Read          only with \`fettle install --read\`: text files over ${readThreshold === READ_DEFAULTS.thresholdBytes ? '256 KB' : `${readThreshold} bytes`} are served from disk`,
+  '                a page at a time; a re-read of bytes the session was given is one line',
   '  Bash          obviously read-only commands (ls, cat, grep, git log, ...) cost nothing; any other is',
   '                scanned with `git status` before and after, and what it changed in the repository is',
   '                recorded as one changeset (ignored files and files outside the repository are not)',

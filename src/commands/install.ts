@@ -4,7 +4,15 @@
 import { AGENT_TITLES, AGENTS, type AgentName } from '../core/agents';
 import { keepOneFix } from '../core/install-scopes';
 import { TOKEN_VAR } from '../core/hook-server';
-import { BASH_MATCHER, HOOK_EVENTS, MATCHER, READ_MATCHER, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
+import {
+  BASH_MATCHER,
+  COMPACT_EVENTS,
+  HOOK_EVENTS,
+  MATCHER,
+  READ_MATCHER,
+  SESSION_EVENTS,
+  TURN_EVENTS,
+} from '../core/settings';
 import { FettleError } from '../errors';
 import { agentHookCommand, agentSettingsPath, formatOf } from '../setup/agent-settings';
 import { installOpencode, type OpencodeScope, uninstallOpencode } from '../setup/install-opencode';
@@ -95,7 +103,7 @@ export const install = async (
   const tools = options.bash === false ? MATCHER : `${MATCHER} and ${BASH_MATCHER}`;
   const what =
     agent === 'claude'
-      ? `${HOOK_EVENTS.join(' and ')} hooks on ${tools}${options.read ? ` (and PreToolUse on ${READ_MATCHER})` : ''}, and ${[...SESSION_EVENTS, ...TURN_EVENTS].join(', ')} hooks`
+      ? `${HOOK_EVENTS.join(' and ')} hooks on ${tools}${options.read ? ` (and PreToolUse and PostToolUse on ${READ_MATCHER})` : ''}, and ${[...SESSION_EVENTS, ...TURN_EVENTS, ...(options.read ? COMPACT_EVENTS : [])].join(', ')} hooks`
       : AFTER_INSTALL[agent];
   const title = agent === 'claude' ? '' : ` for ${AGENT_TITLES[agent]}`;
   edge.io.out(

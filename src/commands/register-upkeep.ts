@@ -96,7 +96,10 @@ export const registerUpkeepCommands = (
     .description("register fettle's hooks in a coding agent's settings (Claude Code's unless --agent)")
     .addOption(agent)
     .addOption(scope)
-    .option('--read', 'also serve large text Reads (Claude Code; a hook on every Read; off by default)')
+    .option(
+      '--read',
+      'also answer Reads (Claude Code): large text files a page at a time, a re-read of unchanged bytes in one line; hooks on every Read, off by default',
+    )
     .option('--no-bash', 'do not record what Bash commands change (Claude Code; recorded by default)')
     .option('--resident', 'hooks answered by a resident server (`fettle serve`; Claude Code): no Node start per write')
     .addOption(gitHooks)

@@ -33,7 +33,8 @@ export interface RereadInput {
 export type Reread =
   | { kind: 'first' }
   | { kind: 'unchanged'; text: string }
-  | { kind: 'diff'; text: string }
+  /** `summary`: the diff's first line alone, for a client that is sent the file anyway */
+  | { kind: 'diff'; text: string; summary: string }
   | { kind: 'full'; reason: string };
 
 const windowText = (w: LineWindow | undefined): string => (w ? `lines ${w.offset}-${w.offset + w.limit - 1} of ` : '');
@@ -86,11 +87,11 @@ const changedWhole = (input: RereadInput, before: string, now: string): Reread =
   const why = gate(d.hunks, Math.max(d.added, d.removed), total);
   if (why) return { kind: 'full', reason: `changed since your read at ${input.seenAt}: ${why}` };
   const body = renderUnified(input.path, d.hunks, Number.MAX_SAFE_INTEGER).text;
-  const head = `${input.path} changed since your read at ${input.seenAt}; ${summary(d.hunks, d.added, d.removed, now)}. The diff against what you read:`;
-  const text = `${head}\n${body}`;
+  const head = `${input.path} changed since your read at ${input.seenAt}; ${summary(d.hunks, d.added, d.removed, now)}.`;
+  const text = `${head} The diff against what you read:\n${body}`;
   if (Buffer.byteLength(text) >= input.now.length)
     return { kind: 'full', reason: `changed since your read at ${input.seenAt}: the diff is larger than the file` };
-  return { kind: 'diff', text };
+  return { kind: 'diff', text, summary: head };
 };
 
 export const decideReread = (input: RereadInput): Reread => {

@@ -62,11 +62,15 @@ export const residentGroups = (plan: ResidentPlan, event: string): Json[] => {
     return [...tools, ...(plan.read ? [READ_MATCHER] : [])].map(pair);
   }
   if (event === 'PostToolUse' || event === 'PostToolUseFailure') {
-    // The guard is in the background as the command hook is: its fallback only records what landed.
-    return tools.map((matcher) => ({
+    // The guard is in the background as the command hook is: its fallback only records what landed. A Read's is
+    // not: what it returned must be kept before the model can read the file again.
+    const groups: Json[] = tools.map((matcher) => ({
       matcher,
       hooks: [httpHook(plan, event), command(plan.guard, { async: true })],
     }));
+    if (plan.read && event === 'PostToolUse')
+      groups.push({ matcher: READ_MATCHER, hooks: [httpHook(plan, event), command(plan.guard)] });
+    return groups;
   }
   return [{ hooks: [httpHook(plan, event), command(plan.guard)] }];
 };

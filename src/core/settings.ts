@@ -32,6 +32,13 @@ export const MATCHER = WRITE_TOOLS.join('|');
 export const BASH_MATCHER = 'Bash';
 /** Registered only with `fettle install --read`: a hook on every Read costs start-up on the most frequent tool. */
 export const READ_MATCHER = 'Read';
+/** The events of the Read group: before (a large file served, a re-read answered), after (what it returned kept). */
+export const READ_EVENTS = ['PreToolUse', 'PostToolUse'] as const;
+/**
+ * With `--read`, no matcher: before the client compacts the conversation, what the session was given is forgotten
+ * (the model may no longer hold it), so its next reads go to the tool.
+ */
+export const COMPACT_EVENTS = ['PreCompact'] as const;
 export const STATUS_MESSAGE = 'fettle: keeping the previous version';
 
 export const isFettleHandler = (h: Json): boolean =>
@@ -147,15 +154,21 @@ export const addFettleHooks = (
   const background = (): JsonObject => ({ ...handler(), async: true });
   const hooks: JsonObject = { ...(hooksOf(removeFettleHooks(settings)) ?? {}) };
   const claude = (event: string): Json[] => {
-    const groups: Json[] = UNMATCHED_EVENTS.some((e) => e === event)
+    const groups: Json[] = [...UNMATCHED_EVENTS, ...COMPACT_EVENTS].some((e) => e === event)
       ? [{ hooks: [handler()] }]
       : [{ matcher: MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] }];
     if (options.bash !== false && HOOK_EVENTS.some((e) => e === event))
       groups.push({ matcher: BASH_MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] });
-    if (options.read && event === 'PreToolUse') groups.push({ matcher: READ_MATCHER, hooks: [handler()] });
+    // Both block: the PostToolUse keeps what the Read returned before the model can read the file again.
+    if (options.read && READ_EVENTS.some((e) => e === event))
+      groups.push({ matcher: READ_MATCHER, hooks: [handler()] });
     return groups;
   };
-  const events = options.custom?.events ?? (spec ? [...new Set(spec.events.map((e) => e.event))] : INSTALLED_EVENTS);
+  const events =
+    options.custom?.events ??
+    (spec
+      ? [...new Set(spec.events.map((e) => e.event))]
+      : [...INSTALLED_EVENTS, ...(options.read ? COMPACT_EVENTS : [])]);
   for (const event of events) {
     const before = current[event];
     if (before !== undefined && !Array.isArray(before))

@@ -1,7 +1,7 @@
 // The hook input, checked without trusting it. Claude Code sends JSON on stdin; other agents (Cursor's
 // third-party loader) may send other shapes, which fettle lets pass untouched.
 import type { EditOp } from '../core/edits';
-import { HOOK_EVENTS, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
+import { COMPACT_EVENTS, HOOK_EVENTS, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
 import { WRITE_TOOLS, type ToolCall } from '../core/tool-call';
 import { isObj } from '../core/json';
 
@@ -19,6 +19,10 @@ export interface Payload {
   toolUseId: string | undefined;
   /** PostToolUseFailure: the tool's error message */
   error?: string | undefined;
+  /** PostToolUse of a Read: what the tool returned, unchecked (core/client-read.ts reads it) */
+  response?: unknown;
+  /** the subagent the call comes from (absent: the main conversation), which has a context of its own */
+  agentId?: string | undefined;
 }
 
 /** The end of a turn (Stop) or of the session (SessionEnd): the session's open records are settled. */
@@ -62,6 +66,7 @@ export type Parsed =
   | { kind: 'bash'; bash: BashPayload }
   | { kind: 'end'; end: EndPayload }
   | { kind: 'turn'; turn: TurnPayload }
+  | { kind: 'compact'; session: string | undefined; cwd: string | undefined; agentId: string | undefined }
   | { kind: 'ignore'; why: string }
   | { kind: 'invalid'; why: string };
 
@@ -156,6 +161,8 @@ export const parseData = (data: Obj): Parsed => {
       kind: 'turn',
       turn: { session: str(data.session_id), prompt: str(data.prompt), transcript: str(data.transcript_path) },
     };
+  if (COMPACT_EVENTS.some((e) => e === event))
+    return { kind: 'compact', session: str(data.session_id), cwd: str(data.cwd), agentId: str(data.agent_id) };
   // Names are strings; anything else is malformed input (and may not even print: {"toString": 1}).
   if (event !== undefined && typeof event !== 'string')
     return { kind: 'invalid', why: `hook_event_name is ${kindOf(event)}, not a string` };
@@ -178,6 +185,8 @@ export const parseData = (data: Obj): Parsed => {
       sessionId: str(data.session_id),
       toolUseId: str(data.tool_use_id),
       ...(event === 'PostToolUseFailure' ? { error: str(data.error) } : {}),
+      ...(event === 'PostToolUse' && call.tool === 'Read' ? { response: data.tool_response } : {}),
+      ...(typeof data.agent_id === 'string' ? { agentId: data.agent_id } : {}),
     },
   };
 };

@@ -18,7 +18,7 @@ import type { HookEdge } from './edge';
 /** Hook output over 10,000 characters is moved to a file by Claude Code; stay under it. */
 const PAGE_CHARS = 9000;
 /** What the Read tool shows as an image, a document or cells, not as lines of text. */
-const PASS_THROUGH = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp', '.pdf', '.ipynb']);
+export const PASS_THROUGH = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp', '.pdf', '.ipynb']);
 
 /** The threshold a served file is over: the tool's own limit, or the one the person set. */
 const overWhat = (edge: HookEdge, threshold: number): string =>

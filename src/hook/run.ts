@@ -4,7 +4,7 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { renderDirect } from '../core/direct-note';
 import { renderAsk, renderNoop, renderRefused, renderStaged } from '../core/messages';
-import type { WriteCall } from '../core/tool-call';
+import type { ToolCall, WriteCall } from '../core/tool-call';
 import { invocationFor, selfCommand } from '../io/self';
 import type { Context } from '../protocol/context';
 import * as writeAfter from '../protocol/write/after';
@@ -20,12 +20,14 @@ import { ask, context, deny, pass, replayed, warn, type HookOutcome } from './ou
 import { runBash } from './bash';
 import { parseData, readJson, type Payload } from './payload';
 import { serveRead } from './read';
+import { forgetReads, forgetSeen, readerOf, rereadAfter, rereadBefore, wroteSeen } from './reread';
 import { askedText, ruledText } from './ruled';
 import { shownTarget } from '../core/shown-path';
 import { clockFrom } from '../config';
 import { noteCall } from '../protocol/session-state';
 
 type WritePayload = Payload & { call: WriteCall };
+type ReadCall = Extract<ToolCall, { tool: 'Read' }>;
 
 export const runHook = async (raw: string, edge: HookEdge): Promise<HookOutcome> => {
   const input = readJson(raw);
@@ -61,19 +63,10 @@ const answerHook = async (input: ReturnType<typeof readJson>, edge: HookEdge): P
   }
   if (parsed.kind === 'end') return settleSession(parsed.end, edge);
   if (parsed.kind === 'turn') return countTurn(parsed.turn, edge);
+  if (parsed.kind === 'compact') return forgetReads(readerOf(parsed.session, parsed.agentId), parsed.cwd, edge);
   if (parsed.kind === 'bash') return runBash(parsed.bash, edge);
   const payload = parsed.payload;
-  if (payload.call.tool === 'Read') {
-    if (payload.event !== 'PreToolUse') return pass();
-    const cwd = payload.cwd ?? edge.cwd;
-    await noteCall(
-      cwd,
-      payload.sessionId,
-      { tool: 'Read', file: payload.call.filePath },
-      clockFrom(edge.env)().getTime(),
-    );
-    return serveRead(payload.call, cwd, edge);
-  }
+  if (payload.call.tool === 'Read') return answerRead(payload as Payload & { call: ReadCall }, edge);
   // PreToolUse runs before Claude Code's permission check, in plan mode too: do nothing there.
   if (payload.event === 'PreToolUse' && payload.permissionMode === 'plan') return pass();
   const p = payload as WritePayload;
@@ -87,6 +80,17 @@ const answerHook = async (input: ReturnType<typeof readJson>, edge: HookEdge): P
     const step = p.event === 'PreToolUse' ? 'before' : p.event === 'PostToolUse' ? 'after' : 'failed';
     return writeFailure(error, ctx, step, p.call.filePath);
   }
+};
+
+/** A Read (registered with `fettle install --read`): a large file is served a page at a time, a re-read answered. */
+const answerRead = async (p: Payload & { call: ReadCall }, edge: HookEdge): Promise<HookOutcome> => {
+  const read = { call: p.call, cwd: p.cwd, reader: readerOf(p.sessionId, p.agentId), response: p.response };
+  if (p.event === 'PostToolUse') return rereadAfter(read, edge);
+  if (p.event !== 'PreToolUse') return pass();
+  const cwd = p.cwd ?? edge.cwd;
+  await noteCall(cwd, p.sessionId, { tool: 'Read', file: p.call.filePath }, clockFrom(edge.env)().getTime());
+  const large = await serveRead(p.call, cwd, edge);
+  return large.exitCode === 0 && large.stdout === undefined ? rereadBefore(read, edge) : large;
 };
 
 /**
@@ -166,6 +170,9 @@ const answer = (ctx: Context, p: WritePayload, edge: HookEdge, before: writeBefo
 /** PostToolUseFailure: the record PreToolUse started for this call is settled. */
 const afterFailure = async (ctx: Context, p: WritePayload): Promise<HookOutcome> => {
   await writeAfter.afterFailedWrite(ctx, p.call, originOf(p), p.error);
+  // The write failed as it ran: what the session holds of the file is not known for sure, so its next Read is the
+  // file. (A write the client refuses before it runs, "modified since read", reaches no hook.)
+  await forgetSeen(ctx, readerOf(p.sessionId, p.agentId), p.call.filePath);
   return pass();
 };
 
@@ -173,6 +180,7 @@ const afterWrite = async (ctx: Context, p: WritePayload, edge: HookEdge): Promis
   const after = await writeAfter.afterWrite(ctx, p.call, originOf(p));
   noteAfter(edge, after);
   if (after.kind === 'none') return pass();
+  await wroteSeen(ctx, readerOf(p.sessionId, p.agentId), after);
   const { target, id, fields, shape, since } = after;
   const invoke = invocationFor(selfCommand(ctx.env, edge.script), p.cwd, target.store, target.realPath);
   return context('PostToolUse', renderDirect({ id, path: shownTarget(target), fields, shape, invoke, since }));

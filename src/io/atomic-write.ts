@@ -162,6 +162,8 @@ export interface DiskFile {
   bytes: Buffer;
   /** permission bits */
   mode: number;
+  /** modification time when it was opened (readDisk sets it) */
+  mtimeMs?: number;
 }
 
 /** A file can be neither read nor written here: something else is at the path, or a parent is a file. */
@@ -189,14 +191,14 @@ export const readDisk = async (path: string): Promise<DiskFile | null> => {
     throw error;
   }
   const { fd, info, bytes } = read;
-  if (bytes) return { bytes, mode: info.mode & 0o7777 };
+  if (bytes) return { bytes, mode: info.mode & 0o7777, mtimeMs: info.mtimeMs };
   try {
     if (info.size > MAX_RECORDABLE_BYTES)
       throw new FettleError(
         'E_TOO_LARGE',
         `${path} is ${(info.size / 2 ** 30).toFixed(1)} GiB, larger than fettle can record (2 GiB).`,
       );
-    return { bytes: await readFd(fd), mode: info.mode & 0o7777 };
+    return { bytes: await readFd(fd), mode: info.mode & 0o7777, mtimeMs: info.mtimeMs };
   } finally {
     closeSync(fd);
   }

@@ -6,10 +6,12 @@ import { resolve } from 'node:path';
 import { classifyContent } from '../core/content';
 import { plural } from '../core/plural';
 import { numberedLines, type ReadView } from '../core/read-view';
-import { decideReread, type LineWindow, type Reread } from '../core/reread';
+import type { LineWindow, Reread } from '../core/reread';
 import { FettleError } from '../errors';
+import { policyFor } from '../protocol/decide/policy';
 import { readUserDisk } from '../protocol/read';
-import { baselineOf, loadReads, moveBaseline, saveReads } from '../protocol/read-baselines';
+import { loadReads, meterRead, moveBaseline, saveReads } from '../protocol/read-baselines';
+import { answerRead } from '../protocol/reread';
 import { openTarget } from '../protocol/select/open';
 import type { Target } from '../store/store';
 import { type Args, contextFor, type McpEdge, text, type ToolResult } from './edge';
@@ -29,8 +31,6 @@ const pageText = (path: string, view: ReadView): string => {
   return `Lines ${view.first}-${view.last} of ${view.total} of ${path}:\n${view.text}\n${next}`;
 };
 
-const seenAt = (at: number): string => `${new Date(at).toISOString().slice(11, 19)} UTC`;
-
 /** What is sent for a decision: the line, the diff, or the page (after the gate's reason). */
 const sentFor = (answer: Reread, page: string): string => {
   if (answer.kind === 'unchanged' || answer.kind === 'diff') return answer.text;
@@ -38,12 +38,18 @@ const sentFor = (answer: Reread, page: string): string => {
   return page;
 };
 
-const targetOf = (edge: McpEdge, path: string): Promise<Target | null> =>
-  openTarget(contextFor(edge, {}), path).catch((error: unknown) => {
+/** The file's store, or null when its read keeps no baseline: none can be kept, or a policy rule ignores it. */
+const targetOf = async (edge: McpEdge, path: string): Promise<Target | null> => {
+  const ctx = contextFor(edge, {});
+  try {
+    const target = await openTarget(ctx, path);
+    return policyFor(ctx, target, { tool: 'fettle_read' }).effect.kind === 'ignore' ? null : target;
+  } catch (error) {
     // No store for this path (inside .git, a read-only place): the page is sent as a plain read sends it.
     edge.log(`fettle_read: ${path} is read without a baseline: ${String((error as Error).message ?? error)}`);
     return null;
-  });
+  }
+};
 
 export const readTool = async (edge: McpEdge, args: Args): Promise<ToolResult> => {
   const path = resolve(edge.cwd, args.path as string);
@@ -76,17 +82,10 @@ const answer = async (
 ): Promise<string> => {
   const ctx = contextFor(edge, {});
   const { dataDir } = ctx.config;
-  const index = loadReads(dataDir, edge.conversation);
-  const base = read.full ? null : await baselineOf(target.store, index, target.realPath);
-  const decided: Reread = base
-    ? decideReread({
-        path: target.realPath,
-        baseline: base.bytes,
-        now: read.bytes,
-        ...(read.window ? { window: read.window } : {}),
-        seenAt: seenAt(base.at),
-      })
-    : { kind: 'first' };
+  const request = { session: edge.conversation, target, bytes: read.bytes, window: read.window };
+  const { index, answer: decided } = read.full
+    ? { index: loadReads(dataDir, edge.conversation), answer: { kind: 'first' } as Reread }
+    : await answerRead(ctx, request);
   const sent = sentFor(decided, read.page);
   // The session now holds the whole file (sent whole, or as a diff against what it held): it is the baseline.
   if (!read.window && decided.kind !== 'unchanged')
@@ -94,13 +93,10 @@ const answer = async (
       target.store,
       index,
       { realPath: target.realPath, bytes: read.bytes, mode: read.mode },
-      ctx.now().getTime(),
+      { at: ctx.now().getTime() },
     );
-  const m = index.meter;
-  m.reads++;
-  if (decided.kind === 'unchanged' || decided.kind === 'diff') m.saved++;
-  m.plainBytes += Buffer.byteLength(read.page);
-  m.sentBytes += Buffer.byteLength(sent);
+  const short = decided.kind === 'unchanged' || decided.kind === 'diff';
+  meterRead(index, { plainBytes: Buffer.byteLength(read.page), sentBytes: Buffer.byteLength(sent), short });
   // The index is bookkeeping: the answer stands without it (the next re-read is then sent whole, or diffed
   // against the older baseline the session was also given).
   await saveReads(dataDir, edge.conversation, index).catch((error: unknown) =>

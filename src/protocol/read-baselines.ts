@@ -23,10 +23,18 @@ export interface ReadMeter {
   sentBytes: number;
 }
 
-interface Baseline {
-  blob: string;
-  /** epoch ms when the session was given these bytes */
+/** When a session was given a file's bytes: epoch ms, and its turn where the client counts turns. */
+export interface Seen {
   at: number;
+  turn?: number | undefined;
+}
+
+export interface Baseline extends Seen {
+  blob: string;
+  /** the file's modification time when it held these bytes, where the client's own read state keys on it */
+  mtime?: number;
+  /** re-reads answered "unchanged" since the baseline last moved */
+  answered?: number;
 }
 
 export interface ReadIndex {
@@ -66,11 +74,11 @@ export const baselineOf = async (
   store: Store,
   index: ReadIndex,
   realPath: string,
-): Promise<{ bytes: Buffer; at: number } | null> => {
+): Promise<({ bytes: Buffer } & Baseline) | null> => {
   const entry = index.files[realPath];
   if (!entry) return null;
   const [object] = await readObjects(store, [entry.blob]);
-  return object?.type === 'blob' ? { bytes: object.body, at: entry.at } : null;
+  return object?.type === 'blob' ? { bytes: object.body, ...entry } : null;
 };
 
 /**
@@ -80,11 +88,35 @@ export const baselineOf = async (
 export const moveBaseline = async (
   store: Store,
   index: ReadIndex,
-  file: { realPath: string; bytes: Buffer; mode?: number },
-  at: number,
+  file: { realPath: string; bytes: Buffer; mode?: number; mtimeMs?: number | undefined },
+  seen: Seen,
 ): Promise<void> => {
   const [blob] = await writeFileBlobs(store, [{ bytes: file.bytes, fileMode: file.mode }]);
-  if (blob) index.files[file.realPath] = { blob, at };
+  if (!blob) return;
+  const { turn } = seen;
+  const mtime = file.mtimeMs;
+  index.files[file.realPath] = {
+    blob,
+    at: seen.at,
+    ...(turn === undefined ? {} : { turn }),
+    ...(mtime === undefined ? {} : { mtime }),
+  };
+};
+
+/** What the session holds of the file is no longer known: its next read is a first read. False: it had none. */
+export const forgetBaseline = (index: ReadIndex, realPath: string): boolean => {
+  if (!(realPath in index.files)) return false;
+  delete index.files[realPath];
+  return true;
+};
+
+/** One read on the meter: what a plain read would have sent, what was sent, and whether that was short. */
+export const meterRead = (index: ReadIndex, read: { plainBytes: number; sentBytes: number; short: boolean }): void => {
+  const m = index.meter;
+  m.reads++;
+  if (read.short) m.saved++;
+  m.plainBytes += read.plainBytes;
+  m.sentBytes += read.sentBytes;
 };
 
 /** Writes through fettle by this session: a later read is compared with what it wrote. */
@@ -92,11 +124,11 @@ export const wroteFiles = async (
   dataDir: string,
   session: string,
   store: Store,
-  wrote: { files: { realPath: string; bytes: Buffer }[]; at: number },
+  wrote: { files: { realPath: string; bytes: Buffer }[] } & Seen,
 ): Promise<void> => {
   if (wrote.files.length === 0) return;
   const index = loadReads(dataDir, session);
-  for (const file of wrote.files) await moveBaseline(store, index, file, wrote.at);
+  for (const file of wrote.files) await moveBaseline(store, index, file, wrote);
   await saveReads(dataDir, session, index);
 };
 

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import type { Env } from '../config';
 import { RESIDENT_EVENTS, residentGroups, type ResidentPlan } from '../core/resident-settings';
+import { COMPACT_EVENTS } from '../core/settings';
 import { realPathOrAbsolute } from '../io/atomic-write';
 import { shellQuote } from '../io/self';
 import { readPort, makeToken, servePaths, writePort, type ServePaths } from '../protocol/serve/serve-state';
@@ -77,7 +78,10 @@ export const installResident = async (
   const { path, result } = await installHooks(env, file, hookCommand(script), {
     read: options.read,
     bash: options.bash,
-    custom: { events: RESIDENT_EVENTS, groups: (event) => residentGroups(plan, event) },
+    custom: {
+      events: [...RESIDENT_EVENTS, ...(plan.read ? COMPACT_EVENTS : [])],
+      groups: (event) => residentGroups(plan, event),
+    },
   });
   return { path, result, port, paths };
 };

@@ -33,7 +33,7 @@ import {
 
 /**
  * fettle's groups on an event, by matcher: the write tools and Bash (unless --no-bash) on the tool events, Read
- * too on PreToolUse with --read; Stop, SessionEnd and UserPromptSubmit have no matcher (they are not about a tool).
+ * too on PreToolUse and PostToolUse with --read; Stop, SessionEnd and UserPromptSubmit have no matcher (they are not about a tool).
  */
 const matchersOf = (event: string, o: { read?: boolean; bash?: boolean } = {}): (string | undefined)[] =>
   UNMATCHED_EVENTS.some((e) => e === event)
@@ -41,7 +41,7 @@ const matchersOf = (event: string, o: { read?: boolean; bash?: boolean } = {}): 
     : [
         MATCHER,
         ...(o.bash === false ? [] : [BASH_MATCHER]),
-        ...(o.read && event === 'PreToolUse' ? [READ_MATCHER] : []),
+        ...(o.read && (event === 'PreToolUse' || event === 'PostToolUse') ? [READ_MATCHER] : []),
       ];
 import { CLI, literal, runCli, SELF, withFettleOnPath, writePayload, type Run } from '../helpers/cli';
 import { baseEnv, makeRepo, tempDir } from '../helpers/repo';
@@ -123,8 +123,8 @@ const shWrite = (
 const expectedWords = (cli = CLI): string[] => [process.execPath, realpathSync(cli), 'hook'];
 
 /**
- * Asserts `path` holds exactly one fettle group per event on the write tools (plus one on Read for PreToolUse
- * with `read`), each with one handler running `words`; returns the command.
+ * Asserts `path` holds exactly one fettle group per event on the write tools (plus one on Read for PreToolUse and
+ * PostToolUse with `read`), each with one handler running `words`; returns the command.
  */
 const assertInstalled = (
   path: string,
@@ -499,7 +499,7 @@ for (const [name, original] of handWritten) {
   });
 }
 
-test('install --read adds a PreToolUse group on Read; a plain install takes it out again; uninstall restores the file', () => {
+test('install --read adds a PreToolUse and a PostToolUse group on Read; a plain install takes it out again; uninstall restores the file', () => {
   const { user, run } = setup();
   const original = JSON.stringify(FOREIGN, null, 2) + '\n';
   write(user, original);

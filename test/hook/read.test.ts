@@ -163,7 +163,7 @@ scenario('Read of what is not a readable file passes through: missing, a directo
   assertSilent(read(repo, 'dir'));
 });
 
-scenario('Read: only PreToolUse; a PostToolUse Read is left alone', { 'big.log': BIG }, (repo) => {
+scenario('Read: its PostToolUse answers nothing (it only keeps what the tool showed)', { 'big.log': BIG }, (repo) => {
   assertSilent(hook(repo, 'Read', readInput(repo.path('big.log')), { event: 'PostToolUse' }));
 });
 
@@ -218,15 +218,16 @@ test('install registers the write tools and Bash on PreToolUse, PostToolUse and 
   });
 });
 
-test('install --read adds a PreToolUse group on Read only, running the same hook command', () => {
+test('install --read adds a PreToolUse and a PostToolUse group on Read and a PreCompact hook, running the same hook command', () => {
   const s = install('--read');
   assert.deepEqual(matchers(s), {
     PreToolUse: ['Write|Edit|MultiEdit|NotebookEdit', 'Bash', 'Read'],
-    PostToolUse: ['Write|Edit|MultiEdit|NotebookEdit', 'Bash'],
+    PostToolUse: ['Write|Edit|MultiEdit|NotebookEdit', 'Bash', 'Read'],
     PostToolUseFailure: ['Write|Edit|MultiEdit|NotebookEdit', 'Bash'],
     Stop: [undefined],
     SessionEnd: [undefined],
     UserPromptSubmit: [undefined],
+    PreCompact: [undefined],
   });
   const commands = new Set(
     Object.values(s.hooks)

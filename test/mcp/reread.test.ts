@@ -60,7 +60,7 @@ test('re-reads: unchanged, a diff after an outside change, nothing stale after a
   assert.ok(sentBytes < plainBytes, JSON.stringify(info.reads));
   assert.match(
     runCli(['info'], { cwd: repo.dir, env: repo.env }).stdout,
-    /Reads through fettle_read: 9 in 2 sessions, 5 answered .*\n.*tokens saved \(an estimate: bytes \/ 4\)/,
+    /Reads answered from what the session saw \(fettle_read, .*\): 9 in 2 sessions, 5 answered .*\n.*tokens saved \(an estimate: bytes \/ 4\)/,
   );
 });
 
@@ -89,4 +89,12 @@ test('what a session read of a private file is kept as private as the file', asy
   const written = readdirSync(packs).filter((f) => f.endsWith('.pack'));
   assert.ok(written.length > 0, 'the baseline is a blob in a pack');
   for (const f of written) assert.equal(statSync(join(packs, f)).mode & 0o044, 0, `${f} is readable by others`);
+});
+
+test('a path the policy ignores is read as a plain read: no baseline, never "unchanged"', async () => {
+  const repo = makeRepo({ 'gen.ts': lines(20) });
+  repo.write('.fettle/policy.json', JSON.stringify({ version: 1, rules: [{ path: 'gen.ts', action: 'ignore' }] }));
+  const c = await serve(repo);
+  assert.match(await read(c, { path: 'gen.ts' }), /^Lines 1-20 of 20 /);
+  assert.match(await read(c, { path: 'gen.ts' }), /^Lines 1-20 of 20 /, 'a re-read is the page again');
 });

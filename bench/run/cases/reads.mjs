@@ -5,7 +5,8 @@
 // second server with `full: true` on every read, which is what a read without fettle sends. Every answer is
 // checked against the bytes on disk: an "unchanged" must be identical to what the session holds, a diff must
 // turn what it holds into the file. Targets: >= 60 % fewer bytes on re-reads, 0 wrong answers. The read call's
-// cost (median ms per call, in process) is reported beside the write call's.
+// cost (median ms per call, in process) is reported beside the write call's. A share of the files goes through
+// Claude Code's Read hook too (reads-claude.mjs).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -16,6 +17,7 @@ import { opts, ROOT } from '../options.mjs';
 import { log } from '../progress.mjs';
 import { info, results } from '../results.mjs';
 import { stats } from '../timing.mjs';
+import { claudeReads, reportClaudeReads } from './reads-claude.mjs';
 
 const BACK = 40;
 
@@ -156,6 +158,19 @@ export const measureReads = async () => {
     sides.push(await session(repo, names, older, newer, full));
   }
   const [withFettle, without] = sides;
+  // Claude Code's Read hook: a process per event, so a share of the files (a few minutes on a loaded machine)
+  const claudeNames = names.filter((_, i) => i % 3 === 0).slice(0, opts.quick ? 8 : 60);
+  const claudeRepo = join(TMP, 'reads-claude');
+  mkdirSync(claudeRepo);
+  git(claudeRepo, ['init', '-q']);
+  putFiles(claudeRepo, older);
+  git(claudeRepo, ['add', '-A']);
+  git(claudeRepo, ['commit', '-qm', 'older'], { env: fixtureEnv });
+  log(`case reads: ${claudeNames.length} of them through Claude Code's Read hook`);
+  reportClaudeReads(
+    claudeReads(claudeRepo, claudeNames, (files) => putFiles(claudeRepo, files), newer),
+    claudeNames.length,
+  );
   for (const t of sides) t.reread = t.unchanged + t.moved + t.written;
   const saving = 1 - withFettle.reread / without.reread;
   const pct = (k) => `${Math.round(100 * (1 - withFettle[k] / without[k]))} %`;

@@ -7,7 +7,7 @@ import type { RecordFields } from '../../core/record-message';
 import { writtenBytes } from '../../core/text-file';
 import type { WriteCall } from '../../core/tool-call';
 import { FettleError } from '../../errors';
-import { readDisk } from '../../io/atomic-write';
+import { type DiskFile, readDisk } from '../../io/atomic-write';
 import { failpoint } from '../../io/failpoint';
 import { readFile } from '../../store/object-read';
 import type { Target } from '../../store/store';
@@ -31,6 +31,9 @@ export type After =
       shape: WriteShape;
       /** another agent session changed the file since this session last wrote it (other-session.ts) */
       since?: OtherSession | undefined;
+      /** what is on disk now, and whether it is exactly what fettle predicted the call would write */
+      landed: DiskFile | null;
+      predicted: boolean;
     };
 
 const WRITTEN_THEN_REPLACED =
@@ -128,7 +131,7 @@ const recordLanded = async (ctx: Context, call: WriteCall, started: Started): Pr
       ? undefined
       : await otherSessionWrote(ctx, target.store, { session, path: fields.path, oid: found?.oid ?? null });
   await housekeep(ctx, target.store);
-  return { kind: 'recorded', target, id: pending.id, fields, shape, ...(since ? { since } : {}) };
+  return { kind: 'recorded', target, id: pending.id, fields, shape, ...(since ? { since } : {}), landed, predicted };
 };
 
 /** After the tool failed: the record the before step started is settled (see failed-write.ts). */
