@@ -11,6 +11,7 @@ import { applyContract, type Applied, type AppliedFile } from '../protocol/contr
 import { commandText } from '../protocol/contract/contract-checks';
 import { insufficientJson, insufficientText } from '../render/contract-report';
 import { linkRequests } from '../protocol/review/test-links';
+import { inCommandSession } from '../protocol/select/command-session';
 import { contextFor, cwdFor, type Edge } from './edge';
 import { plural } from '../core/plural';
 
@@ -106,7 +107,7 @@ export const applyCommand = async (
   contract: string,
   o: ApplyCommandOptions,
 ): Promise<number> => {
-  const ctx = contextFor(edge, dir);
+  const ctx = await inCommandSession(contextFor(edge, dir));
   const progress = createProgress({ write: edge.io.errWrite, tty: edge.io.errTTY, columns: edge.io.columns });
   const links = linkRequests(ctx.env, o.link ?? []);
   const a = await applyContract(ctx, contract, { dryRun: o.dryRun, test: o.test, links, progress });

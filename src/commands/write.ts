@@ -9,13 +9,19 @@ import { EXIT, FettleError } from '../errors';
 import { invocationFor, selfCommand } from '../io/self';
 import { readUserFile } from '../protocol/read';
 import { recoverQuietly } from '../protocol/journal/recover';
+import { inCommandSession } from '../protocol/select/command-session';
 import { writeBytes } from '../protocol/write/write-bytes';
 import { type ManyWritten, setFiles, writeMany } from '../protocol/write/write-many';
-import type { Context } from '../protocol/context';
+import type { Context, Origin } from '../protocol/context';
+import { isLadderSession } from '../core/session-ladder';
 import { contextFor, cwdFor, type Edge } from './edge';
 import { shownFile, shownTarget } from '../core/shown-path';
 
-const originOf = (ctx: Context) => ({ tool: 'fettle write', session: ctx.env.FETTLE_SESSION });
+/** The session is the caller's FETTLE_SESSION or the ladder's (inCommandSession), whose proposals stand side by side. */
+const originOf = (ctx: Context): Origin => {
+  const session = ctx.env.FETTLE_SESSION;
+  return { tool: 'fettle write', session, ...(session && isLadderSession(session) ? { supersedes: false } : {}) };
+};
 
 export const write = async (
   edge: Edge,
@@ -29,7 +35,7 @@ export const write = async (
     throw new FettleError('E_USAGE', 'fettle write takes one file, its content on stdin; several take --from <dir>.', {
       hint: 'e.g. `fettle write --from /tmp/generated src/a.ts src/b.ts` writes each from the same path under that dir.',
     });
-  const ctx = contextFor(edge, dir);
+  const ctx = await inCommandSession(contextFor(edge, dir));
   const bytes = await edge.io.stdin();
   const result = await writeBytes(ctx, file, bytes, originOf(ctx), (store) => recoverQuietly(ctx, store));
   const { target } = result;
@@ -106,7 +112,7 @@ const writeFrom = async (
   json?: boolean,
 ): Promise<number> => {
   if (files.length === 0) throw new FettleError('E_USAGE', 'Name the files to write from --from <dir>.');
-  const ctx = contextFor(edge, dir);
+  const ctx = await inCommandSession(contextFor(edge, dir));
   const cwd = cwdFor(edge, dir);
   const writes = await readSources(resolve(cwd, from), files);
   const result = await writeMany(ctx, writes, originOf(ctx));

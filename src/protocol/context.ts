@@ -58,4 +58,9 @@ export interface Origin {
   review?: 'person' | undefined;
   /** who decided the record's step (Fettle-Decided-By): threshold, policy:<rule>, executor, model, person, prompt */
   decidedBy?: string | undefined;
+  /**
+   * false: a proposal never replaces the session's pending one for the same file. A command's ladder session
+   * (core/session-ladder.ts) is shared by every script on one branch, which share no plan.
+   */
+  supersedes?: false | undefined;
 }

@@ -11,6 +11,8 @@ import {
   fails,
   fettle,
   hasTestTree,
+  scriptSession,
+  testTreeName,
   keepsUserState,
   kinds,
   ok,
@@ -86,11 +88,14 @@ test('the test tree is locked: git worktree prune keeps it, and confirm still wo
   const tree = openTestTree(repo, id);
   assert.match(
     repo.git('worktree', 'list', '--porcelain'),
-    new RegExp(`worktree ${tree}\n(.*\n)*locked fettle test tree of changes without an agent session`),
+    new RegExp(`worktree ${tree}\n(.*\n)*locked fettle test tree of the commands' session ${scriptSession(repo)}`),
   );
   repo.git('worktree', 'prune');
   assert.ok(hasTestTree(repo));
-  assert.ok(repo.read(`.git/fettle/worktrees/no-session/a.txt`).equals(Buffer.from(PROPOSAL)), 'it holds the proposal');
+  assert.ok(
+    repo.read(`.git/fettle/worktrees/${testTreeName(repo)}/a.txt`).equals(Buffer.from(PROPOSAL)),
+    'it holds the proposal',
+  );
   ok(fettle(repo, ['confirm', id]));
   assert.ok(repo.read('a.txt').equals(Buffer.from(PROPOSAL)));
 });

@@ -18,6 +18,7 @@ import {
   ok,
   openTestTree,
   testTreeDir,
+  testTreeName,
   stageWrite,
   statusJson,
 } from '../helpers/stage';
@@ -150,14 +151,14 @@ test('gc removes a test tree once no pending change and no recent fettle test us
   const run = keepsUserState(repo, () => ok(fettle(repo, ['gc'], { now: T0 + 3 * DAY + 60, env })));
   assert.equal(
     run.stderr,
-    'fettle: removing the test tree no-session\n',
+    `fettle: removing the test tree ${testTreeName(repo)}\n`,
     'progress on stderr, a plain line off a terminal',
   );
   const r = run.stdout;
   assert.match(
     r,
     new RegExp(
-      `^Removed 1 test tree no pending change or recent \`fettle test\` uses, freeing ${bytes} B: no-session\\.$`,
+      `^Removed 1 test tree no pending change or recent \`fettle test\` uses, freeing ${bytes} B: ${testTreeName(repo)}\\.$`,
       'm',
     ),
   );
@@ -171,7 +172,7 @@ test('gc leaves a test tree a running fettle test holds, and removes what an ear
   openTestTree(repo, id);
   ok(fettle(repo, ['discard', id]));
   // A fettle test running in it holds its lock (a live pid: this test's own process).
-  const lock = join(repo.dir, '.git', 'fettle', 'locks', 'test-no-session.lock');
+  const lock = join(repo.dir, '.git', 'fettle', 'locks', `test-${testTreeName(repo)}.lock`);
   writeFileSync(lock, `${process.pid}\n`);
   // An earlier fettle made one worktree per staged change, named by its id.
   const legacy = join(repo.dir, '.git', 'fettle', 'worktrees', 'ab12cd34');
@@ -187,8 +188,14 @@ test('gc leaves a test tree a running fettle test holds, and removes what an ear
   unlinkSync(lock);
   // Its directory deleted by hand: git still lists it (locked, so `git worktree prune` keeps it); gc unregisters it.
   rmSync(testTreeDir(repo), { recursive: true, force: true });
-  assert.match(repo.git('worktree', 'list', '--porcelain'), /\/fettle\/worktrees\/no-session\n(.*\n)*locked/);
-  assert.match(ok(fettle(repo, ['gc'], { now: later })).stdout, /^Removed 1 test tree .*, freeing 0 B: no-session\.$/m);
+  assert.match(
+    repo.git('worktree', 'list', '--porcelain'),
+    new RegExp(`/fettle/worktrees/${testTreeName(repo)}\\n(.*\\n)*locked`),
+  );
+  assert.match(
+    ok(fettle(repo, ['gc'], { now: later })).stdout,
+    new RegExp(`^Removed 1 test tree .*, freeing 0 B: ${testTreeName(repo)}\\.$`, 'm'),
+  );
   assert.ok(!repo.git('worktree', 'list', '--porcelain').includes('/fettle/worktrees/'), 'git no longer lists it');
 });
 

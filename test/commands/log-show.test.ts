@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { lines, makeRepo } from '../helpers/repo';
-import { T0, directWrite, fettle, keepsUserState, ok, stageWrite } from '../helpers/stage';
+import { T0, directWrite, fettle, keepsUserState, ok, scriptSession, stageWrite } from '../helpers/stage';
 import { literal, SELF } from '../helpers/cli';
 
 const BASE = lines(30);
@@ -43,14 +43,17 @@ const history = () => {
 test('log lists every change newest first: id, when, tier, path, +N -M, session, state, who decided', () => {
   const { repo, applied, undone, rollback, discarded, expired, pending } = history();
   const out = keepsUserState(repo, () => ok(fettle(repo, ['log'], { now: T0 + 1260 })).stdout);
+  // `fettle write` without FETTLE_SESSION records under the branch's session (the ladder); a person's rollback, none.
+  const script = scriptSession(repo);
+  const col = (session: string) => session.padEnd(script.length);
   assert.deepEqual(out.split('\n'), [
-    'ID        WHEN     TIER    PATH   CHANGE   SESSION  STATE                          DECIDED BY',
-    `${pending}  1m ago   staged  a.txt  +30 -30  agent-1  pending                        threshold`,
-    `${expired}  17m ago  staged  c.txt  +30 -30  -        expired                        threshold`,
-    `${discarded}  18m ago  staged  c.txt  +30 -30  agent-1  discarded                      script`,
-    `${rollback}  19m ago  direct  b.txt  +1 -1    -        applied (rolls back ${undone})  script`,
-    `${undone}  20m ago  direct  b.txt  +1 -1    agent-1  rolled back by ${rollback}        threshold`,
-    `${applied}  21m ago  direct  a.txt  +1 -1    agent-1  applied                        threshold`,
+    `ID        WHEN     TIER    PATH   CHANGE   ${col('SESSION')}  STATE                          DECIDED BY`,
+    `${pending}  1m ago   staged  a.txt  +30 -30  ${col('agent-1')}  pending                        threshold`,
+    `${expired}  17m ago  staged  c.txt  +30 -30  ${script}  expired                        threshold`,
+    `${discarded}  18m ago  staged  c.txt  +30 -30  ${col('agent-1')}  discarded                      script`,
+    `${rollback}  19m ago  direct  b.txt  +1 -1    ${col('-')}  applied (rolls back ${undone})  script`,
+    `${undone}  20m ago  direct  b.txt  +1 -1    ${col('agent-1')}  rolled back by ${rollback}        threshold`,
+    `${applied}  21m ago  direct  a.txt  +1 -1    ${col('agent-1')}  applied                        threshold`,
     '',
   ]);
 });

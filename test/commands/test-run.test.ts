@@ -8,7 +8,17 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, SELF } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
-import { T0, fettle, keepsUserState, ok, openTestTree, stageWrite, testTreeDir } from '../helpers/stage';
+import {
+  T0,
+  fettle,
+  keepsUserState,
+  ok,
+  openTestTree,
+  scriptSession,
+  stageWrite,
+  testTreeDir,
+  testTreeName,
+} from '../helpers/stage';
 
 const BASE = lines(30);
 const PROPOSED = lines(30, 'new');
@@ -31,10 +41,10 @@ test('a passing command: output streamed, exit 0, PASS; the working tree untouch
   const { repo, id, status } = scene();
   const r = keepsUserState(repo, () => fettle(repo, ['test', id, ...probe(0)]));
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stdout, 'new 1\nutil\nmine\nin no-session\n');
+  assert.equal(r.stdout, `new 1\nutil\nmine\nin ${testTreeName(repo)}\n`);
   const tree = testTreeDir(repo);
   assert.deepEqual(r.stderr.trimEnd().split('\n'), [
-    'fettle: creating the test tree of changes without an agent session (first use): checking out your files',
+    `fettle: creating the test tree of the commands' session ${scriptSession(repo)} (first use): checking out your files`,
     `fettle: running \`sh -c 'head -1 a.txt; cat lib/util.txt untracked.txt; echo "in $(basename "$PWD")"; exit 0'\` in the test tree of ${id} (created now, first use): ${tree}`,
     `fettle: PASS: \`sh -c 'head -1 a.txt; cat lib/util.txt untracked.txt; echo "in $(basename "$PWD")"; exit 0'\` exited with code 0 in the test tree of ${id}; your working tree was not touched.`,
   ]);
@@ -148,7 +158,7 @@ test('an expired change can still be tested, with a note; a test tree gone missi
 test('a test tree whose index a crash left unreadable is checked out again', () => {
   const { repo, id } = scene();
   openTestTree(repo, id);
-  writeFileSync(repo.path('.git/worktrees/no-session/index'), 'DIRC torn');
+  writeFileSync(repo.path(`.git/worktrees/${testTreeName(repo)}/index`), 'DIRC torn');
   const r = ok(fettle(repo, ['test', id, '--', 'head', '-1', 'a.txt']));
   assert.equal(r.stdout, 'new 1\n');
   assert.match(r.stderr, /\(its index was unreadable: checked out again\)/);
@@ -202,5 +212,8 @@ test('a second fettle test of the same tree waits for the first, which keeps its
   const [a, b] = await Promise.all([first.done, second.done]);
   assert.equal(a.code, 0, a.stderr);
   assert.equal(b.code, 0, b.stderr);
-  assert.match(b.stderr, /^fettle: waiting for another fettle test to finish in the test tree no-session$/m);
+  assert.ok(
+    b.stderr.includes(`fettle: waiting for another fettle test to finish in the test tree ${testTreeName(repo)}\n`),
+    b.stderr,
+  );
 });

@@ -1,6 +1,7 @@
 // Shared steps of the command tests: run fettle in a repo, stage or write a change, read fettle's refs back.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, runCli, type Run } from './cli';
 import { runInTerminal } from './pty';
@@ -124,9 +125,20 @@ export const refOid = (repo: Repo, ref: string): string | null => {
 export const kinds = (repo: Repo, ref: string): string[] =>
   repo.git('log', '--first-parent', '--format=%(trailers:key=Fettle-Kind,valueonly)', ref).split('\n').filter(Boolean);
 
-/** A test tree's directory: an agent session's, or (no session, as `fettle write` stages) the shared one. */
+/**
+ * The session `fettle write` and `fettle apply` record under in `repo` when no FETTLE_SESSION is set: the ladder's
+ * branch and work tree (core/session-ladder.ts), `main` in every test repository.
+ */
+export const scriptSession = (repo: Repo, branch = 'main'): string =>
+  `branch-${branch}-${createHash('sha256')
+    .update(`${realpathSync(repo.dir)}\0${branch}`)
+    .digest('hex')
+    .slice(0, 8)}`;
+
+/** The test tree of a session's changes: by default the one of `fettle write`'s (scriptSession). */
+export const testTreeName = (repo: Repo, session?: string): string => `session-${session ?? scriptSession(repo)}`;
 export const testTreeDir = (repo: Repo, session?: string): string =>
-  join(repo.dir, '.git', 'fettle', 'worktrees', session === undefined ? 'no-session' : `session-${session}`);
+  join(repo.dir, '.git', 'fettle', 'worktrees', testTreeName(repo, session));
 export const hasTestTree = (repo: Repo, session?: string): boolean =>
   existsSync(testTreeDir(repo, session)) ||
   repo.git('worktree', 'list', '--porcelain').includes(`worktree ${testTreeDir(repo, session)}\n`);

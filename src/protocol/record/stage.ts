@@ -79,7 +79,7 @@ export const stage = async (
   const mode = plan.old ? gitModeOf(plan.old.mode) : '100644';
   const when = ctx.now();
   const reason = `fettle: stage ${treePath}`;
-  const kept = origin.session !== undefined && origin.review !== 'person';
+  const kept = origin.session !== undefined && origin.review !== 'person' && origin.supersedes !== false;
   let previous = kept ? await stagedEntry(store, origin.session as string, treePath) : null;
   // In the resident server the older proposal is discarded right after the answer, in a transaction of its own
   // (see supersedeAfter); elsewhere in the very transaction that stages the newer, which git makes.

@@ -9,6 +9,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sessionName } from '../../core/session';
+import { isLadderSession } from '../../core/session-ladder';
 import { FettleError } from '../../errors';
 import { fileModeOf, gitModeOf, readDisk } from '../../io/atomic-write';
 import { exists } from '../../io/exists';
@@ -171,7 +172,11 @@ export const holdingTree = async <T>(
 };
 
 const whoseTree = (session: string | undefined): string =>
-  session === undefined ? 'changes without an agent session' : `agent session ${session}`;
+  session === undefined
+    ? 'changes without an agent session'
+    : isLadderSession(session)
+      ? `the commands' session ${session}`
+      : `agent session ${session}`;
 
 /** The registered worktree `name`, made (first use) or made again (gone, or left broken by a kill). */
 const ensureWorktree = async (store: Store, name: string, commit: string, reason: string, progress: Progress) => {

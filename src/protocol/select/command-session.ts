@@ -12,3 +12,10 @@ export const commandSession = async (ctx: Context): Promise<LadderSession> => {
   const parent = checkout ? null : (ctx.parent?.() ?? null);
   return ladderSession({ session, checkout, parent, cwd: ctx.cwd });
 };
+
+/**
+ * The context a command's records are made in: FETTLE_SESSION set to the ladder's session when the caller set none,
+ * so the records, their turn and a command the change runs (a contract's checks) all name one session.
+ */
+export const inCommandSession = async (ctx: Context): Promise<Context> =>
+  ctx.env.FETTLE_SESSION ? ctx : { ...ctx, env: { ...ctx.env, FETTLE_SESSION: (await commandSession(ctx)).id } };
