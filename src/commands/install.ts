@@ -3,7 +3,7 @@
 // the careful read-modify-write); `install --resident`, the resident server's (Claude Code only).
 import { AGENT_TITLES, AGENTS, type AgentName } from '../core/agents';
 import { keepOneFix } from '../core/install-scopes';
-import { TOKEN_VAR } from '../core/hook-server';
+import { PEER_AUTH_TEXT, TOKEN_VAR, type ServeAuth } from '../core/hook-server';
 import {
   BASH_MATCHER,
   COMPACT_EVENTS,
@@ -18,7 +18,7 @@ import { agentHookCommand, agentSettingsPath, formatOf } from '../setup/agent-se
 import { installOpencode, type OpencodeScope, uninstallOpencode } from '../setup/install-opencode';
 import { installResident } from '../setup/resident-install';
 import { ensureServer } from '../protocol/serve/serve-control';
-import { tokenExport } from '../protocol/serve/serve-state';
+import { serverAuth, tokenExport, type ServePaths } from '../protocol/serve/serve-state';
 import {
   installHooks,
   otherInstalls,
@@ -137,6 +137,17 @@ const warnOthers = (edge: Edge, dir: string | undefined, scope: Scope, others: O
   );
 };
 
+/** What the person does next: nothing where the server checks who connects; else the token's line for a profile. */
+const nextSteps = (edge: Edge, auth: ServeAuth, paths: ServePaths): string[] => {
+  if (auth === 'peer') return [`Authentication: ${PEER_AUTH_TEXT}. The next Claude Code session uses the server.`];
+  const hasToken = edge.env[TOKEN_VAR] !== undefined && edge.env[TOKEN_VAR] !== '';
+  return [
+    `Claude Code sends the server a per-user token from its environment${hasToken ? '' : ' (this shell has none yet)'}: this system does not tell the server who a connection comes from. Add this line to your shell profile (~/.bashrc, ~/.zshrc), and start Claude Code from a new shell:`,
+    `  ${tokenExport(paths)}`,
+    'Until then fettle protects writes through its command hook, as before.',
+  ];
+};
+
 /**
  * `fettle install --resident`: fettle's hooks answered by the resident server (`fettle serve`), each with its
  * guard, in a user's or a local settings file; never in the project's shared one, since they name this user's
@@ -171,12 +182,13 @@ export const installResidentCommand = async (
     }),
   );
   const others = await otherInstalls(edge.env, root, scope);
+  const auth = await serverAuth(done.paths);
   if (options.json) {
     const { path, result, port } = done;
-    edge.io.out(JSON.stringify({ path, scope, result, resident: { port, pid: started.pid }, alsoInstalled: others }));
+    const resident = { port, pid: started.pid, auth };
+    edge.io.out(JSON.stringify({ path, scope, result, resident, alsoInstalled: others }));
     return;
   }
-  const hasToken = edge.env[TOKEN_VAR] !== undefined && edge.env[TOKEN_VAR] !== '';
   edge.io.out(
     spelled(
       edge,
@@ -186,9 +198,8 @@ export const installResidentCommand = async (
           ? `Installed fettle's resident hooks in ${done.path}: a server on 127.0.0.1:${done.port} answers them.`
           : `fettle's resident hooks are already installed in ${done.path} (127.0.0.1:${done.port}); nothing changed.`,
         started.text,
-        `Claude Code sends the server a per-user token from its environment${hasToken ? '' : ' (this shell has none yet)'}. Add this line to your shell profile (~/.bashrc, ~/.zshrc), and start Claude Code from a new shell:`,
-        `  ${tokenExport(done.paths)}`,
-        'Until then fettle protects writes through its command hook, as before. `fettle serve --status` and `fettle doctor` check the setup.',
+        ...nextSteps(edge, auth, done.paths),
+        '`fettle serve --status` and `fettle doctor` check the setup.',
       ].join('\n'),
     ),
   );

@@ -1,7 +1,7 @@
 // `fettle serve --start | --stop | --restart | --status | --reset-token`, and the two hooks of resident mode
 // that run as commands: `--guard` (PreToolUse, when the server is not running) and `--session-start`.
 // `fettle serve` alone runs the server in the foreground (dist/serve.js, chosen by cli.ts).
-import { TOKEN_VAR } from '../core/hook-server';
+import { PEER_AUTH_TEXT, TOKEN_VAR } from '../core/hook-server';
 import { FettleError } from '../errors';
 import { askStatus, ensureServer, stopServer } from '../protocol/serve/serve-control';
 import {
@@ -9,6 +9,7 @@ import {
   readPort,
   readToken,
   runningServer,
+  serverAuth,
   servePaths,
   tokenExport,
   writeSession,
@@ -36,11 +37,13 @@ const status = async (edge: Edge, paths: ServePaths, json: boolean): Promise<num
   const report = running && typeof token === 'string' ? await askStatus(port, token) : null;
   const sessionToken = edge.env[TOKEN_VAR];
   const matches = typeof token === 'string' && sessionToken === token;
+  const auth = await serverAuth(paths);
   if (json) {
     edge.io.out(
       JSON.stringify({
         port,
         running: running ? { pid: running.pid, ...(report ?? {}) } : null,
+        auth,
         token: typeof token === 'string' ? 'ok' : token.message,
         shellHasToken: matches,
         log: paths.log,
@@ -53,9 +56,11 @@ const status = async (edge: Edge, paths: ServePaths, json: boolean): Promise<num
       ? `fettle's resident server runs on 127.0.0.1:${port} (pid ${running.pid}${report ? `, build ${report.build}, ${report.served} calls served, ${report.refused} refused` : ''}).`
       : `fettle's resident server is not running (port ${port}); the first hook call of a session starts it.`,
     typeof token === 'string' ? `Token: ${paths.token}` : `Token: ${token.message} ${token.hint ?? ''}`,
-    matches
-      ? `This shell exports ${TOKEN_VAR}: Claude Code started from it uses the server.`
-      : `This shell does not export the server's token, so Claude Code started from it is protected by the command hook only. Add to your shell profile:\n  ${tokenExport(paths)}`,
+    auth === 'peer'
+      ? `Authentication: ${PEER_AUTH_TEXT}.`
+      : matches
+        ? `Authentication: by the token. This shell exports ${TOKEN_VAR}: Claude Code started from it uses the server.`
+        : `Authentication: by the token. This shell does not export it, so Claude Code started from it is protected by the command hook only. Add to your shell profile:\n  ${tokenExport(paths)}`,
     `Log: ${paths.log}`,
   ];
   edge.io.out(lines.join('\n'));
@@ -109,8 +114,12 @@ export const serveCommand = async (edge: Edge, o: ServeOptions): Promise<number>
   if (o.resetToken) {
     await makeToken(paths, true);
     const stopped = await stopServer(paths);
+    const sessions =
+      (await serverAuth(paths)) === 'peer'
+        ? `Sessions are not affected: the authentication is ${PEER_AUTH_TEXT}.`
+        : `Claude Code sessions started before keep the old one and are refused: start them again from a shell that exports it:\n  ${tokenExport(paths)}`;
     edge.io.out(
-      `fettle's resident server has a new token${stopped ? ' (the server was stopped; the next hook call starts it)' : ''}. Claude Code sessions started before keep the old one and are refused: start them again from a shell that exports it:\n  ${tokenExport(paths)}`,
+      `fettle's resident server has a new token${stopped ? ' (the server was stopped; the next hook call starts it)' : ''}. ${sessions}`,
     );
     return 0;
   }

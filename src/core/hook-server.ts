@@ -1,12 +1,32 @@
 // The resident hook server's contract with Claude Code, as data: which requests it admits, how a hook's
 // environment travels in headers, and who the peer of a loopback connection is. Pure: the server (hook/serve.ts)
 // and the install (commands/install.ts) apply it.
+//
+// Two ways to authenticate the client (docs/RESIDENT.md, "Only you"): where the system names the owner of each
+// loopback connection (Linux's /proc/net/tcp), the server checks it is its own user and needs no token, which
+// any process of that user could read anyway; elsewhere the per-user token is the only check.
 
 /** The path every hook is posted to; the event follows, so a refusal can answer in the event's terms. */
 export const HOOK_PATH = '/fettle/hook/';
 
 /** The header carrying the per-user secret, as `Bearer <token>`, interpolated by Claude Code from this variable. */
 export const TOKEN_VAR = 'FETTLE_SERVE_TOKEN';
+
+/**
+ * `peer`: the server checks each connection's owner and admits its own user's calls without a token; `token`:
+ * the token is the check.
+ */
+export type ServeAuth = 'peer' | 'token';
+
+/** What `peer` means, as `fettle serve --status`, `fettle doctor` and install say it. */
+export const PEER_AUTH_TEXT =
+  "by the connection's owner (the server answers only your user's connections, each looked up in /proc/net/tcp); Claude Code needs no token";
+
+/**
+ * Sent by the HTTP hooks of an install whose guards leave a call without a token to a `peer` server (settings an
+ * older install wrote run the command hook for such a call, which the server must then not answer too).
+ */
+export const PEER_AUTH_HEADER = 'X-Fettle-Peer-Auth';
 
 /** 32 random bytes, hex. */
 export const isToken = (text: string): boolean => /^[0-9a-f]{64}$/.test(text);
@@ -86,9 +106,10 @@ const sameToken = (a: string, b: string): boolean => {
  * Whether a request may reach fettle. Only Claude Code's own POST to the hook path on the loopback address it
  * was given: a browser (any Origin header, or a Host that is not the loopback address and port: DNS rebinding)
  * and a request without the JSON content type a page cannot send without asking first are refused before the
- * token is even looked at.
+ * token is even looked at. A `peer` server admits, token or not, the calls of an install that says its guards
+ * expect it (PEER_AUTH_HEADER); any other call needs the token.
  */
-export const admit = (request: Request, expected: { port: number; token: string }): Admission => {
+export const admit = (request: Request, expected: { port: number; token: string; auth: ServeAuth }): Admission => {
   const refuse = (why: string, status = 403, event?: string): Admission => ({
     ok: false,
     kind: 'refused',
@@ -108,6 +129,9 @@ export const admit = (request: Request, expected: { port: number; token: string 
     return refuse(`Host ${(host ?? 'missing').slice(0, 80)}`, 403, event);
   const type = one(request.headers['content-type']) ?? '';
   if (!/^application\/json\b/i.test(type)) return refuse(`content type ${type.slice(0, 80) || 'missing'}`, 415, event);
+  // The caller checked the connection's owner before asking (hook/serve-request.ts): the token adds nothing.
+  if (expected.auth === 'peer' && one(request.headers[PEER_AUTH_HEADER.toLowerCase()]) === '1')
+    return { ok: true, event };
   const auth = one(request.headers.authorization) ?? '';
   const token = /^Bearer\s*(.*)$/i.exec(auth)?.[1]?.trim() ?? '';
   if (token === '') return { ok: false, kind: 'no-token', event, why: 'no token' };
@@ -115,22 +139,41 @@ export const admit = (request: Request, expected: { port: number; token: string 
   return { ok: true, event };
 };
 
+/** Each socket line of /proc/net/tcp as [local address, remote address, state, uid]. */
+const sockets = (procNetTcp: string): [string, string, string, number][] =>
+  procNetTcp
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .map((f) => [f[1] ?? '', f[2] ?? '', f[3] ?? '', Number(f[7])]);
+
+/** 127.0.0.1:port as the kernel prints it: in host byte order, little- or big-endian. */
+const loopback = (port: number): string[] => {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  return [`0100007F:${hex}`, `7F000001:${hex}`];
+};
+
+/**
+ * The user who owns the socket listening on 127.0.0.1:port (state 0A), from the text of /proc/net/tcp: a server
+ * that finds itself there can tell who each of its connections comes from.
+ */
+export const listenerUid = (procNetTcp: string, port: number): number | undefined => {
+  const local = loopback(port);
+  const found = sockets(procNetTcp).find(
+    ([l, , state, uid]) => local.includes(l) && state === '0A' && Number.isInteger(uid),
+  );
+  return found?.[3];
+};
+
 /**
  * The user who owns the client end of a loopback TCP connection, from the text of /proc/net/tcp: the line whose
  * local port is the client's and remote port the server's. Undefined when no such line is there.
  */
 export const peerUid = (procNetTcp: string, clientPort: number, serverPort: number): number | undefined => {
-  const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, '0');
-  // 127.0.0.1 as the kernel prints it: in host byte order, little- or big-endian.
-  const loopback = (port: number) => [`0100007F:${hex(port)}`, `7F000001:${hex(port)}`];
   const local = loopback(clientPort);
   const remote = loopback(serverPort);
-  for (const line of procNetTcp.split('\n').slice(1)) {
-    const fields = line.trim().split(/\s+/);
-    if (local.includes(fields[1] ?? '') && remote.includes(fields[2] ?? '')) {
-      const uid = Number(fields[7]);
-      if (Number.isInteger(uid)) return uid;
-    }
-  }
-  return undefined;
+  const found = sockets(procNetTcp).find(
+    ([l, r, , uid]) => local.includes(l) && remote.includes(r) && Number.isInteger(uid),
+  );
+  return found?.[3];
 };

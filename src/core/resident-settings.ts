@@ -3,12 +3,14 @@
 // server runs (the client runs both at once and waits for both: docs/HOOK.md, "The resident server"):
 // - PreToolUse: the HTTP hook blocks on any failure (`onFailure: block`); the guard, when the server's pid is
 //   not alive, starts it and blocks the call with a reason the model can act on, and when the session has no
-//   token, runs the command hook (the server answers such a call "no objection" and records nothing).
-// - the other events never block: when the server is down or the session has no token, the guard runs the
-//   command hook, so the call is still handled exactly once (a record is settled by whoever claims its link).
+//   token and the server does not check its peers (its pid file's second line), runs the command hook (the
+//   server answers such a call "no objection" and records nothing).
+// - the other events never block: when the server is down, or the session has no token and the server does not
+//   check its peers, the guard runs the command hook, so the call is still handled exactly once (a record is
+//   settled by whoever claims its link).
 // - SessionStart: tells the server the session's project directory and Claude Code's pid (a live session
 //   keeps the server), and starts it.
-import { envHeader, FORWARDED_ENV, HOOK_PATH, TOKEN_VAR } from './hook-server';
+import { envHeader, FORWARDED_ENV, HOOK_PATH, PEER_AUTH_HEADER, TOKEN_VAR } from './hook-server';
 import { BASH_MATCHER, INSTALLED_EVENTS, MATCHER, READ_MATCHER, STATUS_MESSAGE } from './settings';
 import type { JsonObject, Json } from './json';
 
@@ -29,7 +31,7 @@ export const RESIDENT_EVENTS = [...INSTALLED_EVENTS, 'SessionStart'] as const;
 const TIMEOUT = 60;
 
 const httpHook = (plan: ResidentPlan, event: string): JsonObject => {
-  const headers: JsonObject = { Authorization: `Bearer \${${TOKEN_VAR}}` };
+  const headers: JsonObject = { Authorization: `Bearer \${${TOKEN_VAR}}`, [PEER_AUTH_HEADER]: '1' };
   for (const name of FORWARDED_ENV) headers[envHeader(name)] = `\${${name}}`;
   return {
     type: 'http',

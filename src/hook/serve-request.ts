@@ -1,11 +1,11 @@
-// One HTTP request to the resident server: admitted only from this user's own Claude Code (loopback peer of
-// this uid on Linux, no browser, the per-user token), then the very hook the command path runs (run.ts
-// runHook), with the session's configuration from the headers. A refused request is answered and logged, and
-// nothing of it is read further: no body, no file, no repository.
+// One HTTP request to the resident server: admitted only from this user's own Claude Code (no browser; the
+// loopback peer of this uid where the server can tell, else the per-user token), then the very hook the command
+// path runs (run.ts runHook), with the session's configuration from the headers. A refused request is answered
+// and logged, and nothing of it is read further: no body, no file, no repository.
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { admit, envFromHeaders, peerUid } from '../core/hook-server';
+import { admit, envFromHeaders, peerUid, type ServeAuth } from '../core/hook-server';
 import { selfCommand, spellCommands } from '../io/self';
 import { MAX_INPUT_BYTES } from '../io/stdin';
 import { maintain } from '../protocol/upkeep/maintain';
@@ -22,6 +22,8 @@ export interface ServerState {
   paths: ServePaths;
   port: number;
   token: string;
+  /** `peer`: each connection's owner is checked (Linux), and a call of this user needs no token */
+  auth: ServeAuth;
   /** cli.js, which hook messages name as the command to run */
   script: string;
   runtime: Runtime;
@@ -34,16 +36,17 @@ export interface ServerState {
   counts: { served: number; refused: number; inFlight: number; last: number };
 }
 
-/** Who owns the other end of each connection (Linux), looked up once per connection. */
+/** Who owns the other end of each connection (a `peer` server), looked up once per connection. */
 const peers = new WeakMap<Socket, Promise<number | undefined>>();
 
-const peerOf = (socket: Socket, port: number): Promise<number | undefined> => {
+/** A `token` server cannot tell, and takes every connection for its user's: the token is its check. */
+const peerOf = (socket: Socket, state: ServerState): Promise<number | undefined> => {
   let known = peers.get(socket);
   if (!known) {
     known =
-      process.platform === 'linux' && socket.remotePort !== undefined
+      state.auth === 'peer'
         ? readFile('/proc/net/tcp', 'utf8').then(
-            (text) => peerUid(text, socket.remotePort as number, port),
+            (text) => peerUid(text, socket.remotePort ?? -1, state.port),
             () => undefined,
           )
         : Promise.resolve(process.getuid?.());
@@ -109,11 +112,8 @@ const sendStatus = (state: ServerState, res: ServerResponse): void => {
   const { served, refused, inFlight } = state.counts;
   const handedOver = state.handOver !== null;
   const completing = state.runtime.completing();
-  send(
-    res,
-    200,
-    JSON.stringify({ pid: process.pid, build: state.build, served, refused, inFlight, completing, handedOver }),
-  );
+  const { auth, build } = state;
+  send(res, 200, JSON.stringify({ pid: process.pid, build, auth, served, refused, inFlight, completing, handedOver }));
 };
 
 /** An admitted hook call: its body run through the hook with the session's configuration, and answered. */
@@ -151,18 +151,18 @@ const answerHook = async (state: ServerState, req: IncomingMessage, res: ServerR
 };
 
 export const handle = async (state: ServerState, req: IncomingMessage, res: ServerResponse): Promise<void> => {
-  const uid = await peerOf(req.socket, state.port);
+  const uid = await peerOf(req.socket, state);
   if (uid !== process.getuid?.()) {
     const who = uid === undefined ? 'a peer whose user could not be told' : `user ${uid}`;
     return refuse(state, res, 403, '{}', `a connection from ${who}, not this server's user`);
   }
   const admission = admit(
     { method: req.method, url: req.url, headers: req.headers },
-    { port: state.port, token: state.token },
+    { port: state.port, token: state.token, auth: state.auth },
   );
   if (!admission.ok) {
     if (admission.kind === 'no-token') {
-      // The guard beside this hook saw the same empty variable and runs the command path for the call.
+      // The guard beside this hook saw the same empty variable and no `peer` server: it runs the command path.
       return refuse(state, res, 200, '{}', `${admission.event} without a token (the command hook records it)`);
     }
     const body = admission.why === 'a wrong token' ? wrongTokenAnswer(admission.event) : '{}';

@@ -12,6 +12,7 @@ import {
   appendLog,
   clearRunning,
   liveClients,
+  peerCheck,
   readPort,
   readToken,
   runningServer,
@@ -99,8 +100,11 @@ const openSocket = async (
 
 /** Records the running server, logs its start, and tells a parent waiting for it that it is ready. */
 const announceStarted = async (state: ServerState, mode: 'foreground' | 'takeover'): Promise<void> => {
-  await writeRunning(state.paths, { pid: process.pid, port: state.port });
-  await appendLog(state.paths, `started: pid ${process.pid}, port ${state.port}, build ${state.build} (${mode})`);
+  await writeRunning(state.paths, { pid: process.pid, port: state.port, auth: state.auth });
+  await appendLog(
+    state.paths,
+    `started: pid ${process.pid}, port ${state.port}, build ${state.build}, auth ${state.auth} (${mode})`,
+  );
   if (process.send) {
     process.send({ kind: 'ready' });
     process.disconnect?.();
@@ -181,15 +185,15 @@ export const runServer = async (mode: 'foreground' | 'takeover'): Promise<void> 
   } catch (error) {
     await fail(paths, words(error));
   }
-  const { port, token } = await openSocket(server, paths, mode);
+  const socket = await openSocket(server, paths, mode);
   build = await watchBuild([join(__dirname, 'serve.js'), join(__dirname, 'hook.js')]);
   const runtime = createRuntime(
     (error) => void appendLog(paths, `housekeeping failed: ${(error as Error)?.stack ?? error}`),
   );
   const state: ServerState = {
     paths,
-    port,
-    token,
+    ...socket,
+    auth: await peerCheck(socket.port),
     script,
     runtime,
     handOver: null,

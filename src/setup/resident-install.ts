@@ -43,14 +43,18 @@ export const residentPlan = (
   // Alive, and the server that wrote the file: on Linux its /proc start time (field 22) must match, and a
   // zombie (state Z) is dead; `${20}` is that field once `pid (comm) ` is cut off.
   const stat = '{ read -r x < /proc/$p/stat && set -- ${x##*) } && [ "$1" != Z ] && [ "${20}" = "$t" ]; }';
-  const alive = `{ read -r p _ t < ${shellQuote(paths.pid)} && kill -0 "$p" && { [ "$t" = - ] || ${stat}; }; } 2>/dev/null`;
+  // `$a`, the pid file's second line, from the same version of the file: how that server authenticates.
+  const readPid = `{ read -r p _ t && { read -r a || :; }; } < ${shellQuote(paths.pid)}`;
+  const alive = `{ ${readPid} && kill -0 "$p" && { [ "$t" = - ] || ${stat}; }; } 2>/dev/null`;
+  // The server admits this user's calls without a token (it checks each connection's owner).
+  const byPeer = '[ "$a" = peer ]';
   const drain = 'exec cat >/dev/null';
   // The server's files are where install put them, whatever HOME the session has.
   const state = `FETTLE_STATE_DIR=${shellQuote(dirname(paths.dir))}`;
   return {
     port,
-    guardBlocking: `${alive} || exec env ${state} ${node} ${cli} serve --guard; [ -n "$FETTLE_SERVE_TOKEN" ] || exec ${node} ${cli} hook; ${drain}`,
-    guard: `[ -n "$FETTLE_SERVE_TOKEN" ] && ${alive} || exec ${node} ${cli} hook; ${drain}`,
+    guardBlocking: `${alive} || exec env ${state} ${node} ${cli} serve --guard; [ -n "$FETTLE_SERVE_TOKEN" ] || ${byPeer} || exec ${node} ${cli} hook; ${drain}`,
+    guard: `${alive} && { [ -n "$FETTLE_SERVE_TOKEN" ] || ${byPeer}; } || exec ${node} ${cli} hook; ${drain}`,
     sessionStart: `${state} ${node} ${cli} serve --session-start`,
     read,
     bash,

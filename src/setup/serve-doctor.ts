@@ -1,12 +1,12 @@
 // What `fettle doctor` says about resident mode: set up or not, its token file, whether its server runs and
-// what it has refused, and whether this shell hands Claude Code the token (without it, the command hook
-// protects each write, more slowly).
+// what it has refused, how it authenticates Claude Code, and, where that is by the token, whether this shell
+// hands Claude Code the token (without it, the command hook protects each write, more slowly).
 import type { Env } from '../config';
-import { TOKEN_VAR } from '../core/hook-server';
+import { PEER_AUTH_TEXT, TOKEN_VAR } from '../core/hook-server';
 import type { FettleError } from '../errors';
 import type { Check } from './doctor';
 import { askStatus } from '../protocol/serve/serve-control';
-import { readPort, readToken, runningServer, servePaths, tokenExport } from '../protocol/serve/serve-state';
+import { readPort, readToken, runningServer, serverAuth, servePaths, tokenExport } from '../protocol/serve/serve-state';
 
 export const checkResident = async (env: Env): Promise<Check[]> => {
   const paths = servePaths(env);
@@ -38,11 +38,15 @@ export const checkResident = async (env: Env): Promise<Check[]> => {
       ...(Number(report.refused) > 0 ? { fix: `What was refused, and why, is in ${paths.log}.` } : {}),
     });
   }
-  if (env[TOKEN_VAR] !== token)
+  if ((await serverAuth(paths)) === 'peer')
+    checks.push({ name: 'resident', status: 'ok', detail: `authentication ${PEER_AUTH_TEXT}` });
+  else if (env[TOKEN_VAR] === token)
+    checks.push({ name: 'resident', status: 'ok', detail: 'authentication by the token, which this shell exports' });
+  else
     checks.push({
       name: 'resident',
       status: 'warn',
-      detail: `this shell ${env[TOKEN_VAR] ? "exports another token than the server's" : 'does not export the server token'}: Claude Code started from it is protected by the command hook (a Node start per write) or, with a stale token, refused`,
+      detail: `authentication by the token, but this shell ${env[TOKEN_VAR] ? "exports another token than the server's" : 'does not export the server token'}: Claude Code started from it is protected by the command hook (a Node start per write) or, with a stale token, refused`,
       fix: `Add to your shell profile, then start Claude Code from a new shell: ${tokenExport(paths)}`,
     });
   return checks;

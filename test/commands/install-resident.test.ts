@@ -3,10 +3,10 @@
 // Tier: slow, installs into a fresh HOME and settings for each case (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { FORWARDED_ENV, TOKEN_VAR } from '../../src/core/hook-server';
+import { FORWARDED_ENV, PEER_AUTH_HEADER, TOKEN_VAR } from '../../src/core/hook-server';
 import { RESIDENT_EVENTS } from '../../src/core/resident-settings';
 import { STATUS_MESSAGE } from '../../src/core/settings';
 import { CLI, runCli } from '../helpers/cli';
@@ -46,7 +46,14 @@ test('install --resident: an HTTP hook and a guard on every event; the token onl
     r.stdout,
     /Installed fettle's resident hooks in .*settings\.json: a server on 127\.0\.0\.1:\d+ answers them/,
   );
-  assert.match(r.stdout, new RegExp(`export ${TOKEN_VAR}="\\$\\(cat .*token\\)"`));
+  // Where the server can tell who connects (Linux), nothing is left to do; elsewhere, the token's line.
+  if (process.platform === 'linux') {
+    assert.match(
+      r.stdout,
+      /Authentication: by the connection's owner .*; Claude Code needs no token\. The next Claude Code session uses the server\./,
+    );
+    assert.doesNotMatch(r.stdout, /shell profile/);
+  } else assert.match(r.stdout, new RegExp(`export ${TOKEN_VAR}="\\$\\(cat .*token\\)"`));
   const text = readFileSync(join(s.home, '.claude', 'settings.json'), 'utf8');
   assert.ok(!text.includes(token), 'the token is never written into a settings file');
   const hooks = s.settings().hooks;
@@ -64,6 +71,7 @@ test('install --resident: an HTTP hook and a guard on every event; the token onl
     const [http, guard] = handlers;
     assert.match(http?.url ?? '', new RegExp(`^http://127\\.0\\.0\\.1:\\d+/fettle/hook/${event}$`));
     assert.equal(http?.headers?.Authorization, `Bearer \${${TOKEN_VAR}}`);
+    assert.equal(http?.headers?.[PEER_AUTH_HEADER], '1', 'its guard leaves a call without a token to a peer server');
     assert.deepEqual(http?.allowedEnvVars, [TOKEN_VAR, ...FORWARDED_ENV]);
     assert.equal(http?.onFailure, event === 'PreToolUse' ? 'block' : 'continue', event);
     assert.equal(guard?.type, 'command');
@@ -131,7 +139,7 @@ test('install --resident refuses the project scope, which a team shares', () => 
   assert.match(r.stderr, /do not belong in the project's shared settings/);
 });
 
-test('fettle doctor reports the resident server, what it refused, and whether this shell hands Claude Code its token', () => {
+test('fettle doctor reports the resident server, what it refused, how it authenticates, and whether this shell hands Claude Code its token', () => {
   const s = setup();
   s.run('install', '--resident');
   const token = readFileSync(join(s.state, 'token'), 'utf8').trim();
@@ -141,9 +149,24 @@ test('fettle doctor reports the resident server, what it refused, and whether th
     doctor(),
     /^ok {4}resident +server runs on 127\.0\.0\.1:\d+ \(pid \d+, build \w+\): 0 calls served, 0 refused$/m,
   );
-  assert.match(doctor(), /^warn {2}resident +this shell does not export the server token/m);
-  assert.doesNotMatch(doctor({ [TOKEN_VAR]: token }), /^warn {2}resident/m);
+  if (process.platform === 'linux') {
+    assert.match(doctor(), /^ok {4}resident +authentication by the connection's owner .*Claude Code needs no token$/m);
+    assert.doesNotMatch(doctor(), /^warn {2}resident/m);
+    assert.match(s.run('serve', '--status').stdout, /^Authentication: by the connection's owner/m);
+    // A server of an older fettle writes no second line in its pid file: the token is its check.
+    const pid = join(s.state, 'pid');
+    writeFileSync(pid, `${readFileSync(pid, 'utf8').split('\n')[0]}\n`);
+  }
+  assert.match(
+    doctor(),
+    /^warn {2}resident +authentication by the token, but this shell does not export the server token/m,
+  );
+  assert.match(
+    doctor({ [TOKEN_VAR]: token }),
+    /^ok {4}resident +authentication by the token, which this shell exports$/m,
+  );
   assert.match(doctor({ [TOKEN_VAR]: '0'.repeat(64) }), /exports another token than the server's/);
+  assert.match(s.run('serve', '--status').stdout, /^Authentication: by the token\. This shell does not export it/m);
   s.stop();
   assert.match(
     doctor({ [TOKEN_VAR]: token }),

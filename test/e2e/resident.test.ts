@@ -1,22 +1,30 @@
-// StoreCache mode under the real client: `fettle install --resident --scope local`, the token exported in the
-// session's environment as the README says, and a session whose small Edit and large Write reach the server
-// through Claude Code's HTTP hooks: the Edit is recorded, the Write staged and denied with fettle's own text, and
-// the server, not a hook process, answered them (its count of calls served went up).
+// Resident mode under the real client: `fettle install --resident --scope local`, and a session whose small Edit
+// and large Write reach the server through Claude Code's HTTP hooks: the Edit is recorded, the Write staged and
+// denied with fettle's own text, and the server, not a hook process, answered them (its count of calls served
+// went up, and it refused none). Once with the token exported in the session's environment; once with none,
+// as a session started right after install is where the server checks who connects (Linux).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { test } from 'node:test';
-import { makeRepo, lines } from '../helpers/repo';
-import { stateDirOf } from '../helpers/resident';
-import { runCli } from '../helpers/cli';
 import { join } from 'node:path';
+import { test } from 'node:test';
+import { runCli } from '../helpers/cli';
+import { lines, makeRepo } from '../helpers/repo';
+import { stateDirOf } from '../helpers/resident';
 import { A_AND_B, changesIn, explain, fettle, session, smallEditThenLargeWrite } from './session';
 
-const served = (env: Record<string, string>, cwd: string): number => {
+interface Counts {
+  served: number;
+  refused: number;
+  auth: string;
+}
+
+const counts = (env: Record<string, string>, cwd: string): Counts => {
   const status = JSON.parse(runCli(['serve', '--status', '--json'], { cwd, env }).stdout);
-  return status.running?.served ?? -1;
+  return { served: status.running?.served ?? -1, refused: status.running?.refused ?? -1, auth: status.auth };
 };
 
-test('installed with --resident: the client posts each write to the server, which records and stages as the hook does', async () => {
+/** Installed, one session with `token` in its environment or none, its writes checked; the server's counts. */
+const throughTheServer = async (withToken: boolean): Promise<{ before: Counts; after: Counts }> => {
   const repo = makeRepo(A_AND_B);
   const installed = runCli(['install', '--resident', '--scope', 'local'], { cwd: repo.dir, env: repo.env });
   assert.equal(installed.code, 0, installed.stderr);
@@ -24,9 +32,10 @@ test('installed with --resident: the client posts each write to the server, whic
     const settings = readFileSync(join(repo.dir, '.claude', 'settings.local.json'), 'utf8');
     assert.match(settings, /"type": "http"/);
     const token = readFileSync(join(stateDirOf(repo.home), 'token'), 'utf8').trim();
-    const env = { ...repo.env, FETTLE_SERVE_TOKEN: token };
-    const before = served(env, repo.dir);
-    assert.ok(before >= 0, 'install started the server');
+    const env: Record<string, string> = withToken ? { ...repo.env, FETTLE_SERVE_TOKEN: token } : repo.env;
+    assert.equal(env.FETTLE_SERVE_TOKEN === undefined, !withToken);
+    const before = counts(env, repo.dir);
+    assert.ok(before.served >= 0, 'install started the server');
 
     const s = await session(repo, smallEditThenLargeWrite(repo), { install: 'none', env });
     const why = explain(s);
@@ -43,10 +52,24 @@ test('installed with --resident: the client posts each write to the server, whic
       'a.txt direct applied',
       'b.txt staged pending',
     ]);
+    const after = counts(env, repo.dir);
     // Edit's Pre and Post and Write's Pre at least, besides the session's own events: all through the server.
-    assert.ok(served(env, repo.dir) - before >= 3, `the server answered the writes: ${why}`);
+    assert.ok(after.served - before.served >= 3, `the server answered the writes: ${why}`);
+    assert.equal(after.refused, before.refused, `the server refused no call: ${why}`);
     fettle(repo, 'discard', id);
+    return { before, after };
   } finally {
     runCli(['serve', '--stop'], { cwd: repo.dir, env: repo.env });
   }
+};
+
+test('installed with --resident, the token in the session: the client posts each write to the server, which records and stages as the hook does', async () => {
+  await throughTheServer(true);
+});
+
+test('installed with --resident and nothing more: a session without the token is answered by the server, which checks the connection is this user (Linux)', async (t) => {
+  if (process.platform !== 'linux')
+    return t.skip('the peer check reads /proc/net/tcp (Linux); elsewhere the token is needed');
+  const { after } = await throughTheServer(false);
+  assert.equal(after.auth, 'peer');
 });

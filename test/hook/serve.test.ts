@@ -96,6 +96,28 @@ const fettleCli = (setup: ResidentSetup, args: string[], env: Record<string, str
     encoding: 'utf8',
   });
 
+/** How many calls the running server has answered. */
+const served = (setup: ResidentSetup): number =>
+  JSON.parse(fettleCli(setup, ['serve', '--status', '--json']).stdout).running?.served ?? -1;
+
+/**
+ * The settings as an install of a fettle before peer authentication wrote them: no peer header, and guards
+ * that leave a call to the server only when the session has the token.
+ */
+const asOlderInstall = (setup: ResidentSetup): void => {
+  type Handler = { headers?: Record<string, string>; command?: string };
+  const settings = JSON.parse(readFileSync(setup.settings, 'utf8')) as {
+    hooks: Record<string, { hooks: Handler[] }[]>;
+  };
+  for (const h of Object.values(settings.hooks).flatMap((groups) => groups.flatMap((g) => g.hooks))) {
+    delete h.headers?.['X-Fettle-Peer-Auth'];
+    if (h.command) h.command = h.command.replaceAll('[ "$a" = peer ]', 'false');
+  }
+  const text = JSON.stringify(settings, null, 2);
+  assert.ok(!text.includes('peer'), text);
+  writeFileSync(setup.settings, text);
+};
+
 test('the server killed (SIGKILL) mid-session: the next write is blocked with a reason and the server started again; the retry is recorded once', async () => {
   const setup = setUpResident();
   const repo = makeRepo({ 'a.txt': lines(30) });
@@ -175,8 +197,9 @@ test('the installed fettle replaced by another version: calls go to it at once, 
   assert.equal(changes(repo).length, 3, 'three writes, three changes');
 });
 
-test('the token file damaged: the running server keeps serving; restarted, writes are blocked with the fix; reset, the old token is refused', async () => {
+test('the token file damaged: the running server keeps serving; restarted, writes are blocked with the fix; reset, the old token is refused where the token is the check', async () => {
   const setup = setUpResident();
+  asOlderInstall(setup);
   const repo = makeRepo({ 'a.txt': lines(30) });
   const tokenFile = join(setup.state, 'token');
   recordedOnce(repo, write(setup, repo, content(1), 'toolu_t1'), 'toolu_t1', content(1));
@@ -204,8 +227,24 @@ test('the token file damaged: the running server keeps serving; restarted, write
   recordedOnce(repo, write(setup, repo, content(3), 'toolu_t6', fresh), 'toolu_t6', content(3));
 });
 
-test('a session without the token: the server records nothing and the command hook records each call once', async () => {
+test('a session without the token, where the server checks its peer: the server records each call once; so with a stale token', async (t) => {
+  if (process.platform !== 'linux') return t.skip('the peer check reads /proc/net/tcp (Linux)');
   const setup = setUpResident();
+  const repo = makeRepo({ 'a.txt': lines(30) });
+  const before = served(setup);
+  recordedOnce(repo, write(setup, repo, content(1), 'toolu_p1', null), 'toolu_p1', content(1));
+  assert.equal(served(setup) - before, 2, 'the server answered PreToolUse and PostToolUse');
+  const stale = '0'.repeat(64);
+  recordedOnce(repo, write(setup, repo, content(2), 'toolu_p2', stale), 'toolu_p2', content(2));
+  assert.equal(served(setup) - before, 4);
+  assert.match(logOf(setup), /started: pid \d+, port \d+, build \w+, auth peer/);
+  assert.doesNotMatch(logOf(setup), /refused/);
+  assert.equal(JSON.parse(fettleCli(setup, ['serve', '--status', '--json']).stdout).auth, 'peer');
+});
+
+test('settings of an older install: a session without the token is left to the command hook, which records each call once; a wrong token is blocked', async () => {
+  const setup = setUpResident();
+  asOlderInstall(setup);
   const repo = makeRepo({ 'a.txt': lines(30) });
   const w = write(setup, repo, content(1), 'toolu_n1', null);
   assert.equal(w.pre.code, 0, show(w.pre));
@@ -218,6 +257,9 @@ test('a session without the token: the server records nothing and the command ho
   assert.equal(recordsOf(repo, 'toolu_n1'), 1);
   assert.match(logOf(setup), /refused: PreToolUse without a token \(the command hook records it\)/);
   assert.match(logOf(setup), /refused: PostToolUse without a token/);
+  const wrong = write(setup, repo, content(2), 'toolu_n2', '0'.repeat(64));
+  blocked(repo, wrong, /FETTLE_SERVE_TOKEN is not the server's token .*Nothing was written/, content(1));
+  assert.equal(recordsOf(repo, 'toolu_n2'), 0);
 });
 
 /** A raw request to the server, as anything on this machine could send it. */
@@ -308,7 +350,21 @@ test('refused and logged, nothing read or written: no token, a wrong token, a br
   }
 });
 
-test('a request from another local user is refused and logged, even with the token', async (t) => {
+test('where the server checks its peer, a request of this user without a token is answered (a real HTTP request)', async (t) => {
+  if (process.platform !== 'linux') return t.skip('the peer check reads /proc/net/tcp (Linux)');
+  const setup = setUpResident();
+  const port = JSON.parse(readFileSync(join(setup.state, 'config.json'), 'utf8')).port as number;
+  const repo = makeRepo({ 'a.txt': lines(30) });
+  const body = JSON.stringify(writePayload({ file: repo.path('a.txt'), content: lines(30, 'X'), cwd: repo.dir }));
+  const headers = { 'content-type': 'application/json', host: `127.0.0.1:${port}`, 'x-fettle-peer-auth': '1' };
+  const r = await raw(port, { headers, body });
+  assert.equal(r.status, 200, r.body);
+  assert.match(r.body, /fettle held this write for review/);
+  assert.equal(changes(repo).length, 1, 'the rewrite is staged');
+  assert.equal(repo.read('a.txt').toString(), lines(30));
+});
+
+test('a request from another local user is refused and logged, with the token or without', async (t) => {
   const setpriv = spawnSync('sh', ['-c', 'command -v setpriv']).stdout.toString().trim();
   if (process.getuid?.() !== 0 || !setpriv || process.platform !== 'linux')
     return t.skip('needs root, setpriv and Linux to act as another user (the peer check reads /proc/net/tcp)');
@@ -317,17 +373,20 @@ test('a request from another local user is refused and logged, even with the tok
   const repo = makeRepo({ 'a.txt': lines(30) });
   const check = untouched(repo);
   const body = JSON.stringify(writePayload({ file: repo.path('a.txt'), content: lines(30, 'X'), cwd: repo.dir }));
-  const script = `const r = require('http').request({host:'127.0.0.1',port:${port},method:'POST',path:'/fettle/hook/PreToolUse',headers:{'content-type':'application/json',authorization:'Bearer ${setup.token}'}}, (res) => { let b=''; res.on('data', c => b += c); res.on('end', () => console.log(res.statusCode, b)); }); r.end(process.argv[1]);`;
-  const r = spawnSync(
-    setpriv,
-    ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', script, body],
-    {
+  const script = `const r = require('http').request({host:'127.0.0.1',port:${port},method:'POST',path:'/fettle/hook/PreToolUse',headers:JSON.parse(process.argv[2])}, (res) => { let b=''; res.on('data', c => b += c); res.on('end', () => console.log(res.statusCode, b)); }); r.end(process.argv[1]);`;
+  const json = { 'content-type': 'application/json' };
+  for (const headers of [
+    { ...json, authorization: `Bearer ${setup.token}` },
+    { ...json, 'x-fettle-peer-auth': '1' },
+  ]) {
+    const argv = [process.execPath, '-e', script, body, JSON.stringify(headers)];
+    const r = spawnSync(setpriv, ['--reuid=65534', '--regid=65534', '--clear-groups', ...argv], {
       cwd: '/',
       encoding: 'utf8',
-    },
-  );
-  assert.equal(r.stdout.trim(), '403 {}', r.stderr);
-  assert.match(logOf(setup), /refused: a connection from user 65534, not this server's user/);
+    });
+    assert.equal(r.stdout.trim(), '403 {}', r.stderr);
+  }
+  assert.equal(logOf(setup).match(/refused: a connection from user 65534, not this server's user/g)?.length, 2);
   check();
 });
 

@@ -1,13 +1,14 @@
 // The resident hook server's files, in a directory only its user may enter ($XDG_STATE_HOME/fettle/serve):
-// the port install chose, the per-user token (0600, never in a settings file), the running server's pid (read
-// by the guard hook with one shell builtin), the sessions it serves, and its log. Every process that deals
-// with the server (the server itself, its guard, `fettle serve`, install, doctor) finds them here.
+// the port install chose, the per-user token (0600, never in a settings file), the running server's pid and
+// how it authenticates its clients (read by the guard hook with shell builtins), the sessions it serves, and
+// its log. Every process that deals with the server (the server itself, its guard, `fettle serve`, install,
+// doctor) finds them here.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { appendFile, lstat, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { homeFrom, type Env } from '../../config';
-import { isToken, TOKEN_VAR } from '../../core/hook-server';
+import { isToken, listenerUid, TOKEN_VAR, type ServeAuth } from '../../core/hook-server';
 import { sessionName } from '../../core/session';
 import { FettleError } from '../../errors';
 import { isAlive, processStat } from '../../io/pid';
@@ -18,7 +19,11 @@ export interface ServePaths {
   /** `{"port": n}`, written by `fettle install --resident` */
   config: string;
   token: string;
-  /** `<pid> <port> <start>` of the running server (start: /proc's start time, `-` where there is none) */
+  /**
+   * `<pid> <port> <start>` of the running server (start: /proc's start time, `-` where there is none), then a
+   * line with how it authenticates (ServeAuth; none from a server of an older fettle, whose check is the token).
+   * One file: a guard reads both lines from the same version of it.
+   */
   pid: string;
   log: string;
   sessions: string;
@@ -116,26 +121,48 @@ export const makeToken = async (paths: ServePaths, fresh = false): Promise<strin
 export interface Running {
   pid: number;
   port: number;
+  auth: ServeAuth;
 }
 
 /** The server that says it is running, if its process is alive and is the one that wrote the file. */
 export const runningServer = async (paths: ServePaths): Promise<Running | null> => {
   const text = await readFile(paths.pid, 'utf8').catch(() => '');
-  const [pidText, portText, start = '-'] = text.trim().split(/\s+/);
+  const [first = '', second = ''] = text.split('\n');
+  const [pidText, portText, start = '-'] = first.trim().split(/\s+/);
   const [pid, port] = [Number(pidText), Number(portText)];
   if (!pid || !port || !isAlive(pid)) return null;
   if (start !== '-' && processStat(pid)?.start !== start) return null; // its pid went to another process
-  return { pid, port };
+  return { pid, port, auth: second.trim() === 'peer' ? 'peer' : 'token' };
 };
 
 export const writeRunning = (paths: ServePaths, running: Running): Promise<void> =>
-  replace(paths.pid, `${running.pid} ${running.port} ${processStat(running.pid)?.start ?? '-'}\n`, 0o600);
+  replace(
+    paths.pid,
+    `${running.pid} ${running.port} ${processStat(running.pid)?.start ?? '-'}\n${running.auth}\n`,
+    0o600,
+  );
 
 /** Removes the pid file if it still names `pid` (a successor may have written its own). */
 export const clearRunning = async (paths: ServePaths, pid: number): Promise<void> => {
   const text = await readFile(paths.pid, 'utf8').catch(() => '');
   if (Number(text.trim().split(/\s+/)[0]) === pid) await unlink(paths.pid).catch(() => undefined);
 };
+
+/**
+ * How a server on 127.0.0.1:port can authenticate its clients: `peer` where /proc/net/tcp lists its listening
+ * socket as this user's (each connection's owner is then found there too), else `token`. With no port (no
+ * server running), whether a server started now could read /proc/net/tcp at all.
+ */
+export const peerCheck = async (port?: number): Promise<ServeAuth> => {
+  if (process.platform !== 'linux') return 'token';
+  const text = await readFile('/proc/net/tcp', 'utf8').catch(() => null);
+  if (text === null) return 'token';
+  return port === undefined || listenerUid(text, port) === process.getuid?.() ? 'peer' : 'token';
+};
+
+/** How the running server authenticates, or how one started now would. */
+export const serverAuth = async (paths: ServePaths): Promise<ServeAuth> =>
+  (await runningServer(paths))?.auth ?? peerCheck();
 
 export interface SessionInfo {
   /** CLAUDE_PROJECT_DIR of the session */
