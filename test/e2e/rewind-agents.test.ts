@@ -9,6 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { dataDirFrom } from '../../src/config';
+import { promptsOf } from '../../src/protocol/turns';
 import { codexHookKeys } from '../../src/setup/agent-doctor';
 import { runCli } from '../helpers/cli';
 import { makeRepo, type Repo } from '../helpers/repo';
@@ -101,11 +103,28 @@ interface LogRow {
   command: string | null;
 }
 
-/** The session's turns as fettle counted them, then rewinds to turns 2 and 1, each rolled back. */
-const rewindsEach = (
+type Client = { agent: string; name: string; advice: string; sent?: (typed: string) => string };
+
+/** The one session of the three prompts, each one turn, its prompt kept (`sent`: as the client sends it). */
+const countedTurns = async (fettle: (...args: string[]) => string, env: Record<string, string>, client: Client) => {
+  const log = JSON.parse(fettle('log', '--agent', client.agent, '--json')).changes as LogRow[];
+  const sessions = [...new Set(log.map((c) => c.session))];
+  assert.equal(sessions.length, 1, `one session for the three prompts: ${sessions.join(', ')}`);
+  const session = sessions[0] as string;
+  assert.deepEqual(log.map((c) => `${c.path} ${c.command === null ? 'tool' : 'shell'} ${c.turn}`).sort(), ROWS);
+  const kept = await promptsOf(dataDirFrom(env), session);
+  assert.deepEqual(
+    [...kept].map(([turn, p]) => `${turn} ${p.prompt}`),
+    PROMPTS.map((p, k) => `${k + 1} ${client.sent?.(p) ?? p}`),
+  );
+  return session;
+};
+
+/** Rewinds to turns 2 and 1 of the session, each rolled back. */
+const rewindsEach = async (
   repo: Repo,
   env: Record<string, string>,
-  client: { agent: string; name: string; advice: string },
+  client: Client,
   trees: { before: Record<string, string>[]; after: Record<string, string> },
 ) => {
   const fettle = (...args: string[]) => {
@@ -113,11 +132,7 @@ const rewindsEach = (
     assert.equal(r.code, 0, `fettle ${args.join(' ')}: ${r.stderr}${r.stdout}`);
     return r.stdout;
   };
-  const log = JSON.parse(fettle('log', '--agent', client.agent, '--json')).changes as LogRow[];
-  const sessions = [...new Set(log.map((c) => c.session))];
-  assert.equal(sessions.length, 1, `one session for the three prompts: ${sessions.join(', ')}`);
-  const session = sessions[0] as string;
-  assert.deepEqual(log.map((c) => `${c.path} ${c.command === null ? 'tool' : 'shell'} ${c.turn}`).sort(), ROWS);
+  const session = await countedTurns(fettle, env, client);
 
   const dry = JSON.parse(fettle('rewind', '--turn', '2', '--session', session, '--dry-run', '--json'));
   assert.deepEqual(dry.files.files.map((f: { path: string }) => f.path).sort(), [
@@ -184,7 +199,7 @@ test('Codex CLI: three prompts of one session are turns 1-3; rewind --turn 2 and
       assert.equal(run.code, 0, `codex exit ${run.code}\nstderr: ${run.stderr.slice(-2000)}`);
       thread ||= String(run.events.find((e) => e.type === 'thread.started')?.thread_id ?? '');
     });
-    rewindsEach(repo, env, { agent: 'codex', name: 'Codex CLI', advice: '`codex fork <s>`' }, trees);
+    await rewindsEach(repo, env, { agent: 'codex', name: 'Codex CLI', advice: '`codex fork <s>`' }, trees);
   } finally {
     await api.close();
   }
@@ -219,7 +234,7 @@ test('Gemini CLI: three prompts of one session are turns 1-3; rewind --turn 2 an
       assert.equal(run.code, 0, `gemini exit ${run.code}\nstderr: ${run.stderr.slice(-2000)}`);
     });
     const advice = '`gemini --resume <s>` and then `/rewind`';
-    rewindsEach(repo, repo.env, { agent: 'gemini', name: 'Gemini CLI', advice }, trees);
+    await rewindsEach(repo, repo.env, { agent: 'gemini', name: 'Gemini CLI', advice }, trees);
   } finally {
     await api.close();
   }
@@ -254,7 +269,9 @@ test('opencode: three prompts of one session are turns 1-3; rewind --turn 2 and 
       session ||= JSON.parse(log.stdout).changes[0]?.session ?? '';
     });
     const advice = '`opencode --session <s>`, then `/fork`';
-    rewindsEach(repo, env, { agent: 'opencode', name: 'opencode', advice }, trees);
+    // `opencode run` quotes each word of its message that holds a space, and sends that.
+    const sent = (typed: string) => `"${typed}"`;
+    await rewindsEach(repo, env, { agent: 'opencode', name: 'opencode', advice, sent }, trees);
   } finally {
     await api.close();
   }
