@@ -9,7 +9,7 @@ const ADVICE: Record<string, string> = {
   gemini:
     'In Gemini CLI, `gemini --resume <session>` and then `/rewind`, choosing turn <turn>\'s message and "Rewind conversation" (not the code: fettle rewound the files).',
   opencode:
-    "opencode forks a whole session from its command line (`opencode --session <session> --fork`); its server forks at a message (`POST /session/<session>/fork` with the message's id), from which turn <turn> can be continued.",
+    "In opencode, `opencode --session <session>`, then `/fork` and turn <turn>'s message: a new session keeps everything before it, with that prompt ready to send again (`opencode run --session <session> --fork` copies the whole session instead).",
   cursor: "Cursor's chat restores a checkpoint from its own window: pick the message of turn <turn> there.",
 };
 

@@ -16,7 +16,8 @@ export type Turn = { text: string } | { tool: string; args: Record<string, unkno
 /** A turn, or how to make it from the conversation so far (to use what a tool answered). */
 export type Step = Turn | ((req: ChatRequest) => Turn);
 
-const textOf = (content: unknown): string =>
+/** A message's text, whether its content is a string or a list of parts. */
+export const textOf = (content: unknown): string =>
   typeof content === 'string'
     ? content
     : Array.isArray(content)
@@ -80,8 +81,8 @@ export interface FakeApi {
   close: () => Promise<void>;
 }
 
-/** Serves `script`: the agent's n-th request gets turn n (past the end: "done"). */
-export const startApi = async (script: Step[]): Promise<FakeApi> => {
+/** Serves `script`: the agent's n-th request gets turn n (past the end: "done"), or a function answers every one. */
+export const startApi = async (script: Step[] | ((req: ChatRequest) => Turn)): Promise<FakeApi> => {
   const requests: ChatRequest[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = '';
@@ -97,7 +98,7 @@ export const startApi = async (script: Step[]): Promise<FakeApi> => {
       if (isTitle(parsed)) return answer(res, parsed, { text: 'A title' }, 0);
       requests.push(parsed);
       const n = requests.length;
-      const step = script[n - 1] ?? { text: 'done' };
+      const step = typeof script === 'function' ? script : (script[n - 1] ?? { text: 'done' });
       answer(res, parsed, typeof step === 'function' ? step(parsed) : step, n);
     });
   });

@@ -92,16 +92,20 @@ export interface OpencodeRun {
   stderr: string;
 }
 
-/** `opencode run <prompt>` in `cwd`, stdin closed (it would wait for piped input), under `wrap` when given. */
+/**
+ * `opencode run [args] <prompt>` in `cwd` (`args`: `--session <id>` continues a session), stdin closed (it would
+ * wait for piped input), under `wrap` when given.
+ */
 export const runOpencode = (o: {
   cwd: string;
   env: Record<string, string>;
   prompt: string;
+  args?: string[];
   wrap?: string[];
 }): Promise<OpencodeRun> =>
   new Promise((resolve) => {
     const binary = opencodeBinary();
-    const argv = [...(o.wrap ?? []), binary, 'run', o.prompt];
+    const argv = [...(o.wrap ?? []), binary, 'run', ...(o.args ?? []), o.prompt];
     const child = spawn(argv[0] as string, argv.slice(1), {
       cwd: o.cwd,
       env: { ...o.env, ...OPENCODE_OFFLINE_ENV },

@@ -1,13 +1,13 @@
 // Codex CLI's hooks (hooks.json, the same shape as Claude Code's settings): its file writes arrive as one tool,
-// `apply_patch`, whose `tool_input.command` is a patch of any number of files. The patch is parsed and applied to
-// the files' bytes exactly as Codex does (core/codex-patch.ts) and decided as a whole (protocol/write/write-set.ts).
-// Codex renders a deny as "Command blocked by PreToolUse hook: <reason>. Command: <the patch>"; a PostToolUse's
-// additionalContext reaches the model. UserPromptSubmit counts turns; Stop ends a turn whose tool calls are all
-// over, so every open record of the session is settled there. Its shell tools (exec_command, and shell or
-// shell_command for other models) reach the hooks as `Bash` with the command line in `tool_input.command` and the
-// command's directory as `cwd`, as Claude Code's Bash does: recorded by the same snapshot and comparison
-// (hook/bash.ts). Codex says nothing of a command's exit in PostToolUse; a command still running when the call
-// returns (a long one Codex keeps in the background) is recorded at Stop.
+// `apply_patch`, whose `tool_input.command` is a patch of any number of files. The patch is parsed and applied to the
+// files' bytes exactly as Codex does (core/codex-patch.ts) and decided as a whole (protocol/write/write-set.ts). Codex
+// renders a deny as "Command blocked by PreToolUse hook: <reason>. Command: <the patch>"; a PostToolUse's
+// additionalContext reaches the model. UserPromptSubmit counts turns (its prompt kept, as Claude Code's); Stop ends a
+// turn whose tool calls are all over, so every open record of the session is settled there. Its shell tools
+// (exec_command, and shell or shell_command for other models) reach the hooks as `Bash` with the command line in
+// `tool_input.command` and the command's directory as `cwd`, as Claude Code's Bash does: recorded by the same snapshot
+// and comparison (hook/bash.ts). Codex says nothing of a command's exit in PostToolUse; a command still running when
+// the call returns (a long one Codex keeps in the background) is recorded at Stop.
 import { applyPatch, touchedPaths } from '../../core/codex-patch';
 import { type Hunk, parsePatch } from '../../core/codex-patch-parse';
 import { renderHeldPatch } from '../../core/agent-messages';
@@ -53,7 +53,7 @@ const runCodexShell = (data: Obj, edge: HookEdge): Promise<HookOutcome> => {
 export const runCodex = async (data: Obj, edge: HookEdge): Promise<HookOutcome> => {
   const event = data.hook_event_name;
   const session = str(data.session_id);
-  if (event === 'UserPromptSubmit') return countTurn({ session }, edge);
+  if (event === 'UserPromptSubmit') return countTurn({ session, prompt: str(data.prompt) }, edge);
   if (event === 'Stop') {
     const end = { event: 'Stop' as const, session, cwd: str(data.cwd), transcript: undefined, callsOver: true };
     return settleSession(end, edge);

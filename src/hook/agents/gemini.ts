@@ -1,11 +1,11 @@
-// Gemini CLI's hooks (settings.json, `hooks.<Event>: [{matcher, hooks: [...]}]`). Its file tools are
-// `write_file` and `replace`; BeforeTool runs after Gemini's own confirmation and right before the tool, AfterTool
-// after it (with `tool_response.error` when it failed). Gemini's input has no tool-call id: a call is named by
-// its session, tool and input, which BeforeTool and AfterTool share. A deny is `{"decision":"deny","reason"}`,
-// which the model reads as "Tool execution blocked: <reason>"; AfterTool's additionalContext is appended to the
-// tool's result. BeforeAgent counts turns; AfterAgent ends a turn, SessionEnd the session. Its shell tool,
-// `run_shell_command` (`command`, and `dir_path` for another directory than the session's), is recorded by the
-// same snapshot and comparison as Claude Code's Bash (hook/bash.ts), the call named by its input as a write is.
+// Gemini CLI's hooks (settings.json, `hooks.<Event>: [{matcher, hooks: [...]}]`). Its file tools are `write_file` and
+// `replace`; BeforeTool runs after Gemini's own confirmation and right before the tool, AfterTool after it (with
+// `tool_response.error` when it failed). Gemini's input has no tool-call id: a call is named by its session, tool and
+// input, which BeforeTool and AfterTool share. A deny is `{"decision":"deny","reason"}`, which the model reads as "Tool
+// execution blocked: <reason>"; AfterTool's additionalContext is appended to the tool's result. BeforeAgent counts
+// turns (its prompt kept); AfterAgent ends a turn, SessionEnd the session. Its shell tool, `run_shell_command`
+// (`command`, and `dir_path` for another directory than the session's), is recorded by the same snapshot and comparison
+// as Claude Code's Bash (hook/bash.ts), the call named by its input as a write is.
 import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { renderHeldForPerson } from '../../core/agent-messages';
@@ -97,7 +97,7 @@ export const runGemini = async (data: Obj, edge: HookEdge): Promise<HookOutcome>
   const event = data.hook_event_name;
   const session = str(data.session_id);
   const cwd = str(data.cwd);
-  if (event === 'BeforeAgent') return countTurn({ session }, edge);
+  if (event === 'BeforeAgent') return countTurn({ session, prompt: str(data.prompt) }, edge);
   if (event === 'AfterAgent' || event === 'SessionEnd') {
     const kind = event === 'AfterAgent' ? ('Stop' as const) : ('SessionEnd' as const);
     return settleSession({ event: kind, session, cwd, transcript: undefined, callsOver: true }, edge);

@@ -51,6 +51,8 @@ export interface GeminiOptions {
   prompt?: string;
   /** --approval-mode (default yolo: every tool call goes ahead without a person) */
   mode?: string;
+  /** more client arguments (`--session-id`, `--resume`) */
+  args?: string[];
   wrap?: string[];
   timeoutMs?: number;
 }
@@ -66,6 +68,7 @@ export const runGemini = (o: GeminiOptions): Promise<GeminiRun> => {
     o.mode ?? 'yolo',
     // A fresh temporary directory is no folder the user trusted; headless, Gemini CLI otherwise refuses it.
     '--skip-trust',
+    ...(o.args ?? []),
   ];
   const env = { ...o.env, GEMINI_API_KEY: 'not-a-key', GOOGLE_GEMINI_BASE_URL: o.api, NO_COLOR: '1' };
   const [file, ...pre] = o.wrap ? [...o.wrap, process.execPath] : [process.execPath];
