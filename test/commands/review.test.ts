@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
-import { T0, directWrite, fettle, keepsUserState, ok, stageWrite } from '../helpers/stage';
+import { T0, directWrite, fettle, keepsUserState, ok, scriptSession, stageWrite } from '../helpers/stage';
 
 const BASE = lines(30);
 const PROPOSED = lines(30, 'new');
@@ -80,7 +80,13 @@ test('review --json; review of an expired change offers no confirm; of a direct 
     [id, 'fettle: stage a.txt (+30 -30)', repo.git('rev-parse', 'HEAD'), repo.git('rev-parse', 'HEAD'), 0, false],
   );
   const expired = ok(fettle(repo, ['review', id], { now: T0 + 3600 })).stdout;
-  assert.match(expired, new RegExp(`^Change ${id}: expired 50m ago; staged 1h ago \\(fettle write\\)\\.$`, 'm'));
+  assert.match(
+    expired,
+    new RegExp(
+      `^Change ${id}: expired 50m ago; staged 1h ago by session ${scriptSession(repo)} \\(fettle write\\)\\.$`,
+      'm',
+    ),
+  );
   assert.match(
     expired,
     new RegExp(`^To apply it:  .+ confirm ${id} --expired   \\(past its time: a person only\\)$`, 'm'),

@@ -330,18 +330,20 @@ test('addFettleHooks is idempotent and removeFettleHooks undoes it exactly', () 
   }
 });
 
-test('addFettleHooks with read: a PreToolUse group on Read as well, none on PostToolUse; removed like the others', () => {
+// A Read's PostToolUse waits (what it returned is kept before the model can read again); PreCompact forgets it.
+test('addFettleHooks with read: Read groups before and after (not in the background), PreCompact; removed like the others', () => {
   const input: Obj = { model: 'x', hooks: { PreToolUse: [gX] } };
   const withRead = addFettleHooks(input, CMD, { read: true });
   same(withRead, {
     model: 'x',
     hooks: {
       PreToolUse: [gX, OURS(), BASH(), OURS_READ()],
-      PostToolUse: [POST(), BASH_POST()],
+      PostToolUse: [POST(), BASH_POST(), OURS_READ()],
       PostToolUseFailure: [POST(), BASH_POST()],
       Stop: [END()],
       SessionEnd: [END()],
       UserPromptSubmit: [END()],
+      PreCompact: [END()],
     },
   });
   same(addFettleHooks(withRead, CMD, { read: true }), withRead);
