@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { agentWrite, runCli, runHook, writePayload } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
-import { directWrite, fettle, ok, stageWrite, T0 } from '../helpers/stage';
+import { directWrite, fettle, ok, scriptSession, stageWrite, T0 } from '../helpers/stage';
 
 const gitDir = (repo: Repo) => join(repo.dir, '.git');
 const packedRefs = (repo: Repo) => readFileSync(join(gitDir(repo), 'packed-refs'), 'latin1');
@@ -184,7 +184,8 @@ test("retention's deletions of packed changes: git rewrites packed-refs without 
   ids.push(...[3, 4].map((n) => directWrite(repo, 'a.txt', version(n), { env, now: T0 + n })));
   ok(fettle(repo, ['gc'], { env, now: T0 + 10 }));
   const kept = repo.git('for-each-ref', '--format=%(refname:lstrip=2)', 'refs/fettle/').split('\n');
-  assert.deepEqual(kept.sort(), ids.slice(3).sort());
+  // The writes' session ref (the branch's) stays: retention removes changes, not sessions.
+  assert.deepEqual(kept.sort(), [...ids.slice(3), `sessions/${scriptSession(repo)}`].sort());
   assert.ok(!ids.slice(0, 3).some((id) => packedRefs(repo).includes(`refs/fettle/${id}`)));
   ok(fettle(repo, ['rollback', ids[4] as string], { env, now: T0 + 11 }));
   assert.equal(repo.read('a.txt').toString(), version(3));
