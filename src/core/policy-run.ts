@@ -2,24 +2,22 @@
 // how it is shown, and what the agent reads when it fails: the command, how it ended, and the end of its output,
 // capped (a test suite can print megabytes; the agent pays per token).
 import type { RunSpec } from './policy';
+import { shellQuote } from './shell-quote';
 
 /** What is started: a command line through the shell, or an argv as is. */
 export type RunInvocation = { shell: string } | { argv: string[] };
-
-/** POSIX single quotes, unless the word needs none. */
-const shellWord = (w: string): string => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
 
 const FILE = /\{file\}/g;
 
 /** The command for a write to `file` (from the repository's top directory). */
 export const runInvocation = (spec: Pick<RunSpec, 'command'>, file: string): RunInvocation =>
   typeof spec.command === 'string'
-    ? { shell: spec.command.replace(FILE, () => shellWord(file)) }
+    ? { shell: spec.command.replace(FILE, () => shellQuote(file)) }
     : { argv: spec.command.map((word) => word.replace(FILE, () => file)) };
 
 /** The command as a person would type it. */
 export const invocationText = (run: RunInvocation): string =>
-  'shell' in run ? run.shell : run.argv.map(shellWord).join(' ');
+  'shell' in run ? run.shell : run.argv.map(shellQuote).join(' ');
 
 /** How a run ended. */
 export interface RunOutcome {

@@ -6,8 +6,9 @@ import { realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
 import type { Env } from '../config';
 
-export const shellQuote = (value: string): string =>
-  /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+import { shellQuote } from '../core/shell-quote';
+
+export { shellQuote };
 
 /** The words of a POSIX shell command line as `sh` splits them (quotes and backslashes; no expansion). */
 export const shellWords = (line: string): string[] => {

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { branchOfHead, gitdirOfFile, ladderSession, type LadderSignals } from '../../src/core/session-ladder';
 
-const NONE: LadderSignals = { session: undefined, checkout: null, parent: null, cwd: '/work/app' };
-const MAIN = { branch: 'main', workTree: '/work/app' };
+const NONE: LadderSignals = { session: undefined, checkout: null, parent: null, cwd: '/projects/app' };
+const MAIN = { branch: 'main', workTree: '/projects/app' };
 const PARENT = { pid: 4242, start: '123456' };
 
 const RUNGS: [string, Partial<LadderSignals>, RegExp, string][] = [
@@ -30,7 +30,7 @@ for (const [name, signals, id, source] of RUNGS)
 test('ladder: the same signals give the same id (stable across a crash); any difference gives another', () => {
   const id = (s: Partial<LadderSignals>) => ladderSession({ ...NONE, ...s }).id;
   assert.equal(id({ checkout: MAIN }), id({ checkout: { ...MAIN } }));
-  assert.notEqual(id({ checkout: MAIN }), id({ checkout: { ...MAIN, workTree: '/work/app-2' } }));
+  assert.notEqual(id({ checkout: MAIN }), id({ checkout: { ...MAIN, workTree: '/projects/app-2' } }));
   assert.notEqual(
     id({ checkout: { branch: 'a/b', workTree: '/w' } }),
     id({ checkout: { branch: 'a-b', workTree: '/w' } }),

@@ -2,6 +2,7 @@
 // staged changeset (test-tree.ts: the working tree as confirm would leave it). Their output goes to stderr, so a
 // command's stdout (its --json) stays fettle's own. The outcome is recorded with the changeset (Fettle-Checks and
 // a note in every change) and shown by `fettle review`.
+import { shellQuote } from '../../core/shell-quote';
 import type { Store } from '../../store/store';
 import type { Change } from '../changes';
 import type { Context } from '../context';
@@ -17,8 +18,7 @@ export interface CheckRun {
   note: string;
 }
 
-const shellWord = (w: string): string => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
-export const commandText = (argv: string[]): string => argv.map(shellWord).join(' ');
+export const commandText = (argv: string[]): string => argv.map(shellQuote).join(' ');
 
 const resultText = (r: RunResult): string =>
   r.error ? `could not run (${r.error})` : r.signal ? `killed by ${r.signal}` : `exit ${r.code}`;
