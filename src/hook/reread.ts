@@ -53,8 +53,13 @@ export interface ReadHookCall {
   response?: unknown;
 }
 
+interface Located {
+  target: Target;
+  disk: DiskFile;
+}
+
 /** The file's store and bytes, or null when its reads are not fettle's to answer. */
-const located = async (ctx: Context, path: string): Promise<{ target: Target; disk: DiskFile } | null> => {
+const located = async (ctx: Context, path: string): Promise<Located | null> => {
   if (PASS_THROUGH.has(extname(path).toLowerCase())) return null;
   const target = await readTarget(ctx, path);
   if (policyFor(ctx, target, { tool: 'Read' }).effect.kind === 'ignore') return null;
@@ -68,6 +73,27 @@ const leftToTool = (error: unknown): HookOutcome => {
   // Not fettle's to record (inside .git, a pseudo-filesystem): the tool reads it, nothing to say.
   if (e.code === 'E_FORBIDDEN_PATH' || e.code === 'E_TOO_LARGE') return pass();
   return warn(`fettle: ${e.message}${e.hint ? ` ${e.hint}` : ''} This Read was left to the tool.`);
+};
+
+/**
+ * A Read of a session that reads through fettle, of a file fettle keeps: `body` decides; anything else, and any
+ * failure of the bookkeeping, leaves the Read to the tool.
+ */
+const withReadFile = async (
+  r: ReadHookCall,
+  edge: HookEdge,
+  body: (ctx: Context, reader: Reader, found: Located) => Promise<HookOutcome>,
+): Promise<HookOutcome> => {
+  const { reader } = r;
+  if (!reader) return pass();
+  const ctx = writeContext(edge, r.cwd, false);
+  if (isOutcome(ctx)) return ctx;
+  try {
+    const found = await located(ctx, resolve(ctx.cwd, r.call.filePath));
+    return found ? await body(ctx, reader, found) : pass();
+  } catch (error) {
+    return leftToTool(error);
+  }
 };
 
 /** The bookkeeping of an answer: a lost index costs later re-reads their saving, never a wrong answer. */
@@ -85,15 +111,8 @@ const changedNote = (answer: Reread, path: string, seen: string): string =>
   `fettle: ${answer.kind === 'diff' ? answer.summary : `${path} changed since your read at ${seen}.`}`;
 
 /** PreToolUse: a re-read of identical bytes is answered with one line; anything else goes to the tool. */
-export const rereadBefore = async (r: ReadHookCall, edge: HookEdge): Promise<HookOutcome> => {
-  const { reader } = r;
-  if (!reader) return pass();
-  const ctx = writeContext(edge, r.cwd, false);
-  if (isOutcome(ctx)) return ctx;
-  try {
-    const found = await located(ctx, resolve(ctx.cwd, r.call.filePath));
-    if (!found) return pass();
-    const { target, disk } = found;
+export const rereadBefore = (r: ReadHookCall, edge: HookEdge): Promise<HookOutcome> =>
+  withReadFile(r, edge, async (ctx, reader, { target, disk }) => {
     const asked = readWindow(r.call, disk.bytes);
     if (asked.kind === 'past') return pass();
     const window = asked.kind === 'window' ? asked.window : undefined;
@@ -118,25 +137,16 @@ export const rereadBefore = async (r: ReadHookCall, edge: HookEdge): Promise<Hoo
     meterRead(index, { plainBytes: plain, sentBytes: Buffer.byteLength(reason), short: true });
     await save(ctx, reader, index);
     return deny(reason);
-  } catch (error) {
-    return leftToTool(error);
-  }
-};
+  });
 
 /**
  * PostToolUse: what the tool returned is on the meter, and a whole file it showed exactly as the disk holds it is
  * the session's baseline; a whole file it showed otherwise (replaced since) leaves the session with no baseline.
  */
 export const rereadAfter = async (r: ReadHookCall, edge: HookEdge): Promise<HookOutcome> => {
-  const { reader } = r;
   const shown = shownFile(r.response);
-  if (!reader || !shown) return pass();
-  const ctx = writeContext(edge, r.cwd, false);
-  if (isOutcome(ctx)) return ctx;
-  try {
-    const found = await located(ctx, resolve(ctx.cwd, r.call.filePath));
-    if (!found) return pass();
-    const { target, disk } = found;
+  if (!shown) return pass();
+  return withReadFile(r, edge, async (ctx, reader, { target, disk }) => {
     const index = loadReads(ctx.config.dataDir, reader.key);
     if (showsWhole(shown) && showsBytes(shown.content, disk.bytes)) {
       const file = { realPath: target.realPath, bytes: disk.bytes, mode: disk.mode, mtimeMs: disk.mtimeMs };
@@ -146,9 +156,7 @@ export const rereadAfter = async (r: ReadHookCall, edge: HookEdge): Promise<Hook
     meterRead(index, { plainBytes: sent, sentBytes: sent, short: false });
     await save(ctx, reader, index);
     return pass();
-  } catch (error) {
-    return leftToTool(error);
-  }
+  });
 };
 
 /**
