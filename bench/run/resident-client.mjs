@@ -7,9 +7,11 @@
 //   {kind: "staged", url, headers, pre}                       PreToolUse only (it must deny)
 //   {kind: "bash", url, headers, pre, post}                    a Bash command that changes nothing: Pre, then
 //     Post (both timed; both must answer with nothing to say)
-//   {kind: "writes", url, headers, writes: [{pre, post, file, content}], shadow?: {gitDir, every?}, loose?: {gitDir, every}}
-//     many direct writes in a row (the storage case); after each, a shadow snapshot (untimed) and every
-//     `loose.every` writes the loose-object count of the repository
+//   {kind: "writes", url, headers, writes: [{pre, post, file, content, read?, prompt?}], shadow?: {gitDir, every?},
+//    loose?: {gitDir, every}}
+//     many direct writes in a row (the storage case); before a write, its prompt (UserPromptSubmit: a new turn)
+//     and a Read of its file (Pre, then unless denied Post with the file's text), then after it a shadow snapshot
+//     (untimed) and every `loose.every` writes the loose-object count of the repository
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -45,8 +47,31 @@ const direct = async (w) => {
   return { pre: pre.ms, post: after.ms };
 };
 
+/** A Read as Claude Code runs it with the Read hook on: Post (with the file's text) only when Pre let it through. */
+const readOf = async (file, read) => {
+  const pre = await post('PreToolUse', read.pre);
+  if (pre.status !== 200) return { failed: `Read PreToolUse answered ${pre.status} ${pre.body}` };
+  if (pre.body.includes('"permissionDecision":"deny"')) return {};
+  const shown = readFileSync(file, 'utf8').replace(/\n$/, '');
+  const numLines = shown.split('\n').length;
+  const response = {
+    type: 'text',
+    file: { filePath: file, content: shown, numLines, startLine: 1, totalLines: numLines },
+  };
+  const after = await post('PostToolUse', JSON.stringify({ ...JSON.parse(read.post), tool_response: response }));
+  return after.status === 200 ? {} : { failed: `Read PostToolUse answered ${after.status} ${after.body}` };
+};
+
 const looseCount = (gitDir) =>
   Number(/^count: (\d+)/m.exec(execFileSync('git', ['--git-dir', gitDir, 'count-objects', '-v']).toString())?.[1]);
+
+/** One write of the storage case, after its turn's prompt and a Read of its file where the job has them. */
+const writeInTurn = async (w) => {
+  const turn = w.prompt ? await post('UserPromptSubmit', w.prompt) : { status: 200 };
+  if (turn.status !== 200) return { failed: `UserPromptSubmit answered ${turn.status} ${turn.body}` };
+  const read = w.read ? await readOf(w.file, w.read) : {};
+  return read.failed ? read : direct(w);
+};
 
 let out;
 // The session's connection, made and checked before the timed calls; a few calls warm this process's HTTP
@@ -69,7 +94,7 @@ else if (job.kind === 'staged') {
   const loose = [];
   const shadowEnv = job.shadow && { ...process.env, GIT_DIR: job.shadow.gitDir, GIT_WORK_TREE: job.shadow.workTree };
   for (const [n, w] of job.writes.entries()) {
-    const r = await direct(w);
+    const r = await writeInTurn(w);
     if (r.failed) {
       out = { failed: `write ${n}: ${r.failed}` };
       break;

@@ -1,10 +1,11 @@
-// Case `storage`: what 1,000 agent writes cost on disk. The same direct writes (one line of one of 20 files each) go
-// through fettle's resident server with its default retention, and into a peer's shadow git dir over the same
+// Case `storage`: what 1,000 agent writes cost on disk. The same direct writes (one line of one of 20 files each),
+// each after a Read of its file (the Read hook on) and a new turn every 10, go through fettle's resident server with
+// its default retention, and into a peer's shadow git dir over the same
 // work tree (`git add -A` + `git commit` after each); fettle's `.git` growth is compared with the shadow dir
 // once `git gc` packed it, and git's loose-object count is sampled as the writes go.
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, fixtureEnv, git, TMP } from '../env.mjs';
+import { CLI, dirs, fixtureEnv, git, TMP } from '../env.mjs';
 import { buildRepo, removeRepo } from '../fixtures.mjs';
 import { fail, nextToolUseId, payload } from '../hook-calls.mjs';
 import { opts, SIZES } from '../options.mjs';
@@ -57,6 +58,24 @@ const attribute = (before, after) => {
     if (!before.has(path)) sum.entries++;
   }
   return [...sums].filter(([, s]) => s.bytes !== 0);
+};
+
+/** A new turn every this many writes: the session's turns are refs too. */
+const TURN_WRITES = 10;
+
+/** The Read hook's two calls for a Read of `file` in the bench's session (the writes' own), as Claude Code sends them. */
+const readPayloads = (cwd, file) => {
+  const id = nextToolUseId();
+  const call = (hook_event_name) => {
+    const base = JSON.parse(payload(cwd, hook_event_name, file, '', id));
+    return JSON.stringify({ ...base, tool_name: 'Read', tool_input: { file_path: file } });
+  };
+  return { pre: call('PreToolUse'), post: call('PostToolUse') };
+};
+
+const promptPayload = (cwd, k) => {
+  const { session_id, transcript_path } = JSON.parse(payload(cwd, 'UserPromptSubmit', cwd, '', 'prompt'));
+  return JSON.stringify({ session_id, transcript_path, cwd, hook_event_name: 'UserPromptSubmit', prompt: `turn ${k}` });
 };
 
 const pad = (n, w) => String(n).padStart(w, '0');
@@ -113,6 +132,8 @@ export const measureStorage = () => {
       content,
       pre: payload(repo.repo, 'PreToolUse', file, content, id),
       post: payload(repo.repo, 'PostToolUse', file, content, id),
+      read: readPayloads(repo.repo, file),
+      prompt: k % TURN_WRITES === 0 ? promptPayload(repo.repo, k) : undefined,
     };
   });
   const server = startResident();
@@ -138,6 +159,15 @@ export const measureStorage = () => {
   } finally {
     server.stop();
   }
+  // The reads' index is outside .git (fettle's data dir); the bytes read are blobs in the repository's store.
+  const readsDir = join(dirs.data, 'fettle', 'reads');
+  const indexes = existsSync(readsDir) ? readdirSync(readsDir) : [];
+  const baselines = indexes.reduce(
+    (n, f) => n + Object.keys(JSON.parse(readFileSync(join(readsDir, f), 'utf8')).files).length,
+    0,
+  );
+  if (baselines < files.length)
+    fail(`the Reads left ${baselines} baselines for ${files.length} files`, { code: 0, stdout: '', stderr: '' });
   const growth = du(gitDir) - before;
   const parts = attribute(treeBefore, duTree(gitDir));
   const packsDir = join(gitDir, 'objects', 'pack');
@@ -155,7 +185,7 @@ export const measureStorage = () => {
   const mib = (b) => ({ median: b / MiB, min: b / MiB, max: b / MiB, n: 1, unit: 'MB' });
   addCase({
     id: 'storage',
-    name: `storage: .git growth after ${WRITES} direct writes (default retention) ÷ the shadow git dir packed by git gc`,
+    name: `storage: .git growth after ${WRITES} direct writes, each after a Read, ${WRITES / TURN_WRITES} turns (default retention) ÷ the shadow git dir packed by git gc`,
     fettle: mib(growth),
     baseline: mib(shadowPacked),
     ratio: growth / shadowPacked,
@@ -209,6 +239,11 @@ export const measureStorage = () => {
       name: `storage: of the growth, ${name} (${entries} new entries)`,
       ...mib(bytes),
     });
+  info.push({
+    id: 'storage-reads',
+    name: `storage: the session's read index, outside .git (${baselines} baselines)`,
+    ...mib(indexes.reduce((n, f) => n + du(join(readsDir, f)), 0)),
+  });
   statSync(gitDir);
   removeRepo(repo);
 };
