@@ -106,7 +106,10 @@ export const keepingReads = (base: GitRunner): { git: GitRunner; close: () => vo
     text: textOf(run),
     warm: (args) => (args[0] === 'cat-file' ? void keptFor(KEPT_READER) : base.warm(args)),
   };
-  return { git, close: () => kept.forEach((k) => k.close()) };
+  const close = () => {
+    for (const k of kept.values()) k.close();
+  };
+  return { git, close };
 };
 
 export class StoreCache {
