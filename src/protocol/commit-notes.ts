@@ -96,27 +96,34 @@ export const attributeCommits = async (
 };
 
 /**
- * Notes for `rewrites` (as attributeCommits takes them): what a git hook runs on each commit, so every object it
- * reads goes to one `cat-file` started at once, beside the listing of fettle's refs. How many commits got a note,
- * and how many lines they name.
+ * `work` on `store` with every object read going to one `cat-file`, started at once and ended when `work` settles:
+ * the trees of each commit are read level by level, a round trip each, never a process each.
+ */
+export const withKeptReads = async <T>(store: Store, work: (kept: Store) => Promise<T>): Promise<T> => {
+  const reads = keepingReads(store.git);
+  reads.git.warm(['cat-file']);
+  try {
+    return await work({ ...store, git: reads.git });
+  } finally {
+    reads.close();
+  }
+};
+
+/**
+ * Notes for `rewrites` (as attributeCommits takes them): what a git hook runs inside each commit, so its reads go to
+ * one kept `cat-file` beside the listing of fettle's refs. How many commits got a note, and how many lines they name.
  */
 export const noteCommits = async (
   ctx: Context,
   store: Store,
   rewrites: ReadonlyMap<string, readonly string[]>,
-): Promise<{ commits: number; lines: number }> => {
-  const reads = keepingReads(store.git);
-  reads.git.warm(['cat-file']);
-  const kept: Store = { ...store, git: reads.git };
-  const done = { commits: 0, lines: 0 };
-  try {
+): Promise<{ commits: number; lines: number }> =>
+  withKeptReads(store, async (kept) => {
+    const done = { commits: 0, lines: 0 };
     for (const [commit, attribution] of await attributeCommits(kept, listChanges(ctx, kept), rewrites))
       if (await writeNote(kept, commit, attribution)) {
         done.commits++;
         for (const f of attribution.values()) done.lines += f.size;
       }
-  } finally {
-    reads.close();
-  }
-  return done;
-};
+    return done;
+  });

@@ -5,6 +5,7 @@ import { rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openStoreAt } from '../../src/store/locate';
+import type { Store } from '../../src/store/store';
 import { changedPaths } from '../../src/store/tree-diff';
 import { makeRepo, type Repo } from '../helpers/repo';
 
@@ -15,8 +16,8 @@ const gitSays = (repo: Repo, commit: string): string[] =>
     .filter(Boolean)
     .sort();
 
-const agree = async (repo: Repo, what: string): Promise<void> => {
-  const store = await openStoreAt(repo.dir, repo.env, join(repo.home, 'data'));
+const agree = async (repo: Repo, what: string, store?: Store): Promise<void> => {
+  store ??= await openStoreAt(repo.dir, repo.env, join(repo.home, 'data'));
   const head = repo.git('rev-parse', 'HEAD');
   assert.deepEqual(await changedPaths(store, head), gitSays(repo, head), what);
 };
@@ -35,10 +36,11 @@ const steps: [string, (r: Repo) => void][] = [
 
 test('changedPaths lists what git diff-tree lists, commit after commit', async () => {
   const repo = makeRepo({ 'top.txt': 't\n', 'src/deep/a.ts': 'a\n', 'src/b.ts': 'b\n', 'run.sh': 'echo\n', f: 'f\n' });
+  const store = await openStoreAt(repo.dir, repo.env, join(repo.home, 'data'));
   for (const [what, step] of steps) {
     step(repo);
     if (what !== 'a root commit: every path') repo.commit(what);
-    await agree(repo, what);
+    await agree(repo, what, store);
   }
 });
 
