@@ -14,11 +14,13 @@ const fmtCell = (s) =>
         ? `${s.median} ${s.unit}`
         : fmtMs(s.median);
 const fmtTarget = (t) =>
-  t.op === 'ms<='
-    ? `≤ ${t.value} ms`
-    : t.op === 'MB<='
-      ? `≤ ${t.value} MB`
-      : `${{ '<=': '≤', '>=': '≥', '<': '<' }[t.op]} ${t.value}`;
+  t.value === null
+    ? '—'
+    : t.op === 'ms<='
+      ? `≤ ${t.value} ms`
+      : t.op === 'MB<='
+        ? `≤ ${t.value} MB`
+        : `${{ '<=': '≤', '>=': '≥', '<': '<' }[t.op]} ${t.value}`;
 const fmtMet = (r) => (r.met === null ? (opts.quick ? 'n/a (quick)' : 'n/a') : r.met ? 'yes' : 'NO');
 
 const report = (machine, build) => {

@@ -4,7 +4,6 @@
 import { parseRewrites } from '../core/attribution-note';
 import { FettleError } from '../errors';
 import { selfCommand } from '../io/self';
-import { listChanges } from '../protocol/changes';
 import { noteCommits } from '../protocol/commit-notes';
 import { openStore } from '../protocol/select/open';
 import { GIT_HOOKS, type GitHookName, installGitHooks, uninstallGitHooks } from '../setup/git-hooks';
@@ -58,12 +57,14 @@ export const uninstallGitHooksCommand = async (edge: Edge, dir: string | undefin
 export const gitHookCommand = async (edge: Edge, dir: string | undefined, name: string) => {
   if (!(GIT_HOOKS as readonly string[]).includes(name))
     throw new FettleError('E_USAGE', `no git hook named ${name}: fettle has ${GIT_HOOKS.join(' and ')}.`);
-  const { ctx, store } = await repoStore(edge, dir);
+  const ctx = contextFor(edge, dir);
+  // the listing of fettle's refs starts with the process that finds the repository
+  const store = await openStore(ctx, { recover: false, lists: true });
   if (store.kind !== 'repo') return;
   const rewrites =
     (name as GitHookName) === 'post-commit'
       ? new Map<string, string[]>(store.head ? [[store.head, []]] : [])
       : parseRewrites((await edge.io.stdin()).toString('utf8'));
   if (rewrites.size === 0) return;
-  await noteCommits(store, listChanges(ctx, store), rewrites);
+  await noteCommits(ctx, store, rewrites);
 };

@@ -5,18 +5,13 @@
 import { type AgentOrigin, addedLines, carry, linesOf } from '../core/attribution';
 import type { Attribution } from '../core/attribution-note';
 import { readObjects } from '../store/object-read';
+import { keepingReads } from '../store/store-cache';
 import type { Store } from '../store/store';
+import { changedPaths } from '../store/tree-diff';
 import { recordedOrigins, recordedSteps, type PathSteps } from './attribution';
-import type { Change } from './changes';
+import { type Change, listChanges } from './changes';
+import type { Context } from './context';
 import { readNotes, writeNote } from './notes';
-
-/** The paths `commit` changed against its first parent (every path of a root commit; none of a merge). */
-const changedPaths = async (store: Store, commit: string): Promise<string[]> => {
-  const { stdout } = await store.git.run({
-    args: ['diff-tree', '-r', '-z', '--root', '--no-commit-id', '--no-renames', '--name-only', commit],
-  });
-  return stdout.toString('utf8').split('\0').filter(Boolean);
-};
 
 /** Lines of an old commit's note, by path: `carry`'s origins for its version of the file. */
 const noteOrigins = (note: Attribution, path: string, count: number): (AgentOrigin | null)[] => {
@@ -100,17 +95,35 @@ export const attributeCommits = async (
   return out;
 };
 
-/** Notes for `rewrites` (as attributeCommits takes them); how many commits got one, and how many lines they name. */
-export const noteCommits = async (
-  store: Store,
-  listed: Promise<readonly Change[]>,
-  rewrites: ReadonlyMap<string, readonly string[]>,
-): Promise<{ commits: number; lines: number }> => {
-  const done = { commits: 0, lines: 0 };
-  for (const [commit, attribution] of await attributeCommits(store, listed, rewrites))
-    if (await writeNote(store, commit, attribution)) {
-      done.commits++;
-      for (const f of attribution.values()) done.lines += f.size;
-    }
-  return done;
+/**
+ * `work` on `store` with every object read going to one `cat-file`, started at once and ended when `work` settles:
+ * the trees of each commit are read level by level, a round trip each, never a process each.
+ */
+export const withKeptReads = async <T>(store: Store, work: (kept: Store) => Promise<T>): Promise<T> => {
+  const reads = keepingReads(store.git);
+  reads.git.warm(['cat-file']);
+  try {
+    return await work({ ...store, git: reads.git });
+  } finally {
+    reads.close();
+  }
 };
+
+/**
+ * Notes for `rewrites` (as attributeCommits takes them): what a git hook runs inside each commit, so its reads go to
+ * one kept `cat-file` beside the listing of fettle's refs. How many commits got a note, and how many lines they name.
+ */
+export const noteCommits = async (
+  ctx: Context,
+  store: Store,
+  rewrites: ReadonlyMap<string, readonly string[]>,
+): Promise<{ commits: number; lines: number }> =>
+  withKeptReads(store, async (kept) => {
+    const done = { commits: 0, lines: 0 };
+    for (const [commit, attribution] of await attributeCommits(kept, listChanges(ctx, kept), rewrites))
+      if (await writeNote(kept, commit, attribution)) {
+        done.commits++;
+        for (const f of attribution.values()) done.lines += f.size;
+      }
+    return done;
+  });

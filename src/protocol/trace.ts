@@ -8,7 +8,7 @@ import { GitError } from '../store/git';
 import type { Store } from '../store/store';
 import { readCommits } from './chains';
 import { listChanges } from './changes';
-import { attributeCommits } from './commit-notes';
+import { attributeCommits, withKeptReads } from './commit-notes';
 import type { Context } from './context';
 import { readNotes } from './notes';
 
@@ -43,7 +43,9 @@ export const exportTrace = async (ctx: Context, store: Store, revision: string):
   const computed =
     missing.length === 0
       ? new Map<string, Attribution>()
-      : await attributeCommits(store, listChanges(ctx, store), new Map(missing.map((c) => [c, []])));
+      : await withKeptReads(store, (kept) =>
+          attributeCommits(kept, listChanges(ctx, kept), new Map(missing.map((c) => [c, []]))),
+        );
   const info = await readCommits(store, commits);
   return commits.map((commit, i) =>
     traceRecord({

@@ -40,6 +40,9 @@ type Ask = (args: readonly string[], input: string, parse: Parse) => Promise<Buf
 
 const result = (stdout: Buffer): GitResult => ({ code: 0, stdout, stderr: '' });
 
+/** The kept process every `cat-file` batch is asked of. */
+const KEPT_READER = ['cat-file', '--batch-command', '--buffer'] as const;
+
 /**
  * A store's git calls: a `cat-file` batch and a plain `update-ref --stdin` transaction go to the kept processes;
  * anything else (its own env, streamed output, a fresh process asked for, other arguments) to a process of its own.
@@ -54,7 +57,7 @@ const routed =
       if (specs.length === 0) return result(Buffer.alloc(0));
       const content = flag === '--batch';
       const input = `${specs.map((s) => `${content ? 'contents' : 'info'} ${s}\n`).join('')}flush\n`;
-      return result(await ask(['cat-file', '--batch-command', '--buffer'], input, batchAnswers(specs.length, content)));
+      return result(await ask(KEPT_READER, input, batchAnswers(specs.length, content)));
     }
     if (command === 'update-ref' && flag === '-m' && reason !== undefined && stdin === '--stdin') {
       if (call.args.length !== 4) return base.run(call);
@@ -69,6 +72,45 @@ const routed =
     }
     return base.run(call);
   };
+
+/**
+ * A one-off process's runner over `base` (the git hooks' `fettle git-hook`): its `cat-file` batches all go to one
+ * kept process, started by `warm` (or by the first read), instead of a process each; everything else goes to `base`,
+ * warmed processes included. `close` ends the kept process; until then it keeps fettle running.
+ */
+export const keepingReads = (base: GitRunner): { git: GitRunner; close: () => void } => {
+  const kept = new Map<string, Kept>();
+  const keptFor = (args: readonly string[]): Kept => {
+    const key = args.join('\0');
+    let k = kept.get(key);
+    if (!k || k.dead) {
+      k = new Kept(base, args);
+      kept.set(key, k);
+    }
+    return k;
+  };
+  const ask: Ask = async (args, input, parse) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await keptFor(args).ask(input, parse);
+      } catch (error) {
+        if (!(error instanceof Gone) || attempt >= GONE_ATTEMPTS) throw error;
+      }
+    }
+  };
+  const run = routed(base, ask);
+  const git: GitRunner = {
+    cwd: base.cwd,
+    run,
+    start: base.start,
+    text: textOf(run),
+    warm: (args) => (args[0] === 'cat-file' ? void keptFor(KEPT_READER) : base.warm(args)),
+  };
+  const close = () => {
+    for (const k of kept.values()) k.close();
+  };
+  return { git, close };
+};
 
 export class StoreCache {
   private readonly found = new Map<string, Found>();
@@ -152,7 +194,7 @@ export class StoreCache {
     };
     const read = (specs: string[], how: 'contents' | 'info'): Promise<Buffer> =>
       ask(
-        ['cat-file', '--batch-command', '--buffer'],
+        KEPT_READER,
         `${specs.map((s) => `${how} ${s}\n`).join('')}flush\n`,
         batchAnswers(specs.length, how === 'contents'),
       );

@@ -1,14 +1,15 @@
 // Case `commit`: what fettle's git hooks (`fettle install --git-hooks`) add to a person's `git commit`. Two twin
 // repositories get the same agent Write before each commit; one has the hooks, whose post-commit notes the agent's
-// lines on refs/notes/fettle. The cost is the difference of the medians of `git commit` (goal: at most 50 ms).
+// lines on refs/notes/fettle. The cost is the difference of the medians of `git commit` (goal: at most 50 ms); a
+// second row puts it against a `node -e 0` timed in the same alternation, so it reads against a process start.
 import { baseEnv, CLI, git } from '../env.mjs';
 import { buildRepo, removeRepo } from '../fixtures.mjs';
 import { directWrite, fail } from '../hook-calls.mjs';
 import { RUNS, SIZES } from '../options.mjs';
 import { log } from '../progress.mjs';
-import { addCase } from '../results.mjs';
+import { addCase, results } from '../results.mjs';
 import { directText } from '../texts.mjs';
-import { alternate, stats, timed } from '../timing.mjs';
+import { alternate, bareNode, stats, timed } from '../timing.mjs';
 
 /** The person committing: who they are is their own config's, here the environment's. */
 const person = {
@@ -32,7 +33,11 @@ export const measureCommitHook = () => {
   const installed = timed(process.execPath, [CLI, 'install', '--git-hooks'], { cwd: hooked.repo });
   if (installed.code !== 0) fail('fettle install --git-hooks', installed);
   log(`case commit: git commit after an agent Write, with fettle's git hooks vs without (${SIZES.files} files)`);
-  const [withHooks, without] = alternate(RUNS, [(i) => commitAfterWrite(hooked, i), (i) => commitAfterWrite(plain, i)]);
+  const [withHooks, without, node] = alternate(RUNS, [
+    (i) => commitAfterWrite(hooked, i),
+    (i) => commitAfterWrite(plain, i),
+    () => bareNode(plain.repo),
+  ]);
   const notes = git(hooked.repo, ['notes', '--ref=fettle', 'list']).split('\n').filter(Boolean).length;
   if (notes < RUNS) fail(`the hooks noted ${notes} of ${RUNS} commits`, { code: 0, stdout: '', stderr: '' });
   const f = stats(withHooks);
@@ -44,6 +49,17 @@ export const measureCommitHook = () => {
     baseline: b,
     ratio: f.median - b.median,
     target: { op: '<=', value: 50 },
+  });
+  const n = stats(node);
+  // Against a process start, for a reader on another machine: no target of its own.
+  results.push({
+    id: 'commit-node',
+    name: 'the same ms the git hooks add, ÷ median `node -e 0` timed in the same alternation',
+    fettle: { ...f, median: f.median - b.median },
+    baseline: n,
+    ratio: (f.median - b.median) / n.median,
+    target: { op: '<=', value: null },
+    met: null,
   });
   removeRepo(hooked);
   removeRepo(plain);
