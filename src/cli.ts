@@ -6,6 +6,7 @@
 // (the entry hands them the loader). Each is loaded with V8's code cache.
 import { join } from 'node:path';
 import { loadBundle } from './code-cache';
+import { commitLater } from './commit-later';
 
 const args = process.argv.slice(2);
 // `fettle [-C <dir>] hook [--agent <name>]` runs a hook bundle, `fettle [-C <dir>] mcp` the MCP server's, in <dir>
@@ -36,10 +37,20 @@ if (isHook) {
   const serve = loadBundle(join(__dirname, 'serve.js'), process.env) as typeof import('./hook/serve');
   void serve.runServer(args[1] === '--takeover' ? 'takeover' : 'foreground');
 } else {
+  const later = (): boolean => {
+    try {
+      return commitLater(__filename, process.cwd(), process.env);
+    } catch {
+      return false; // noted in the commit instead
+    }
+  };
   const page = () => (loadBundle(join(__dirname, 'web.js'), process.env) as typeof import('./web/server')).runPage;
   const commands = () => loadBundle(join(__dirname, 'commands.js'), process.env) as typeof import('./commands/index');
   const full = () => (argv: string[]) => commands().main(argv, undefined, { page });
-  if (own[0] === 'status' || own[0] === 'log' || own[0] === 'git-hook') {
+  // post-commit, inside a person's `git commit`: mark the commit and note it in a detached process (commit-later.ts)
+  const marked = args.length === 2 && args[0] === 'git-hook' && args[1] === 'post-commit' && later();
+  if (marked) process.exitCode = 0;
+  else if (own[0] === 'status' || own[0] === 'log' || own[0] === 'git-hook') {
     const glance = loadBundle(join(__dirname, 'glance.js'), process.env) as typeof import('./commands/glance');
     void glance.main(args, full);
   } else void full()(args);

@@ -5,6 +5,7 @@ import { parseRewrites } from '../core/attribution-note';
 import { FettleError } from '../errors';
 import { selfCommand } from '../io/self';
 import { noteCommits } from '../protocol/commit-notes';
+import { settleLocked, settlePending, withNotesLock } from '../protocol/notes-pending';
 import { openStore } from '../protocol/select/open';
 import { GIT_HOOKS, type GitHookName, installGitHooks, uninstallGitHooks } from '../setup/git-hooks';
 import { contextFor, type Edge } from './edge';
@@ -54,17 +55,26 @@ export const uninstallGitHooksCommand = async (edge: Edge, dir: string | undefin
   );
 };
 
-export const gitHookCommand = async (edge: Edge, dir: string | undefined, name: string) => {
+export const gitHookCommand = async (edge: Edge, dir: string | undefined, name: string, pending = false) => {
   if (!(GIT_HOOKS as readonly string[]).includes(name))
     throw new FettleError('E_USAGE', `no git hook named ${name}: fettle has ${GIT_HOOKS.join(' and ')}.`);
   const ctx = contextFor(edge, dir);
   // the listing of fettle's refs starts with the process that finds the repository
   const store = await openStore(ctx, { recover: false, lists: true });
   if (store.kind !== 'repo') return;
+  // `--pending`: the detached half of post-commit (src/commit-later.ts), which notes what the commits marked
+  if (pending) {
+    await settlePending(ctx, store);
+    return;
+  }
   const rewrites =
     (name as GitHookName) === 'post-commit'
       ? new Map<string, string[]>(store.head ? [[store.head, []]] : [])
       : parseRewrites((await edge.io.stdin()).toString('utf8'));
   if (rewrites.size === 0) return;
-  await noteCommits(ctx, store, rewrites);
+  // the commits still pending first: an amend carries the note of the commit it replaces
+  await withNotesLock(store, async () => {
+    await settleLocked(ctx, store);
+    await noteCommits(ctx, store, rewrites);
+  });
 };

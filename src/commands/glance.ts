@@ -11,7 +11,7 @@ import { status } from './status';
 
 type Glance =
   | { command: 'status'; json: boolean }
-  | { command: 'git-hook'; name: string }
+  | { command: 'git-hook'; name: string; pending: boolean }
   | {
       command: 'log';
       json: boolean;
@@ -24,7 +24,8 @@ type Glance =
 export const glanceOf = (own: readonly string[]): Glance | null => {
   const [command, ...rest] = own;
   // git's own arguments to the hook follow its name (post-rewrite: amend or rebase)
-  if (command === 'git-hook' && rest[0] !== undefined && !rest[0].startsWith('-')) return { command, name: rest[0] };
+  if (command === 'git-hook' && rest[0] !== undefined && !rest[0].startsWith('-'))
+    return { command, name: rest[0], pending: rest[0] === 'post-commit' && rest[1] === '--pending' };
   if (command === 'status') return rest.every((a) => a === '--json') ? { command, json: rest.length > 0 } : null;
   if (command !== 'log') return null;
   const log: Glance = { command, json: false };
@@ -53,7 +54,7 @@ export const main = async (argv: string[], full: () => (argv: string[]) => Promi
   try {
     startCommand(edge);
     if (glance.command === 'status') await status(edge, dir, glance);
-    else if (glance.command === 'git-hook') await gitHookCommand(edge, dir, glance.name);
+    else if (glance.command === 'git-hook') await gitHookCommand(edge, dir, glance.name, glance.pending);
     else await logCommand(edge, dir, glance.path, glance);
   } catch (error) {
     code = reportFailure(edge, argv, dir, error);

@@ -10,6 +10,7 @@ import { recordedOrigins, recordedSteps } from './attribution';
 import { listChanges } from './changes';
 import type { Context } from './context';
 import { readNotes } from './notes';
+import { settlePending } from './notes-pending';
 
 export type LineAuthor =
   | { by: 'agent'; origin: AgentOrigin; source: 'record' | 'note' }
@@ -64,6 +65,7 @@ export const blameFile = async (ctx: Context, target: Target, content: Buffer): 
   const recorded = recordedOrigins(steps, treePath, content);
   const blamed = await blaming;
   const commits = new Set((blamed ?? []).flatMap((b) => (b?.commit ? [b.commit] : [])));
+  await settlePending(ctx, store); // notes a commit's detached hook has not written yet
   const notes = await readNotes(store, commits);
   return linesOf(content).map((bytes, i) => {
     const git = blamed?.[i] ?? null;

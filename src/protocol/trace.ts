@@ -11,6 +11,7 @@ import { listChanges } from './changes';
 import { attributeCommits, withKeptReads } from './commit-notes';
 import type { Context } from './context';
 import { readNotes } from './notes';
+import { settlePending } from './notes-pending';
 
 /** The commits `revision` names: one commit, or a range (`a..b`, oldest first). */
 const commitsOf = async (store: Store, revision: string): Promise<string[]> => {
@@ -38,6 +39,7 @@ export const exportTrace = async (ctx: Context, store: Store, revision: string):
       hint: 'Run this in a repository, or pass -C <dir>.',
     });
   const commits = await commitsOf(store, revision);
+  await settlePending(ctx, store); // notes a commit's detached hook has not written yet
   const notes = await readNotes(store, commits);
   const missing = commits.filter((c) => !notes.has(c));
   const computed =

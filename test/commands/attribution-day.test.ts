@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { notesSettled } from '../helpers/notes';
 import { runCli } from '../helpers/cli';
 import { makeRepo, type Repo } from '../helpers/repo';
 
@@ -177,6 +178,7 @@ test('a day of three agents and a person, committed, amended, rebased and squash
   personWrites(repo, model, 'gem.txt');
   git(repo, {}, 'commit', '-q', '-a', '--amend', '--no-edit');
 
+  notesSettled(repo);
   const noted = repo.git('log', '--notes=fettle', '--format=%s%n%N', 'upstream..main');
   assert.match(noted, /^fettle-attribution v1\nfile app\.txt\n.* claude session=c-1 turn=\d+ tool=Write change=\w+$/m);
   assert.match(noted, /^file gem\.txt\n.* gemini session=g-1 tool=write_file change=\w+$/m);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { notesSettled } from '../helpers/notes';
 import { runCli } from '../helpers/cli';
 import { makeRepo, type Repo } from '../helpers/repo';
 
@@ -39,6 +40,7 @@ test('install writes both hooks, executable, into .git/hooks; a second install c
   // A commit with no agent line gets no note, and goes through.
   repo.write('a.txt', 'b\n');
   repo.commit('person');
+  notesSettled(repo);
   assert.equal(repo.git('notes', '--ref=fettle', 'list'), '');
   assert.match(cli(repo, 'uninstall', '--git-hooks').stdout, /^Removed fettle's git hooks: /);
   assert.equal(tree(hooks), before);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { notesSettled } from '../helpers/notes';
 import { type Schema, unknownKeywords, validate } from '../../src/core/json-schema';
 import { agentWrite, runCli } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
@@ -51,6 +52,7 @@ test('a commit with a note, a range, and a commit with only the records: valid r
   assert.equal(runCli(['install', '--git-hooks'], { cwd: repo.dir, env: repo.env }).code, 0);
   claudeWrites(repo, 'a.txt', lines(10).replace('line 4\n', 'line 4\nnew a\nnew b\n'));
   repo.commit('with a note');
+  notesSettled(repo);
   assert.equal(runCli(['uninstall', '--git-hooks'], { cwd: repo.dir, env: repo.env }).code, 0);
   claudeWrites(repo, 'b.txt', 'b 1\nb 2\nb 3\n');
   repo.write('a.txt', `person\n${repo.read('a.txt')}`);
