@@ -83,16 +83,16 @@ export const baselineOf = async (
 
 /**
  * These bytes are now what the session has seen of the file: its blob is written (no more readable than the file,
- * `mode`), the index points at it.
+ * `mode`), the index points at it. Returns the blob.
  */
 export const moveBaseline = async (
   store: Store,
   index: ReadIndex,
   file: { realPath: string; bytes: Buffer; mode?: number; mtimeMs?: number | undefined },
   seen: Seen,
-): Promise<void> => {
+): Promise<string | undefined> => {
   const [blob] = await writeFileBlobs(store, [{ bytes: file.bytes, fileMode: file.mode }]);
-  if (!blob) return;
+  if (!blob) return undefined;
   const { turn } = seen;
   const mtime = file.mtimeMs;
   index.files[file.realPath] = {
@@ -101,6 +101,7 @@ export const moveBaseline = async (
     ...(turn === undefined ? {} : { turn }),
     ...(mtime === undefined ? {} : { mtime }),
   };
+  return blob;
 };
 
 /** What the session holds of the file is no longer known: its next read is a first read. False: it had none. */
