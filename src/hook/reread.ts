@@ -17,6 +17,7 @@ import type { DiskFile } from '../io/atomic-write';
 import type { Context } from '../protocol/context';
 import { policyFor } from '../protocol/decide/policy';
 import {
+  forgetAllReads,
   forgetBaseline,
   loadReads,
   meterRead,
@@ -220,7 +221,10 @@ export const forgetSeen = async (ctx: Context, reader: Reader | undefined, path:
   }
 };
 
-/** PreCompact: the model may no longer hold what the session was given, so every next read goes to the tool. */
+/**
+ * PreCompact, and SessionStart after `/clear` or a compaction: the model may no longer hold what the session was
+ * given, so every next read goes to the tool.
+ */
 export const forgetReads = async (
   reader: Reader | undefined,
   cwd: string | undefined,
@@ -228,15 +232,12 @@ export const forgetReads = async (
 ): Promise<HookOutcome> => {
   const ctx = writeContext(edge, cwd, false);
   if (!reader || isOutcome(ctx)) return pass();
-  const index = loadReads(ctx.config.dataDir, reader.key);
-  if (Object.keys(index.files).length === 0) return pass();
-  index.files = {};
   try {
-    await saveReads(ctx.config.dataDir, reader.key, index);
+    await forgetAllReads(ctx.config.dataDir, reader.key);
     return pass();
   } catch (error) {
     // Kept, the baselines would answer re-reads the model can no longer look back on: say so, never silently.
     const e = toFettleError(error);
-    return warn(`fettle: could not forget what this session read before compacting: ${e.message}`);
+    return warn(`fettle: could not forget what this session read before its context was cleared: ${e.message}`);
   }
 };

@@ -111,6 +111,15 @@ export const forgetBaseline = (index: ReadIndex, realPath: string): boolean => {
   return true;
 };
 
+/** Every baseline of the conversation dropped (its model no longer holds what it read). False: it had none. */
+export const forgetAllReads = async (dataDir: string, key: string): Promise<boolean> => {
+  const index = loadReads(dataDir, key);
+  if (Object.keys(index.files).length === 0) return false;
+  index.files = {};
+  await saveReads(dataDir, key, index);
+  return true;
+};
+
 /** One read on the meter: what a plain read would have sent, what was sent, and whether that was short. */
 export const meterRead = (index: ReadIndex, read: { plainBytes: number; sentBytes: number; short: boolean }): void => {
   const m = index.meter;

@@ -218,7 +218,7 @@ test('install registers the write tools and Bash on PreToolUse, PostToolUse and 
   });
 });
 
-test('install --read adds a PreToolUse and a PostToolUse group on Read and a PreCompact hook, running the same hook command', () => {
+test('install --read adds a PreToolUse and a PostToolUse group on Read, a PreCompact hook and a SessionStart one after /clear or a compaction, running the same hook command', () => {
   const s = install('--read');
   assert.deepEqual(matchers(s), {
     PreToolUse: ['Write|Edit|MultiEdit|NotebookEdit', 'Bash', 'Read'],
@@ -228,6 +228,7 @@ test('install --read adds a PreToolUse and a PostToolUse group on Read and a Pre
     SessionEnd: [undefined],
     UserPromptSubmit: [undefined],
     PreCompact: [undefined],
+    SessionStart: ['clear|compact'],
   });
   const commands = new Set(
     Object.values(s.hooks)

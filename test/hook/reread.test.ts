@@ -182,10 +182,20 @@ test('a path the policy ignores is left to the tool: no baseline, no answer', ()
   assertSilent(call(repo, 'PreToolUse'));
 });
 
-test('before the client compacts the conversation, what the session read is forgotten: the next Read goes to the tool', () => {
-  const repo = makeRepo({ [FILE]: TEXT });
-  read(repo);
-  const compact = { hook_event_name: 'PreCompact', session_id: 'session-1', trigger: 'auto', cwd: repo.dir };
-  assertSilent(runHook(compact, { cwd: repo.dir, env: repo.env }));
-  assertSilent(call(repo, 'PreToolUse'));
-});
+// [the hook call after the session's read, whether its next re-read is still answered "unchanged"]
+const contextEvents: [Record<string, string>, boolean][] = [
+  [{ hook_event_name: 'PreCompact', trigger: 'auto' }, false],
+  [{ hook_event_name: 'SessionStart', source: 'compact' }, false],
+  [{ hook_event_name: 'SessionStart', source: 'clear' }, false],
+  [{ hook_event_name: 'SessionStart', source: 'resume' }, true],
+  [{ hook_event_name: 'SessionStart', source: 'startup' }, true],
+];
+for (const [event, kept] of contextEvents)
+  test(`${Object.values(event).join(' ')}: what the session read is ${kept ? 'kept' : 'forgotten, its next Read goes to the tool'}`, () => {
+    const repo = makeRepo({ [FILE]: TEXT });
+    read(repo);
+    assertSilent(runHook({ ...event, session_id: 'session-1', cwd: repo.dir }, { cwd: repo.dir, env: repo.env }));
+    const again = call(repo, 'PreToolUse');
+    if (kept) assert.match(denied(again), /unchanged since your read/);
+    else assertSilent(again);
+  });
