@@ -1,8 +1,11 @@
 // `fettle serve --start | --stop | --restart | --status | --reset-token`, and the two hooks of resident mode
 // that run as commands: `--guard` (PreToolUse, when the server is not running) and `--session-start`.
 // `fettle serve` alone runs the server in the foreground (dist/serve.js, chosen by cli.ts).
+import { loadConfig } from '../config';
 import { PEER_AUTH_TEXT, TOKEN_VAR } from '../core/hook-server';
+import { forgetsReads } from '../core/settings';
 import { FettleError } from '../errors';
+import { forgetAllReads } from '../protocol/read-baselines';
 import { askStatus, ensureServer, stopServer } from '../protocol/serve/serve-control';
 import {
   makeToken,
@@ -84,10 +87,13 @@ const guard = async (edge: Edge, paths: ServePaths): Promise<number> => {
   return 2;
 };
 
-/** SessionStart: the session's project directory and Claude Code's pid, for the server; and the server started. */
+/**
+ * SessionStart: the session's project directory and Claude Code's pid, for the server; and the server started.
+ * After `/clear` or a compaction, what the session read is forgotten, as the command hook's SessionStart does.
+ */
 const sessionStart = async (edge: Edge, paths: ServePaths): Promise<number> => {
   const raw = (await edge.io.stdin()).toString('utf8');
-  let payload: { session_id?: unknown; cwd?: unknown } = {};
+  let payload: { session_id?: unknown; cwd?: unknown; source?: unknown } = {};
   try {
     payload = JSON.parse(raw) as typeof payload;
   } catch {
@@ -98,6 +104,7 @@ const sessionStart = async (edge: Edge, paths: ServePaths): Promise<number> => {
   const client = Number(edge.env.CLAUDE_PID) || undefined;
   try {
     if (session) await writeSession(paths, session, { project, client });
+    if (session && forgetsReads(payload.source)) await forgetAllReads(loadConfig(edge.env).dataDir, session);
     await ensureServer(paths, edge.env, scriptOf(edge));
   } catch (error) {
     // Exit 1: the session goes on; its writes are still guarded (the PreToolUse guard starts the server).

@@ -35,10 +35,15 @@ export const READ_MATCHER = 'Read';
 /** The events of the Read group: before (a large file served, a re-read answered), after (what it returned kept). */
 export const READ_EVENTS = ['PreToolUse', 'PostToolUse'] as const;
 /**
- * With `--read`, no matcher: before the client compacts the conversation, what the session was given is forgotten
- * (the model may no longer hold it), so its next reads go to the tool.
+ * With `--read`: before the client compacts the conversation (PreCompact, no matcher), and when a session starts
+ * on a conversation the model no longer holds the reads of (SessionStart after `/clear` or a compaction, its
+ * `source`), what the session was given is forgotten, so its next reads go to the tool. A resumed session keeps
+ * them: the client restores the conversation, tool results included (docs/HOOK.md, "Re-reads").
  */
-export const COMPACT_EVENTS = ['PreCompact'] as const;
+export const COMPACT_EVENTS = ['PreCompact', 'SessionStart'] as const;
+/** The SessionStart sources after which the model no longer holds what the session read. */
+export const FORGET_SOURCES = ['clear', 'compact'] as const;
+export const forgetsReads = (source: unknown): boolean => FORGET_SOURCES.some((s) => s === source);
 export const STATUS_MESSAGE = 'fettle: keeping the previous version';
 
 export const isFettleHandler = (h: Json): boolean =>
@@ -154,6 +159,7 @@ export const addFettleHooks = (
   const background = (): JsonObject => ({ ...handler(), async: true });
   const hooks: JsonObject = { ...(hooksOf(removeFettleHooks(settings)) ?? {}) };
   const claude = (event: string): Json[] => {
+    if (event === 'SessionStart') return [{ matcher: FORGET_SOURCES.join('|'), hooks: [handler()] }];
     const groups: Json[] = [...UNMATCHED_EVENTS, ...COMPACT_EVENTS].some((e) => e === event)
       ? [{ hooks: [handler()] }]
       : [{ matcher: MATCHER, hooks: [event === 'PreToolUse' ? handler() : background()] }];

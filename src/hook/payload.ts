@@ -1,7 +1,7 @@
 // The hook input, checked without trusting it. Claude Code sends JSON on stdin; other agents (Cursor's
 // third-party loader) may send other shapes, which fettle lets pass untouched.
 import type { EditOp } from '../core/edits';
-import { COMPACT_EVENTS, HOOK_EVENTS, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
+import { COMPACT_EVENTS, forgetsReads, HOOK_EVENTS, SESSION_EVENTS, TURN_EVENTS } from '../core/settings';
 import { WRITE_TOOLS, type ToolCall } from '../core/tool-call';
 import { isObj } from '../core/json';
 
@@ -161,6 +161,8 @@ export const parseData = (data: Obj): Parsed => {
       kind: 'turn',
       turn: { session: str(data.session_id), prompt: str(data.prompt), transcript: str(data.transcript_path) },
     };
+  // SessionStart only after `/clear` or a compaction (its matcher; the source is checked again here).
+  if (event === 'SessionStart' && !forgetsReads(data.source)) return { kind: 'ignore', why: 'a session starting' };
   if (COMPACT_EVENTS.some((e) => e === event))
     return { kind: 'compact', session: str(data.session_id), cwd: str(data.cwd), agentId: str(data.agent_id) };
   // Names are strings; anything else is malformed input (and may not even print: {"toString": 1}).

@@ -17,6 +17,7 @@ import type { DiskFile } from '../io/atomic-write';
 import type { Context } from '../protocol/context';
 import { policyFor } from '../protocol/decide/policy';
 import {
+  forgetAllReads,
   forgetBaseline,
   loadReads,
   meterRead,
@@ -24,6 +25,7 @@ import {
   type ReadIndex,
   saveReads,
 } from '../protocol/read-baselines';
+import { noteLastRead, sinceOtherRead } from '../protocol/read-registry';
 import { answerRead, readFileOf, readTarget, seenWords } from '../protocol/reread';
 import { currentTurn } from '../protocol/turns';
 import type { Target } from '../store/store';
@@ -110,6 +112,24 @@ const now = async (ctx: Context, reader: Reader) => ({
 const changedNote = (answer: Reread, path: string, seen: string): string =>
   `fettle: ${answer.kind === 'diff' ? answer.summary : `${path} changed since your read at ${seen}.`}`;
 
+/**
+ * The conversation's first read of the file goes to the tool; when another session was given it whole, a line
+ * beside it says whether it is unchanged since, or what changed (protocol/read-registry.ts).
+ */
+const firstRead = async (
+  ctx: Context,
+  reader: Reader,
+  index: ReadIndex,
+  read: { target: Target; bytes: Buffer },
+): Promise<HookOutcome> => {
+  const at = ctx.now().getTime();
+  const note = await sinceOtherRead(ctx.config.dataDir, { reader: reader.session, ...read, now: at });
+  if (!note) return pass();
+  index.meter.sentBytes += Buffer.byteLength(note);
+  await save(ctx, reader, index);
+  return context('PreToolUse', note);
+};
+
 /** PreToolUse: a re-read of identical bytes is answered with one line; anything else goes to the tool. */
 export const rereadBefore = (r: ReadHookCall, edge: HookEdge): Promise<HookOutcome> =>
   withReadFile(r, edge, async (ctx, reader, { target, disk }) => {
@@ -119,7 +139,7 @@ export const rereadBefore = (r: ReadHookCall, edge: HookEdge): Promise<HookOutco
     const request = { session: reader.key, target, bytes: disk.bytes, window };
     const { index, answer, baseline } = await answerRead(ctx, request);
     const entry = index.files[target.realPath];
-    if (!baseline || !entry) return pass();
+    if (!baseline || !entry) return firstRead(ctx, reader, index, { target, bytes: disk.bytes });
     if (!baseline.bytes.equals(disk.bytes)) {
       const note = changedNote(answer, target.realPath, seenWords(entry));
       // The note is sent on top of the file: the meter says so (the Read itself is counted after it).
@@ -150,7 +170,11 @@ export const rereadAfter = async (r: ReadHookCall, edge: HookEdge): Promise<Hook
     const index = loadReads(ctx.config.dataDir, reader.key);
     if (showsWhole(shown) && showsBytes(shown.content, disk.bytes)) {
       const file = { realPath: target.realPath, bytes: disk.bytes, mode: disk.mode, mtimeMs: disk.mtimeMs };
-      await moveBaseline(target.store, index, file, await now(ctx, reader));
+      const seen = await now(ctx, reader);
+      const blob = await moveBaseline(target.store, index, file, seen);
+      const last = blob && { session: reader.session, reader: reader.session, blob, at: seen.at };
+      // Bookkeeping, as the index's: a lost entry costs another session its note, never a wrong one.
+      if (last) await noteLastRead(ctx.config.dataDir, target.realPath, last).catch(() => undefined);
     } else if (showsWhole(shown)) forgetBaseline(index, target.realPath);
     const sent = resultBytes(shown.content, shown.startLine);
     meterRead(index, { plainBytes: sent, sentBytes: sent, short: false });
@@ -197,7 +221,10 @@ export const forgetSeen = async (ctx: Context, reader: Reader | undefined, path:
   }
 };
 
-/** PreCompact: the model may no longer hold what the session was given, so every next read goes to the tool. */
+/**
+ * PreCompact, and SessionStart after `/clear` or a compaction: the model may no longer hold what the session was
+ * given, so every next read goes to the tool.
+ */
 export const forgetReads = async (
   reader: Reader | undefined,
   cwd: string | undefined,
@@ -205,15 +232,12 @@ export const forgetReads = async (
 ): Promise<HookOutcome> => {
   const ctx = writeContext(edge, cwd, false);
   if (!reader || isOutcome(ctx)) return pass();
-  const index = loadReads(ctx.config.dataDir, reader.key);
-  if (Object.keys(index.files).length === 0) return pass();
-  index.files = {};
   try {
-    await saveReads(ctx.config.dataDir, reader.key, index);
+    await forgetAllReads(ctx.config.dataDir, reader.key);
     return pass();
   } catch (error) {
     // Kept, the baselines would answer re-reads the model can no longer look back on: say so, never silently.
     const e = toFettleError(error);
-    return warn(`fettle: could not forget what this session read before compacting: ${e.message}`);
+    return warn(`fettle: could not forget what this session read before its context was cleared: ${e.message}`);
   }
 };

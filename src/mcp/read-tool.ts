@@ -11,6 +11,7 @@ import { FettleError } from '../errors';
 import { policyFor } from '../protocol/decide/policy';
 import { readUserDisk } from '../protocol/read';
 import { loadReads, meterRead, moveBaseline, saveReads } from '../protocol/read-baselines';
+import { noteLastRead, sinceOtherRead } from '../protocol/read-registry';
 import { answerRead } from '../protocol/reread';
 import { openTarget } from '../protocol/select/open';
 import type { Target } from '../store/store';
@@ -75,6 +76,14 @@ export const readTool = async (edge: McpEdge, args: Args): Promise<ToolResult> =
   return text(await answer(edge, target, { bytes, mode: disk.mode, page, window, full: args.full === true }));
 };
 
+/** A first read's page, after the line saying what changed since another session's read, when one was. */
+const firstPage = async (edge: McpEdge, read: { target: Target; bytes: Buffer; page: string; at: number }) => {
+  const { dataDir } = contextFor(edge, {}).config;
+  const last = { reader: edge.conversation, target: read.target, bytes: read.bytes, now: read.at };
+  const note = await sinceOtherRead(dataDir, last);
+  return note ? `${note}\n${read.page}` : read.page;
+};
+
 const answer = async (
   edge: McpEdge,
   target: Target,
@@ -82,19 +91,24 @@ const answer = async (
 ): Promise<string> => {
   const ctx = contextFor(edge, {});
   const { dataDir } = ctx.config;
+  const at = ctx.now().getTime();
   const request = { session: edge.conversation, target, bytes: read.bytes, window: read.window };
   const { index, answer: decided } = read.full
     ? { index: loadReads(dataDir, edge.conversation), answer: { kind: 'first' } as Reread }
     : await answerRead(ctx, request);
-  const sent = sentFor(decided, read.page);
-  // The session now holds the whole file (sent whole, or as a diff against what it held): it is the baseline.
-  if (!read.window && decided.kind !== 'unchanged')
-    await moveBaseline(
-      target.store,
-      index,
-      { realPath: target.realPath, bytes: read.bytes, mode: read.mode },
-      { at: ctx.now().getTime() },
-    );
+  // `full: true` asks for the page alone.
+  const first = decided.kind === 'first' && !read.full;
+  const sent = first
+    ? await firstPage(edge, { target, bytes: read.bytes, page: read.page, at })
+    : sentFor(decided, read.page);
+  // The session now holds the whole file (sent whole, or as a diff against what it held): it is the baseline, and
+  // the last read of the file another session's first read is told about.
+  if (!read.window && decided.kind !== 'unchanged') {
+    const file = { realPath: target.realPath, bytes: read.bytes, mode: read.mode };
+    const blob = await moveBaseline(target.store, index, file, { at });
+    const last = blob && { session: edge.session, reader: edge.conversation, blob, at };
+    if (last) await noteLastRead(dataDir, target.realPath, last).catch((e: unknown) => edge.log(`fettle_read: ${e}`));
+  }
   const short = decided.kind === 'unchanged' || decided.kind === 'diff';
   meterRead(index, { plainBytes: Buffer.byteLength(read.page), sentBytes: Buffer.byteLength(sent), short });
   // The index is bookkeeping: the answer stands without it (the next re-read is then sent whole, or diffed

@@ -83,16 +83,16 @@ export const baselineOf = async (
 
 /**
  * These bytes are now what the session has seen of the file: its blob is written (no more readable than the file,
- * `mode`), the index points at it.
+ * `mode`), the index points at it. Returns the blob.
  */
 export const moveBaseline = async (
   store: Store,
   index: ReadIndex,
   file: { realPath: string; bytes: Buffer; mode?: number; mtimeMs?: number | undefined },
   seen: Seen,
-): Promise<void> => {
+): Promise<string | undefined> => {
   const [blob] = await writeFileBlobs(store, [{ bytes: file.bytes, fileMode: file.mode }]);
-  if (!blob) return;
+  if (!blob) return undefined;
   const { turn } = seen;
   const mtime = file.mtimeMs;
   index.files[file.realPath] = {
@@ -101,12 +101,22 @@ export const moveBaseline = async (
     ...(turn === undefined ? {} : { turn }),
     ...(mtime === undefined ? {} : { mtime }),
   };
+  return blob;
 };
 
 /** What the session holds of the file is no longer known: its next read is a first read. False: it had none. */
 export const forgetBaseline = (index: ReadIndex, realPath: string): boolean => {
   if (!(realPath in index.files)) return false;
   delete index.files[realPath];
+  return true;
+};
+
+/** Every baseline of the conversation dropped (its model no longer holds what it read). False: it had none. */
+export const forgetAllReads = async (dataDir: string, key: string): Promise<boolean> => {
+  const index = loadReads(dataDir, key);
+  if (Object.keys(index.files).length === 0) return false;
+  index.files = {};
+  await saveReads(dataDir, key, index);
   return true;
 };
 

@@ -83,7 +83,8 @@ export const installResident = async (
     read: options.read,
     bash: options.bash,
     custom: {
-      events: [...RESIDENT_EVENTS, ...(plan.read ? COMPACT_EVENTS : [])],
+      // SessionStart is resident mode's own (serve --session-start forgets the reads after /clear or a compaction).
+      events: [...new Set([...RESIDENT_EVENTS, ...(plan.read ? COMPACT_EVENTS : [])])],
       groups: (event) => residentGroups(plan, event),
     },
   });

@@ -740,28 +740,35 @@ test('a fettle handler with an older command path is replaced on install, not du
 
 // ---------------------------------------------------------------- the plugin
 
-test('hooks/hooks.json registers the same events, matcher and handler as install, via ${CLAUDE_PLUGIN_ROOT}', () => {
+/** The plugin's handler for what `install --read` adds: a shell test first, so no Node starts unless opted in. */
+const PLUGIN_READ =
+  '[ "$FETTLE_PLUGIN_READ" = on ] && exec node "${CLAUDE_PLUGIN_ROOT}/dist/cli.js" hook; exec cat >/dev/null';
+
+test('hooks/hooks.json registers the same events, matchers and handlers as install --read, via ${CLAUDE_PLUGIN_ROOT}', () => {
   const plugin = JSON.parse(readFileSync(join(ROOT, 'hooks', 'hooks.json'), 'utf8')) as {
     description?: string;
     hooks: Record<string, Group[]>;
   };
   assert.equal(typeof plugin.description, 'string');
-  assert.deepEqual(Object.keys(plugin.hooks).sort(), [...INSTALLED_EVENTS].sort());
-
   const { user, run } = setup();
   ok(run('install'));
+  const plain = json(user);
+  ok(run('install', '--read'));
   const installed = json(user);
-  for (const event of INSTALLED_EVENTS) {
-    const groups = plugin.hooks[event]!;
+  assert.deepEqual(Object.keys(plugin.hooks).sort(), Object.keys(installed.hooks ?? {}).sort());
+  for (const [event, groups] of Object.entries(plugin.hooks)) {
     assert.deepEqual(
       groups.map((g) => g.matcher),
-      matchersOf(event),
+      (installed.hooks?.[event] ?? []).map((g) => g.matcher),
       event,
     );
+    const always = (plain.hooks?.[event] ?? []).map((g) => g.matcher);
     groups.forEach((group, n) => {
       assert.equal(group.hooks.length, 1, event);
       const handler = group.hooks[0]!;
-      assert.ok(handler.command.includes('${CLAUDE_PLUGIN_ROOT}/dist/cli.js'), handler.command);
+      // What a plain install registers always runs; what only --read adds runs when FETTLE_PLUGIN_READ=on.
+      const command = always.includes(group.matcher) ? 'node "${CLAUDE_PLUGIN_ROOT}/dist/cli.js" hook' : PLUGIN_READ;
+      assert.equal(handler.command, command, `${event} ${group.matcher}`);
       assert.ok(isFettleHandler(handler as never), 'uninstall would recognise it');
       // Apart from how the CLI is found, the plugin's handler is install's.
       const { command: _a, ...pluginRest } = handler;
@@ -769,6 +776,39 @@ test('hooks/hooks.json registers the same events, matcher and handler as install
       assert.deepEqual(pluginRest, installRest, event);
     });
   }
+});
+
+test("the plugin's Read hooks start no Node unless FETTLE_PLUGIN_READ=on; then a re-read is answered", () => {
+  const repo = makeRepo({ 'a.txt': 'one\n' });
+  const file = repo.path('a.txt');
+  const input = (event: string, response?: unknown) =>
+    JSON.stringify({
+      hook_event_name: event,
+      session_id: 'plugin-session',
+      cwd: repo.dir,
+      tool_name: 'Read',
+      tool_input: { file_path: file },
+      ...(response ? { tool_response: response } : {}),
+    });
+  const plugin = JSON.parse(readFileSync(join(ROOT, 'hooks', 'hooks.json'), 'utf8')) as {
+    hooks: Record<string, Group[]>;
+  };
+  const commandOf = (event: string) => plugin.hooks[event]?.find((g) => g.matcher === 'Read')?.hooks[0]?.command ?? '';
+  const sh = (event: string, env: Record<string, string>, response?: unknown) =>
+    spawnSync('/bin/sh', ['-c', commandOf(event)], {
+      cwd: repo.dir,
+      env,
+      input: input(event, response),
+      encoding: 'utf8',
+    });
+  // No dist/ there: had Node run, the hook would fail.
+  const off = sh('PreToolUse', { ...repo.env, CLAUDE_PLUGIN_ROOT: join(tempDir(), 'no-plugin') });
+  assert.deepEqual([off.status, off.stdout, off.stderr], [0, '', '']);
+  const on = { ...repo.env, CLAUDE_PLUGIN_ROOT: ROOT, FETTLE_PLUGIN_READ: 'on' };
+  assert.deepEqual([sh('PreToolUse', on).status, sh('PreToolUse', on).stdout], [0, '']);
+  const shown = { type: 'text', file: { filePath: file, content: 'one\n', numLines: 1, startLine: 1, totalLines: 1 } };
+  assert.equal(sh('PostToolUse', on, shown).status, 0);
+  assert.match(sh('PreToolUse', on).stdout, /"permissionDecision":"deny".*unchanged since your read/);
 });
 
 test('the hooks.json command, with ${CLAUDE_PLUGIN_ROOT} substituted (path with a space), runs the hook', () => {

@@ -330,8 +330,9 @@ test('addFettleHooks is idempotent and removeFettleHooks undoes it exactly', () 
   }
 });
 
-// A Read's PostToolUse waits (what it returned is kept before the model can read again); PreCompact forgets it.
-test('addFettleHooks with read: Read groups before and after (not in the background), PreCompact; removed like the others', () => {
+// A Read's PostToolUse waits (what it returned is kept before the model can read again); PreCompact, and
+// SessionStart after /clear or a compaction, forget it.
+test('addFettleHooks with read: Read groups before and after (not in the background), PreCompact, SessionStart; removed like the others', () => {
   const input: Obj = { model: 'x', hooks: { PreToolUse: [gX] } };
   const withRead = addFettleHooks(input, CMD, { read: true });
   same(withRead, {
@@ -344,6 +345,7 @@ test('addFettleHooks with read: Read groups before and after (not in the backgro
       SessionEnd: [END()],
       UserPromptSubmit: [END()],
       PreCompact: [END()],
+      SessionStart: [{ matcher: 'clear|compact', hooks: [H()] }],
     },
   });
   same(addFettleHooks(withRead, CMD, { read: true }), withRead);

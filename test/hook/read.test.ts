@@ -97,6 +97,26 @@ scenario('an .svg over 256 KB is text: served like any text file', { 'icon.svg':
   assert.deepEqual([page.body, page.total], [[num(1, '<svg>'), num(2, 'line 1')], 30_002]);
 });
 
+scenario(
+  "a path the policy ignores is left to the tool however large; the policy's other paths are served",
+  { 'gen/big.log': BIG, 'big.log': BIG },
+  (repo) => {
+    repo.write('.fettle/policy.json', JSON.stringify({ version: 1, rules: [{ path: 'gen/**', action: 'ignore' }] }));
+    assertSilent(read(repo, 'gen/big.log'));
+    assert.equal(served(denied(read(repo, 'big.log'))).first, 1);
+  },
+);
+
+scenario('an invalid policy leaves a large read to the tool, and says why', { 'big.log': BIG }, (repo) => {
+  repo.write('.fettle/policy.json', '{ not json');
+  const r = read(repo, 'big.log');
+  assert.equal(r.code, 1);
+  assert.match(
+    r.stderr,
+    /^fettle: \.fettle\/policy\.json is not a valid fettle policy: .* This Read was not served by fettle\.\n$/,
+  );
+});
+
 const blob = (size: number, byte = 0x41): Buffer => Buffer.alloc(size, byte);
 // [label, file name, content]: Claude Code's own Read handles these.
 const passThrough: [string, string, string | Buffer][] = [
@@ -218,7 +238,7 @@ test('install registers the write tools and Bash on PreToolUse, PostToolUse and 
   });
 });
 
-test('install --read adds a PreToolUse and a PostToolUse group on Read and a PreCompact hook, running the same hook command', () => {
+test('install --read adds a PreToolUse and a PostToolUse group on Read, a PreCompact hook and a SessionStart one after /clear or a compaction, running the same hook command', () => {
   const s = install('--read');
   assert.deepEqual(matchers(s), {
     PreToolUse: ['Write|Edit|MultiEdit|NotebookEdit', 'Bash', 'Read'],
@@ -228,6 +248,7 @@ test('install --read adds a PreToolUse and a PostToolUse group on Read and a Pre
     SessionEnd: [undefined],
     UserPromptSubmit: [undefined],
     PreCompact: [undefined],
+    SessionStart: ['clear|compact'],
   });
   const commands = new Set(
     Object.values(s.hooks)

@@ -20,6 +20,8 @@ interface ReadOpts {
   session?: string;
   /** the subagent the call comes from */
   agent?: string;
+  /** the hook's clock (FETTLE_NOW, epoch seconds) */
+  now?: number;
   /** what the tool returned, for PostToolUse: the file's text as shown, from `startLine` */
   shown?: { content: string; startLine?: number; totalLines?: number };
 }
@@ -44,7 +46,8 @@ const call = (repo: Repo, event: 'PreToolUse' | 'PostToolUse', o: ReadOpts = {})
     ...(o.agent ? { agent_id: o.agent } : {}),
     ...(response ? { tool_response: response } : {}),
   };
-  return runHook(input, { cwd: repo.dir, env: repo.env });
+  const env = o.now === undefined ? repo.env : { ...repo.env, FETTLE_NOW: String(o.now) };
+  return runHook(input, { cwd: repo.dir, env });
 };
 
 /** The text a Read's PostToolUse carries of a whole file (Claude Code 2.1.330: the file's text, as it is). */
@@ -136,7 +139,6 @@ test('a failed Edit forgets what the session has seen: the next Read goes to the
 const noBaseline: [string, ReadOpts, ReadOpts][] = [
   ['a partial first read', { offset: 1, limit: 10, shown: { content: asShown(lines(10)), totalLines: 40 } }, {}],
   ['a response that is not the file on disk', { shown: { content: asShown(lines(40, 'other')) } }, {}],
-  ['another session', {}, { session: 'session-2' }],
   ['a subagent of the session (a context of its own)', {}, { agent: 'agent-1' }],
   ["the session, after its subagent's read", { agent: 'agent-1' }, {}],
   ['a re-read past the end', {}, { offset: 400 }],
@@ -149,6 +151,30 @@ for (const [label, first, again] of noBaseline) {
   });
 }
 
+test("another session's first read gets the file, with a line saying whether it changed since the last session read it", () => {
+  const repo = makeRepo({ [FILE]: TEXT });
+  const at = 1_800_000_000;
+  read(repo, { now: at });
+  const second = read(repo, { session: 'session-2', now: at + 3 * 3600 + 59 });
+  assert.equal(hso(second.pre)?.permissionDecision, undefined, show(second.pre));
+  const unchanged = `fettle: ${repo.path(FILE)} unchanged since session session-1 read it, 3 h ago.`;
+  assert.equal(hso(second.pre)?.additionalContext, unchanged);
+  repo.write(FILE, TEXT.replace('line 20\n', 'line twenty\n'));
+  const third = hso(read(repo, { session: 'session-3', now: at + 4 * 3600 }).pre)?.additionalContext;
+  const changed = `fettle: ${repo.path(FILE)} changed since session session-2 read it, 59 min ago: +1 -1. The diff against what it read:`;
+  assert.equal(third?.split('\n')[0], changed, third);
+  assert.match(third ?? '', /\n-line 20\n\+line twenty\n/);
+  assertSilent(call(repo, 'PreToolUse', { session: 'session-3', agent: 'a1' }), 'a subagent is of the same session');
+  assert.match(denied(call(repo, 'PreToolUse', { session: 'session-3' })), /unchanged since your read at /);
+});
+
+test("another session's read of a path the policy ignores is not told of the first's", () => {
+  const repo = makeRepo({ [FILE]: TEXT });
+  repo.write('.fettle/policy.json', JSON.stringify({ version: 1, rules: [{ path: FILE, action: 'ignore' }] }));
+  read(repo);
+  assertSilent(call(repo, 'PreToolUse', { session: 'session-2' }));
+});
+
 test('a path the policy ignores is left to the tool: no baseline, no answer', () => {
   const repo = makeRepo({ [FILE]: TEXT });
   repo.write('.fettle/policy.json', JSON.stringify({ version: 1, rules: [{ path: FILE, action: 'ignore' }] }));
@@ -156,10 +182,20 @@ test('a path the policy ignores is left to the tool: no baseline, no answer', ()
   assertSilent(call(repo, 'PreToolUse'));
 });
 
-test('before the client compacts the conversation, what the session read is forgotten: the next Read goes to the tool', () => {
-  const repo = makeRepo({ [FILE]: TEXT });
-  read(repo);
-  const compact = { hook_event_name: 'PreCompact', session_id: 'session-1', trigger: 'auto', cwd: repo.dir };
-  assertSilent(runHook(compact, { cwd: repo.dir, env: repo.env }));
-  assertSilent(call(repo, 'PreToolUse'));
-});
+// [the hook call after the session's read, whether its next re-read is still answered "unchanged"]
+const contextEvents: [Record<string, string>, boolean][] = [
+  [{ hook_event_name: 'PreCompact', trigger: 'auto' }, false],
+  [{ hook_event_name: 'SessionStart', source: 'compact' }, false],
+  [{ hook_event_name: 'SessionStart', source: 'clear' }, false],
+  [{ hook_event_name: 'SessionStart', source: 'resume' }, true],
+  [{ hook_event_name: 'SessionStart', source: 'startup' }, true],
+];
+for (const [event, kept] of contextEvents)
+  test(`${Object.values(event).join(' ')}: what the session read is ${kept ? 'kept' : 'forgotten, its next Read goes to the tool'}`, () => {
+    const repo = makeRepo({ [FILE]: TEXT });
+    read(repo);
+    assertSilent(runHook({ ...event, session_id: 'session-1', cwd: repo.dir }, { cwd: repo.dir, env: repo.env }));
+    const again = call(repo, 'PreToolUse');
+    if (kept) assert.match(denied(again), /unchanged since your read/);
+    else assertSilent(again);
+  });

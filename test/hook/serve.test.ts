@@ -4,10 +4,11 @@
 // Tier: slow, starts and stops resident servers (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { dataDirFrom } from '../../src/config';
 import { CLI, writePayload } from '../helpers/cli';
 import { lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
 import { callResident, setUpResident, type ClientRun, type ResidentSetup } from '../helpers/resident';
@@ -420,4 +421,34 @@ test('serve --status, --stop; an idle server exits, unless a live Claude Code se
   const stop = fettleCli(setup, ['serve', '--stop']);
   assert.match(stop.stdout, /Stopped fettle's resident server/);
   assert.equal(existsSync(join(setup.state, 'pid')), false);
+});
+
+test('resident SessionStart after /clear or a compaction forgets what the session read; a resumed session keeps it', () => {
+  const setup = setUpResident();
+  const dataDir = dataDirFrom(setup.env);
+  mkdirSync(join(dataDir, 'reads'), { recursive: true });
+  const meter = { reads: 1, saved: 0, plainBytes: 1, sentBytes: 1 };
+  // [source, whether the session's baselines are kept]
+  const cases: [string, boolean][] = [
+    ['resume', true],
+    ['startup', true],
+    ['clear', false],
+    ['compact', false],
+  ];
+  for (const [source, kept] of cases) {
+    const session = `session-${source}`;
+    writeFileSync(
+      join(dataDir, 'reads', `${session}.json`),
+      JSON.stringify({ v: 1, files: { '/a': { blob: 'b', at: 1 } }, meter }),
+    );
+    const start = spawnSync(process.execPath, [setup.cli, 'serve', '--session-start'], {
+      cwd: setup.home,
+      env: setup.env,
+      input: JSON.stringify({ session_id: session, cwd: setup.home, hook_event_name: 'SessionStart', source }),
+      encoding: 'utf8',
+    });
+    assert.equal(start.status, 0, start.stderr);
+    const files = JSON.parse(readFileSync(join(dataDir, 'reads', `${session}.json`), 'utf8')).files;
+    assert.equal(Object.keys(files).length, kept ? 1 : 0, source);
+  }
 });

@@ -51,7 +51,11 @@ test('re-reads: unchanged, a diff after an outside change, nothing stale after a
     /^\[fettle: sent in full, not as a diff: changed since your read at .*: 100 % of its lines changed .*\]\nLines 1-100/,
   );
   const other = await serve(repo);
-  assert.match(await read(other, { path: 'src.ts' }), /^Lines 1-100 of 100 /, 'a new session gets the file');
+  assert.match(
+    await read(other, { path: 'src.ts' }),
+    /^fettle: .*src\.ts unchanged since session \S+ read it, \d+ s ago\.\nLines 1-100 of 100 /,
+    'a new session gets the file, and whether it changed since the last session read it',
+  );
   const info = JSON.parse(runCli(['info', '--json'], { cwd: repo.dir, env: repo.env }).stdout) as {
     reads: { sessions: number; reads: number; answeredShort: number; plainBytes: number; sentBytes: number };
   };
@@ -97,4 +101,26 @@ test('a path the policy ignores is read as a plain read: no baseline, never "unc
   const c = await serve(repo);
   assert.match(await read(c, { path: 'gen.ts' }), /^Lines 1-20 of 20 /);
   assert.match(await read(c, { path: 'gen.ts' }), /^Lines 1-20 of 20 /, 'a re-read is the page again');
+});
+
+test("a new session's first read says what changed since another session read it; never with full, nor of an ignored path", async () => {
+  const repo = makeRepo({ 'src.ts': lines(100), 'gen.ts': lines(20) });
+  repo.write('.fettle/policy.json', JSON.stringify({ version: 1, rules: [{ path: 'gen.ts', action: 'ignore' }] }));
+  const first = await serve(repo);
+  await read(first, { path: 'src.ts', offset: 1, limit: 10 });
+  const second = await serve(repo);
+  assert.match(await read(second, { path: 'src.ts' }), /^Lines 1-100 /, 'a page is not a read of the file');
+  writeFileSync(join(repo.dir, 'src.ts'), lines(100).replace('line 50\n', 'line fifty\n'));
+  await read(first, { path: 'gen.ts' });
+  const third = await serve(repo);
+  assert.match(await read(third, { path: 'src.ts', full: true }), /^Lines 1-100 /, 'full: the page alone');
+  writeFileSync(
+    join(repo.dir, 'src.ts'),
+    lines(100).replace('line 50\n', 'line fifty\n').replace('line 60\n', 'sixty\n'),
+  );
+  const fourth = await serve(repo);
+  const note = await read(fourth, { path: 'src.ts' });
+  assert.match(note, /^fettle: .*src\.ts changed since session \S+ read it, \d+ s ago: \+1 -1\. The diff against/);
+  assert.match(note, /\n-line 60\n\+sixty\n(.*\n){3}Lines 1-100 of 100 /, 'against what the full read gave');
+  assert.match(await read(fourth, { path: 'gen.ts' }), /^Lines 1-20 /, 'an ignored path has no note');
 });

@@ -132,7 +132,29 @@ const session = async (repo, names, older, newer, full) => {
     await read(n, 'written');
   }
   c.close();
+  await nextSession(repo, names, held, full, tally);
   return tally;
+};
+
+/**
+ * A new session's first reads of the same files: the page, and with fettle the line (and diff) saying what changed
+ * since the last session read it. A note of "unchanged" is right only when the file holds what that session held.
+ */
+const nextSession = async (repo, names, held, full, tally) => {
+  const c = mcp(repo);
+  await c.init();
+  tally.next = 0;
+  tally.notes = 0;
+  for (const n of names) {
+    const r = await c.call('fettle_read', { path: n, ...(full ? { full: true } : {}) });
+    tally.next += Buffer.byteLength(r.text);
+    const disk = readFileSync(join(repo, n), 'utf8');
+    if (!r.text.startsWith('fettle: ')) continue;
+    tally.notes++;
+    const unchanged = / unchanged since session \S+ read it, /.test(r.text.split('\n')[0]);
+    if (unchanged && held.get(n) !== disk) tally.wrong++;
+  }
+  c.close();
 };
 
 export const measureReads = async () => {
@@ -183,6 +205,12 @@ export const measureReads = async () => {
     target: { op: '<=', value: 0.4 },
     met: opts.quick ? null : saving >= 0.6 && withFettle.wrong === 0 && without.wrong === 0,
     note: `${Math.round(saving * 100)} % fewer bytes on re-reads (about ${Math.round((without.reread - withFettle.reread) / 4)} tokens, an estimate: bytes / 4); first reads ${withFettle.first} vs ${without.first} bytes; wrong answers ${withFettle.wrong} and ${without.wrong}`,
+  });
+  info.push({
+    id: 'reads-next-session',
+    name: `case reads: a new session's first reads: ${withFettle.next} bytes vs ${without.next} (${withFettle.notes} with a line on what changed since the last session read them)`,
+    median: withFettle.next,
+    unit: 'bytes',
   });
   for (const [k, what] of [
     ['unchanged', 'unchanged files'],
