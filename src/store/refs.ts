@@ -2,6 +2,7 @@
 // value last read. A lost race is an E_CONFLICT for the caller to retry or report, never a silent overwrite.
 import { FettleError } from '../errors';
 import { GitError } from './git';
+import { refTipsFromFiles } from './ref-files';
 import type { Store } from './store';
 
 export const REF_PREFIX = 'refs/fettle/';
@@ -130,8 +131,18 @@ export const refTipsArgs = (prefixes: readonly string[]): string[] => [
   ...prefixes,
 ];
 
-/** Every ref under the prefixes with the object it names, and nothing read from the objects: refs alone. */
-export const listRefTips = async (store: Store, prefixes: string[]): Promise<{ ref: string; oid: string }[]> => {
+/**
+ * Every ref under the prefixes with the object it names, and nothing read from the objects: refs alone. From the
+ * ref files when the store allows it (Store.refsFromFiles) and they are plain, else from git (or with `git`).
+ */
+export const listRefTips = async (
+  store: Store,
+  prefixes: string[],
+  o: { git?: boolean } = {},
+): Promise<{ ref: string; oid: string }[]> => {
+  const files =
+    store.refsFromFiles && !o.git ? refTipsFromFiles(store.commonDir, prefixes, store.zeroOid.length) : null;
+  if (files) return files;
   const { stdout } = await store.git.run({ args: refTipsArgs(prefixes) });
   const tips: { ref: string; oid: string }[] = [];
   // A ref name holds no space or newline (git check-ref-format).

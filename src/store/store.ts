@@ -25,6 +25,8 @@ export interface Store {
   ready?: Promise<void> | undefined;
   /** whether the store carries a stamp of its format (store-format.ts), as found when it was opened */
   stamped?: boolean | undefined;
+  /** fettle's refs are read from their files (ref-files.ts): the repository was found plain from its files */
+  refsFromFiles?: boolean | undefined;
 }
 
 export interface Target {
