@@ -141,7 +141,7 @@ const cachedTips = async (store: Store, prefixes: string[]) => {
   try {
     return await readTips(store, await listRefTips(store, prefixes));
   } catch (error) {
-    if (!store.refsFromFiles || !(error instanceof GitError)) throw error;
+    if (!store.refTips || !(error instanceof GitError)) throw error;
     return readTips(store, await listRefTips(store, prefixes, { git: true }));
   }
 };

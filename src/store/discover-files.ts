@@ -11,7 +11,8 @@ import { isInsideDotGit } from '../core/dot-git';
 import type { PackedRefs } from '../core/packed-refs';
 import { plainRepoFormat } from '../core/repo-format';
 import { createGit } from './git';
-import { packedRefsIn } from './ref-files';
+import { packedRefsIn, refTipsFromFiles } from './ref-files';
+import { readStamp } from './store-format';
 import type { Store } from './store';
 
 export interface FoundRepo {
@@ -133,10 +134,16 @@ export const repoFromFiles = (dir: string, env: Env): FoundRepo | null => {
   }
 };
 
-/** The store of the repository around `dir` as found from its files, its refs read from theirs; null: ask git. */
+/**
+ * The store of the repository around `dir` as found from its files, its refs read from theirs, checked as
+ * openStoreAt checks one (a store a newer fettle stamped is refused); null: ask git (locate.ts).
+ */
 export const storeFromFiles = (dir: string, env: Env): Store | null => {
   const found = repoFromFiles(dir, env);
   if (!found) return null;
   const zeroOid = '0'.repeat(found.objectFormat === 'sha256' ? 64 : 40);
-  return { kind: 'repo', git: createGit(found.workTree, env), ...found, zeroOid, refsFromFiles: true };
+  const refTips = (prefixes: readonly string[]) => refTipsFromFiles(found.commonDir, prefixes, zeroOid.length);
+  const store: Store = { kind: 'repo', git: createGit(found.workTree, env), ...found, zeroOid, refTips };
+  store.stamped = readStamp(store);
+  return store;
 };

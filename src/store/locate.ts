@@ -10,7 +10,6 @@ import type { Env } from '../config';
 import { isInsideDotGit } from '../core/dot-git';
 import { pseudoFilesystemOf } from '../io/pseudo-fs';
 import { FettleError } from '../errors';
-import { storeFromFiles } from './discover-files';
 import { createGit, createWarmPool, GitError } from './git';
 import { makeOwnDir } from '../io/fettle-dir';
 import type { StoreCache } from './store-cache';
@@ -66,11 +65,6 @@ export interface OpenOptions {
   file?: string | undefined;
   /** a resident store may come back while HEAD is read: see Store.ready */
   early?: boolean | undefined;
-  /**
-   * Find the repository from its files when they are plain, without git (discover-files.ts), and read fettle's
-   * refs from theirs; `warm` is started only when git is asked after all.
-   */
-  fromFiles?: boolean | undefined;
 }
 
 export const locateTarget = async (
@@ -116,8 +110,7 @@ export const openStoreAt = async (
     known.stamped = readStamp(known); // read again each call: a newer fettle may have stamped it since
     return known;
   }
-  const found: (Store & { remember?: string }) | null = options.fromFiles ? storeFromFiles(dir, env) : null;
-  const { remember: cwd, ...store } = found ?? (await discover(dir, env, dataDir, options));
+  const { remember: cwd, ...store } = await discover(dir, env, dataDir, options);
   // Only the two usual outcomes are remembered: a work tree's repository, and the private store for a
   // directory in none. The rarer ones (a bare repository's directory, core.worktree elsewhere) ask git each time.
   if (resident && cwd) {

@@ -2,7 +2,6 @@
 // value last read. A lost race is an E_CONFLICT for the caller to retry or report, never a silent overwrite.
 import { FettleError } from '../errors';
 import { GitError } from './git';
-import { refTipsFromFiles } from './ref-files';
 import type { Store } from './store';
 
 export const REF_PREFIX = 'refs/fettle/';
@@ -133,15 +132,14 @@ export const refTipsArgs = (prefixes: readonly string[]): string[] => [
 
 /**
  * Every ref under the prefixes with the object it names, and nothing read from the objects: refs alone. From the
- * ref files when the store allows it (Store.refsFromFiles) and they are plain, else from git (or with `git`).
+ * ref files when the store reads them (Store.refTips) and they are plain, else from git (or with `git`).
  */
 export const listRefTips = async (
   store: Store,
   prefixes: string[],
   o: { git?: boolean } = {},
 ): Promise<{ ref: string; oid: string }[]> => {
-  const files =
-    store.refsFromFiles && !o.git ? refTipsFromFiles(store.commonDir, prefixes, store.zeroOid.length) : null;
+  const files = o.git ? null : store.refTips?.(prefixes);
   if (files) return files;
   const { stdout } = await store.git.run({ args: refTipsArgs(prefixes) });
   const tips: { ref: string; oid: string }[] = [];

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
-import { repoFromFiles } from '../../src/store/discover-files';
+import { repoFromFiles, storeFromFiles } from '../../src/store/discover-files';
 import { openStoreAt } from '../../src/store/locate';
 import { makeRepo, tempDir, type Repo } from '../helpers/repo';
 
@@ -92,14 +92,16 @@ for (const [name, make] of unusual)
 
 test('a store opened from the files is the store git locates, and reads its refs from their files', async () => {
   const repo = makeRepo({ 'a.txt': 'a\n' });
+  repo.git('update-ref', 'refs/fettle/aaaa0001', 'HEAD');
   repo.git('worktree', 'add', '-q', '-b', 'side', repo.path('../wt'));
   for (const dir of [repo.dir, repo.path('../wt')]) {
-    const data = join(repo.home, 'data');
-    const { git: _g, ...byFiles } = await openStoreAt(dir, repo.env, data, { fromFiles: true });
-    const { git: _h, ...byGit } = await openStoreAt(dir, repo.env, data);
-    assert.deepEqual(byFiles, { ...byGit, refsFromFiles: true });
+    const { git: _g, refTips, ...byFiles } = storeFromFiles(dir, repo.env) ?? assert.fail(dir);
+    const { git: _h, ...byGit } = await openStoreAt(dir, repo.env, join(repo.home, 'data'));
+    assert.deepEqual(byFiles, byGit);
+    assert.deepEqual(refTips?.(['refs/fettle/']), [
+      { ref: 'refs/fettle/aaaa0001', oid: repo.git('rev-parse', 'HEAD') },
+    ]);
   }
   repo.git('config', 'extensions.worktreeConfig', 'true');
-  const asked = await openStoreAt(repo.path('../wt'), repo.env, join(repo.home, 'data'), { fromFiles: true });
-  assert.equal(asked.refsFromFiles, undefined, 'git located it');
+  assert.equal(storeFromFiles(repo.path('../wt'), repo.env), null, 'git locates it');
 });

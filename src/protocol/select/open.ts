@@ -1,6 +1,7 @@
 // The store a command works on and its changes: the repository the command runs in (or the private store outside
 // any repository), with a crash-interrupted operation recovered first, and open records settled from the disk.
 import { toFettleError } from '../../errors';
+import { storeFromFiles } from '../../store/discover-files';
 import { locateTarget, openStoreAt } from '../../store/locate';
 import type { Store, Target } from '../../store/store';
 import { LISTING_ARGS, listChanges, type Change } from '../changes';
@@ -22,10 +23,11 @@ export interface Selection {
  * the repository, and a recovery that ran meanwhile makes it stale, so it is dropped.
  */
 export const openStore = async (ctx: Context, o: { recover?: boolean; lists?: boolean } = {}): Promise<Store> => {
+  const found = o.lists ? storeFromFiles(ctx.cwd, ctx.env) : null;
   const warm = o.lists ? [LISTING_ARGS] : [];
-  const store = await openStoreAt(ctx.cwd, ctx.env, ctx.config.dataDir, { warm, fromFiles: o.lists });
+  const store = found ?? (await openStoreAt(ctx.cwd, ctx.env, ctx.config.dataDir, { warm }));
   const recovered = o.recover !== false && (await recoverQuietly(ctx, store));
-  if (recovered && o.lists && !store.refsFromFiles) await store.git.run({ args: LISTING_ARGS }).catch(() => undefined);
+  if (recovered && !found && o.lists) await store.git.run({ args: LISTING_ARGS }).catch(() => undefined);
   return store;
 };
 
