@@ -12,6 +12,7 @@ import {
   type RefRecord,
   refTipsArgs,
 } from '../store/refs';
+import { GitError } from '../store/git';
 import { readTips } from './tip-cache';
 import { isId } from './ids';
 import { minutesText } from '../core/time';
@@ -133,6 +134,19 @@ const parsed = (r: RefRecord) => ({ ...r, fields: parseRecord(r.message) });
 export const LISTING_ARGS = refTipsArgs([REF_PREFIX, DISCARDED_PREFIX]);
 
 /**
+ * The tips from the cache. Refs read from their files include one whose commit is missing, which git's listing
+ * leaves out (with a warning): then git lists them.
+ */
+const cachedTips = async (store: Store, prefixes: string[]) => {
+  try {
+    return await readTips(store, await listRefTips(store, prefixes));
+  } catch (error) {
+    if (!store.refTips || !(error instanceof GitError)) throw error;
+    return readTips(store, await listRefTips(store, prefixes, { git: true }));
+  }
+};
+
+/**
  * Every change, newest first, with `revertedBy` derived. One for-each-ref of the refs alone, their commits read
  * from the tip cache (tip-cache.ts): cost grows with fettle's refs only, and with the commits new since.
  */
@@ -142,10 +156,7 @@ export const listChanges = async (ctx: Context, store: Store, via: 'cache' | 'gi
   const prefixes = [REF_PREFIX, DISCARDED_PREFIX];
   // `git`: one for-each-ref that prints each tip's message, for a hook's retention: one process, where the cache
   // would add a cat-file for the records new since it was written, and its read.
-  const tips =
-    via === 'cache'
-      ? await readTips(store, await listRefTips(store, prefixes))
-      : (await listRefs(store, prefixes)).map(parsed);
+  const tips = via === 'cache' ? await cachedTips(store, prefixes) : (await listRefs(store, prefixes)).map(parsed);
   return markReverted(
     tips
       .map((r) => toChange(r, ttlSeconds, now))

@@ -130,8 +130,17 @@ export const refTipsArgs = (prefixes: readonly string[]): string[] => [
   ...prefixes,
 ];
 
-/** Every ref under the prefixes with the object it names, and nothing read from the objects: refs alone. */
-export const listRefTips = async (store: Store, prefixes: string[]): Promise<{ ref: string; oid: string }[]> => {
+/**
+ * Every ref under the prefixes with the object it names, and nothing read from the objects: refs alone. From the
+ * ref files when the store reads them (Store.refTips) and they are plain, else from git (or with `git`).
+ */
+export const listRefTips = async (
+  store: Store,
+  prefixes: string[],
+  o: { git?: boolean } = {},
+): Promise<{ ref: string; oid: string }[]> => {
+  const files = o.git ? null : store.refTips?.(prefixes);
+  if (files) return files;
   const { stdout } = await store.git.run({ args: refTipsArgs(prefixes) });
   const tips: { ref: string; oid: string }[] = [];
   // A ref name holds no space or newline (git check-ref-format).

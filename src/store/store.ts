@@ -25,6 +25,11 @@ export interface Store {
   ready?: Promise<void> | undefined;
   /** whether the store carries a stamp of its format (store-format.ts), as found when it was opened */
   stamped?: boolean | undefined;
+  /**
+   * Set when the repository was found plain from its files (discover-files.ts): fettle's refs under the prefixes
+   * read from theirs (ref-files.ts), or null when git is to list them
+   */
+  refTips?: ((prefixes: readonly string[]) => { ref: string; oid: string }[] | null) | undefined;
 }
 
 export interface Target {

@@ -1,7 +1,7 @@
 // `fettle status` and `fettle log` as a person runs them all day: their own bundle, and the tips of fettle's refs
 // kept by commit id (protocol/tip-cache.ts), so a listing asks git for the refs' names and ids only.
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
 import { loggingGit, subcommand } from '../helpers/git-log';
@@ -22,7 +22,7 @@ const gitLogged = (repo: Repo): { env: Record<string, string>; calls: () => stri
 
 const tipsFile = (repo: Repo) => join(repo.dir, '.git', 'fettle', 'tips.json');
 
-test('a second status or log asks git for the refs alone: the commits behind them are kept by id', () => {
+test('a second status or log starts no git: the repository and the refs are read from their files, the commits kept by id', () => {
   const repo = makeRepo({ 'a.txt': lines(30), 'b.txt': lines(30) });
   directWrite(repo, 'b.txt', lines(30).replace('line 4\n', 'edit 4\n'));
   stageWrite(repo, 'a.txt', lines(30, 'rewritten'));
@@ -37,13 +37,46 @@ test('a second status or log asks git for the refs alone: the commits behind the
     git.clear();
     const again = ok(fettle(repo, [command], { env: git.env })).stdout;
     if (command === 'status') assert.equal(again, first);
-    assert.deepEqual(
-      git.calls().map((c) => c.split(' ')[0]),
-      ['rev-parse', 'for-each-ref'],
-      git.calls().join('\n'),
-    );
-    assert.ok(git.calls()[1]?.startsWith('for-each-ref --format=%(objectname) %(refname) '), git.calls()[1]);
+    assert.deepEqual(git.calls(), [], command);
   }
+  // git is asked where the files are not plain: a repository it must locate, refs it must list
+  repo.git('config', 'extensions.worktreeConfig', 'true');
+  git.clear();
+  assert.equal(ok(fettle(repo, ['status'], { env: git.env })).stdout, first);
+  assert.deepEqual(
+    git.calls().map((c) => c.split(' ')[0]),
+    ['rev-parse', 'for-each-ref'],
+  );
+  repo.git('config', '--unset', 'extensions.worktreeConfig');
+  writeFileSync(join(repo.dir, '.git', 'refs', 'fettle', 'half'), '0123');
+  git.clear();
+  assert.equal(ok(fettle(repo, ['status'], { env: git.env })).stdout, first);
+  assert.deepEqual(git.calls(), [`for-each-ref --format=%(objectname) %(refname) refs/fettle/ refs/fettle-discarded/`]);
+});
+
+test('status lists the same changes from a linked worktree and from a work tree whose .git is a gitfile', () => {
+  const repo = makeRepo({ 'a.txt': lines(30) });
+  stageWrite(repo, 'a.txt', lines(30, 'rewritten'));
+  const expected = statusJson(repo).pending.map((c) => c.id);
+  repo.git('worktree', 'add', '-q', '-b', 'side', join(repo.dir, '..', 'wt'));
+  const git = gitLogged(repo);
+  const inWorktree = JSON.parse(
+    ok(fettle(repo, ['status', '--json'], { cwd: join(repo.dir, '..', 'wt'), env: git.env })).stdout,
+  );
+  assert.deepEqual(
+    inWorktree.pending.map((c: { id: string }) => c.id),
+    expected,
+  );
+  assert.deepEqual(git.calls(), []);
+  const moved = join(repo.dir, '..', 'repo.git');
+  renameSync(join(repo.dir, '.git'), moved);
+  writeFileSync(join(repo.dir, '.git'), `gitdir: ${moved}\n`);
+  git.clear();
+  assert.deepEqual(
+    statusJson(repo, { env: git.env }).pending.map((c) => c.id),
+    expected,
+  );
+  assert.deepEqual(git.calls(), []);
 });
 
 test('the kept tips follow the refs: a moved ref is read again, a damaged file is ignored, gone ids are dropped', () => {

@@ -1,6 +1,7 @@
 // The store a command works on and its changes: the repository the command runs in (or the private store outside
 // any repository), with a crash-interrupted operation recovered first, and open records settled from the disk.
 import { toFettleError } from '../../errors';
+import { storeFromFiles } from '../../store/discover-files';
 import { locateTarget, openStoreAt } from '../../store/locate';
 import type { Store, Target } from '../../store/store';
 import { LISTING_ARGS, listChanges, type Change } from '../changes';
@@ -17,14 +18,16 @@ export interface Selection {
 /**
  * The store of the repository the command runs in (or the private store outside any repository). An operation a
  * crash interrupted there is recovered first (recover.ts), unless the caller reports it itself (`fettle doctor`).
- * `lists`: the caller lists the changes next (status, log), so the listing's git process starts with the one
- * that finds the repository; a recovery that ran meanwhile makes it stale, and it is dropped.
+ * `lists`: the caller lists the changes next (status, log): the repository is found, and fettle's refs read, from
+ * their files when those are plain (no git process); else the listing's git process starts with the one that finds
+ * the repository, and a recovery that ran meanwhile makes it stale, so it is dropped.
  */
 export const openStore = async (ctx: Context, o: { recover?: boolean; lists?: boolean } = {}): Promise<Store> => {
+  const found = o.lists ? storeFromFiles(ctx.cwd, ctx.env) : null;
   const warm = o.lists ? [LISTING_ARGS] : [];
-  const store = await openStoreAt(ctx.cwd, ctx.env, ctx.config.dataDir, { warm });
+  const store = found ?? (await openStoreAt(ctx.cwd, ctx.env, ctx.config.dataDir, { warm }));
   const recovered = o.recover !== false && (await recoverQuietly(ctx, store));
-  if (recovered && o.lists) await store.git.run({ args: LISTING_ARGS }).catch(() => undefined);
+  if (recovered && !found && o.lists) await store.git.run({ args: LISTING_ARGS }).catch(() => undefined);
   return store;
 };
 
