@@ -1,7 +1,7 @@
 // What `fettle git-hook` costs each commit in git processes. Inside the person's `git commit`, post-commit starts
-// none: it marks the commit and leaves its note to a detached process (src/commit-later.ts), which finds the
-// repository, lists fettle's refs, reads every object through one `cat-file`, and writes the note: no process per
-// read, none to ask what the commit changed (the trees say it).
+// none: it marks the commit and leaves its note to a detached process (src/commit-later.ts), which reads the
+// repository and fettle's refs from their files, every object through one `cat-file`, and writes the note: no
+// process per read, none to ask what the commit changed (the trees say it).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -37,7 +37,7 @@ const countingGit = (repo: Repo): { env: Record<string, string>; taken: () => st
   return { env: { ...repo.env, PATH: `${bin}:${repo.env.PATH}` }, taken };
 };
 
-test('post-commit after an agent Write: the commit waits for no git process; the detached half takes four, and writes the note', () => {
+test('post-commit after an agent Write: the commit waits for no git process; the detached half takes two, and writes the note', () => {
   const repo = makeRepo({ 'src/app.ts': lines(3), 'other.txt': 'o\n' });
   const file = repo.path('src/app.ts');
   const write = agentWrite({ file, content: `${lines(3)}agent line\n`, cwd: repo.dir }, repo.env, writeFileSync);
@@ -51,12 +51,8 @@ test('post-commit after an agent Write: the commit waits for no git process; the
   // the mark is there until the note is: one or the other, never neither
   assert.ok(marked.includes(head) || repo.git('notes', '--ref=fettle', 'list').includes(head), String(marked));
   notesSettled(repo);
-  assert.deepEqual(taken(), [
-    'cat-file --batch-command',
-    'for-each-ref --format=%(objectname)',
-    'notes --ref=refs/notes/fettle',
-    'rev-parse --is-inside-git-dir',
-  ]);
+  // the repository and fettle's refs are read from their files (store/discover-files.ts, store/ref-files.ts)
+  assert.deepEqual(taken(), ['cat-file --batch-command', 'notes --ref=refs/notes/fettle']);
   const note = repo.git('notes', '--ref=fettle', 'show', 'HEAD');
   assert.match(note, /^fettle-attribution v1\nfile src\/app\.ts\n4 claude session=session-1 tool=Write change=\w+$/);
 });
