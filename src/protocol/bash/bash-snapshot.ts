@@ -74,6 +74,17 @@ export const readIntoStore = (
 export const tooLarge = (stat: FileStat, maxBytes: number): boolean =>
   Number(stat.size) > Math.min(maxBytes, MAX_RECORDABLE_BYTES);
 
+/** Freshens what the cache names, each pack once however many of its blobs the cache names (see freshenLoose). */
+const freshener = (store: Store): ((c: Cached) => Promise<boolean>) => {
+  const freshened = new Map<string, Promise<boolean>>();
+  return (c) => {
+    const key = c.pack ?? c.oid;
+    let done = freshened.get(key);
+    if (!done) freshened.set(key, (done = freshenLoose(store, c.oid, c.pack)));
+    return done;
+  };
+};
+
 /**
  * The snapshot's entries for the paths `git status` listed, and the stat cache for the next one. `startNs`: the
  * filesystem's clock when the snapshot began (files changed within the slack of it are racy).
@@ -87,6 +98,7 @@ export const snapshotEntries = async (
   const entries: PreEntry[] = [];
   const toRead: ToRead = [];
   let budget = READ_BUDGET_BYTES;
+  const fresh = freshener(store);
   for (const p of [...paths].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
     const disk = await diskAt(join(root, ...p.path.split('/')));
     if (disk.kind === 'absent') {
@@ -101,7 +113,7 @@ export const snapshotEntries = async (
     if (disk.kind === 'other') entries.push(entry({ kind: 'unkept', why: 'not-a-file' }));
     else if (p.matchesIndex && index && (index.mode === '100644' || index.mode === '100755'))
       entries.push(entry({ kind: 'blob', leaf: index }));
-    else if (cached && sameStat(cached.stat, stat) && (await freshenLoose(store, cached.oid, cached.pack)))
+    else if (cached && sameStat(cached.stat, stat) && (await fresh(cached)))
       entries.push(entry({ kind: 'blob', leaf: { mode: gitModeOf(stat.mode), oid: cached.oid } }));
     else if (tooLarge(stat, o.maxBytes)) entries.push(entry({ kind: 'unkept', why: 'too-large' }));
     else if (toRead.length >= o.maxFiles || Number(stat.size) > budget)

@@ -14,7 +14,7 @@ import { findChanges } from './bash-diff';
 import { ruleBashChanges } from './bash-policy';
 import { snapshotEntries } from './bash-snapshot';
 import { readStatCache, writeStatCache } from './bash-cache';
-import { endFlight, startFlight, type Flight } from './bash-flight';
+import { dropFlight, endFlight, startFlight, type Flight } from './bash-flight';
 import { claimSnapshot, dropSnapshot, saveSnapshot, snapshotPath, takeSnapshot, type Snapshot } from './bash-state';
 import { housekeep } from '../retention/housekeeping';
 import { currentTurn } from '../turns';
@@ -45,16 +45,24 @@ export const beforeBash = async (ctx: Context, call: BashCall): Promise<Before> 
   if (!call.toolUse) return { kind: 'skipped', why: 'no-id' };
   // The files alone say whether there is a repository here: no git process outside one.
   if ((await commonDirNear(call.cwd)) === null) return { kind: 'skipped', why: 'outside' };
-  const store = await openStoreAt(call.cwd, ctx.env, ctx.config.dataDir);
+  // The resident server knows the repository from an earlier call (no git process); HEAD is not waited for.
+  const store = await openStoreAt(call.cwd, ctx.env, ctx.config.dataDir, { resident: ctx.resident, early: true });
   if (store.kind !== 'repo') return { kind: 'skipped', why: 'outside' };
   const path = snapshotPath(ctx.config.dataDir, call.session, call.toolUse);
   const startNs = await claimSnapshot(path);
   if (startNs === null) return { kind: 'skipped', why: 'retried' };
+  // The status starts once the claim has fixed startNs (what changes after it is racy), and runs while the
+  // small files are read and written.
+  const listing = workStatus(store.workTree, ctx.env);
+  listing.catch(() => undefined); // awaited below; a failure of the steps before it must not go unhandled
   try {
     const flight: Flight = { session: call.session, toolUse: call.toolUse, start: msOf(startNs) };
-    await startFlight(store.commonDir, flight);
-    const status = await workStatus(store.workTree, ctx.env);
-    const cache = await readStatCache(store.commonDir, store.workTree);
+    const [, cache, turn] = await Promise.all([
+      startFlight(store.commonDir, flight),
+      readStatCache(store.commonDir, store.workTree),
+      currentTurn(ctx.config.dataDir, call.session),
+    ]);
+    const status = await listing;
     const limits = { maxBytes: ctx.config.bashMaxFileBytes, maxFiles: ctx.config.bashMaxFiles };
     const kept = await snapshotEntries(store, [...status.paths.values()], { ...limits, startNs, cache });
     await failpoint('bash.snapshot-read');
@@ -65,7 +73,7 @@ export const beforeBash = async (ctx: Context, call: BashCall): Promise<Before> 
       ...(call.agent === undefined ? {} : { agent: call.agent }),
       ...(call.tool === undefined ? {} : { tool: call.tool }),
       command: call.command,
-      turn: await currentTurn(ctx.config.dataDir, call.session),
+      turn,
       workTree: store.workTree,
       commonDir: store.commonDir,
       head: status.head,
@@ -75,7 +83,7 @@ export const beforeBash = async (ctx: Context, call: BashCall): Promise<Before> 
       kept: status.kept,
     };
     await saveSnapshot(path, snapshot);
-    await writeStatCache(store.commonDir, store.workTree, kept.cache);
+    await writeStatCache(store.commonDir, store.workTree, kept.cache, cache);
     return { kind: 'kept', paths: kept.entries.length };
   } catch (error) {
     await dropSnapshot(path);
@@ -105,11 +113,16 @@ export const settleSnapshot = async (
   o: { extra?: string[]; exclude?: (path: string) => boolean } = {},
 ): Promise<After> => {
   if ((await commonDirNear(snapshot.workTree)) === null) return { kind: 'none' }; // the repository went
-  const store = await openStoreAt(snapshot.workTree, ctx.env, ctx.config.dataDir);
+  const store = await openStoreAt(snapshot.workTree, ctx.env, ctx.config.dataDir, { resident: ctx.resident });
   if (store.kind !== 'repo' || store.workTree !== snapshot.workTree) return { kind: 'none' };
   const flight: Flight = { session: snapshot.session, toolUse: snapshot.toolUse, start: snapshot.startedAt };
   const found = await findChanges(ctx, store, snapshot);
   await failpoint('bash.changes-found');
+  if (found.changes.length === 0) {
+    // Nothing another call records can be this one's: every path it could have changed ended as it began.
+    await dropFlight(store.commonDir, flight);
+    return { kind: 'none' };
+  }
   const overlapping = await endFlight(store.commonDir, flight);
   const changed = o.exclude ? found.changes.filter((c) => !o.exclude?.(c.path)) : found.changes;
   if (changed.length === 0) return { kind: 'none' };
