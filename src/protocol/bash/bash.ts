@@ -5,7 +5,9 @@
 // run cancels it at exit) is settled at the end of the turn from the disk (bash-settle.ts). Only the
 // repository holding the command's directory is looked at; files elsewhere are out of reach.
 import { failpoint } from '../../io/failpoint';
-import { openStoreAt, commonDirNear } from '../../store/locate';
+import { realpath } from 'node:fs/promises';
+import type { StatusPaths } from '../../core/porcelain';
+import { openStoreAt, commonDirNear, repoNear } from '../../store/locate';
 import type { Store } from '../../store/store';
 import { workStatus } from '../../store/status';
 import type { Context } from '../context';
@@ -110,13 +112,13 @@ const OVERLAP_NOTE = (others: Flight[]): string =>
 export const settleSnapshot = async (
   ctx: Context,
   snapshot: Snapshot,
-  o: { extra?: string[]; exclude?: (path: string) => boolean } = {},
+  o: { extra?: string[]; exclude?: (path: string) => boolean; listing?: Promise<StatusPaths> | undefined } = {},
 ): Promise<After> => {
   if ((await commonDirNear(snapshot.workTree)) === null) return { kind: 'none' }; // the repository went
   const store = await openStoreAt(snapshot.workTree, ctx.env, ctx.config.dataDir, { resident: ctx.resident });
   if (store.kind !== 'repo' || store.workTree !== snapshot.workTree) return { kind: 'none' };
   const flight: Flight = { session: snapshot.session, toolUse: snapshot.toolUse, start: snapshot.startedAt };
-  const found = await findChanges(ctx, store, snapshot);
+  const found = await findChanges(ctx, store, snapshot, o.listing);
   await failpoint('bash.changes-found');
   if (found.changes.length === 0) {
     // Nothing another call records can be this one's: every path it could have changed ended as it began.
@@ -148,18 +150,38 @@ export const settleSnapshot = async (
 };
 
 /**
+ * The status of the repository holding `dir`, started at once: the command has ended, and the snapshot is
+ * almost always of that repository, so the status runs while the snapshot is taken and the store opened.
+ */
+const statusNear = async (
+  ctx: Context,
+  dir: string,
+): Promise<{ workTree: string; status: Promise<StatusPaths> } | null> => {
+  const repo = await repoNear(dir);
+  if (!repo) return null;
+  const workTree = await realpath(repo.workTree);
+  const status = workStatus(workTree, ctx.env);
+  status.catch(() => undefined); // awaited by the comparison, when the snapshot is of this work tree
+  return { workTree, status };
+};
+
+/**
  * After the command (PostToolUse, or PostToolUseFailure with its error): what it changed, recorded; nothing when
  * no snapshot was kept for the call (a read-only command, outside a repository) or another process has it.
  */
 export const afterBash = async (ctx: Context, call: BashCall, failed?: { error?: string }): Promise<After> => {
   if (!call.toolUse) return { kind: 'none' };
+  const near = statusNear(ctx, call.cwd);
+  near.catch(() => undefined); // awaited below unless there is no snapshot to compare with
   const claimed = await takeSnapshot(snapshotPath(ctx.config.dataDir, call.session, call.toolUse));
   if (!claimed) return { kind: 'none' };
   try {
     const extra = failed
       ? [`The command failed${failed.error ? `: ${failed.error.split('\n')[0]?.slice(0, 300)}` : ''}.`]
       : [];
-    const after = await settleSnapshot(ctx, claimed.value, { extra });
+    const guess = await near.catch(() => null);
+    const listing = guess?.workTree === claimed.value.workTree ? guess.status : undefined;
+    const after = await settleSnapshot(ctx, claimed.value, { extra, listing });
     await claimed.release();
     return after;
   } catch (error) {
