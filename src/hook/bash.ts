@@ -102,17 +102,26 @@ const ruledCommand = async (call: BashCall, edge: HookEdge): Promise<HookOutcome
 
 /** One event of any agent's shell tool (see the file comment). */
 export const runShell = async (e: ShellEvent, edge: HookEdge, say: SayAfter): Promise<HookOutcome> => {
-  const before = e.phase === 'before';
-  if (before) {
+  if (e.phase === 'before') {
     const ruled = await ruledCommand(e.call, edge).catch(() => null);
-    if (ruled) return ruled;
-  } else
-    await noteCall(
+    return ruled ?? shellEvent(e, edge, say);
+  }
+  // The session's log of calls is appended beside the comparison (noteCall never fails the call).
+  const [, outcome] = await Promise.all([
+    noteCall(
       e.call.cwd,
       e.call.session,
       { tool: e.call.tool ?? 'Bash', command: e.call.command },
       clockFrom(edge.env)().getTime(),
-    );
+    ),
+    shellEvent(e, edge, say),
+  ]);
+  return outcome;
+};
+
+/** The snapshot before the command, or what it changed after it. */
+const shellEvent = async (e: ShellEvent, edge: HookEdge, say: SayAfter): Promise<HookOutcome> => {
+  const before = e.phase === 'before';
   let ctx: Context;
   try {
     if (bashFrom(edge.env) === 'off') return pass();

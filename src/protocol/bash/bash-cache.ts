@@ -29,10 +29,20 @@ export const readStatCache = async (commonDir: string, workTree: string): Promis
   }
 };
 
-/** Replaces the cache (a temp file renamed over it: concurrent writers each leave a whole, correct one). */
-export const writeStatCache = async (commonDir: string, workTree: string, cache: Map<string, Cached>) => {
+/**
+ * Replaces the cache (a temp file renamed over it: concurrent writers each leave a whole, correct one); not when
+ * it holds what `read` (the cache as read before) did, as it does after a command that changed nothing.
+ */
+export const writeStatCache = async (
+  commonDir: string,
+  workTree: string,
+  cache: Map<string, Cached>,
+  read?: Map<string, Cached>,
+) => {
+  const text = JSON.stringify(Object.fromEntries(cache));
+  if (read && text === JSON.stringify(Object.fromEntries(read))) return;
   const path = cachePath(commonDir, workTree);
   await makeOwnDir(join(path, '..'));
   // a cache: losing it costs reading the files again
-  await swapFile(path, JSON.stringify(Object.fromEntries(cache))).catch(() => undefined);
+  await swapFile(path, text).catch(() => undefined);
 };

@@ -12,7 +12,7 @@ import {
   type PathFacts,
   type Side,
 } from '../../core/bash-changes';
-import type { StatusPath } from '../../core/porcelain';
+import type { StatusPath, StatusPaths } from '../../core/porcelain';
 import type { Store } from '../../store/store';
 import { missingObjects } from '../../store/object-presence';
 import { headMoves, workStatus } from '../../store/status';
@@ -29,10 +29,18 @@ export interface Found {
 
 const byPath = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** What `snapshot`'s command changed in its work tree, as the disk shows it now. */
-export const findChanges = async (ctx: Context, store: Store, snapshot: Snapshot): Promise<Found> => {
+/**
+ * What `snapshot`'s command changed in its work tree, as the disk shows it now. `listing`: that work tree's
+ * status, when it was started already (after the command ended).
+ */
+export const findChanges = async (
+  ctx: Context,
+  store: Store,
+  snapshot: Snapshot,
+  listing?: Promise<StatusPaths>,
+): Promise<Found> => {
   const root = snapshot.workTree;
-  const status = await workStatus(root, ctx.env);
+  const status = await (listing ?? workStatus(root, ctx.env));
   const moved = status.head !== snapshot.head ? await headMoves(store, snapshot.head, status.head) : new Map();
   const pre = new Map(snapshot.entries.map((e) => [e.path, e]));
   const kept = new Set(snapshot.kept.map((k) => k.path));
@@ -47,7 +55,7 @@ export const findChanges = async (ctx: Context, store: Store, snapshot: Snapshot
       pre: pre.get(path),
       post: status.paths.get(path),
       oldHead: moved.has(path) ? moved.get(path) : undefined,
-      disk: await diskAt(join(root, ...path.split('/'))),
+      disk: diskAt(join(root, ...path.split('/'))),
     };
     let plan = planAfter(facts, limits);
     if (plan === null) continue;

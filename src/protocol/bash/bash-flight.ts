@@ -28,6 +28,10 @@ export const startFlight = async (commonDir: string, flight: Flight): Promise<vo
   await writeFile(flightPath(commonDir, flight.toolUse), JSON.stringify(flight));
 };
 
+/** Forgets a call that changed nothing: no other call's changes can be its (see bash.ts settleSnapshot). */
+export const dropFlight = (commonDir: string, flight: Flight): Promise<void> =>
+  unlink(flightPath(commonDir, flight.toolUse)).catch(() => undefined);
+
 /**
  * Marks the call ended (at the filesystem's clock, as its start was), and returns the other calls whose time
  * overlapped it (another session's, or a background command's). Markers of calls long over go on the way.

@@ -3,8 +3,8 @@
 // exist nowhere else, so each is kept as a blob (written in process, fsynced, as records write theirs), with the
 // stat data that later tells whether it changed without reading it again. A file whose stat matches the cache of
 // the last snapshot (and was not racy then) is not read again: its blob is known and only freshened.
-import type { BigIntStats } from 'node:fs';
-import { lstat, readFile } from 'node:fs/promises';
+import { type BigIntStats, lstatSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRacy, sameStat, type Disk, type FileStat, type PreEntry, type Side } from '../../core/bash-changes';
 import type { StatusPath } from '../../core/porcelain';
@@ -22,10 +22,14 @@ export const statOf = (info: BigIntStats): FileStat => ({
   mode: Number(info.mode),
 });
 
-/** What lstat says is at `path`: a regular file, something else (a link, a directory), or nothing. */
-export const diskAt = async (path: string): Promise<Disk> => {
+/**
+ * What lstat says is at `path`: a regular file, something else (a link, a directory), or nothing. Synchronous:
+ * an lstat costs microseconds on the calling thread, a round trip through libuv's thread pool tens of them,
+ * and a snapshot makes one per listed path, one after another.
+ */
+export const diskAt = (path: string): Disk => {
   try {
-    const info = await lstat(path, { bigint: true });
+    const info = lstatSync(path, { bigint: true });
     return { kind: info.isFile() ? 'file' : 'other', stat: statOf(info) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -74,6 +78,17 @@ export const readIntoStore = (
 export const tooLarge = (stat: FileStat, maxBytes: number): boolean =>
   Number(stat.size) > Math.min(maxBytes, MAX_RECORDABLE_BYTES);
 
+/** Freshens what the cache names, each pack once however many of its blobs the cache names (see freshenLoose). */
+const freshener = (store: Store): ((c: Cached) => Promise<boolean>) => {
+  const freshened = new Map<string, Promise<boolean>>();
+  return (c) => {
+    const key = c.pack ?? c.oid;
+    let done = freshened.get(key);
+    if (!done) freshened.set(key, (done = freshenLoose(store, c.oid, c.pack)));
+    return done;
+  };
+};
+
 /**
  * The snapshot's entries for the paths `git status` listed, and the stat cache for the next one. `startNs`: the
  * filesystem's clock when the snapshot began (files changed within the slack of it are racy).
@@ -87,8 +102,9 @@ export const snapshotEntries = async (
   const entries: PreEntry[] = [];
   const toRead: ToRead = [];
   let budget = READ_BUDGET_BYTES;
+  const fresh = freshener(store);
   for (const p of [...paths].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
-    const disk = await diskAt(join(root, ...p.path.split('/')));
+    const disk = diskAt(join(root, ...p.path.split('/')));
     if (disk.kind === 'absent') {
       entries.push({ path: p.path, side: { kind: 'absent' } });
       continue;
@@ -101,7 +117,7 @@ export const snapshotEntries = async (
     if (disk.kind === 'other') entries.push(entry({ kind: 'unkept', why: 'not-a-file' }));
     else if (p.matchesIndex && index && (index.mode === '100644' || index.mode === '100755'))
       entries.push(entry({ kind: 'blob', leaf: index }));
-    else if (cached && sameStat(cached.stat, stat) && (await freshenLoose(store, cached.oid, cached.pack)))
+    else if (cached && sameStat(cached.stat, stat) && (await fresh(cached)))
       entries.push(entry({ kind: 'blob', leaf: { mode: gitModeOf(stat.mode), oid: cached.oid } }));
     else if (tooLarge(stat, o.maxBytes)) entries.push(entry({ kind: 'unkept', why: 'too-large' }));
     else if (toRead.length >= o.maxFiles || Number(stat.size) > budget)

@@ -5,7 +5,9 @@
 // run cancels it at exit) is settled at the end of the turn from the disk (bash-settle.ts). Only the
 // repository holding the command's directory is looked at; files elsewhere are out of reach.
 import { failpoint } from '../../io/failpoint';
-import { openStoreAt, commonDirNear } from '../../store/locate';
+import { realpath } from 'node:fs/promises';
+import type { StatusPaths } from '../../core/porcelain';
+import { openStoreAt, commonDirNear, repoNear } from '../../store/locate';
 import type { Store } from '../../store/store';
 import { workStatus } from '../../store/status';
 import type { Context } from '../context';
@@ -14,7 +16,7 @@ import { findChanges } from './bash-diff';
 import { ruleBashChanges } from './bash-policy';
 import { snapshotEntries } from './bash-snapshot';
 import { readStatCache, writeStatCache } from './bash-cache';
-import { endFlight, startFlight, type Flight } from './bash-flight';
+import { dropFlight, endFlight, startFlight, type Flight } from './bash-flight';
 import { claimSnapshot, dropSnapshot, saveSnapshot, snapshotPath, takeSnapshot, type Snapshot } from './bash-state';
 import { housekeep } from '../retention/housekeeping';
 import { currentTurn } from '../turns';
@@ -45,16 +47,24 @@ export const beforeBash = async (ctx: Context, call: BashCall): Promise<Before> 
   if (!call.toolUse) return { kind: 'skipped', why: 'no-id' };
   // The files alone say whether there is a repository here: no git process outside one.
   if ((await commonDirNear(call.cwd)) === null) return { kind: 'skipped', why: 'outside' };
-  const store = await openStoreAt(call.cwd, ctx.env, ctx.config.dataDir);
+  // The resident server knows the repository from an earlier call (no git process); HEAD is not waited for.
+  const store = await openStoreAt(call.cwd, ctx.env, ctx.config.dataDir, { resident: ctx.resident, early: true });
   if (store.kind !== 'repo') return { kind: 'skipped', why: 'outside' };
   const path = snapshotPath(ctx.config.dataDir, call.session, call.toolUse);
   const startNs = await claimSnapshot(path);
   if (startNs === null) return { kind: 'skipped', why: 'retried' };
+  // The status starts once the claim has fixed startNs (what changes after it is racy), and runs while the
+  // small files are read and written.
+  const listing = workStatus(store.workTree, ctx.env);
+  listing.catch(() => undefined); // awaited below; a failure of the steps before it must not go unhandled
   try {
     const flight: Flight = { session: call.session, toolUse: call.toolUse, start: msOf(startNs) };
-    await startFlight(store.commonDir, flight);
-    const status = await workStatus(store.workTree, ctx.env);
-    const cache = await readStatCache(store.commonDir, store.workTree);
+    const [, cache, turn] = await Promise.all([
+      startFlight(store.commonDir, flight),
+      readStatCache(store.commonDir, store.workTree),
+      currentTurn(ctx.config.dataDir, call.session),
+    ]);
+    const status = await listing;
     const limits = { maxBytes: ctx.config.bashMaxFileBytes, maxFiles: ctx.config.bashMaxFiles };
     const kept = await snapshotEntries(store, [...status.paths.values()], { ...limits, startNs, cache });
     await failpoint('bash.snapshot-read');
@@ -65,7 +75,7 @@ export const beforeBash = async (ctx: Context, call: BashCall): Promise<Before> 
       ...(call.agent === undefined ? {} : { agent: call.agent }),
       ...(call.tool === undefined ? {} : { tool: call.tool }),
       command: call.command,
-      turn: await currentTurn(ctx.config.dataDir, call.session),
+      turn,
       workTree: store.workTree,
       commonDir: store.commonDir,
       head: status.head,
@@ -75,7 +85,7 @@ export const beforeBash = async (ctx: Context, call: BashCall): Promise<Before> 
       kept: status.kept,
     };
     await saveSnapshot(path, snapshot);
-    await writeStatCache(store.commonDir, store.workTree, kept.cache);
+    await writeStatCache(store.commonDir, store.workTree, kept.cache, cache);
     return { kind: 'kept', paths: kept.entries.length };
   } catch (error) {
     await dropSnapshot(path);
@@ -102,14 +112,19 @@ const OVERLAP_NOTE = (others: Flight[]): string =>
 export const settleSnapshot = async (
   ctx: Context,
   snapshot: Snapshot,
-  o: { extra?: string[]; exclude?: (path: string) => boolean } = {},
+  o: { extra?: string[]; exclude?: (path: string) => boolean; listing?: Promise<StatusPaths> | undefined } = {},
 ): Promise<After> => {
   if ((await commonDirNear(snapshot.workTree)) === null) return { kind: 'none' }; // the repository went
-  const store = await openStoreAt(snapshot.workTree, ctx.env, ctx.config.dataDir);
+  const store = await openStoreAt(snapshot.workTree, ctx.env, ctx.config.dataDir, { resident: ctx.resident });
   if (store.kind !== 'repo' || store.workTree !== snapshot.workTree) return { kind: 'none' };
   const flight: Flight = { session: snapshot.session, toolUse: snapshot.toolUse, start: snapshot.startedAt };
-  const found = await findChanges(ctx, store, snapshot);
+  const found = await findChanges(ctx, store, snapshot, o.listing);
   await failpoint('bash.changes-found');
+  if (found.changes.length === 0) {
+    // Nothing another call records can be this one's: every path it could have changed ended as it began.
+    await dropFlight(store.commonDir, flight);
+    return { kind: 'none' };
+  }
   const overlapping = await endFlight(store.commonDir, flight);
   const changed = o.exclude ? found.changes.filter((c) => !o.exclude?.(c.path)) : found.changes;
   if (changed.length === 0) return { kind: 'none' };
@@ -135,18 +150,38 @@ export const settleSnapshot = async (
 };
 
 /**
+ * The status of the repository holding `dir`, started at once: the command has ended, and the snapshot is
+ * almost always of that repository, so the status runs while the snapshot is taken and the store opened.
+ */
+const statusNear = async (
+  ctx: Context,
+  dir: string,
+): Promise<{ workTree: string; status: Promise<StatusPaths> } | null> => {
+  const repo = await repoNear(dir);
+  if (!repo) return null;
+  const workTree = await realpath(repo.workTree);
+  const status = workStatus(workTree, ctx.env);
+  status.catch(() => undefined); // awaited by the comparison, when the snapshot is of this work tree
+  return { workTree, status };
+};
+
+/**
  * After the command (PostToolUse, or PostToolUseFailure with its error): what it changed, recorded; nothing when
  * no snapshot was kept for the call (a read-only command, outside a repository) or another process has it.
  */
 export const afterBash = async (ctx: Context, call: BashCall, failed?: { error?: string }): Promise<After> => {
   if (!call.toolUse) return { kind: 'none' };
+  const near = statusNear(ctx, call.cwd);
+  near.catch(() => undefined); // awaited below unless there is no snapshot to compare with
   const claimed = await takeSnapshot(snapshotPath(ctx.config.dataDir, call.session, call.toolUse));
   if (!claimed) return { kind: 'none' };
   try {
     const extra = failed
       ? [`The command failed${failed.error ? `: ${failed.error.split('\n')[0]?.slice(0, 300)}` : ''}.`]
       : [];
-    const after = await settleSnapshot(ctx, claimed.value, { extra });
+    const guess = await near.catch(() => null);
+    const listing = guess?.workTree === claimed.value.workTree ? guess.status : undefined;
+    const after = await settleSnapshot(ctx, claimed.value, { extra, listing });
     await claimed.release();
     return after;
   } catch (error) {
