@@ -1,28 +1,16 @@
 // The process edge of the hook: read stdin as bytes, run, write the outcome, exit. Nothing below this
 // reads process globals.
-import { writeSync } from 'node:fs';
 import { isFettleError } from '../errors';
 import { cleanUpOnSignals } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
 import { selfCommand, spellCommands } from '../io/self';
 import { readStdin } from '../io/stdin';
 import type { AgentAdapters } from './edge';
+import { emit } from './emit';
 import { block, type HookOutcome } from './outcome';
 import { auditHook, auditing } from './audit';
 import { runHook } from './run';
 import { CHILD_MARK, memoryLimited, ownLimits, SUPERVISE_FROM, superviseHook } from './supervise';
-
-/** Written straight to the descriptor, as stdin is read (io/stdin.ts); a descriptor that would block gets the stream. */
-const emit = (fd: 1 | 2, text: string): void => {
-  const bytes = Buffer.from(text, 'utf8');
-  let done = 0;
-  try {
-    while (done < bytes.length) done += writeSync(fd, bytes, done);
-  } catch (error) {
-    if (!['EAGAIN', 'EWOULDBLOCK'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
-    (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(done));
-  }
-};
 
 /** A failure no handler mapped: blocked. `debug`: FETTLE_DEBUG of the call, for the stack. */
 export const internalError = (error: unknown, debug = Boolean(process.env.FETTLE_DEBUG)): HookOutcome => {

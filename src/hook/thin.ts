@@ -5,7 +5,6 @@
 // Never a call handled twice, never a write without its record: the call runs in this process only when the
 // server certainly did nothing (no server, the connection refused, a refusal status, which comes before the
 // server reads the call); once the call may have reached the hook, a lost answer fails closed.
-import { writeSync } from 'node:fs';
 import { connect } from 'node:net';
 import {
   COMMAND_PATH,
@@ -18,6 +17,7 @@ import {
 } from '../core/command-call';
 import { sniffEvent } from '../core/hook-event';
 import { readStdin } from '../io/stdin';
+import { emit } from './emit';
 import { findServer, servePaths, type Found } from '../protocol/serve/serve-paths';
 
 /** How the caller goes on: the call was answered here, or the full hook runs with what was read of stdin. */
@@ -63,18 +63,6 @@ const ask = (target: Found, body: Buffer): Promise<Reply> =>
     // Refused before connecting: nothing was sent, so nothing ran.
     socket.once('close', () => resolve(connected ? replyOf(Buffer.concat(chunks), failed) : { kind: 'refused' }));
   });
-
-/** Written straight to the descriptor, as the hook process writes (process.ts emit). */
-const emit = (fd: 1 | 2, text: string): void => {
-  const bytes = Buffer.from(text, 'utf8');
-  let done = 0;
-  try {
-    while (done < bytes.length) done += writeSync(fd, bytes, done);
-  } catch (error) {
-    if (!['EAGAIN', 'EWOULDBLOCK'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
-    (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(done));
-  }
-};
 
 /** The server's answer, as the hook process would have ended: a deny the reader never got blocks instead. */
 const reproduce = (answer: CommandAnswer): void => {

@@ -3,7 +3,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { homeFrom, type Env } from '../../config';
-import { isToken } from '../../core/hook-server';
+import { isToken, type ServeAuth } from '../../core/hook-server';
 import { isAlive, processStat } from '../../io/pid';
 
 export interface ServePaths {
@@ -49,6 +49,19 @@ const ownOnly = (path: string): boolean => {
   return info !== undefined && info.uid === process.getuid?.() && (info.mode & 0o077) === 0;
 };
 
+/**
+ * The server a pid file's text names, if its process is alive and is the one that wrote the file (its start
+ * time, where the system has one, tells it from a later process given the same pid).
+ */
+export const liveServerIn = (text: string): { pid: number; port: number; auth: ServeAuth } | null => {
+  const [first = '', second = ''] = text.split('\n');
+  const [pidText, portText, start = '-'] = first.trim().split(/\s+/);
+  const [pid, port] = [Number(pidText), Number(portText)];
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0 || port > 65535) return null;
+  if (!isAlive(pid) || (start !== '-' && processStat(pid)?.start !== start)) return null;
+  return { pid, port, auth: second.trim() === 'peer' ? 'peer' : 'token' };
+};
+
 export interface Found {
   pid: number;
   port: number;
@@ -64,13 +77,10 @@ export interface Found {
  */
 export const findServer = (paths: ServePaths): Found | undefined => {
   const text = quiet(() => readFileSync(paths.pid, 'latin1'));
-  if (text === undefined || !ownOnly(paths.dir)) return undefined;
-  const [first = '', auth = ''] = text.split('\n');
-  const [pidText, portText, start = '-'] = first.trim().split(/\s+/);
-  const [pid, port] = [Number(pidText), Number(portText)];
-  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0 || port > 65535) return undefined;
-  if (!isAlive(pid) || (start !== '-' && processStat(pid)?.start !== start)) return undefined;
-  if (auth.trim() === 'peer') return { pid, port, token: undefined };
+  const running = text === undefined || !ownOnly(paths.dir) ? null : liveServerIn(text);
+  if (!running) return undefined;
+  const { pid, port } = running;
+  if (running.auth === 'peer') return { pid, port, token: undefined };
   const token = ownOnly(paths.token) ? quiet(() => readFileSync(paths.token, 'latin1').trim()) : undefined;
   return token !== undefined && isToken(token) ? { pid, port, token } : undefined;
 };

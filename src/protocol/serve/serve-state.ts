@@ -12,7 +12,7 @@ import { sessionName } from '../../core/session';
 import { FettleError } from '../../errors';
 import { isAlive, processStat } from '../../io/pid';
 import { shellQuote } from '../../io/self';
-import type { ServePaths } from './serve-paths';
+import { liveServerIn, type ServePaths } from './serve-paths';
 
 export { servePaths, type ServePaths } from './serve-paths';
 
@@ -99,13 +99,7 @@ export interface Running {
 
 /** The server that says it is running, if its process is alive and is the one that wrote the file. */
 export const runningServer = async (paths: ServePaths): Promise<Running | null> => {
-  const text = await readFile(paths.pid, 'utf8').catch(() => '');
-  const [first = '', second = ''] = text.split('\n');
-  const [pidText, portText, start = '-'] = first.trim().split(/\s+/);
-  const [pid, port] = [Number(pidText), Number(portText)];
-  if (!pid || !port || !isAlive(pid)) return null;
-  if (start !== '-' && processStat(pid)?.start !== start) return null; // its pid went to another process
-  return { pid, port, auth: second.trim() === 'peer' ? 'peer' : 'token' };
+  return liveServerIn(await readFile(paths.pid, 'utf8').catch(() => ''));
 };
 
 export const writeRunning = (paths: ServePaths, running: Running): Promise<void> =>
