@@ -15,7 +15,7 @@
 // --runs N  timed runs per side for the process cases (default 15)
 // --cases   run only these cases (1-11, bash, commit, page, resident, share, storage; 0 = start-up decomposition and git spawn
 //           counts; 10 = fettle test's tree; 11 = a policy; page = the review page in chromium; resident = the
-//           resident server; share = `fettle share` of 100 turns to a bare remote; storage = storage growth of
+//           resident server (thin = only its command-hook rows, resident-e and -f); share = `fettle share` of 100 turns to a bare remote; storage = storage growth of
 //           1,000 writes; reads = re-reads through fettle_read and Claude Code's Read hook)
 // --baseline-dist DIR  also time case 1 with the build in DIR (another commit's dist/), alternating
 // --keep    keep the temp dir (and every fixture repo in it) and print its path
@@ -27,7 +27,7 @@ import { measureBash } from './run/cases/bash.mjs';
 import { measureBigFile } from './run/cases/big-file.mjs';
 import { measureCommitHook } from './run/cases/commit-hook.mjs';
 import { measureReads } from './run/cases/reads.mjs';
-import { measureResident } from './run/cases/resident.mjs';
+import { measureResident, measureThin } from './run/cases/resident.mjs';
 import { measureStorage } from './run/cases/storage.mjs';
 import { measureDirectWrite, measureRepoSize, measureStagedWrite } from './run/cases/hook-writes.mjs';
 import { measurePeakMemory } from './run/cases/memory.mjs';
@@ -62,7 +62,7 @@ log(
 const main = async () => {
   let mid; // the 1,000-file repo, shared by cases 0, 1, 2, 5/6 and 9
 
-  if (want(0) || want(1) || want(2) || want(5) || want(6) || want(9) || want('resident'))
+  if (want(0) || want(1) || want(2) || want(5) || want(6) || want(9) || want('resident') || want('thin'))
     mid = buildRepo('repo-1k', SIZES.files);
   if (want(0)) measureStartup(mid);
   if (want(1)) measureDirectWrite(mid);
@@ -74,6 +74,7 @@ const main = async () => {
   if (want(6)) measurePeakMemory(mid);
   if (want(9)) measureTurn(mid);
   if (want('resident')) measureResident(mid);
+  else if (want('thin')) measureThin(mid);
   if (mid) removeRepo(mid);
   if (want('storage')) measureStorage();
   if (want(7)) measureStatus();

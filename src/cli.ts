@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { loadBundle } from './code-cache';
 import { commitLater } from './commit-later';
+import { handOff } from './hook/thin';
 
 const args = process.argv.slice(2);
 // `fettle [-C <dir>] hook [--agent <name>]` runs a hook bundle, `fettle [-C <dir>] mcp` the MCP server's, in <dir>
@@ -27,9 +28,13 @@ if ((isHook || isMcp) && own !== args) {
 }
 if (isHook) {
   const agent = own[2];
-  const bundle = agent === undefined || agent === 'claude' ? 'hook.js' : 'agents.js';
-  const hook = loadBundle(join(__dirname, bundle), process.env) as typeof import('./hook/process');
-  void hook.runHookProcess(agent);
+  // A running resident server takes the call first (hook/thin.ts); the hook's bundle loads only when it does not.
+  void handOff(agent, process.env).then((handed) => {
+    if (handed.answered) return;
+    const bundle = agent === undefined || agent === 'claude' ? 'hook.js' : 'agents.js';
+    const hook = loadBundle(join(__dirname, bundle), process.env) as typeof import('./hook/process');
+    void hook.runHookProcess(agent, undefined, handed.read);
+  });
 } else if (isMcp) {
   const mcp = loadBundle(join(__dirname, 'mcp.js'), process.env) as typeof import('./mcp/server');
   void mcp.runMcpServer();

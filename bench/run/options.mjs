@@ -7,7 +7,7 @@ export const DIST = join(ROOT, 'dist');
 
 const usage = () => {
   process.stderr.write(
-    'usage: node bench/run.mjs [--quick] [--json] [--runs N] [--cases 0,1,2,...,bash,commit,page,resident,share,storage,reads] [--keep] [--keep-ca-certs] [--baseline-dist DIR]\n',
+    'usage: node bench/run.mjs [--quick] [--json] [--runs N] [--cases 0,1,2,...,bash,commit,page,resident,thin,share,storage,reads] [--keep] [--keep-ca-certs] [--baseline-dist DIR]\n',
   );
   process.exit(2);
 };

@@ -95,7 +95,7 @@ export type Admission =
   | { ok: false; kind: 'refused'; event: string | undefined; why: string; status: number };
 
 /** Constant-time enough for a fixed-length hex token: every character is compared. */
-const sameToken = (a: string, b: string): boolean => {
+export const sameToken = (a: string, b: string): boolean => {
   if (a.length !== b.length) return false;
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);

@@ -1,34 +1,21 @@
 // The process edge of the hook: read stdin as bytes, run, write the outcome, exit. Nothing below this
 // reads process globals.
-import { writeSync } from 'node:fs';
 import { isFettleError } from '../errors';
 import { cleanUpOnSignals } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
 import { selfCommand, spellCommands } from '../io/self';
 import { readStdin } from '../io/stdin';
 import type { AgentAdapters } from './edge';
+import { emit } from './emit';
 import { block, type HookOutcome } from './outcome';
 import { auditHook, auditing } from './audit';
 import { runHook } from './run';
 import { CHILD_MARK, memoryLimited, ownLimits, SUPERVISE_FROM, superviseHook } from './supervise';
 
-/** Written straight to the descriptor, as stdin is read (io/stdin.ts); a descriptor that would block gets the stream. */
-const emit = (fd: 1 | 2, text: string): void => {
-  const bytes = Buffer.from(text, 'utf8');
-  let done = 0;
-  try {
-    while (done < bytes.length) done += writeSync(fd, bytes, done);
-  } catch (error) {
-    if (!['EAGAIN', 'EWOULDBLOCK'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
-    (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(done));
-  }
-};
-
-const internalError = (error: unknown): HookOutcome => {
+/** A failure no handler mapped: blocked. `debug`: FETTLE_DEBUG of the call, for the stack. */
+export const internalError = (error: unknown, debug = Boolean(process.env.FETTLE_DEBUG)): HookOutcome => {
   const detail =
-    process.env.FETTLE_DEBUG && error instanceof Error
-      ? `\n${error.stack}`
-      : ` (${String((error as Error)?.message ?? error)})`;
+    debug && error instanceof Error ? `\n${error.stack}` : ` (${String((error as Error)?.message ?? error)})`;
   // A failure fettle knows (git could not start, the disk said no) is named as one; anything else is a bug.
   if (isFettleError(error) && error.code !== 'E_INTERNAL')
     return block(`fettle blocked this write because it failed before deciding; nothing was written${detail}.`);
@@ -69,8 +56,15 @@ const decide = async (input: Buffer, child: boolean, agent?: string, adapters?: 
   return decided;
 };
 
-/** `agent`: the name `fettle hook --agent <name>` gives, if any; `adapters`: the other agents', in their bundle. */
-export const runHookProcess = async (agent?: string, adapters?: AgentAdapters): Promise<void> => {
+/**
+ * `agent`: the name `fettle hook --agent <name>` gives, if any; `adapters`: the other agents', in their bundle;
+ * `read`: stdin, when the entry read it already (a call the resident server did not take, hook/thin.ts).
+ */
+export const runHookProcess = async (
+  agent?: string,
+  adapters?: AgentAdapters,
+  read: () => Promise<Buffer> = readStdin,
+): Promise<void> => {
   let outcome: HookOutcome | undefined;
   guardLateErrors(() => outcome);
   let decided: HookOutcome;
@@ -80,7 +74,7 @@ export const runHookProcess = async (agent?: string, adapters?: AgentAdapters): 
   try {
     armFailpoints(process.env.FETTLE_FAILPOINTS);
     cleanUpOnSignals();
-    decided = await decide(await readStdin(), child, agent, adapters);
+    decided = await decide(await read(), child, agent, adapters);
   } catch (error) {
     // runHook maps every expected failure itself; reaching here is a bug. Fail closed and say so.
     decided = internalError(error);

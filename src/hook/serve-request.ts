@@ -1,111 +1,30 @@
 // One HTTP request to the resident server: admitted only from this user's own Claude Code (no browser; the
 // loopback peer of this uid where the server can tell, else the per-user token), then the very hook the command
 // path runs (run.ts runHook), with the session's configuration from the headers. A refused request is answered
-// and logged, and nothing of it is read further: no body, no file, no repository.
-import { readFile } from 'node:fs/promises';
+// and logged, and nothing of it is read further: no body, no file, no repository. A command hook's call, from
+// the same user, goes to serve-command.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import { admit, envFromHeaders, peerUid, type ServeAuth } from '../core/hook-server';
+import { COMMAND_PATH } from '../core/command-call';
+import { admit, envFromHeaders } from '../core/hook-server';
 import { selfCommand, spellCommands } from '../io/self';
 import { MAX_INPUT_BYTES } from '../io/stdin';
 import { maintain } from '../protocol/upkeep/maintain';
-import type { Background } from '../protocol/context';
-import type { Runtime } from '../protocol/serve/runtime';
-import { appendLog, readSession, type ServePaths } from '../protocol/serve/serve-state';
+import { readSession } from '../protocol/serve/serve-state';
 import { auditHook, auditing } from './audit';
 import type { HookEdge } from './edge';
-import type { HookOutcome } from './outcome';
 import { runHook } from './run';
+import { answerCommand } from './serve-command';
 import { answerOf, wrongTokenAnswer } from './serve-answer';
+import { afterAnswer, peerOf, readBytes, refuse, send, type ServerState } from './serve-http';
 
-export interface ServerState {
-  paths: ServePaths;
-  port: number;
-  token: string;
-  /** `peer`: each connection's owner is checked (Linux), and a call of this user needs no token */
-  auth: ServeAuth;
-  /** cli.js, which hook messages name as the command to run */
-  script: string;
-  runtime: Runtime;
-  /** the command path, for a call this server must not answer with its own code (see serve-build.ts) */
-  handOver: ((raw: string, env: NodeJS.ProcessEnv) => Promise<HookOutcome>) | null;
-  /** a short hash of the bundles this server runs */
-  build: string;
-  /** the server's own environment, copied once (reading process.env costs a call per variable) */
-  baseEnv: Readonly<Record<string, string | undefined>>;
-  counts: { served: number; refused: number; inFlight: number; last: number };
-}
-
-/** Who owns the other end of each connection (a `peer` server), looked up once per connection. */
-const peers = new WeakMap<Socket, Promise<number | undefined>>();
-
-/** A `token` server cannot tell, and takes every connection for its user's: the token is its check. */
-const peerOf = (socket: Socket, state: ServerState): Promise<number | undefined> => {
-  let known = peers.get(socket);
-  if (!known) {
-    known =
-      state.auth === 'peer'
-        ? readFile('/proc/net/tcp', 'utf8').then(
-            (text) => peerUid(text, socket.remotePort ?? -1, state.port),
-            () => undefined,
-          )
-        : Promise.resolve(process.getuid?.());
-    peers.set(socket, known);
-  }
-  return known;
-};
-
-const send = (res: ServerResponse, status: number, body: string, close = false): void => {
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(body),
-    ...(close ? { connection: 'close' } : {}),
-  });
-  res.end(body);
-};
+export type { ServerState };
 
 const readBody = (req: IncomingMessage): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_INPUT_BYTES) {
-        req.destroy(new Error(`the hook input is larger than ${MAX_INPUT_BYTES} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+  readBytes(req, MAX_INPUT_BYTES).then((body) => body.toString('utf8'));
 
 /** The session id, as Claude Code puts it first in every payload: found without parsing a large body twice. */
 const sessionOf = (raw: string): string | undefined =>
   /"session_id"\s*:\s*"([^"\\]{1,200})"/.exec(raw.slice(0, 1000))?.[1];
-
-/** A refusal: logged (what, from where; never the body), answered, the connection closed. */
-const refuse = async (
-  state: ServerState,
-  res: ServerResponse,
-  status: number,
-  body: string,
-  why: string,
-): Promise<void> => {
-  state.counts.refused++;
-  await appendLog(state.paths, `refused: ${why}`).catch(() => undefined);
-  send(res, status, body, true);
-  res.once('finish', () => res.socket?.destroy());
-};
-
-/** Work that completes this call (see Background) starts once its answer is out, or the client is gone. */
-const afterAnswer = (background: Background, res: ServerResponse): Background => {
-  const out = new Promise<void>((resolve) => {
-    res.once('finish', resolve);
-    res.once('close', resolve);
-  });
-  return (key, task, pace, o) => background(key, o?.completes ? () => out.then(task) : task, pace, o);
-};
 
 /** `status`: the server's report on itself (its build, calls served and refused), for serve-control.ts askStatus. */
 const sendStatus = (state: ServerState, res: ServerResponse): void => {
@@ -156,6 +75,7 @@ export const handle = async (state: ServerState, req: IncomingMessage, res: Serv
     const who = uid === undefined ? 'a peer whose user could not be told' : `user ${uid}`;
     return refuse(state, res, 403, '{}', `a connection from ${who}, not this server's user`);
   }
+  if (req.url === COMMAND_PATH) return answerCommand(state, req, res);
   const admission = admit(
     { method: req.method, url: req.url, headers: req.headers },
     { port: state.port, token: state.token, auth: state.auth },

@@ -7,10 +7,17 @@
 // more than they take.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { HAND_OFF_MAX } from '../core/command-call';
+import { sniffEvent } from '../core/hook-event';
 import { block, replayed, type HookOutcome } from './outcome';
 
-/** Inputs from this size run in a child (the 5 MB writes of the benchmark still run in process). */
-export const SUPERVISE_FROM = 8 << 20;
+export { sniffEvent };
+
+/**
+ * Inputs from this size run in a child (the 5 MB writes of the benchmark still run in process); a command hook
+ * keeps them from the resident server too (the same size).
+ */
+export const SUPERVISE_FROM = HAND_OFF_MAX;
 
 /** Whether `limits` (/proc/<pid>/limits) sets an address-space or data-size limit: `ulimit -v`, `ulimit -d`. */
 export const memoryLimited = (limits: string): boolean => /^Max (address space|data size) +\d/m.test(limits);
@@ -36,19 +43,6 @@ export interface Supervision {
 }
 
 const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
-const EVENT_KEY = Buffer.from('"hook_event_name"');
-
-/**
- * The event named in the input, for the words of a message only (never for a decision): the first key of that
- * name outside a string (a quote inside one is escaped). Undefined when there is none.
- */
-export const sniffEvent = (input: Buffer): string | undefined => {
-  const at = input.indexOf(EVENT_KEY);
-  if (at < 0 || input[at - 1] === 0x5c) return undefined;
-  const after = input.subarray(at + EVENT_KEY.length, at + EVENT_KEY.length + 64).toString('latin1');
-  return /^\s*:\s*"([A-Za-z]{1,40})"/.exec(after)?.[1];
-};
-
 /** One line for a child that gave no answer: blocked (exit 2), whatever the event. */
 export const unfinished = (input: Buffer, why: string, detail = ''): HookOutcome => {
   const event = sniffEvent(input);

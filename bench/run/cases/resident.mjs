@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { baseEnv, CLI, dirs, fixtureEnv, git, TMP } from '../env.mjs';
 import { buildRepo, removeRepo, settle } from '../fixtures.mjs';
-import { fail, nextToolUseId, payload } from '../hook-calls.mjs';
+import { blockingLabel, directWrite, fail, nextToolUseId, payload, stagedOk } from '../hook-calls.mjs';
 import { RUNS, SIZES } from '../options.mjs';
 import { log } from '../progress.mjs';
 import { addCase, info } from '../results.mjs';
@@ -82,6 +82,57 @@ const shadowOf = (repo) => {
   };
 };
 
+/**
+ * The command hook (`fettle hook`, what every agent's hook runs) with the server running: it hands each call to
+ * the server before loading a bundle (src/hook/thin.ts). Against `node -e 0`, and against the same hook in
+ * process (a state dir with no server), alternating in one run.
+ */
+const measureThinHook = (mid) => {
+  log('case resident-e: the command hook with the server running vs bare node and in process');
+  const alone = { ...baseEnv, FETTLE_STATE_DIR: join(TMP, 'no-server-state') };
+  const [thin, node, local] = alternate(RUNS, [
+    (i) => directWrite(mid.repo, mid.direct, directText(`r10t-${i}`)).ms,
+    () => bareNode(mid.repo),
+    (i) => directWrite(mid.repo, mid.direct, directText(`r10l-${i}`), alone).ms,
+  ]);
+  const t = stats(thin);
+  addCase({
+    id: 'resident-e',
+    name: `command hook, server running: direct Write (${blockingLabel}), ${mid.files} files ÷ node -e 0`,
+    fettle: t,
+    baseline: stats(node),
+    ratio: t.median / stats(node).median,
+    target: { op: '<=', value: 1.35 },
+  });
+  info.push({
+    id: 'resident-e-local',
+    name: `command hook, no server (in process): direct Write, same run; thin ÷ this = ${(t.median / stats(local).median).toFixed(2)}`,
+    ...stats(local),
+  });
+  const [staged, node2] = alternate(RUNS, [
+    (i) => stagedOk(mid.repo, mid.staged, stagedText(`r10ts-${i}`)),
+    () => bareNode(mid.repo),
+  ]);
+  addCase({
+    id: 'resident-f',
+    name: `command hook, server running: staged Write (denies), ${mid.files} files ÷ node -e 0`,
+    fettle: stats(staged),
+    baseline: stats(node2),
+    ratio: stats(staged).median / stats(node2).median,
+    target: { op: '<=', value: 1.8 },
+  });
+};
+
+/** The command-hook rows alone (`--cases thin`), with a server of their own. */
+export const measureThin = (mid) => {
+  const server = startResident();
+  try {
+    measureThinHook(mid);
+  } finally {
+    server.stop();
+  }
+};
+
 export const measureResident = (mid) => {
   log('case resident: the resident hook path');
   const server = startResident();
@@ -153,6 +204,8 @@ export const measureResident = (mid) => {
       ratio: stats(staged).median / stats(node2).median,
       target: { op: '<=', value: 0.4 },
     });
+
+    measureThinHook(mid);
 
     log(`case resident-d: resident direct Write, ${SIZES.big} vs ${SIZES.small} files`);
     const big = buildRepo('repo-big-resident', SIZES.big);

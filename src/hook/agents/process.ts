@@ -4,4 +4,5 @@
 import { runHookProcess as runHook } from '../process';
 import { runAgentHook } from './run';
 
-export const runHookProcess = (agent?: string): Promise<void> => runHook(agent, runAgentHook);
+export const runHookProcess = (agent?: string, _adapters?: undefined, read?: () => Promise<Buffer>): Promise<void> =>
+  runHook(agent, runAgentHook, read);

@@ -7,41 +7,14 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { appendFile, lstat, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { homeFrom, type Env } from '../../config';
 import { isToken, listenerUid, TOKEN_VAR, type ServeAuth } from '../../core/hook-server';
 import { sessionName } from '../../core/session';
 import { FettleError } from '../../errors';
 import { isAlive, processStat } from '../../io/pid';
 import { shellQuote } from '../../io/self';
+import { liveServerIn, type ServePaths } from './serve-paths';
 
-export interface ServePaths {
-  dir: string;
-  /** `{"port": n}`, written by `fettle install --resident` */
-  config: string;
-  token: string;
-  /**
-   * `<pid> <port> <start>` of the running server (start: /proc's start time, `-` where there is none), then a
-   * line with how it authenticates (ServeAuth; none from a server of an older fettle, whose check is the token).
-   * One file: a guard reads both lines from the same version of it.
-   */
-  pid: string;
-  log: string;
-  sessions: string;
-}
-
-/** FETTLE_STATE_DIR, else $XDG_STATE_HOME/fettle, else ~/.local/state/fettle; the server's files in `serve/`. */
-export const servePaths = (env: Env): ServePaths => {
-  const state = env.FETTLE_STATE_DIR || join(env.XDG_STATE_HOME || join(homeFrom(env), '.local', 'state'), 'fettle');
-  const dir = join(state, 'serve');
-  return {
-    dir,
-    config: join(dir, 'config.json'),
-    token: join(dir, 'token'),
-    pid: join(dir, 'pid'),
-    log: join(dir, 'log'),
-    sessions: join(dir, 'sessions'),
-  };
-};
+export { servePaths, type ServePaths } from './serve-paths';
 
 /** The directory, made if need be, and refused if anyone but its owner may enter it. */
 export const ensureServeDir = async (paths: ServePaths): Promise<void> => {
@@ -126,13 +99,7 @@ export interface Running {
 
 /** The server that says it is running, if its process is alive and is the one that wrote the file. */
 export const runningServer = async (paths: ServePaths): Promise<Running | null> => {
-  const text = await readFile(paths.pid, 'utf8').catch(() => '');
-  const [first = '', second = ''] = text.split('\n');
-  const [pidText, portText, start = '-'] = first.trim().split(/\s+/);
-  const [pid, port] = [Number(pidText), Number(portText)];
-  if (!pid || !port || !isAlive(pid)) return null;
-  if (start !== '-' && processStat(pid)?.start !== start) return null; // its pid went to another process
-  return { pid, port, auth: second.trim() === 'peer' ? 'peer' : 'token' };
+  return liveServerIn(await readFile(paths.pid, 'utf8').catch(() => ''));
 };
 
 export const writeRunning = (paths: ServePaths, running: Running): Promise<void> =>
