@@ -3,38 +3,24 @@
 // repository and fettle's refs from their files, every object through one `cat-file`, and writes the note: no
 // process per read, none to ask what the commit changed (the trees say it).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { agentWrite, runCli } from '../helpers/cli';
+import { loggingGit, subcommand } from '../helpers/git-log';
 import { notesSettled, pendingNotes } from '../helpers/notes';
 import { lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
 
-/** An environment whose git logs each of its runs' subcommands (after the `-c` pairs) to the returned file. */
+/** An environment whose git logs each call, and the subcommands taken since the last look, sorted. */
 const countingGit = (repo: Repo): { env: Record<string, string>; taken: () => string[] } => {
-  const bin = join(tempDir(), 'bin');
-  mkdirSync(bin);
-  const log = join(bin, 'git.log');
-  const real = execFileSync('/bin/sh', ['-c', 'command -v git'], { env: repo.env }).toString().trim();
-  writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`);
-  chmodSync(join(bin, 'git'), 0o755);
+  const git = loggingGit();
+  let seen = 0;
   const taken = () => {
-    const text = readFileSync(log, 'utf8');
-    writeFileSync(log, '');
-    const words = (l: string) =>
-      l
-        .replace(/(^| )-c \S+/g, '')
-        .trim()
-        .split(' ');
-    return text
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => words(l).slice(0, 2).join(' '))
-      .sort();
+    const calls = git.calls();
+    const fresh = calls.slice(seen);
+    seen = calls.length;
+    return fresh.map((args) => `${subcommand(args)} ${args[args.indexOf(subcommand(args)) + 1] ?? ''}`.trim()).sort();
   };
-  writeFileSync(log, '');
-  return { env: { ...repo.env, PATH: `${bin}:${repo.env.PATH}` }, taken };
+  return { env: { ...repo.env, PATH: git.path }, taken };
 };
 
 test('post-commit after an agent Write: the commit waits for no git process; the detached half takes two, and writes the note', () => {

@@ -1,5 +1,5 @@
 // Runs the built CLI as a separate process, exactly as Claude Code or a script would.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { shellQuote } from '../../src/io/self';
@@ -114,3 +114,21 @@ export const agentWrite = (
   const post = runHook(writePayload({ ...c, event: 'PostToolUse' }), { cwd: c.cwd, env });
   return { pre, post, written: true };
 };
+
+/** `fettle hook` as a separate process, not waited for: several run at once, or beside a server this process runs. */
+export const hookInBackground = (
+  cwd: string,
+  input: unknown,
+  env: Record<string, string | undefined>,
+): Promise<HookRun> =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, 'hook'], { cwd, env });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.on('close', (code) =>
+      resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }),
+    );
+    child.stdin.end(JSON.stringify(input));
+  });

@@ -3,11 +3,10 @@
 // newer proposal for a file the same session has one pending for supersedes it.
 // Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, runHook, writePayload, type HookRun, type WriteCall } from '../helpers/cli';
+import { hookInBackground, runHook, writePayload, type HookRun, type WriteCall } from '../helpers/cli';
 import { lines, makeRepo, type Repo } from '../helpers/repo';
 import { fettle, ok, refOid, statusJson } from '../helpers/stage';
 import { directNote, landedText } from '../helpers/tools';
@@ -38,18 +37,7 @@ const callsDir = (repo: Repo) => join(repo.dir, '.git', 'fettle', 'calls');
 const markers = (repo: Repo): string[] => (existsSync(callsDir(repo)) ? readdirSync(callsDir(repo)) : []);
 
 /** The hook as a separate process, started without waiting: two of these run at the same moment. */
-const hookAsync = (repo: Repo, input: unknown): Promise<HookRun> =>
-  new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, 'hook'], { cwd: repo.dir, env: repo.env });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
-    child.on('close', (code) =>
-      resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }),
-    );
-    child.stdin.end(JSON.stringify(input));
-  });
+const hookAsync = (repo: Repo, input: unknown): Promise<HookRun> => hookInBackground(repo.dir, input, repo.env);
 
 test('a retried PreToolUse of a large Write returns the same text and leaves one pending change', () => {
   const repo = makeRepo({ 'a.txt': BASE });

@@ -4,12 +4,11 @@
 // with no server that answers, the call runs in process; once a server may have taken the call and gives no
 // answer, it fails closed. Each call runs on two identical repositories: one through the server, one in process.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, runCli, type Run } from '../helpers/cli';
+import { hookInBackground, runCli, type Run } from '../helpers/cli';
 import { lines, makeRepo, tempDir, type Repo } from '../helpers/repo';
 import { setUpResident, stateDirOf } from '../helpers/resident';
 import { STAGE_ALL } from '../helpers/tools';
@@ -163,17 +162,7 @@ const stateWith = (pid: number, port: number, auth: string, token?: string): Env
 
 /** `fettle hook` without blocking this process, which may be serving it. */
 const hookAsync = (repo: Repo, input: unknown, env: Env): Promise<Run> =>
-  new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, 'hook'], { cwd: repo.dir, env: { ...repo.env, ...env } });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
-    child.on('close', (code) =>
-      resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }),
-    );
-    child.stdin.end(JSON.stringify(input));
-  });
+  hookInBackground(repo.dir, input, { ...repo.env, ...env });
 
 /** A server on a free loopback port that does `act` with each connection once its request has arrived whole. */
 const fakeServer = async (act: (socket: Socket, request: string) => void) => {
