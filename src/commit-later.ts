@@ -3,7 +3,6 @@
 // and starts a detached `fettle git-hook post-commit --pending` to write its note. Anything it does not read
 // plainly (a repository found another way than ./.git, a HEAD that is not a branch or a commit id, reftable) makes it
 // answer false, and the caller notes the commit in the commit, as before.
-import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -52,14 +51,18 @@ const logFd = (path: string): number => {
   return openSync(path, 'a', 0o600);
 };
 
-/** Marks HEAD pending and starts the half that notes it; false (nothing done) where it cannot tell HEAD plainly. */
-export const commitLater = (cli: string, cwd: string, env: NodeJS.ProcessEnv): boolean => {
+/**
+ * Marks HEAD pending and starts the half that notes it; false (nothing done) where it cannot tell HEAD plainly.
+ * node:child_process is loaded here, not by the entry: every hook call loads the entry, and most never spawn.
+ */
+export const commitLater = async (cli: string, cwd: string, env: NodeJS.ProcessEnv): Promise<boolean> => {
   const dirs = dirsOf(cwd, env);
   const head = dirs && headOf(dirs);
   if (dirs === undefined || head === undefined) return false;
   const fettle = join(dirs.common, 'fettle');
   mkdirSync(join(fettle, 'notes-pending'), { recursive: true, mode: 0o700 });
   writeFileSync(join(fettle, 'notes-pending', head), '', { mode: 0o600 });
+  const { spawn } = await import('node:child_process');
   const fd = logFd(join(fettle, 'git-hook.log'));
   try {
     const child = spawn(process.execPath, [cli, 'git-hook', 'post-commit', '--pending'], {

@@ -19,20 +19,42 @@ const MARK = "# fettle's git hook";
 /** The line that runs fettle from a hook (a user's own hook may carry it instead of fettle's file). */
 export const hookLine = (name: GitHookName, command: string): string => `${command} git-hook ${name} "$@" || true`;
 
-export const hookText = (name: GitHookName, command: string): string =>
-  [
-    '#!/bin/sh',
-    `${MARK} (${name}): notes which lines of each commit an agent wrote, on refs/notes/fettle.`,
-    '# `fettle uninstall --git-hooks` removes it; a commit goes through whatever it does.',
-    hookLine(name, command),
-    '',
-  ].join('\n');
+const header = (name: GitHookName): string[] => [
+  '#!/bin/sh',
+  `${MARK} (${name}): notes which lines of each commit an agent wrote, on refs/notes/fettle.`,
+  '# `fettle uninstall --git-hooks` removes it; a commit goes through whatever it does.',
+];
 
-/** Whether `text` is exactly a hook install wrote (with any command): what uninstall may remove. */
+/**
+ * post-commit's first half in the shell, so a commit starts no Node process: two `git rev-parse`, the commit marked
+ * pending (protocol/notes-pending.ts), fettle started in the background to note it. If any step fails, the last
+ * line notes the commit in the commit (commit-later.ts first tries the same from Node).
+ */
+const laterLine = (command: string): string =>
+  `d=$(git rev-parse --git-common-dir 2>/dev/null) && h=$(git rev-parse HEAD 2>/dev/null) && (umask 077 && mkdir -p "$d/fettle/notes-pending") && : > "$d/fettle/notes-pending/$h" && { unset GIT_INDEX_FILE; ${command} git-hook post-commit --pending </dev/null >/dev/null 2>>"$d/fettle/git-hook.log" & exit 0; }`;
+
+/** The hook as installs before the shell's first half wrote it: still fettle's own, to replace or remove. */
+const earlierText = (name: GitHookName, command: string): string =>
+  [...header(name), hookLine(name, command), ''].join('\n');
+
+export const hookText = (name: GitHookName, command: string): string =>
+  name === 'post-commit'
+    ? [
+        ...header(name),
+        '# The note is written in the background: the commit waits for two git rev-parse, not for fettle.',
+        laterLine(command),
+        hookLine(name, command),
+        '',
+      ].join('\n')
+    : earlierText(name, command);
+
+/** Whether `text` is exactly a hook install wrote (with any command, this version or an earlier): what uninstall may remove. */
 const isOwnHook = (name: GitHookName, text: string): boolean => {
-  const last = text.split('\n')[3] ?? '';
+  const last = text.trimEnd().split('\n').at(-1) ?? '';
   const suffix = ` git-hook ${name} "$@" || true`;
-  return last.endsWith(suffix) && text === hookText(name, last.slice(0, -suffix.length));
+  if (!last.endsWith(suffix)) return false;
+  const command = last.slice(0, -suffix.length);
+  return text === hookText(name, command) || text === earlierText(name, command);
 };
 
 /** Where git runs this repository's hooks from: core.hooksPath as the user set it, else <common dir>/hooks. */

@@ -3,7 +3,7 @@
 // as it was before install.
 // Tier: slow, installs, commits and uninstalls through the built CLI in fresh repositories (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { notesSettled } from '../helpers/notes';
@@ -95,4 +95,26 @@ test('outside a repository there are no git hooks to install', () => {
   const r = runCli(['install', '--git-hooks'], { cwd: repo.home, env: repo.env });
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, /not in a git repository/);
+});
+
+test("an earlier install's post-commit (one line running fettle) is fettle's own: install replaces it, uninstall removes it", () => {
+  for (const then of ['install', 'uninstall']) {
+    const repo = makeRepo({ 'a.txt': 'a\n' });
+    assert.equal(cli(repo, 'install', '--git-hooks').code, 0);
+    const path = repo.path('.git/hooks/post-commit');
+    const lines = readFileSync(path, 'utf8').split('\n');
+    // the hook as installs wrote it before the shell's first half: the header, then the line that runs fettle
+    const earlier = [...lines.slice(0, 3), ...lines.slice(-2)].join('\n');
+    writeFileSync(path, earlier);
+    const r = cli(repo, then, '--git-hooks', '--json');
+    assert.equal(r.code, 0, r.stderr);
+    const results = JSON.parse(r.stdout).gitHooks.map((h: { name: string; result: string }) => `${h.name} ${h.result}`);
+    assert.deepEqual(
+      results,
+      then === 'install'
+        ? ['post-commit changed', 'post-rewrite unchanged']
+        : ['post-commit changed', 'post-rewrite changed'],
+    );
+    assert.equal(existsSync(path), then === 'install');
+  }
 });
