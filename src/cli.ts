@@ -6,7 +6,6 @@
 // (the entry hands them the loader). Each is loaded with V8's code cache.
 import { join } from 'node:path';
 import { loadBundle } from './code-cache';
-import { commitLater } from './commit-later';
 import { handOff } from './hook/thin';
 
 const args = process.argv.slice(2);
@@ -42,17 +41,11 @@ if (isHook) {
   const serve = loadBundle(join(__dirname, 'serve.js'), process.env) as typeof import('./hook/serve');
   void serve.runServer(args[1] === '--takeover' ? 'takeover' : 'foreground');
 } else {
-  const later = (): Promise<boolean> => commitLater(__filename, process.cwd(), process.env).catch(() => false); // noted in the commit instead
   const page = () => (loadBundle(join(__dirname, 'web.js'), process.env) as typeof import('./web/server')).runPage;
   const commands = () => loadBundle(join(__dirname, 'commands.js'), process.env) as typeof import('./commands/index');
   const full = () => (argv: string[]) => commands().main(argv, undefined, { page });
-  const glance = () => {
-    const bundle = loadBundle(join(__dirname, 'glance.js'), process.env) as typeof import('./commands/glance');
-    void bundle.main(args, full);
-  };
-  // post-commit, inside a person's `git commit`: mark the commit and note it in a detached process (commit-later.ts)
-  if (args.length === 2 && args[0] === 'git-hook' && args[1] === 'post-commit')
-    void later().then((marked) => marked || glance());
-  else if (own[0] === 'status' || own[0] === 'log' || own[0] === 'git-hook') glance();
-  else void full()(args);
+  if (own[0] === 'status' || own[0] === 'log' || own[0] === 'git-hook') {
+    const glance = loadBundle(join(__dirname, 'glance.js'), process.env) as typeof import('./commands/glance');
+    void glance.main(args, full);
+  } else void full()(args);
 }

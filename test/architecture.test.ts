@@ -96,7 +96,7 @@ const PROGRAM_FILES = new Set([
 const EDGES = new Set<Layer>(['hook', 'commands', 'mcp', 'web']);
 
 const layerOf = (mod: string): Layer => {
-  if (['cli', 'code-cache', 'commit-later'].includes(mod)) return 'entry';
+  if (mod === 'cli' || mod === 'code-cache') return 'entry';
   // The published JSON Schemas (schema/*.json) are data every layer may read, as core is.
   if (mod.startsWith('../schema/')) return 'core';
   if (mod === 'errors' || mod.startsWith('core/')) return 'core';
@@ -213,7 +213,7 @@ test('the rooms table runs bottom up: a room imports only rooms listed before it
 
 /** What docs/ARCHITECTURE.md draws between its `layers` markers: the layers top down, protocol's rooms by level. */
 const LAYER_FILES: Record<Layer, string> = {
-  entry: 'cli.ts  code-cache.ts  commit-later.ts',
+  entry: 'cli.ts  code-cache.ts',
   hook: 'hook/',
   commands: 'commands/',
   mcp: 'mcp/',

@@ -5,7 +5,7 @@ import { parseRewrites } from '../core/attribution-note';
 import { FettleError } from '../errors';
 import { selfCommand } from '../io/self';
 import { noteCommits } from '../protocol/commit-notes';
-import { settleLocked, settlePending, withNotesLock } from '../protocol/notes-pending';
+import { noteLater, settleLocked, settlePending, withNotesLock } from '../protocol/notes-pending';
 import { openStore } from '../protocol/select/open';
 import { GIT_HOOKS, type GitHookName, installGitHooks, uninstallGitHooks } from '../setup/git-hooks';
 import { contextFor, type Edge } from './edge';
@@ -62,11 +62,19 @@ export const gitHookCommand = async (edge: Edge, dir: string | undefined, name: 
   // the listing of fettle's refs starts with the process that finds the repository
   const store = await openStore(ctx, { recover: false, lists: true });
   if (store.kind !== 'repo') return;
-  // `--pending`: the detached half of post-commit (src/commit-later.ts), which notes what the commits marked
+  // `--pending`: the detached half of post-commit (protocol/notes-pending.ts), which notes what the commits marked
   if (pending) {
     await settlePending(ctx, store);
     return;
   }
+  // post-commit from a person's own hook (install's runs this half in the shell): the commit does not wait
+  if (
+    name === 'post-commit' &&
+    store.head &&
+    edge.io.script &&
+    (await noteLater(store, store.head, edge.io.script, ctx.env))
+  )
+    return;
   const rewrites =
     (name as GitHookName) === 'post-commit'
       ? new Map<string, string[]>(store.head ? [[store.head, []]] : [])

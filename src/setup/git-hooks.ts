@@ -28,7 +28,7 @@ const header = (name: GitHookName): string[] => [
 /**
  * post-commit's first half in the shell, so a commit starts no Node process: two `git rev-parse`, the commit marked
  * pending (protocol/notes-pending.ts), fettle started in the background to note it. If any step fails, the last
- * line notes the commit in the commit (commit-later.ts first tries the same from Node).
+ * line notes the commit in the commit (which first tries the same from Node: notes-pending.ts noteLater).
  */
 const laterLine = (command: string): string =>
   `d=$(git rev-parse --git-common-dir 2>/dev/null) && h=$(git rev-parse HEAD 2>/dev/null) && (umask 077 && mkdir -p "$d/fettle/notes-pending") && : > "$d/fettle/notes-pending/$h" && { unset GIT_INDEX_FILE; ${command} git-hook post-commit --pending </dev/null >/dev/null 2>>"$d/fettle/git-hook.log" & exit 0; }`;

@@ -1,5 +1,5 @@
 // What `fettle git-hook` costs each commit in git processes. Inside the person's `git commit`, post-commit starts
-// none: it marks the commit and leaves its note to a detached process (src/commit-later.ts), which reads the
+// none: it marks the commit and leaves its note to a detached process (protocol/notes-pending.ts), which reads the
 // repository and fettle's refs from their files, every object through one `cat-file`, and writes the note: no
 // process per read, none to ask what the commit changed (the trees say it).
 import assert from 'node:assert/strict';
@@ -43,14 +43,14 @@ test('post-commit after an agent Write: the commit waits for no git process; the
   assert.match(note, /^fettle-attribution v1\nfile src\/app\.ts\n4 claude session=session-1 tool=Write change=\w+$/);
 });
 
-test('a repository post-commit cannot read plainly (GIT_COMMON_DIR set) is noted inside the commit, as before', () => {
+test("post-commit from a person's own hook, under GIT_COMMON_DIR: the store opens as for any command, the note lands later", () => {
   const repo = makeRepo({ 'a.txt': lines(3) });
   agentWrite({ file: repo.path('a.txt'), content: `${lines(3)}agent\n`, cwd: repo.dir }, repo.env, writeFileSync);
   repo.commit('agent line');
   const env = { ...repo.env, GIT_COMMON_DIR: repo.path('.git') };
   const r = runCli(['git-hook', 'post-commit'], { cwd: repo.dir, env });
   assert.deepEqual([r.code, r.stderr], [0, '']);
-  assert.deepEqual(pendingNotes(repo), []);
+  notesSettled(repo);
   assert.match(repo.git('notes', '--ref=fettle', 'show', 'HEAD'), /^file a\.txt\n4 claude /m);
 });
 

@@ -1,4 +1,4 @@
-// The post-commit hook notes a commit in a detached process (src/commit-later.ts): a test that reads
+// The post-commit hook notes a commit in a detached process (protocol/notes-pending.ts): a test that reads
 // refs/notes/fettle with git itself waits for the commits still marked pending, as `fettle blame` settles them.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
