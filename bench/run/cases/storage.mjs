@@ -159,9 +159,10 @@ export const measureStorage = () => {
   } finally {
     server.stop();
   }
-  // The reads' index is outside .git (fettle's data dir); the bytes read are blobs in the repository's store.
+  // The reads' index is outside .git (fettle's data dir): one <session>.json each, beside last/ (the cross-session
+  // notes); the bytes read are blobs in the repository's store.
   const readsDir = join(dirs.data, 'fettle', 'reads');
-  const indexes = existsSync(readsDir) ? readdirSync(readsDir) : [];
+  const indexes = existsSync(readsDir) ? readdirSync(readsDir).filter((f) => f.endsWith('.json')) : [];
   const baselines = indexes.reduce(
     (n, f) => n + Object.keys(JSON.parse(readFileSync(join(readsDir, f), 'utf8')).files).length,
     0,
