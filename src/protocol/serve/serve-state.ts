@@ -5,7 +5,7 @@
 // doctor) finds them here.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { appendFile, lstat, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, link, lstat, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isToken, listenerUid, TOKEN_VAR, type ServeAuth } from '../../core/hook-server';
 import { sessionName } from '../../core/session';
@@ -38,6 +38,24 @@ const replace = async (path: string, text: string, mode: number): Promise<void> 
   }
 };
 
+/**
+ * Made only if absent, whole: written under a temp name and linked to its name, which fails if another process
+ * made it first. False then: the other process's file stands.
+ */
+const createOnce = async (path: string, text: string, mode: number): Promise<boolean> => {
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeFile(temp, text, { mode, flag: 'wx' });
+    await link(temp, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+};
+
 /** The line a shell profile needs so that Claude Code, started from that shell, sends the token. */
 export const tokenExport = (paths: ServePaths): string => `export ${TOKEN_VAR}="$(cat ${shellQuote(paths.token)})"`;
 
@@ -55,6 +73,41 @@ export const readPort = async (paths: ServePaths): Promise<number> => {
       hint: 'Run `fettle install --resident` again.',
     });
   return port;
+};
+
+/** The port install (or an earlier server) chose; null when none was chosen yet. */
+export const keptPort = (paths: ServePaths): Promise<number | null> =>
+  readPort(paths).catch(async (error) => {
+    if (
+      await stat(paths.config).then(
+        () => true,
+        () => false,
+      )
+    )
+      throw error;
+    return null;
+  });
+
+/**
+ * A server set up by no install (started by a hook, or `fettle serve` alone) keeps the port it was given, unless
+ * another made its choice first: the port that stands is returned.
+ */
+export const claimPort = async (paths: ServePaths, port: number): Promise<number> => {
+  await ensureServeDir(paths);
+  return (await createOnce(paths.config, `${JSON.stringify({ port })}\n`, 0o600)) ? port : readPort(paths);
+};
+
+/** The token, made if there is none yet (by this process or another at the same time); a damaged one is refused. */
+export const serverToken = async (paths: ServePaths): Promise<string> => {
+  await ensureServeDir(paths);
+  if (
+    !(await lstat(paths.token).then(
+      () => true,
+      () => false,
+    ))
+  )
+    await createOnce(paths.token, `${randomBytes(32).toString('hex')}\n`, 0o600);
+  return readToken(paths);
 };
 
 export const writePort = async (paths: ServePaths, port: number): Promise<void> => {
