@@ -15,7 +15,7 @@ export type AutostartVerdict = 'start' | 'off' | 'unsupported' | 'wait';
 export interface AutostartFacts {
   /** the setting's value, as the environment holds it */
   setting: string | undefined;
-  /** process.platform */
+  /** the platform, as Node names it (`linux`, `darwin`, `win32`) */
   platform: string;
   /** the marker's time: when a start was last tried, or until when not to try (a failed start sets it ahead) */
   marked: number | undefined;
