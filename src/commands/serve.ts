@@ -8,8 +8,8 @@ import { forgetsReads } from '../core/settings';
 import { FettleError } from '../errors';
 import { forgetAllReads } from '../protocol/read-baselines';
 import { askStatus, ensureServer, stopServer } from '../protocol/serve/serve-control';
+import { keptPort } from '../protocol/serve/serve-port';
 import {
-  keptPort,
   makeToken,
   readToken,
   runningServer,
@@ -41,7 +41,7 @@ const autostartText = (env: Edge['env']): string =>
     : `off here (${AUTOSTART_VAR}=${env[AUTOSTART_VAR] ?? ''}, or this system): command hooks run in process`;
 
 const status = async (edge: Edge, paths: ServePaths, json: boolean): Promise<number> => {
-  const port = await keptPort(paths);
+  const port = (await keptPort(paths))?.port ?? null;
   if (port === null) {
     const never = { port: null, running: null, autostart: autostartText(edge.env), log: paths.log };
     edge.io.out(

@@ -9,14 +9,12 @@ import { cleanUpOnSignals, releaseOwned } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
 import { deferAutostart } from '../protocol/serve/autostart';
 import { createRuntime } from '../protocol/serve/runtime';
+import { claimPort, keptPort, movePort, readPort } from '../protocol/serve/serve-port';
 import {
   appendLog,
-  claimPort,
   clearRunning,
-  keptPort,
   liveClients,
   peerCheck,
-  readPort,
   runningServer,
   serverToken,
   servePaths,
@@ -101,7 +99,8 @@ const announcedWithin = async (paths: ServePaths, ms: number): Promise<boolean> 
 /**
  * The port and the token: a successor's socket is handed over; otherwise the port install (or an earlier server)
  * chose, or, set up by nobody yet, one the system gives, kept for the next start unless another server starting
- * at the same time kept its own first (this one then leaves it to that one).
+ * at the same time kept its own first (this one then leaves it to that one). A port a server chose that another
+ * program holds now is given up for a new one; install's, which its hooks name, never is.
  */
 const openSocket = async (server: Server, paths: ServePaths, mode: Mode): Promise<{ port: number; token: string }> => {
   const failed = (error: Error) => fail(paths, words(error), mode);
@@ -111,16 +110,17 @@ const openSocket = async (server: Server, paths: ServePaths, mode: Mode): Promis
   }
   const kept = await keptPort(paths).catch(failed);
   const token = await serverToken(paths).catch(failed);
-  const bound = await listen(server, kept ?? 0).catch(failed);
-  if (bound === 'in use') {
+  if (kept && (await listen(server, kept.port).catch(failed)) === 'listening') return { port: kept.port, token };
+  if (kept) {
     // Another fettle server got there first (two hook calls may start one each), or another program has the port.
     if (await announcedWithin(paths, IN_USE_WAIT_MS)) process.exit(0);
-    await fail(paths, `port ${kept} on 127.0.0.1 is in use by another program.`, mode);
+    if (!kept.movable) await fail(paths, `port ${kept.port} on 127.0.0.1 is in use by another program.`, mode);
   }
-  if (kept !== null) return { port: kept, token };
+  await listen(server, 0).catch(failed);
   const given = (server.address() as AddressInfo).port;
-  const port = await claimPort(paths, given).catch(failed);
+  const port = await (kept ? movePort(paths, kept.port, given) : claimPort(paths, given)).catch(failed);
   if (port !== given) process.exit(0); // another server starting now chose first: it serves
+  if (kept) void appendLog(paths, `port ${kept.port} is another program's now: moved to ${port}`);
   return { port, token };
 };
 

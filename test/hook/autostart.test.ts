@@ -116,7 +116,7 @@ test('a start tried within the last minute: the call starts none (the marker is 
   assert.equal(existsSync(join(serveDir(env), 'config.json')), false);
 });
 
-test("a server that cannot start (its port is another program's) makes hook calls leave it alone for an hour", async () => {
+test("a server that cannot start (the port install chose is another program's) makes hook calls leave it alone for an hour", async () => {
   const repo = makeRepo({ 'a.txt': lines(20) });
   const env = autoEnv(repo);
   const squatter = createServer();
@@ -150,6 +150,34 @@ test('parallel first calls, each finding no server, leave one server and no fail
     assert.deepEqual(serversOf(env), [running.pid]);
     assert.doesNotMatch(readFileSync(join(serveDir(env), 'log'), 'utf8'), /not started/);
   } finally {
+    stop(repo, env);
+  }
+});
+
+test('a port a server chose itself that another program holds now: the next server takes a new one', async () => {
+  const repo = makeRepo({ 'a.txt': lines(20) });
+  const env = autoEnv(repo);
+  const squatter = createServer();
+  await new Promise<void>((r) => squatter.listen({ host: '127.0.0.1', port: 0 }, r));
+  const port = (squatter.address() as { port: number }).port;
+  try {
+    mkdirSync(serveDir(env), { recursive: true, mode: 0o700 });
+    const config = join(serveDir(env), 'config.json');
+    writeFileSync(config, JSON.stringify({ port, chosenBy: 'server' }), { mode: 0o600 });
+    const r = runCli(['hook'], { cwd: repo.dir, env, input: JSON.stringify(write(repo, 'a.txt', lines(21), 't1')) });
+    assert.equal(r.code, 0, r.stderr);
+    const running = await until('the server', () => status(repo, env).running);
+    const moved = JSON.parse(readFileSync(config, 'utf8'));
+    assert.notEqual(moved.port, port);
+    assert.equal(moved.chosenBy, 'server');
+    assert.equal(status(repo, env).port, moved.port);
+    assert.match(
+      readFileSync(join(serveDir(env), 'log'), 'utf8'),
+      new RegExp(`port ${port} is another program's now: moved to ${moved.port}`),
+    );
+    assert.ok(running.pid > 0);
+  } finally {
+    squatter.close();
     stop(repo, env);
   }
 });

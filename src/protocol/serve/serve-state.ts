@@ -16,6 +16,11 @@ import { liveServerIn, type ServePaths } from './serve-paths';
 
 export { servePaths, type ServePaths } from './serve-paths';
 
+export const notInstalled = () =>
+  new FettleError('E_SERVE', 'the resident hook server is not set up for this user.', {
+    hint: 'Run `fettle install --resident` to set it up.',
+  });
+
 /** The directory, made if need be, and refused if anyone but its owner may enter it. */
 export const ensureServeDir = async (paths: ServePaths): Promise<void> => {
   await mkdir(paths.dir, { recursive: true, mode: 0o700 });
@@ -27,7 +32,7 @@ export const ensureServeDir = async (paths: ServePaths): Promise<void> => {
 };
 
 /** Written under a temp name and renamed: a reader sees the old file or the new one, never half of one. */
-const replace = async (path: string, text: string, mode: number): Promise<void> => {
+export const replace = async (path: string, text: string, mode: number): Promise<void> => {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(temp, text, { mode, flag: 'wx' });
@@ -42,7 +47,7 @@ const replace = async (path: string, text: string, mode: number): Promise<void> 
  * Made only if absent, whole: written under a temp name and linked to its name, which fails if another process
  * made it first. False then: the other process's file stands.
  */
-const createOnce = async (path: string, text: string, mode: number): Promise<boolean> => {
+export const createOnce = async (path: string, text: string, mode: number): Promise<boolean> => {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(temp, text, { mode, flag: 'wx' });
@@ -59,44 +64,6 @@ const createOnce = async (path: string, text: string, mode: number): Promise<boo
 /** The line a shell profile needs so that Claude Code, started from that shell, sends the token. */
 export const tokenExport = (paths: ServePaths): string => `export ${TOKEN_VAR}="$(cat ${shellQuote(paths.token)})"`;
 
-const NOT_INSTALLED = () =>
-  new FettleError('E_SERVE', 'the resident hook server is not set up for this user.', {
-    hint: 'Run `fettle install --resident` to set it up.',
-  });
-
-export const readPort = async (paths: ServePaths): Promise<number> => {
-  const text = await readFile(paths.config, 'utf8').catch(() => null);
-  if (text === null) throw NOT_INSTALLED();
-  const port = (JSON.parse(text) as { port?: unknown }).port;
-  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
-    throw new FettleError('E_SERVE', `${paths.config} names no valid port.`, {
-      hint: 'Run `fettle install --resident` again.',
-    });
-  return port;
-};
-
-/** The port install (or an earlier server) chose; null when none was chosen yet. */
-export const keptPort = (paths: ServePaths): Promise<number | null> =>
-  readPort(paths).catch(async (error) => {
-    if (
-      await stat(paths.config).then(
-        () => true,
-        () => false,
-      )
-    )
-      throw error;
-    return null;
-  });
-
-/**
- * A server set up by no install (started by a hook, or `fettle serve` alone) keeps the port it was given, unless
- * another made its choice first: the port that stands is returned.
- */
-export const claimPort = async (paths: ServePaths, port: number): Promise<number> => {
-  await ensureServeDir(paths);
-  return (await createOnce(paths.config, `${JSON.stringify({ port })}\n`, 0o600)) ? port : readPort(paths);
-};
-
 /** The token, made if there is none yet (by this process or another at the same time); a damaged one is refused. */
 export const serverToken = async (paths: ServePaths): Promise<string> => {
   await ensureServeDir(paths);
@@ -110,11 +77,6 @@ export const serverToken = async (paths: ServePaths): Promise<string> => {
   return readToken(paths);
 };
 
-export const writePort = async (paths: ServePaths, port: number): Promise<void> => {
-  await ensureServeDir(paths);
-  await replace(paths.config, `${JSON.stringify({ port })}\n`, 0o600);
-};
-
 const damaged = (paths: ServePaths, why: string) =>
   new FettleError('E_SERVE', `the resident server's token file ${paths.token} ${why}.`, {
     hint: 'Run `fettle serve --reset-token`, then start Claude Code again from a shell that exports the new token.',
@@ -123,7 +85,7 @@ const damaged = (paths: ServePaths, why: string) =>
 /** The token, only from a file this user owns and nobody else may read, holding a well-formed token. */
 export const readToken = async (paths: ServePaths): Promise<string> => {
   const info = await lstat(paths.token).catch(() => null);
-  if (!info) throw NOT_INSTALLED();
+  if (!info) throw notInstalled();
   if (!info.isFile()) throw damaged(paths, 'is not a regular file');
   if (info.uid !== process.getuid?.() || (info.mode & 0o077) !== 0)
     throw damaged(paths, 'may be read or written by other users');
