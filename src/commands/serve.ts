@@ -35,10 +35,17 @@ export interface ServeOptions {
 const scriptOf = (edge: Edge): string => edge.io.script ?? 'fettle';
 
 /** Whether command hooks start the server (core/serve-autostart.ts), as status says it. */
-const autostartText = (env: Edge['env']): string =>
-  autostartVerdict({ setting: env[AUTOSTART_VAR], platform: process.platform, marked: undefined, now: 0 }) === 'start'
-    ? `on: a command hook call that finds no server starts one (${AUTOSTART_VAR}=0 turns this off)`
-    : `off here (${AUTOSTART_VAR}=${env[AUTOSTART_VAR] ?? ''}, or this system): command hooks run in process`;
+const autostartText = (env: Edge['env']): string => {
+  const verdict = autostartVerdict({
+    setting: env[AUTOSTART_VAR],
+    platform: process.platform,
+    marked: undefined,
+    now: 0,
+  });
+  if (verdict === 'off') return `off (${AUTOSTART_VAR}=${env[AUTOSTART_VAR]}): command hooks run in process`;
+  if (verdict === 'unsupported') return 'off on this system: command hooks run in process';
+  return `on: a command hook call that finds no server starts one (${AUTOSTART_VAR}=0 turns this off)`;
+};
 
 const status = async (edge: Edge, paths: ServePaths, json: boolean): Promise<number> => {
   const port = (await keptPort(paths))?.port ?? null;
