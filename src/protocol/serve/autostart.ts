@@ -3,7 +3,6 @@
 // hook has already answered: the server starts in the background, in a session of its own, and is never waited
 // for. It sets itself up (port, token) on its first start. A marker in the server's directory keeps hook calls
 // from each starting one: its time is the last try, or a failed start's "not before".
-import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -12,6 +11,7 @@ import {
   autostartVerdict,
   type AutostartVerdict,
 } from '../../core/serve-autostart';
+import { startDetached } from '../detached';
 import type { ServePaths } from './serve-paths';
 
 export const autostartMarker = (paths: ServePaths): string => join(paths.dir, 'autostart');
@@ -57,16 +57,8 @@ export const startServerInBackground = (
   if (verdict !== 'start') return verdict;
   try {
     if (!privateDir(paths.dir)) return 'refused';
-    mark(paths, now);
-    const child = spawn(process.execPath, [script, 'serve', '--auto'], {
-      detached: true,
-      cwd: '/',
-      env,
-      stdio: 'ignore',
-    });
-    child.on('error', () => undefined); // the log says nothing then; the marker makes the next try wait
-    child.unref();
-    return 'start';
+    mark(paths, now); // before the start: a start that fails before its log says so still waits a minute
+    return startDetached(script, '/', ['serve', '--auto'], env, { serving: true }) ? 'start' : 'refused';
   } catch {
     return 'refused';
   }
