@@ -32,14 +32,18 @@ if (isHook) {
     if (handed.answered) return;
     const bundle = agent === undefined || agent === 'claude' ? 'hook.js' : 'agents.js';
     const hook = loadBundle(join(__dirname, bundle), process.env) as typeof import('./hook/process');
-    void hook.runHookProcess(agent, undefined, handed.read);
+    // No server ran: once this call is answered, one starts in the background for the calls after it.
+    void hook.runHookProcess(agent, undefined, handed.read).then(() => handed.absent && hook.autostartServer());
   });
 } else if (isMcp) {
   const mcp = loadBundle(join(__dirname, 'mcp.js'), process.env) as typeof import('./mcp/server');
   void mcp.runMcpServer();
-} else if (args[0] === 'serve' && (args.length === 1 || (args.length === 2 && args[1] === '--takeover'))) {
+} else if (
+  args[0] === 'serve' &&
+  (args.length === 1 || (args.length === 2 && /^--(takeover|auto)$/.test(args[1] ?? '')))
+) {
   const serve = loadBundle(join(__dirname, 'serve.js'), process.env) as typeof import('./hook/serve');
-  void serve.runServer(args[1] === '--takeover' ? 'takeover' : 'foreground');
+  void serve.runServer(args[1] === '--takeover' ? 'takeover' : args[1] === '--auto' ? 'auto' : 'foreground');
 } else {
   const page = () => (loadBundle(join(__dirname, 'web.js'), process.env) as typeof import('./web/server')).runPage;
   const commands = () => loadBundle(join(__dirname, 'commands.js'), process.env) as typeof import('./commands/index');

@@ -65,6 +65,8 @@ export const baseEnv = (() => {
     XDG_STATE_HOME: dirs.state,
     TMPDIR: dirs.tmp,
     GIT_CONFIG_NOSYSTEM: '1',
+    // Each case says which path it times: the command hook in process, unless the case starts a server itself.
+    FETTLE_SERVE_AUTOSTART: '0',
   };
 })();
 

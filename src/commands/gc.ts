@@ -34,7 +34,7 @@ const summary = (
   if (r.links.length > 0) lines.push(`${verb} ${plural(r.links.length, 'stale tool-use link file')}.`);
   if (r.bookkeeping.length > 0)
     lines.push(
-      `${verb} ${plural(r.bookkeeping.length, 'stale bookkeeping file')} (answers to tool calls, the index of pending changes, idle sessions' state logs).`,
+      `${verb} ${plural(r.bookkeeping.length, 'stale bookkeeping file')} (answers to tool calls, the index of pending changes, idle sessions' state logs and what they read).`,
     );
   if (lines.length === 0) lines.push('Nothing to remove.');
   lines.push(`Kept ${plural(r.kept, 'change')} (${r.pending} pending).`);

@@ -133,7 +133,9 @@ export const registerUpkeepCommands = (
     );
   program
     .command('serve')
-    .description('the resident hook server (`fettle install --resident`); alone, runs it in the foreground')
+    .description(
+      'the resident hook server (started by the first hook call, or `install --resident`); alone, runs it in the foreground',
+    )
     .option('--start', 'start it in the background unless it runs')
     .option('--stop', 'stop it (calls in flight finish first)')
     .option('--restart', 'stop it, then start it')

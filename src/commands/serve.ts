@@ -3,13 +3,14 @@
 // `fettle serve` alone runs the server in the foreground (dist/serve.js, chosen by cli.ts).
 import { loadConfig } from '../config';
 import { PEER_AUTH_TEXT, TOKEN_VAR } from '../core/hook-server';
+import { AUTOSTART_VAR, autostartVerdict } from '../core/serve-autostart';
 import { forgetsReads } from '../core/settings';
 import { FettleError } from '../errors';
 import { forgetAllReads } from '../protocol/read-baselines';
 import { askStatus, ensureServer, stopServer } from '../protocol/serve/serve-control';
+import { keptPort } from '../protocol/serve/serve-port';
 import {
   makeToken,
-  readPort,
   readToken,
   runningServer,
   serverAuth,
@@ -33,8 +34,30 @@ export interface ServeOptions {
 
 const scriptOf = (edge: Edge): string => edge.io.script ?? 'fettle';
 
+/** Whether command hooks start the server (core/serve-autostart.ts), as status says it. */
+const autostartText = (env: Edge['env']): string => {
+  const verdict = autostartVerdict({
+    setting: env[AUTOSTART_VAR],
+    platform: process.platform,
+    marked: undefined,
+    now: 0,
+  });
+  if (verdict === 'off') return `off (${AUTOSTART_VAR}=${env[AUTOSTART_VAR]}): command hooks run in process`;
+  if (verdict === 'unsupported') return 'off on this system: command hooks run in process';
+  return `on: a command hook call that finds no server starts one (${AUTOSTART_VAR}=0 turns this off)`;
+};
+
 const status = async (edge: Edge, paths: ServePaths, json: boolean): Promise<number> => {
-  const port = await readPort(paths);
+  const port = (await keptPort(paths))?.port ?? null;
+  if (port === null) {
+    const never = { port: null, running: null, autostart: autostartText(edge.env), log: paths.log };
+    edge.io.out(
+      json
+        ? JSON.stringify(never)
+        : `fettle's resident server has not run for this user yet.\nAutostart: ${never.autostart}.`,
+    );
+    return 0;
+  }
   const running = await runningServer(paths);
   const token = await readToken(paths).catch((e: FettleError) => e);
   const report = running && typeof token === 'string' ? await askStatus(port, token) : null;
@@ -49,6 +72,7 @@ const status = async (edge: Edge, paths: ServePaths, json: boolean): Promise<num
         auth,
         token: typeof token === 'string' ? 'ok' : token.message,
         shellHasToken: matches,
+        autostart: autostartText(edge.env),
         log: paths.log,
       }),
     );
@@ -64,6 +88,7 @@ const status = async (edge: Edge, paths: ServePaths, json: boolean): Promise<num
       : matches
         ? `Authentication: by the token. This shell exports ${TOKEN_VAR}: Claude Code started from it uses the server.`
         : `Authentication: by the token. This shell does not export it, so Claude Code started from it is protected by the command hook only. Add to your shell profile:\n  ${tokenExport(paths)}`,
+    `Autostart: ${autostartText(edge.env)}.`,
     `Log: ${paths.log}`,
   ];
   edge.io.out(lines.join('\n'));
@@ -140,8 +165,6 @@ export const serveCommand = async (edge: Edge, o: ServeOptions): Promise<number>
     }
   }
   if (o.start || o.restart) {
-    await readPort(paths);
-    await readToken(paths);
     const running = await ensureServer(paths, edge.env, scriptOf(edge));
     edge.io.out(`fettle's resident server runs on 127.0.0.1:${running.port} (pid ${running.pid}).`);
     return 0;

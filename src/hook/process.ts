@@ -1,6 +1,8 @@
 // The process edge of the hook: read stdin as bytes, run, write the outcome, exit. Nothing below this
 // reads process globals.
 import { isFettleError } from '../errors';
+import { startServerInBackground } from '../protocol/serve/autostart';
+import { servePaths } from '../protocol/serve/serve-paths';
 import { cleanUpOnSignals } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
 import { selfCommand, spellCommands } from '../io/self';
@@ -96,4 +98,12 @@ export const runHookProcess = async (
   }
   // fettle's own messages (never a file's content: a diff goes to stdout) name commands the reader can run as printed.
   if (decided.stderr) emit(2, spellCommands(decided.stderr, selfCommand(process.env, process.argv[1])));
+};
+
+/**
+ * After a call answered in process because no resident server runs: start one in the background, so the next
+ * calls are handed to it (docs/RESIDENT.md, "Started by the first hook call").
+ */
+export const autostartServer = (): void => {
+  startServerInBackground(servePaths(process.env), process.env, process.argv[1] ?? '', Date.now());
 };

@@ -3,19 +3,20 @@
 // resident server"). It runs until it has been idle with no live Claude Code session left, until told to stop,
 // or until the installed fettle changes (it then hands its socket to a server of the new version).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Server as NetServer } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import { join } from 'node:path';
 import { cleanUpOnSignals, releaseOwned } from '../io/cleanup';
 import { armFailpoints } from '../io/failpoint';
+import { deferAutostart } from '../protocol/serve/autostart';
 import { createRuntime } from '../protocol/serve/runtime';
+import { claimPort, keptPort, movePort, readPort } from '../protocol/serve/serve-port';
 import {
   appendLog,
   clearRunning,
   liveClients,
   peerCheck,
-  readPort,
-  readToken,
   runningServer,
+  serverToken,
   servePaths,
   writeRunning,
   type ServePaths,
@@ -40,8 +41,12 @@ const words = (error: unknown): string => {
   return `${e?.message ?? String(error)}${e?.hint ? ` ${e.hint}` : ''}`;
 };
 
-const fail = async (paths: ServePaths, message: string): Promise<never> => {
+/** How this server was started: by a person or a command (`fettle serve`), by a hook (`--auto`), or as a successor. */
+type Mode = 'foreground' | 'auto' | 'takeover';
+
+const fail = async (paths: ServePaths, message: string, mode: Mode): Promise<never> => {
   await appendLog(paths, `not started: ${message}`).catch(() => undefined);
+  if (mode === 'auto') deferAutostart(paths, Date.now()); // each hook call would otherwise try again
   process.stderr.write(`fettle serve: ${message}\n`);
   process.exit(1);
 };
@@ -79,27 +84,48 @@ const answerFailure = (paths: ServePaths, req: IncomingMessage, res: ServerRespo
   }
 };
 
-/** The port and the token: a successor's socket is handed over; otherwise it binds the port install chose. */
-const openSocket = async (
-  server: Server,
-  paths: ServePaths,
-  mode: 'foreground' | 'takeover',
-): Promise<{ port: number; token: string }> => {
-  const port = await readPort(paths).catch((error: Error) => fail(paths, words(error)));
-  if (mode === 'takeover')
-    return { port, token: await takeOver(server).catch((error: Error) => fail(paths, words(error))) };
-  const token = await readToken(paths).catch((error: Error) => fail(paths, words(error)));
-  const bound = await listen(server, port).catch((error: Error) => fail(paths, words(error)));
-  if (bound === 'in use') {
-    const running = await runningServer(paths);
-    if (running) process.exit(0); // another fettle server got there first
-    await fail(paths, `port ${port} on 127.0.0.1 is in use by another program.`);
+/** How long a port in use may be another fettle server still starting (it says so once it is ready). */
+const IN_USE_WAIT_MS = 5_000;
+
+const announcedWithin = async (paths: ServePaths, ms: number): Promise<boolean> => {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await runningServer(paths)) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
   }
+};
+
+/**
+ * The port and the token: a successor's socket is handed over; otherwise the port install (or an earlier server)
+ * chose, or, set up by nobody yet, one the system gives, kept for the next start unless another server starting
+ * at the same time kept its own first (this one then leaves it to that one). A port a server chose that another
+ * program holds now is given up for a new one; install's, which its hooks name, never is.
+ */
+const openSocket = async (server: Server, paths: ServePaths, mode: Mode): Promise<{ port: number; token: string }> => {
+  const failed = (error: Error) => fail(paths, words(error), mode);
+  if (mode === 'takeover') {
+    const port = await readPort(paths).catch(failed);
+    return { port, token: await takeOver(server).catch(failed) };
+  }
+  const kept = await keptPort(paths).catch(failed);
+  const token = await serverToken(paths).catch(failed);
+  if (kept && (await listen(server, kept.port).catch(failed)) === 'listening') return { port: kept.port, token };
+  if (kept) {
+    // Another fettle server got there first (two hook calls may start one each), or another program has the port.
+    if (await announcedWithin(paths, IN_USE_WAIT_MS)) process.exit(0);
+    if (!kept.movable) await fail(paths, `port ${kept.port} on 127.0.0.1 is in use by another program.`, mode);
+  }
+  await listen(server, 0).catch(failed);
+  const given = (server.address() as AddressInfo).port;
+  const port = await (kept ? movePort(paths, kept.port, given) : claimPort(paths, given)).catch(failed);
+  if (port !== given) process.exit(0); // another server starting now chose first: it serves
+  if (kept) void appendLog(paths, `port ${kept.port} is another program's now: moved to ${port}`);
   return { port, token };
 };
 
 /** Records the running server, logs its start, and tells a parent waiting for it that it is ready. */
-const announceStarted = async (state: ServerState, mode: 'foreground' | 'takeover'): Promise<void> => {
+const announceStarted = async (state: ServerState, mode: Mode): Promise<void> => {
   await writeRunning(state.paths, { pid: process.pid, port: state.port, auth: state.auth });
   await appendLog(
     state.paths,
@@ -149,7 +175,7 @@ const stopWhenIdle = (state: ServerState, stop: (why: string) => Promise<void>):
   ).unref();
 };
 
-export const runServer = async (mode: 'foreground' | 'takeover'): Promise<void> => {
+export const runServer = async (mode: Mode): Promise<void> => {
   const paths = servePaths(process.env);
   const script = process.argv[1] ?? join(__dirname, 'cli.js');
   // Calls that arrive while the server is still setting up wait for it (a successor gets its socket first).
@@ -183,7 +209,7 @@ export const runServer = async (mode: 'foreground' | 'takeover'): Promise<void> 
   try {
     armFailpoints(process.env.FETTLE_FAILPOINTS);
   } catch (error) {
-    await fail(paths, words(error));
+    await fail(paths, words(error), mode);
   }
   const socket = await openSocket(server, paths, mode);
   build = await watchBuild([join(__dirname, 'serve.js'), join(__dirname, 'hook.js')]);

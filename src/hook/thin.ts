@@ -20,8 +20,11 @@ import { readStdin } from '../io/stdin';
 import { emit } from './emit';
 import { findServer, servePaths, type Found } from '../protocol/serve/serve-paths';
 
-/** How the caller goes on: the call was answered here, or the full hook runs with what was read of stdin. */
-export type HandOff = { answered: true } | { answered: false; read?: () => Promise<Buffer> };
+/**
+ * How the caller goes on: the call was answered here, or the full hook runs with what was read of stdin;
+ * `absent`: no server runs (the hook may start one once it has answered).
+ */
+export type HandOff = { answered: true } | { answered: false; read?: () => Promise<Buffer>; absent?: true };
 
 type Reply = { kind: 'refused' } | { kind: 'answered'; answer: CommandAnswer } | { kind: 'lost'; why: string };
 
@@ -96,7 +99,7 @@ const lost = (input: Buffer, pid: number, why: string): CommandAnswer => {
 export const handOff = async (agent: string | undefined, env: NodeJS.ProcessEnv): Promise<HandOff> => {
   if (env.FETTLE_HOOK_CHILD === '1' || env.FETTLE_FAILPOINTS) return { answered: false };
   const target = findServer(servePaths(env));
-  if (!target) return { answered: false };
+  if (!target) return { answered: false, absent: true };
   let input: Buffer;
   try {
     input = await readStdin();

@@ -67,7 +67,7 @@ export const noteLater = async (
   try {
     // a partial commit's temporary index is gone by the time the note is written; the note reads no index
     const childEnv = { ...env, GIT_INDEX_FILE: undefined };
-    return startDetached(script, store.workTree, ['git-hook', 'post-commit', '--pending'], childEnv, log);
+    return startDetached(script, store.workTree, ['git-hook', 'post-commit', '--pending'], childEnv, { stderrFd: log });
   } finally {
     closeSync(log);
   }

@@ -9,6 +9,7 @@ import type { Check } from './check';
 import type { Context } from '../protocol/context';
 import { collectGarbage } from '../protocol/upkeep/gc';
 import { journalDir } from '../protocol/journal/journal';
+import { checkGitHooks } from './git-hook-doctor';
 import { checkLocks } from './lock-doctor';
 import { policyLayers } from '../protocol/decide/policy';
 import { recoverInterrupted, recoveryText, type Recovery } from '../protocol/journal/recover';
@@ -204,6 +205,7 @@ export const diagnose = async (input: DoctorInput): Promise<Check[]> => {
     await checkObjects(store),
     await checkLeftovers(ctx, store),
     ...(await checkLocks(store, ctx.now().getTime())),
+    ...(await checkGitHooks(store, ctx.now().getTime())),
   );
   return checks;
 };

@@ -7,7 +7,8 @@ import { RESIDENT_EVENTS, residentGroups, type ResidentPlan } from '../core/resi
 import { COMPACT_EVENTS } from '../core/settings';
 import { realPathOrAbsolute } from '../io/atomic-write';
 import { shellQuote } from '../io/self';
-import { readPort, makeToken, servePaths, writePort, type ServePaths } from '../protocol/serve/serve-state';
+import { readPort, writePort } from '../protocol/serve/serve-port';
+import { makeToken, servePaths, type ServePaths } from '../protocol/serve/serve-state';
 import { hookCommand, installHooks, type Outcome } from './settings-file';
 
 /** Whether 127.0.0.1:port can be listened on now. */

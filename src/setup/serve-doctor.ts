@@ -6,7 +6,8 @@ import { PEER_AUTH_TEXT, TOKEN_VAR } from '../core/hook-server';
 import type { FettleError } from '../errors';
 import type { Check } from './doctor';
 import { askStatus } from '../protocol/serve/serve-control';
-import { readPort, readToken, runningServer, serverAuth, servePaths, tokenExport } from '../protocol/serve/serve-state';
+import { readPort } from '../protocol/serve/serve-port';
+import { readToken, runningServer, serverAuth, servePaths, tokenExport } from '../protocol/serve/serve-state';
 
 export const checkResident = async (env: Env): Promise<Check[]> => {
   const paths = servePaths(env);

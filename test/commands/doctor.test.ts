@@ -1,7 +1,7 @@
 // Tier: slow, many end-to-end scenarios through the built CLI, each in a fresh repository (scripts/test-tiers.mjs).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { scriptOf } from '../../src/commands/doctor';
@@ -210,4 +210,23 @@ test('an expired staged change, a missing object and an old git lock are each re
     [id, `${id}.lock`].sort(),
     'doctor removed nothing',
   );
+});
+
+test("the git hooks' background run: a commit still without its note after 10 minutes, and an error it logged, are reported", () => {
+  const repo = installed();
+  const fettleDir = join(repo.dir, '.git', 'fettle');
+  mkdirSync(join(fettleDir, 'notes-pending'), { recursive: true });
+  const head = repo.git('rev-parse', 'HEAD');
+  writeFileSync(join(fettleDir, 'notes-pending', head), '');
+  assert.deepEqual(doctor(repo).of('git hooks'), [], 'a mark of a minute ago is a note being written');
+  const old = new Date(Date.now() - 3_600_000);
+  utimesSync(join(fettleDir, 'notes-pending', head), old, old);
+  writeFileSync(join(fettleDir, 'git-hook.log'), 'fettle: earlier\nfettle: could not write the note (disk full)\n');
+  const [late, log] = doctor(repo).of('git hooks');
+  assert.equal(late?.status, 'warn');
+  assert.match(late?.detail ?? '', /^1 commit still waits for its attribution note \(the oldest 60 min\)/);
+  assert.match(late?.fix ?? '', /blame <file>` or `.*trace`: .* is in .*git-hook\.log\.$/);
+  assert.equal(log?.status, 'warn');
+  assert.match(log?.detail ?? '', /reported an error \(last at .*\): fettle: could not write the note \(disk full\)$/);
+  assert.ok(existsSync(join(fettleDir, 'notes-pending', head)), 'doctor settles nothing');
 });

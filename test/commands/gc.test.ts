@@ -255,3 +255,22 @@ test('gc removes the state log of a session idle longer than the history kept, a
   assert.match(r.stdout, /^Removed 1 stale bookkeeping file /m);
   assert.deepEqual(readdirSync(dir), ['new.jsonl']);
 });
+
+test("gc removes what sessions idle longer than the history kept were given to read, and keeps a recent session's", () => {
+  const repo = makeRepo({ 'a.txt': BASE });
+  const reads = join(repo.home, '.data', 'fettle', 'reads');
+  mkdirSync(join(reads, 'last'), { recursive: true });
+  for (const f of ['old.json', 'new.json', 'last/old.json', 'last/new.json', 'old.json.1234.tmp'])
+    writeFileSync(join(reads, f), '{}');
+  const now = Math.floor(Date.now() / 1000);
+  for (const f of ['old.json', 'last/old.json', 'old.json.1234.tmp'])
+    utimesSync(join(reads, f), now - 31 * DAY, now - 31 * DAY);
+  const env = { FETTLE_HISTORY_MAX_AGE: String(30 * DAY) };
+  const dry = JSON.parse(ok(fettle(repo, ['gc', '--dry-run', '--json'], { now, env })).stdout);
+  assert.deepEqual(dry.bookkeeping.sort(), ['reads/last/old.json', 'reads/old.json']);
+  assert.ok(existsSync(join(reads, 'old.json')), 'a dry run removes nothing');
+  const r = ok(fettle(repo, ['gc'], { now, env }));
+  assert.match(r.stdout, /^Removed 2 stale bookkeeping files /m);
+  assert.deepEqual(readdirSync(reads).sort(), ['last', 'new.json', 'old.json.1234.tmp']);
+  assert.deepEqual(readdirSync(join(reads, 'last')), ['new.json']);
+});

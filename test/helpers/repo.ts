@@ -39,8 +39,13 @@ export const PATH_WITHOUT_FETTLE = (process.env.PATH ?? '/usr/bin:/bin')
   .filter((dir) => dir && !existsSync(join(dir, 'fettle')))
   .join(delimiter);
 
-/** The environment every process of a test sees: nothing from the developer's own git setup. */
+/**
+ * The environment every process of a test sees: nothing from the developer's own git setup, and command hooks that
+ * start no resident server (a test that starts one, or tests the start, says so: helpers/resident.ts,
+ * test/hook/autostart.test.ts), so that each call runs in process as the test means and no server outlives it.
+ */
 export const baseEnv = (home: string): Record<string, string> => ({
+  FETTLE_SERVE_AUTOSTART: '0',
   PATH: PATH_WITHOUT_FETTLE,
   HOME: home,
   XDG_DATA_HOME: join(home, '.data'),

@@ -5,7 +5,7 @@
 // doctor) finds them here.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { appendFile, lstat, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, link, lstat, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isToken, listenerUid, TOKEN_VAR, type ServeAuth } from '../../core/hook-server';
 import { sessionName } from '../../core/session';
@@ -15,6 +15,11 @@ import { shellQuote } from '../../io/self';
 import { liveServerIn, type ServePaths } from './serve-paths';
 
 export { servePaths, type ServePaths } from './serve-paths';
+
+export const notInstalled = () =>
+  new FettleError('E_SERVE', 'the resident hook server is not set up for this user.', {
+    hint: 'Run `fettle install --resident` to set it up.',
+  });
 
 /** The directory, made if need be, and refused if anyone but its owner may enter it. */
 export const ensureServeDir = async (paths: ServePaths): Promise<void> => {
@@ -27,7 +32,7 @@ export const ensureServeDir = async (paths: ServePaths): Promise<void> => {
 };
 
 /** Written under a temp name and renamed: a reader sees the old file or the new one, never half of one. */
-const replace = async (path: string, text: string, mode: number): Promise<void> => {
+export const replace = async (path: string, text: string, mode: number): Promise<void> => {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(temp, text, { mode, flag: 'wx' });
@@ -38,28 +43,38 @@ const replace = async (path: string, text: string, mode: number): Promise<void> 
   }
 };
 
+/**
+ * Made only if absent, whole: written under a temp name and linked to its name, which fails if another process
+ * made it first. False then: the other process's file stands.
+ */
+export const createOnce = async (path: string, text: string, mode: number): Promise<boolean> => {
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeFile(temp, text, { mode, flag: 'wx' });
+    await link(temp, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+};
+
 /** The line a shell profile needs so that Claude Code, started from that shell, sends the token. */
 export const tokenExport = (paths: ServePaths): string => `export ${TOKEN_VAR}="$(cat ${shellQuote(paths.token)})"`;
 
-const NOT_INSTALLED = () =>
-  new FettleError('E_SERVE', 'the resident hook server is not set up for this user.', {
-    hint: 'Run `fettle install --resident` to set it up.',
-  });
-
-export const readPort = async (paths: ServePaths): Promise<number> => {
-  const text = await readFile(paths.config, 'utf8').catch(() => null);
-  if (text === null) throw NOT_INSTALLED();
-  const port = (JSON.parse(text) as { port?: unknown }).port;
-  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
-    throw new FettleError('E_SERVE', `${paths.config} names no valid port.`, {
-      hint: 'Run `fettle install --resident` again.',
-    });
-  return port;
-};
-
-export const writePort = async (paths: ServePaths, port: number): Promise<void> => {
+/** The token, made if there is none yet (by this process or another at the same time); a damaged one is refused. */
+export const serverToken = async (paths: ServePaths): Promise<string> => {
   await ensureServeDir(paths);
-  await replace(paths.config, `${JSON.stringify({ port })}\n`, 0o600);
+  if (
+    !(await lstat(paths.token).then(
+      () => true,
+      () => false,
+    ))
+  )
+    await createOnce(paths.token, `${randomBytes(32).toString('hex')}\n`, 0o600);
+  return readToken(paths);
 };
 
 const damaged = (paths: ServePaths, why: string) =>
@@ -70,7 +85,7 @@ const damaged = (paths: ServePaths, why: string) =>
 /** The token, only from a file this user owns and nobody else may read, holding a well-formed token. */
 export const readToken = async (paths: ServePaths): Promise<string> => {
   const info = await lstat(paths.token).catch(() => null);
-  if (!info) throw NOT_INSTALLED();
+  if (!info) throw notInstalled();
   if (!info.isFile()) throw damaged(paths, 'is not a regular file');
   if (info.uid !== process.getuid?.() || (info.mode & 0o077) !== 0)
     throw damaged(paths, 'may be read or written by other users');

@@ -20,6 +20,7 @@ import { staleSnapshots } from '../bash/bash-state';
 import { staleCalls } from '../record/call-answers';
 import { listChanges, type Change } from '../changes';
 import type { Context } from '../context';
+import { staleReads } from '../read-prune';
 import { staleStates } from '../session-state';
 import { deleteRefs, openChangeIds, planRetention, type Removal } from '../retention/retention';
 import { staleStaged } from '../record/supersede';
@@ -191,6 +192,12 @@ export const collectGarbage = async (
     })),
     // Snapshots of Bash commands whose result was never recorded, older than the history kept.
     ...(await staleSnapshots(ctx.config.dataDir, {
+      maxAgeMs: ctx.config.historyMaxAgeSeconds * 1000,
+      dryRun,
+      nowMs: ctx.now().getTime(),
+    })),
+    // What sessions idle longer than the history kept were given to read, and the paths no session read since.
+    ...(await staleReads(ctx.config.dataDir, {
       maxAgeMs: ctx.config.historyMaxAgeSeconds * 1000,
       dryRun,
       nowMs: ctx.now().getTime(),
