@@ -28,7 +28,7 @@ export const ERROR_CODES = {
   E_SERVE: 'the resident hook server (fettle serve) is not set up, cannot start, or refused the request',
   E_POLICY:
     'a policy file (.fettle/policy.json, or your own under the XDG config dir) is invalid; the message names the file, the rule and the fix',
-  E_BLOCKED: "a policy rule blocks writing this path; the message is the rule's own",
+  E_BLOCKED: "a policy rule blocks writing this path; the message is the rule's own, or its `run` command's output",
   E_CONTRACT:
     'a contract cannot be applied as written (invalid, an anchor matching 0 or 2+ times, an edit out of its scope) or changed since it was staged',
   E_STORE_NEWER:

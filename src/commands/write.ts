@@ -66,10 +66,10 @@ export const write = async (
     return EXIT.ok;
   }
   if (result.kind === 'staged') {
-    const { id, decision, diff, supersedes, thresholds, rule } = result;
+    const { id, decision, diff, supersedes, thresholds, rule, check } = result;
     const { ttlSeconds } = ctx.config;
     const staged = { id, path: shownTarget(target), decision, diff, invoke, ttlSeconds, thresholds, supersedes, rule };
-    edge.io.out(renderStaged({ ...staged, tool: 'write' }));
+    edge.io.out(renderStaged({ ...staged, check, tool: 'write' }));
     return EXIT.staged;
   }
   const { id, decision: fields, shape } = result;
@@ -147,7 +147,7 @@ const writeFrom = async (
     return result.kind === 'staged' ? EXIT.staged : EXIT.ok;
   }
   if (result.kind === 'staged') {
-    edge.io.out([renderSetStaged(message), ...unrecorded].join('\n'));
+    edge.io.out([renderSetStaged({ ...message, check: result.check }), ...unrecorded].join('\n'));
     return EXIT.staged;
   }
   edge.io.out([renderSetWritten(message), ...unrecorded].join('\n'));

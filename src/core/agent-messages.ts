@@ -3,7 +3,7 @@
 // <the patch>", so a patch's reason opens with what happened and ends on a clause the appended ". Command:"
 // completes.
 import type { Decision, Thresholds } from './decide';
-import { capDiff, LINE_CHAR_CAP, sizeText } from './messages';
+import { capDiff, LINE_CHAR_CAP, type RunCheck, sizeText } from './messages';
 import { secondsText } from './time';
 import { plural } from './plural';
 
@@ -27,6 +27,8 @@ export interface HeldPatch {
   ttlSeconds: number;
   /** only a person may apply it (FETTLE_REVIEW=human) */
   person: boolean;
+  /** what the failed commands of `run` rules that stage said; `staged`: they alone staged it, by `rule` */
+  check?: (RunCheck & { rule: string }) | undefined;
 }
 
 /** The diff as the model is shown it: capped as Claude Code's is, with what was cut said. */
@@ -47,11 +49,13 @@ export const renderHeldPatch = (m: HeldPatch): string => {
   const changed = added + removed;
   const across = m.files.length === 1 ? '' : ` across ${m.files.length} files`;
   const alone = m.alone && sizeText(m.alone.decision, m.thresholds);
-  const why = alone
-    ? `${m.alone?.path} alone is a large change (${alone.counts}; ${alone.why})`
-    : reason === 'ceil'
-      ? `its ${changed} changed lines (added + removed) reach the limit of ${m.thresholds.ceil}`
-      : `its ${changed} changed lines (added + removed) are more than ${Math.round(m.thresholds.ratio * 100)}% of the ${oldLines} lines of the files it changes`;
+  const why = m.check?.staged
+    ? `the command of policy rule ${m.check.rule} failed`
+    : alone
+      ? `${m.alone?.path} alone is a large change (${alone.counts}; ${alone.why})`
+      : reason === 'ceil'
+        ? `its ${changed} changed lines (added + removed) reach the limit of ${m.thresholds.ceil}`
+        : `its ${changed} changed lines (added + removed) are more than ${Math.round(m.thresholds.ratio * 100)}% of the ${oldLines} lines of the files it changes`;
   const apply = m.person
     ? [
         `A person must approve it (FETTLE_REVIEW=human): tell the user to review it with \`${m.invoke} review ${m.changeset}\` and apply it with \`${m.invoke} confirm ${m.changeset}\` in their own terminal.`,
@@ -61,6 +65,7 @@ export const renderHeldPatch = (m: HeldPatch): string => {
     `fettle held this patch for review: nothing was written to ${m.files.length === 1 ? (m.files[0]?.path ?? 'the file') : `the ${m.files.length} files it changes`}.`,
     `Staged as changeset ${m.changeset} (+${added} -${removed}${across}), because ${why}:`,
     ...m.files.map((f) => `  ${f.id}  ${f.path}  ${f.summary}`),
+    ...(m.check ? [m.check.text] : []),
     ...apply,
     `It can be confirmed for ${secondsText(m.ttlSeconds)}.`,
     ...shownDiff(m.diff, `${m.invoke} review ${m.changeset}`),

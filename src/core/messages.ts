@@ -191,11 +191,19 @@ export const renderPolicyAsk = (m: { path: string; rule: string; message: string
  * A `stage` rule's path, written by a tool call whose result fettle cannot compute: nothing to stage, so denied;
  * so is a `run` rule's (`runs`), with nothing to run its command on.
  */
-export const renderUnstageable = (m: { path: string; rule: string; why: string; tool: string; runs?: boolean }) =>
+export const renderUnstageable = (m: {
+  path: string;
+  rule: string;
+  why: string;
+  tool: string;
+  runs?: boolean;
+  /** what to do instead (default: write the whole file) */
+  instead?: string;
+}) =>
   `fettle refused this write: nothing was written to ${m.path}. Policy rule ${m.rule} ` +
   (m.runs ? 'runs a command on the files as each write would leave them' : 'stages every change to it') +
   `, and fettle cannot compute this ${m.tool}'s result exactly (${m.why}), so there is nothing it could ${m.runs ? 'run it on' : 'stage'}. ` +
-  `Write the whole file with the Write tool instead.`;
+  (m.instead ?? `Write the whole file with the Write tool instead.`);
 
 /** A write a `run` rule's failed command blocks: what it said, what the matching rules say, and what to do. */
 export const renderRunBlocked = (m: { path: string; check: string; message: string }): string =>
@@ -233,11 +241,18 @@ const setRows = (files: SetFile[]): string[] =>
   files.map((f) => `  ${f.id}  ${f.path}  ${f.summary}${f.large ? '  (large)' : ''}`);
 
 /** Several files held as one changeset: nothing written; one id confirms, discards or reviews them all. */
-export const renderSetStaged = (m: { changeset: string; files: SetFile[]; invoke: string }): string =>
+export const renderSetStaged = (m: {
+  changeset: string;
+  files: SetFile[];
+  invoke: string;
+  /** what the failed commands of `run` rules said, and the rule that staged the set when they alone did */
+  check?: (RunCheck & { rule: string }) | undefined;
+}): string =>
   [
     `fettle held these writes for review as one changeset: nothing was written to ${plural(m.files.length, 'file')}.`,
-    `Staged changeset ${m.changeset}, because ${m.files.filter((f) => f.large).length === 1 ? 'one of its files is' : 'some of its files are'} a large change:`,
+    `Staged changeset ${m.changeset}, because ${m.check?.staged ? `the command of policy rule ${m.check.rule} failed` : m.files.filter((f) => f.large).length === 1 ? 'one of its files is a large change' : 'some of its files are a large change'}:`,
     ...setRows(m.files),
+    ...(m.check ? [m.check.text] : []),
     `To apply them all, run: ${m.invoke} confirm ${m.changeset}`,
     `To drop them all, run: ${m.invoke} discard ${m.changeset}`,
     `To review them as one diff: ${m.invoke} review ${m.changeset}`,

@@ -15,6 +15,13 @@ export const runInvocation = (spec: Pick<RunSpec, 'command'>, file: string): Run
     ? { shell: spec.command.replace(FILE, () => shellQuote(file)) }
     : { argv: spec.command.map((word) => word.replace(FILE, () => file)) };
 
+/** What runs for a set of files: once per path when the command names `{file}`, else once (`{file}` unused). */
+export const invocationsFor = (spec: Pick<RunSpec, 'command'>, paths: readonly string[]): RunInvocation[] => {
+  const words = typeof spec.command === 'string' ? [spec.command] : spec.command;
+  const each = words.some((word) => word.includes('{file}'));
+  return (each ? paths : paths.slice(0, 1)).map((path) => runInvocation(spec, path));
+};
+
 /** The command as a person would type it. */
 export const invocationText = (run: RunInvocation): string =>
   'shell' in run ? run.shell : run.argv.map(shellQuote).join(' ');

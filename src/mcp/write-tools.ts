@@ -42,7 +42,8 @@ const personStaged = (s: StagedWrite, invoke: string, edge: McpEdge): string => 
   const path = shownTarget(s.target);
   return [
     `fettle held this write for review: nothing was written to ${path}.`,
-    `Staged change ${s.id}: ${counts}; staged because ${why}.`,
+    `Staged change ${s.id}: ${counts}; staged because ${s.check?.staged ? `the command of policy rule ${s.rule} failed` : why}.`,
+    ...(s.check ? [s.check.text] : []),
     `FETTLE_REVIEW=human is set, so only a person may apply it, from their own terminal: ${invoke} review ${s.id}, then ${invoke} confirm ${s.id}. fettle_confirm refuses it.`,
     `Do not retry the write. Tell the user that this change to ${path} waits for their review; to withdraw it: ${toolCalls(edge, s.target.store, [['fettle_discard', s.id]])}.`,
     ...stagedDiff(s.id, s.diff),
@@ -75,8 +76,9 @@ export const writeFile = async (edge: McpEdge, args: Args): Promise<ToolResult> 
     return text(`${line}\n${viaTools(edge, target.store, [['fettle_rollback', result.id]])}`);
   }
   if (ctx.config.review === 'human') return text(personStaged(result, invoke, edge));
-  const { id, decision, diff, supersedes, thresholds, rule } = result;
+  const { id, decision, diff, supersedes, thresholds, rule, check } = result;
   const staged = renderStaged({
+    check,
     id,
     path: shownTarget(target),
     decision,
@@ -122,7 +124,7 @@ export const writeFiles = async (edge: McpEdge, args: Args): Promise<ToolResult>
     const tools = viaTools(edge, result.store, [['fettle_rollback', result.changeset]]);
     return text([renderSetWritten(message), tools, ...ignored].join('\n'));
   }
-  const staged = renderSetStaged(message);
+  const staged = renderSetStaged({ ...message, check: result.check });
   if (ctx.config.review === 'human')
     return text(
       [

@@ -2,7 +2,15 @@
 // command line, as is in an argv), how it is shown, and what the agent reads of a failure: the end of its output.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { failureText, invocationText, runInvocation, TAIL_CHARS, TAIL_LINES, tailOf } from '../../src/core/policy-run';
+import {
+  failureText,
+  invocationsFor,
+  invocationText,
+  runInvocation,
+  TAIL_CHARS,
+  TAIL_LINES,
+  tailOf,
+} from '../../src/core/policy-run';
 
 // [the rule's command, the path written, what runs, as shown]
 const invocations: [string | string[], string, unknown, string][] = [
@@ -23,6 +31,23 @@ for (const [command, file, runs, shown] of invocations)
     const run = runInvocation({ command }, file);
     assert.deepEqual(run, runs);
     if (shown) assert.equal(invocationText(run), shown);
+  });
+
+// [the rule's command, the paths of a set it matches, what runs, as shown]: `{file}` once per path, else once
+const sets: [string | string[], string[], string[]][] = [
+  ['check {file}', ['a', 'b'], ['check a', 'check b']],
+  [
+    ['lint', '--x={file}'],
+    ['a', 'b c'],
+    ['lint --x=a', "lint '--x=b c'"],
+  ],
+  ['make check', ['a', 'b'], ['make check']],
+  [['make', 'check'], ['a', 'b'], ['make check']],
+];
+
+for (const [command, paths, shown] of sets)
+  test(`run ${JSON.stringify(command)} on the set ${paths.join(', ')}`, () => {
+    assert.deepEqual(invocationsFor({ command }, paths).map(invocationText), shown);
   });
 
 const numbered = (n: number) => Array.from({ length: n }, (_, i) => `out ${i + 1}`).join('\n');

@@ -12,10 +12,17 @@ import { applyPatch, touchedPaths } from '../../core/codex-patch';
 import { type Hunk, parsePatch } from '../../core/codex-patch-parse';
 import { renderHeldPatch } from '../../core/agent-messages';
 import { renderDirect } from '../../core/direct-note';
-import { renderBlocked, renderNoop, renderSetWritten, summarize } from '../../core/messages';
+import {
+  renderBlocked,
+  renderNoop,
+  renderRunBlocked,
+  renderSetWritten,
+  renderUnstageable,
+  summarize,
+} from '../../core/messages';
 import { invocationFor, selfCommand } from '../../io/self';
 import type { Context, Origin } from '../../protocol/context';
-import { beforeWriteSet } from '../../protocol/write/write-set';
+import { beforeWriteSet, type SetBlocked } from '../../protocol/write/write-set';
 import { afterWriteSet } from '../../protocol/write/write-set-after';
 import type { SetStaged } from '../../protocol/write/write-set-record';
 import type { HookEdge } from '../edge';
@@ -101,19 +108,23 @@ const before = async (ctx: Context, edge: HookEdge, hunks: Hunk[], patch: string
     decided.kind === 'staged'
       ? deny(await heldText(ctx, edge, decided))
       : decided.kind === 'blocked'
-        ? deny(
-            renderBlocked({
-              path: decided.path,
-              rule: decided.ruleText,
-              message: decided.message,
-              tool: 'apply_patch',
-            }),
-          )
+        ? deny(blockedText(decided))
         : decided.kind === 'noop'
           ? context('PreToolUse', renderNoop(touchedPaths(hunks).join(', ')))
           : pass();
   await decided.remember?.(JSON.stringify(outcome)).catch(() => undefined);
   return outcome;
+};
+
+/** A block rule's refusal, or a run rule's failed command; Codex appends ". Command: <the patch>" to either. */
+const blockedText = (b: SetBlocked): string => {
+  const { path, ruleText: rule } = b;
+  if (b.unsure !== undefined) {
+    const instead = 'Send a patch that names each file once, its chunks in the order they come in the file';
+    return renderUnstageable({ path, rule, why: b.unsure, tool: 'apply_patch', runs: true, instead });
+  }
+  if (b.check === undefined) return renderBlocked({ path, rule, message: b.message, tool: 'apply_patch' });
+  return renderRunBlocked({ path, check: b.check, message: b.message }).replace(/\.$/, '');
 };
 
 const heldText = async (ctx: Context, edge: HookEdge, s: SetStaged): Promise<string> => {
@@ -141,6 +152,7 @@ const heldText = async (ctx: Context, edge: HookEdge, s: SetStaged): Promise<str
     invoke,
     ttlSeconds: ctx.config.ttlSeconds,
     person: s.review === 'person',
+    check: s.check,
   });
 };
 

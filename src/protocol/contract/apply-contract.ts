@@ -36,6 +36,7 @@ import { recordMany } from '../record/record-many';
 import { recordFailure, recordingFailure } from '../record/failed';
 import { itemsOf, type PlannedFile, unpublished } from './contract-records';
 import { runChecks, type CheckRun } from './contract-checks';
+import { contractRunRules } from './contract-run-rules';
 import type { LinkRequest } from '../review/test-links';
 import { ruledOut } from '../write/before';
 
@@ -200,16 +201,19 @@ const applyOpen = async (ctx: Context, store: Store, c: ContractFile, o: ApplyOp
   await refuseEarly(ctx, store, c, targets);
   const changeset = newId();
   const ids = contractFiles(c.contract).map(() => newId());
-  const { planned, records, failures } = await withLocks(
+  const { planned, records, failures, ran } = await withLocks(
     targets.map((t) => fileLockPath(store, t.treePath)),
     async () => {
       const changed = await planEdits(c, targets);
       if ('failures' in changed) return { planned: [], records: undefined, failures: changed.failures };
+      if (o.dryRun || changed.length === 0) return { planned: changed, records: undefined };
+      const ran = await contractRunRules(ctx, changed, ctx.env.FETTLE_SESSION || undefined);
       // Staged under the locks, over the bytes just read; with checks to run, only once they have run (below).
-      if (o.dryRun || o.test || changed.length === 0) return { planned: changed, records: undefined };
+      if (o.test) return { planned: changed, records: undefined, ran };
+      const extra = { changeset, ...o.origin, note: ran };
       return {
         planned: changed,
-        records: await recordMany(ctx, store, await itemsOf(ctx, c, changed, { changeset, ...o.origin }), { ids }),
+        records: await recordMany(ctx, store, await itemsOf(ctx, c, changed, extra), { ids }),
       };
     },
   );
@@ -244,7 +248,8 @@ const applyOpen = async (ctx: Context, store: Store, c: ContractFile, o: ApplyOp
       progress: o.progress ?? noProgress,
     });
     if (o.dryRun) return { kind: 'dry-run', store, contract: c, files, diff, checks };
-    const outcome = { changeset, checks: checks.outcome, note: checks.note, ...o.origin };
+    const note = [ran, checks.note].filter(Boolean).join('\n\n') || undefined;
+    const outcome = { changeset, checks: checks.outcome, note, ...o.origin };
     made = await recordMany(ctx, store, await itemsOf(ctx, c, planned, outcome), { ids });
   }
   const staged = files.map((f, n) => ({ ...f, id: made?.[n]?.id }));

@@ -22,7 +22,7 @@ import { callName, claimCall } from '../record/call-answers';
 import { digest, forgetWrite, rememberWrite } from '../record/call-links';
 import { currentTurn } from '../turns';
 import type { Before, Decided, RuledOut, Staged, ToolWrite } from './before-types';
-import { runRules, type RunVerdict } from './run-rules';
+import { checkOf, runRules, type RunVerdict } from './run-rules';
 import { locateWritten } from './target';
 
 export type { Before, Decided, RuledOut, StagedWrite, ToolWrite } from './before-types';
@@ -219,8 +219,7 @@ const goOn = async (
   if (checked.kind === 'block') return blockedByRun(policy, target, checked);
   const { plan } = checked;
   // Staged by the run rule itself, or (by size, or a `stage` rule) anyway, with what its command said.
-  const staged = plan.policy?.effect.kind === 'stage' && plan.policy.effect.rule.action === 'run';
-  const check = checked.kind === 'stage' ? { text: checked.text, staged } : undefined;
+  const check = checkOf(checked);
   const decision = plan.decision;
   const { thresholds } = policy;
   const rule = stagingRule(plan);

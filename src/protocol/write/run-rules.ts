@@ -6,8 +6,11 @@ import { gitModeOf } from '../../io/atomic-write';
 import { planWrite, type Plan } from '../decide/plan';
 import type { PathPolicy } from '../decide/policy';
 import type { SourceCounts } from '../decide/predict';
-import { runOnProposed, type RunFailure } from '../review/proposed-tree';
+import { type ProposedFile, type RuleRun, runOnProposed, runOnSet, type RunFailure } from '../review/proposed-tree';
+import type { Target } from '../../store/store';
 import type { Context } from '../context';
+import type { RunCheck } from '../../core/messages';
+import { FettleError } from '../../errors';
 
 export type RunVerdict =
   | { kind: 'pass'; plan: Plan }
@@ -40,4 +43,65 @@ export const runRules = async (
           policy: { ...policy, effect: { kind: 'stage', rule } },
         });
   return { kind: 'stage', plan: { ...staged, note: text }, text };
+};
+
+/** What the agent reads of failed commands that stage a write; `staged`: the run rule alone staged it. */
+export const checkOf = (v: RunVerdict): RunCheck | undefined => {
+  if (v.kind !== 'stage') return undefined;
+  const effect = v.plan.policy?.effect;
+  return { text: v.text, staged: effect?.kind === 'stage' && effect.rule.action === 'run' };
+};
+
+/** A write fettle itself would make (`fettle write`, MCP, `fettle apply`) that a run rule's failed command blocks. */
+export const runBlockedError = (path: string, check: string, feedback: readonly string[]): FettleError =>
+  new FettleError('E_BLOCKED', [check.trim(), ...feedback.map((f) => f.trim()).filter(Boolean)].join('\n'), {
+    hint: `Nothing was written to ${path}. Fix what it reports, then write again.`,
+  });
+
+/** A file of a set, for its run rules: where, what it will hold (null: removed), its policy, and whether it changes. */
+export interface SetMember {
+  target: Target;
+  next: Buffer | null;
+  mode: string;
+  policy: PathPolicy;
+  changes: boolean;
+}
+
+export type SetRunVerdict =
+  | { kind: 'pass' }
+  /** `feedback`: every matching rule's message, of the files that change */
+  | { kind: 'block'; failure: RunFailure; text: string; files: PathPolicy['files']; feedback: string[] }
+  /** the set is staged by `rule`, its note the failures */
+  | { kind: 'stage'; rule: RunFailure['rule']; text: string; files: PathPolicy['files'] };
+
+/**
+ * The run rules of a set of files (Codex's apply_patch, `fettle write --from`, `fettle apply`), on the tree the
+ * whole set would produce: each rule a changed file matches runs once, a command with `{file}` once per such file.
+ */
+export const runSetRules = async (
+  ctx: Context,
+  members: readonly SetMember[],
+  session: string | undefined,
+): Promise<SetRunVerdict> => {
+  const rules = new Map<string, RuleRun>();
+  for (const m of members) {
+    if (!m.changes) continue;
+    for (const rule of m.policy.runs) {
+      const key = `${rule.layer}#${rule.index}`;
+      const entry = rules.get(key) ?? { rule, paths: [] };
+      entry.paths.push(m.target.treePath);
+      rules.set(key, entry);
+    }
+  }
+  const [first] = members;
+  if (rules.size === 0 || !first) return { kind: 'pass' };
+  const proposed: ProposedFile[] = members.map((m) => ({ target: m.target, bytes: m.next, mode: m.mode }));
+  const failures = await runOnSet(ctx, { files: proposed, session }, [...rules.values()], first.policy.files);
+  if (!failures) return { kind: 'pass' };
+  const text = failures.map((f) => f.text).join('\n\n');
+  const blocking = failures.find((f) => f.onFail === 'block');
+  const { files: names } = first.policy;
+  if (!blocking) return { kind: 'stage', rule: (failures[0] as RunFailure).rule, text, files: names };
+  const feedback = [...new Set(members.flatMap((m) => (m.changes ? m.policy.feedback.map((f) => f.message) : [])))];
+  return { kind: 'block', failure: blocking, text, files: names, feedback };
 };

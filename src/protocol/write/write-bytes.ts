@@ -17,6 +17,7 @@ import { type Plan, planWrite } from '../decide/plan';
 import { policyFor } from '../decide/policy';
 import { type Fields, fieldsOf, recordAfter, recordBefore } from '../record/record';
 import { stage } from '../record/stage';
+import { checkOf, runBlockedError, runRules } from './run-rules';
 import { deciderOf, ruledOut, type RuledOut, type StagedWrite, stagingRule, withTurn } from './before';
 
 export type Written =
@@ -81,7 +82,7 @@ const writeDirect = async (ctx: Context, plan: Plan, bytes: Buffer, decided: Fie
 /**
  * A write fettle performs itself (`fettle write`, scripts): under the file's lock, record then replace
  * atomically, or stage a large one. The previous bytes are in git before the file changes. The path's policy
- * applies as in the hook: `block` refuses, `ignore` writes it without a record.
+ * applies as in the hook: `block` refuses, `ignore` writes it without a record, `run` rules check it.
  */
 export const writeBytes = async (
   ctx: Context,
@@ -99,14 +100,25 @@ export const writeBytes = async (
   if (ruled?.kind === 'blocked') throw blockedError(target.treePath, ruled);
   const result = await withLock(fileLockPath(target.store, target.treePath), async (): Promise<Written> => {
     if (ruled) return writeUnrecorded(target, bytes, ruled.ruleText);
-    const plan = await planWrite(ctx, target, await readDisk(target.realPath), bytes, { policy });
+    const planned = await planWrite(ctx, target, await readDisk(target.realPath), bytes, { policy });
+    // The run rules as on the hook's path (before.ts): a failure blocks the write, or stages it with its output.
+    const checked = await runRules(ctx, planned, policy, { session: origin.session });
+    if (checked.kind === 'block')
+      throw runBlockedError(
+        target.treePath,
+        checked.text,
+        policy.feedback.map((f) => f.message),
+      );
+    const { plan } = checked;
     const decision = plan.decision;
     if (decision.tier === 'noop') return { kind: 'noop', target };
     const decided = { ...fieldsOf(plan, origin), decidedBy: deciderOf(plan) };
     if (decision.tier === 'staged') {
       const { id, supersedes } = await stage(ctx, plan, { ...origin, decidedBy: decided.decidedBy });
       const { thresholds } = policy;
-      return { kind: 'staged', target, decision, id, diff: plan.diff, supersedes, thresholds, rule: stagingRule(plan) };
+      const check = checkOf(checked);
+      const rule = stagingRule(plan);
+      return { kind: 'staged', target, decision, id, diff: plan.diff, supersedes, thresholds, rule, check };
     }
     const id = await writeDirect(ctx, plan, bytes, decided);
     return { kind: 'written', target, decision, id, shape: shapeOf(bytes, decision.modified) };

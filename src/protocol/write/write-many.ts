@@ -4,9 +4,12 @@
 // reviewed, confirmed or discarded as one. Otherwise all are written directly, as one operation: recorded first
 // (one transaction), then replaced through the journaled applier, then the landed bytes recorded. Policy rules
 // apply per file: a `block` refuses the set, a `stage` stages it, a `thresholds` rule decides its file, and a file
-// a rule `ignore`s is left out of the set and written as it is, without a record.
+// a rule `ignore`s is left out of the set and written as it is, without a record. The `run` rules of the files
+// that change run once on the tree the whole set would produce (run-rules.ts): a blocking failure refuses the set,
+// a staging one stages it.
 import type { Decision } from '../../core/decide';
-import { type SetFile, summarize } from '../../core/messages';
+import { type RunCheck, type SetFile, summarize } from '../../core/messages';
+import { type PolicyRule, ruleDecider, ruleText } from '../../core/policy';
 import { FettleError } from '../../errors';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -21,13 +24,14 @@ import type { Context, Origin } from '../context';
 import { newId } from '../ids';
 import { fileLockPath } from '../paths';
 import { planWrite, type Plan } from '../decide/plan';
-import { policyFor } from '../decide/policy';
+import { type PathPolicy, policyFor } from '../decide/policy';
 import { recoverQuietly } from '../journal/recover';
 import { fieldsOf } from '../record/record';
 import { recordAfters, recordMany, type Recorded } from '../record/record-many';
 import { housekeep } from '../retention/housekeeping';
-import { deciderOf, ruledOut } from './before';
+import { deciderOf, ruledOut, type RuledOut } from './before';
 import { blockedError } from './write-bytes';
+import { runBlockedError, runSetRules, type SetMember } from './run-rules';
 
 export interface ManyWritten {
   kind: 'noop' | 'staged' | 'written';
@@ -38,6 +42,8 @@ export interface ManyWritten {
   files: { id: string; target: Target; decision: Exclude<Decision, { tier: 'noop' }> }[];
   /** files a policy rule ignores: written as given, not recorded (with how messages name the rule) */
   ignored: { target: Target; ruleText: string }[];
+  /** what the failed commands of `run` rules that stage said; `staged`: they alone staged the set */
+  check?: (RunCheck & { rule: string }) | undefined;
 }
 
 /** The files of a changeset as the texts list them (core/messages.ts renderSetStaged, renderSetWritten). */
@@ -84,24 +90,22 @@ export const writeMany = async (
   const result = await withLocks(
     targets.map((t) => fileLockPath(store, t.treePath)),
     async (): Promise<ManyWritten> => {
-      const plans: Plan[] = [];
-      const ignored: ManyWritten['ignored'] = [];
-      for (const [n, t] of targets.entries()) {
-        const bytes = (files[n] as { bytes: Buffer }).bytes;
-        const rule = ruled[n];
-        if (rule) {
-          if (await writeUnrecorded(t, bytes)) ignored.push({ target: t, ruleText: rule.ruleText });
-        } else plans.push(await planWrite(ctx, t, await readDisk(t.realPath), bytes, { policy: policies[n] }));
-      }
+      const { plans, members, ignoring } = await planAll(ctx, targets, files, { ruled, policies });
       const todo = changed(plans);
+      const checked = todo.length === 0 ? null : await checkSet(ctx, members, origin.session);
+      const ignored: ManyWritten['ignored'] = [];
+      for (const i of ignoring)
+        if (await writeUnrecorded(i.target, i.bytes)) ignored.push({ target: i.target, ruleText: i.ruleText });
       if (todo.length === 0) return { kind: 'noop', store, changeset: undefined, files: [], ignored };
-      const staged = todo.some((t) => t.decision.tier === 'staged');
+      const byRun = checked !== null && todo.every((t) => t.decision.tier !== 'staged');
+      const staged = byRun || todo.some((t) => t.decision.tier === 'staged');
       const items = todo.map(({ plan }) => {
         const fields = {
           ...fieldsOf(plan, origin),
           changeset,
-          decidedBy: deciderOf(plan),
+          decidedBy: byRun && checked ? ruleDecider(checked.rule) : deciderOf(plan),
           ...(staged ? { tier: 'staged' as const } : {}),
+          ...(checked ? { note: checked.text } : {}),
         };
         const next = staged ? { bytes: plan.next, mode: plan.old ? gitModeOf(plan.old.mode) : '100644' } : undefined;
         return { old: plan.old, fields, next };
@@ -119,11 +123,52 @@ export const writeMany = async (
           todo.map((t) => t.plan),
           records,
         );
-      return { kind: staged ? 'staged' : 'written', store, changeset, files: made, ignored };
+      const check = checked && { text: checked.text, staged: byRun, rule: ruleText(checked.rule, checked.file) };
+      return { kind: staged ? 'staged' : 'written', store, changeset, files: made, ignored, check: check ?? undefined };
     },
   );
   await housekeep(ctx, store);
   return result;
+};
+
+/** Each file's plan (none for one a rule ignores), and each file as the set's run rules see it. */
+const planAll = async (
+  ctx: Context,
+  targets: Target[],
+  files: { bytes: Buffer }[],
+  p: { ruled: (RuledOut | null)[]; policies: PathPolicy[] },
+) => {
+  const plans: Plan[] = [];
+  const members: SetMember[] = [];
+  const ignoring: { target: Target; bytes: Buffer; ruleText: string }[] = [];
+  for (const [n, target] of targets.entries()) {
+    const bytes = (files[n] as { bytes: Buffer }).bytes;
+    const [rule, policy] = [p.ruled[n], p.policies[n] as PathPolicy];
+    const old = await readDisk(target.realPath);
+    const plan = rule ? undefined : await planWrite(ctx, target, old, bytes, { policy });
+    const mode = old ? gitModeOf(old.mode) : '100644';
+    const changes = plan !== undefined && plan.decision.tier !== 'noop';
+    members.push({ target, next: bytes, mode, policy, changes });
+    if (rule) ignoring.push({ target, bytes, ruleText: rule.ruleText });
+    if (plan) plans.push(plan);
+  }
+  return { plans, members, ignoring };
+};
+
+/**
+ * The set's run rules on the tree the whole set would produce (ignored files at their bytes too): null when every
+ * command passes; a blocking failure refuses the set, nothing written; a staging one, its rule and output.
+ */
+const checkSet = async (
+  ctx: Context,
+  members: SetMember[],
+  session: string | undefined,
+): Promise<{ rule: PolicyRule; text: string; file: string } | null> => {
+  const v = await runSetRules(ctx, members, session);
+  if (v.kind === 'pass') return null;
+  const paths = members.flatMap((m) => (m.changes ? [m.target.treePath] : [])).join(', ');
+  if (v.kind === 'block') throw runBlockedError(paths, v.text, v.feedback);
+  return { rule: v.rule, text: v.text, file: v.files[v.rule.layer] };
 };
 
 /** A file a policy rule ignores, written as fettle would without one: atomically, over what it read. */

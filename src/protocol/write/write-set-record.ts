@@ -3,6 +3,7 @@
 // (`<tool use>#<n>`) for its after step (write-set-after.ts). Large: every file staged as one changeset, in one
 // transaction, and nothing written; a removed file is a proposal without it.
 import type { Decision } from '../../core/decide';
+import type { RunCheck } from '../../core/messages';
 import { FettleError } from '../../errors';
 import { gitModeOf, type DiskFile } from '../../io/atomic-write';
 import type { Store, Target } from '../../store/store';
@@ -21,6 +22,8 @@ export interface SetFile {
   next: Buffer | null;
   decision: Decision;
   plan?: Plan | undefined;
+  /** what a `run` rule's failed command said of the set, for a staged file's record */
+  note?: string | undefined;
 }
 
 export interface SetStaged {
@@ -33,6 +36,8 @@ export interface SetStaged {
   /** a file that is large on its own, when that, not the sum, staged the set */
   alone?: { path: string; decision: Extract<Decision, { tier: 'staged' }> } | undefined;
   review: 'model' | 'person';
+  /** what the failed commands of `run` rules that stage said; `staged`: they alone staged the set, by `rule` */
+  check?: (RunCheck & { rule: string }) | undefined;
 }
 
 /** The link of the `n`th file a call touches. */
@@ -123,7 +128,7 @@ export const stageSet = async (
   const changeset = newId();
   const items = changed.map((f) => ({
     old: f.old,
-    fields: { ...stagedFields(f, origin), tier: 'staged' as const, changeset },
+    fields: { ...stagedFields(f, origin), tier: 'staged' as const, changeset, ...(f.note ? { note: f.note } : {}) },
     // null: a proposal without the file, which confirm removes
     next: f.next === null ? null : { bytes: f.next, mode: f.old ? gitModeOf(f.old.mode) : '100644' },
   }));

@@ -10,12 +10,15 @@
 //     a proposal without the file, which confirm applies with the others, all or nothing (confirm-plan.ts);
 //   - the adapter cannot tell what the call leaves (unsure), or a large call's files are in more than one
 //     repository (a changeset lives in one): recorded as a small one, never staged;
-//   - the call would fail (a patch that does not apply): nothing is recorded, the tool reports its own error.
+//   - the call would fail (a patch that does not apply): nothing is recorded, the tool reports its own error;
+//   - policy `run` rules of the files it changes run once on the tree the whole call would produce: a blocking
+//     failure denies the call, a staging one stages it as a large call is; an unsure call they match is denied.
 // Each file's record is linked to the call by a link of its own (`<tool use>#<n>`), so one settles without
 // the others (settle.ts). Recording and staging the set: write-set-record.ts; the after step: write-set-after.ts.
 import { countLinesIn } from '../../core/content';
 import { tierFor, type Decision } from '../../core/decide';
 import { routeStaged } from '../../core/permission';
+import { ruleDecider, ruleText } from '../../core/policy';
 import { isNotAFile, readDisk, type DiskFile } from '../../io/atomic-write';
 import type { Target } from '../../store/store';
 import { callName, claimCall } from '../record/call-answers';
@@ -25,6 +28,7 @@ import { planWrite } from '../decide/plan';
 import { type PathPolicy, policyFor } from '../decide/policy';
 import { currentTurn } from '../turns';
 import { ruledOut } from './before';
+import { checkSet, type SetBlocked, type SetCheck, stagedDecision } from './write-set-run';
 import { recordSet, stageSet, type SetFile, type SetStaged } from './write-set-record';
 
 /** What a set of files will hold after the call: by the path as the call names it; null: removed. */
@@ -56,14 +60,7 @@ export interface SetRefused {
   decision: Extract<Decision, { tier: 'staged' }>;
 }
 
-/** A file of the set that a policy `block` rule covers: the whole call is denied with the rule's message. */
-export interface SetBlocked {
-  kind: 'blocked';
-  path: string;
-  /** how messages name the rule (ruleText) */
-  ruleText: string;
-  message: string;
-}
+export type { SetBlocked } from './write-set-run';
 
 const unknownOld = async (path: string): Promise<DiskFile | null | undefined> =>
   readDisk(path).catch((error: unknown) => {
@@ -178,6 +175,18 @@ const decideBefore = async (
   if (olds.some((o) => o === undefined)) return { kind: 'pass' };
   if (!effect.ok && !effect.unsure) return { kind: 'pass' };
   if (!effect.ok) {
+    // A `run` rule's command needs the bytes the call leaves: unknown, so it is refused (before.ts `unpredicted`).
+    const run = policies.flatMap((p) => (p.effect.kind === 'ignore' ? [] : p.runs))[0];
+    if (run) {
+      const rule = ruleText(run, (policies[0] as PathPolicy).files[run.layer]);
+      return {
+        kind: 'blocked',
+        path: [...new Set(w.paths)].join(', '),
+        ruleText: rule,
+        message: '',
+        unsure: effect.why,
+      };
+    }
     const note = `fettle could not predict the result: ${effect.why}.`;
     await recordSet(ctx, { targets, olds: olds as (DiskFile | null)[], extra: { reason: 'unsure', note }, origin });
     return { kind: 'pass' };
@@ -188,27 +197,40 @@ const decideBefore = async (
     files.map((f) => f.decision),
   );
   if (decision.tier === 'noop') return { kind: 'noop' };
-  if (decision.tier === 'direct') {
+  const checked = await checkSet(ctx, files, policies, w.origin.session);
+  if (checked?.kind === 'blocked') return checked;
+  if (decision.tier === 'direct' && !checked) {
     await recordSet(ctx, { targets, olds: olds as (DiskFile | null)[], extra: {}, origin, planned: files });
     return { kind: 'pass' };
   }
   const stores = new Set(targets.map((t) => t.store.commonDir));
   if (stores.size > 1) {
-    const note = 'A large change, recorded and not staged: its files are in more than one repository.';
+    const what = decision.tier === 'direct' ? "A change a run rule's failed command stages" : 'A large change';
+    const note = `${what}, recorded and not staged: its files are in more than one repository.`;
     await recordSet(ctx, { targets, olds: olds as (DiskFile | null)[], extra: { note }, origin, planned: files });
     return { kind: 'pass' };
   }
+  return stageChecked(ctx, w, { files, origin, decision, alone, check: checked });
+};
+
+/** A set staged: by its size, a `stage` rule, or a `run` rule's failed command (`check`). */
+const stageChecked = async (
+  ctx: Context,
+  w: SetWrite,
+  s: { files: SetFile[]; origin: Origin; decision: Decision; alone?: number | undefined; check?: SetCheck },
+): Promise<SetStaged | SetRefused> => {
+  const { files, origin, alone, check } = s;
+  const byRun = check !== undefined && s.decision.tier !== 'staged';
+  const decision = stagedDecision(s.decision);
   const route = routeStaged({ mode: w.mode, review: ctx.config.review, inProject: true });
   if (route === 'refuse') return { kind: 'refused', decision };
   const large = alone === undefined ? undefined : files[alone];
-  const staged = await stageSet(
-    ctx,
-    files,
-    route === 'person' ? { ...origin, review: 'person' } : origin,
-    decision,
-    route,
-  );
-  return large?.decision.tier === 'staged'
-    ? { ...staged, alone: { path: large.target.treePath, decision: large.decision } }
-    : staged;
+  const decided = byRun ? { decidedBy: ruleDecider(check.rule) } : {};
+  const staging = { ...origin, ...decided, ...(route === 'person' ? { review: 'person' as const } : {}) };
+  const noted = check ? files.map((f) => ({ ...f, note: check.text })) : files;
+  const staged = await stageSet(ctx, noted, staging, decision, route);
+  const shown = check && { text: check.text, staged: byRun, rule: check.ruleText };
+  return large?.decision.tier === 'staged' && !byRun
+    ? { ...staged, alone: { path: large.target.treePath, decision: large.decision }, check: shown }
+    : { ...staged, check: shown };
 };
