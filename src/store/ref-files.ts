@@ -67,10 +67,12 @@ export const refTipsFromFiles = (
 ): RefTip[] | null => {
   const value = new RegExp(`^([0-9a-f]{${oidLength}})\\n$`);
   const found = new Map<string, string>();
+  let inOrder = false;
   try {
     const names: string[] = [];
     for (const prefix of prefixes) looseNames(commonDir, prefix.slice(0, -1), names);
     if (names.length > LOOSE_READ_MAX) return null;
+    inOrder = names.length === 0;
     for (const name of names) {
       const text = readOrGone(() => readFileSync(join(commonDir, name), 'latin1'), null);
       if (text === null) continue;
@@ -80,13 +82,18 @@ export const refTipsFromFiles = (
     }
     const packed = packedRefsIn(commonDir);
     if (packed === null) return null;
+    // in refname order already when all are packed in order, as pack-refs leaves them: no sort of a thousand
+    let previous = '';
     for (const { name, oid } of packed.records) {
       if (!prefixes.some((p) => name.startsWith(p)) || found.has(name)) continue;
       if (!plainName(name) || oid.length !== oidLength) return null;
+      inOrder &&= previous < name;
+      previous = name;
       found.set(name, oid);
     }
   } catch {
     return null; // NotPlain, or a directory or file that cannot be read: git says what it makes of it
   }
-  return [...found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([ref, oid]) => ({ ref, oid }));
+  const tips = [...found].map(([ref, oid]) => ({ ref, oid }));
+  return inOrder ? tips : tips.sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
 };
