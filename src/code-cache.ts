@@ -88,7 +88,7 @@ const replaceCache = (dir: string, name: string, data: Buffer): void => {
   const temp = join(dir, `.${name}.${process.pid}.tmp`);
   writeFileSync(temp, data, { mode: 0o600 });
   renameSync(temp, join(dir, name));
-  const prefix = name.slice(0, name.indexOf('-') + 1);
+  const prefix = name.slice(0, name.lastIndexOf('-') + 1);
   for (const old of readdirSync(dir)) {
     const path = join(dir, old);
     if (old.startsWith(prefix) && old !== name) quietly(() => unlinkSync(path));
@@ -98,12 +98,17 @@ const replaceCache = (dir: string, name: string, data: Buffer): void => {
   }
 };
 
-/** Runs the CommonJS bundle at `file` (which may only require Node's own modules) and returns its exports. */
-export const loadBundle = (file: string, env: Env): unknown => {
+/**
+ * Runs the CommonJS bundle at `file` (which may only require Node's own modules) and returns its exports. The cache
+ * holds the functions the run that wrote it compiled: `variant` names a part of a bundle that runs other functions
+ * (`status`, `log`), so each part keeps a cache of its own instead of compiling what the first one did not.
+ */
+export const loadBundle = (file: string, env: Env, variant?: string): unknown => {
   const bytes = readFileSync(file);
   const source = bytes.toString('utf8');
   const dir = cacheDirOf(env);
-  const name = `${basename(file, '.js')}-${cacheKey(file, bytes.length)}.v8`;
+  const stem = basename(file, '.js') + (variant === undefined ? '' : `.${variant}`);
+  const name = `${stem}-${cacheKey(file, bytes.length)}.v8`;
   let cached: Buffer | undefined;
   quietly(() => {
     const path = join(dir, name);

@@ -29,12 +29,12 @@ test('the first run writes the compiled hook bundle to the cache; later runs use
   assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
   assert.deepEqual(files(cache), [name]);
   assert.equal(statSync(join(cache, name ?? '')).mtimeMs, written, 'accepted, so not written again');
-  for (const args of [['status'], ['--version']])
+  for (const args of [['status'], ['log'], ['--version']])
     assert.equal(runCli(args, { cwd: repo.dir, env: { ...repo.env, FETTLE_CACHE_DIR: cache } }).code, 0);
   assert.deepEqual(
     files(cache).map((f) => f.split('-')[0]),
-    ['commands', 'glance', 'hook'],
-    'each bundle has its own',
+    ['commands', 'glance.log', 'glance.status', 'hook'],
+    'each bundle has its own, and status and log each their own of the glance',
   );
 });
 
