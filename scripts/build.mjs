@@ -19,6 +19,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { lazyBuiltins } from './lazy-builtins.mjs';
 import { licenceNotices } from './licenses.mjs';
 
 // Built next to dist/ and swapped in, so a test run using dist/ never sees it half-written.
@@ -49,17 +50,24 @@ const bundles = [];
 const main = await build({
   ...common,
   entryPoints: {
-    cli: 'src/cli.ts',
     hook: 'src/hook/process.ts',
     agents: 'src/hook/agents/process.ts',
     serve: 'src/hook/serve.ts',
     mcp: 'src/mcp/server.ts',
     commands: 'src/commands/index.ts',
-    glance: 'src/commands/glance.ts',
   },
   outdir: 'dist-next',
 });
 bundles.push([null, main.metafile]);
+// The entry and the glance load Node's modules on first use (scripts/lazy-builtins.mjs): a plain `status` calls
+// few of them.
+const glance = await build({
+  ...common,
+  entryPoints: { cli: 'src/cli.ts', glance: 'src/commands/glance.ts' },
+  outdir: 'dist-next',
+  plugins: [lazyBuiltins],
+});
+bundles.push([null, glance.metafile]);
 
 // The review page's server (`fettle review --web`, and `fettle serve`'s page): hono and the `open` package, in a
 // bundle no other command loads. `open` finds the xdg-open it ships beside itself through import.meta.url, which

@@ -49,7 +49,7 @@ if (isHook) {
   const commands = () => loadBundle(join(__dirname, 'commands.js'), process.env) as typeof import('./commands/index');
   const full = () => (argv: string[]) => commands().main(argv, undefined, { page });
   if (own[0] === 'status' || own[0] === 'log' || own[0] === 'git-hook') {
-    const glance = loadBundle(join(__dirname, 'glance.js'), process.env) as typeof import('./commands/glance');
+    const glance = loadBundle(join(__dirname, 'glance.js'), process.env, own[0]) as typeof import('./commands/glance');
     void glance.main(args, full);
   } else void full()(args);
 }

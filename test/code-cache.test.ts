@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cacheDirOf } from '../src/code-cache';
+import { cacheDirOf, cacheFile, payloadOf } from '../src/code-cache';
 import { runCli, runHook, writePayload } from './helpers/cli';
 import { lines, makeRepo, tempDir, type Repo } from './helpers/repo';
 
@@ -30,13 +29,29 @@ test('the first run writes the compiled hook bundle to the cache; later runs use
   assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
   assert.deepEqual(files(cache), [name]);
   assert.equal(statSync(join(cache, name ?? '')).mtimeMs, written, 'accepted, so not written again');
-  for (const args of [['status'], ['--version']])
+  for (const args of [['status'], ['log'], ['--version']])
     assert.equal(runCli(args, { cwd: repo.dir, env: { ...repo.env, FETTLE_CACHE_DIR: cache } }).code, 0);
   assert.deepEqual(
     files(cache).map((f) => f.split('-')[0]),
-    ['commands', 'glance', 'hook'],
-    'each bundle has its own',
+    ['commands', 'glance.log', 'glance.status', 'hook'],
+    'each bundle has its own, and status and log each their own of the glance',
   );
+});
+
+test('payloadOf: only a file made from these very source bytes, whose two payload copies agree', () => {
+  const source = Buffer.from('module.exports = 1;');
+  const payload = Buffer.from('compiled');
+  const file = cacheFile(source, payload);
+  const flipped = (at: number) => Buffer.from(file).fill(file[at] === 0x41 ? 0x42 : 0x41, at, at + 1);
+  const sameLength = Buffer.from('module.exports = 2;');
+  assert.deepEqual(payloadOf(file, source), payload);
+  assert.equal(payloadOf(file, sameLength), undefined, 'another source of the same length: V8 alone would take it');
+  assert.equal(payloadOf(file, Buffer.from('module.exports = 10;')), undefined);
+  assert.equal(payloadOf(flipped(12 + source.length + 1), source), undefined, 'a byte of the first copy');
+  assert.equal(payloadOf(flipped(file.length - 1), source), undefined, 'a byte of the second copy');
+  assert.equal(payloadOf(file.subarray(0, file.length - 1), source), undefined, 'cut short');
+  assert.equal(payloadOf(cacheFile(source, Buffer.alloc(0)), source), undefined, 'no payload');
+  assert.equal(payloadOf(Buffer.from('old format'), source), undefined);
 });
 
 test('a corrupt cache is rejected by V8, the run is unaffected, and the cache is written anew', () => {
@@ -44,12 +59,12 @@ test('a corrupt cache is rejected by V8, the run is unaffected, and the cache is
   const cache = join(tempDir(), 'cache');
   hook(repo, cache, 1);
   const [name = ''] = files(cache);
-  // A valid checksum over bytes that are not code: only V8's own check can refuse them.
-  const junk = Buffer.alloc(4064, 0x5a);
-  writeFileSync(join(cache, name), Buffer.concat([createHash('sha256').update(junk).digest(), junk]));
+  // The bundle's own source and agreeing copies of bytes that are not code: only V8's own check can refuse them.
+  const source = readFileSync(join(__dirname, '..', 'dist', 'hook.js'));
+  writeFileSync(join(cache, name), cacheFile(source, Buffer.alloc(4064, 0x5a)));
   const r = hook(repo, cache, 2);
   assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
-  assert.ok(statSync(join(cache, name)).size > 4096, 'replaced by a real cache');
+  assert.ok(payloadOf(readFileSync(join(cache, name)), source)?.[0] !== 0x5a, 'replaced by a real cache');
 });
 
 test('a cache damaged on disk (one flipped bit) is never handed to V8, and is written anew', () => {
@@ -58,16 +73,31 @@ test('a cache damaged on disk (one flipped bit) is never handed to V8, and is wr
   hook(repo, cache, 1);
   const [name = ''] = files(cache);
   const bytes = readFileSync(join(cache, name));
-  bytes.writeUInt8(bytes.readUInt8(bytes.length >> 1) ^ 0x10, bytes.length >> 1);
+  // the last byte: in the payload's second copy, which nothing but the comparison reads
+  bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 0x10, bytes.length - 1);
   writeFileSync(join(cache, name), bytes);
   const r = hook(repo, cache, 2);
   assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
   const again = readFileSync(join(cache, name));
   assert.ok(!again.equals(bytes), 'the damaged file was replaced');
-  assert.ok(
-    createHash('sha256').update(again.subarray(32)).digest().equals(again.subarray(0, 32)),
-    'by one whose checksum holds',
+  const source = readFileSync(join(__dirname, '..', 'dist', 'hook.js'));
+  assert.ok(payloadOf(again, source) !== undefined, 'by one whose copies agree');
+});
+
+test('a cache compiled from another bundle of the same length, in the same place, is never run', () => {
+  const repo = makeRepo({ 'a.txt': lines(30) });
+  const cache = join(tempDir(), 'cache');
+  hook(repo, cache, 1);
+  const [name = ''] = files(cache);
+  const source = readFileSync(join(__dirname, '..', 'dist', 'hook.js'));
+  const other = Buffer.from(source).fill(0x20, source.length - 8);
+  writeFileSync(
+    join(cache, name),
+    cacheFile(other, payloadOf(readFileSync(join(cache, name)), source) ?? Buffer.alloc(0)),
   );
+  const r = hook(repo, cache, 2);
+  assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
+  assert.ok(payloadOf(readFileSync(join(cache, name)), source) !== undefined, 'rewritten from the bundle on disk');
 });
 
 test('a cache directory others may write to is neither read nor written', () => {

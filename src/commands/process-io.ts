@@ -17,7 +17,8 @@ export const defaultIo = (): Io => ({
   script: process.argv[1],
   isTTY: Boolean(process.stdout.isTTY),
   // isatty, not process.stdin.isTTY: building process.stdin turns a piped descriptor non-blocking (io/stdin.ts).
-  terminal: isatty(0) && Boolean(process.stdout.isTTY),
+  // stdout first: with stdout not a terminal, a glance never loads node:tty (scripts/lazy-builtins.mjs).
+  terminal: Boolean(process.stdout.isTTY) && isatty(0),
   page: (text) => (process.stdout.isTTY ? page(text, process.env, out) : out(text)),
   errWrite: (raw) => process.stderr.write(raw),
   errTTY: Boolean(process.stderr.isTTY),

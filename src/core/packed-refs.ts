@@ -41,7 +41,7 @@ export const parsePackedRefs = (text: string): PackedRefs | null => {
   const records: PackedRecord[] = [];
   for (const line of lines) {
     const last = records[records.length - 1];
-    if (PEELED.test(line) && last && !last.text.includes('\n^')) {
+    if (line.startsWith('^') && PEELED.test(line) && last && !last.text.includes('\n^')) {
       last.text += `${line}\n`;
       continue;
     }

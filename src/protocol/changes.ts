@@ -37,6 +37,27 @@ export interface Change {
   revertedBy?: string;
 }
 
+/** Where a change stands by its tip's kind; a proposal's expiry is toChange's. */
+const stateOf = (fields: RecordFields, discarded: boolean): ChangeState => {
+  if (discarded) return 'discarded';
+  switch (fields.kind) {
+    case 'proposal':
+    // A merging confirm moved the ref to the user's bytes (`snapshot`) and stopped before finishing: it was
+    // decided, so it does not expire; `fettle confirm` resumes it.
+    case 'snapshot':
+      return 'pending';
+    case 'after':
+    case 'applied':
+      return 'applied';
+    case 'failed':
+      // a confirm or apply that failed: a record of the attempt, never a change of any file
+      return 'failed';
+    default:
+      // a `before` record whose tool call never completed (denied at the prompt, or the tool failed)
+      return 'incomplete';
+  }
+};
+
 /**
  * A ref's tip as a change: its record's fields, parsed, and where it stands; null for a ref that is not one. A
  * change lives at refs/fettle/<id> (or refs/fettle-discarded/<id>) alone: a record anywhere deeper (a teammate's
@@ -49,38 +70,26 @@ const toChange = (
   now: Date,
   fetched = false,
 ): Change | null => {
-  const { fields } = r;
+  const { fields, ref } = r;
   if (!fields) return null;
-  if (!fetched && r.ref !== changeRef(fields.id) && r.ref !== discardedRef(fields.id)) return null;
+  const id = ref.slice(ref.lastIndexOf('/') + 1);
+  // A record names its own change: one that names another was not written for this ref (copied or planted).
+  if (fields.id !== id) return null;
+  const discarded = ref.startsWith(DISCARDED_PREFIX);
+  // refs/fettle/<id> or refs/fettle-discarded/<id>, nothing between (a thousand at a time: no string made)
+  const prefix = discarded ? DISCARDED_PREFIX : REF_PREFIX;
+  if (!fetched && (ref.length !== prefix.length + id.length || !ref.startsWith(prefix))) return null;
   // The record's own time when it has one (milliseconds), else the commit's (seconds), for records written
   // before it existed. It must agree with the commit's second, or it is not to be believed.
   const at = new Date(
     fields.time !== undefined && Math.floor(fields.time / 1000) === r.time ? fields.time : r.time * 1000,
   );
-  const id = r.ref.slice(r.ref.lastIndexOf('/') + 1);
-  // A record names its own change: one that names another was not written for this ref (copied or planted).
-  if (fields.id !== id) return null;
-  const base = { id, ref: r.ref, tip: r.oid, parents: r.parents, fields, at };
-  if (r.ref.startsWith(DISCARDED_PREFIX)) return { ...base, state: 'discarded' };
-  switch (fields.kind) {
-    case 'proposal': {
-      const expiresAt = new Date(at.getTime() + ttlSeconds * 1000);
-      return { ...base, expiresAt, state: now.getTime() >= expiresAt.getTime() ? 'expired' : 'pending' };
-    }
-    case 'snapshot':
-      // A merging confirm moved the ref to the user's bytes and stopped before finishing: it was decided, so it
-      // does not expire; `fettle confirm` resumes it.
-      return { ...base, state: 'pending' };
-    case 'after':
-    case 'applied':
-      return { ...base, state: 'applied' };
-    case 'failed':
-      // a confirm or apply that failed: a record of the attempt, never a change of any file
-      return { ...base, state: 'failed' };
-    default:
-      // a `before` record whose tool call never completed (denied at the prompt, or the tool failed)
-      return { ...base, state: 'incomplete' };
+  const change: Change = { id, ref, tip: r.oid, parents: r.parents, fields, at, state: stateOf(fields, discarded) };
+  if (change.state === 'pending' && fields.kind === 'proposal') {
+    change.expiresAt = new Date(at.getTime() + ttlSeconds * 1000);
+    if (now.getTime() >= change.expiresAt.getTime()) change.state = 'expired';
   }
+  return change;
 };
 
 /**

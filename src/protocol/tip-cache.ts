@@ -91,7 +91,13 @@ export const worthWriting = (unknown: number, stale: number, listed: number): bo
  */
 export const readTips = async (store: Store, refs: { ref: string; oid: string }[]): Promise<Tip[]> => {
   const cache = readCache(store.commonDir);
-  const unknown = [...new Set(refs.map((r) => r.oid).filter((oid) => !cache.has(oid)))];
+  const named = new Set<string>();
+  const unknown: string[] = [];
+  for (const { oid } of refs) {
+    if (named.has(oid)) continue;
+    named.add(oid);
+    if (!cache.has(oid)) unknown.push(oid);
+  }
   const read = await readObjects(store, unknown);
   unknown.forEach((oid, n) => {
     const entry = entryOf(read[n] ?? null);
@@ -103,7 +109,6 @@ export const readTips = async (store: Store, refs: { ref: string; oid: string }[
     if (!entry) throw new GitError(['for-each-ref'], 128, `fatal: missing object ${oid} for ${ref}`);
     tips.push({ ref, oid, time: entry[0], parents: entry[1] ? entry[1].split(' ') : [], fields: entry[2] });
   }
-  const named = new Set(refs.map((r) => r.oid));
   let stale = 0;
   for (const oid of cache.keys()) if (!named.has(oid)) stale++;
   if (worthWriting(unknown.length, stale, named.size)) {

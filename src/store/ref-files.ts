@@ -29,6 +29,12 @@ const readOrGone = <T>(read: () => T, gone: T): T => {
 
 class NotPlain extends Error {}
 
+/**
+ * Loose refs read one file at a time cost more than git reading them in a process of its own beyond this many
+ * (each a few system calls on this thread); fettle's maintenance packs them once there are 8 (upkeep/maintain.ts).
+ */
+export const LOOSE_READ_MAX = 200;
+
 /** The names of the loose refs under `dir` (a ref name's directory), into `names`. */
 const looseNames = (commonDir: string, dir: string, names: string[]): void => {
   const entries = readOrGone(() => readdirSync(join(commonDir, dir), { withFileTypes: true }), []);
@@ -39,14 +45,10 @@ const looseNames = (commonDir: string, dir: string, names: string[]): void => {
     if (entry.isDirectory()) looseNames(commonDir, name, names);
     else if (entry.isFile() && plainName(name)) names.push(name);
     else throw new NotPlain();
+    // git lists them: the rest need not be looked at
+    if (names.length > LOOSE_READ_MAX) throw new NotPlain();
   }
 };
-
-/**
- * Loose refs read one file at a time cost more than git reading them in a process of its own beyond this many
- * (each a few system calls on this thread); fettle's maintenance packs them once there are 8 (upkeep/maintain.ts).
- */
-export const LOOSE_READ_MAX = 200;
 
 /** The packed-refs file's records, parsed once per text (HEAD's branch and fettle's refs read from one file). */
 let lastPacked: { text: string; file: PackedRefs | null } = { text: '', file: parsePackedRefs('') };
@@ -67,10 +69,11 @@ export const refTipsFromFiles = (
 ): RefTip[] | null => {
   const value = new RegExp(`^([0-9a-f]{${oidLength}})\\n$`);
   const found = new Map<string, string>();
+  let inOrder = false;
   try {
     const names: string[] = [];
     for (const prefix of prefixes) looseNames(commonDir, prefix.slice(0, -1), names);
-    if (names.length > LOOSE_READ_MAX) return null;
+    inOrder = names.length === 0;
     for (const name of names) {
       const text = readOrGone(() => readFileSync(join(commonDir, name), 'latin1'), null);
       if (text === null) continue;
@@ -80,13 +83,18 @@ export const refTipsFromFiles = (
     }
     const packed = packedRefsIn(commonDir);
     if (packed === null) return null;
+    // in refname order already when all are packed in order, as pack-refs leaves them: no sort of a thousand
+    let previous = '';
     for (const { name, oid } of packed.records) {
       if (!prefixes.some((p) => name.startsWith(p)) || found.has(name)) continue;
       if (!plainName(name) || oid.length !== oidLength) return null;
+      inOrder &&= previous < name;
+      previous = name;
       found.set(name, oid);
     }
   } catch {
     return null; // NotPlain, or a directory or file that cannot be read: git says what it makes of it
   }
-  return [...found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([ref, oid]) => ({ ref, oid }));
+  const tips = [...found].map(([ref, oid]) => ({ ref, oid }));
+  return inOrder ? tips : tips.sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
 };

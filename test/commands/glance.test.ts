@@ -54,6 +54,29 @@ test('a second status or log starts no git: the repository and the refs are read
   assert.deepEqual(git.calls(), [`for-each-ref --format=%(objectname) %(refname) refs/fettle/ refs/fettle-discarded/`]);
 });
 
+test('a status or log that starts no git loads no Node module for processes, hashes or compression', () => {
+  const repo = makeRepo({ 'a.txt': lines(30) });
+  stageWrite(repo, 'a.txt', lines(30, 'rewritten'));
+  ok(fettle(repo, ['status']));
+  // Each module Node loads after the preload, as the process exits (process.moduleLoadList).
+  const dir = tempDir();
+  const preload = join(dir, 'modules.cjs');
+  writeFileSync(
+    preload,
+    `const before = new Set(process.moduleLoadList);
+process.on('exit', () => require('node:fs').appendFileSync(process.env.MODULES_LOG,
+  process.moduleLoadList.filter((m) => !before.has(m)).join('\\n') + '\\n'));`,
+  );
+  const log = join(dir, 'modules.log');
+  for (const command of ['status', 'log']) {
+    rmSync(log, { force: true });
+    ok(fettle(repo, [command], { env: { NODE_OPTIONS: `--require ${preload}`, MODULES_LOG: log } }));
+    const loaded = readFileSync(log, 'utf8').split('\n');
+    for (const name of ['child_process', 'crypto', 'zlib', 'tty'])
+      assert.ok(!loaded.includes(`NativeModule ${name}`), `${command} loaded node:${name}`);
+  }
+});
+
 test('status lists the same changes from a linked worktree and from a work tree whose .git is a gitfile', () => {
   const repo = makeRepo({ 'a.txt': lines(30) });
   stageWrite(repo, 'a.txt', lines(30, 'rewritten'));
