@@ -6,13 +6,17 @@
 // V8 does not checksum cached code in release builds, so each file carries a SHA-256 of its payload: a cache
 // damaged on disk is dropped, never run. Nothing here may fail a run: an unreadable, stale, damaged or rejected
 // cache means compiling as without one.
-import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { Script } from 'node:vm';
 
 type Env = Record<string, string | undefined>;
+
+// Required when a bundle loads, not with the entry: the thin hook (hook/thin.ts) answers without a bundle, and
+// loading these modules took it milliseconds (docs/PERFORMANCE.md).
+const createHash: typeof import('node:crypto').createHash = (...args) => require('node:crypto').createHash(...args);
+const homedir = (): string => require('node:os').homedir();
+const newScript = (...args: ConstructorParameters<typeof import('node:vm').Script>): import('node:vm').Script =>
+  new (require('node:vm').Script)(...args);
 
 /** FETTLE_CACHE_DIR, else $XDG_CACHE_HOME/fettle, else ~/.cache/fettle. */
 export const cacheDirOf = (env: Env): string =>
@@ -84,7 +88,7 @@ export const loadBundle = (file: string, env: Env): unknown => {
     if (ownedAndPrivate(dir) && ownedAndPrivate(path)) cached = payloadOf(readFileSync(path));
   });
   const wrapper = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
-  const script = new Script(wrapper, { filename: file, cachedData: cached });
+  const script = newScript(wrapper, { filename: file, cachedData: cached });
   const module = { exports: {} as unknown };
   (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, file, dirname(file));
   if (!cached || script.cachedDataRejected) {

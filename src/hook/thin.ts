@@ -76,7 +76,11 @@ const ask = (target: Target, body: Buffer): Promise<Reply> =>
       // closes the connection once it has answered (Connection: close).
       socket.write(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), body]));
     });
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      // The whole answer is in: no need to wait for the server to close the connection.
+      if (parseResponse(Buffer.concat(chunks))?.body) socket.destroy();
+    });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       failed = error.code ?? error.message;
     });

@@ -334,3 +334,19 @@ test('a real server answers on its socket alone, and removes it when it stops', 
   runCli(['serve', '--stop'], { cwd: own.home, env: own.env });
   assert.equal(existsSync(join(own.state, 'sock')), false);
 });
+
+// A hook that waits for the close fails the test at its timeout, and ends when the connection is cut after it.
+test('a whole answer is printed at once, without waiting for the server to close the connection', {
+  timeout: 30_000,
+}, async () => {
+  const body = JSON.stringify({ exitCode: 0, stdout: 'answered\n', stderr: '', stops: false });
+  const { env, socket } = socketState();
+  const open = await fakeServer((s) => {
+    s.write(answer(200, body)); // and the connection stays open
+    setTimeout(() => s.destroy(), 40_000).unref();
+  }, socket);
+  const repo = makeRepo(FILES);
+  const r = await hookAsync(repo, pre(repo), env);
+  open.close();
+  assert.deepEqual([r.code, r.stdout, r.stderr], [0, 'answered\n', '']);
+});
