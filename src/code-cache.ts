@@ -9,11 +9,15 @@
 // cost a `fettle status` more than the comparison and the longer read (docs/PERFORMANCE.md, case 7).
 // Nothing here may fail a run: an unreadable, stale, damaged or rejected cache means compiling as without one.
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { Script } from 'node:vm';
 
 type Env = Record<string, string | undefined>;
+
+// Required when a bundle loads, not with the entry: the thin hook (hook/thin.ts) answers without a bundle, and
+// loading these modules took it milliseconds (docs/PERFORMANCE.md).
+const homedir = (): string => require('node:os').homedir();
+const newScript = (...args: ConstructorParameters<typeof import('node:vm').Script>): import('node:vm').Script =>
+  new (require('node:vm').Script)(...args);
 
 /** FETTLE_CACHE_DIR, else $XDG_CACHE_HOME/fettle, else ~/.cache/fettle. */
 export const cacheDirOf = (env: Env): string =>
@@ -115,7 +119,7 @@ export const loadBundle = (file: string, env: Env, variant?: string): unknown =>
     if (ownedAndPrivate(dir) && ownedAndPrivate(path)) cached = payloadOf(readFileSync(path), bytes);
   });
   const wrapper = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
-  const script = new Script(wrapper, { filename: file, cachedData: cached });
+  const script = newScript(wrapper, { filename: file, cachedData: cached });
   const module = { exports: {} as unknown };
   (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, file, dirname(file));
   if (!cached || script.cachedDataRejected) {

@@ -73,3 +73,9 @@ test("the review page's code and libraries are in its own bundles only: no other
   assert.ok(!server.includes('diff2html') && !server.some((p) => p.includes('shiki')), server.join(' '));
   assert.ok(![...modulesIn('web.js')].some((m) => m.startsWith('src/web/page/')));
 });
+
+test("the entry requires at its start only what the thin hook uses; the code cache's modules load with a bundle", () => {
+  const text = readFileSync(join(DIST, 'cli.js'), 'utf8');
+  const atStart = [...text.matchAll(/^var \w+ = require\("(node:\w+)"\);$/gm)].map((m) => m[1]);
+  assert.deepEqual([...new Set(atStart)].sort(), ['node:fs', 'node:net', 'node:os', 'node:path']);
+});

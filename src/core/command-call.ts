@@ -67,14 +67,15 @@ export interface CommandRequest {
 const one = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
 /**
- * Whether a command call may reach the hook: a POST of the command type to the command path, on the loopback
- * address and port, with no Origin (no browser), and from this user: a `peer` server has checked the
- * connection's owner already; a `token` server needs the token. Every refusal is a 4xx, and nothing of the call
- * was read: its caller may then run the hook itself.
+ * Whether a command call may reach the hook: a POST of the command type to the command path, with no Origin (no
+ * browser), and from this user. On the server's Unix socket (`local`), in a directory only its user may enter,
+ * both hold by where it came from; on the loopback address and port, a `peer` server has checked the
+ * connection's owner already, and a `token` server needs the token. Every refusal is a 4xx, and nothing of the
+ * call was read: its caller may then run the hook itself.
  */
 export const admitCommand = (
   request: CommandRequest,
-  expected: { port: number; token: string; auth: ServeAuth },
+  expected: { port: number; token: string; auth: ServeAuth; local?: boolean },
 ): { ok: true } | { ok: false; status: number; why: string } => {
   const refuse = (why: string, status = 403) => ({ ok: false as const, status, why });
   if (request.method !== 'POST') return refuse(`method ${request.method ?? 'missing'}`, 405);
@@ -82,9 +83,10 @@ export const admitCommand = (
   const origin = one(request.headers.origin);
   if (origin !== undefined) return refuse(`a browser's request (Origin ${origin.slice(0, 80)})`);
   const host = one(request.headers.host);
-  if (host !== `127.0.0.1:${expected.port}`) return refuse(`Host ${(host ?? 'missing').slice(0, 80)}`);
+  if (!expected.local && host !== `127.0.0.1:${expected.port}`)
+    return refuse(`Host ${(host ?? 'missing').slice(0, 80)}`);
   if (one(request.headers['content-type']) !== COMMAND_TYPE) return refuse('a command call of another type', 415);
-  if (expected.auth === 'peer') return { ok: true };
+  if (expected.local || expected.auth === 'peer') return { ok: true };
   const token = /^Bearer (.*)$/.exec(one(request.headers.authorization) ?? '')?.[1] ?? '';
   if (!isToken(expected.token) || !sameToken(token, expected.token)) return refuse('a command call without the token');
   return { ok: true };

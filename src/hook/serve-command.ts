@@ -12,7 +12,7 @@ import type { HookEdge } from './edge';
 import type { HookOutcome } from './outcome';
 import { internalError } from './process';
 import { runHook } from './run';
-import { afterAnswer, readBytes, refuse, send, type ServerState } from './serve-http';
+import { afterAnswer, isLocal, readBytes, refuse, send, type ServerState } from './serve-http';
 
 /** The input, and room for the line before it (an environment of a few kilobytes). */
 const BODY_MAX = HAND_OFF_MAX + (1 << 20);
@@ -47,7 +47,9 @@ const runCall = async (state: ServerState, call: CommandCall, res: ServerRespons
 /** A command hook's call, from a connection of this server's user (serve-request.ts handle checked it). */
 export const answerCommand = async (state: ServerState, req: IncomingMessage, res: ServerResponse): Promise<void> => {
   const { port, token, auth } = state;
-  const admission = admitCommand({ method: req.method, url: req.url, headers: req.headers }, { port, token, auth });
+  const local = isLocal(req.socket);
+  const request = { method: req.method, url: req.url, headers: req.headers };
+  const admission = admitCommand(request, { port, token, auth, local });
   if (!admission.ok) return refuse(state, res, admission.status, '{}', admission.why);
   // This server's code is no longer the installed fettle's: the caller runs the installed one itself.
   if (state.handOver) return refuse(state, res, 409, '{}', 'a command call while handing over (its caller runs it)');

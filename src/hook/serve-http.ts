@@ -31,12 +31,19 @@ export interface ServerState {
 /** Who owns the other end of each connection (a `peer` server), looked up once per connection. */
 const peers = new WeakMap<Socket, Promise<number | undefined>>();
 
+/** Connections on the server's Unix socket (protocol/serve/serve-socket.ts): its user's, by its directory's mode. */
+const local = new WeakSet<Socket>();
+
+export const markLocal = (socket: Socket): void => void local.add(socket);
+
+export const isLocal = (socket: Socket): boolean => local.has(socket);
+
 /** A `token` server cannot tell, and takes every connection for its user's: the token is its check. */
 export const peerOf = (socket: Socket, state: ServerState): Promise<number | undefined> => {
   let known = peers.get(socket);
   if (!known) {
     known =
-      state.auth === 'peer'
+      state.auth === 'peer' && !local.has(socket)
         ? readFile('/proc/net/tcp', 'utf8').then(
             (text) => peerUid(text, socket.remotePort ?? -1, state.port),
             () => undefined,

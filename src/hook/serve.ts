@@ -10,6 +10,7 @@ import { armFailpoints } from '../io/failpoint';
 import { deferAutostart } from '../protocol/serve/autostart';
 import { createRuntime } from '../protocol/serve/runtime';
 import { claimPort, keptPort, movePort, readPort } from '../protocol/serve/serve-port';
+import { listenLocal, type LocalSocket } from '../protocol/serve/serve-socket';
 import {
   appendLog,
   clearRunning,
@@ -24,6 +25,7 @@ import {
 import { block, warn } from './outcome';
 import { answerOf } from './serve-answer';
 import { commandPath, handSocketOver, watchBuild, type BuildWatch } from './serve-build';
+import { markLocal } from './serve-http';
 import { handle, type ServerState } from './serve-request';
 
 /** How long without a call, and without a live Claude Code session, before the server exits (FETTLE_SERVE_IDLE). */
@@ -137,13 +139,24 @@ const announceStarted = async (state: ServerState, mode: Mode): Promise<void> =>
   }
 };
 
+/** The command hooks' socket beside the port; without it they call the port, as a server of an older fettle's. */
+const openLocal = (server: Server, paths: ServePaths): Promise<LocalSocket | null> =>
+  listenLocal(paths, (socket) => {
+    markLocal(socket);
+    server.emit('connection', socket);
+  }).catch(async (error: unknown) => {
+    await appendLog(paths, `no socket for command hooks (they use the port): ${words(error)}`).catch(() => undefined);
+    return null;
+  });
+
 /** A stop, once: no new calls, those in flight drained for up to DRAIN_MS, the last housekeeping awaited, then exit. */
-const stopper = (server: Server, state: ServerState): ((why: string) => Promise<void>) => {
+const stopper = (server: Server, state: ServerState, local: LocalSocket | null): ((why: string) => Promise<void>) => {
   const { paths, runtime } = state;
   let stopping = false;
   return async (why: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
+    await local?.close();
     server.close();
     server.closeIdleConnections();
     const deadline = Date.now() + DRAIN_MS;
@@ -227,10 +240,10 @@ export const runServer = async (mode: Mode): Promise<void> => {
     baseEnv: { ...process.env },
     counts: { served: 0, refused: 0, inFlight: 0, last: Date.now() },
   };
+  const local = await openLocal(server, paths); // before the pid file: a started server takes calls on it
   ready(state);
   await announceStarted(state, mode);
-
-  stop = stopper(server, state);
+  stop = stopper(server, state, local);
   cleanUpOnSignals((signal) => void stop(signal));
   logUncaught(paths);
   stopWhenIdle(state, stop);

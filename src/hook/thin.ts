@@ -2,6 +2,8 @@
 // before any bundle is loaded (docs/RESIDENT.md, "Command hooks"), and reproduces the answer: stdout, stderr and
 // exit code, as the hook process would have printed them. Only what that needs is here: the server's files,
 // stdin, and one HTTP/1.1 request written by hand on node:net (node:http costs more to load than the call).
+// The call goes to the server's Unix socket, in the directory only this user may enter (no pid file, no token,
+// no lookup of the connection's owner); where there is none, or nothing listens on it, to its loopback port.
 // Never a call handled twice, never a write without its record: the call runs in this process only when the
 // server certainly did nothing (no server, the connection refused, a refusal status, which comes before the
 // server reads the call); once the call may have reached the hook, a lost answer fails closed.
@@ -18,7 +20,14 @@ import {
 import { sniffEvent } from '../core/hook-event';
 import { readStdin } from '../io/stdin';
 import { emit } from './emit';
-import { findServer, servePaths, type Found } from '../protocol/serve/serve-paths';
+import {
+  findServer,
+  namedPid,
+  serverSocket,
+  servePaths,
+  type Found,
+  type ServePaths,
+} from '../protocol/serve/serve-paths';
 
 /**
  * How the caller goes on: the call was answered here, or the full hook runs with what was read of stdin;
@@ -26,7 +35,15 @@ import { findServer, servePaths, type Found } from '../protocol/serve/serve-path
  */
 export type HandOff = { answered: true } | { answered: false; read?: () => Promise<Buffer>; absent?: true };
 
-type Reply = { kind: 'refused' } | { kind: 'answered'; answer: CommandAnswer } | { kind: 'lost'; why: string };
+/** `unreached`: no connection was made, so nothing was sent; `refused`: the server's refusal, before it read the call. */
+type Reply =
+  | { kind: 'unreached' }
+  | { kind: 'refused' }
+  | { kind: 'answered'; answer: CommandAnswer }
+  | { kind: 'lost'; why: string };
+
+/** The server's socket, or its loopback port (with the token a `token` server checks). */
+type Target = { socket: string } | Found;
 
 /** What the server's response says; `failed`, how the connection ended when it did not end well. */
 const replyOf = (raw: Buffer, failed: string | undefined): Reply => {
@@ -38,18 +55,21 @@ const replyOf = (raw: Buffer, failed: string | undefined): Reply => {
   return { kind: 'lost', why: failed ?? 'the connection closed without an answer' };
 };
 
-/** One request to 127.0.0.1 (never anywhere else: the token goes with it), one connection, closed after. */
-const ask = (target: Found, body: Buffer): Promise<Reply> =>
+/** One request to the socket or to 127.0.0.1 (never anywhere else: the token goes with it), one connection. */
+const ask = (target: Target, body: Buffer): Promise<Reply> =>
   new Promise((resolve) => {
+    const local = 'socket' in target;
     const head = [
       `POST ${COMMAND_PATH} HTTP/1.1`,
-      `Host: 127.0.0.1:${target.port}`,
+      local ? 'Host: localhost' : `Host: 127.0.0.1:${target.port}`,
       `Content-Type: ${COMMAND_TYPE}`,
       `Content-Length: ${body.length}`,
       'Connection: close',
-      ...(target.token ? [`Authorization: Bearer ${target.token}`] : []),
+      ...(!local && target.token ? [`Authorization: Bearer ${target.token}`] : []),
     ];
-    const socket = connect({ host: '127.0.0.1', port: target.port, noDelay: true });
+    const socket = local
+      ? connect({ path: target.socket })
+      : connect({ host: '127.0.0.1', port: target.port, noDelay: true });
     const chunks: Buffer[] = [];
     let connected = false;
     let failed: string | undefined;
@@ -59,12 +79,16 @@ const ask = (target: Found, body: Buffer): Promise<Reply> =>
       // closes the connection once it has answered (Connection: close).
       socket.write(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), body]));
     });
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      // The whole answer is in: no need to wait for the server to close the connection.
+      if (parseResponse(Buffer.concat(chunks))?.body) socket.destroy();
+    });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       failed = error.code ?? error.message;
     });
     // Refused before connecting: nothing was sent, so nothing ran.
-    socket.once('close', () => resolve(connected ? replyOf(Buffer.concat(chunks), failed) : { kind: 'refused' }));
+    socket.once('close', () => resolve(connected ? replyOf(Buffer.concat(chunks), failed) : { kind: 'unreached' }));
   });
 
 /** The server's answer, as the hook process would have ended: a deny the reader never got blocks instead. */
@@ -82,9 +106,10 @@ const reproduce = (answer: CommandAnswer): void => {
 };
 
 /** The call may have reached the hook and no answer came: blocked (exit 2), as a supervised hook that died is. */
-const lost = (input: Buffer, pid: number, why: string): CommandAnswer => {
+const lost = (input: Buffer, pid: number | undefined, why: string): CommandAnswer => {
   const event = sniffEvent(input);
-  const server = `the resident hook server (pid ${pid}) it handed the call to ended without an answer (${why})`;
+  const which = pid === undefined ? '' : ` (pid ${pid})`;
+  const server = `the resident hook server${which} it handed the call to ended without an answer (${why})`;
   const stderr =
     event === undefined || /^(Pre|Before)/.test(event)
       ? `fettle blocked this tool call: ${server}; nothing was written. Make the call again.\n`
@@ -93,13 +118,32 @@ const lost = (input: Buffer, pid: number, why: string): CommandAnswer => {
 };
 
 /**
+ * The call sent to the server's socket, else to its port: a socket nobody listens on (its server died, or a
+ * stop left it) took nothing, and the port is tried as when there is no socket.
+ */
+const send = async (
+  paths: ServePaths,
+  to: { socket?: string | undefined; port?: Found | undefined },
+  body: Buffer,
+): Promise<{ reply: Reply; pid: () => number | undefined }> => {
+  if (to.socket) {
+    const reply = await ask({ socket: to.socket }, body);
+    if (reply.kind !== 'unreached') return { reply, pid: () => namedPid(paths) };
+  }
+  const port = to.port ?? findServer(paths);
+  return { reply: port ? await ask(port, body) : { kind: 'unreached' }, pid: () => port?.pid };
+};
+
+/**
  * Hands the call to the running server, if there is one and it may take it. Not handed off: a supervised
  * child's call, a call with failpoints armed (they arm a process, not a call), and a large input.
  */
 export const handOff = async (agent: string | undefined, env: NodeJS.ProcessEnv): Promise<HandOff> => {
   if (env.FETTLE_HOOK_CHILD === '1' || env.FETTLE_FAILPOINTS) return { answered: false };
-  const target = findServer(servePaths(env));
-  if (!target) return { answered: false, absent: true };
+  const paths = servePaths(env);
+  const socket = serverSocket(paths);
+  const port = socket ? undefined : findServer(paths);
+  if (!socket && !port) return { answered: false, absent: true };
   let input: Buffer;
   try {
     input = await readStdin();
@@ -110,8 +154,14 @@ export const handOff = async (agent: string | undefined, env: NodeJS.ProcessEnv)
   const vars: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) vars[name] = value;
   const script = process.argv[1] ?? '';
-  const reply = await ask(target, encodeCall({ agent, cwd: process.cwd(), script, env: vars, input }));
+  const { reply, pid } = await send(
+    paths,
+    { socket, port },
+    encodeCall({ agent, cwd: process.cwd(), script, env: vars, input }),
+  );
+  // Nothing listened (a socket a dead server left): no server runs. A refusal came from one that does.
+  if (reply.kind === 'unreached') return { answered: false, read: async () => input, absent: true };
   if (reply.kind === 'refused') return { answered: false, read: async () => input };
-  reproduce(reply.kind === 'answered' ? reply.answer : lost(input, target.pid, reply.why));
+  reproduce(reply.kind === 'answered' ? reply.answer : lost(input, pid(), reply.why));
   return { answered: true };
 };

@@ -3,8 +3,8 @@
 // any repository. One git spawn to locate it (the hook also starts, alongside, the readers it will need);
 // nothing here looks at the rest of the work tree.
 import { randomBytes } from 'node:crypto';
-import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { realpath, rename, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Env } from '../config';
 import { isInsideDotGit } from '../core/dot-git';
@@ -225,19 +225,31 @@ const finishStore = (found: Omit<Store, 'objectFormat' | 'zeroOid'> & { format: 
  */
 export const commonDirNear = async (dir: string): Promise<string | null> => (await repoNear(dir))?.commonDir ?? null;
 
-/** `commonDirNear`, with the work tree it was found from (the directory holding `.git`). */
+const quietly = <T>(fn: () => T): T | null => {
+  try {
+    return fn();
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * `commonDirNear`, with the work tree it was found from (the directory holding `.git`). Synchronous calls: each
+ * is a few microseconds, and every Bash call looks here up to four times, where a round trip through libuv's
+ * thread pool costs more than the call and, on a busy machine, milliseconds (docs/PERFORMANCE.md).
+ */
 export const repoNear = async (dir: string): Promise<{ workTree: string; commonDir: string } | null> => {
   for (let current = resolve(dir); ; current = dirname(current)) {
     const dotGit = join(current, '.git');
-    const info = await stat(dotGit).catch(() => null);
-    if (info?.isDirectory()) return { workTree: current, commonDir: await realpath(dotGit) };
+    const info = quietly(() => statSync(dotGit));
+    if (info?.isDirectory()) return { workTree: current, commonDir: realpathSync.native(dotGit) };
     if (info?.isFile()) {
-      const text = await readFile(dotGit, 'utf8').catch(() => '');
+      const text = quietly(() => readFileSync(dotGit, 'utf8')) ?? '';
       const gitdir = /^gitdir: (.+)$/m.exec(text)?.[1]?.trim();
       if (!gitdir) return null;
       const at = resolve(current, gitdir);
-      const common = (await readFile(join(at, 'commondir'), 'utf8').catch(() => null))?.trim();
-      const commonDir = await realpath(common ? resolve(at, common) : at).catch(() => null);
+      const common = quietly(() => readFileSync(join(at, 'commondir'), 'utf8'))?.trim();
+      const commonDir = quietly(() => realpathSync.native(common ? resolve(at, common) : at));
       return commonDir ? { workTree: current, commonDir } : null;
     }
     if (dirname(current) === current) return null;

@@ -45,6 +45,20 @@ for (const [label, auth, request, expected] of admissions)
     assert.equal(verdict.ok ? 'ok' : verdict.status, expected);
   });
 
+// On the server's Unix socket: [label, auth, request, expected]
+const onSocket: [string, ServeAuth, CommandRequest, 'ok' | number][] = [
+  ['a token server, no token', 'token', req({}, { host: 'localhost' }), 'ok'],
+  ['a peer server, any Host', 'peer', req({}, { host: 'localhost' }), 'ok'],
+  ['still no browser (Origin)', 'peer', req({}, { origin: 'http://evil.example' }), 403],
+  ['still only the command type', 'token', req({}, { 'content-type': 'application/json' }), 415],
+  ['still only the command path', 'token', req({ url: '/fettle/hook/PreToolUse' }), 404],
+];
+for (const [label, auth, request, expected] of onSocket)
+  test(`admitCommand on the socket: ${label} -> ${expected}`, () => {
+    const verdict = admitCommand(request, { port: PORT, token: TOKEN, auth, local: true });
+    assert.equal(verdict.ok ? 'ok' : verdict.status, expected);
+  });
+
 test('a call decodes to what was encoded, its input bytes untouched', () => {
   const input = Buffer.from([0x7b, 0x0a, 0xff, 0x00, 0x0a, 0x7d]);
   const call = { agent: 'codex', cwd: '/r', script: '/x/cli.js', env: { A: '1', N: 'a\nb' }, input };

@@ -4,7 +4,7 @@
 // with no server that answers, the call runs in process; once a server may have taken the call and gives no
 // answer, it fails closed. Each call runs on two identical repositories: one through the server, one in process.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -164,8 +164,11 @@ const stateWith = (pid: number, port: number, auth: string, token?: string): Env
 const hookAsync = (repo: Repo, input: unknown, env: Env): Promise<Run> =>
   hookInBackground(repo.dir, input, { ...repo.env, ...env });
 
-/** A server on a free loopback port that does `act` with each connection once its request has arrived whole. */
-const fakeServer = async (act: (socket: Socket, request: string) => void) => {
+/**
+ * A server on a free loopback port (or on `socket`, a path) that does `act` with each connection once its
+ * request has arrived whole.
+ */
+const fakeServer = async (act: (socket: Socket, request: string) => void, socket?: string) => {
   const requests: string[] = [];
   const server: Server = createServer((socket) => {
     let text = '';
@@ -178,9 +181,9 @@ const fakeServer = async (act: (socket: Socket, request: string) => void) => {
       act(socket, text);
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => (socket ? server.listen(socket, r) : server.listen(0, '127.0.0.1', r)));
   server.unref(); // a failed assertion before close() must not keep the test process alive
-  const port = (server.address() as { port: number }).port;
+  const port = socket ? 0 : (server.address() as { port: number }).port;
   return { port, requests, close: () => server.close() };
 };
 
@@ -263,4 +266,87 @@ test('a token server: the token goes with the call, and its answer is printed by
   const local = await hookAsync(again, pre(again), shared);
   fake.close();
   assert.deepEqual([local.code, fake.requests.length, refs(again).length], [0, 1, 1]);
+});
+
+/** A state dir this user alone may enter, with nothing in it yet: the socket's path in it. */
+const socketState = (): { env: Env; socket: string } => {
+  const env = stateWith(0, 1, 'peer');
+  const dir = join(env.FETTLE_STATE_DIR as string, 'serve');
+  writeFileSync(join(dir, 'pid'), ''); // names no server: only the socket can take the call
+  return { env, socket: join(dir, 'sock') };
+};
+
+test("the server's socket: the call goes there, with no pid file, port or token needed", async () => {
+  const body = JSON.stringify({ exitCode: 0, stdout: 'from the socket\n', stderr: '', stops: false });
+  const { env, socket } = socketState();
+  const fake = await fakeServer((s) => s.end(answer(200, body)), socket);
+  const repo = makeRepo(FILES);
+  const r = await hookAsync(repo, pre(repo), env);
+  fake.close();
+  assert.match(fake.requests[0] ?? '', /^POST \/fettle\/command HTTP\/1\.1\r\nHost: localhost\r\n/);
+  assert.doesNotMatch(fake.requests[0] ?? '', /Authorization/);
+  assert.deepEqual([r.code, r.stdout, r.stderr, refs(repo).length], [0, 'from the socket\n', '', 0]);
+});
+
+test('a socket nobody listens on (its server was killed): the port, as with no socket', async () => {
+  const body = JSON.stringify({ exitCode: 0, stdout: 'from the port\n', stderr: '', stops: false });
+  const fake = await fakeServer((s) => s.end(answer(200, body)));
+  const env = stateWith(process.pid, fake.port, 'peer');
+  const socket = join(env.FETTLE_STATE_DIR as string, 'serve', 'sock');
+  const stale = await fakeServer(() => undefined, `${socket}.old`);
+  renameSync(`${socket}.old`, socket); // closing removes the name it was bound to, not this one
+  stale.close();
+  const repo = makeRepo(FILES);
+  const r = await hookAsync(repo, pre(repo), env);
+  fake.close();
+  assert.deepEqual([r.code, r.stdout, fake.requests.length, existsSync(socket)], [0, 'from the port\n', 1, true]);
+});
+
+test('a socket in a directory others may enter is not used: the call runs in process', async () => {
+  const { env, socket } = socketState();
+  const fake = await fakeServer((s) => s.end(answer(200, '{}')), socket);
+  chmodSync(join(env.FETTLE_STATE_DIR as string, 'serve'), 0o755);
+  const repo = makeRepo(FILES);
+  const r = await hookAsync(repo, pre(repo), env);
+  fake.close();
+  assert.deepEqual([r.code, r.stderr, fake.requests.length, refs(repo).length], [0, '', 0, 1]);
+});
+
+test('a server on the socket that took the call and died: blocked, and not run again in process', async () => {
+  const { env, socket } = socketState();
+  const dying = await fakeServer((s) => s.destroy(), socket);
+  const repo = makeRepo(FILES);
+  const r = await hookAsync(repo, pre(repo), env);
+  dying.close();
+  assert.deepEqual([r.code, r.stdout, refs(repo).length], [2, '', 0], r.stderr);
+  assert.match(r.stderr, /^fettle blocked this tool call: the resident hook server it handed the call to ended/);
+});
+
+test('a real server answers on its socket alone, and removes it when it stops', () => {
+  const own = setUpResident();
+  const env = { FETTLE_STATE_DIR: join(own.state, '..') };
+  const repo = makeRepo(FILES);
+  renameSync(join(own.state, 'pid'), join(own.state, 'pid.away')); // no port to find: only the socket
+  const r = hook(repo, { args: HOOK, input: pre(repo) }, env);
+  renameSync(join(own.state, 'pid.away'), join(own.state, 'pid'));
+  const status = JSON.parse(runCli(['serve', '--status', '--json'], { cwd: own.home, env: own.env }).stdout);
+  assert.deepEqual([r.code, r.stderr, refs(repo).length, status.running?.served], [0, '', 1, 1]);
+  runCli(['serve', '--stop'], { cwd: own.home, env: own.env });
+  assert.equal(existsSync(join(own.state, 'sock')), false);
+});
+
+// A hook that waits for the close fails the test at its timeout, and ends when the connection is cut after it.
+test('a whole answer is printed at once, without waiting for the server to close the connection', {
+  timeout: 30_000,
+}, async () => {
+  const body = JSON.stringify({ exitCode: 0, stdout: 'answered\n', stderr: '', stops: false });
+  const { env, socket } = socketState();
+  const open = await fakeServer((s) => {
+    s.write(answer(200, body)); // and the connection stays open
+    setTimeout(() => s.destroy(), 40_000).unref();
+  }, socket);
+  const repo = makeRepo(FILES);
+  const r = await hookAsync(repo, pre(repo), env);
+  open.close();
+  assert.deepEqual([r.code, r.stdout, r.stderr], [0, 'answered\n', '']);
 });

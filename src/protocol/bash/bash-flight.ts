@@ -2,6 +2,7 @@
 // tell that another Bash call ran at the same time and say that attribution is ambiguous.
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeOwnDir } from '../../io/fettle-dir';
 
@@ -29,8 +30,13 @@ export const startFlight = async (commonDir: string, flight: Flight): Promise<vo
 };
 
 /** Forgets a call that changed nothing: no other call's changes can be its (see bash.ts settleSnapshot). */
-export const dropFlight = (commonDir: string, flight: Flight): Promise<void> =>
-  unlink(flightPath(commonDir, flight.toolUse)).catch(() => undefined);
+export const dropFlight = async (commonDir: string, flight: Flight): Promise<void> => {
+  try {
+    unlinkSync(flightPath(commonDir, flight.toolUse)); // on the answer's path: no thread pool's round trip
+  } catch {
+    // gone already
+  }
+};
 
 /**
  * Marks the call ended (at the filesystem's clock, as its start was), and returns the other calls whose time

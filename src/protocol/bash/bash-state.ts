@@ -6,12 +6,13 @@
 //   - a stat cache per work tree (bash-cache.ts).
 // The snapshot's blobs are written (and fsynced) before it is; losing any of these files costs a record, never
 // bytes in the user's tree, which fettle does not touch here.
+import { statSync } from 'node:fs';
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PreEntry } from '../../core/bash-changes';
 import type { WorkStatus } from '../../core/porcelain';
 import { makeOwnDir } from '../../io/fettle-dir';
-import { swapFile } from '../../io/swap-file';
+import { swapFileSync } from '../../io/swap-file';
 import { isAlive } from '../../io/pid';
 import { callFileName, claimFile, markCall, openFiles, sessionTag, type ClaimedFile } from '../record/call-files';
 
@@ -68,14 +69,17 @@ const isSnapshot = (value: unknown): value is Snapshot => {
  * filesystem's clock at that moment (the marker's ctime, ns), or null when taken.
  */
 export const claimSnapshot = async (path: string): Promise<bigint | null> => {
-  await makeOwnDir(join(path, '..'));
+  // The steps before the status and after it are synchronous: each costs microseconds, where a round trip through
+  // libuv's thread pool costs more, and on a busy machine milliseconds, on every Bash call (docs/PERFORMANCE.md).
+  const dir = join(path, '..');
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) await makeOwnDir(dir);
   if (!(await markCall(path))) return null;
-  return (await stat(path, { bigint: true })).ctimeNs;
+  return statSync(path, { bigint: true }).ctimeNs;
 };
 
 /** The snapshot, in place of its marker (a temp file renamed over it: a reader sees a marker or the whole). */
 export const saveSnapshot = async (path: string, snapshot: Snapshot): Promise<void> => {
-  await swapFile(path, JSON.stringify(snapshot));
+  swapFileSync(path, JSON.stringify(snapshot));
 };
 
 /** Drops a snapshot's marker or the snapshot (the PreToolUse failed, or the command changed nothing). */

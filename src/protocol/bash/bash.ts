@@ -5,7 +5,7 @@
 // run cancels it at exit) is settled at the end of the turn from the disk (bash-settle.ts). Only the
 // repository holding the command's directory is looked at; files elsewhere are out of reach.
 import { failpoint } from '../../io/failpoint';
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import type { StatusPaths } from '../../core/porcelain';
 import { openStoreAt, commonDirNear, repoNear } from '../../store/locate';
 import type { Store } from '../../store/store';
@@ -159,7 +159,7 @@ const statusNear = async (
 ): Promise<{ workTree: string; status: Promise<StatusPaths> } | null> => {
   const repo = await repoNear(dir);
   if (!repo) return null;
-  const workTree = await realpath(repo.workTree);
+  const workTree = realpathSync.native(repo.workTree); // as repoNear's calls, without a thread pool's round trip
   const status = workStatus(workTree, ctx.env);
   status.catch(() => undefined); // awaited by the comparison, when the snapshot is of this work tree
   return { workTree, status };

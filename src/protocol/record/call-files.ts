@@ -5,7 +5,8 @@
 //     exactly one settles it; a file taken by a process that died is put back (reclaimDead).
 // Each is named by its session's tag, then the call's (callFileName), so the end of a turn finds a session's own.
 import { createHash, randomBytes } from 'node:crypto';
-import { readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { readdir, readFile, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createExclusive } from '../../io/lock';
 import { isAlive } from '../../io/pid';
@@ -49,14 +50,21 @@ export const claimFile = async <T>(
   valid: (value: unknown) => value is T,
 ): Promise<ClaimedFile<T> | null> => {
   const mine = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.taken`;
+  // Synchronous: a small file on a call's path, where a round trip through libuv's thread pool costs more.
   try {
-    await rename(path, mine);
+    renameSync(path, mine);
   } catch {
     return null;
   }
-  const release = () => unlink(mine).catch(() => undefined);
+  const release = async () => {
+    try {
+      unlinkSync(mine);
+    } catch {
+      // gone already
+    }
+  };
   try {
-    const value: unknown = JSON.parse(await readFile(mine, 'utf8'));
+    const value: unknown = JSON.parse(readFileSync(mine, 'utf8'));
     if (valid(value)) return { value, release, restore: () => rename(mine, path).catch(() => undefined) };
   } catch {
     // not one: dropped below

@@ -1,6 +1,6 @@
 // Where the resident hook server's files are (serve-state.ts reads and writes them), and the running server
 // they name: apart, so the thin command hook (hook/thin.ts) finds it without loading the rest.
-import { readFileSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { homeFrom, type Env } from '../../config';
 import { isToken, type ServeAuth } from '../../core/hook-server';
@@ -19,6 +19,8 @@ export interface ServePaths {
   pid: string;
   log: string;
   sessions: string;
+  /** the Unix socket command hooks hand their calls to (serve-socket.ts), where the system has them */
+  socket: string;
 }
 
 /** FETTLE_STATE_DIR, else $XDG_STATE_HOME/fettle, else ~/.local/state/fettle; the server's files in `serve/`. */
@@ -32,6 +34,7 @@ export const servePaths = (env: Env): ServePaths => {
     pid: join(dir, 'pid'),
     log: join(dir, 'log'),
     sessions: join(dir, 'sessions'),
+    socket: join(dir, 'sock'),
   };
 };
 
@@ -58,7 +61,10 @@ export const liveServerIn = (text: string): { pid: number; port: number; auth: S
   const [pidText, portText, start = '-'] = first.trim().split(/\s+/);
   const [pid, port] = [Number(pidText), Number(portText)];
   if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0 || port > 65535) return null;
-  if (!isAlive(pid) || (start !== '-' && processStat(pid)?.start !== start)) return null;
+  // One reading of /proc/<pid>/stat says both whether it lives (not a zombie) and when it started.
+  const stat = processStat(pid);
+  if (stat ? stat.state === 'Z' : !isAlive(pid)) return null;
+  if (start !== '-' && stat?.start !== start) return null;
   return { pid, port, auth: second.trim() === 'peer' ? 'peer' : 'token' };
 };
 
@@ -83,4 +89,27 @@ export const findServer = (paths: ServePaths): Found | undefined => {
   if (running.auth === 'peer') return { pid, port, token: undefined };
   const token = ownOnly(paths.token) ? quiet(() => readFileSync(paths.token, 'latin1').trim()) : undefined;
   return token !== undefined && isToken(token) ? { pid, port, token } : undefined;
+};
+
+/** The longest socket path every Unix binds (macOS: 104 bytes with the terminating NUL); a longer one is not used. */
+const SOCKET_PATH_MAX = 103;
+
+export const socketUsable = (path: string): boolean =>
+  process.platform !== 'win32' && Buffer.byteLength(path) <= SOCKET_PATH_MAX;
+
+/**
+ * The running server's socket, if a command hook may connect to it: a socket of this user's in the directory only
+ * this user may enter, so no other account put it there. Whether anything listens on it, connecting tells.
+ */
+export const serverSocket = (paths: ServePaths): string | undefined => {
+  if (!socketUsable(paths.socket)) return undefined;
+  const info = quiet(() => lstatSync(paths.socket));
+  if (!info?.isSocket() || info.uid !== process.getuid?.()) return undefined;
+  return ownOnly(paths.dir) ? paths.socket : undefined;
+};
+
+/** The pid the pid file names, alive or not (for a message about a server that ended). */
+export const namedPid = (paths: ServePaths): number | undefined => {
+  const pid = Number(quiet(() => readFileSync(paths.pid, 'latin1'))?.split(/\s/)[0]);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 };
