@@ -67,12 +67,31 @@ const serversOf = (env: Env): number[] =>
 
 const stop = (repo: Repo, env: Env) => runCli(['serve', '--stop'], { cwd: repo.dir, env });
 
+/** One hook call that writes a line more into a.txt, answered in process (no server runs yet). */
+const firstCall = (repo: Repo, env: Env, id = 't1') => {
+  const r = runCli(['hook'], { cwd: repo.dir, env, input: JSON.stringify(write(repo, 'a.txt', lines(21), id)) });
+  assert.equal(r.code, 0, r.stderr);
+};
+
+/** `body` while another program listens on the port `config.json` names (`fields` beside the port). */
+const portTaken = async (env: Env, fields: object, body: (port: number) => Promise<void>): Promise<void> => {
+  const squatter = createServer();
+  await new Promise<void>((r) => squatter.listen({ host: '127.0.0.1', port: 0 }, r));
+  const port = (squatter.address() as { port: number }).port;
+  try {
+    mkdirSync(serveDir(env), { recursive: true, mode: 0o700 });
+    writeFileSync(join(serveDir(env), 'config.json'), JSON.stringify({ port, ...fields }), { mode: 0o600 });
+    await body(port);
+  } finally {
+    squatter.close();
+  }
+};
+
 test('the first hook call answers in process and starts the server; the next call is handed to it', async () => {
   const repo = makeRepo({ 'a.txt': lines(20) });
   const env = autoEnv(repo);
   assert.equal(status(repo, env).port, null, 'no server has run for this user yet');
-  const first = runCli(['hook'], { cwd: repo.dir, env, input: JSON.stringify(write(repo, 'a.txt', lines(21), 't1')) });
-  assert.equal(first.code, 0, first.stderr);
+  firstCall(repo, env);
   try {
     const running = await until('the server', () => status(repo, env).running);
     assert.equal(statSync(serveDir(env)).mode & 0o777, 0o700);
@@ -96,8 +115,7 @@ test('the first hook call answers in process and starts the server; the next cal
 test('FETTLE_SERVE_AUTOSTART=0: the call runs in process and nothing is started or written for a server', () => {
   const repo = makeRepo({ 'a.txt': lines(20) });
   const env = { ...autoEnv(repo), FETTLE_SERVE_AUTOSTART: '0' };
-  const r = runCli(['hook'], { cwd: repo.dir, env, input: JSON.stringify(write(repo, 'a.txt', lines(21), 't1')) });
-  assert.equal(r.code, 0, r.stderr);
+  firstCall(repo, env);
   assert.equal(existsSync(serveDir(env)), false, 'no marker, no port, no token: nothing was started');
   assert.match(status(repo, env).autostart, /^off/);
 });
@@ -110,8 +128,7 @@ test('a start tried within the last minute: the call starts none (the marker is 
   writeFileSync(marker, '');
   const recent = Date.now() / 1000 - 10;
   utimesSync(marker, recent, recent);
-  const r = runCli(['hook'], { cwd: repo.dir, env, input: JSON.stringify(write(repo, 'a.txt', lines(21), 't1')) });
-  assert.equal(r.code, 0, r.stderr);
+  firstCall(repo, env);
   assert.equal(Math.round(statSync(marker).mtimeMs / 1000), Math.round(recent), 'not tried again');
   assert.equal(existsSync(join(serveDir(env), 'config.json')), false);
 });
@@ -119,21 +136,13 @@ test('a start tried within the last minute: the call starts none (the marker is 
 test("a server that cannot start (the port install chose is another program's) makes hook calls leave it alone for an hour", async () => {
   const repo = makeRepo({ 'a.txt': lines(20) });
   const env = autoEnv(repo);
-  const squatter = createServer();
-  await new Promise<void>((r) => squatter.listen({ host: '127.0.0.1', port: 0 }, r));
-  const port = (squatter.address() as { port: number }).port;
-  try {
-    mkdirSync(serveDir(env), { recursive: true, mode: 0o700 });
-    writeFileSync(join(serveDir(env), 'config.json'), JSON.stringify({ port }), { mode: 0o600 });
-    const r = runCli(['hook'], { cwd: repo.dir, env, input: JSON.stringify(write(repo, 'a.txt', lines(21), 't1')) });
-    assert.equal(r.code, 0, r.stderr);
+  await portTaken(env, {}, async (port) => {
+    firstCall(repo, env);
     const marker = join(serveDir(env), 'autostart');
     await until('the failed start to push the marker ahead', () => statSync(marker).mtimeMs > Date.now() + 30 * 60_000);
     assert.match(readFileSync(join(serveDir(env), 'log'), 'utf8'), new RegExp(`not started: port ${port} .* in use`));
     assert.equal(status(repo, env).running, null);
-  } finally {
-    squatter.close();
-  }
+  });
 });
 
 test('parallel first calls, each finding no server, leave one server and no failed start', async () => {
@@ -157,27 +166,19 @@ test('parallel first calls, each finding no server, leave one server and no fail
 test('a port a server chose itself that another program holds now: the next server takes a new one', async () => {
   const repo = makeRepo({ 'a.txt': lines(20) });
   const env = autoEnv(repo);
-  const squatter = createServer();
-  await new Promise<void>((r) => squatter.listen({ host: '127.0.0.1', port: 0 }, r));
-  const port = (squatter.address() as { port: number }).port;
   try {
-    mkdirSync(serveDir(env), { recursive: true, mode: 0o700 });
-    const config = join(serveDir(env), 'config.json');
-    writeFileSync(config, JSON.stringify({ port, chosenBy: 'server' }), { mode: 0o600 });
-    const r = runCli(['hook'], { cwd: repo.dir, env, input: JSON.stringify(write(repo, 'a.txt', lines(21), 't1')) });
-    assert.equal(r.code, 0, r.stderr);
-    const running = await until('the server', () => status(repo, env).running);
-    const moved = JSON.parse(readFileSync(config, 'utf8'));
-    assert.notEqual(moved.port, port);
-    assert.equal(moved.chosenBy, 'server');
-    assert.equal(status(repo, env).port, moved.port);
-    assert.match(
-      readFileSync(join(serveDir(env), 'log'), 'utf8'),
-      new RegExp(`port ${port} is another program's now: moved to ${moved.port}`),
-    );
-    assert.ok(running.pid > 0);
+    await portTaken(env, { chosenBy: 'server' }, async (port) => {
+      firstCall(repo, env);
+      const running = await until('the server', () => status(repo, env).running);
+      const moved = JSON.parse(readFileSync(join(serveDir(env), 'config.json'), 'utf8'));
+      assert.notEqual(moved.port, port);
+      assert.equal(moved.chosenBy, 'server');
+      assert.equal(status(repo, env).port, moved.port);
+      const log = readFileSync(join(serveDir(env), 'log'), 'utf8');
+      assert.match(log, new RegExp(`port ${port} is another program's now: moved to ${moved.port}`));
+      assert.ok(running.pid > 0);
+    });
   } finally {
-    squatter.close();
     stop(repo, env);
   }
 });
