@@ -11,6 +11,16 @@ const small = (repo: Repo, n: number) =>
 const hook = (repo: Repo, cache: string, n: number) =>
   runHook(small(repo, n), { cwd: repo.dir, env: { ...repo.env, FETTLE_CACHE_DIR: cache } });
 const files = (dir: string) => readdirSync(dir).sort();
+const HOOK_JS = join(__dirname, '..', 'dist', 'hook.js');
+
+/** A repository whose first hook call wrote the cache: the file's name, and the bundle it was compiled from. */
+const cachedOnce = () => {
+  const repo = makeRepo({ 'a.txt': lines(30) });
+  const cache = join(tempDir(), 'cache');
+  hook(repo, cache, 1);
+  const [name = ''] = files(cache);
+  return { repo, cache, name, source: readFileSync(HOOK_JS) };
+};
 
 test('cacheDirOf: FETTLE_CACHE_DIR, then $XDG_CACHE_HOME/fettle, then ~/.cache/fettle', () => {
   assert.equal(cacheDirOf({ FETTLE_CACHE_DIR: '/c', XDG_CACHE_HOME: '/x', HOME: '/h' }), '/c');
@@ -55,12 +65,8 @@ test('payloadOf: only a file made from these very source bytes, whose two payloa
 });
 
 test('a corrupt cache is rejected by V8, the run is unaffected, and the cache is written anew', () => {
-  const repo = makeRepo({ 'a.txt': lines(30) });
-  const cache = join(tempDir(), 'cache');
-  hook(repo, cache, 1);
-  const [name = ''] = files(cache);
+  const { repo, cache, name, source } = cachedOnce();
   // The bundle's own source and agreeing copies of bytes that are not code: only V8's own check can refuse them.
-  const source = readFileSync(join(__dirname, '..', 'dist', 'hook.js'));
   writeFileSync(join(cache, name), cacheFile(source, Buffer.alloc(4064, 0x5a)));
   const r = hook(repo, cache, 2);
   assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
@@ -68,10 +74,7 @@ test('a corrupt cache is rejected by V8, the run is unaffected, and the cache is
 });
 
 test('a cache damaged on disk (one flipped bit) is never handed to V8, and is written anew', () => {
-  const repo = makeRepo({ 'a.txt': lines(30) });
-  const cache = join(tempDir(), 'cache');
-  hook(repo, cache, 1);
-  const [name = ''] = files(cache);
+  const { repo, cache, name, source } = cachedOnce();
   const bytes = readFileSync(join(cache, name));
   // the last byte: in the payload's second copy, which nothing but the comparison reads
   bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 0x10, bytes.length - 1);
@@ -80,16 +83,11 @@ test('a cache damaged on disk (one flipped bit) is never handed to V8, and is wr
   assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
   const again = readFileSync(join(cache, name));
   assert.ok(!again.equals(bytes), 'the damaged file was replaced');
-  const source = readFileSync(join(__dirname, '..', 'dist', 'hook.js'));
   assert.ok(payloadOf(again, source) !== undefined, 'by one whose copies agree');
 });
 
 test('a cache compiled from another bundle of the same length, in the same place, is never run', () => {
-  const repo = makeRepo({ 'a.txt': lines(30) });
-  const cache = join(tempDir(), 'cache');
-  hook(repo, cache, 1);
-  const [name = ''] = files(cache);
-  const source = readFileSync(join(__dirname, '..', 'dist', 'hook.js'));
+  const { repo, cache, name, source } = cachedOnce();
   const other = Buffer.from(source).fill(0x20, source.length - 8);
   writeFileSync(
     join(cache, name),
@@ -137,10 +135,7 @@ test('an unusable cache directory changes nothing but speed', () => {
 });
 
 test('a cache of another build, and a temp file a killed process left, are removed when the current one is written', () => {
-  const repo = makeRepo({ 'a.txt': lines(30) });
-  const cache = join(tempDir(), 'cache');
-  hook(repo, cache, 1);
-  const [name = ''] = files(cache);
+  const { repo, cache, name } = cachedOnce();
   const stale = 'hook-0123456789abcdef.v8';
   writeFileSync(join(cache, stale), 'old');
   const [killed, writing] = [`.${name}.4242.tmp`, `.${name}.4343.tmp`];
