@@ -3,9 +3,10 @@
 // One server per test file, stopped when the file ends; each repository's own HOME travels in the forwarded
 // environment, as it would from a Claude Code session started there.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { baseEnv, tempDir } from './repo';
+import { baseEnv } from './repo';
 
 export interface ResidentSetup {
   home: string;
@@ -29,15 +30,18 @@ export const stateDirOf = (home: string): string => join(home, '.local', 'state'
  * process exits. `extraEnv` is the environment install, and so the first server, runs in.
  */
 export const setUpResident = (extraEnv: Record<string, string> = {}, cli = CLI): ResidentSetup => {
-  const home = tempDir('fettle-resident-');
+  // Not a tempDir: those are removed when the file's tests end, before the exit below, which would then find no
+  // pid file and leave the server running.
+  const home = realpathSync(mkdtempSync(join(tmpdir(), 'fettle-resident-')));
   const env = { ...baseEnv(home), ...extraEnv };
+  // At exit, not in an `after` hook: one registered inside a test runs when that test ends.
+  process.once('exit', () => {
+    spawnSync(process.execPath, [cli, 'serve', '--stop'], { cwd: tmpdir(), env });
+    rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  });
   const r = spawnSync(process.execPath, [cli, 'install', '--resident', '--read'], { cwd: home, env, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`install --resident failed: ${r.stderr}${r.stdout}`);
   const state = stateDirOf(home);
-  // At exit, not in an `after` hook: one registered inside a test runs when that test ends.
-  process.once('exit', () => {
-    spawnSync(process.execPath, [cli, 'serve', '--stop'], { cwd: home, env });
-  });
   return {
     home,
     cli,
