@@ -6,12 +6,13 @@
 // costs a state condition one call's history). As readable as fettle's folder, no more. Logging never fails a
 // call: errors here are swallowed, and a store a newer fettle stamped gets no line.
 import { readFileSync } from 'node:fs';
-import { appendFile, readdir, readFile, realpath, stat, unlink } from 'node:fs/promises';
+import { appendFile, readFile, realpath, stat, unlink } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { sessionName } from '../core/session';
 import { entryLine, keptTail, parseEntries, type SessionEntry } from '../core/session-log';
 import { makeOwnDir } from '../io/fettle-dir';
 import { createExclusive } from '../io/lock';
+import { removeStaleFiles, type Aging } from '../io/stale-files';
 import { swapFile } from '../io/swap-file';
 import { repoNear } from '../store/locate';
 import { readStamp } from '../store/store-format';
@@ -105,17 +106,5 @@ export const noteCall = async (
 };
 
 /** `fettle gc`: the logs of sessions idle longer than the history kept (their last append is their mtime). */
-export const staleStates = async (
-  commonDir: string,
-  o: { maxAgeMs: number; dryRun: boolean; nowMs: number },
-): Promise<string[]> => {
-  const dir = stateDir(commonDir);
-  const stale: string[] = [];
-  for (const name of await readdir(dir).catch(() => [] as string[])) {
-    const info = await stat(join(dir, name)).catch(() => null);
-    if (!info || o.nowMs - info.mtimeMs <= o.maxAgeMs) continue;
-    if (!o.dryRun) await unlink(join(dir, name)).catch(() => undefined);
-    stale.push(`state/${name}`);
-  }
-  return stale;
-};
+export const staleStates = async (commonDir: string, o: Aging): Promise<string[]> =>
+  (await removeStaleFiles(stateDir(commonDir), o)).map((name) => `state/${name}`);

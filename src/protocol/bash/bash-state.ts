@@ -7,13 +7,14 @@
 // The snapshot's blobs are written (and fsynced) before it is; losing any of these files costs a record, never
 // bytes in the user's tree, which fettle does not touch here.
 import { statSync } from 'node:fs';
-import { readdir, stat, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PreEntry } from '../../core/bash-changes';
 import type { WorkStatus } from '../../core/porcelain';
 import { makeOwnDir } from '../../io/fettle-dir';
 import { swapFileSync } from '../../io/swap-file';
 import { isAlive } from '../../io/pid';
+import { removeStaleFiles, type Aging } from '../../io/stale-files';
 import { callFileName, claimFile, markCall, openFiles, sessionTag, type ClaimedFile } from '../record/call-files';
 
 export const snapshotsDir = (dataDir: string): string => join(dataDir, 'bash');
@@ -109,17 +110,5 @@ export const openSnapshots = async (dataDir: string, session: string): Promise<O
 };
 
 /** `fettle gc`: snapshots (and leftovers) older than `maxAgeMs`; removed unless `dryRun`. Returns their names. */
-export const staleSnapshots = async (
-  dataDir: string,
-  o: { maxAgeMs: number; dryRun: boolean; nowMs: number },
-): Promise<string[]> => {
-  const dir = snapshotsDir(dataDir);
-  const stale: string[] = [];
-  for (const name of await readdir(dir).catch(() => [] as string[])) {
-    const info = await stat(join(dir, name)).catch(() => null);
-    if (!info || o.nowMs - info.mtimeMs <= o.maxAgeMs) continue;
-    if (!o.dryRun) await unlink(join(dir, name)).catch(() => undefined);
-    stale.push(name);
-  }
-  return stale;
-};
+export const staleSnapshots = (dataDir: string, o: Aging): Promise<string[]> =>
+  removeStaleFiles(snapshotsDir(dataDir), o);

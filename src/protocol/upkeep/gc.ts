@@ -181,27 +181,15 @@ export const collectGarbage = async (
   const links = await sweepLinks(ctx, store, changes, dryRun);
   // Staged changes still open: their entries in the index of pending proposals stay.
   const open = new Set(changes.filter((c) => c.state === 'pending' || c.state === 'expired').map((c) => c.id));
+  const aging = { maxAgeMs: ctx.config.historyMaxAgeSeconds * 1000, dryRun, nowMs: ctx.now().getTime() };
   const bookkeeping = [
-    ...(await staleCalls(store.commonDir, { maxAgeMs: CALL_ANSWER_MS, dryRun, nowMs: ctx.now().getTime() })),
+    ...(await staleCalls(store.commonDir, { ...aging, maxAgeMs: CALL_ANSWER_MS })),
     ...(await staleStaged(store, open, dryRun)),
-    // The state logs of sessions idle longer than the history kept.
-    ...(await staleStates(store.commonDir, {
-      maxAgeMs: ctx.config.historyMaxAgeSeconds * 1000,
-      dryRun,
-      nowMs: ctx.now().getTime(),
-    })),
-    // Snapshots of Bash commands whose result was never recorded, older than the history kept.
-    ...(await staleSnapshots(ctx.config.dataDir, {
-      maxAgeMs: ctx.config.historyMaxAgeSeconds * 1000,
-      dryRun,
-      nowMs: ctx.now().getTime(),
-    })),
-    // What sessions idle longer than the history kept were given to read, and the paths no session read since.
-    ...(await staleReads(ctx.config.dataDir, {
-      maxAgeMs: ctx.config.historyMaxAgeSeconds * 1000,
-      dryRun,
-      nowMs: ctx.now().getTime(),
-    })),
+    // Kept as long as the history: the state logs of idle sessions, snapshots of Bash commands whose result was
+    // never recorded, what idle sessions were given to read and the paths no session read since.
+    ...(await staleStates(store.commonDir, aging)),
+    ...(await staleSnapshots(ctx.config.dataDir, aging)),
+    ...(await staleReads(ctx.config.dataDir, aging)),
   ];
   return {
     removed,
