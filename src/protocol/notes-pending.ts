@@ -21,7 +21,8 @@ const LOCK_WAIT_MS = 120_000;
 
 const isCommitId = (name: string): boolean => /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(name);
 
-const pendingOf = async (store: Store): Promise<string[]> =>
+/** The commits marked pending, by id. */
+export const pendingOf = async (store: Store): Promise<string[]> =>
   readdir(join(store.commonDir, PENDING_DIR)).then(
     (names) => names.filter(isCommitId).sort(),
     (error: NodeJS.ErrnoException) => {

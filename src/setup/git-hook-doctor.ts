@@ -2,9 +2,9 @@
 // leaves a mark and a detached fettle writes its attribution note, its stderr appended to
 // `.git/fettle/git-hook.log`. Nobody sees that run fail unless this says so. Only reads: the marks are settled by
 // the next note, `fettle blame` or `fettle trace`, and the log is the person's to read and remove.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PENDING_DIR } from '../protocol/notes-pending';
+import { PENDING_DIR, pendingOf } from '../protocol/notes-pending';
 import type { Store } from '../store/store';
 import type { Check } from './check';
 
@@ -15,7 +15,7 @@ const minutes = (ms: number): string => `${Math.round(ms / 60_000)} min`;
 
 const lateMarks = async (store: Store, nowMs: number): Promise<Check | null> => {
   const dir = join(store.commonDir, PENDING_DIR);
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => /^[0-9a-f]{40,64}$/.test(n));
+  const names = await pendingOf(store).catch(() => [] as string[]);
   const ages = await Promise.all(
     names.map((n) =>
       stat(join(dir, n)).then(

@@ -12,15 +12,14 @@ import {
   type AutostartVerdict,
 } from '../../core/serve-autostart';
 import { startDetached } from '../detached';
-import type { ServePaths } from './serve-paths';
+import { ownOnly, type ServePaths } from './serve-paths';
 
 export const autostartMarker = (paths: ServePaths): string => join(paths.dir, 'autostart');
 
 /** The server's directory, made if need be; false when another user could enter it (the server would refuse it). */
 const privateDir = (dir: string): boolean => {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const info = statSync(dir);
-  return info.uid === process.getuid?.() && (info.mode & 0o077) === 0;
+  return ownOnly(dir);
 };
 
 /** Sets the marker's time (seconds are enough: the waits are a minute and an hour). */

@@ -47,7 +47,7 @@ const quiet = <T>(fn: () => T): T | undefined => {
 };
 
 /** This user's own, and nobody else's to read or write. */
-const ownOnly = (path: string): boolean => {
+export const ownOnly = (path: string): boolean => {
   const info = quiet(() => statSync(path));
   return info !== undefined && info.uid === process.getuid?.() && (info.mode & 0o077) === 0;
 };

@@ -20,7 +20,8 @@ interface Kept {
 const configText = (port: number, movable: boolean): string =>
   `${JSON.stringify(movable ? { port, chosenBy: BY_SERVER } : { port })}\n`;
 
-const readConfig = async (paths: ServePaths): Promise<Kept | null> => {
+/** The port chosen so far; null when none was (a damaged file is an error, never overwritten). */
+export const keptPort = async (paths: ServePaths): Promise<Kept | null> => {
   const text = await readFile(paths.config, 'utf8').catch(() => null);
   if (text === null) return null;
   const data = JSON.parse(text) as { port?: unknown; chosenBy?: unknown };
@@ -33,7 +34,7 @@ const readConfig = async (paths: ServePaths): Promise<Kept | null> => {
 };
 
 export const readPort = async (paths: ServePaths): Promise<number> => {
-  const kept = await readConfig(paths);
+  const kept = await keptPort(paths);
   if (!kept) throw notInstalled();
   return kept.port;
 };
@@ -43,9 +44,6 @@ export const writePort = async (paths: ServePaths, port: number): Promise<void> 
   await ensureServeDir(paths);
   await replace(paths.config, configText(port, false), 0o600);
 };
-
-/** The port chosen so far; null when none was (a damaged file is an error, never overwritten). */
-export const keptPort = (paths: ServePaths): Promise<Kept | null> => readConfig(paths);
 
 /**
  * A server's first choice, kept unless another server starting at the same time made its own first: the port that
@@ -62,7 +60,7 @@ export const claimPort = async (paths: ServePaths, port: number): Promise<number
  */
 export const movePort = (paths: ServePaths, from: number, to: number): Promise<number> =>
   withLock(join(paths.dir, 'port.lock'), async () => {
-    const kept = await readConfig(paths);
+    const kept = await keptPort(paths);
     if (!kept?.movable || kept.port !== from) return kept?.port ?? from;
     await replace(paths.config, configText(to, true), 0o600);
     return to;
