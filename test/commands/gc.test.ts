@@ -274,3 +274,16 @@ test("gc removes what sessions idle longer than the history kept were given to r
   assert.deepEqual(readdirSync(reads).sort(), ['last', 'new.json', 'old.json.1234.tmp']);
   assert.deepEqual(readdirSync(join(reads, 'last')), ['new.json']);
 });
+
+test("gc removes a Bash command's snapshot left longer than the history kept, and keeps a recent one", () => {
+  const repo = makeRepo({ 'a.txt': BASE });
+  const dir = join(repo.home, '.data', 'fettle', 'bash');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'old.json'), '{}');
+  writeFileSync(join(dir, 'new.json'), '{}');
+  const now = Math.floor(Date.now() / 1000);
+  utimesSync(join(dir, 'old.json'), now - 31 * DAY, now - 31 * DAY);
+  const r = ok(fettle(repo, ['gc'], { now, env: { FETTLE_HISTORY_MAX_AGE: String(30 * DAY) } }));
+  assert.match(r.stdout, /^Removed 1 stale bookkeeping file /m);
+  assert.deepEqual(readdirSync(dir), ['new.json']);
+});
