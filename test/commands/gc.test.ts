@@ -243,19 +243,6 @@ test('invalid FETTLE_HISTORY_MAX_AGE / _MAX_COUNT: an error naming the variable,
   assert.ok(!existsSync(join(repo.dir, '.git', 'fettle')), 'nothing was recorded');
 });
 
-test('gc removes the state log of a session idle longer than the history kept, and keeps a recent one', () => {
-  const repo = makeRepo({ 'a.txt': BASE });
-  const dir = join(repo.dir, '.git', 'fettle', 'state');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'old.jsonl'), '{"t":"Read","p":"a.txt"}\n');
-  writeFileSync(join(dir, 'new.jsonl'), '{"t":"Read","p":"a.txt"}\n');
-  const now = Math.floor(Date.now() / 1000);
-  utimesSync(join(dir, 'old.jsonl'), now - 31 * DAY, now - 31 * DAY);
-  const r = ok(fettle(repo, ['gc'], { now, env: { FETTLE_HISTORY_MAX_AGE: String(30 * DAY) } }));
-  assert.match(r.stdout, /^Removed 1 stale bookkeeping file /m);
-  assert.deepEqual(readdirSync(dir), ['new.jsonl']);
-});
-
 test("gc removes what sessions idle longer than the history kept were given to read, and keeps a recent session's", () => {
   const repo = makeRepo({ 'a.txt': BASE });
   const reads = join(repo.home, '.data', 'fettle', 'reads');
@@ -275,15 +262,20 @@ test("gc removes what sessions idle longer than the history kept were given to r
   assert.deepEqual(readdirSync(join(reads, 'last')), ['new.json']);
 });
 
-test("gc removes a Bash command's snapshot left longer than the history kept, and keeps a recent one", () => {
-  const repo = makeRepo({ 'a.txt': BASE });
-  const dir = join(repo.home, '.data', 'fettle', 'bash');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'old.json'), '{}');
-  writeFileSync(join(dir, 'new.json'), '{}');
-  const now = Math.floor(Date.now() / 1000);
-  utimesSync(join(dir, 'old.json'), now - 31 * DAY, now - 31 * DAY);
-  const r = ok(fettle(repo, ['gc'], { now, env: { FETTLE_HISTORY_MAX_AGE: String(30 * DAY) } }));
-  assert.match(r.stdout, /^Removed 1 stale bookkeeping file /m);
-  assert.deepEqual(readdirSync(dir), ['new.json']);
-});
+// Bookkeeping kept as long as the history: one older than it goes, a recent one stays.
+const aged: [string, (repo: Repo) => string, string][] = [
+  ['the state log of an idle session', (repo) => join(repo.dir, '.git', 'fettle', 'state'), '.jsonl'],
+  ["a Bash command's snapshot never settled", (repo) => join(repo.home, '.data', 'fettle', 'bash'), '.json'],
+];
+for (const [what, dirOf, ext] of aged)
+  test(`gc removes ${what} older than the history kept, and keeps a recent one`, () => {
+    const repo = makeRepo({ 'a.txt': BASE });
+    const dir = dirOf(repo);
+    mkdirSync(dir, { recursive: true });
+    for (const name of ['old', 'new']) writeFileSync(join(dir, `${name}${ext}`), '{"t":"Read","p":"a.txt"}\n');
+    const now = Math.floor(Date.now() / 1000);
+    utimesSync(join(dir, `old${ext}`), now - 31 * DAY, now - 31 * DAY);
+    const r = ok(fettle(repo, ['gc'], { now, env: { FETTLE_HISTORY_MAX_AGE: String(30 * DAY) } }));
+    assert.match(r.stdout, /^Removed 1 stale bookkeeping file /m);
+    assert.deepEqual(readdirSync(dir), [`new${ext}`]);
+  });
